@@ -1,0 +1,67 @@
+#!/usr/bin/env node
+/**
+ * pinrecon's command line: every command of interface.md, each in its own file under cli/commands/.
+ * Bad usage exits 2, as bad configuration does; a failed job exits 1.
+ */
+import { Command, CommanderError } from 'commander';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { packageRoot } from '../config/paths.js';
+import { registerCatalog } from './commands/catalog.js';
+import { registerDemo } from './commands/demo.js';
+import { registerExport } from './commands/export.js';
+import { registerExtract } from './commands/extract.js';
+import { registerLedger } from './commands/ledger.js';
+import { registerQuery } from './commands/query.js';
+import { registerReconcile } from './commands/reconcile.js';
+import { registerReport } from './commands/report.js';
+import { registerRun } from './commands/run.js';
+import { registerSchedule } from './commands/schedule.js';
+import { registerSimulateApi } from './commands/simulate-api.js';
+
+export function buildProgram(): Command {
+  const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  const program = new Command('pinrecon')
+    .description('Reconcile partner PIN-redemption API sales against your ledger, in DuckDB, with Excel reports by email.')
+    .version(version)
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+  for (const register of [
+    registerExtract,
+    registerCatalog,
+    registerLedger,
+    registerReconcile,
+    registerReport,
+    registerRun,
+    registerSchedule,
+    registerQuery,
+    registerExport,
+    registerSimulateApi,
+    registerDemo,
+  ]) {
+    register(program);
+  }
+  for (const command of program.commands) exitOverrideEverywhere(command);
+  return program;
+}
+
+function exitOverrideEverywhere(command: Command): void {
+  command.exitOverride();
+  for (const sub of command.commands) exitOverrideEverywhere(sub);
+}
+
+async function main(): Promise<void> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(process.argv);
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      const harmless = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
+      process.exitCode = harmless.includes(error.code) || error.exitCode === 0 ? 0 : 2;
+      return;
+    }
+    throw error;
+  }
+}
+
+await main();

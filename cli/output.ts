@@ -1,0 +1,108 @@
+/**
+ * Console output for every command: plain timestamped lines when not on a terminal, a redrawn progress
+ * line when on one, and nothing but the final JSON document with --json. Errors always go to stderr.
+ */
+export interface ProgressState {
+  /** e.g. "windows" */
+  label: string;
+  done: number;
+  total: number;
+  /** Extra facts shown after the bar: rows, req/s, 503s... */
+  facts?: Record<string, string | number>;
+  /** Seconds left, when known. */
+  etaSeconds?: number;
+}
+
+export class Output {
+  private lastProgressDraw = 0;
+  private progressVisible = false;
+
+  constructor(
+    readonly json: boolean = false,
+    private readonly stdout: NodeJS.WriteStream = process.stdout,
+    private readonly stderr: NodeJS.WriteStream = process.stderr,
+    readonly isTerminal: boolean = Boolean(process.stderr.isTTY) && !process.env.CI,
+  ) {}
+
+  /** A line of progress narration (stderr, so stdout stays clean for results). */
+  info(message: string): void {
+    if (this.json) return;
+    this.clearProgress();
+    this.stderr.write(this.isTerminal ? `${message}\n` : `${new Date().toISOString()} ${message}\n`);
+  }
+
+  warn(message: string): void {
+    this.clearProgress();
+    this.stderr.write(`warning: ${message}\n`);
+  }
+
+  error(message: string): void {
+    this.clearProgress();
+    this.stderr.write(`error: ${message}\n`);
+  }
+
+  /** The command's result for people (stdout). Suppressed with --json. */
+  result(text: string): void {
+    if (this.json) return;
+    this.clearProgress();
+    this.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+  }
+
+  /** The command's result for machines (stdout), only with --json. */
+  document(value: unknown): void {
+    if (!this.json) return;
+    this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** Redraws the progress bar on a terminal (at most 10 times a second); logs a line otherwise when `force`. */
+  progress(state: ProgressState, force = false): void {
+    if (this.json) return;
+    const now = Date.now();
+    if (!this.isTerminal) {
+      if (force) this.info(describeProgress(state));
+      return;
+    }
+    if (!force && now - this.lastProgressDraw < 100) return;
+    this.lastProgressDraw = now;
+    const width = 24;
+    const ratio = state.total > 0 ? Math.min(1, state.done / state.total) : 0;
+    const filled = Math.round(ratio * width);
+    const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+    const line = `${bar} ${describeProgress(state)}`;
+    this.stderr.write(`\r${line.slice(0, (this.stderr.columns ?? 120) - 1)}\x1b[K`);
+    this.progressVisible = true;
+  }
+
+  clearProgress(): void {
+    if (this.progressVisible) {
+      this.stderr.write('\r\x1b[K');
+      this.progressVisible = false;
+    }
+  }
+}
+
+export function describeProgress(state: ProgressState): string {
+  const facts = Object.entries(state.facts ?? {})
+    .map(([k, v]) => `${k} ${v}`)
+    .join(' · ');
+  const eta = state.etaSeconds !== undefined && Number.isFinite(state.etaSeconds) ? ` · ETA ${formatDuration(state.etaSeconds)}` : '';
+  return `${state.label} ${state.done}/${state.total}${facts ? ` · ${facts}` : ''}${eta}`;
+}
+
+export function formatDuration(seconds: number): string {
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+/** A plain text table for the console. */
+export function formatTable(rows: Record<string, unknown>[], columns?: string[]): string {
+  if (rows.length === 0) return '(no rows)';
+  const cols = columns ?? Object.keys(rows[0]!);
+  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
+  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+}

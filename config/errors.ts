@@ -1,0 +1,37 @@
+/**
+ * The few named errors every layer throws. The CLI maps them to exit codes (interface.md):
+ * ConfigError and UsageError → 2, everything else → 1.
+ */
+
+/** Bad configuration: always names the file (or environment variable) and the key. */
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(
+    message: string,
+    readonly source?: string,
+    readonly key?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Bad command-line usage (a malformed date, an unknown format...). */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+/** A job that could not finish: says what went wrong, where, and what to do. */
+export class JobError extends Error {
+  override name = 'JobError';
+  constructor(
+    message: string,
+    readonly hint?: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+export function exitCodeFor(error: unknown): number {
+  return error instanceof ConfigError || error instanceof UsageError ? 2 : 1;
+}
