@@ -1,0 +1,74 @@
+-- Provider sales as extracted: one row per transactionId, upserted by each window that returns it.
+CREATE TABLE IF NOT EXISTS sales (
+  transaction_id        BIGINT PRIMARY KEY,
+  partner_reference     VARCHAR,            -- as sent by the provider (untrimmed; staging trims)
+  product_id            BIGINT,
+  product_name          VARCHAR,
+  sales_price           DECIMAL(18,4),
+  partner_cost_price    DECIMAL(18,4),
+  status                VARCHAR,            -- the provider's status text
+  status_class          VARCHAR,            -- redeemed | canceled | booked | unknown, through reconciliation.statusMap at load time
+  transaction_at        TIMESTAMPTZ,        -- NULL when transactionDate could not be parsed (see sales_quarantine)
+  transaction_date_raw  VARCHAR,            -- transactionDate exactly as received
+  country_code          VARCHAR,
+  sales_currency_code   VARCHAR,
+  sales_currency_symbol VARCHAR,
+  key                   VARCHAR,            -- the PIN: never leaves the database whole
+  key_sent_to_customer  BOOLEAN,
+  first_seen_at         TIMESTAMPTZ NOT NULL, -- fetch time of the first response that held it
+  last_seen_at          TIMESTAMPTZ NOT NULL, -- fetch time of the latest response that held it
+  seen_by_paid          BOOLEAN NOT NULL DEFAULT false,  -- returned by a paid-date window
+  paid_window_start     DATE,               -- that window
+  seen_by_created       BOOLEAN NOT NULL DEFAULT false,  -- returned by a creation-date window
+  created_window_start  DATE,
+  last_run_id           VARCHAR
+);
+
+-- Every status a sale was seen in, in order: the first observation and each change after it.
+CREATE TABLE IF NOT EXISTS sales_status_history (
+  transaction_id  BIGINT NOT NULL,
+  status          VARCHAR,
+  previous_status VARCHAR,                  -- NULL for the first observation
+  observed_at     TIMESTAMPTZ NOT NULL,
+  run_id          VARCHAR NOT NULL
+);
+
+-- Each response body kept as received (gzip), so reloads and disputes never need the API again.
+CREATE TABLE IF NOT EXISTS landing_files (
+  path          VARCHAR PRIMARY KEY,        -- the .json.gz file
+  run_id        VARCHAR NOT NULL,
+  endpoint      VARCHAR NOT NULL,           -- salesByPeriod, salesByPartnerReference, ...
+  window_start  DATE,
+  window_end    DATE,
+  by_flag       VARCHAR,                    -- paid | created
+  fetched_at    TIMESTAMPTZ NOT NULL,
+  bytes         BIGINT NOT NULL,
+  records       BIGINT,
+  quarantined   BIGINT
+);
+
+-- The completed-window state of extraction: committed in the same transaction as the window's rows.
+CREATE TABLE IF NOT EXISTS extract_windows (
+  window_start DATE NOT NULL,
+  window_end   DATE NOT NULL,
+  by_flag      VARCHAR NOT NULL,            -- paid | created
+  run_id       VARCHAR NOT NULL,
+  completed_at TIMESTAMPTZ NOT NULL,
+  records      BIGINT NOT NULL,
+  quarantined  BIGINT NOT NULL,
+  landing_path VARCHAR NOT NULL,
+  PRIMARY KEY (window_start, window_end, by_flag)
+);
+
+-- API records that could not be loaded as they are: kept whole with the reason, never dropped.
+CREATE TABLE IF NOT EXISTS sales_quarantine (
+  landing_path   VARCHAR NOT NULL,          -- where the record was received
+  record_index   BIGINT NOT NULL,           -- its position in that response (0-based)
+  window_start   DATE,
+  by_flag        VARCHAR,
+  transaction_id BIGINT,                    -- when it could be read
+  reason         VARCHAR NOT NULL,
+  raw            VARCHAR NOT NULL,          -- the record's JSON as received (holds the PIN: stays in the database)
+  run_id         VARCHAR NOT NULL,
+  quarantined_at TIMESTAMPTZ NOT NULL
+);

@@ -1,0 +1,38 @@
+-- Each ledger file imported: identified by the hash of its content.
+CREATE TABLE IF NOT EXISTS ledger_files (
+  file_hash   VARCHAR PRIMARY KEY,          -- sha256 of the file's bytes
+  source_file VARCHAR NOT NULL,             -- absolute path at import
+  format      VARCHAR NOT NULL,             -- csv | xlsx | json | ndjson | parquet
+  lines       BIGINT NOT NULL,              -- data lines read (accepted + rejected)
+  accepted    BIGINT NOT NULL,
+  rejected    BIGINT NOT NULL,
+  imported_at TIMESTAMPTZ NOT NULL,
+  run_id      VARCHAR NOT NULL
+);
+
+-- One row per accepted ledger line, in canonical columns.
+CREATE TABLE IF NOT EXISTS ledger (
+  partner_reference VARCHAR NOT NULL,       -- as in the file (staging trims)
+  product_id        BIGINT NOT NULL,
+  paid_at           TIMESTAMPTZ NOT NULL,   -- a date without time is midnight in the configured zone
+  paid_at_raw       VARCHAR NOT NULL,
+  sales_price       DECIMAL(18,4) NOT NULL,
+  expected_cost     DECIMAL(18,4) NOT NULL,
+  currency_code     VARCHAR NOT NULL,
+  country_code      VARCHAR,
+  order_status      VARCHAR NOT NULL,       -- paid | refunded | canceled
+  source_file       VARCHAR NOT NULL,
+  source_line       BIGINT NOT NULL,        -- 1-based line (CSV: physical line of the record's start; XLSX: row)
+  file_hash         VARCHAR NOT NULL,
+  run_id            VARCHAR NOT NULL
+);
+
+-- One row per ledger line that was not accepted: never dropped.
+CREATE TABLE IF NOT EXISTS ledger_rejects (
+  source_file VARCHAR NOT NULL,
+  source_line BIGINT NOT NULL,
+  reason      VARCHAR NOT NULL,
+  raw         VARCHAR NOT NULL,             -- the line as read (decoded text)
+  file_hash   VARCHAR NOT NULL,
+  run_id      VARCHAR NOT NULL
+);
