@@ -1,0 +1,106 @@
+/**
+ * `npm run bench [-- name ...]`: runs every benchmark under bench/ in its own child process (so peak RSS is
+ * the benchmark's own), prints the results, and rewrites docs/BENCHMARKS.md with them and the machine's facts.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import duckdb from '@duckdb/node-api';
+import type { BenchResult } from './harness.js';
+
+interface ChildResult extends BenchResult {
+  name: string;
+  file: string;
+  peakRssMiB: number;
+}
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '../..');
+const infrastructure = new Set(['run', 'child', 'harness']);
+const wanted = process.argv.slice(2);
+const files = readdirSync(here)
+  .filter((f) => f.endsWith('.js') && !infrastructure.has(f.slice(0, -3)))
+  .map((f) => f.slice(0, -3))
+  .filter((f) => wanted.length === 0 || wanted.includes(f))
+  .sort();
+
+const results: ChildResult[] = [];
+for (const file of files) {
+  process.stderr.write(`bench ${file} ...\n`);
+  const child = spawnSync(process.execPath, [path.join(here, 'child.js'), file], {
+    cwd: root,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const line = child.stdout.split('\n').find((l) => l.startsWith('@@BENCH '));
+  if (child.status !== 0 || !line) {
+    process.stderr.write(`bench ${file} failed (exit ${child.status})\n${child.stdout.slice(-4000)}\n`);
+    process.exitCode = 1;
+    continue;
+  }
+  const result = JSON.parse(line.slice('@@BENCH '.length)) as ChildResult;
+  results.push(result);
+  process.stderr.write(`${formatResult(result)}\n`);
+}
+
+if (results.length > 0) writeReport(results);
+
+function formatResult(r: ChildResult): string {
+  const metrics = Object.entries(r.metrics).map(([k, v]) => `${k}=${v}`).join(' ');
+  const targets = r.targets.map((t) => `${t.ok ? 'PASS' : 'FAIL'} ${t.label} (${t.measured})`).join('\n  ');
+  return `${r.name}: ${metrics} peak_rss_MiB=${r.peakRssMiB}\n  ${targets}`;
+}
+
+function machineFacts(): string[] {
+  const cpu = os.cpus()[0]?.model ?? 'unknown';
+  return [
+    `- date: ${new Date().toISOString()}`,
+    `- CPU: ${cpu}, ${os.cpus().length} cores; memory ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    `- OS: ${os.type()} ${os.release()} (${os.arch()})`,
+    `- Node ${process.version}; DuckDB ${duckdb.version()}`,
+  ];
+}
+
+/** Keeps the sections of benchmarks not run this time; replaces those that were. */
+function writeReport(fresh: ChildResult[]): void {
+  const file = path.join(root, 'docs', 'BENCHMARKS.md');
+  const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const sections = new Map<string, string>();
+  for (const match of previous.matchAll(/<!-- bench:(\S+) -->\n([\s\S]*?)<!-- \/bench -->/g)) sections.set(match[1]!, match[2]!);
+  for (const r of fresh) {
+    const rows = Object.entries(r.metrics).map(([k, v]) => `| ${k} | ${v} |`);
+    const targets = r.targets.map((t) => `| ${t.ok ? '✅' : '❌'} ${t.label} | ${t.measured} |`);
+    sections.set(
+      r.file,
+      [
+        `## ${r.name}`,
+        '',
+        ...machineFacts(),
+        '',
+        '| target | measured |',
+        '|---|---|',
+        ...targets,
+        '',
+        '| metric | value |',
+        '|---|---|',
+        ...rows,
+        `| peak RSS (MiB, whole process) | ${r.peakRssMiB} |`,
+        '',
+        r.notes ?? '',
+        '',
+      ].join('\n'),
+    );
+  }
+  const body = [...sections.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([name, text]) => `<!-- bench:${name} -->\n${text}<!-- /bench -->`)
+    .join('\n\n');
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(
+    file,
+    `# Benchmarks\n\nMeasured with \`npm run bench\` (each benchmark in its own process; peak RSS is that process's maximum resident set).\nRe-run one with \`npm run bench -- <file>\`; its section below is replaced, the others kept.\n\n${body}\n`,
+  );
+}
