@@ -120,10 +120,20 @@ export function parseJsonc(text: string, file: string): unknown {
     return JSON.parse(out.replace(/^\uFEFF/, ''));
   } catch (error) {
     const message = (error as Error).message;
-    const position = /position (\d+)/.exec(message)?.[1];
-    const line = position ? out.slice(0, Number(position)).split('\n').length : undefined;
+    const line = errorLine(out, message);
     throw new ConfigError(`${file}${line ? `:${line}` : ''}: not valid JSON (${message}).`, file);
   }
+}
+
+/** The line of a JSON.parse error: from "position N" (older V8) or the quoted context snippet (Node 20+). */
+function errorLine(text: string, message: string): number | undefined {
+  const position = /position (\d+)/.exec(message)?.[1];
+  if (position) return text.slice(0, Number(position)).split('\n').length;
+  const snippet = /"(?:\.\.\.)?([\s\S]*?)(?:\.\.\.)?" is not valid JSON/.exec(message)?.[1];
+  const at = snippet ? text.indexOf(snippet) : -1;
+  if (at < 0 || !snippet) return undefined;
+  const offset = /Unexpected end/.test(message) ? snippet.length : snippet.length - 1;
+  return text.slice(0, at + offset).split('\n').length;
 }
 
 /** The config with credentials and tokens replaced, for display and debug output. */
