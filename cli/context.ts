@@ -5,6 +5,8 @@
 import type { Command } from 'commander';
 import { exitCodeFor, JobError, UsageError } from '../config/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { publishSnapshot, Warehouse } from '../pipelines/warehouse.js';
 import { Output } from './output.js';
 
 export interface CommandContext extends LoadedConfig {
@@ -71,4 +73,19 @@ export function parsePeriodOption(value: string | undefined, option = '--period'
     throw new UsageError(`${option} must be a month written YYYY-MM, got "${value ?? ''}".`);
   }
   return value;
+}
+
+/**
+ * Opens the configured database for a writing job, runs it, publishes the analysts' snapshot after a
+ * success, and always closes the database.
+ */
+export async function withJobWarehouse<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
+  const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+  try {
+    const result = await work(warehouse);
+    await publishSnapshot(warehouse);
+    return result;
+  } finally {
+    warehouse.close();
+  }
 }

@@ -1,12 +1,44 @@
-/** `pinrecon run`: placeholder until its issue lands. */
+/** `pinrecon run`: the month-end job (extract, ledger import, reconcile, report, email) with one summary. */
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { runMonthEnd, type RunSummary } from '../../pipelines/run.js';
+import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { formatTable } from '../output.js';
+
+interface RunCommandOptions extends GlobalOptions {
+  period?: string;
+  ledger?: string;
+  asOf?: string;
+  email?: boolean;
+  dryRun?: boolean;
+}
 
 export function registerRun(program: Command): void {
-  withGlobalOptions(program.command('run').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon run is not built yet.');
+  withGlobalOptions(
+    program
+      .command('run')
+      .description('the month-end job: extract the period plus the lookback, import the ledger, reconcile, report, email')
+      .requiredOption('--period <YYYY-MM>', 'the accounting period')
+      .option('--ledger <file>', 'the ledger file to import (default: ledger.path of the config, if it exists)')
+      .option('--as-of <YYYY-MM-DD>', 'date the findings are judged at (default: today in the configured time zone)')
+      .option('--email', 'send the workbook by email')
+      .option('--dry-run', 'with --email: write the message as .eml beside the workbook instead of sending it'),
+  ).action(
+    action<RunCommandOptions, []>(async ({ config, output }, options) => {
+      const period = parsePeriodOption(options.period);
+      const asOf = parseDateOption(options.asOf, '--as-of');
+      const summary = await withJobWarehouse(config, (warehouse) =>
+        runMonthEnd(warehouse, config, { period, asOf, ledger: options.ledger, email: options.email, dryRun: options.dryRun }, output),
+      );
+      output.result(describeRun(summary));
+      output.document({ ok: true, ...summary });
     }),
   );
+}
+
+export function describeRun(summary: RunSummary): string {
+  const steps = summary.steps.map((s) => ({ step: s.step, status: s.status, seconds: s.seconds.toFixed(1), result: s.summary }));
+  return [
+    `pinrecon run ${summary.period} (as of ${summary.asOf}; extracted ${summary.extractRange.from} .. ${summary.extractRange.to}) — run ${summary.runId}`,
+    formatTable(steps),
+  ].join('\n');
 }

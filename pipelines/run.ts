@@ -1,0 +1,125 @@
+/**
+ * The month-end job: extract the period plus the lookback, import the ledger, reconcile, write the report
+ * and send it. One `pipeline_runs` row for the job and one per step (linked by parent_run_id), one
+ * warehouse lock and one API client (so one rate limiter) for the whole job. Every step is idempotent,
+ * so re-running the job gives the same result.
+ */
+import { existsSync } from 'node:fs';
+import type { Config } from '../config/schema.js';
+import { JobError } from '../config/errors.js';
+import { PartnerApiClient } from '../sources/partner-api/client.js';
+import type { Output } from '../cli/output.js';
+import { addDays, minDate, periodEnd, periodStart, todayIn } from './calendar.js';
+import { extractSales } from './extract/extract.js';
+import { importLedger } from './ledger-import.js';
+import { reconcile } from './reconcile.js';
+import { writeReport } from './report.js';
+import { recordRun } from './runs.js';
+import type { Warehouse } from './warehouse.js';
+
+export interface RunOptions {
+  period: string;
+  ledger?: string;
+  asOf?: string;
+  email?: boolean;
+  /** With email: write the message as .eml instead of sending it. */
+  dryRun?: boolean;
+  /** Override of "today" for the extract lookback (tests and backfills). */
+  today?: string;
+}
+
+export interface StepOutcome {
+  step: string;
+  status: 'succeeded' | 'skipped';
+  seconds: number;
+  summary: string;
+}
+
+export interface RunSummary {
+  runId: string;
+  period: string;
+  asOf: string;
+  extractRange: { from: string; to: string };
+  steps: StepOutcome[];
+  extract: Awaited<ReturnType<typeof extractSales>>;
+  ledger?: Awaited<ReturnType<typeof importLedger>>;
+  reconcile: Awaited<ReturnType<typeof reconcile>>;
+  report: Awaited<ReturnType<typeof writeReport>>;
+}
+
+/**
+ * The extract range of the month-end job: the period, plus up to `lookbackDays` after it (capped at the
+ * as-of date), so sales the provider dated just after the cut-off, and status changes since, are in.
+ */
+export function monthEndExtractRange(period: string, asOf: string, lookbackDays: number): { from: string; to: string } {
+  const from = periodStart(period);
+  const to = minDate(asOf, addDays(periodEnd(period), lookbackDays));
+  if (to < from) throw new JobError(`The period ${period} starts after the as-of date ${asOf}.`, 'Pass an earlier --period or a later --as-of.');
+  return { from, to };
+}
+
+export async function runMonthEnd(warehouse: Warehouse, config: Config, options: RunOptions, output: Output): Promise<RunSummary> {
+  const asOf = options.asOf ?? todayIn(config.timezone);
+  const extractRange = monthEndExtractRange(options.period, asOf, config.extract.lookbackDays);
+  const ledgerFile = options.ledger ?? config.ledger.path;
+  const client = new PartnerApiClient(config.api);
+  try {
+    return await recordRun(warehouse, 'run', { period: options.period, asOf, ledger: ledgerFile, email: Boolean(options.email) }, async (run) => {
+      const steps: StepOutcome[] = [];
+      const step = async <T>(name: string, work: () => Promise<T>, describe: (result: T) => string): Promise<T> => {
+        output.info(`── ${name}`);
+        const started = process.hrtime.bigint();
+        const result = await work();
+        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+        steps.push({ step: name, status: 'succeeded', seconds, summary: describe(result) });
+        return result;
+      };
+      const parentRunId = run.runId;
+
+      const extract = await step(
+        'extract',
+        () => extractSales(warehouse, config, { ...extractRange, by: 'both', client, parentRunId, today: options.today }, output),
+        (r) => describeObject(r),
+      );
+
+      let ledger: RunSummary['ledger'];
+      if (existsSync(ledgerFile)) {
+        ledger = await step('ledger import', () => importLedger(warehouse, config, ledgerFile, { parentRunId }, output), (r) => describeObject(r));
+      } else if (options.ledger) {
+        throw new JobError(`The ledger file ${options.ledger} does not exist.`, 'Pass the path of the exported ledger with --ledger.');
+      } else {
+        output.warn(`no ledger file at ${ledgerFile} (ledger.path): reconciling against the ledger lines already imported.`);
+        steps.push({ step: 'ledger import', status: 'skipped', seconds: 0, summary: `no file at ${ledgerFile}` });
+      }
+
+      const reconciled = await step(
+        'reconcile',
+        () => reconcile(warehouse, config, { period: options.period, asOf, client, parentRunId }, output),
+        (r) => describeObject(r),
+      );
+      const report = await step(
+        options.email ? 'report + email' : 'report',
+        () => writeReport(warehouse, config, { period: options.period, asOf, email: options.email, dryRun: options.dryRun, parentRunId }, output),
+        (r) => describeObject(r),
+      );
+
+      run.counters.requests = client.stats.requests;
+      run.counters.retries = client.stats.retries;
+      run.counters.rateLimited = client.stats.rateLimited;
+      run.details = { extractRange, steps };
+      return { runId: run.runId, period: options.period, asOf, extractRange, steps, extract, ledger, reconcile: reconciled, report };
+    });
+  } finally {
+    client.close();
+  }
+}
+
+/** A one-line description of a step's summary object: its scalar facts. */
+function describeObject(value: unknown): string {
+  if (value === null || typeof value !== 'object') return String(value ?? '');
+  return Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length < 80))
+    .slice(0, 6)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(', ');
+}
