@@ -1,0 +1,469 @@
+/**
+ * A local server of the whole Partner PIN Redemption API (shared/spec/partner-pin-redemption-api.md) for
+ * tests, benchmarks and `pinrecon demo`: the 16 operations at configurable paths, JWT auth with refresh and
+ * revocation, the 50-requests-in-any-rolling-second limit (503), the 31-day rule, and seeded fault injection.
+ *
+ * Every refusal is status 400 with a JSON body `{ "message", "code" }`; the rate limit and injected faults
+ * answer 503/500 with the same body shape (dropped connections answer nothing). Unknown paths are 404.
+ * Sales lists are streamed, a chunk at a time with backpressure, so a window of a million sales keeps the
+ * server's memory flat.
+ */
+import { once } from 'node:events';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
+import type { EndpointName } from '../../config/schema.js';
+import type { CatalogQuery, Customer, PreRedeemResponse } from '../partner-api/types.js';
+import { Dataset, wireRecord, type DatasetOptions, type SimulatedSale } from './dataset.js';
+import { Rejection } from './rejection.js';
+import { Router } from './routes.js';
+import { TokenAuthority } from './tokens.js';
+import { FaultInjector, SlidingWindowLimiter, type FaultDecision, type FaultOptions } from './traffic.js';
+import { daysInclusive, isCalendarDate, ZonedClock } from './zoned-time.js';
+
+export type { FaultOptions } from './traffic.js';
+export { Dataset, type DatasetOptions, type SimulatedSale } from './dataset.js';
+
+export interface SimulatorOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Default 0: a free port. */
+  port?: number;
+  /** Seeds the data set and the fault sequence. Default 1. */
+  seed?: number;
+  /** Default 'demo-partner'. */
+  identifier?: string;
+  /** Default 'demo-secret'. */
+  secret?: string;
+  /** "METHOD /path/{param}" per operation, as config `api.endpoints` (default: `defaultEndpoints`). */
+  endpoints?: Partial<Record<EndpointName, string>>;
+  /** Default: from the first day of last month to today, 400 sales a day. */
+  dataset?: DatasetOptions;
+  /** Access-token lifetime. Default 3600. */
+  tokenLifetimeSeconds?: number;
+  /** Refresh-token lifetime. Default max(86400, 2 × tokenLifetimeSeconds). */
+  refreshTokenLifetimeSeconds?: number;
+  /** Requests accepted in any rolling second; beyond → 503. Default 50. */
+  rateLimitPerSecond?: number;
+  /** Longest sales period, days inclusive. Default 31. */
+  maxPeriodDays?: number;
+  /** All rates default to 0. */
+  faults?: FaultOptions;
+  /** Called once per request after it is answered (no headers, so no tokens). */
+  onRequest?: (entry: RequestLogEntry) => void;
+}
+
+export interface RequestLogEntry {
+  method: string;
+  /** Path and query string as requested. */
+  path: string;
+  endpoint?: EndpointName;
+  /** 0 for a dropped connection. */
+  status: number;
+  ms: number;
+  /** Error code, or the injected fault. */
+  note?: string;
+}
+
+export interface SimulatorStats {
+  /** Every request received, including refused ones. */
+  requests: number;
+  byEndpoint: Partial<Record<EndpointName, number>>;
+  /** Answered 503 by the rate limit. */
+  rateLimited: number;
+  injected503: number;
+  injected500: number;
+  dropped: number;
+  slowed: number;
+  /** The most requests accepted (served) within any rolling 1000 ms. */
+  maxInAnyRollingSecond: number;
+  tokensIssued: number;
+  refreshes: number;
+  revocations: number;
+}
+
+export interface RunningSimulator {
+  /** 'http://127.0.0.1:PORT' */
+  url: string;
+  dataset: Dataset;
+  stats(): SimulatorStats;
+  revokeAllTokens(): void;
+  setFaults(faults: FaultOptions): void;
+  close(): Promise<void>;
+}
+
+/** Body of a successful operation: a JSON value, or a list of sales to stream. */
+type Reply = { json: unknown } | { sales: Iterable<SimulatedSale> };
+
+const MAX_BODY_BYTES = 1024 * 1024;
+const STREAM_CHUNK_CHARS = 64 * 1024;
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
+  const seed = options.seed ?? 1;
+  const timezone = options.dataset?.timezone ?? 'America/Sao_Paulo';
+  const clock = new ZonedClock(timezone);
+  const dataset = new Dataset({ ...(options.dataset ?? defaultDatasetOptions(clock)), seed, timezone });
+  const router = new Router(options.endpoints);
+  const tokens = new TokenAuthority({
+    identifier: options.identifier ?? 'demo-partner',
+    secret: options.secret ?? 'demo-secret',
+    lifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
+    refreshLifetimeSeconds: options.refreshTokenLifetimeSeconds,
+    clock,
+  });
+  const limiter = new SlidingWindowLimiter(options.rateLimitPerSecond ?? 50);
+  const faults = new FaultInjector(seed, options.faults);
+  const maxPeriodDays = options.maxPeriodDays ?? 31;
+  const counters = { requests: 0, rateLimited: 0, injected503: 0, injected500: 0, dropped: 0, slowed: 0, revocations: 0 };
+  const byEndpoint: Partial<Record<EndpointName, number>> = {};
+  let url = '';
+
+  const revokeAllTokens = () => {
+    tokens.revokeAll();
+    counters.revocations++;
+  };
+  let revokeTimer: NodeJS.Timeout | undefined;
+  const scheduleRevocation = () => {
+    if (revokeTimer) clearInterval(revokeTimer);
+    revokeTimer = undefined;
+    const every = faults.faults.revokeEverySeconds ?? 0;
+    if (every > 0) revokeTimer = setInterval(revokeAllTokens, every * 1000).unref();
+  };
+  scheduleRevocation();
+
+  /** The operations, by name: each returns its reply or throws a Rejection. */
+  const operations: Record<EndpointName, (call: Call) => Reply> = {
+    getToken: ({ body }) => ({ json: tokens.authenticate(body) }),
+    refreshToken: ({ body }) => ({ json: tokens.refresh(body) }),
+    salesByPeriod: ({ params, query }) => {
+      const { startDate, finishDate } = params as { startDate: string; finishDate: string };
+      for (const [name, value] of [['startDate', startDate], ['finishDate', finishDate]] as const) {
+        if (!isCalendarDate(value)) throw new Rejection('invalid_date', `${name} must be a date written YYYY-MM-DD, got "${value}".`);
+      }
+      const days = daysInclusive(startDate, finishDate);
+      if (days < 1) throw new Rejection('invalid_period', `finishDate ${finishDate} is before startDate ${startDate}.`);
+      if (days > maxPeriodDays) {
+        throw new Rejection('period_too_long', `The period ${startDate}..${finishDate} has ${days} days; at most ${maxPeriodDays} are allowed.`);
+      }
+      const flag = query.get('searchIsByCreateDate');
+      if (flag !== null && !/^(true|false)$/i.test(flag)) {
+        throw new Rejection('invalid_request', `searchIsByCreateDate must be true or false, got "${flag}".`);
+      }
+      return { sales: dataset.salesInPeriod(startDate, finishDate, flag?.toLowerCase() === 'true') };
+    },
+    salesByTransactionId: ({ params }) => {
+      const id = integerParameter(params.transactionId!, 'transactionId');
+      const sale = dataset.saleByTransactionId(id);
+      if (!sale) throw new Rejection('unknown_transaction', `Transaction ${id} does not exist.`);
+      return { json: wireRecord(sale) };
+    },
+    salesByPartnerReference: ({ params }) => ({ sales: dataset.salesByPartnerReference(params.partnerReferenceId!) }),
+    salesByDocument: ({ params }) => {
+      const document = params.documentNumber!;
+      if (!/^\d{11}$|^\d{14}$/.test(document)) {
+        throw new Rejection('invalid_document', `documentNumber must be 11 (CPF) or 14 (CNPJ) digits without mask, got "${document}".`);
+      }
+      return { sales: dataset.salesByDocument(document) };
+    },
+    catalogTree: ({ query }) => ({ json: dataset.catalog.tree(catalogQuery(query), true) }),
+    partnerCollections: ({ query }) => ({ json: dataset.catalog.partnerCollections(catalogQuery(query)) }),
+    listCollections: ({ query }) => ({ json: dataset.catalog.tree(catalogQuery(query), false) }),
+    getCollection: ({ params, query }) => ({ json: collectionOrReject(params.id!, query) }),
+    collectionProducts: ({ params, query }) => ({ json: [collectionOrReject(params.collectionId!, query)] }),
+    productInfo: ({ params, query }) => {
+      const product = productOrReject(params.productId!, query);
+      return { json: dataset.catalog.productDetail(product, catalogQuery(query).language) };
+    },
+    productStock: ({ params, query }) => ({ json: dataset.stock(productOrReject(params.productId!, query).id) }),
+    preRedeem: ({ body }) => {
+      const input = body as Record<string, unknown>;
+      if (!Number.isInteger(input.productId) || (input.productId as number) <= 0 || (input.productId as number) > 2 ** 31 - 1) {
+        throw new Rejection('invalid_request', 'productId is required and must be a positive 32-bit integer.');
+      }
+      if (typeof input.partnerReference !== 'string' || input.partnerReference.trim() === '' || input.partnerReference.length > 100) {
+        throw new Rejection('invalid_request', 'partnerReference is required: a non-empty string of at most 100 characters.');
+      }
+      for (const key of ['countryCode', 'currencyCode'] as const) {
+        if (input[key] !== undefined && (typeof input[key] !== 'string' || !/^[A-Za-z]{2,3}$/.test(input[key] as string))) {
+          throw new Rejection('invalid_request', `${key} must be an ISO code such as "BR" or "BRL".`);
+        }
+      }
+      const customer = input.customer === undefined || input.customer === null ? undefined : validateCustomer(input.customer);
+      const sale = dataset.preRedeem({
+        productId: input.productId as number,
+        partnerReference: input.partnerReference,
+        countryCode: ((input.countryCode as string | undefined) ?? 'BR').toUpperCase(),
+        currencyCode: ((input.currencyCode as string | undefined) ?? 'BRL').toUpperCase(),
+        customer,
+      });
+      const response: PreRedeemResponse = {
+        status: sale.status,
+        transaction: {
+          transactionId: sale.transactionId,
+          key: sale.key,
+          partnerReference: sale.partnerReference,
+          redirectLink: `${url}/redeem/${sale.transactionId}`,
+        },
+      };
+      return { json: response };
+    },
+    reverseByTransactionId: ({ body }) => {
+      const id = (body as Record<string, unknown>).transactionId;
+      if (!Number.isInteger(id)) throw new Rejection('invalid_request', 'transactionId is required and must be an integer.');
+      return { json: dataset.reverse(id as number) };
+    },
+    reverseByPartnerReference: ({ params }) => ({ json: dataset.reverseByPartnerReference(params.partnerReference!) }),
+  };
+
+  function collectionOrReject(idText: string, query: URLSearchParams) {
+    const id = integerParameter(idText, 'collection id');
+    const collection = dataset.catalog.collection(id, catalogQuery(query));
+    if (!collection) throw new Rejection('unknown_collection', `Collection ${id} does not exist or is not available for this country and currency.`);
+    return collection;
+  }
+
+  function productOrReject(idText: string, query: URLSearchParams) {
+    const id = integerParameter(idText, 'productId');
+    const product = dataset.catalog.product(id);
+    if (!product) throw new Rejection('unknown_product', `Product ${id} does not exist.`);
+    const q = catalogQuery(query);
+    if (!dataset.catalog.isAvailable(product, q)) {
+      throw new Rejection('product_not_available', `Product ${id} is not available for ${q.country ?? 'BR'}/${q.currency ?? 'BRL'}.`);
+    }
+    return product;
+  }
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const started = performance.now();
+    counters.requests++;
+    const requestUrl = new URL(request.url ?? '/', 'http://simulator.invalid');
+    const log = (status: number, endpoint?: EndpointName, note?: string) =>
+      options.onRequest?.({ method: request.method ?? '', path: request.url ?? '', endpoint, status, ms: Math.round(performance.now() - started), note });
+
+    if (/^\/redeem\/\d+$/.test(requestUrl.pathname)) return redeemPage(request, response, requestUrl, log);
+
+    const match = router.match(request.method ?? '', requestUrl);
+    if (match) byEndpoint[match.name] = (byEndpoint[match.name] ?? 0) + 1;
+    if (!limiter.tryAccept()) {
+      counters.rateLimited++;
+      response.setHeader('Retry-After', '1');
+      sendJson(response, 503, { message: `Too many requests: at most ${options.rateLimitPerSecond ?? 50} per second.`, code: 'rate_limited' });
+      return log(503, match?.name, 'rate_limited');
+    }
+    const fate: FaultDecision = faults.decide();
+    if (fate.delayMs > 0) {
+      counters.slowed++;
+      await delay(fate.delayMs);
+    }
+    if (fate.drop === 'before-response') {
+      counters.dropped++;
+      request.socket.destroy();
+      return log(0, match?.name, 'dropped before response');
+    }
+    if (fate.status) {
+      counters[fate.status === 503 ? 'injected503' : 'injected500']++;
+      const body = fate.status === 503 ? { message: 'Service temporarily unavailable.', code: 'unavailable' } : { message: 'Internal server error.', code: 'internal_error' };
+      sendJson(response, fate.status, body);
+      return log(fate.status, match?.name, `injected ${fate.status}`);
+    }
+    const dropMidResponse = fate.drop === 'mid-response';
+    if (dropMidResponse) counters.dropped++;
+
+    if (!match) {
+      sendJson(response, 404, { message: `No operation at ${request.method} ${requestUrl.pathname}.`, code: 'not_found' }, dropMidResponse);
+      return log(404, undefined, 'not_found');
+    }
+    let reply: Reply;
+    try {
+      const body = await readJsonBody(request);
+      if (match.name !== 'getToken' && match.name !== 'refreshToken') tokens.verify(request.headers.authorization);
+      reply = operations[match.name]({ params: match.params, query: match.query, body });
+    } catch (error) {
+      if (!(error instanceof Rejection)) throw error;
+      sendJson(response, error.status, { message: error.message, code: error.code }, dropMidResponse);
+      return log(error.status, match.name, error.code);
+    }
+    if ('json' in reply) sendJson(response, 200, reply.json, dropMidResponse);
+    else await streamSales(response, reply.sales, dropMidResponse);
+    log(dropMidResponse ? 0 : 200, match.name, dropMidResponse ? 'dropped mid-response' : undefined);
+  }
+
+  /** The service's redeem page: GET shows the transaction, POST completes the redemption. */
+  async function redeemPage(request: IncomingMessage, response: ServerResponse, requestUrl: URL, log: (status: number) => void) {
+    const id = Number(requestUrl.pathname.split('/')[2]);
+    try {
+      if (request.method === 'POST') {
+        await readJsonBody(request);
+        const sale = dataset.redeem(id);
+        sendJson(response, 200, { message: 'Redeemed.', status: sale.status, transactionId: id });
+        return log(200);
+      }
+      const sale = dataset.saleByTransactionId(id);
+      if (!sale) throw new Rejection('unknown_transaction', `Transaction ${id} does not exist.`);
+      const html = `<!doctype html><meta charset="utf-8"><title>Redeem</title><h1>${escapeHtml(sale.productName)}</h1><p>Status: ${escapeHtml(sale.status)}</p><form method="post"><button>Redeem</button></form>`;
+      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
+      log(200);
+    } catch (error) {
+      if (!(error instanceof Rejection)) throw error;
+      sendJson(response, error.status, { message: error.message, code: error.code });
+      log(error.status);
+    }
+  }
+
+  const server = createServer({ keepAlive: true }, (request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      // A bug in the simulator: answer 500 rather than hang the client.
+      if (!response.headersSent) sendJson(response, 500, { message: `Simulator error: ${(error as Error).message}`, code: 'simulator_error' });
+      else response.destroy();
+    });
+  });
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+
+  return {
+    url,
+    dataset,
+    stats: () => ({
+      ...counters,
+      byEndpoint: { ...byEndpoint },
+      maxInAnyRollingSecond: limiter.maxInAnyWindow,
+      tokensIssued: tokens.issued,
+      refreshes: tokens.refreshes,
+    }),
+    revokeAllTokens,
+    setFaults(next: FaultOptions) {
+      faults.set(next);
+      scheduleRevocation();
+    },
+    close: async () => {
+      if (revokeTimer) clearInterval(revokeTimer);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+interface Call {
+  params: Record<string, string>;
+  query: URLSearchParams;
+  body: unknown;
+}
+
+function defaultDatasetOptions(clock: ZonedClock): DatasetOptions {
+  const today = clock.localDate(Date.now());
+  const [year, month] = today.split('-').map(Number) as [number, number];
+  const from = month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
+  return { from, to: today, salesCount: daysInclusive(from, today) * 400 };
+}
+
+function catalogQuery(query: URLSearchParams): CatalogQuery {
+  return {
+    country: query.get('country') ?? undefined,
+    currency: query.get('currency') ?? undefined,
+    language: query.get('language') ?? undefined,
+  };
+}
+
+function integerParameter(text: string, name: string): number {
+  if (!/^\d{1,15}$/.test(text)) throw new Rejection('invalid_request', `${name} must be a whole number, got "${text}".`);
+  return Number(text);
+}
+
+/** Loose checks of the optional customer: the fields the spec says are verified, and types. */
+function validateCustomer(value: unknown): Customer {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Rejection('invalid_customer', 'customer must be an object.');
+  }
+  const customer = value as Record<string, unknown>;
+  for (const [key, field] of Object.entries(customer)) {
+    if (typeof field !== 'string') throw new Rejection('invalid_customer', `customer.${key} must be a string.`);
+  }
+  const { document, name, bornAt, countryCode } = customer as Customer;
+  if (document !== undefined && !/^\d{11}$|^\d{14}$/.test(document)) {
+    throw new Rejection('invalid_customer', 'customer.document must be 11 (CPF) or 14 (CNPJ) digits without mask.');
+  }
+  if (name !== undefined && (name.trim().length < 2 || name.length > 200)) {
+    throw new Rejection('invalid_customer', 'customer.name must have 2 to 200 characters.');
+  }
+  if (bornAt !== undefined) {
+    const age = isCalendarDate(bornAt) ? (Date.now() - Date.parse(`${bornAt}T00:00:00Z`)) / (365.25 * 86_400_000) : -1;
+    if (age < 0 || age > 130) throw new Rejection('invalid_customer', 'customer.bornAt must be a past date written YYYY-MM-DD.');
+  }
+  if (countryCode !== undefined && !/^[A-Za-z]{2}$/.test(countryCode)) {
+    throw new Rejection('invalid_customer', 'customer.countryCode must be a 2-letter ISO 3166-1 code.');
+  }
+  return customer as Customer;
+}
+
+async function readJsonBody(request: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new Rejection('body_too_large', `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8').trim();
+  if (text === '') return {};
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new Rejection('invalid_json', 'The request body is not valid JSON.');
+  }
+}
+
+/** A whole JSON response; with `dropMidResponse`, half of it is sent and the connection destroyed. */
+function sendJson(response: ServerResponse, status: number, value: unknown, dropMidResponse = false): void {
+  const body = Buffer.from(JSON.stringify(value), 'utf8');
+  response.writeHead(status, { 'Content-Type': 'application/json; charset=utf-8', 'Content-Length': body.length });
+  if (dropMidResponse) {
+    response.write(body.subarray(0, Math.floor(body.length / 2)), () => response.destroy());
+    return;
+  }
+  response.end(body);
+}
+
+/** Streams a JSON array of sales records in chunks, waiting for the socket to drain between them. */
+async function streamSales(response: ServerResponse, sales: Iterable<SimulatedSale>, dropMidResponse: boolean): Promise<void> {
+  response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+  let chunk = '[';
+  let first = true;
+  for (const sale of sales) {
+    chunk += (first ? '' : ',') + JSON.stringify(wireRecord(sale));
+    first = false;
+    if (chunk.length >= STREAM_CHUNK_CHARS) {
+      if (response.destroyed) return; // the client went away: stop generating
+      if (dropMidResponse) {
+        response.write(chunk, () => response.destroy());
+        return;
+      }
+      const flowing = response.write(chunk);
+      chunk = '';
+      if (!flowing) await drained(response);
+    }
+  }
+  if (dropMidResponse) {
+    response.write(chunk.slice(0, Math.ceil(chunk.length / 2)), () => response.destroy());
+    return;
+  }
+  response.end(`${chunk}]`);
+}
+
+function drained(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off('drain', done);
+      response.off('close', done);
+      resolve();
+    };
+    response.on('drain', done);
+    response.on('close', done);
+  });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
