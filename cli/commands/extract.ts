@@ -1,12 +1,79 @@
-/** `pinrecon extract`: placeholder until its issue lands. */
+/** `pinrecon extract`: pulls the provider's sales for a date range into the database (resumable). */
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { UsageError } from '../../config/errors.js';
+import type { Config } from '../../config/schema.js';
+import { extractSales, type ExtractSummary } from '../../pipelines/extract/extract.js';
+import type { SearchBy } from '../../pipelines/extract/plan.js';
+import { databaseExists, publishSnapshot, withWarehouse } from '../../pipelines/warehouse.js';
+import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { formatDuration, formatTable, type Output } from '../output.js';
+
+interface ExtractCommandOptions extends GlobalOptions {
+  from: string;
+  to: string;
+  by: string;
+  dryRun?: boolean;
+}
 
 export function registerExtract(program: Command): void {
-  withGlobalOptions(program.command('extract').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon extract is not built yet.');
-    }),
+  withGlobalOptions(
+    program
+      .command('extract')
+      .description('pull provider sales for a date range, in calendar windows of at most 31 days, under the rate limit; resumable')
+      .requiredOption('--from <date>', 'first day, YYYY-MM-DD (inclusive, configured time zone)')
+      .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)')
+      .option('--by <search>', 'search sales by payment date, creation date, or both: paid | created | both', 'both')
+      .option('--dry-run', 'print the windows, the requests and the time it would take; call nothing, write nothing'),
+  )
+    .addHelpText(
+      'after',
+      `
+Windows never cross a month boundary. Windows already extracted are skipped, except those within
+extract.lookbackDays of today (statuses still change there). A killed run continues where it stopped.
+Raw responses are kept in extract.landingDir (default: landing/ beside the database).
+
+Example:
+  pinrecon extract --from 2026-01-01 --to 2026-03-31 --by both`,
+    )
+    .action(
+      action<ExtractCommandOptions, []>(async ({ config, output }, options) => {
+        const from = parseDateOption(options.from, '--from')!;
+        const to = parseDateOption(options.to, '--to')!;
+        if (!['paid', 'created', 'both'].includes(options.by)) throw new UsageError(`--by must be paid, created or both, got "${options.by}".`);
+        if (from > to) throw new UsageError(`--from (${from}) is after --to (${to}).`);
+        const request = { from, to, by: options.by as SearchBy, dryRun: Boolean(options.dryRun) };
+        // A dry run only reads the checkpoints: it never creates or locks the database for writing.
+        const file = request.dryRun && !databaseExists(config.database) ? ':memory:' : config.database;
+        const summary = await withWarehouse(file, { timezone: config.timezone, readOnly: request.dryRun && file !== ':memory:' }, async (warehouse) => {
+          const result = await extractSales(warehouse, config, request, output);
+          if (!request.dryRun) await publishSnapshot(warehouse);
+          return result;
+        });
+        if (request.dryRun) printPlan(summary, config, output);
+        else printSummary(summary, output);
+        output.document({ ok: true, ...summary });
+      }),
+    );
+}
+
+function printPlan(summary: ExtractSummary, config: Config, output: Output): void {
+  const rows = summary.plan.map((w) => ({ window: `${w.start}..${w.end}`, by: w.flag, action: w.action, why: w.reason }));
+  output.result(formatTable(rows));
+  output.result(
+    `\n${summary.windows.planned} windows: ${summary.windows.planned - summary.windows.skipped} to fetch, ${summary.windows.skipped} already done and skipped.\n` +
+      `${summary.requests} requests (one per window plus the token call) ≈ ${formatDuration(summary.estimatedSeconds ?? 0)} at ${config.api.maxRequestsPerSecond} requests/s, ` +
+      `plus download and load time of large windows.\nDry run: nothing was called or written.`,
+  );
+}
+
+function printSummary(s: ExtractSummary, output: Output): void {
+  output.result(
+    [
+      `extract ${s.from}..${s.to} by ${s.by}: ${s.windows.fetched} windows fetched, ${s.windows.skipped} skipped (already done)`,
+      `records ${s.records} = ${s.loaded} loaded + ${s.notLoaded} not loaded · new sales ${s.newSales} · status changes ${s.statusChanges}`,
+      `quarantined ${s.quarantined} (repeated transactionIds ${s.duplicates}, unreadable dates ${s.unparseableDates})${s.quarantined > 0 ? ' — see the sales_quarantine table' : ''}`,
+      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${formatDuration(s.elapsedSeconds)}`,
+      `run ${s.runId} · raw responses in ${s.landingDir}`,
+    ].join('\n'),
   );
 }

@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS extract_windows (
 CREATE TABLE IF NOT EXISTS sales_quarantine (
   landing_path   VARCHAR NOT NULL,          -- where the record was received
   record_index   BIGINT NOT NULL,           -- its position in that response (0-based)
-  window_start   DATE,
+  window_start   DATE,                      -- the period search that returned it (NULL for other lookups)
+  window_end     DATE,
   by_flag        VARCHAR,
   transaction_id BIGINT,                    -- when it could be read
   reason         VARCHAR NOT NULL,

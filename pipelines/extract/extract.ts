@@ -1,0 +1,237 @@
+/**
+ * `extract`: pulls the provider's sales for a date range, window by window, under the shared rate limit.
+ * Each window's response is landed as received (gzip), then loaded by DuckDB, and the window's rows,
+ * quarantine, landing record and checkpoint commit in one transaction, so a run killed at any moment
+ * and started again finishes only the missing windows and ends with exactly the clean result.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { ConfigError, JobError, UsageError } from '../../config/errors.js';
+import type { Config } from '../../config/schema.js';
+import type { Output } from '../../cli/output.js';
+import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
+import { sharedRateLimiter } from '../../sources/partner-api/rate-limiter.js';
+import { todayIn } from '../calendar.js';
+import { recordRun } from '../runs.js';
+import type { Warehouse } from '../warehouse.js';
+import { completedWindows, recordCompletedWindow } from './checkpoint.js';
+import { landingRoot, salesLandingPath } from './landing.js';
+import { loadLandedSales, type LoadCounts } from './load.js';
+import { markWindows, planWindows, type PlannedWindow, type SearchBy } from './plan.js';
+
+export interface ExtractOptions {
+  /** First day, YYYY-MM-DD, inclusive (configured time zone). */
+  from: string;
+  /** Last day, YYYY-MM-DD, inclusive. */
+  to: string;
+  /** Which search of the sales list: by payment date, by creation date, or both (default). */
+  by: SearchBy;
+  /** Plan only: print windows, requests and time, call nothing, write nothing. */
+  dryRun?: boolean;
+  /** Today in the configured zone (default: the real today); decides the lookback. */
+  today?: string;
+  /** A client to share (e.g. with the other steps of `run`); by default one is made and closed here. */
+  client?: PartnerApiClient;
+  parentRunId?: string;
+}
+
+export interface ExtractSummary {
+  /** The pipeline_runs row; absent on a dry run. */
+  runId?: string;
+  from: string;
+  to: string;
+  by: SearchBy;
+  dryRun: boolean;
+  landingDir: string;
+  /** Every window × flag, with what this run does (or would do) with it. */
+  plan: PlannedWindow[];
+  windows: { planned: number; fetched: number; skipped: number };
+  /** Records received in all responses = loaded + notLoaded. */
+  records: number;
+  loaded: number;
+  notLoaded: number;
+  newSales: number;
+  statusChanges: number;
+  quarantined: number;
+  duplicates: number;
+  unparseableDates: number;
+  /** HTTP attempts, token calls and retries included (on a dry run: the estimate). */
+  requests: number;
+  retries: number;
+  rateLimited: number;
+  elapsedSeconds: number;
+  /** Dry run: the plan's requests at `api.maxRequestsPerSecond`. */
+  estimatedSeconds?: number;
+}
+
+export async function extractSales(warehouse: Warehouse, config: Config, options: ExtractOptions, output: Output): Promise<ExtractSummary> {
+  const started = Date.now();
+  checkOptions(options);
+  const today = options.today ?? todayIn(config.timezone);
+  const windows = planWindows(options.from, options.to, options.by, config.extract.maxWindowDays);
+  const plan = markWindows(windows, await completedWindows(warehouse, config.timezone), today, config.extract.lookbackDays);
+  const toFetch = plan.filter((w) => w.action !== 'skip');
+  const summary: ExtractSummary = {
+    from: options.from,
+    to: options.to,
+    by: options.by,
+    dryRun: Boolean(options.dryRun),
+    landingDir: landingRoot(config),
+    plan,
+    windows: { planned: plan.length, fetched: 0, skipped: plan.length - toFetch.length },
+    records: 0,
+    loaded: 0,
+    notLoaded: 0,
+    newSales: 0,
+    statusChanges: 0,
+    quarantined: 0,
+    duplicates: 0,
+    unparseableDates: 0,
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
+    elapsedSeconds: 0,
+  };
+  if (options.dryRun) {
+    // One sales list per window, plus the token call.
+    summary.requests = toFetch.length > 0 ? toFetch.length + 1 : 0;
+    summary.estimatedSeconds = summary.requests / config.api.maxRequestsPerSecond;
+    return summary;
+  }
+
+  const args = { from: options.from, to: options.to, by: options.by, today };
+  return recordRun(
+    warehouse,
+    'extract',
+    args,
+    async (run) => {
+      summary.runId = run.runId;
+      const client = options.client ?? new PartnerApiClient(config.api, { limiter: sharedRateLimiter(config.api.maxRequestsPerSecond) });
+      const statsBefore = { ...client.stats };
+      const clientDelta = () => ({
+        requests: client.stats.requests - statsBefore.requests,
+        retries: client.stats.retries - statsBefore.retries,
+        rateLimited: client.stats.rateLimited - statsBefore.rateLimited,
+      });
+      const showProgress = () => {
+        const seconds = (Date.now() - started) / 1000;
+        const delta = clientDelta();
+        const done = summary.windows.fetched;
+        output.progress({
+          label: 'windows',
+          done,
+          total: toFetch.length,
+          facts: { rows: summary.loaded, 'req/s': (delta.requests / Math.max(seconds, 0.001)).toFixed(1), '503s': delta.rateLimited },
+          ...(done > 0 ? { etaSeconds: (seconds / done) * (toFetch.length - done) } : {}),
+        });
+      };
+      // Keeps the bar's rates alive while a large window downloads or loads.
+      const ticker = output.isTerminal ? setInterval(showProgress, 500) : undefined;
+      try {
+        if (summary.windows.skipped > 0) {
+          output.info(`${summary.windows.skipped} of ${plan.length} windows already extracted; skipping them`);
+        }
+        for (const window of toFetch) {
+          const counts = await extractWindow(warehouse, config, client, window, run.runId, summary.landingDir, output);
+          summary.windows.fetched++;
+          summary.records += counts.records;
+          summary.loaded += counts.loaded;
+          summary.notLoaded += counts.notLoaded;
+          summary.newSales += counts.newSales;
+          summary.statusChanges += counts.statusChanges;
+          summary.quarantined += counts.quarantined;
+          summary.duplicates += counts.duplicates;
+          summary.unparseableDates += counts.unparseableDates;
+          showProgress();
+        }
+      } finally {
+        if (ticker) clearInterval(ticker);
+        output.clearProgress();
+        Object.assign(summary, clientDelta());
+        if (!options.client) client.close();
+      }
+      summary.elapsedSeconds = (Date.now() - started) / 1000;
+      run.counters = { requests: summary.requests, retries: summary.retries, rateLimited: summary.rateLimited, rowsLoaded: summary.loaded };
+      const { plan: _plan, ...details } = summary;
+      run.details = details;
+      return summary;
+    },
+    options.parentRunId,
+  );
+}
+
+/** Downloads one window into the landing directory, then loads it and checkpoints it in one transaction. */
+async function extractWindow(
+  warehouse: Warehouse,
+  config: Config,
+  client: PartnerApiClient,
+  window: PlannedWindow,
+  runId: string,
+  root: string,
+  output: Output,
+): Promise<LoadCounts> {
+  const started = Date.now();
+  const where = `${window.start}..${window.end} (by ${window.flag})`;
+  const file = salesLandingPath(root, window, runId);
+  mkdirSync(path.dirname(file), { recursive: true });
+  let download: { bytes: number; fetchedAt: Date };
+  try {
+    download = await client.downloadSalesByPeriod(window.start, window.end, window.flag === 'created', file);
+  } catch (error) {
+    throw explainDownloadFailure(error, where);
+  }
+  let counts: LoadCounts;
+  try {
+    counts = await warehouse.transaction(async () => {
+      const loaded = await loadLandedSales(warehouse, config, { path: file, runId, endpoint: 'salesByPeriod', fetchedAt: download.fetchedAt, bytes: download.bytes, window });
+      await recordCompletedWindow(warehouse, window, runId, loaded, file);
+      return loaded;
+    });
+  } catch (error) {
+    throw new JobError(
+      `Loading the sales of window ${where} from ${file} failed: ${(error as Error).message}`,
+      'The response is kept at that path; check that it is a JSON array of sales records, then re-run (completed windows are kept).',
+      { cause: error },
+    );
+  }
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (!output.isTerminal) {
+    output.info(`window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined, ${seconds} s`);
+  }
+  if (counts.duplicates > 0) {
+    output.warn(`window ${where}: ${counts.duplicates} records repeated a transactionId of the same response; the last occurrence of each was loaded, the others are in sales_quarantine`);
+  }
+  if (counts.unparseableDates > 0) {
+    output.warn(`window ${where}: ${counts.unparseableDates} records have a transactionDate that could not be read; loaded with transaction_at NULL and listed in sales_quarantine`);
+  }
+  return counts;
+}
+
+function explainDownloadFailure(error: unknown, where: string): unknown {
+  if (error instanceof ConfigError || !(error instanceof Error)) return error;
+  const resume = 'Windows completed so far are saved: re-run the same command to continue.';
+  if (error instanceof UpstreamError) {
+    const auth = error.endpoint === 'getToken' || error.endpoint === 'refreshToken';
+    const hint = auth
+      ? 'Check api.identifier and api.secret (or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): test and production credentials differ.'
+      : error.status === 400 && error.endpoint === 'salesByPeriod'
+        ? `The upstream refused the period (it allows at most 31 days): check extract.maxWindowDays and api.endpoints.salesByPeriod. ${resume}`
+        : `${error.hint ?? 'Check api.baseUrl and that the upstream is reachable.'} ${resume}`;
+    return new JobError(`Extracting sales window ${where} failed at ${error.endpoint}: ${error.message}`, hint, { cause: error });
+  }
+  return new JobError(`Extracting sales window ${where} failed: ${error.message}`, resume, { cause: error });
+}
+
+function checkOptions(options: ExtractOptions): void {
+  for (const [name, value] of [
+    ['--from', options.from],
+    ['--to', options.to],
+  ] as const) {
+    const time = Date.parse(`${value}T00:00:00Z`);
+    if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) {
+      throw new UsageError(`${name} must be a date written YYYY-MM-DD, got "${value}".`);
+    }
+  }
+  if (options.from > options.to) throw new UsageError(`--from (${options.from}) is after --to (${options.to}).`);
+  if (!['paid', 'created', 'both'].includes(options.by)) throw new UsageError(`--by must be paid, created or both, got "${options.by}".`);
+}

@@ -1,0 +1,286 @@
+/**
+ * Loads one landed sales response (a gzip JSON array) into `sales`, entirely in DuckDB: the records are read
+ * with `read_json_objects`, checked and typed in SQL, and upserted; no record is parsed in JavaScript, so
+ * memory stays flat however large the response. Nothing is dropped: a record with a missing or wrongly typed
+ * field, or superseded by a later duplicate of its transactionId, goes whole to `sales_quarantine` with the
+ * reason and its place in the file; a record whose date cannot be read is loaded (transaction_at NULL) and
+ * quarantined too. Money is cast from the JSON number's own digits, never through a double.
+ */
+import type { Config } from '../../config/schema.js';
+import { sqlString, type Warehouse } from '../warehouse.js';
+import type { ExtractWindow } from './plan.js';
+import { transactionAtSql, unparseableDateReason } from './transaction-date.js';
+
+/** A response body kept in the landing directory. */
+export interface LandedSales {
+  /** The .json.gz file. */
+  path: string;
+  runId: string;
+  /** The upstream operation that answered, e.g. `salesByPeriod`. */
+  endpoint: string;
+  fetchedAt: Date;
+  bytes: number;
+  /** The period search it answered, if any: sets the sale's seen-by flag and window, and scopes quarantine rows. */
+  window?: ExtractWindow;
+}
+
+/** What one response held; `records = loaded + notLoaded` always. */
+export interface LoadCounts {
+  records: number;
+  /** Distinct sales upserted. */
+  loaded: number;
+  /** Records not loaded at all: bad fields, or an earlier duplicate of a transactionId in the same response. */
+  notLoaded: number;
+  /** Rows written to `sales_quarantine` (not-loaded records plus loaded records with an unreadable date). */
+  quarantined: number;
+  /** Of the not-loaded records, those superseded by a later record with the same transactionId. */
+  duplicates: number;
+  unparseableDates: number;
+  /** Sales seen for the first time. */
+  newSales: number;
+  /** Known sales whose status differs from the last observation. */
+  statusChanges: number;
+}
+
+type FieldKind = 'integer' | 'text' | 'money' | 'boolean';
+
+/** The Sales record of the spec: JSON name, column, kind, required. Unknown fields stay in the landed file. */
+const fields: { name: string; column: string; kind: FieldKind; required: boolean }[] = [
+  { name: 'transactionId', column: 'transaction_id', kind: 'integer', required: true },
+  { name: 'partnerReference', column: 'partner_reference', kind: 'text', required: true },
+  { name: 'productId', column: 'product_id', kind: 'integer', required: true },
+  { name: 'productName', column: 'product_name', kind: 'text', required: false },
+  { name: 'salesPrice', column: 'sales_price', kind: 'money', required: true },
+  { name: 'partnerCostPrice', column: 'partner_cost_price', kind: 'money', required: true },
+  { name: 'status', column: 'status', kind: 'text', required: true },
+  { name: 'transactionDate', column: 'transaction_date_raw', kind: 'text', required: true },
+  { name: 'countryCode', column: 'country_code', kind: 'text', required: false },
+  { name: 'salesCurrencyCode', column: 'sales_currency_code', kind: 'text', required: true },
+  { name: 'salesCurrencySymbol', column: 'sales_currency_symbol', kind: 'text', required: false },
+  { name: 'key', column: 'key', kind: 'text', required: false },
+  { name: 'keySentToCustomer', column: 'key_sent_to_customer', kind: 'boolean', required: false },
+];
+
+/** json_type() names accepted for each kind, and how the kind is named in a reason. */
+const accepted: Record<FieldKind, { types: string[]; described: string }> = {
+  integer: { types: ['BIGINT', 'UBIGINT'], described: 'an integer' },
+  text: { types: ['VARCHAR'], described: 'a string' },
+  money: { types: ['BIGINT', 'UBIGINT', 'DOUBLE'], described: 'a number' },
+  boolean: { types: ['BOOLEAN'], described: 'true or false' },
+};
+
+const loadedColumns = [...fields.map((f) => f.column), 'status_class', 'transaction_at'];
+
+/**
+ * Loads `landed` into `sales`, `sales_status_history`, `sales_quarantine` and `landing_files`.
+ * Call it inside a transaction (the caller commits it together with its checkpoint).
+ */
+export async function loadLandedSales(warehouse: Warehouse, config: Config, landed: LandedSales): Promise<LoadCounts> {
+  const window = landed.window;
+  try {
+    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales AS ${stagingSql(landed.path, config)}`);
+    // Only repeated transactionIds among loadable records: normally none, so this stays tiny.
+    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_duplicates AS
+      SELECT transaction_id, max(record_index) AS kept_index, count(*) AS occurrences
+      FROM landed_sales WHERE problem IS NULL GROUP BY transaction_id HAVING count(*) > 1`);
+    await warehouse.run(`CREATE OR REPLACE TEMP VIEW landed_sales_kept AS
+      SELECT s.* EXCLUDE (raw, problem, date_problem) FROM landed_sales s
+      WHERE s.problem IS NULL
+        AND NOT EXISTS (SELECT 1 FROM landed_sales_duplicates d WHERE d.transaction_id = s.transaction_id AND s.record_index < d.kept_index)`);
+
+    // A re-fetched window replaces its earlier quarantine rows instead of adding to them.
+    if (window) {
+      await warehouse.run(`DELETE FROM sales_quarantine WHERE window_start = $1::DATE AND window_end = $2::DATE AND by_flag = $3`, [
+        window.start,
+        window.end,
+        window.flag,
+      ]);
+    } else {
+      await warehouse.run(`DELETE FROM sales_quarantine WHERE landing_path = $1`, [landed.path]);
+    }
+    await warehouse.run(
+      `INSERT INTO sales_quarantine (landing_path, record_index, window_start, window_end, by_flag, transaction_id, reason, raw, run_id, quarantined_at)
+       SELECT $1, s.record_index, $2::DATE, $3::DATE, $4, s.transaction_id,
+              CASE WHEN s.problem IS NULL AND s.record_index < d.kept_index
+                   THEN concat_ws('; ', 'duplicate transactionId ' || s.transaction_id || ': record ' || d.kept_index || ' of the same response was loaded instead', s.date_problem)
+                   ELSE concat_ws('; ', s.problem, s.date_problem) END,
+              s.raw, $5, $6::TIMESTAMPTZ
+       FROM landed_sales s LEFT JOIN landed_sales_duplicates d ON d.transaction_id = s.transaction_id AND s.problem IS NULL
+       WHERE s.problem IS NOT NULL OR s.date_problem IS NOT NULL OR s.record_index < d.kept_index
+       ORDER BY s.record_index`,
+      [landed.path, window?.start ?? null, window?.end ?? null, window?.flag ?? null, landed.runId, landed.fetchedAt.toISOString()],
+    );
+
+    // History first: it compares against the sales rows as they were before this response.
+    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_changes AS
+      SELECT k.transaction_id, k.status, t.status AS previous_status, t.transaction_id IS NULL AS is_new
+      FROM landed_sales_kept k LEFT JOIN sales t ON t.transaction_id = k.transaction_id
+      WHERE t.transaction_id IS NULL OR t.status IS DISTINCT FROM k.status`);
+    await warehouse.run(
+      `INSERT INTO sales_status_history (transaction_id, status, previous_status, observed_at, run_id)
+       SELECT transaction_id, status, previous_status, $1::TIMESTAMPTZ, $2 FROM landed_sales_changes ORDER BY transaction_id`,
+      [landed.fetchedAt.toISOString(), landed.runId],
+    );
+    await warehouse.run(upsertSql(), [
+      landed.fetchedAt.toISOString(),
+      window?.flag === 'paid',
+      window?.flag === 'paid' ? window.start : null,
+      window?.flag === 'created',
+      window?.flag === 'created' ? window.start : null,
+      landed.runId,
+    ]);
+
+    const counts = await countsOfLoad(warehouse, landed.path);
+    await warehouse.run(
+      `INSERT INTO landing_files (path, run_id, endpoint, window_start, window_end, by_flag, fetched_at, bytes, records, quarantined)
+       VALUES ($1, $2, $3, $4::DATE, $5::DATE, $6, $7::TIMESTAMPTZ, $8, $9, $10)
+       ON CONFLICT (path) DO UPDATE SET records = excluded.records, quarantined = excluded.quarantined`,
+      [
+        landed.path,
+        landed.runId,
+        landed.endpoint,
+        window?.start ?? null,
+        window?.end ?? null,
+        window?.flag ?? null,
+        landed.fetchedAt.toISOString(),
+        landed.bytes,
+        counts.records,
+        counts.quarantined,
+      ],
+    );
+    return counts;
+  } finally {
+    await warehouse.run(
+      'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales',
+    ).catch(() => undefined);
+  }
+}
+
+async function countsOfLoad(warehouse: Warehouse, landingPath: string): Promise<LoadCounts> {
+  const row = (await warehouse.one<Record<string, string>>(
+    `SELECT
+      (SELECT count(*) FROM landed_sales) AS records,
+      (SELECT count(*) FROM landed_sales_kept) AS loaded,
+      (SELECT count(*) FROM landed_sales WHERE problem IS NOT NULL) AS unloadable,
+      (SELECT count(*) FROM sales_quarantine WHERE landing_path = $1) AS quarantined,
+      (SELECT coalesce(sum(occurrences - 1), 0) FROM landed_sales_duplicates) AS duplicates,
+      (SELECT count(*) FROM landed_sales WHERE date_problem IS NOT NULL) AS unparseable_dates,
+      (SELECT count(*) FILTER (WHERE is_new) FROM landed_sales_changes) AS new_sales,
+      (SELECT count(*) FILTER (WHERE NOT is_new) FROM landed_sales_changes) AS status_changes`,
+    [landingPath],
+  ))!;
+  const n = (key: string) => Number(row[key]);
+  return {
+    records: n('records'),
+    loaded: n('loaded'),
+    notLoaded: n('unloadable') + n('duplicates'),
+    quarantined: n('quarantined'),
+    duplicates: n('duplicates'),
+    unparseableDates: n('unparseable_dates'),
+    newSales: n('new_sales'),
+    statusChanges: n('status_changes'),
+  };
+}
+
+/**
+ * One row per record of the file: its 0-based index, its raw JSON, each field typed (NULL when absent or
+ * unusable), `problem` (why it cannot be loaded, or NULL) and `date_problem` (why transaction_at is NULL).
+ */
+function stagingSql(file: string, config: Config): string {
+  const paths = `[${fields.map((f) => sqlString(`$.${f.name}`)).join(', ')}]`;
+  const type = (i: number) => `types[${i + 1}]`;
+  const text = (i: number) => `texts[${i + 1}]`;
+  const digits = (name: string) => `digits_${name}`;
+  const dateIndex = fields.findIndex((f) => f.name === 'transactionDate');
+
+  const moneyDigits = fields
+    .filter((f) => f.kind === 'money')
+    // The number's own characters, found in the raw text and checked against the parsed value below.
+    .map((f) => `regexp_extract(raw, ${sqlString(`"${f.name}"\\s*:\\s*(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`)}, 1) AS ${digits(f.name)}`);
+
+  const values = fields.map((f, i) => {
+    const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
+    switch (f.kind) {
+      case 'integer':
+        return `CASE WHEN ${ok} THEN TRY_CAST(${text(i)} AS BIGINT) END AS ${f.column}`;
+      case 'text':
+        return `CASE WHEN ${ok} THEN ${text(i)} END AS ${f.column}`;
+      case 'boolean':
+        return `CASE WHEN ${ok} THEN ${text(i)} = 'true' END AS ${f.column}`;
+      case 'money':
+        return `CASE WHEN ${ok} THEN TRY_CAST(${digits(f.name)} AS DECIMAL(18,4)) END AS ${f.column}`;
+    }
+  });
+
+  const problems = fields.flatMap((f, i) => {
+    const present = `(${type(i)} IS NOT NULL AND ${type(i)} <> 'NULL')`;
+    const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
+    const checks = [
+      `CASE WHEN ${present} AND NOT (${ok}) THEN ${sqlString(`${f.name} is `)} || ${describeJsonType(type(i))} || ${sqlString(`, expected ${accepted[f.kind].described}`)} END`,
+    ];
+    if (f.required) checks.push(`CASE WHEN NOT ${present} THEN ${sqlString(`missing ${f.name}`)} END`);
+    if (f.required && f.kind === 'text') checks.push(`CASE WHEN ${ok} AND trim(${text(i)}) = '' THEN ${sqlString(`${f.name} is empty`)} END`);
+    if (f.kind === 'integer') {
+      checks.push(`CASE WHEN ${ok} AND TRY_CAST(${text(i)} AS BIGINT) IS NULL THEN ${sqlString(`${f.name} `)} || ${text(i)} || ' is out of range' END`);
+    }
+    if (f.kind === 'money') {
+      const d = digits(f.name);
+      checks.push(`CASE WHEN ${ok} THEN CASE
+          WHEN ${d} = '' OR TRY_CAST(${d} AS DOUBLE) IS DISTINCT FROM TRY_CAST(${text(i)} AS DOUBLE)
+            THEN ${sqlString(`${f.name}: its digits could not be read exactly`)}
+          WHEN TRY_CAST(${d} AS DECIMAL(18,4)) IS NULL THEN ${sqlString(`${f.name} `)} || ${d} || ' is out of range for DECIMAL(18,4)'
+          WHEN regexp_matches(${d}, '[eE]') AND TRY_CAST(${d} AS DECIMAL(38,12)) <> TRY_CAST(${d} AS DECIMAL(18,4))
+            OR NOT regexp_matches(${d}, '[eE]') AND regexp_matches(${d}, '\\.[0-9]{4}[0-9]*[1-9]')
+            THEN ${sqlString(`${f.name} `)} || ${d} || ' has more than 4 decimal places'
+        END END`);
+    }
+    return checks;
+  });
+
+  const statusClass = Object.entries(config.reconciliation.statusMap)
+    .map(([status, cls]) => `WHEN ${sqlString(status)} THEN ${sqlString(cls)}`)
+    .join(' ');
+
+  return `
+    WITH landed AS (
+      SELECT ordinality - 1 AS record_index, json AS raw
+      FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY
+    ), parsed AS (
+      SELECT record_index, raw, json_type(raw) AS shape, json_type(raw, ${paths}) AS types,
+             json_extract_string(raw, ${paths}) AS texts, ${moneyDigits.join(', ')}
+      FROM landed
+    ), typed AS (
+      SELECT *, ${values.join(',\n             ')},
+             CASE WHEN ${type(dateIndex)} = 'VARCHAR' THEN ${transactionAtSql(text(dateIndex), config.timezone)} END AS transaction_at
+      FROM parsed
+    )
+    SELECT record_index, raw, ${loadedColumns.filter((c) => c !== 'status_class' && c !== 'transaction_at').join(', ')},
+           CASE status ${statusClass} ELSE 'unknown' END AS status_class,
+           transaction_at,
+           CASE WHEN shape <> 'OBJECT' THEN 'not a JSON object but ' || ${describeJsonType('shape')}
+                ELSE nullif(concat_ws('; ', ${problems.join(',\n                 ')}), '') END AS problem,
+           CASE WHEN ${type(dateIndex)} = 'VARCHAR' AND transaction_at IS NULL
+                THEN ${sqlString(`${unparseableDateReason}: `)} || to_json(${text(dateIndex)})::VARCHAR END AS date_problem
+    FROM typed`;
+}
+
+/** json_type()'s name in words, for reasons. */
+function describeJsonType(expression: string): string {
+  return `CASE ${expression} WHEN 'VARCHAR' THEN 'a string' WHEN 'BIGINT' THEN 'an integer' WHEN 'UBIGINT' THEN 'an integer'
+    WHEN 'DOUBLE' THEN 'a number' WHEN 'BOOLEAN' THEN 'a boolean' WHEN 'OBJECT' THEN 'an object' WHEN 'ARRAY' THEN 'an array'
+    WHEN 'NULL' THEN 'null' ELSE lower(${expression}) END`;
+}
+
+function upsertSql(): string {
+  const columns = loadedColumns;
+  const updated = columns.filter((c) => c !== 'transaction_id').map((c) => `${c} = excluded.${c}`);
+  return `INSERT INTO sales (${columns.join(', ')}, first_seen_at, last_seen_at, seen_by_paid, paid_window_start, seen_by_created, created_window_start, last_run_id)
+    SELECT ${columns.join(', ')}, $1::TIMESTAMPTZ, $1::TIMESTAMPTZ, $2, $3::DATE, $4, $5::DATE, $6 FROM landed_sales_kept
+    ON CONFLICT (transaction_id) DO UPDATE SET ${updated.join(', ')},
+      last_seen_at = excluded.last_seen_at,
+      seen_by_paid = sales.seen_by_paid OR excluded.seen_by_paid,
+      paid_window_start = coalesce(excluded.paid_window_start, sales.paid_window_start),
+      seen_by_created = sales.seen_by_created OR excluded.seen_by_created,
+      created_window_start = coalesce(excluded.created_window_start, sales.created_window_start),
+      last_run_id = excluded.last_run_id`;
+}
