@@ -1,12 +1,159 @@
-/** `pinrecon simulate-api`: placeholder until its issue lands. */
+/**
+ * `pinrecon simulate-api`: serves the local simulator of the upstream API (sources/simulator) at the paths
+ * of the configuration's `api.endpoints`, until SIGINT/SIGTERM. Credentials come from --identifier/--secret,
+ * else the environment/config (`PINRECON_API_IDENTIFIER`/`PINRECON_API_SECRET`), else the demo pair; they are
+ * never printed.
+ */
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { ConfigError, JobError, UsageError } from '../../config/errors.js';
+import { startSimulator, type RequestLogEntry, type SimulatorOptions } from '../../sources/simulator/server.js';
+import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../sources/simulator/dataset.js';
+import { daysInclusive } from '../../sources/simulator/zoned-time.js';
+import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+
+interface SimulateApiOptions extends GlobalOptions {
+  host: string;
+  port?: string;
+  seed: string;
+  from?: string;
+  to?: string;
+  sales?: string;
+  tokenLifetime: string;
+  rateLimit: string;
+  maxPeriodDays: string;
+  fault503: string;
+  fault500: string;
+  faultDrop: string;
+  slowRate: string;
+  slowMs: string;
+  revokeEvery: string;
+  malformedEvery: string;
+  identifier?: string;
+  secret?: string;
+  verbose?: boolean;
+}
 
 export function registerSimulateApi(program: Command): void {
-  withGlobalOptions(program.command('simulate-api').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon simulate-api is not built yet.');
+  withGlobalOptions(
+    program
+      .command('simulate-api')
+      .description('serve a local simulator of the upstream API (seeded data set, rate limit, optional faults) until Ctrl-C')
+      .option('--host <host>', 'address to listen on', '127.0.0.1')
+      .option('--port <n>', 'port (default: the port of api.baseUrl, 8787 unless configured; 0 = any free port)')
+      .option('--seed <n>', 'seed of the data set and of the fault sequence', '1')
+      .option('--from <date>', 'first creation date of the data set, YYYY-MM-DD (default: first day of last month)')
+      .option('--to <date>', 'last creation date, YYYY-MM-DD (default: today)')
+      .option('--sales <n>', `number of sales in the data set (default: ${DEFAULT_SALES_PER_DAY} a day)`)
+      .option('--token-lifetime <seconds>', 'access-token lifetime', '3600')
+      .option('--rate-limit <n>', 'requests accepted in any rolling second (beyond: 503)', '50')
+      .option('--max-period-days <n>', 'longest sales period, days inclusive', '31')
+      .option('--fault-503 <rate>', 'share of requests answered 503 at random (0-1)', '0')
+      .option('--fault-500 <rate>', 'share of requests answered 500 at random (0-1)', '0')
+      .option('--fault-drop <rate>', 'share of connections dropped before or during the response (0-1)', '0')
+      .option('--slow-rate <rate>', 'share of responses delayed by --slow-ms (0-1)', '0')
+      .option('--slow-ms <ms>', 'delay of a slow response', '2000')
+      .option('--revoke-every <seconds>', 'revoke every issued token this often (0 = never)', '0')
+      .option('--malformed-every <n>', 'serve every Nth sale malformed (0 = none)', '0')
+      .option('--identifier <id>', 'accepted identifier (default: api.identifier / $PINRECON_API_IDENTIFIER, else "demo-partner")')
+      .option('--secret <secret>', 'accepted secret (default: api.secret / $PINRECON_API_SECRET, else "demo-secret")')
+      .option('--verbose', 'log one line per request (method, path, status, time; never tokens)'),
+  ).action(
+    action<SimulateApiOptions, []>(async ({ config, output }, options) => {
+      const defaults = defaultDatasetOptions(config.timezone);
+      const from = parseDateOption(options.from, '--from') ?? defaults.from;
+      const to = parseDateOption(options.to, '--to') ?? defaults.to;
+      if (daysInclusive(from, to) < 1) throw new UsageError(`--to (${to}) is before --from (${from}).`);
+      const salesCount = options.sales === undefined ? daysInclusive(from, to) * DEFAULT_SALES_PER_DAY : count(options.sales, '--sales');
+
+      const simulatorOptions: SimulatorOptions = {
+        host: options.host,
+        port: options.port === undefined ? portOf(config.api.baseUrl) : count(options.port, '--port', 65_535),
+        seed: count(options.seed, '--seed'),
+        identifier: options.identifier ?? config.api.identifier ?? 'demo-partner',
+        secret: options.secret ?? config.api.secret ?? 'demo-secret',
+        endpoints: config.api.endpoints,
+        dataset: { from, to, salesCount, timezone: config.timezone, malformedEvery: count(options.malformedEvery, '--malformed-every') },
+        tokenLifetimeSeconds: positive(options.tokenLifetime, '--token-lifetime'),
+        rateLimitPerSecond: positive(options.rateLimit, '--rate-limit'),
+        maxPeriodDays: positive(options.maxPeriodDays, '--max-period-days'),
+        faults: {
+          error503Rate: rate(options.fault503, '--fault-503'),
+          error500Rate: rate(options.fault500, '--fault-500'),
+          dropRate: rate(options.faultDrop, '--fault-drop'),
+          slowRate: rate(options.slowRate, '--slow-rate'),
+          slowMs: count(options.slowMs, '--slow-ms'),
+          revokeEverySeconds: count(options.revokeEvery, '--revoke-every'),
+        },
+        onRequest: options.verbose && !output.json ? (entry) => output.info(describeRequest(entry)) : undefined,
+      };
+      const credentialSource = options.identifier || options.secret ? 'the command line' : config.api.identifier || config.api.secret ? 'the configuration/environment' : 'the built-in demo pair';
+
+      const simulator = await startSimulator(simulatorOptions).catch((error: unknown) => {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') {
+          throw new JobError(`Port ${simulatorOptions.port} on ${options.host} is already in use.`, 'pass --port with a free port (or 0 for any).');
+        }
+        if (error instanceof RangeError && /^endpoints\./.test(error.message)) {
+          throw new ConfigError(`api.${error.message}`, undefined, `api.${error.message.split(':')[0]}`);
+        }
+        throw error;
+      });
+
+      const summary = {
+        url: simulator.url,
+        seed: simulatorOptions.seed,
+        dataset: { from, to, salesCount, timezone: config.timezone, malformedEvery: simulatorOptions.dataset!.malformedEvery },
+        rateLimitPerSecond: simulatorOptions.rateLimitPerSecond,
+        tokenLifetimeSeconds: simulatorOptions.tokenLifetimeSeconds,
+        faults: simulatorOptions.faults,
+        endpoints: config.api.endpoints,
+      };
+      output.document(summary);
+      output.result(
+        [
+          `Simulator listening at ${simulator.url}`,
+          `  data set: ${salesCount} sales created ${from}..${to} (${config.timezone}), seed ${summary.seed}`,
+          `  credentials: ${credentialSource}; rate limit ${summary.rateLimitPerSecond}/s; tokens live ${summary.tokenLifetimeSeconds}s`,
+          'Press Ctrl-C to stop.',
+        ].join('\n'),
+      );
+
+      const signal = await new Promise<NodeJS.Signals>((resolve) => {
+        process.once('SIGINT', () => resolve('SIGINT'));
+        process.once('SIGTERM', () => resolve('SIGTERM'));
+      });
+      const stats = simulator.stats();
+      await simulator.close();
+      output.info(
+        `Stopped (${signal}) after ${stats.requests} requests: ${stats.rateLimited} rate-limited, ${stats.injected503 + stats.injected500} injected errors, ${stats.dropped} dropped; at most ${stats.maxInAnyRollingSecond} in any second.`,
+      );
     }),
   );
+}
+
+function describeRequest(entry: RequestLogEntry): string {
+  const status = entry.status === 0 ? 'dropped' : String(entry.status);
+  return `${entry.method} ${entry.path} → ${status} ${entry.ms}ms${entry.endpoint ? ` [${entry.endpoint}]` : ''}${entry.note ? ` ${entry.note}` : ''}`;
+}
+
+function portOf(baseUrl: string): number {
+  const url = new URL(baseUrl);
+  return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+}
+
+function count(value: string, option: string, max = Number.MAX_SAFE_INTEGER): number {
+  if (!/^\d+$/.test(value) || Number(value) > max) throw new UsageError(`${option} must be a whole number from 0 to ${max}, got "${value}".`);
+  return Number(value);
+}
+
+function positive(value: string, option: string): number {
+  const n = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0)) throw new UsageError(`${option} must be a number greater than 0, got "${value}".`);
+  return n;
+}
+
+function rate(value: string, option: string): number {
+  const n = Number(value);
+  if (!/^\d*\.?\d+$/.test(value) || n > 1) throw new UsageError(`${option} must be a share between 0 and 1 (e.g. 0.05), got "${value}".`);
+  return n;
 }

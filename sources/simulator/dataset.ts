@@ -48,6 +48,17 @@ export interface DatasetOptions {
   now?: () => Date;
 }
 
+/** Sales a day in the default data set. */
+export const DEFAULT_SALES_PER_DAY = 400;
+
+/** The default data set: sales created from the first day of last month to today (local), 400 a day. */
+export function defaultDatasetOptions(timezone = 'America/Sao_Paulo', now = new Date()): DatasetOptions {
+  const today = new ZonedClock(timezone).localDate(now.getTime());
+  const [year, month] = today.split('-').map(Number) as [number, number];
+  const from = month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
+  return { from, to: today, salesCount: daysInclusive(from, today) * DEFAULT_SALES_PER_DAY, timezone };
+}
+
 /** What is wrong with a sale as served. */
 export type Malformation = { kind: 'missing-field'; field: keyof SalesRecord } | { kind: 'bad-date'; transactionDate: string };
 

@@ -14,7 +14,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EndpointName } from '../../config/schema.js';
 import type { CatalogQuery, Customer, PreRedeemResponse } from '../partner-api/types.js';
-import { Dataset, wireRecord, type DatasetOptions, type SimulatedSale } from './dataset.js';
+import { Dataset, defaultDatasetOptions, wireRecord, type DatasetOptions, type SimulatedSale } from './dataset.js';
 import { Rejection } from './rejection.js';
 import { Router } from './routes.js';
 import { TokenAuthority } from './tokens.js';
@@ -22,7 +22,7 @@ import { FaultInjector, SlidingWindowLimiter, type FaultDecision, type FaultOpti
 import { daysInclusive, isCalendarDate, ZonedClock } from './zoned-time.js';
 
 export type { FaultOptions } from './traffic.js';
-export { Dataset, type DatasetOptions, type SimulatedSale } from './dataset.js';
+export { Dataset, generateSale, wireRecord, type DatasetOptions, type SimulatedSale } from './dataset.js';
 
 export interface SimulatorOptions {
   /** Default '127.0.0.1'. */
@@ -102,7 +102,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const seed = options.seed ?? 1;
   const timezone = options.dataset?.timezone ?? 'America/Sao_Paulo';
   const clock = new ZonedClock(timezone);
-  const dataset = new Dataset({ ...(options.dataset ?? defaultDatasetOptions(clock)), seed, timezone });
+  const dataset = new Dataset({ ...(options.dataset ?? defaultDatasetOptions(timezone)), seed, timezone });
   const router = new Router(options.endpoints);
   const tokens = new TokenAuthority({
     identifier: options.identifier ?? 'demo-partner',
@@ -350,13 +350,6 @@ interface Call {
   params: Record<string, string>;
   query: URLSearchParams;
   body: unknown;
-}
-
-function defaultDatasetOptions(clock: ZonedClock): DatasetOptions {
-  const today = clock.localDate(Date.now());
-  const [year, month] = today.split('-').map(Number) as [number, number];
-  const from = month === 1 ? `${year - 1}-12-01` : `${year}-${String(month - 1).padStart(2, '0')}-01`;
-  return { from, to: today, salesCount: daysInclusive(from, today) * 400 };
 }
 
 function catalogQuery(query: URLSearchParams): CatalogQuery {
