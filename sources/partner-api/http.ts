@@ -1,0 +1,301 @@
+/**
+ * One HTTP exchange with the upstream and the retry policy around it:
+ * - every attempt waits for the rate limiter, is counted, and fails when nothing arrives for `api.timeoutMs`;
+ * - 503 means "slow down": wait at least a second (with jitter, or Retry-After if longer) and try again,
+ *   counted apart, at most `api.maxRateLimitedRetries` times in a row;
+ * - other 5xx, timeouts, dropped connections and truncated bodies: exponential backoff with jitter,
+ *   at most `api.maxRetries` times, then an UpstreamError naming the endpoint.
+ * Answers 2xx and 4xx are returned to the caller, which decides what they mean.
+ */
+import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createGzip } from 'node:zlib';
+import type { ApiConfig } from '../../config/schema.js';
+import { describeEndpoint, type Endpoint } from './endpoints.js';
+import { quoteBody, UpstreamError } from './errors.js';
+import type { ClientStats, EventSink } from './events.js';
+import { JsonArrayCheck } from './json-array-check.js';
+import type { RateLimiter } from './rate-limiter.js';
+
+export interface HttpRequest {
+  endpoint: Endpoint;
+  url: URL;
+  headers?: Record<string, string>;
+  /** Sent as JSON. */
+  body?: unknown;
+}
+
+export interface HttpAnswer {
+  status: number;
+  /** The body as text (empty for a download, whose body went to the file). */
+  text: string;
+  /** The parsed body of a 2xx answer (undefined when empty). */
+  json?: unknown;
+  /** When the answer's headers arrived. */
+  receivedAt: Date;
+  /** Set when a write was found already done by a lookup instead of being sent again. */
+  verifiedByLookup?: boolean;
+  download?: DownloadResult;
+}
+
+export interface DownloadResult {
+  /** Bytes of the body as received. */
+  bytes: number;
+  /** Bytes of the gzip file. */
+  fileBytes: number;
+  /** Elements of the JSON array. */
+  records: number;
+  fetchedAt: Date;
+}
+
+export type FailureKind = 'rate_limited' | 'server_error' | 'timeout' | 'dropped' | 'unreachable';
+
+/** One attempt that did not get a usable answer; the retry policy decides what happens next. */
+export class AttemptFailure extends Error {
+  override name = 'AttemptFailure';
+  constructor(
+    readonly kind: FailureKind,
+    message: string,
+    readonly status?: number,
+    readonly body?: string,
+    readonly retryAfterMs?: number,
+  ) {
+    super(message);
+  }
+
+  /** Whether the upstream may have acted on the request (a 503 is a clear "not processed"). */
+  get ambiguous(): boolean {
+    return this.kind !== 'rate_limited' && this.kind !== 'unreachable';
+  }
+}
+
+const droppedCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'ETIMEDOUT']);
+const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
+/** Largest non-download body read into memory for an error message. */
+const maxErrorBodyBytes = 64 * 1024;
+
+/** Backoff before retry number `n` (1-based): 250 ms doubling up to 8 s, with "equal jitter" (half random). */
+export function backoffMs(n: number): number {
+  const ceiling = Math.min(8_000, 250 * 2 ** (n - 1));
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+/** The wait after a 503: at least a second (or the Retry-After asked for), plus up to half a second of jitter. */
+export function rateLimitedWaitMs(retryAfterMs?: number): number {
+  return Math.max(1_000, retryAfterMs ?? 0) + Math.round(Math.random() * 500);
+}
+
+export class Transport {
+  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+
+  constructor(
+    private readonly api: ApiConfig,
+    private readonly limiter: RateLimiter,
+    private readonly stats: ClientStats,
+    private readonly emit: EventSink,
+    /** Values to redact from any body quoted in an error (credentials, tokens). */
+    private readonly secrets: () => Iterable<string>,
+  ) {}
+
+  /**
+   * Runs `attempt` until it returns, retrying AttemptFailures as the policy says. `attempt` receives the
+   * previous failure, so a write can look itself up before being sent again.
+   */
+  async retrying<T>(endpoint: Endpoint, attempt: (previous?: AttemptFailure) => Promise<T>): Promise<T> {
+    let failures = 0;
+    let rateLimitedInARow = 0;
+    let previous: AttemptFailure | undefined;
+    for (let attemptNumber = 1; ; attemptNumber++) {
+      try {
+        return await attempt(previous);
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        previous = error;
+        if (error.kind === 'rate_limited') {
+          this.stats.rateLimited++;
+          if (++rateLimitedInARow > this.api.maxRateLimitedRetries) throw this.gaveUp(endpoint, error, rateLimitedInARow - 1);
+          const delayMs = rateLimitedWaitMs(error.retryAfterMs);
+          this.emit({ type: 'rate_limited', endpoint: endpoint.name, attempt: attemptNumber, delayMs });
+          await sleep(delayMs);
+          continue;
+        }
+        rateLimitedInARow = 0;
+        if (++failures > this.api.maxRetries) throw this.gaveUp(endpoint, error, failures - 1);
+        this.stats.retries++;
+        const delayMs = backoffMs(failures);
+        this.emit({ type: 'retry', endpoint: endpoint.name, attempt: attemptNumber, reason: error.message, delayMs });
+        await sleep(delayMs);
+      }
+    }
+  }
+
+  /**
+   * One attempt. Returns 2xx (JSON parsed) and 4xx answers; throws AttemptFailure for 503, other 5xx,
+   * timeouts, dropped connections and unparseable 2xx bodies. With `download`, a 2xx body is streamed
+   * gzip-compressed to that file (temporary name, renamed once complete and checked).
+   */
+  async exchange(request: HttpRequest, download?: { filePath: string }): Promise<HttpAnswer> {
+    await this.limiter.acquire();
+    this.stats.requests++;
+    return this.send(request, async (response, receivedAt) => {
+      const status = response.statusCode ?? 0;
+      if (download && status >= 200 && status < 300) {
+        return { status, text: '', receivedAt, download: await this.streamToFile(response, download.filePath, receivedAt) };
+      }
+      const text = await readText(response, status >= 200 && status < 300 ? Number.POSITIVE_INFINITY : maxErrorBodyBytes);
+      if (status === 503) {
+        throw new AttemptFailure('rate_limited', '503 Service Unavailable (rate limited)', status, text, retryAfterMs(response));
+      }
+      if (status >= 500) {
+        throw new AttemptFailure('server_error', `answered ${status}: ${quoteBody(text, this.secrets()) || '(no body)'}`, status, text);
+      }
+      if (status < 200 || status >= 300) return { status, text, receivedAt };
+      if (text.trim() === '') return { status, text, receivedAt };
+      try {
+        return { status, text, json: JSON.parse(text) as unknown, receivedAt };
+      } catch {
+        throw new AttemptFailure('dropped', `the ${text.length}-character body is not valid JSON (truncated?)`, status);
+      }
+    });
+  }
+
+  /** Closes idle keep-alive connections. */
+  close(): void {
+    this.httpAgent.destroy();
+    this.httpsAgent.destroy();
+  }
+
+  private gaveUp(endpoint: Endpoint, failure: AttemptFailure, retries: number): UpstreamError {
+    const where = `${describeEndpoint(endpoint)} at ${new URL(this.api.baseUrl).origin}`;
+    const body = failure.body === undefined ? undefined : quoteBody(failure.body, this.secrets());
+    const details = { endpoint: endpoint.name, status: failure.status, body, cause: failure };
+    switch (failure.kind) {
+      case 'rate_limited':
+        return new UpstreamError(`${where} was still answered 503 (rate limited) after ${retries} waits.`, {
+          ...details,
+          hint: 'The 50/s limit is shared with the live shop: lower api.maxRequestsPerSecond or run the job later.',
+        });
+      case 'timeout':
+        return new UpstreamError(`${where} gave no answer within api.timeoutMs (${this.api.timeoutMs} ms), ${retries + 1} times.`, {
+          ...details,
+          hint: 'The upstream is slow or down: try again later, or raise api.timeoutMs.',
+        });
+      case 'unreachable':
+        return new UpstreamError(`${where} could not be reached (${failure.message}), ${retries + 1} times.`, {
+          ...details,
+          hint: 'Check api.baseUrl (env PINRECON_API_BASE_URL) and that the upstream is up.',
+        });
+      default:
+        return new UpstreamError(`${where} failed after ${retries} retries: ${failure.message}`, {
+          ...details,
+          hint: 'The upstream is failing; try again later (a re-run resumes where this one stopped). Raise api.maxRetries to insist longer.',
+        });
+    }
+  }
+
+  /** Sends one request and hands the response to `consume`, failing when nothing arrives for timeoutMs. */
+  private send<R>(request: HttpRequest, consume: (response: IncomingMessage, receivedAt: Date) => Promise<R>): Promise<R> {
+    const { url } = request;
+    const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+    const headers: Record<string, string | number> = { accept: 'application/json', ...request.headers };
+    if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
+    const secure = url.protocol === 'https:';
+    return new Promise<R>((resolve, reject) => {
+      let settled = false;
+      let timedOut = false;
+      let watchdog: NodeJS.Timeout | undefined;
+      const finish = (error: unknown, value?: R) => {
+        clearTimeout(watchdog);
+        if (settled) return;
+        settled = true;
+        if (error) reject(timedOut ? new AttemptFailure('timeout', `no answer for ${this.api.timeoutMs} ms`) : asAttemptFailure(error));
+        else resolve(value as R);
+      };
+      const outgoing = (secure ? https : http).request(url, {
+        method: request.endpoint.method,
+        headers,
+        agent: secure ? this.httpsAgent : this.httpAgent,
+      });
+      // An idle timeout (re-armed by every chunk): a large download may take long, but never stalls.
+      const rearm = () => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => {
+          timedOut = true;
+          outgoing.destroy(new Error('timeout'));
+        }, this.api.timeoutMs);
+      };
+      rearm();
+      outgoing.on('error', (error) => finish(error));
+      outgoing.on('response', (response) => {
+        rearm();
+        response.on('data', rearm);
+        response.on('aborted', () => finish(new AttemptFailure('dropped', 'the connection closed before the body was complete')));
+        consume(response, new Date()).then(
+          (value) => finish(undefined, value),
+          (error: unknown) => {
+            response.destroy();
+            finish(error);
+          },
+        );
+      });
+      outgoing.end(payload);
+    });
+  }
+
+  private async streamToFile(response: IncomingMessage, filePath: string, fetchedAt: Date): Promise<DownloadResult> {
+    mkdirSync(path.dirname(filePath), { recursive: true });
+    const temporary = `${filePath}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+    const check = new JsonArrayCheck();
+    try {
+      await pipeline(response, check, createGzip(), createWriteStream(temporary));
+      renameSync(temporary, filePath);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      // A body cut short (or never a JSON array) is retried; a local file-system failure is not.
+      if (error instanceof AttemptFailure || isFileSystemError(error)) throw error;
+      throw new AttemptFailure('dropped', `download incomplete: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return { bytes: check.bytes, fileBytes: statSync(filePath).size, records: check.elements, fetchedAt };
+  }
+}
+
+function isFileSystemError(error: unknown): boolean {
+  const { code, syscall } = error as NodeJS.ErrnoException;
+  return !droppedCodes.has(code ?? '') && ['open', 'write', 'rename', 'mkdir', 'close', 'fsync'].includes(syscall ?? '');
+}
+
+function asAttemptFailure(error: unknown): unknown {
+  if (error instanceof AttemptFailure) return error;
+  if (!(error instanceof Error)) return error;
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code && unreachableCodes.has(code)) return new AttemptFailure('unreachable', `${code}`);
+  if ((code && droppedCodes.has(code)) || /socket hang up|premature close|aborted/i.test(error.message)) {
+    return new AttemptFailure('dropped', `connection dropped (${code ?? error.message})`);
+  }
+  return error;
+}
+
+async function readText(response: IncomingMessage, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response as AsyncIterable<Buffer>) {
+    if (size < limit) chunks.push(chunk);
+    size += chunk.length;
+  }
+  if (!response.complete) throw new AttemptFailure('dropped', 'the connection closed before the body was complete');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function retryAfterMs(response: IncomingMessage): number | undefined {
+  const header = response.headers['retry-after'];
+  if (!header) return undefined;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds)) return Math.min(seconds * 1000, 60_000);
+  const date = Date.parse(header);
+  return Number.isFinite(date) ? Math.min(Math.max(0, date - Date.now()), 60_000) : undefined;
+}
