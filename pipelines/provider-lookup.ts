@@ -1,0 +1,83 @@
+/**
+ * Looks partner references up one by one at the provider (salesByPartnerReference, under the shared rate
+ * limit) and loads what comes back into `sales` exactly as extract does: the answers are landed first
+ * (one gzip JSON array per lookup batch under the landing directory), then upserted by extract's loader.
+ * Reconcile uses it before it concludes `missing_at_provider`.
+ */
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { JobError } from '../config/errors.js';
+import type { Config } from '../config/schema.js';
+import type { Output } from '../cli/output.js';
+import { UpstreamError, type PartnerApiClient } from '../sources/partner-api/client.js';
+import type { SalesRecord } from '../sources/partner-api/types.js';
+import { landingRoot } from './extract/landing.js';
+import { loadLandedSales } from './extract/load.js';
+import type { Warehouse } from './warehouse.js';
+
+export interface ReferenceLookupSummary {
+  /** References asked about. */
+  references: number;
+  /** Of those, the ones the provider knew. */
+  found: number;
+  /** Sales records received (a reference can hold several). */
+  records: number;
+  /** Sales upserted into `sales` (records minus the ones quarantined as unloadable). */
+  loaded: number;
+  /** The landed file, when anything was received. */
+  landingPath?: string;
+}
+
+/**
+ * Asks the provider for each reference and loads the answers. `label` names the batch in the landing path
+ * (e.g. the period). Fails with a JobError naming the reference when the provider cannot be asked.
+ */
+export async function lookUpReferences(
+  warehouse: Warehouse,
+  config: Config,
+  client: PartnerApiClient,
+  references: string[],
+  options: { runId: string; label: string },
+  output: Output,
+): Promise<ReferenceLookupSummary> {
+  const summary: ReferenceLookupSummary = { references: references.length, found: 0, records: 0, loaded: 0 };
+  const received: SalesRecord[] = [];
+  const started = Date.now();
+  for (const [index, reference] of references.entries()) {
+    let records: SalesRecord[];
+    try {
+      records = await client.salesByPartnerReference(reference);
+    } catch (error) {
+      const where = error instanceof UpstreamError ? ` at ${error.endpoint}` : '';
+      throw new JobError(
+        `Looking up partner reference "${reference}" at the provider failed${where}: ${(error as Error).message}`,
+        'Re-run when the provider answers again, or set reconciliation.lookupMissing to false to report such orders as missing without asking.',
+        { cause: error },
+      );
+    }
+    if (records.length > 0) summary.found++;
+    received.push(...records);
+    output.progress({ label: 'reference lookups', done: index + 1, total: references.length, facts: { found: summary.found } }, index + 1 === references.length);
+  }
+  output.clearProgress();
+  summary.records = received.length;
+  if (received.length === 0) return summary;
+
+  const fetchedAt = new Date();
+  const file = path.join(landingRoot(config), 'sales', 'lookups', `by-reference_${options.label}_${options.runId}.json.gz`);
+  mkdirSync(path.dirname(file), { recursive: true });
+  const body = gzipSync(JSON.stringify(received));
+  writeFileSync(`${file}.tmp`, body);
+  renameSync(`${file}.tmp`, file);
+  summary.landingPath = file;
+  const counts = await warehouse.transaction(() =>
+    loadLandedSales(warehouse, config, { path: file, runId: options.runId, endpoint: 'salesByPartnerReference', fetchedAt, bytes: body.length }),
+  );
+  summary.loaded = counts.loaded;
+  if (counts.quarantined > 0) {
+    output.warn(`${counts.quarantined} of the ${counts.records} sales found by reference could not be loaded as they are; see sales_quarantine (landing_path ${file})`);
+  }
+  output.info(`looked up ${references.length} references one by one in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`);
+  return summary;
+}

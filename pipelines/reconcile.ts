@@ -1,0 +1,489 @@
+/**
+ * `reconcile`: (re)builds the reconciliation of one period from `sales` and `ledger` by running the SQL models
+ * of `sql/` — staging, intermediate, marts, each materialized in dependency order as a temporary table — then
+ * the data tests of `sql/tests/` (a failing test fails the job and shows its rows), then publishes the marts:
+ * the period's rows replaced and the finding history appended, in one transaction.
+ *
+ * Before a paid ledger order is concluded `missing_at_provider`, its reference is looked up individually at
+ * the provider (reconciliation.lookupMissing); whatever is found is loaded into `sales` and the models rebuilt.
+ *
+ * Configuration reaches the SQL as data, never as pasted text: the runner creates `cfg_params` (one row:
+ * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap) and
+ * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { JobError, UsageError } from '../config/errors.js';
+import { sqlDir } from '../config/paths.js';
+import type { Config } from '../config/schema.js';
+import { formatTable, type Output } from '../cli/output.js';
+import { PartnerApiClient } from '../sources/partner-api/client.js';
+import { sharedRateLimiter } from '../sources/partner-api/rate-limiter.js';
+import { periodEnd, periodStart, todayIn } from './calendar.js';
+import { lookUpReferences, type ReferenceLookupSummary } from './provider-lookup.js';
+import { recordRun } from './runs.js';
+import type { Warehouse } from './warehouse.js';
+
+export interface ReconcileOptions {
+  /** YYYY-MM, in the configured time zone. */
+  period: string;
+  /** YYYY-MM-DD: the date unredeemed keys are aged at (default: today in the configured zone). */
+  asOf?: string;
+  /** A client to share with other steps; by default one is made (when credentials are configured) and closed. */
+  client?: PartnerApiClient;
+  parentRunId?: string;
+}
+
+export const exceptionTypes = [
+  'missing_at_provider',
+  'missing_in_ledger',
+  'cost_mismatch',
+  'price_mismatch',
+  'currency_mismatch',
+  'product_mismatch',
+  'unredeemed_key',
+  'duplicate_reference',
+  'canceled_but_booked',
+  'refunded_not_reversed',
+  'cutoff_difference',
+  'unknown_status',
+] as const;
+export type ExceptionType = (typeof exceptionTypes)[number];
+
+export interface CurrencyTotals {
+  currencyCode: string | null;
+  ledgerOrders: number;
+  /** Money as exact decimal strings. */
+  ledgerCostTotal: string;
+  providerSales: number;
+  providerCostTotal: string;
+  providerMargin: string;
+  matched: number;
+  exceptions: number;
+}
+
+export interface ReconcileSummary {
+  runId: string;
+  period: string;
+  asOf: string;
+  exceptions: number;
+  byType: Record<ExceptionType, number>;
+  currencies: CurrencyTotals[];
+  history: { new: number; stillOpen: number; cleared: number };
+  /** Match classes of the rows in the period's scope (and out_of_period for the rest), per side. */
+  matchClasses: { side: string; matchClass: string; rows: number }[];
+  lookup: { done: boolean; skippedBecause?: string } & Partial<ReferenceLookupSummary>;
+  tests: { name: string; passed: boolean }[];
+  /** Seconds per stage: staging, intermediate, marts, lookup, rebuild, tests, publish. */
+  stages: Record<string, number>;
+  /** Seconds per model (last build). */
+  models: Record<string, number>;
+  elapsedSeconds: number;
+}
+
+export interface SqlModel {
+  name: string;
+  layer: 'staging' | 'intermediate' | 'marts';
+  file: string;
+  sql: string;
+  dependsOn: string[];
+}
+
+export interface SqlTest {
+  name: string;
+  file: string;
+  sql: string;
+}
+
+const layers = ['staging', 'intermediate', 'marts'] as const;
+/** Marts that accumulate a row per run instead of holding the period's current state. */
+const appendOnlyMarts = new Set(['recon_exception_history', 'recon_runs']);
+/** Inputs the runner creates for the models. */
+const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions'];
+const failingRowsShown = 10;
+
+export async function reconcile(warehouse: Warehouse, config: Config, options: ReconcileOptions, output: Output): Promise<ReconcileSummary> {
+  const started = Date.now();
+  const period = checkPeriod(options.period);
+  const asOf = checkAsOf(options.asOf ?? todayIn(config.timezone));
+  const models = planModels();
+  const tests = loadTests();
+  const args = { period, asOf };
+  return recordRun(
+    warehouse,
+    'reconcile',
+    args,
+    async (run) => {
+      const stages: Record<string, number> = {};
+      const modelSeconds: Record<string, number> = {};
+      const database = await databaseName(warehouse);
+      const builtAt = new Date();
+      const lookup: ReconcileSummary['lookup'] = { done: false };
+      try {
+        await createInputs(warehouse, config, database, { period, asOf, runId: run.runId, builtAt, lookups: 0, lookupsFound: 0 });
+        await buildModels(warehouse, models, stages, modelSeconds, output);
+
+        const references = await wouldBeMissingReferences(warehouse);
+        const skippedBecause = lookupSkippedBecause(config, options, references.length);
+        if (skippedBecause) {
+          lookup.skippedBecause = skippedBecause;
+          if (references.length > 0) output.info(`individual lookup of ${references.length} would-be missing references skipped: ${skippedBecause}`);
+        } else {
+          const client = options.client ?? new PartnerApiClient(config.api, { limiter: sharedRateLimiter(config.api.maxRequestsPerSecond) });
+          const statsBefore = { ...client.stats };
+          const lookupStarted = Date.now();
+          try {
+            Object.assign(lookup, await lookUpReferences(warehouse, config, client, references, { runId: run.runId, label: period }, output), { done: true });
+          } finally {
+            run.counters.requests += client.stats.requests - statsBefore.requests;
+            run.counters.retries += client.stats.retries - statsBefore.retries;
+            run.counters.rateLimited += client.stats.rateLimited - statsBefore.rateLimited;
+            if (!options.client) client.close();
+          }
+          stages.lookup = seconds(lookupStarted);
+          await warehouse.run('UPDATE cfg_params SET lookups = $1, lookups_found = $2', [lookup.references ?? 0, lookup.found ?? 0]);
+          if ((lookup.loaded ?? 0) > 0) {
+            const rebuildStarted = Date.now();
+            await buildModels(warehouse, models, {}, modelSeconds, output);
+            stages.rebuild = seconds(rebuildStarted);
+          }
+        }
+
+        const testsStarted = Date.now();
+        const testResults = await runDataTests(warehouse, tests);
+        stages.tests = seconds(testsStarted);
+
+        const publishStarted = Date.now();
+        await publishMarts(warehouse, database, models, period, { ...stages, publish: 0 });
+        stages.publish = seconds(publishStarted);
+
+        const summary = await summarize(warehouse, { runId: run.runId, period, asOf, lookup, stages, modelSeconds, started, testResults });
+        run.counters.rowsLoaded = summary.exceptions;
+        run.details = { ...summary, models: undefined };
+        return summary;
+      } finally {
+        await dropTemporaries(warehouse, models);
+      }
+    },
+    options.parentRunId,
+  );
+}
+
+/** The models of `sql/staging`, `sql/intermediate` and `sql/marts`, in an order where each follows what it reads. */
+export function planModels(root: string = sqlDir()): SqlModel[] {
+  const found: Omit<SqlModel, 'dependsOn'>[] = [];
+  for (const layer of layers) {
+    const dir = path.join(root, layer);
+    for (const file of sqlFiles(dir)) {
+      found.push({ name: path.basename(file, '.sql'), layer, file, sql: readModelSql(file) });
+    }
+  }
+  const names = new Set(found.map((m) => m.name));
+  if (names.size !== found.length) {
+    const seen = new Set<string>();
+    const twice = found.find((m) => (seen.has(m.name) ? true : (seen.add(m.name), false)))!;
+    throw new JobError(`Two SQL models are named ${twice.name} (${twice.file}).`, 'Model names are table names: rename one of the files.');
+  }
+  const models = found.map((m) => ({ ...m, dependsOn: [...referencedNames(m.sql)].filter((n) => names.has(n) && n !== m.name) }));
+  return orderByDependencies(models);
+}
+
+/** The data tests of `sql/tests`: queries that return the failing rows. */
+export function loadTests(root: string = sqlDir()): SqlTest[] {
+  return sqlFiles(path.join(root, 'tests')).map((file) => ({ name: path.basename(file, '.sql'), file, sql: readModelSql(file) }));
+}
+
+function sqlFiles(dir: string): string[] {
+  let entries: string[];
+  try {
+    entries = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  return entries
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((f) => path.join(dir, f));
+}
+
+function readModelSql(file: string): string {
+  return readFileSync(file, 'utf8').trim().replace(/;\s*$/, '');
+}
+
+/** Names after `from` and `join`, with comments and string literals removed first. */
+function referencedNames(sql: string): Set<string> {
+  const code = sql
+    .replace(/--[^\n]*/g, ' ')
+    .replace(/\/\*[\s\S]*?\*\//g, ' ')
+    .replace(/'(?:[^']|'')*'/g, "''");
+  const names = new Set<string>();
+  for (const match of code.matchAll(/\b(?:from|join)\s+("?)([A-Za-z_][A-Za-z0-9_]*)\1/gi)) names.add(match[2]!.toLowerCase());
+  return names;
+}
+
+/** Depth-first topological order; a cycle is an error that names it. */
+function orderByDependencies(models: SqlModel[]): SqlModel[] {
+  const byName = new Map(models.map((m) => [m.name, m]));
+  const ordered: SqlModel[] = [];
+  const state = new Map<string, 'visiting' | 'done'>();
+  const visit = (model: SqlModel, trail: string[]) => {
+    const seen = state.get(model.name);
+    if (seen === 'done') return;
+    if (seen === 'visiting') {
+      const cycle = [...trail.slice(trail.indexOf(model.name)), model.name];
+      throw new JobError(
+        `The SQL models depend on each other in a cycle: ${cycle.join(' → ')}.`,
+        `A model may only read models built before it; check the from/join clauses of ${cycle.map((n) => byName.get(n)!.file).slice(0, -1).join(', ')}.`,
+      );
+    }
+    state.set(model.name, 'visiting');
+    for (const dependency of model.dependsOn) visit(byName.get(dependency)!, [...trail, model.name]);
+    state.set(model.name, 'done');
+    ordered.push(model);
+  };
+  for (const model of models) visit(model, []);
+  return ordered;
+}
+
+async function databaseName(warehouse: Warehouse): Promise<string> {
+  const row = await warehouse.one<{ name: string }>('SELECT current_database() AS name');
+  return row!.name;
+}
+
+/** `"db".main."table"`: the persistent table, never a temporary one of the same name. */
+function persistent(database: string, table: string): string {
+  return `${quoteIdentifier(database)}.main.${quoteIdentifier(table)}`;
+}
+
+function quoteIdentifier(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+interface RunParams {
+  period: string;
+  asOf: string;
+  runId: string;
+  builtAt: Date;
+  lookups: number;
+  lookupsFound: number;
+}
+
+async function createInputs(warehouse: Warehouse, config: Config, database: string, p: RunParams): Promise<void> {
+  const r = config.reconciliation;
+  await warehouse.run(
+    `CREATE OR REPLACE TEMP TABLE cfg_params AS SELECT
+       $1::VARCHAR AS period, $2::DATE AS period_start, $3::DATE AS period_end, $4::DATE AS as_of,
+       $5::DECIMAL(18,4) AS cost_tolerance, $6::DECIMAL(18,4) AS price_tolerance, $7::INTEGER AS unredeemed_after_days,
+       $8::VARCHAR AS timezone, $9::VARCHAR AS run_id, $10::TIMESTAMPTZ AS built_at,
+       $11::BIGINT AS lookups, $12::BIGINT AS lookups_found`,
+    [
+      p.period,
+      periodStart(p.period),
+      periodEnd(p.period),
+      p.asOf,
+      String(r.costTolerance),
+      String(r.priceTolerance ?? r.costTolerance),
+      r.unredeemedAfterDays,
+      config.timezone,
+      p.runId,
+      p.builtAt.toISOString(),
+      p.lookups,
+      p.lookupsFound,
+    ],
+  );
+  await warehouse.run('CREATE OR REPLACE TEMP TABLE cfg_status_map (status VARCHAR PRIMARY KEY, status_class VARCHAR NOT NULL)');
+  for (const [status, statusClass] of Object.entries(r.statusMap)) {
+    await warehouse.run('INSERT OR REPLACE INTO cfg_status_map VALUES (trim($1), $2)', [status, statusClass]);
+  }
+  await warehouse.run(
+    `CREATE OR REPLACE TEMP TABLE prev_recon_exceptions AS
+     SELECT finding_id, exception_type, partner_reference, transaction_id, first_detected_at
+     FROM ${persistent(database, 'recon_exceptions')} WHERE period = $1`,
+    [p.period],
+  );
+}
+
+async function buildModels(
+  warehouse: Warehouse,
+  models: SqlModel[],
+  stages: Record<string, number>,
+  modelSeconds: Record<string, number>,
+  output: Output,
+): Promise<void> {
+  for (const model of models) {
+    const started = Date.now();
+    try {
+      await warehouse.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(model.name)} AS ${model.sql}`);
+    } catch (error) {
+      throw new JobError(`Building the model ${model.name} (${model.file}) failed: ${(error as Error).message}`, 'Fix the SQL of that model, then re-run reconcile.', {
+        cause: error,
+      });
+    }
+    const took = seconds(started);
+    modelSeconds[model.name] = took;
+    stages[model.layer] = round((stages[model.layer] ?? 0) + took);
+  }
+  output.info(`built ${models.length} models (${layers.map((l) => `${l} ${(stages[l] ?? 0).toFixed(2)} s`).join(', ')})`);
+}
+
+/** Paid ledger references of the period that no provider sale carries (yet). */
+async function wouldBeMissingReferences(warehouse: Warehouse): Promise<string[]> {
+  const rows = await warehouse.all<{ partner_reference: string }>(
+    `SELECT DISTINCT l.partner_reference
+     FROM stg_ledger__orders l
+     JOIN int_recon_rows_classified c ON c.side = 'ledger' AND c.ledger_line_id = l.ledger_line_id
+     WHERE l.is_in_period AND l.is_active AND l.partner_reference IS NOT NULL AND c.provider_sales = 0
+     ORDER BY 1`,
+  );
+  return rows.map((r) => r.partner_reference);
+}
+
+function lookupSkippedBecause(config: Config, options: ReconcileOptions, references: number): string | undefined {
+  if (references === 0) return 'no paid ledger order of the period lacks a provider sale';
+  if (!config.reconciliation.lookupMissing) return 'reconciliation.lookupMissing is false';
+  if (!options.client && !(config.api.identifier && config.api.secret)) {
+    return 'no API credentials configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET); those orders are reported missing_at_provider without asking';
+  }
+  return undefined;
+}
+
+async function runDataTests(warehouse: Warehouse, tests: SqlTest[]): Promise<{ name: string; passed: boolean }[]> {
+  const results: { name: string; passed: boolean }[] = [];
+  const failures: string[] = [];
+  for (const test of tests) {
+    let rows: Record<string, unknown>[];
+    try {
+      rows = await warehouse.all(`SELECT * FROM (${test.sql}) AS failing LIMIT ${failingRowsShown + 1}`);
+    } catch (error) {
+      throw new JobError(`The data test ${test.name} (${test.file}) could not run: ${(error as Error).message}`, 'Fix the SQL of that test, then re-run reconcile.', {
+        cause: error,
+      });
+    }
+    results.push({ name: test.name, passed: rows.length === 0 });
+    if (rows.length > 0) {
+      const shown = rows.slice(0, failingRowsShown).map(maskRow);
+      const more = rows.length > failingRowsShown ? `\n(more rows not shown)` : '';
+      failures.push(`data test ${test.name} failed (${test.file}):\n${formatTable(shown)}${more}`);
+    }
+  }
+  if (failures.length > 0) {
+    throw new JobError(
+      `The reconciliation of the period failed ${failures.length} data test(s); nothing was published.\n${failures.join('\n\n')}`,
+      'The failing rows point at the data that broke the rule (e.g. a ledger line loaded twice); fix or re-import it, then re-run reconcile.',
+    );
+  }
+  return results;
+}
+
+/** PINs leave the database only as their last 4 characters, even in an error message. */
+function maskRow(row: Record<string, unknown>): Record<string, unknown> {
+  const masked: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    masked[column] = (column === 'key' || column === 'raw') && typeof value === 'string' ? `****${value.slice(-4)}` : value;
+  }
+  return masked;
+}
+
+/** Replaces the period's rows of every mart and appends the run's history, in one transaction. */
+async function publishMarts(warehouse: Warehouse, database: string, models: SqlModel[], period: string, stages: Record<string, number>): Promise<void> {
+  const marts = models.filter((m) => m.layer === 'marts');
+  await warehouse.transaction(async () => {
+    for (const mart of marts) {
+      const target = persistent(database, mart.name);
+      const built = `temp.main.${quoteIdentifier(mart.name)}`;
+      // A mart added without a schema file still gets its table.
+      await warehouse.run(`CREATE TABLE IF NOT EXISTS ${target} AS SELECT * FROM ${built} LIMIT 0`);
+      if (!appendOnlyMarts.has(mart.name)) await warehouse.run(`DELETE FROM ${target} WHERE period = $1`, [period]);
+      if (mart.name === 'recon_runs') {
+        await warehouse.run(`INSERT INTO ${target} BY NAME SELECT * REPLACE ($1::VARCHAR AS stage_seconds) FROM ${built}`, [JSON.stringify(stages)]);
+      } else {
+        await warehouse.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${built}`);
+      }
+    }
+  });
+}
+
+async function dropTemporaries(warehouse: Warehouse, models: SqlModel[]): Promise<void> {
+  for (const name of [...models.map((m) => m.name).reverse(), ...inputTables]) {
+    await warehouse.run(`DROP TABLE IF EXISTS temp.main.${quoteIdentifier(name)}`).catch(() => undefined);
+  }
+}
+
+async function summarize(
+  warehouse: Warehouse,
+  facts: {
+    runId: string;
+    period: string;
+    asOf: string;
+    lookup: ReconcileSummary['lookup'];
+    stages: Record<string, number>;
+    modelSeconds: Record<string, number>;
+    started: number;
+    testResults: { name: string; passed: boolean }[];
+  },
+): Promise<ReconcileSummary> {
+  const byType = Object.fromEntries(exceptionTypes.map((t) => [t, 0])) as Record<ExceptionType, number>;
+  for (const row of await warehouse.all<{ exception_type: ExceptionType; n: string }>(
+    'SELECT exception_type, count(*) AS n FROM temp.main.recon_exceptions GROUP BY 1',
+  )) {
+    byType[row.exception_type] = Number(row.n);
+  }
+  const currencies = (
+    await warehouse.all<Record<string, string | null>>(
+      `SELECT currency_code, ledger_orders, ledger_cost_total::VARCHAR AS ledger_cost_total, provider_sales,
+              provider_cost_total::VARCHAR AS provider_cost_total, provider_margin::VARCHAR AS provider_margin, matched, exceptions
+       FROM temp.main.recon_summary ORDER BY currency_code NULLS LAST`,
+    )
+  ).map((r) => ({
+    currencyCode: r.currency_code ?? null,
+    ledgerOrders: Number(r.ledger_orders),
+    ledgerCostTotal: r.ledger_cost_total!,
+    providerSales: Number(r.provider_sales),
+    providerCostTotal: r.provider_cost_total!,
+    providerMargin: r.provider_margin!,
+    matched: Number(r.matched),
+    exceptions: Number(r.exceptions),
+  }));
+  const runRow = (await warehouse.one<Record<string, string>>('SELECT exceptions, new, still_open, cleared FROM temp.main.recon_runs'))!;
+  const matchClasses = (
+    await warehouse.all<{ side: string; match_class: string; n: string }>(
+      'SELECT side, match_class, count(*) AS n FROM temp.main.int_recon_rows_classified GROUP BY ALL ORDER BY side, match_class',
+    )
+  ).map((r) => ({ side: r.side, matchClass: r.match_class, rows: Number(r.n) }));
+  return {
+    runId: facts.runId,
+    period: facts.period,
+    asOf: facts.asOf,
+    exceptions: Number(runRow.exceptions),
+    byType,
+    currencies,
+    history: { new: Number(runRow.new), stillOpen: Number(runRow.still_open), cleared: Number(runRow.cleared) },
+    matchClasses,
+    lookup: facts.lookup,
+    tests: facts.testResults,
+    stages: facts.stages,
+    models: facts.modelSeconds,
+    elapsedSeconds: seconds(facts.started),
+  };
+}
+
+function checkPeriod(period: string): string {
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new UsageError(`--period must be a month written YYYY-MM, got "${period}".`);
+  return period;
+}
+
+function checkAsOf(asOf: string): string {
+  const time = Date.parse(`${asOf}T00:00:00Z`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(asOf) || Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== asOf) {
+    throw new UsageError(`--as-of must be a date written YYYY-MM-DD, got "${asOf}".`);
+  }
+  return asOf;
+}
+
+function seconds(since: number): number {
+  return round((Date.now() - since) / 1000);
+}
+
+function round(value: number): number {
+  return Math.round(value * 1000) / 1000;
+}

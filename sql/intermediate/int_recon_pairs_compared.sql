@@ -1,0 +1,127 @@
+-- One row per matched pair in the period's scope (one ledger line, one provider sale, same reference),
+-- with every comparison the exception rules need and the exception type that explains its cost difference.
+with
+
+params as (
+
+    select * from cfg_params
+
+),
+
+classified as (
+
+    select * from int_recon_rows_classified
+    where match_class = 'matched'
+
+),
+
+ledger as (
+
+    select * from stg_ledger__orders
+
+),
+
+sales as (
+
+    select * from stg_provider__sales
+
+),
+
+matched_ledger as (
+
+    select ledger.*
+    from ledger
+    inner join classified
+        on classified.side = 'ledger'
+        and classified.ledger_line_id = ledger.ledger_line_id
+
+),
+
+matched_sales as (
+
+    select sales.*
+    from sales
+    inner join classified
+        on classified.side = 'provider'
+        and classified.transaction_id = sales.transaction_id
+
+),
+
+paired as (
+
+    select
+        matched_ledger.partner_reference,
+        matched_ledger.ledger_line_id,
+        matched_ledger.ledger_source,
+        matched_sales.transaction_id,
+        matched_ledger.product_id as ledger_product_id,
+        matched_sales.product_id as provider_product_id,
+        matched_ledger.sales_price as ledger_sales_price,
+        matched_sales.sales_price as provider_sales_price,
+        matched_ledger.expected_cost,
+        matched_sales.partner_cost_price,
+        matched_ledger.currency_code as ledger_currency_code,
+        matched_sales.currency_code as provider_currency_code,
+        matched_ledger.order_status,
+        matched_ledger.is_active,
+        matched_sales.status,
+        matched_sales.status_class,
+        matched_sales.is_billable,
+        matched_ledger.paid_at,
+        matched_ledger.paid_local_date,
+        matched_ledger.paid_period,
+        matched_ledger.is_in_period as ledger_in_period,
+        matched_sales.transaction_at,
+        matched_sales.transaction_local_date,
+        matched_sales.transaction_period,
+        matched_sales.transaction_date_raw,
+        matched_sales.is_in_period as provider_in_period,
+        matched_sales.key_last4
+
+    from matched_ledger
+    inner join matched_sales
+        on matched_ledger.partner_reference = matched_sales.partner_reference
+
+),
+
+compared as (
+
+    select
+        paired.*,
+        paired.partner_cost_price - paired.expected_cost as cost_difference,
+        paired.provider_sales_price - paired.ledger_sales_price as price_difference,
+        abs(paired.partner_cost_price - paired.expected_cost) > params.cost_tolerance as is_cost_mismatch,
+        abs(paired.provider_sales_price - paired.ledger_sales_price) > params.price_tolerance as is_price_mismatch,
+        paired.ledger_currency_code is distinct from paired.provider_currency_code as is_currency_mismatch,
+        paired.ledger_product_id is distinct from paired.provider_product_id as is_product_mismatch,
+        paired.paid_period is distinct from paired.transaction_period as is_cutoff,
+        paired.status_class = 'canceled' and paired.order_status = 'paid' as is_canceled_but_booked,
+        -- an unknown status proves nothing either way: it is reported as unknown_status instead
+        paired.order_status in ('refunded', 'canceled')
+            and paired.status_class in ('redeemed', 'booked') as is_refunded_not_reversed,
+        paired.status_class = 'unknown' as is_unknown_status
+
+    from paired
+    cross join params
+
+),
+
+final as (
+
+    select
+        compared.*,
+        -- the one finding that carries this pair's effect on the cost bridge (NULL: within tolerance)
+        case
+            when is_cutoff then 'cutoff_difference'
+            when is_canceled_but_booked then 'canceled_but_booked'
+            when is_refunded_not_reversed then 'refunded_not_reversed'
+            when is_currency_mismatch then 'currency_mismatch'
+            when is_cost_mismatch then 'cost_mismatch'
+            when is_unknown_status then 'unknown_status'
+        end as bridge_exception_type
+
+    from compared
+
+)
+
+select * from final

@@ -1,0 +1,129 @@
+-- One row per step of the period's cost bridge per currency: step 0 the ledger's expected cost of paid orders,
+-- then each difference explained by exception type (and the matched pairs' differences within tolerance),
+-- last the provider's cost of billable sales. Opening + the steps = closing, exactly (sql/tests prove it).
+with
+
+params as (
+
+    select * from cfg_params
+
+),
+
+summary as (
+
+    select * from recon_summary
+
+),
+
+bridge_items as (
+
+    select * from int_recon_bridge_items_attributed
+
+),
+
+explaining_steps as (
+
+    select * from (values
+        (1, 'missing_at_provider', 'Paid ledger orders missing at the provider'),
+        (2, 'missing_in_ledger', 'Provider sales missing in the ledger'),
+        (3, 'duplicate_reference', 'Duplicate references'),
+        (4, 'cutoff_difference', 'Pairs split across periods (cutoff)'),
+        (5, 'canceled_but_booked', 'Canceled by the provider, paid in the ledger'),
+        (6, 'refunded_not_reversed', 'Refunded in the ledger, not reversed at the provider'),
+        (7, 'currency_mismatch', 'Pairs in different currencies'),
+        (8, 'cost_mismatch', 'Cost differences beyond tolerance'),
+        (9, 'unknown_status', 'Sales with an unknown provider status'),
+        (10, null, 'Matched pairs: differences within tolerance')
+    ) as steps (step, exception_type, label)
+
+),
+
+step_totals as (
+
+    select
+        currency_code,
+        exception_type,
+        sum(amount) as amount,
+        count(distinct group_key || '|' || coalesce(cast(transaction_id as varchar), '')) as items
+
+    from bridge_items
+    group by all
+
+),
+
+opening as (
+
+    select
+        currency_code,
+        0 as step,
+        'Ledger expected cost (paid orders)' as label,
+        cast(null as varchar) as exception_type,
+        ledger_cost_total as amount,
+        ledger_active_orders as items
+
+    from summary
+
+),
+
+explained as (
+
+    select
+        summary.currency_code,
+        explaining_steps.step,
+        explaining_steps.label,
+        explaining_steps.exception_type,
+        coalesce(step_totals.amount, 0) as amount,
+        coalesce(step_totals.items, 0) as items
+
+    from summary
+    cross join explaining_steps
+    left join step_totals
+        on step_totals.currency_code is not distinct from summary.currency_code
+        and step_totals.exception_type is not distinct from explaining_steps.exception_type
+
+),
+
+closing as (
+
+    select
+        currency_code,
+        11 as step,
+        'Provider cost (billable sales)' as label,
+        cast(null as varchar) as exception_type,
+        provider_cost_total as amount,
+        provider_billable_sales as items
+
+    from summary
+
+),
+
+unioned as (
+
+    select * from opening
+    union all
+    select * from explained
+    union all
+    select * from closing
+
+),
+
+final as (
+
+    select
+        params.period,
+        unioned.currency_code,
+        unioned.step,
+        unioned.label,
+        unioned.exception_type,
+        cast(unioned.amount as decimal(18, 4)) as amount,
+        unioned.items,
+        params.as_of,
+        params.built_at,
+        params.run_id
+
+    from unioned
+    cross join params
+
+)
+
+select * from final

@@ -1,0 +1,86 @@
+-- One row per finding of the period (exception type + reference [+ sale]), with its effect on the cost bridge
+-- and the time it was first detected, which survives rebuilds.
+with
+
+params as (
+
+    select * from cfg_params
+
+),
+
+findings as (
+
+    select * from int_recon_findings_detected
+
+),
+
+bridge_items as (
+
+    select * from int_recon_bridge_items_attributed
+
+),
+
+previous as (
+
+    select * from prev_recon_exceptions
+
+),
+
+bridge_amounts as (
+
+    select
+        exception_type,
+        group_key,
+        transaction_id,
+        currency_code,
+        sum(amount) as amount
+
+    from bridge_items
+    where exception_type is not null
+    group by all
+
+),
+
+final as (
+
+    select
+        params.period,
+        findings.finding_id,
+        findings.exception_type,
+        findings.family,
+        findings.partner_reference,
+        findings.transaction_id,
+        findings.product_id,
+        findings.ledger_value,
+        findings.provider_value,
+        findings.difference,
+        findings.currency_code,
+        findings.details,
+        coalesce(previous.first_detected_at, params.built_at) as first_detected_at,
+        findings.ledger_source,
+        findings.status,
+        findings.status_class,
+        findings.order_status,
+        findings.transaction_at,
+        findings.paid_at,
+        findings.key_last4,
+        findings.age_days,
+        findings.aging_bucket,
+        coalesce(bridge_amounts.amount, 0) as amount,
+        params.as_of,
+        params.built_at,
+        params.run_id
+
+    from findings
+    cross join params
+    left join bridge_amounts
+        on bridge_amounts.exception_type = findings.exception_type
+        and bridge_amounts.group_key = findings.group_key
+        and bridge_amounts.transaction_id is not distinct from findings.transaction_id
+        and bridge_amounts.currency_code is not distinct from findings.currency_code
+    left join previous
+        on previous.finding_id = findings.finding_id
+
+)
+
+select * from final

@@ -1,0 +1,132 @@
+-- One row per currency of the period: the ledger's and the provider's totals, matched pairs and findings.
+with
+
+params as (
+
+    select * from cfg_params
+
+),
+
+ledger as (
+
+    select * from stg_ledger__orders
+    where is_in_period
+
+),
+
+sales as (
+
+    select * from stg_provider__sales
+    where is_in_period
+
+),
+
+pairs as (
+
+    select * from int_recon_pairs_compared
+
+),
+
+exceptions as (
+
+    select * from recon_exceptions
+
+),
+
+ledger_totals as (
+
+    select
+        currency_code,
+        count(*) as ledger_orders,
+        count(*) filter (where is_active) as ledger_active_orders,
+        coalesce(sum(sales_price) filter (where is_active), 0) as ledger_sales_total,
+        coalesce(sum(expected_cost) filter (where is_active), 0) as ledger_cost_total
+
+    from ledger
+    group by currency_code
+
+),
+
+provider_totals as (
+
+    select
+        currency_code,
+        count(*) as provider_sales,
+        count(*) filter (where is_billable) as provider_billable_sales,
+        coalesce(sum(sales_price) filter (where is_billable), 0) as provider_sales_total,
+        coalesce(sum(partner_cost_price) filter (where is_billable), 0) as provider_cost_total
+
+    from sales
+    group by currency_code
+
+),
+
+matched_totals as (
+
+    select
+        ledger_currency_code as currency_code,
+        count(*) as matched
+
+    from pairs
+    group by ledger_currency_code
+
+),
+
+exception_totals as (
+
+    select
+        currency_code,
+        count(*) as exceptions
+
+    from exceptions
+    group by currency_code
+
+),
+
+currencies as (
+
+    select currency_code from ledger_totals
+    union
+    select currency_code from provider_totals
+    union
+    select currency_code from matched_totals
+    union
+    select currency_code from exception_totals
+
+),
+
+final as (
+
+    select
+        params.period,
+        params.as_of,
+        currencies.currency_code,
+        coalesce(ledger_totals.ledger_orders, 0) as ledger_orders,
+        coalesce(ledger_totals.ledger_active_orders, 0) as ledger_active_orders,
+        cast(coalesce(ledger_totals.ledger_sales_total, 0) as decimal(18, 4)) as ledger_sales_total,
+        cast(coalesce(ledger_totals.ledger_cost_total, 0) as decimal(18, 4)) as ledger_cost_total,
+        coalesce(provider_totals.provider_sales, 0) as provider_sales,
+        coalesce(provider_totals.provider_billable_sales, 0) as provider_billable_sales,
+        cast(coalesce(provider_totals.provider_sales_total, 0) as decimal(18, 4)) as provider_sales_total,
+        cast(coalesce(provider_totals.provider_cost_total, 0) as decimal(18, 4)) as provider_cost_total,
+        cast(coalesce(provider_totals.provider_sales_total, 0) - coalesce(provider_totals.provider_cost_total, 0)
+            as decimal(18, 4)) as provider_margin,
+        coalesce(matched_totals.matched, 0) as matched,
+        coalesce(exception_totals.exceptions, 0) as exceptions,
+        params.built_at,
+        params.run_id
+
+    from currencies
+    cross join params
+    left join ledger_totals
+        on ledger_totals.currency_code is not distinct from currencies.currency_code
+    left join provider_totals
+        on provider_totals.currency_code is not distinct from currencies.currency_code
+    left join matched_totals
+        on matched_totals.currency_code is not distinct from currencies.currency_code
+    left join exception_totals
+        on exception_totals.currency_code is not distinct from currencies.currency_code
+
+)
+
+select * from final
