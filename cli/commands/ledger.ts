@@ -1,13 +1,78 @@
-/** `pinrecon ledger import FILE`: placeholder until its issue lands. */
+/** `pinrecon ledger import FILE`: loads the partner ledger; bad lines are kept as rejects, never dropped. */
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { UsageError } from '../../config/errors.js';
+import { describeLedgerImport, importLedger, type LedgerImportOptions } from '../../pipelines/ledger-import.js';
+import { publishSnapshot, Warehouse } from '../../pipelines/warehouse.js';
+import { ledgerFormats, type LedgerFormat } from '../../sources/ledger/types.js';
+import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+
+interface ImportOptions extends GlobalOptions {
+  format?: string;
+  delimiter?: string;
+  encoding?: string;
+  decimalSeparator?: string;
+  dateFormat?: string;
+  sheet?: string;
+}
+
+const delimiters: Record<string, string> = { ',': ',', ';': ';', '|': '|', '\t': '\t', '\\t': '\t', tab: '\t' };
+const encodings = ['utf-8', 'latin1', 'windows-1252'] as const;
 
 export function registerLedger(program: Command): void {
   const ledger = program.command('ledger').description('the partner ledger');
-  withGlobalOptions(ledger.command('import <file>').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon ledger import is not built yet.');
+  withGlobalOptions(
+    ledger
+      .command('import <file>')
+      .description(
+        'load a ledger file (CSV, XLSX, JSON, NDJSON or Parquet) into the database; re-importing the same content replaces it, a new content at the same path supersedes it',
+      )
+      .option('--format <format>', `file format (default: from the extension): ${ledgerFormats.join(', ')}`)
+      .option('--delimiter <char>', 'CSV field delimiter: "," ";" "|" or tab (default: ledger.delimiter)')
+      .option('--encoding <name>', `text encoding: ${encodings.join(', ')} (default: ledger.encoding)`)
+      .option('--decimal-separator <char>', 'decimal separator of numbers written as text: "." or "," (default: ledger.decimalSeparator)')
+      .option('--date-format <pattern>', 'date-fns pattern of paid_at, e.g. dd/MM/yyyy HH:mm:ss (default: ledger.dateFormat; ISO 8601 always accepted)')
+      .option('--sheet <name>', 'Excel sheet to read (default: ledger.sheet, else the first)'),
+  ).action(
+    action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
+      const importOptions = parseOverrides(options);
+      const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+      try {
+        const summary = await importLedger(warehouse, config, file, importOptions, output);
+        await publishSnapshot(warehouse);
+        output.result(describeLedgerImport(summary));
+        output.document({ ok: true, ...summary });
+      } finally {
+        warehouse.close();
+      }
     }),
   );
+}
+
+function parseOverrides(options: ImportOptions): LedgerImportOptions {
+  const result: LedgerImportOptions = { overrides: {} };
+  if (options.format !== undefined) {
+    if (!(ledgerFormats as readonly string[]).includes(options.format)) {
+      throw new UsageError(`--format must be one of ${ledgerFormats.join(', ')}, got "${options.format}".`);
+    }
+    result.format = options.format as LedgerFormat;
+  }
+  if (options.delimiter !== undefined) {
+    const delimiter = delimiters[options.delimiter];
+    if (!delimiter) throw new UsageError(`--delimiter must be "," ";" "|" or tab, got "${options.delimiter}".`);
+    result.overrides!.delimiter = delimiter as ',' | ';' | '|' | '\t';
+  }
+  if (options.encoding !== undefined) {
+    const encoding = options.encoding.toLowerCase().replace(/^utf8$/, 'utf-8').replace(/^(iso-8859-1|latin-1)$/, 'latin1').replace(/^cp1252$/, 'windows-1252');
+    if (!(encodings as readonly string[]).includes(encoding)) throw new UsageError(`--encoding must be one of ${encodings.join(', ')}, got "${options.encoding}".`);
+    result.overrides!.encoding = encoding as (typeof encodings)[number];
+  }
+  if (options.decimalSeparator !== undefined) {
+    if (options.decimalSeparator !== '.' && options.decimalSeparator !== ',') {
+      throw new UsageError(`--decimal-separator must be "." or ",", got "${options.decimalSeparator}".`);
+    }
+    result.overrides!.decimalSeparator = options.decimalSeparator;
+  }
+  if (options.dateFormat !== undefined) result.overrides!.dateFormat = options.dateFormat;
+  if (options.sheet !== undefined) result.overrides!.sheet = options.sheet;
+  return result;
 }

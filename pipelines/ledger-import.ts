@@ -1,0 +1,251 @@
+/**
+ * `ledger import`: loads one partner ledger file into `ledger` (accepted lines) and `ledger_rejects`
+ * (every other line, with reason and text), recorded in `ledger_files`.
+ *
+ * A file is identified by the sha256 of its bytes: importing the same content again replaces its rows
+ * (never duplicates them); a different content at the same path supersedes that path's earlier import;
+ * different files accumulate. Rows are staged in temporary tables with DuckDB's appender while the file
+ * streams, then moved into place in one transaction with the `ledger_files` row, so a crash (even kill -9)
+ * leaves the previous state untouched. DuckDB casts money (exact DECIMAL) and applies the time zone.
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { DuckDBAppender } from '@duckdb/node-api';
+import { UsageError } from '../config/errors.js';
+import type { Config } from '../config/schema.js';
+import type { Output } from '../cli/output.js';
+import { readLedger } from '../sources/ledger/read-ledger.js';
+import { formatFromExtension, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
+import { recordRun } from './runs.js';
+import type { Warehouse } from './warehouse.js';
+
+export interface LedgerImportOptions {
+  parentRunId?: string;
+  /** Default: from the file's extension. */
+  format?: LedgerFormat;
+  /** Overrides of the config's `ledger` settings for this file (the CLI's --delimiter, --encoding...). */
+  overrides?: Partial<Omit<LedgerReadSettings, 'format' | 'columns'>>;
+}
+
+export interface LedgerImportSummary {
+  runId: string;
+  file: string;
+  format: LedgerFormat;
+  fileHash: string;
+  /** Data lines read: every record after the header (accepted + rejected). */
+  lines: number;
+  accepted: number;
+  rejected: number;
+  /** The first 5 rejects, in file order. */
+  firstRejects: LedgerReject[];
+  /** The same content was imported before (from this path or another): its rows were replaced. */
+  replaced?: { sourceFile: string; importedAt: string };
+  /** Another content was imported from this path before: its rows were removed. */
+  superseded?: { fileHash: string; importedAt: string; lines: number };
+  seconds: number;
+}
+
+const shownRejects = 5;
+
+export async function importLedger(
+  warehouse: Warehouse,
+  config: Config,
+  file: string,
+  options: LedgerImportOptions,
+  output: Output,
+): Promise<LedgerImportSummary> {
+  const started = process.hrtime.bigint();
+  const sourceFile = path.resolve(file);
+  if (!existsSync(sourceFile) || !statSync(sourceFile).isFile()) {
+    throw new UsageError(`The ledger file ${sourceFile} does not exist. Pass the path of the exported ledger.`);
+  }
+  const format = options.format ?? formatFromExtension(sourceFile);
+  const settings: LedgerReadSettings = { ...config.ledger, ...defined(options.overrides ?? {}), format };
+  // A .tsv file is tab-separated unless a delimiter was asked for on the command line.
+  if (path.extname(sourceFile).toLowerCase() === '.tsv' && options.overrides?.delimiter === undefined) settings.delimiter = '\t';
+  const fileHash = await sha256(sourceFile);
+  const args = { file: sourceFile, format, fileHash };
+
+  return recordRun(
+    warehouse,
+    'ledger import',
+    args,
+    async (run) => {
+      output.info(`reading ${sourceFile} (${format}, sha256 ${fileHash.slice(0, 12)}…)`);
+      const counts = await stage(warehouse, sourceFile, settings, output);
+      const summary = await warehouse.transaction(async () => {
+        const previous = await warehouse.all<{ file_hash: string; source_file: string; imported_at: string; lines: string }>(
+          `SELECT file_hash, source_file, strftime(imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, lines
+             FROM ledger_files WHERE file_hash = $1 OR source_file = $2`,
+          [fileHash, sourceFile],
+        );
+        const same = previous.find((p) => p.file_hash === fileHash);
+        const older = previous.find((p) => p.file_hash !== fileHash);
+        for (const hash of new Set([fileHash, ...previous.map((p) => p.file_hash)])) {
+          for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) await warehouse.run(`DELETE FROM ${table} WHERE file_hash = $1`, [hash]);
+        }
+        await warehouse.run(
+          `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
+                               country_code, order_status, source_file, source_line, file_hash, run_id)
+           SELECT partner_reference, product_id,
+                  CASE WHEN paid_instant IS NOT NULL THEN CAST(paid_instant AS TIMESTAMPTZ)
+                       ELSE timezone($tz, CAST(paid_local AS TIMESTAMP)) END,
+                  paid_at_raw, CAST(sales_price AS DECIMAL(18,4)), CAST(expected_cost AS DECIMAL(18,4)), currency_code,
+                  country_code, order_status, $file, source_line, $hash, $run
+             FROM temp.ledger_import_rows`,
+          { tz: config.timezone, file: sourceFile, hash: fileHash, run: run.runId },
+        );
+        await warehouse.run(
+          `INSERT INTO ledger_rejects (source_file, source_line, reason, raw, file_hash, run_id)
+           SELECT $file, source_line, reason, raw, $hash, $run FROM temp.ledger_import_rejects`,
+          { file: sourceFile, hash: fileHash, run: run.runId },
+        );
+        await warehouse.run(
+          `INSERT INTO ledger_files (file_hash, source_file, format, lines, accepted, rejected, imported_at, run_id)
+           VALUES ($1, $2, $3, $4, $5, $6, now(), $7)`,
+          [fileHash, sourceFile, format, counts.accepted + counts.rejected, counts.accepted, counts.rejected, run.runId],
+        );
+        const result: LedgerImportSummary = {
+          runId: run.runId,
+          file: sourceFile,
+          format,
+          fileHash,
+          lines: counts.accepted + counts.rejected,
+          accepted: counts.accepted,
+          rejected: counts.rejected,
+          firstRejects: counts.firstRejects,
+          seconds: 0,
+        };
+        if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
+        if (older) result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
+        return result;
+      });
+      await dropStaging(warehouse);
+      if (summary.replaced) {
+        output.info(`the same content was imported from ${summary.replaced.sourceFile} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`);
+      }
+      if (summary.superseded) {
+        output.info(
+          `this import supersedes the earlier import of ${sourceFile} (different content, sha256 ${summary.superseded.fileHash.slice(0, 12)}…, imported at ${summary.superseded.importedAt}, ${summary.superseded.lines} lines): its rows were removed`,
+        );
+      }
+      if (summary.rejected > 0) output.warn(`${summary.rejected} of ${summary.lines} ledger lines of ${sourceFile} were rejected (kept in ledger_rejects)`);
+      summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      run.counters.rowsLoaded = summary.accepted;
+      run.details = { file: sourceFile, format, fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
+      return summary;
+    },
+    options.parentRunId,
+  ).finally(() => dropStaging(warehouse).catch(() => undefined));
+}
+
+/** Reads the file into the temporary staging tables; returns the counts and the first rejects. */
+async function stage(
+  warehouse: Warehouse,
+  file: string,
+  settings: LedgerReadSettings,
+  output: Output,
+): Promise<{ accepted: number; rejected: number; firstRejects: LedgerReject[] }> {
+  await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rows (
+    partner_reference VARCHAR, product_id BIGINT, paid_local VARCHAR, paid_instant VARCHAR, paid_at_raw VARCHAR,
+    sales_price VARCHAR, expected_cost VARCHAR, currency_code VARCHAR, country_code VARCHAR, order_status VARCHAR,
+    source_line BIGINT)`);
+  await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`);
+  const rows = await warehouse.connection.createAppender('ledger_import_rows', 'main', 'temp');
+  const rejects = await warehouse.connection.createAppender('ledger_import_rejects', 'main', 'temp');
+  // Parquet streams from DuckDB: on a connection of its own, as the appenders use the main one.
+  const reader = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
+  const counts = { accepted: 0, rejected: 0, firstRejects: [] as LedgerReject[] };
+  let lastPlainLine = Date.now();
+  const onProgress = (done: number, total: number) => {
+    const plainLineDue = Date.now() - lastPlainLine >= 5000;
+    if (plainLineDue) lastPlainLine = Date.now();
+    const unit = settings.format === 'parquet' ? 1 : 1024 * 1024;
+    output.progress(
+      {
+        label: settings.format === 'parquet' ? 'rows' : 'MiB',
+        done: Math.round((done / unit) * 10) / 10,
+        total: Math.round((total / unit) * 10) / 10,
+        facts: { accepted: counts.accepted, rejected: counts.rejected },
+      },
+      plainLineDue,
+    );
+  };
+  try {
+    for await (const item of readLedger(file, settings, { connection: reader, onProgress })) {
+      if (item.row) {
+        const r = item.row;
+        appendText(rows, r.partner_reference);
+        rows.appendBigInt(r.product_id);
+        appendText(rows, r.paid_local);
+        appendText(rows, r.paid_instant);
+        appendText(rows, r.paid_at_raw);
+        appendText(rows, r.sales_price);
+        appendText(rows, r.expected_cost);
+        appendText(rows, r.currency_code);
+        appendText(rows, r.country_code);
+        appendText(rows, r.order_status);
+        rows.appendBigInt(BigInt(r.source_line));
+        rows.endRow();
+        counts.accepted++;
+      } else {
+        const reject = item.reject;
+        rejects.appendBigInt(BigInt(reject.source_line));
+        rejects.appendVarchar(reject.reason);
+        rejects.appendVarchar(reject.raw);
+        rejects.endRow();
+        counts.rejected++;
+        if (counts.firstRejects.length < shownRejects) counts.firstRejects.push(reject);
+      }
+    }
+    rows.flushSync();
+    rejects.flushSync();
+  } finally {
+    rows.closeSync();
+    rejects.closeSync();
+    reader?.closeSync();
+    output.clearProgress();
+  }
+  return counts;
+}
+
+function appendText(appender: DuckDBAppender, value: string | null): void {
+  if (value === null) appender.appendNull();
+  else appender.appendVarchar(value);
+}
+
+async function dropStaging(warehouse: Warehouse): Promise<void> {
+  await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rows');
+  await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rejects');
+}
+
+async function sha256(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+function defined<T extends object>(values: T): Partial<T> {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** The console summary: counts, what was replaced or superseded, and the first rejects. */
+export function describeLedgerImport(summary: LedgerImportSummary): string {
+  const lines = [
+    `${summary.file} (${summary.format}): ${summary.lines} lines, ${summary.accepted} accepted, ${summary.rejected} rejected (${summary.seconds.toFixed(1)} s)`,
+  ];
+  if (summary.firstRejects.length > 0) {
+    lines.push(summary.rejected > summary.firstRejects.length ? `first ${summary.firstRejects.length} rejects:` : 'rejects:');
+    for (const reject of summary.firstRejects) {
+      lines.push(`  line ${reject.source_line}: ${reject.reason}`);
+      lines.push(`    ${truncate(reject.raw.replace(/\r?\n/g, '⏎'), 100)}`);
+    }
+    lines.push(`all rejects: pinrecon query "SELECT source_line, reason, raw FROM ledger_rejects WHERE file_hash = '${summary.fileHash}' ORDER BY source_line"`);
+  }
+  return lines.join('\n');
+}
+
+function truncate(text: string, length: number): string {
+  return text.length > length ? `${text.slice(0, length - 1)}…` : text;
+}

@@ -1,0 +1,108 @@
+/**
+ * Finds the canonical ledger columns among a file's headers: first the header named in `ledger.columns`
+ * (canonical → header), else a header that spells the canonical name. Matching ignores case, accents,
+ * spaces, `_`, `-` and `.`, so `Partner Reference`, `PARTNER_REFERENCE` and `Situação`/`situacao` match.
+ * A required column that cannot be found is a configuration matter (exit 2): the error names the column,
+ * the config key, and the headers found.
+ */
+import { ConfigError } from '../../config/errors.js';
+import { ledgerColumns, type LedgerColumn } from './types.js';
+
+/** `Pago em` → `pagoem`, `Situação` → `situacao`. */
+export function normalizeHeader(header: string): string {
+  return header
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/[\s_.\-]+/g, '');
+}
+
+/** Checks `ledger.columns` names only canonical columns (a typo there would silently do nothing). */
+export function checkColumnMapping(columns: Record<string, string>): void {
+  const known = new Set<string>(ledgerColumns.map((c) => c.name));
+  for (const key of Object.keys(columns)) {
+    if (!known.has(key)) {
+      throw new ConfigError(
+        `ledger.columns.${key}: "${key}" is not a ledger column. The keys of ledger.columns are the canonical columns (${[...known].join(', ')}) and the values are headers in the file.`,
+        undefined,
+        `ledger.columns.${key}`,
+      );
+    }
+  }
+}
+
+/** For each canonical column, the index of its header (or undefined for an absent optional column). */
+export type ColumnIndexes = Record<LedgerColumn, number | undefined>;
+
+/** Maps a header row; throws ConfigError when a required column is missing or two headers claim one column. */
+export function resolveHeaders(headers: string[], columns: Record<string, string>, file: string): ColumnIndexes {
+  checkColumnMapping(columns);
+  const normalized = headers.map(normalizeHeader);
+  const result = {} as ColumnIndexes;
+  for (const column of ledgerColumns) {
+    const mapped = columns[column.name];
+    const wanted = normalizeHeader(mapped ?? column.name);
+    // An exact header match wins over a normalized one (two headers may differ only by case or accents).
+    let index = mapped !== undefined ? headers.indexOf(mapped) : -1;
+    if (index < 0) {
+      const candidates = normalized.flatMap((n, i) => (n === wanted ? [i] : []));
+      if (candidates.length > 1) {
+        throw new ConfigError(
+          `${file}: the headers ${candidates.map((i) => `"${headers[i]}"`).join(' and ')} both match the ledger column ${column.name}. Name the one to use in ledger.columns.${column.name}.`,
+          undefined,
+          `ledger.columns.${column.name}`,
+        );
+      }
+      index = candidates[0] ?? -1;
+    }
+    if (index < 0 && (column.required || mapped !== undefined)) throw missingColumn(column.name, mapped, headers, file);
+    result[column.name] = index < 0 ? undefined : index;
+  }
+  return result;
+}
+
+/** For readers of objects (JSON): the canonical column a key stands for, cached per key. */
+export class KeyResolver {
+  private readonly cache = new Map<string, LedgerColumn | null>();
+  private readonly byWanted = new Map<string, LedgerColumn>();
+  private readonly exact = new Map<string, LedgerColumn>();
+
+  constructor(columns: Record<string, string>) {
+    checkColumnMapping(columns);
+    for (const column of ledgerColumns) {
+      const mapped = columns[column.name];
+      if (mapped !== undefined) this.exact.set(mapped, column.name);
+      this.byWanted.set(normalizeHeader(mapped ?? column.name), column.name);
+    }
+  }
+
+  column(key: string): LedgerColumn | null {
+    let found = this.cache.get(key);
+    if (found === undefined) {
+      found = this.exact.get(key) ?? this.byWanted.get(normalizeHeader(key)) ?? null;
+      this.cache.set(key, found);
+    }
+    return found;
+  }
+
+  /** Throws like resolveHeaders when the first object's keys lack a required column (they act as the header). */
+  checkKeys(keys: string[], columns: Record<string, string>, file: string): void {
+    const present = new Set(keys.map((k) => this.column(k)));
+    for (const column of ledgerColumns) {
+      if (column.required && !present.has(column.name)) throw missingColumn(column.name, columns[column.name], keys, file);
+    }
+  }
+}
+
+function missingColumn(column: LedgerColumn, mapped: string | undefined, headers: string[], file: string): ConfigError {
+  const lookedFor = mapped !== undefined ? `the header "${mapped}" (ledger.columns.${column})` : `a header named like "${column}"`;
+  const undecodable = headers.some((h) => h.includes('\uFFFD'))
+    ? ' Some headers hold undecodable bytes: is the file Latin-1 or Windows-1252? Set ledger.encoding or pass --encoding.'
+    : '';
+  const found = headers.length > 0 ? headers.map((h) => `"${h}"`).join(', ') : '(none)';
+  return new ConfigError(
+    `${file}: no column for ${column}: looked for ${lookedFor}. Headers found: ${found}.${undecodable} Map it in the config, e.g. "ledger": { "columns": { "${column}": "<header in the file>" } }, or check ledger.delimiter.`,
+    undefined,
+    `ledger.columns.${column}`,
+  );
+}

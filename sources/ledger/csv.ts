@@ -1,0 +1,207 @@
+/**
+ * CSV as finance exports it (RFC 4180): a configurable delimiter and quote, quoted fields holding
+ * delimiters, doubled quotes and line breaks, CRLF or LF. Streaming: memory holds one chunk and the record
+ * in progress. Every physical line after the header is accounted for: each record is one data line
+ * (starting at the physical line where it starts), blank lines and records with the wrong number of fields
+ * are rejects. A quote left open is reported on its line, and reading resumes on the next physical line
+ * (a record may not exceed 1 MiB), so one stray quote never swallows the rest of the file.
+ */
+import { readTextChunks } from './text-stream.js';
+import type { LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
+
+export interface CsvRecord {
+  /** Physical line (1-based) where the record starts. */
+  line: number;
+  fields: string[];
+  /** The record as read, without its line break. */
+  raw: string;
+  /** Set when the record could not be split (unterminated quote, text after a closing quote). */
+  error?: string;
+}
+
+const maxRecordChars = 1024 * 1024;
+
+/** Splits decoded text, pushed chunk by chunk, into records. */
+export class CsvSplitter {
+  private buffer = '';
+  private line = 1;
+
+  constructor(
+    private readonly delimiter: string,
+    private readonly quote: string,
+  ) {}
+
+  *push(text: string): Generator<CsvRecord> {
+    this.buffer += text;
+    yield* this.drain(false);
+  }
+
+  *end(): Generator<CsvRecord> {
+    yield* this.drain(true);
+  }
+
+  private *drain(final: boolean): Generator<CsvRecord> {
+    const buffer = this.buffer;
+    let position = 0;
+    // Where the next quote character is: lines before it take the fast path (a plain split).
+    let nextQuote = buffer.indexOf(this.quote);
+    while (position < buffer.length) {
+      const newline = buffer.indexOf('\n', position);
+      if (nextQuote >= 0 && nextQuote < position) nextQuote = buffer.indexOf(this.quote, position);
+      if (newline >= 0 && (nextQuote < 0 || nextQuote > newline)) {
+        const raw = buffer.slice(position, buffer[newline - 1] === '\r' ? newline - 1 : newline);
+        yield { line: this.line++, fields: raw.split(this.delimiter), raw };
+        position = newline + 1;
+        continue;
+      }
+      if (newline < 0 && nextQuote < 0) {
+        if (!final) break;
+        const raw = buffer.slice(position).replace(/\r$/, '');
+        yield { line: this.line++, fields: raw.split(this.delimiter), raw };
+        position = buffer.length;
+        continue;
+      }
+      const record = this.splitQuoted(buffer, position, final);
+      if (!record) {
+        if (buffer.length - position <= maxRecordChars) break;
+      }
+      if (record && !record.error?.startsWith('unterminated')) {
+        const raw = buffer.slice(position, record.end);
+        yield { line: this.line, fields: record.fields, raw, error: record.error };
+        this.line += countLineBreaks(raw) + 1;
+        position = record.next;
+        continue;
+      }
+      // An unterminated quote: reject its first physical line and read on from the next one.
+      const lineEnd = buffer.indexOf('\n', position);
+      const end = lineEnd < 0 ? buffer.length : lineEnd;
+      const raw = buffer.slice(position, buffer[end - 1] === '\r' ? end - 1 : end);
+      yield {
+        line: this.line++,
+        fields: [],
+        raw,
+        error: `unterminated quoted field (a ${this.quote} opened on this line is never closed); the following lines are read on their own`,
+      };
+      position = end + 1;
+    }
+    this.buffer = buffer.slice(Math.min(position, buffer.length));
+  }
+
+  /**
+   * Splits one record that holds a quote, from `start`. Returns undefined when the buffer ends before the
+   * record does (more text needed), or an `unterminated` error at the end of input.
+   */
+  private splitQuoted(buffer: string, start: number, final: boolean): { fields: string[]; end: number; next: number; error?: string } | undefined {
+    const { delimiter, quote } = this;
+    const fields: string[] = [];
+    let i = start;
+    for (;;) {
+      if (buffer[i] === quote) {
+        let value = '';
+        let j = i + 1;
+        for (;;) {
+          const close = buffer.indexOf(quote, j);
+          if (close < 0) return final ? { fields, end: buffer.length, next: buffer.length, error: 'unterminated' } : undefined;
+          value += buffer.slice(j, close);
+          if (close + 1 >= buffer.length && !final) return undefined;
+          if (buffer[close + 1] === quote) {
+            value += quote;
+            j = close + 2;
+            continue;
+          }
+          j = close + 1;
+          break;
+        }
+        fields.push(value);
+        const c = buffer[j];
+        if (c === delimiter) {
+          i = j + 1;
+          continue;
+        }
+        if (c === undefined) return final ? { fields, end: j, next: j } : undefined;
+        if (c === '\n') return { fields, end: j, next: j + 1 };
+        if (c === '\r' && buffer[j + 1] === '\n') return { fields, end: j, next: j + 2 };
+        if (c === '\r' && j + 1 >= buffer.length && !final) return undefined;
+        // Text after a closing quote: the record cannot be split reliably; reject it up to the end of line.
+        const lineEnd = buffer.indexOf('\n', j);
+        if (lineEnd < 0 && !final) return undefined;
+        const end = lineEnd < 0 ? buffer.length : lineEnd;
+        return {
+          fields,
+          end: buffer[end - 1] === '\r' ? end - 1 : end,
+          next: lineEnd < 0 ? end : end + 1,
+          error: `unexpected text after a closing ${quote} in field ${fields.length}`,
+        };
+      }
+      // An unquoted field runs to the next delimiter or line break; a quote inside it is a literal.
+      let j = i;
+      while (j < buffer.length) {
+        const c = buffer[j];
+        if (c === delimiter || c === '\n') break;
+        j++;
+      }
+      if (j >= buffer.length && !final) return undefined;
+      const end = buffer[j - 1] === '\r' && buffer[j] !== delimiter ? j - 1 : j;
+      fields.push(buffer.slice(i, end));
+      if (buffer[j] === delimiter) {
+        i = j + 1;
+        continue;
+      }
+      return { fields, end, next: j >= buffer.length ? j : j + 1 };
+    }
+  }
+}
+
+function countLineBreaks(text: string): number {
+  let count = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
+  return count;
+}
+
+/** Reads a delimited text file: the first record is the header, each later one a data line. */
+export async function* readCsv(
+  file: string,
+  settings: Pick<LedgerReadSettings, 'delimiter' | 'quote' | 'encoding'>,
+  onProgress?: ProgressCallback,
+): AsyncGenerator<SourceEvent> {
+  const splitter = new CsvSplitter(settings.delimiter, settings.quote);
+  let fieldCount: number | undefined;
+  const shownDelimiter = settings.delimiter === '\t' ? 'tab' : `"${settings.delimiter}"`;
+  const toEvent = (record: CsvRecord): SourceEvent => {
+    if (fieldCount === undefined) {
+      fieldCount = record.fields.length;
+      return { kind: 'header', names: record.fields.map((f) => f.trim()) };
+    }
+    if (record.error) return { kind: 'reject', line: record.line, reason: record.error, raw: record.raw };
+    if (record.raw.trim() === '') return { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
+    if (record.raw.includes('\uFFFD') && settings.encoding === 'utf-8') {
+      return {
+        kind: 'reject',
+        line: record.line,
+        reason: 'bytes that are not UTF-8: is the file Latin-1 or Windows-1252? Set ledger.encoding or pass --encoding',
+        raw: record.raw,
+      };
+    }
+    if (record.fields.length !== fieldCount) {
+      const hint = record.fields.length === 1 ? ` — is the delimiter ${shownDelimiter} right (ledger.delimiter)?` : '';
+      return {
+        kind: 'reject',
+        line: record.line,
+        reason: `expected ${fieldCount} fields separated by ${shownDelimiter}, found ${record.fields.length}${hint}`,
+        raw: record.raw,
+      };
+    }
+    return { kind: 'values', line: record.line, values: record.fields, raw: record.raw };
+  };
+  for await (const text of readTextChunks(file, settings.encoding, onProgress)) {
+    for (const record of splitter.push(text)) {
+      // Blank lines before the header are not the header.
+      if (fieldCount === undefined && record.raw.trim() === '') {
+        yield { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
+        continue;
+      }
+      yield toEvent(record);
+    }
+  }
+  for (const record of splitter.end()) yield toEvent(record);
+}

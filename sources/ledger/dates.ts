@@ -1,0 +1,152 @@
+/**
+ * `paid_at` as finance writes it. The configured `ledger.dateFormat` (date-fns tokens such as `yyyy-MM-dd`,
+ * `dd/MM/yyyy HH:mm:ss`) is tried first, then ISO 8601 (always accepted, with or without an offset).
+ * The time part of the format is optional. A value without offset is a wall-clock time in the configured
+ * zone (a date alone is midnight); the result says which, and DuckDB does the zone arithmetic (`TIMESTAMP AT TIME ZONE`), so DST is exact.
+ *
+ * The common tokens (yyyy yy MM M dd d HH H mm ss S…, quoted literals) are compiled to a regular
+ * expression: date-fns `parse` costs ~70 µs a call, too slow for a million lines; any other token falls
+ * back to it.
+ */
+import { parse as parseWithDateFns, isValid } from 'date-fns';
+import { tz } from '@date-fns/tz';
+import type { Parsed } from './numbers.js';
+
+/** Either a wall-clock time (no offset given) or an instant with its offset; both `YYYY-MM-DD HH:MM:SS[.f]`. */
+export type PaidAt = { local: string; instant?: undefined } | { instant: string; local?: undefined };
+
+interface Fields {
+  year: number;
+  month: number;
+  day: number;
+  hour: number;
+  minute: number;
+  second: number;
+  fraction: string;
+}
+
+const isoPattern =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/** Returns a parser of text dates for one `dateFormat`. */
+export function createDateParser(dateFormat: string): (text: string) => Parsed<PaidAt> {
+  const compiled = compileFormat(dateFormat);
+  const utc = tz('UTC');
+  const formatHasOffset = /(^|[^'])[XxOz]/.test(dateFormat.replace(/'[^']*'/g, ''));
+  const referenceDate = new Date(Date.UTC(2000, 0, 1));
+  return (text: string) => {
+    const trimmed = text.trim();
+    if (trimmed === '') return { error: 'empty' };
+    if (compiled) {
+      const match = compiled.pattern.exec(trimmed);
+      if (match) return fromFields(compiled.read(match), undefined, trimmed);
+    } else {
+      const parsed = parseWithDateFns(trimmed, dateFormat, referenceDate, { in: utc });
+      if (isValid(parsed)) {
+        const fields = utcFields(parsed);
+        return formatHasOffset ? fromFields(fields, '+00:00', trimmed) : fromFields(fields, undefined, trimmed);
+      }
+    }
+    const iso = isoPattern.exec(trimmed);
+    if (iso) {
+      const [, y, mo, d, h = '0', mi = '0', s = '0', f = '', offset] = iso;
+      const fields = { year: +y!, month: +mo!, day: +d!, hour: +h, minute: +mi, second: +s, fraction: f };
+      return fromFields(fields, offset === undefined ? undefined : normalizeOffset(offset), trimmed);
+    }
+    return { error: `"${trimmed}" is not a date in the format ${dateFormat} (ledger.dateFormat) nor ISO 8601` };
+  };
+}
+
+/** An Excel date cell: exceljs gives the sheet's wall-clock time as a UTC Date (Excel dates have no zone). */
+export function paidAtFromSheetDate(date: Date): Parsed<PaidAt> {
+  if (Number.isNaN(date.getTime())) return { error: 'not a valid date' };
+  return fromFields(utcFields(date), undefined, date.toISOString());
+}
+
+function utcFields(date: Date): Fields {
+  const milliseconds = date.getUTCMilliseconds();
+  return {
+    year: date.getUTCFullYear(),
+    month: date.getUTCMonth() + 1,
+    day: date.getUTCDate(),
+    hour: date.getUTCHours(),
+    minute: date.getUTCMinutes(),
+    second: date.getUTCSeconds(),
+    fraction: milliseconds ? String(milliseconds).padStart(3, '0') : '',
+  };
+}
+
+function fromFields(f: Fields, offset: string | undefined, shown: string): Parsed<PaidAt> {
+  const daysInMonth = new Date(Date.UTC(f.year, f.month, 0)).getUTCDate();
+  if (f.month < 1 || f.month > 12 || f.day < 1 || f.day > daysInMonth || f.hour > 23 || f.minute > 59 || f.second > 59) {
+    return { error: `"${shown}" is not a calendar date and time` };
+  }
+  if (f.year < 1900 || f.year > 2999) return { error: `"${shown}" has an implausible year ${f.year}` };
+  const two = (n: number) => String(n).padStart(2, '0');
+  const fraction = f.fraction.replace(/0+$/, '').slice(0, 6);
+  const text = `${String(f.year).padStart(4, '0')}-${two(f.month)}-${two(f.day)} ${two(f.hour)}:${two(f.minute)}:${two(f.second)}${fraction ? `.${fraction}` : ''}`;
+  return { value: offset === undefined ? { local: text } : { instant: `${text}${offset}` } };
+}
+
+function normalizeOffset(offset: string): string {
+  if (offset === 'Z' || offset === 'z') return '+00:00';
+  const digits = offset.slice(1).replace(':', '');
+  return `${offset[0]}${digits.slice(0, 2)}:${digits.slice(2, 4) || '00'}`;
+}
+
+interface CompiledFormat {
+  pattern: RegExp;
+  read(match: RegExpExecArray): Fields;
+}
+
+/** Compiles a format made only of the common tokens; undefined when it holds any other. */
+function compileFormat(format: string): CompiledFormat | undefined {
+  const tokens = format.match(/'[^']*'|([A-Za-z])\1*|[^A-Za-z']+/g) ?? [];
+  const readers: ((fields: Fields, value: string) => void)[] = [];
+  let source = '^';
+  const group = (regex: string, reader: (fields: Fields, value: string) => void) => {
+    source += `(${regex})`;
+    readers.push(reader);
+  };
+  // Where the time part starts (with the literal before it): it is optional, so a date alone is midnight.
+  let timeStart: number | undefined;
+  let literalStart = -1;
+  for (const token of tokens) {
+    if (timeStart === undefined && /^H/.test(token)) timeStart = literalStart >= 0 ? literalStart : source.length;
+    const isLiteral = token.startsWith("'") || !/^[A-Za-z]/.test(token);
+    if (isLiteral && literalStart < 0) literalStart = source.length;
+    if (!isLiteral) literalStart = -1;
+    if (token.startsWith("'")) source += escape(token.slice(1, -1));
+    else if (!/^[A-Za-z]/.test(token)) source += escape(token);
+    else if (token === 'yyyy') group('\\d{4}', (f, v) => (f.year = +v));
+    else if (token === 'yy') group('\\d{2}', (f, v) => (f.year = 2000 + +v));
+    else if (token === 'MM') group('\\d{2}', (f, v) => (f.month = +v));
+    else if (token === 'M') group('\\d{1,2}', (f, v) => (f.month = +v));
+    else if (token === 'dd') group('\\d{2}', (f, v) => (f.day = +v));
+    else if (token === 'd') group('\\d{1,2}', (f, v) => (f.day = +v));
+    else if (token === 'HH') group('\\d{2}', (f, v) => (f.hour = +v));
+    else if (token === 'H') group('\\d{1,2}', (f, v) => (f.hour = +v));
+    else if (token === 'mm') group('\\d{2}', (f, v) => (f.minute = +v));
+    else if (token === 'ss') group('\\d{2}', (f, v) => (f.second = +v));
+    else if (/^S+$/.test(token)) group(`\\d{${token.length}}`, (f, v) => (f.fraction = v));
+    else return undefined;
+  }
+  if (!/yy/.test(format) || !/M/.test(format) || !/d/.test(format)) return undefined;
+  if (timeStart !== undefined) source = `${source.slice(0, timeStart)}(?:${source.slice(timeStart)})?`;
+  const pattern = new RegExp(`${source}$`);
+  return {
+    pattern,
+    read(match) {
+      const fields: Fields = { year: 0, month: 0, day: 0, hour: 0, minute: 0, second: 0, fraction: '' };
+      readers.forEach((reader, i) => {
+        const value = match[i + 1];
+        if (value !== undefined) reader(fields, value);
+      });
+      return fields;
+    },
+  };
+}
+
+function escape(literal: string): string {
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
+}

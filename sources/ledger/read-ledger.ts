@@ -1,0 +1,78 @@
+/**
+ * Reads a ledger file of any supported format into canonical rows and rejects, in file order and in flat
+ * memory. Every record after the header comes out as exactly one row or one reject, so
+ * `accepted + rejected = lines` holds for every file.
+ */
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { JobError } from '../../config/errors.js';
+import { KeyResolver, resolveHeaders, type ColumnIndexes } from './columns.js';
+import { readCsv } from './csv.js';
+import { readJsonArray, readNdjson } from './json.js';
+import { readParquet } from './parquet.js';
+import { type CellValue, type LedgerColumn, type LedgerItem, type LedgerReadSettings, type ProgressCallback, type SourceEvent } from './types.js';
+import { createRowValidator } from './validate.js';
+import { readXlsx } from './xlsx.js';
+
+export interface ReadLedgerOptions {
+  /** Parquet is read through DuckDB: a connection of its own (not the one the rows are appended on). */
+  connection?: DuckDBConnection;
+  onProgress?: ProgressCallback;
+}
+
+export async function* readLedger(file: string, settings: LedgerReadSettings, options: ReadLedgerOptions = {}): AsyncGenerator<LedgerItem> {
+  const validate = createRowValidator(settings, settings.format === 'xlsx' || settings.format === 'parquet');
+  let indexes: ColumnIndexes | undefined;
+  let keys: KeyResolver | undefined;
+  for await (const event of sourceEvents(file, settings, options)) {
+    switch (event.kind) {
+      case 'header':
+        indexes = resolveHeaders(event.names, settings.columns, file);
+        break;
+      case 'reject':
+        yield { reject: { source_line: event.line, reason: event.reason, raw: event.raw } };
+        break;
+      case 'values': {
+        const values = event.values;
+        const outcome = validate((column) => {
+          const index = indexes![column];
+          return index === undefined ? null : (values[index] ?? null);
+        }, event.line);
+        yield outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: event.raw } };
+        break;
+      }
+      case 'object': {
+        if (!keys) {
+          keys = new KeyResolver(settings.columns);
+          keys.checkKeys(Object.keys(event.object), settings.columns, file);
+        }
+        const byColumn = new Map<LedgerColumn, CellValue>();
+        for (const [key, value] of Object.entries(event.object)) {
+          const column = keys.column(key);
+          if (column && !byColumn.has(column)) byColumn.set(column, value);
+        }
+        const outcome = validate((column) => byColumn.get(column) ?? null, event.line);
+        yield outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: event.raw } };
+        break;
+      }
+    }
+  }
+  if (!indexes && (settings.format === 'csv' || settings.format === 'xlsx')) {
+    throw new JobError(`${file}: the file is empty (no header line).`, 'Export the ledger again, with its header line.');
+  }
+}
+
+function sourceEvents(file: string, settings: LedgerReadSettings, options: ReadLedgerOptions): AsyncGenerator<SourceEvent> {
+  switch (settings.format) {
+    case 'csv':
+      return readCsv(file, settings, options.onProgress);
+    case 'xlsx':
+      return readXlsx(file, settings, options.onProgress);
+    case 'json':
+      return readJsonArray(file, settings, options.onProgress);
+    case 'ndjson':
+      return readNdjson(file, settings, options.onProgress);
+    case 'parquet':
+      if (!options.connection) throw new Error('readLedger: Parquet needs a DuckDB connection');
+      return readParquet(file, options.connection, options.onProgress);
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * A text file read as a stream of decoded chunks, in flat memory: UTF-8 (a BOM is dropped), Latin-1 or
+ * Windows-1252. A UTF-8 byte-order mark decides the encoding whatever the config says (it cannot be a
+ * Latin-1 file's first three characters in practice). A multi-byte character split between two chunks is
+ * decoded whole (`TextDecoder` in stream mode).
+ */
+import { createReadStream, statSync } from 'node:fs';
+import { TextDecoder } from 'node:util';
+import type { LedgerReadSettings, ProgressCallback } from './types.js';
+
+const chunkBytes = 1024 * 1024;
+
+export async function* readTextChunks(
+  file: string,
+  encoding: LedgerReadSettings['encoding'],
+  onProgress?: ProgressCallback,
+): AsyncGenerator<string> {
+  const total = statSync(file).size;
+  let decoder: TextDecoder | undefined;
+  let done = 0;
+  const stream = createReadStream(file, { highWaterMark: chunkBytes });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      if (!decoder) {
+        const hasUtf8Bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+        decoder = new TextDecoder(hasUtf8Bom ? 'utf-8' : encoding);
+      }
+      done += chunk.length;
+      const text = decoder.decode(chunk, { stream: true });
+      if (text) yield text;
+      onProgress?.(done, total);
+    }
+    const rest = decoder?.decode() ?? '';
+    if (rest) yield rest;
+  } finally {
+    stream.destroy();
+  }
+}
