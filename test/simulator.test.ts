@@ -110,11 +110,11 @@ describe('simulator', () => {
     });
 
     it('refuses an expired access token, which can still be refreshed', async () => {
-      const shortLived = await startSimulator({ ...CREDENTIALS, dataset: DATASET, tokenLifetimeSeconds: 0.3 });
+      const shortLived = await startSimulator({ ...CREDENTIALS, dataset: DATASET, tokenLifetimeSeconds: 1 });
       try {
         const record = await authenticate(shortLived);
         await json(await get(`${shortLived.url}/catalog`, record.accessToken));
-        await new Promise((resolve) => setTimeout(resolve, 400));
+        await new Promise((resolve) => setTimeout(resolve, 1100));
         await expectRefusal(await get(`${shortLived.url}/catalog`, record.accessToken), 'token_expired');
         const renewed = await json<TokenRecord>(await post(`${shortLived.url}/auth/refresh-token`, record));
         await json(await get(`${shortLived.url}/catalog`, renewed.accessToken));
@@ -282,7 +282,7 @@ describe('rate limit', () => {
   it('answers 503 beyond 50 requests in any rolling second, and never serves more', async () => {
     const sim = await startSimulator({ ...CREDENTIALS, dataset: DATASET, rateLimitPerSecond: 50 });
     try {
-      const responses = await Promise.all(Array.from({ length: 120 }, () => fetch(`${sim.url}/catalog/collections`)));
+      const responses = await Promise.all(Array.from({ length: 200 }, () => fetch(`${sim.url}/catalog/collections`)));
       const statuses = responses.map((r) => r.status);
       const limited = responses.filter((r) => r.status === 503);
       expect(limited.length).toBeGreaterThan(0);
@@ -291,7 +291,7 @@ describe('rate limit', () => {
       const stats = sim.stats();
       expect(stats.maxInAnyRollingSecond).toBeLessThanOrEqual(50);
       expect(stats.rateLimited).toBe(limited.length);
-      expect(statuses.filter((s) => s === 400).length).toBe(120 - limited.length); // accepted → 400 (no token)
+      expect(statuses.filter((s) => s === 400).length).toBe(200 - limited.length); // accepted → 400 (no token)
     } finally {
       await sim.close();
     }
