@@ -1,0 +1,329 @@
+/**
+ * Writes the partner ledger of one period for the simulator's sales — what the partner's own system would
+ * export — with a believable share of planted breaks of every kind, and returns the plant: every finding
+ * `pinrecon reconcile` must report for that period, planted or natural (booked keys ageing, sales paid on
+ * one side of a month end and created on the other, statuses nobody documented).
+ *
+ * The expected findings are computed here from the lines written and the sales the database will hold
+ * (the period's paid and created windows, plus the sales only an individual lookup finds), by the rules of
+ * interface.md written again in TypeScript: an independent oracle for the SQL models.
+ *
+ * Traps that must NOT become findings are planted too: references with surrounding spaces, amounts written
+ * `10.3` where the provider says `10.30`, costs off by less than the tolerance.
+ */
+import { writeFileSync } from 'node:fs';
+import type { Dataset, SimulatedSale } from './dataset.js';
+import { hashUnit } from './random.js';
+import { nextDay, ZonedClock } from './zoned-time.js';
+
+export interface LedgerGeneratorOptions {
+  /** YYYY-MM. */
+  period: string;
+  /** YYYY-MM-DD: the as-of date of the reconciliation the plant is for (ages unredeemed keys). */
+  asOf: string;
+  /** The CSV file to write (canonical headers of interface.md). */
+  file: string;
+  /** The rules' settings, as in the config's `reconciliation`. */
+  reconciliation: {
+    costTolerance: number;
+    priceTolerance?: number;
+    unredeemedAfterDays: number;
+    statusMap: Record<string, 'redeemed' | 'canceled' | 'booked'>;
+  };
+  /** Chooses which sales carry a break. Default 1. */
+  seed?: number;
+  /** One break of each kind per this many clean sales (at least one of each). Default 250. */
+  salesPerBreak?: number;
+}
+
+export interface ExpectedFinding {
+  exceptionType: string;
+  /** Trimmed. */
+  partnerReference: string;
+  /** The sale a finding about one sale names (null for missing_at_provider and duplicate_reference). */
+  transactionId: number | null;
+  /** True when a planted break caused it; false for findings the data holds by itself. */
+  planted: boolean;
+}
+
+export interface LedgerPlant {
+  file: string;
+  period: string;
+  /** Data lines written. */
+  lines: number;
+  /** Every finding reconcile must report for the period, sorted by type then reference. */
+  findings: ExpectedFinding[];
+  /** Counts by exception type. */
+  byType: Record<string, number>;
+  /** References of ledger orders whose sale is outside the period's extract: only an individual lookup finds them. */
+  lookups: string[];
+  /** The breaks planted, by kind (traps included), with their references. */
+  planted: Record<BreakKind, string[]>;
+}
+
+type BreakKind =
+  | 'missing_at_provider'
+  | 'missing_in_ledger'
+  | 'cost_mismatch'
+  | 'price_mismatch'
+  | 'cost_and_price_mismatch'
+  | 'currency_mismatch'
+  | 'product_mismatch'
+  | 'duplicate_reference'
+  | 'canceled_but_booked'
+  | 'refunded_not_reversed'
+  | 'late_lookup'
+  | 'spaces_trap'
+  | 'within_tolerance_trap';
+
+/** Breaks planted on clean redeemed sales, in this order. */
+const saleBreaks: BreakKind[] = [
+  'missing_in_ledger',
+  'cost_mismatch',
+  'price_mismatch',
+  'cost_and_price_mismatch',
+  'currency_mismatch',
+  'product_mismatch',
+  'duplicate_reference',
+  'refunded_not_reversed',
+  'spaces_trap',
+  'within_tolerance_trap',
+];
+
+interface Line {
+  reference: string;
+  productId: number;
+  paidAtMs: number;
+  /** Money in ten-thousandths, exact. */
+  price: number;
+  cost: number;
+  currency: string;
+  country: string;
+  status: 'paid' | 'refunded' | 'canceled';
+  /** Written like `10.3` instead of `10.30`. */
+  shortDecimals: boolean;
+}
+
+export async function generateLedger(dataset: Dataset, options: LedgerGeneratorOptions): Promise<LedgerPlant> {
+  const clock = new ZonedClock(dataset.timezone);
+  const seed = options.seed ?? 1;
+  const salesPerBreak = options.salesPerBreak ?? 250;
+  const first = `${options.period}-01`;
+  const next = nextMonth(options.period);
+  const last = previousDay(`${next}-01`);
+  const periodOf = (ms: number) => clock.localDate(ms).slice(0, 7);
+  const classOf = (s: SimulatedSale) => options.reconciliation.statusMap[s.status.trim()] ?? 'unknown';
+
+  // The sales the period's extract brings (paid or created in the period), by transactionId.
+  const extracted = new Map<number, SimulatedSale>();
+  for (const byCreated of [false, true]) for (const s of dataset.salesInPeriod(first, last, byCreated)) extracted.set(s.transactionId, s);
+  const inPeriodBothWays = (s: SimulatedSale) => periodOf(s.createdAt.getTime()) === options.period && periodOf(s.paidAt.getTime()) === options.period;
+  const shuffled = (sales: SimulatedSale[], salt: number) =>
+    sales.map((s) => ({ s, u: hashUnit(seed, s.transactionId, salt) })).sort((a, b) => a.u - b.u).map((x) => x.s);
+  const clean = shuffled(
+    [...extracted.values()].filter((s) => inPeriodBothWays(s) && classOf(s) === 'redeemed' && s.keySentToCustomer),
+    101,
+  );
+  const canceled = shuffled([...extracted.values()].filter((s) => inPeriodBothWays(s) && classOf(s) === 'canceled'), 102);
+  const perKind = Math.max(1, Math.floor(clean.length / salesPerBreak));
+
+  const planted = Object.fromEntries([...saleBreaks, 'missing_at_provider', 'canceled_but_booked', 'late_lookup'].map((k) => [k, []])) as unknown as Record<
+    BreakKind,
+    string[]
+  >;
+  const breakOf = new Map<number, BreakKind>();
+  let taken = 0;
+  for (const kind of saleBreaks) {
+    for (let n = 0; n < perKind && taken < clean.length; n++, taken++) {
+      breakOf.set(clean[taken]!.transactionId, kind);
+      planted[kind].push(clean[taken]!.partnerReference.trim());
+    }
+  }
+  for (const s of canceled.slice(0, perKind)) {
+    breakOf.set(s.transactionId, 'canceled_but_booked');
+    planted.canceled_but_booked.push(s.partnerReference.trim());
+  }
+
+  const lines: Line[] = [];
+  const lineOf = (s: SimulatedSale, status: Line['status'], paidAtMs = s.paidAt.getTime()): Line => ({
+    reference: s.partnerReference,
+    productId: s.productId,
+    paidAtMs,
+    price: tenThousandths(s.salesPrice),
+    cost: tenThousandths(s.partnerCostPrice),
+    currency: s.salesCurrencyCode,
+    country: s.countryCode,
+    status,
+    shortDecimals: hashUnit(seed, s.transactionId, 103) < 0.5,
+  });
+  for (const s of [...extracted.values()].sort((a, b) => a.transactionId - b.transactionId)) {
+    const normal = lineOf(s, classOf(s) === 'canceled' ? 'canceled' : 'paid');
+    switch (breakOf.get(s.transactionId)) {
+      case undefined:
+        lines.push(normal);
+        break;
+      case 'missing_in_ledger':
+        break;
+      case 'cost_mismatch':
+        lines.push({ ...normal, cost: normal.cost + 5_000 });
+        break;
+      case 'price_mismatch':
+        lines.push({ ...normal, price: normal.price + 10_000 });
+        break;
+      case 'cost_and_price_mismatch':
+        lines.push({ ...normal, cost: normal.cost - 2_500, price: normal.price - 10_000 });
+        break;
+      case 'currency_mismatch':
+        lines.push({ ...normal, currency: normal.currency === 'USD' ? 'BRL' : 'USD' });
+        break;
+      case 'product_mismatch':
+        lines.push({ ...normal, productId: normal.productId + 9_000 });
+        break;
+      case 'duplicate_reference':
+        lines.push(normal, { ...normal });
+        break;
+      case 'refunded_not_reversed':
+        lines.push({ ...normal, status: 'refunded' });
+        break;
+      case 'canceled_but_booked':
+        lines.push({ ...normal, status: 'paid' });
+        break;
+      case 'spaces_trap':
+        lines.push({ ...normal, reference: `  ${normal.reference.trim()} ` });
+        break;
+      case 'within_tolerance_trap':
+        lines.push({ ...normal, cost: normal.cost + Math.floor(tenThousandths(options.reconciliation.costTolerance) / 2) });
+        break;
+      default:
+        throw new Error(`unplanned break ${breakOf.get(s.transactionId)}`);
+    }
+  }
+
+  // Orders the partner booked at 23:55 on the last day (already next month in UTC) whose sale the provider
+  // dates early next month: outside the period's extract, found only by an individual lookup.
+  const late = shuffled(
+    [...dataset.salesInPeriod(`${next}-01`, nextDay(nextDay(`${next}-01`)), true)].filter(
+      (s) => periodOf(s.paidAt.getTime()) === next && classOf(s) === 'redeemed' && !extracted.has(s.transactionId),
+    ),
+    104,
+  ).slice(0, perKind);
+  const lastMinute = clock.startOfDay(`${next}-01`) - 5 * 60_000;
+  const lookedUp = new Map<number, SimulatedSale>();
+  for (const s of late) {
+    lines.push(lineOf(s, 'paid', lastMinute));
+    lookedUp.set(s.transactionId, s);
+    planted.late_lookup.push(s.partnerReference.trim());
+  }
+  // Orders the provider never saw.
+  for (let n = 1; n <= perKind; n++) {
+    const reference = `PO-${options.period.replace('-', '')}-GHOST-${String(n).padStart(4, '0')}`;
+    const template = clean[n % Math.max(1, clean.length)];
+    lines.push({
+      reference,
+      productId: template?.productId ?? 1,
+      paidAtMs: clock.startOfDay(first) + Math.floor(hashUnit(seed, n, 105) * (clock.startOfDay(`${next}-01`) - clock.startOfDay(first))),
+      price: tenThousandths(template?.salesPrice ?? 10),
+      cost: tenThousandths(template?.partnerCostPrice ?? 9),
+      currency: template?.salesCurrencyCode ?? 'BRL',
+      country: template?.countryCode ?? 'BR',
+      status: 'paid',
+      shortDecimals: false,
+    });
+    planted.missing_at_provider.push(reference);
+  }
+
+  writeFileSync(options.file, toCsv(lines, clock));
+
+  const plantedReferences = new Set(Object.entries(planted).filter(([k]) => !k.endsWith('_trap')).flatMap(([, refs]) => refs));
+  const findings = expectedFindings(lines, [...extracted.values(), ...lookedUp.values()], options, clock).map((f) => ({
+    ...f,
+    planted: plantedReferences.has(f.partnerReference),
+  }));
+  const byType: Record<string, number> = {};
+  for (const f of findings) byType[f.exceptionType] = (byType[f.exceptionType] ?? 0) + 1;
+  return { file: options.file, period: options.period, lines: lines.length, findings, byType, lookups: planted.late_lookup, planted };
+}
+
+/** The rules of interface.md over the ledger lines and the provider's sales, for one period. */
+function expectedFindings(lines: Line[], sales: SimulatedSale[], options: LedgerGeneratorOptions, clock: ZonedClock): Omit<ExpectedFinding, 'planted'>[] {
+  const r = options.reconciliation;
+  const costTolerance = tenThousandths(r.costTolerance);
+  const priceTolerance = tenThousandths(r.priceTolerance ?? r.costTolerance);
+  const periodOf = (ms: number) => clock.localDate(ms).slice(0, 7);
+  const classOf = (s: SimulatedSale) => r.statusMap[s.status.trim()] ?? 'unknown';
+  const findings: Omit<ExpectedFinding, 'planted'>[] = [];
+  const add = (exceptionType: string, partnerReference: string, transactionId: number | null) => findings.push({ exceptionType, partnerReference, transactionId });
+
+  const groups = new Map<string, { lines: Line[]; sales: SimulatedSale[] }>();
+  const group = (reference: string) => groups.get(reference) ?? groups.set(reference, { lines: [], sales: [] }).get(reference)!;
+  for (const line of lines) group(line.reference.trim()).lines.push(line);
+  for (const sale of sales) group(sale.partnerReference.trim()).sales.push(sale);
+
+  for (const [reference, g] of groups) {
+    const inScope = g.lines.some((l) => periodOf(l.paidAtMs) === options.period) || g.sales.some((s) => periodOf(s.createdAt.getTime()) === options.period);
+    if (!inScope) continue;
+    for (const s of g.sales) {
+      if (periodOf(s.createdAt.getTime()) !== options.period) continue;
+      const cls = classOf(s);
+      if (cls === 'unknown') add('unknown_status', reference, s.transactionId);
+      const age = Math.round((Date.parse(`${options.asOf}T00:00:00Z`) - Date.parse(`${clock.localDate(s.createdAt.getTime())}T00:00:00Z`)) / 86_400_000);
+      if ((cls === 'booked' || (cls === 'redeemed' && !s.keySentToCustomer)) && age > r.unredeemedAfterDays) add('unredeemed_key', reference, s.transactionId);
+    }
+    if (g.lines.length > 1 || g.sales.length > 1) {
+      add('duplicate_reference', reference, null);
+    } else if (g.lines.length === 1 && g.sales.length === 1) {
+      const l = g.lines[0]!;
+      const s = g.sales[0]!;
+      const cls = classOf(s);
+      const id = s.transactionId;
+      if (Math.abs(tenThousandths(s.partnerCostPrice) - l.cost) > costTolerance) add('cost_mismatch', reference, id);
+      if (Math.abs(tenThousandths(s.salesPrice) - l.price) > priceTolerance) add('price_mismatch', reference, id);
+      if (s.salesCurrencyCode !== l.currency) add('currency_mismatch', reference, id);
+      if (s.productId !== l.productId) add('product_mismatch', reference, id);
+      if (cls === 'canceled' && l.status === 'paid') add('canceled_but_booked', reference, id);
+      if (l.status !== 'paid' && (cls === 'redeemed' || cls === 'booked')) add('refunded_not_reversed', reference, id);
+      if (periodOf(l.paidAtMs) !== periodOf(s.createdAt.getTime())) add('cutoff_difference', reference, id);
+    } else if (g.lines.length === 1) {
+      if (g.lines[0]!.status === 'paid') add('missing_at_provider', reference, null);
+    } else if (classOf(g.sales[0]!) !== 'canceled') {
+      add('missing_in_ledger', reference, g.sales[0]!.transactionId);
+    }
+  }
+  return findings.sort((a, b) => a.exceptionType.localeCompare(b.exceptionType) || a.partnerReference.localeCompare(b.partnerReference));
+}
+
+function toCsv(lines: Line[], clock: ZonedClock): string {
+  const money = (v: number, short: boolean) => {
+    const text = (v / 10_000).toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
+    return short ? text : (v / 10_000).toFixed(Math.max(2, text.split('.')[1]?.length ?? 0));
+  };
+  const out = ['partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status'];
+  for (const l of lines) {
+    out.push(
+      [
+        `"${l.reference.replace(/"/g, '""')}"`,
+        l.productId,
+        clock.isoLocal(l.paidAtMs).replace('T', ' '),
+        money(l.price, l.shortDecimals),
+        money(l.cost, l.shortDecimals),
+        l.currency,
+        l.country,
+        l.status,
+      ].join(','),
+    );
+  }
+  return `${out.join('\n')}\n`;
+}
+
+function tenThousandths(value: number): number {
+  return Math.round(value * 10_000);
+}
+
+function nextMonth(period: string): string {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  return new Date(Date.UTC(year, month, 1)).toISOString().slice(0, 7);
+}
+
+function previousDay(date: string): string {
+  return new Date(Date.parse(`${date}T00:00:00Z`) - 86_400_000).toISOString().slice(0, 10);
+}
