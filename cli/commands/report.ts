@@ -1,12 +1,34 @@
-/** `pinrecon report`: placeholder until its issue lands. */
+/** `pinrecon report`: writes the period's Excel workbook and prints its path; with --email, sends it. */
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { writeReport } from '../../pipelines/report.js';
+import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+
+interface ReportCommandOptions extends GlobalOptions {
+  period?: string;
+  asOf?: string;
+  email?: boolean;
+  dryRun?: boolean;
+}
 
 export function registerReport(program: Command): void {
-  withGlobalOptions(program.command('report').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon report is not built yet.');
+  withGlobalOptions(
+    program
+      .command('report')
+      .description('writes the Excel workbook of a reconciled period (reports.outDir/pinrecon-<period>.xlsx); with --email, sends it')
+      .requiredOption('--period <YYYY-MM>', 'the accounting period (reconcile it first)')
+      .option('--as-of <YYYY-MM-DD>', "the period's reconciliation date (default: the date it was last reconciled as of)")
+      .option('--email', 'send the workbook to email.to through email.smtpUrl')
+      .option('--dry-run', 'write the email as .eml beside the workbook instead of sending it'),
+  ).action(
+    action<ReportCommandOptions, []>(async ({ config, output }, options) => {
+      const period = parsePeriodOption(options.period);
+      const asOf = parseDateOption(options.asOf, '--as-of');
+      const summary = await withJobWarehouse(config, (warehouse) =>
+        writeReport(warehouse, config, { period, asOf, email: options.email, dryRun: options.dryRun }, output),
+      );
+      output.result(summary.workbook);
+      if (summary.email?.eml) output.info(`email written to ${summary.email.eml}`);
+      output.document({ ok: true, ...summary });
     }),
   );
 }

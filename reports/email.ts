@@ -1,0 +1,222 @@
+/**
+ * The report email: a short text and HTML body with the period's headline numbers (exact, from the
+ * database) and the workbook attached by path (streamed, never read into memory); sent over SMTP with
+ * retries on transient failures, or written as a .eml file for a dry run.
+ */
+import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import nodemailer from 'nodemailer';
+import type { Readable } from 'node:stream';
+import type { ConnectionOptions } from 'node:tls';
+import { JobError } from '../config/errors.js';
+import { redactUrl } from '../config/load.js';
+import type { Config } from '../config/schema.js';
+import { formatAmount, formatCount } from './formats.js';
+import type { ReportFacts } from './report-facts.js';
+
+export type EmailConfig = Config['email'];
+
+export interface ReportEmail {
+  subject: string;
+  text: string;
+  html: string;
+  /** The workbook sent. */
+  attachment: string;
+}
+
+export interface ComposeOptions {
+  /** The workbook to attach. */
+  attachment: string;
+  /** Rows per detail sheet title (for the rejects line). */
+  rowsByTitle: Record<string, number>;
+  /** Set when the full workbook was too large and a summary-only one is attached instead. */
+  fullWorkbook?: { file: string; bytes: number; limitBytes: number };
+}
+
+export function composeReportEmail(config: EmailConfig, facts: ReportFacts, options: ComposeOptions): ReportEmail {
+  const subject = config.subject
+    ? config.subject.replaceAll('{period}', facts.period)
+    : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} exception${facts.totalFindings === 1 ? '' : 's'}`;
+  const changes = facts.changes;
+  const changeNote = changes
+    ? ` (new ${formatCount(changes.new)}, still open ${formatCount(changes.stillOpen)}, cleared since the previous reconciliation ${formatCount(changes.cleared)})`
+    : '';
+  const rejects = `Ledger rejects: ${formatCount(options.rowsByTitle['Ledger rejects'] ?? 0)} · API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
+  const attachmentNote = options.fullWorkbook
+    ? `The full workbook (${megabytes(options.fullWorkbook.bytes)}) is larger than the ${megabytes(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
+    : `The workbook ${path.basename(options.attachment)} is attached.`;
+  const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
+
+  const text = [
+    heading,
+    '',
+    ...facts.totals.flatMap((t) => [
+      `${t.currency ?? '(no currency)'}`,
+      `  Ledger:   ${formatCount(t.ledgerOrders)} orders · sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
+      `  Provider: ${formatCount(t.providerSales)} sales · sales ${formatAmount(t.providerSalesTotal, t.currency)} · cost ${formatAmount(t.providerCostTotal, t.currency)} · margin ${formatAmount(t.providerMargin, t.currency)}`,
+      `  Matched ${formatCount(t.matched)} · exceptions ${formatCount(t.exceptions)}`,
+      '',
+    ]),
+    'Exceptions by type',
+    ...facts.typeCounts.map((t) => `  ${t.exceptionType.padEnd(24)} ${formatCount(t.findings).padStart(9)}`),
+    `  ${'total'.padEnd(24)} ${formatCount(facts.totalFindings).padStart(9)}${changeNote}`,
+    '',
+    rejects,
+    '',
+    attachmentNote,
+    '',
+  ].join('\n');
+
+  const row = (cells: string[], firstIsLabel = true) =>
+    `<tr>${cells.map((value, i) => `<td style="padding:2px 10px${i === 0 && firstIsLabel ? '' : ';text-align:right'}">${escapeHtml(value)}</td>`).join('')}</tr>`;
+  const table = (headers: string[], rows: string[]) =>
+    `<table style="border-collapse:collapse;font-family:sans-serif;font-size:13px"><tr>${headers
+      .map((h) => `<th style="padding:2px 10px;text-align:left;background:#e7ecf3">${escapeHtml(h)}</th>`)
+      .join('')}</tr>${rows.join('')}</table>`;
+  const paragraph = (value: string) => `<p style="font-family:sans-serif">${escapeHtml(value)}</p>`;
+  const html = [
+    `<p style="font-family:sans-serif"><b>${escapeHtml(heading)}</b></p>`,
+    table(
+      ['Currency', 'Ledger orders', 'Ledger sales', 'Ledger expected cost', 'Provider sales', 'Provider sales total', 'Provider cost', 'Provider margin', 'Matched', 'Exceptions'],
+      facts.totals.map((t) =>
+        row([
+          t.currency ?? '(no currency)',
+          formatCount(t.ledgerOrders),
+          formatAmount(t.ledgerSalesTotal, t.currency),
+          formatAmount(t.ledgerCostTotal, t.currency),
+          formatCount(t.providerSales),
+          formatAmount(t.providerSalesTotal, t.currency),
+          formatAmount(t.providerCostTotal, t.currency),
+          formatAmount(t.providerMargin, t.currency),
+          formatCount(t.matched),
+          formatCount(t.exceptions),
+        ]),
+      ),
+    ),
+    `<p style="font-family:sans-serif"><b>Exceptions by type</b></p>`,
+    table(['Exception type', 'Findings'], [...facts.typeCounts.map((t) => row([t.exceptionType, formatCount(t.findings)])), row(['total', formatCount(facts.totalFindings)])]),
+    changeNote ? paragraph(`Total ${formatCount(facts.totalFindings)}${changeNote}.`) : '',
+    paragraph(rejects),
+    paragraph(attachmentNote),
+  ].join('\n');
+
+  return { subject, text, html, attachment: options.attachment };
+}
+
+export interface DeliverOptions {
+  /** Write the message to this .eml file instead of sending it. */
+  emlFile?: string;
+  /** First wait between attempts; doubled after each (default 2000 ms). */
+  retryBaseDelayMs?: number;
+  /** Told before each wait for another attempt. */
+  onRetry?: (attempt: number, reason: string, delayMs: number) => void;
+  /** TLS options for STARTTLS / smtps (e.g. a private CA). */
+  tls?: ConnectionOptions;
+}
+
+export interface Delivery {
+  status: 'sent' | 'written';
+  to: string[];
+  attempts: number;
+  messageId?: string;
+  /** The .eml written (dry run). */
+  eml?: string;
+}
+
+const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+
+/**
+ * Sends the message (STARTTLS when the server offers it, authentication from the URL's user:pass), retrying
+ * connection failures and 4xx answers up to `email.retries` times with doubling waits. A final failure is a
+ * JobError saying why; the password never appears in it.
+ */
+export async function deliverReportEmail(config: EmailConfig, message: ReportEmail, options: DeliverOptions = {}): Promise<Delivery> {
+  const mail = {
+    from: config.from,
+    to: config.to,
+    subject: message.subject,
+    text: message.text,
+    html: message.html,
+    attachments: [{ filename: path.basename(message.attachment), path: message.attachment, contentType: xlsxType }],
+  };
+  if (options.emlFile) {
+    const transport = nodemailer.createTransport({ streamTransport: true, newline: 'windows' });
+    const info = await transport.sendMail(mail);
+    const temporary = `${options.emlFile}.tmp-${process.pid}`;
+    try {
+      await pipeline(info.message as Readable, createWriteStream(temporary));
+      renameSync(temporary, options.emlFile);
+    } catch (error) {
+      rmSync(temporary, { force: true });
+      throw error;
+    }
+    return { status: 'written', to: config.to, attempts: 0, messageId: info.messageId, eml: options.emlFile };
+  }
+
+  const server = redactUrl(config.smtpUrl);
+  const attempts = config.retries + 1;
+  for (let attempt = 1; ; attempt++) {
+    const transport = nodemailer.createTransport({
+      url: config.smtpUrl,
+      connectionTimeout: 15_000,
+      greetingTimeout: 15_000,
+      socketTimeout: 60_000,
+      ...(options.tls ? { tls: options.tls } : {}),
+    });
+    try {
+      const info = await transport.sendMail(mail);
+      return { status: 'sent', to: config.to, attempts: attempt, messageId: info.messageId };
+    } catch (error) {
+      const reason = describeSmtpError(error, config.smtpUrl);
+      if (!isTransient(error) || attempt >= attempts) {
+        throw new JobError(
+          `Could not send the report email to ${config.to.join(', ')} via ${server} (attempt ${attempt} of ${attempts}): ${reason}.`,
+          isTransient(error)
+            ? 'The mail server is unreachable or busy: check email.smtpUrl (or PINRECON_SMTP_URL) and the server, then send again.'
+            : 'The mail server refused the message: check email.smtpUrl credentials, email.from and email.to, then send again.',
+          { cause: error },
+        );
+      }
+      const delayMs = (options.retryBaseDelayMs ?? 2000) * 2 ** (attempt - 1);
+      options.onRetry?.(attempt, reason, delayMs);
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    } finally {
+      transport.close();
+    }
+  }
+}
+
+interface SmtpError {
+  code?: string;
+  responseCode?: number;
+  message?: string;
+}
+
+/** Connection failures, timeouts and 4xx answers may pass on a later try; 5xx answers will not. */
+function isTransient(error: unknown): boolean {
+  const { code, responseCode } = error as SmtpError;
+  if (typeof responseCode === 'number') return (responseCode >= 400 && responseCode < 500) || responseCode === 503;
+  return code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETIMEDOUT';
+}
+
+/** The server's answer or the socket error, with any credential of the URL removed. */
+function describeSmtpError(error: unknown, smtpUrl: string): string {
+  const { code, responseCode, message } = error as SmtpError;
+  let text = `${message ?? String(error)}${responseCode ? ` (SMTP ${responseCode})` : code ? ` (${code})` : ''}`;
+  try {
+    const url = new URL(smtpUrl);
+    for (const secret of [url.password, decodeURIComponent(url.password)].filter((s) => s.length > 0)) text = text.replaceAll(secret, '***');
+  } catch {
+    // the schema already checked the URL's shape
+  }
+  return text.replaceAll(smtpUrl, redactUrl(smtpUrl));
+}
+
+function megabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}

@@ -1,0 +1,313 @@
+/**
+ * The facts of one period's report, read from the marts and the run trace: totals per currency, the cost
+ * bridge, counts and amounts per exception type, what changed since the previous reconciliation, key aging,
+ * and when and from what the data was extracted. The Summary sheet and the email body are both made of
+ * these, so the two always agree. Money stays the database's exact decimal text; times are the local
+ * wall-clock time in the configured zone ("YYYY-MM-DD HH:MM:SS").
+ */
+import { JobError } from '../config/errors.js';
+import { periodEnd, periodStart } from '../pipelines/calendar.js';
+import { sqlString, type Warehouse } from '../pipelines/warehouse.js';
+
+/** interface.md's exception types, in the order reports list them. */
+export const exceptionTypes = [
+  'missing_at_provider',
+  'missing_in_ledger',
+  'cost_mismatch',
+  'price_mismatch',
+  'currency_mismatch',
+  'product_mismatch',
+  'unredeemed_key',
+  'duplicate_reference',
+  'canceled_but_booked',
+  'refunded_not_reversed',
+  'cutoff_difference',
+  'unknown_status',
+] as const;
+
+/** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
+export type Decimal = string | null;
+
+export interface CurrencyTotals {
+  currency: string | null;
+  ledgerOrders: string;
+  ledgerSalesTotal: Decimal;
+  ledgerCostTotal: Decimal;
+  providerSales: string;
+  providerSalesTotal: Decimal;
+  providerCostTotal: Decimal;
+  providerMargin: Decimal;
+  matched: string;
+  exceptions: string;
+}
+
+export interface BridgeLine {
+  currency: string | null;
+  step: number;
+  label: string;
+  exceptionType: string | null;
+  amount: Decimal;
+  items: string;
+}
+
+export interface ExceptionAmounts {
+  exceptionType: string;
+  currency: string | null;
+  findings: string;
+  ledgerValue: Decimal;
+  providerValue: Decimal;
+  difference: Decimal;
+  bridgeAmount: Decimal;
+}
+
+export interface TypeCount {
+  exceptionType: string;
+  findings: number;
+}
+
+export interface ChangeCounts {
+  exceptionType: string;
+  new: number;
+  stillOpen: number;
+  cleared: number;
+}
+
+export interface Changes {
+  runId: string;
+  builtAt: string;
+  /** The reconciliation before it, if any: what "new" and "cleared" are measured against. */
+  previousBuiltAt: string | null;
+  new: number;
+  stillOpen: number;
+  cleared: number;
+  byType: ChangeCounts[];
+}
+
+export interface AgingLine {
+  currency: string | null;
+  bucket: string;
+  keys: string;
+  costTotal: Decimal;
+}
+
+export interface ExtractWindow {
+  windowStart: string;
+  windowEnd: string;
+  by: string;
+  completedAt: string;
+  records: string;
+  quarantined: string;
+  runId: string;
+}
+
+export interface ExtractRun {
+  runId: string;
+  command: string;
+  startedAt: string;
+  finishedAt: string | null;
+  status: string;
+  requests: string;
+  retries: string;
+  rateLimited: string;
+  rowsLoaded: string;
+}
+
+export interface ReportFacts {
+  period: string;
+  asOf: string;
+  timezone: string;
+  /** When the marts were built (local time). */
+  reconciledAt: string;
+  totals: CurrencyTotals[];
+  bridge: BridgeLine[];
+  /** Every exception type of interface.md (zeros included), then any other type found. */
+  typeCounts: TypeCount[];
+  exceptionAmounts: ExceptionAmounts[];
+  totalFindings: number;
+  changes: Changes | null;
+  aging: AgingLine[];
+  extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
+}
+
+/** The marts the report reads: all written by `pinrecon reconcile`. */
+const martTables = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging', 'recon_exception_history', 'recon_runs'];
+
+/**
+ * Reads the period's facts. Fails with what to do when the period was never reconciled, or was
+ * reconciled as of another date than the one asked for.
+ */
+export async function loadReportFacts(
+  warehouse: Warehouse,
+  options: { period: string; asOf?: string; timezone: string },
+): Promise<ReportFacts> {
+  const { period, timezone } = options;
+  const reconcileHint = `Run \`pinrecon reconcile --period ${period}${options.asOf ? ` --as-of ${options.asOf}` : ''}\` first.`;
+  const present = await warehouse.all<{ name: string }>(
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_name IN (${martTables.map(sqlString).join(', ')})`,
+  );
+  const missing = martTables.filter((table) => !present.some((row) => row.name === table));
+  if (missing.length > 0) {
+    throw new JobError(`The database ${warehouse.path} has no reconciliation tables (${missing.join(', ')}).`, reconcileHint);
+  }
+
+  const p = sqlString(period);
+  const local = (column: string) => `strftime(timezone(${sqlString(timezone)}, ${column}), '%Y-%m-%d %H:%M:%S')`;
+  const state = await warehouse.one<{ as_of: string; reconciled_at: string }>(
+    `SELECT max(as_of)::VARCHAR AS as_of, ${local('max(built_at)')} AS reconciled_at FROM recon_summary WHERE period = ${p}`,
+  );
+  if (!state?.as_of) throw new JobError(`The period ${period} has not been reconciled yet.`, reconcileHint);
+  if (options.asOf && options.asOf !== state.as_of) {
+    throw new JobError(
+      `The period ${period} was reconciled as of ${state.as_of}, not ${options.asOf}.`,
+      `Run \`pinrecon reconcile --period ${period} --as-of ${options.asOf}\` first, or leave out --as-of to report as of ${state.as_of}.`,
+    );
+  }
+
+  const totals = await warehouse.all(
+    `SELECT currency_code, ledger_orders, ledger_sales_total, ledger_cost_total, provider_sales, provider_sales_total,
+            provider_cost_total, provider_margin, matched, exceptions
+     FROM recon_summary WHERE period = ${p} ORDER BY currency_code NULLS LAST`,
+  );
+  const bridge = await warehouse.all(
+    `SELECT currency_code, step, label, exception_type, amount, items
+     FROM recon_bridge WHERE period = ${p} ORDER BY currency_code NULLS LAST, step`,
+  );
+  const amounts = await warehouse.all(
+    `SELECT exception_type, currency_code, count(*) AS findings, sum(ledger_value) AS ledger_value,
+            sum(provider_value) AS provider_value, sum(difference) AS difference, sum(amount) AS amount
+     FROM recon_exceptions WHERE period = ${p}
+     GROUP BY exception_type, currency_code ORDER BY exception_type, currency_code NULLS LAST`,
+  );
+  const runs = await warehouse.all(
+    `SELECT run_id, ${local('built_at')} AS built_at, "new", still_open, cleared
+     FROM recon_runs WHERE period = ${p} ORDER BY built_at DESC, run_id DESC LIMIT 2`,
+  );
+  const latest = runs[0];
+  const changesByType = latest
+    ? await warehouse.all(
+        `SELECT exception_type,
+                count(*) FILTER (WHERE change = 'new') AS "new",
+                count(*) FILTER (WHERE change = 'still_open') AS still_open,
+                count(*) FILTER (WHERE change = 'cleared') AS cleared
+         FROM recon_exception_history WHERE run_id = ${sqlString(String(latest.run_id))}
+         GROUP BY exception_type ORDER BY exception_type`,
+      )
+    : [];
+  const aging = await warehouse.all(
+    `SELECT currency_code, aging_bucket, keys, cost_total FROM recon_aging WHERE period = ${p}
+     ORDER BY currency_code NULLS LAST,
+              CASE aging_bucket WHEN '0-7' THEN 1 WHEN '8-30' THEN 2 WHEN '31-90' THEN 3 WHEN '90+' THEN 4 ELSE 5 END, aging_bucket`,
+  );
+
+  const overlapsPeriod = `window_start <= DATE ${sqlString(periodEnd(period))} AND window_end >= DATE ${sqlString(periodStart(period))}`;
+  const windows = await warehouse.all(
+    `SELECT window_start::VARCHAR AS window_start, window_end::VARCHAR AS window_end, by_flag, ${local('completed_at')} AS completed_at,
+            records, quarantined, run_id
+     FROM extract_windows WHERE ${overlapsPeriod} ORDER BY window_start, window_end, by_flag`,
+  );
+  const extractRuns = await warehouse.all(
+    `SELECT run_id, command, ${local('started_at')} AS started_at, ${local('finished_at')} AS finished_at, status,
+            requests, retries, rate_limited, rows_loaded
+     FROM pipeline_runs WHERE run_id IN (SELECT run_id FROM extract_windows WHERE ${overlapsPeriod})
+     ORDER BY started_at, run_id`,
+  );
+  const lastFetch = await warehouse.one<{ at: string | null }>(
+    `SELECT ${local('max(fetched_at)')} AS at FROM landing_files WHERE ${overlapsPeriod}`,
+  );
+
+  const counted = new Map<string, number>();
+  for (const row of amounts) {
+    const type = String(row.exception_type);
+    counted.set(type, (counted.get(type) ?? 0) + Number(row.findings));
+  }
+  const otherTypes = [...counted.keys()].filter((type) => !(exceptionTypes as readonly string[]).includes(type)).sort();
+  const typeCounts = [...exceptionTypes, ...otherTypes].map((exceptionType) => ({ exceptionType, findings: counted.get(exceptionType) ?? 0 }));
+
+  return {
+    period,
+    asOf: state.as_of,
+    timezone,
+    reconciledAt: state.reconciled_at,
+    totals: totals.map((row) => ({
+      currency: text(row.currency_code),
+      ledgerOrders: String(row.ledger_orders),
+      ledgerSalesTotal: text(row.ledger_sales_total),
+      ledgerCostTotal: text(row.ledger_cost_total),
+      providerSales: String(row.provider_sales),
+      providerSalesTotal: text(row.provider_sales_total),
+      providerCostTotal: text(row.provider_cost_total),
+      providerMargin: text(row.provider_margin),
+      matched: String(row.matched),
+      exceptions: String(row.exceptions),
+    })),
+    bridge: bridge.map((row) => ({
+      currency: text(row.currency_code),
+      step: Number(row.step),
+      label: String(row.label),
+      exceptionType: text(row.exception_type),
+      amount: text(row.amount),
+      items: String(row.items),
+    })),
+    typeCounts,
+    exceptionAmounts: amounts.map((row) => ({
+      exceptionType: String(row.exception_type),
+      currency: text(row.currency_code),
+      findings: String(row.findings),
+      ledgerValue: text(row.ledger_value),
+      providerValue: text(row.provider_value),
+      difference: text(row.difference),
+      bridgeAmount: text(row.amount),
+    })),
+    totalFindings: typeCounts.reduce((sum, type) => sum + type.findings, 0),
+    changes: latest
+      ? {
+          runId: String(latest.run_id),
+          builtAt: String(latest.built_at),
+          previousBuiltAt: runs[1] ? String(runs[1].built_at) : null,
+          new: Number(latest.new),
+          stillOpen: Number(latest.still_open),
+          cleared: Number(latest.cleared),
+          byType: changesByType.map((row) => ({
+            exceptionType: String(row.exception_type),
+            new: Number(row.new),
+            stillOpen: Number(row.still_open),
+            cleared: Number(row.cleared),
+          })),
+        }
+      : null,
+    aging: aging.map((row) => ({
+      currency: text(row.currency_code),
+      bucket: String(row.aging_bucket),
+      keys: String(row.keys),
+      costTotal: text(row.cost_total),
+    })),
+    extraction: {
+      windows: windows.map((row) => ({
+        windowStart: String(row.window_start),
+        windowEnd: String(row.window_end),
+        by: String(row.by_flag),
+        completedAt: String(row.completed_at),
+        records: String(row.records),
+        quarantined: String(row.quarantined),
+        runId: String(row.run_id),
+      })),
+      runs: extractRuns.map((row) => ({
+        runId: String(row.run_id),
+        command: String(row.command),
+        startedAt: String(row.started_at),
+        finishedAt: text(row.finished_at),
+        status: String(row.status),
+        requests: String(row.requests),
+        retries: String(row.retries),
+        rateLimited: String(row.rate_limited),
+        rowsLoaded: String(row.rows_loaded),
+      })),
+      lastFetchAt: lastFetch?.at ?? null,
+    },
+  };
+}
+
+function text(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
+

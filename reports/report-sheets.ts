@@ -1,0 +1,182 @@
+/**
+ * The detail sheets of a period's workbook, as data: for each sheet its title, its columns (header,
+ * kind, width, SQL expression) and the rows it holds (FROM/WHERE and a total order, so the same data
+ * always gives the same cells). PINs are masked here, in SQL, so a whole `key` is never selected.
+ */
+import { addMonths, periodEnd, periodStart } from '../pipelines/calendar.js';
+import { sqlString } from '../pipelines/warehouse.js';
+
+/**
+ * How a column is written: `money` as a number in the currency format of the row's `currency` column,
+ * `datetime` (a TIMESTAMPTZ) as a date in the configured zone, `date` as a date, `integer` as a number.
+ */
+export type ColumnKind = 'text' | 'integer' | 'money' | 'datetime' | 'date' | 'boolean';
+
+export interface SheetColumn {
+  /** The SQL alias; also what `currency` refers to. */
+  key: string;
+  header: string;
+  kind: ColumnKind;
+  /** SQL over the sheet's FROM. */
+  sql: string;
+  /** Excel column width in characters. */
+  width: number;
+  /** money: the key of the column holding the row's ISO 4217 code. */
+  currency?: string;
+}
+
+export interface DetailSheet {
+  title: string;
+  /** What the sheet holds, for the Summary's list of sheets. */
+  description: string;
+  columns: SheetColumn[];
+  /** FROM ... WHERE ... */
+  from: string;
+  /** A total order (ends in a unique key). */
+  orderBy: string;
+}
+
+/**
+ * The last 4 characters of a PIN behind bullets. `column` holds the whole PIN (`key`: one of 4 characters
+ * or fewer is hidden whole) or only its last 4 (`last4`: fewer than 4 means the PIN itself was that short).
+ */
+export function maskedKeySql(column: string, holds: 'key' | 'last4'): string {
+  const shortest = holds === 'key' ? 5 : 4;
+  return `CASE WHEN ${column} IS NULL THEN NULL WHEN length(${column}) >= ${shortest} THEN '••••' || right(${column}, 4) ELSE '••••' END`;
+}
+
+/**
+ * A raw API record (JSON text) with the value of every "key" field masked: strings longer than 4
+ * characters keep their last 4; shorter strings and non-string values are hidden whole.
+ */
+export function maskedRawRecordSql(column: string): string {
+  const keepLast4 = `regexp_replace(${column}, '("key"\\s*:\\s*")[^"]+?([^"]{4})"', '\\1••••\\2"', 'gi')`;
+  return `regexp_replace(${keepLast4}, '("key"\\s*:\\s*)("[^"•][^"]{0,3}"|""|[^"\\s,}\\]][^,}\\]\\s]*)', '\\1"••••"', 'gi')`;
+}
+
+const money = (key: string, header: string, sql: string, currency: string): SheetColumn => ({ key, header, kind: 'money', sql, width: 15, currency });
+
+/** The exception families (contracts.md), each on its own sheet, in this order. */
+export const exceptionFamilySheets = [
+  { family: 'missing', title: 'Missing', description: 'orders missing at the provider or in the ledger' },
+  { family: 'amounts', title: 'Amounts', description: 'matched orders whose cost, price, currency or product differ' },
+  { family: 'status', title: 'Status', description: 'status disagreements: canceled but booked, refunded not reversed, unknown status' },
+  { family: 'duplicates', title: 'Duplicates', description: 'references with more than one provider transaction or ledger line' },
+  { family: 'cutoff', title: 'Cutoff', description: 'matched orders the two sides put in different periods' },
+] as const;
+
+function exceptionSheet(period: string, family: string, title: string, description: string): DetailSheet {
+  return {
+    title,
+    description,
+    columns: [
+      { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 24 },
+      { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
+      { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
+      { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
+      { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
+      money('ledger_value', 'Ledger value', 'ledger_value', 'currency'),
+      money('provider_value', 'Provider value', 'provider_value', 'currency'),
+      money('difference', 'Difference', 'difference', 'currency'),
+      money('bridge_amount', 'Cost bridge effect', 'amount', 'currency'),
+      { key: 'order_status', header: 'Ledger status', kind: 'text', sql: 'order_status', width: 13 },
+      { key: 'status', header: 'Provider status', kind: 'text', sql: 'status', width: 22 },
+      { key: 'status_class', header: 'Status class', kind: 'text', sql: 'status_class', width: 12 },
+      { key: 'transaction_at', header: 'Provider date', kind: 'datetime', sql: 'transaction_at', width: 19 },
+      { key: 'paid_at', header: 'Ledger paid at', kind: 'datetime', sql: 'paid_at', width: 19 },
+      { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key_last4', 'last4'), width: 12 },
+      { key: 'ledger_source', header: 'Ledger line', kind: 'text', sql: 'ledger_source', width: 28 },
+      { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
+      { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
+      { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
+    ],
+    from: `FROM recon_exceptions WHERE period = ${sqlString(period)} AND family = ${sqlString(family)}`,
+    orderBy: 'exception_type, partner_reference NULLS LAST, transaction_id NULLS LAST, finding_id',
+  };
+}
+
+/** Every detail sheet of the period's workbook, in order (the Summary comes before them). */
+export function detailSheets(period: string, timezone: string): DetailSheet[] {
+  const p = sqlString(period);
+  const localMidnight = (date: string) => `timezone(${sqlString(timezone)}, TIMESTAMP ${sqlString(`${date} 00:00:00`)})`;
+  const inPeriod = (column: string) => `${column} >= ${localMidnight(periodStart(period))} AND ${column} < ${localMidnight(periodStart(addMonths(period, 1)))}`;
+  return [
+    ...exceptionFamilySheets.map((sheet) => exceptionSheet(period, sheet.family, sheet.title, sheet.description)),
+    {
+      title: 'Unredeemed keys',
+      description: `keys booked or not sent to the customer, older than the configured days at the as-of date`,
+      columns: [
+        { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
+        { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
+        { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
+        { key: 'status', header: 'Provider status', kind: 'text', sql: 'status', width: 22 },
+        { key: 'status_class', header: 'Status class', kind: 'text', sql: 'status_class', width: 12 },
+        { key: 'transaction_at', header: 'Provider date', kind: 'datetime', sql: 'transaction_at', width: 19 },
+        { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key_last4', 'last4'), width: 12 },
+        { key: 'age_days', header: 'Age (days)', kind: 'integer', sql: 'age_days', width: 11 },
+        { key: 'aging_bucket', header: 'Aging bucket', kind: 'text', sql: 'aging_bucket', width: 13 },
+        { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
+        money('provider_value', 'Provider cost', 'provider_value', 'currency'),
+        money('bridge_amount', 'Cost bridge effect', 'amount', 'currency'),
+        { key: 'as_of', header: 'As of', kind: 'date', sql: 'as_of', width: 11 },
+        { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
+        { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
+        { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
+      ],
+      from: `FROM recon_exceptions WHERE period = ${p} AND family = 'unredeemed'`,
+      orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
+    },
+    {
+      title: 'Sales',
+      description: `provider sales dated in ${period} (${timezone})`,
+      columns: [
+        { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
+        { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
+        { key: 'transaction_at', header: 'Date', kind: 'datetime', sql: 'transaction_at', width: 19 },
+        { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
+        { key: 'product_name', header: 'Product', kind: 'text', sql: 'product_name', width: 30 },
+        { key: 'status', header: 'Status', kind: 'text', sql: 'status', width: 22 },
+        { key: 'status_class', header: 'Status class', kind: 'text', sql: 'status_class', width: 12 },
+        { key: 'currency', header: 'Currency', kind: 'text', sql: 'sales_currency_code', width: 9 },
+        money('sales_price', 'Sales price', 'sales_price', 'currency'),
+        money('partner_cost_price', 'Partner cost', 'partner_cost_price', 'currency'),
+        money('margin', 'Margin', 'sales_price - partner_cost_price', 'currency'),
+        { key: 'country_code', header: 'Country', kind: 'text', sql: 'country_code', width: 8 },
+        { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key', 'key'), width: 12 },
+        { key: 'key_sent_to_customer', header: 'Key sent to customer', kind: 'boolean', sql: 'key_sent_to_customer', width: 12 },
+        { key: 'first_seen_at', header: 'First seen', kind: 'datetime', sql: 'first_seen_at', width: 19 },
+        { key: 'last_seen_at', header: 'Last seen', kind: 'datetime', sql: 'last_seen_at', width: 19 },
+      ],
+      from: `FROM sales WHERE ${inPeriod('transaction_at')}`,
+      orderBy: 'transaction_at, transaction_id',
+    },
+    {
+      title: 'Ledger rejects',
+      description: `ledger lines not accepted, from the ledger files that hold orders paid in ${period}`,
+      columns: [
+        { key: 'source_file', header: 'File', kind: 'text', sql: 'source_file', width: 40 },
+        { key: 'source_line', header: 'Line', kind: 'integer', sql: 'source_line', width: 8 },
+        { key: 'reason', header: 'Reason', kind: 'text', sql: 'reason', width: 50 },
+        { key: 'raw', header: 'Line as read', kind: 'text', sql: 'raw', width: 80 },
+      ],
+      from: `FROM ledger_rejects WHERE file_hash IN (SELECT DISTINCT file_hash FROM ledger WHERE ${inPeriod('paid_at')})`,
+      orderBy: 'source_file, source_line, reason',
+    },
+    {
+      title: 'API quarantine',
+      description: `records of ${period}'s extract windows that could not be loaded as received`,
+      columns: [
+        { key: 'window_start', header: 'Window start', kind: 'date', sql: 'window_start', width: 12 },
+        { key: 'by_flag', header: 'By', kind: 'text', sql: 'by_flag', width: 8 },
+        { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
+        { key: 'reason', header: 'Reason', kind: 'text', sql: 'reason', width: 50 },
+        { key: 'landing_path', header: 'Landing file', kind: 'text', sql: 'landing_path', width: 50 },
+        { key: 'record_index', header: 'Record', kind: 'integer', sql: 'record_index', width: 8 },
+        { key: 'raw', header: 'Record as received (PIN masked)', kind: 'text', sql: maskedRawRecordSql('raw'), width: 80 },
+        { key: 'quarantined_at', header: 'Quarantined at', kind: 'datetime', sql: 'quarantined_at', width: 19 },
+      ],
+      from: `FROM sales_quarantine WHERE window_start BETWEEN DATE ${sqlString(periodStart(period))} AND DATE ${sqlString(periodEnd(period))}`,
+      orderBy: 'landing_path, record_index, reason',
+    },
+  ];
+}

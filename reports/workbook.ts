@@ -1,0 +1,364 @@
+/**
+ * Writes a period's Excel workbook, `pinrecon-<period>.xlsx`: the Summary first, then the detail sheets
+ * of report-sheets.ts, streamed from DuckDB chunk by chunk through exceljs's streaming writer so memory
+ * stays flat however many sales the period has. A sheet longer than Excel's row limit continues on
+ * "<name> (2)", "<name> (3)"…, and the Summary says so. The same data always gives the same cells: every
+ * query has a total order, and the generation time is the only wall-clock value written.
+ */
+import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import type { Warehouse } from '../pipelines/warehouse.js';
+import { sqlString } from '../pipelines/warehouse.js';
+import { dateFormat, dateTimeFormat, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
+import type { Decimal, ReportFacts } from './report-facts.js';
+import { detailSheets, type DetailSheet, type SheetColumn } from './report-sheets.js';
+
+/** Excel's rows per sheet, header included. */
+export const excelMaxRows = 1_048_576;
+
+export interface WorkbookOptions {
+  /** The .xlsx to write (replaced atomically). */
+  file: string;
+  /** The generation time shown on the Summary (default: now). */
+  generatedAt?: Date;
+  /** Rows per sheet including the header (default: Excel's 1,048,576); longer sheets continue on the next. */
+  maxRowsPerSheet?: number;
+  /** Write only the Summary, saying where the full workbook is (the email's stand-in for a large one). */
+  summaryOnlyOf?: { file: string; bytes: number };
+  /** Called after each chunk of detail rows. */
+  onProgress?: (rowsWritten: number, rowsTotal: number) => void;
+}
+
+/** One worksheet of the workbook (a detail sheet may take several). */
+export interface WrittenSheet {
+  name: string;
+  /** The detail sheet it belongs to ("Sales" for "Sales (2)"). */
+  title: string;
+  /** Data rows, header excluded. */
+  rows: number;
+}
+
+export interface WorkbookResult {
+  file: string;
+  bytes: number;
+  /** The detail sheets' worksheets, planned (and, unless summary-only, written), in order. */
+  sheets: WrittenSheet[];
+  /** Data rows per detail sheet title. */
+  rowsByTitle: Record<string, number>;
+  summaryOnly: boolean;
+}
+
+type Style = Partial<ExcelJS.Style>;
+const styles = {
+  plain: {} as Style,
+  title: { font: { bold: true, size: 14 } } as Style,
+  heading: { font: { bold: true, size: 12 } } as Style,
+  header: { font: { bold: true }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7ECF3' } } } as Style,
+  bold: { font: { bold: true } } as Style,
+  integer: { numFmt: integerFormat } as Style,
+  date: { numFmt: dateFormat } as Style,
+  dateTime: { numFmt: dateTimeFormat } as Style,
+};
+/** One shared style object per currency: exceljs caches styles by object, so sharing keeps 1M rows fast. */
+const moneyStyles = new Map<string, Style>();
+function moneyStyle(currency: string | null | undefined): Style {
+  const key = currency ?? '';
+  let style = moneyStyles.get(key);
+  if (!style) moneyStyles.set(key, (style = { numFmt: moneyFormat(currency) }));
+  return style;
+}
+
+export async function writeWorkbook(warehouse: Warehouse, facts: ReportFacts, options: WorkbookOptions): Promise<WorkbookResult> {
+  const rowsPerSheet = (options.maxRowsPerSheet ?? excelMaxRows) - 1;
+  if (!Number.isInteger(rowsPerSheet) || rowsPerSheet < 1 || rowsPerSheet >= excelMaxRows) {
+    throw new RangeError(`maxRowsPerSheet must be an integer from 2 to ${excelMaxRows}, got ${options.maxRowsPerSheet}`);
+  }
+  const sheets = detailSheets(facts.period, facts.timezone);
+  const plan = await planSheets(warehouse, sheets, rowsPerSheet);
+  const generatedAt = options.generatedAt ?? new Date();
+
+  mkdirSync(path.dirname(options.file), { recursive: true });
+  const temporary = `${options.file}.tmp-${process.pid}`;
+  try {
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: temporary, useStyles: true, useSharedStrings: false });
+    workbook.creator = 'pinrecon';
+    workbook.created = generatedAt;
+    workbook.modified = generatedAt;
+    // Sheets are written one after another: the zip holds one open entry at a time, so nothing is buffered.
+    writeSummary(workbook.addWorksheet('Summary'), facts, sheets, plan, wallClockDate(generatedAt, facts.timezone), rowsPerSheet, options.summaryOnlyOf);
+    if (!options.summaryOnlyOf) {
+      const total = plan.reduce((sum, sheet) => sum + sheet.rows, 0);
+      let written = 0;
+      for (const sheet of sheets) {
+        written = await streamSheet(workbook, warehouse, sheet, facts.timezone, plan, written, (rows) => options.onProgress?.(rows, total));
+      }
+    }
+    await workbook.commit();
+    renameSync(temporary, options.file);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  const rowsByTitle: Record<string, number> = {};
+  for (const part of plan) rowsByTitle[part.title] = (rowsByTitle[part.title] ?? 0) + part.rows;
+  return { file: options.file, bytes: statSync(options.file).size, sheets: plan, rowsByTitle, summaryOnly: Boolean(options.summaryOnlyOf) };
+}
+
+/** Counts each detail sheet's rows and names the worksheets it takes. */
+async function planSheets(warehouse: Warehouse, sheets: DetailSheet[], rowsPerSheet: number): Promise<WrittenSheet[]> {
+  const plan: WrittenSheet[] = [];
+  for (const sheet of sheets) {
+    const counted = await warehouse.one<{ rows: string }>(`SELECT count(*) AS rows ${sheet.from}`);
+    const rows = Number(counted?.rows ?? 0);
+    const parts = Math.max(1, Math.ceil(rows / rowsPerSheet));
+    for (let part = 1; part <= parts; part++) {
+      plan.push({ name: sheetName(sheet.title, part), title: sheet.title, rows: Math.min(rowsPerSheet, rows - (part - 1) * rowsPerSheet) });
+    }
+  }
+  return plan;
+}
+
+/** "Sales", "Sales (2)"…: at most 31 characters, none of * ? : / \ [ ]. */
+export function sheetName(title: string, part: number): string {
+  const suffix = part > 1 ? ` (${part})` : '';
+  const clean = title.replace(/[*?:/\\[\]]/g, '-').replace(/^'+|'+$/g, '');
+  return `${clean.slice(0, 31 - suffix.length).trimEnd()}${suffix}`;
+}
+
+/** Streams one detail sheet's query into its worksheet(s); returns the running count of rows written. */
+async function streamSheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  warehouse: Warehouse,
+  sheet: DetailSheet,
+  timezone: string,
+  plan: WrittenSheet[],
+  writtenBefore: number,
+  onProgress: (rowsWritten: number) => void,
+): Promise<number> {
+  const parts = plan.filter((part) => part.title === sheet.title);
+  const select = sheet.columns.map((column) => `${selectExpression(column, timezone)} AS "${column.key}"`).join(', ');
+  const result = await warehouse.connection.stream(`SELECT ${select} ${sheet.from} ORDER BY ${sheet.orderBy}`);
+  const writeRow = rowWriter(sheet.columns);
+  let written = writtenBefore;
+  let partIndex = 0;
+  let inSheet = 0;
+  let worksheet = openDetailWorksheet(workbook, parts[0]!.name, sheet.columns);
+  for await (const rows of result.yieldRowsJs()) {
+    for (const values of rows) {
+      if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
+        closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
+        worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet.columns);
+        inSheet = 0;
+      }
+      writeRow(worksheet, values);
+      inSheet++;
+    }
+    written += rows.length;
+    onProgress(written);
+    // Let the zip stream drain before the next chunk.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+  closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
+  return written;
+}
+
+/** The column's SELECT expression: TIMESTAMPTZ shown as the wall-clock time of the configured zone. */
+function selectExpression(column: SheetColumn, timezone: string): string {
+  return column.kind === 'datetime' ? `timezone(${sqlString(timezone)}, ${column.sql})` : `(${column.sql})`;
+}
+
+function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, columns: SheetColumn[]): ExcelJS.Worksheet {
+  const worksheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }] });
+  worksheet.columns = columns.map((column) => ({ header: column.header, key: column.key, width: column.width }));
+  const header = worksheet.getRow(1);
+  header.eachCell((cell) => (cell.style = styles.header));
+  header.commit();
+  return worksheet;
+}
+
+function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: number, rows: number): void {
+  worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows + 1, column: columns } };
+  worksheet.commit();
+}
+
+/** Turns one DuckDB row (JS values) into a committed worksheet row with the column's format. */
+function rowWriter(columns: SheetColumn[]): (worksheet: ExcelJS.Worksheet, values: unknown[]) => void {
+  const currencyIndex = columns.map((column) => (column.currency ? columns.findIndex((c) => c.key === column.currency) : -1));
+  return (worksheet, values) => {
+    const cells: ExcelJS.CellValue[] = [];
+    const cellStyles: Style[] = [];
+    for (let i = 0; i < columns.length; i++) {
+      const value = values[i];
+      if (value === null || value === undefined) continue;
+      switch (columns[i]!.kind) {
+        case 'integer':
+          cells[i] = Number(value);
+          cellStyles[i] = styles.integer;
+          break;
+        case 'money': {
+          cells[i] = Number(value);
+          const currency = values[currencyIndex[i]!];
+          cellStyles[i] = moneyStyle(typeof currency === 'string' ? currency : null);
+          break;
+        }
+        case 'datetime':
+          cells[i] = value as Date;
+          cellStyles[i] = styles.dateTime;
+          break;
+        case 'date':
+          cells[i] = value as Date;
+          cellStyles[i] = styles.date;
+          break;
+        case 'boolean':
+          cells[i] = Boolean(value);
+          cellStyles[i] = styles.plain;
+          break;
+        default:
+          cells[i] = String(value);
+          cellStyles[i] = styles.plain;
+      }
+    }
+    const row = worksheet.addRow(cells);
+    for (let i = 0; i < columns.length; i++) if (cellStyles[i]) row.getCell(i + 1).style = cellStyles[i]!;
+    row.commit();
+  };
+}
+
+/** A cell of the Summary: a value and how it looks. */
+type SummaryCell = { value: ExcelJS.CellValue; style: Style } | string | null;
+
+function writeSummary(
+  worksheet: ExcelJS.Worksheet,
+  facts: ReportFacts,
+  sheets: DetailSheet[],
+  plan: WrittenSheet[],
+  generatedAt: Date,
+  rowsPerSheet: number,
+  summaryOnlyOf: WorkbookOptions['summaryOnlyOf'],
+): void {
+  worksheet.columns = [{ width: 34 }, ...Array.from({ length: 9 }, () => ({ width: 18 }))];
+  const line = (...cells: SummaryCell[]) => {
+    const row = worksheet.addRow(cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)));
+    cells.forEach((cell, i) => {
+      if (cell !== null) row.getCell(i + 1).style = typeof cell === 'object' ? cell.style : styles.plain;
+    });
+    row.commit();
+  };
+  const styled = (value: ExcelJS.CellValue, style: Style): SummaryCell => ({ value, style });
+  const heading = (text: string) => {
+    line();
+    line(styled(text, styles.heading));
+  };
+  const header = (...labels: string[]) => line(...labels.map((label) => styled(label, styles.header)));
+  const count = (value: string | number) => styled(Number(value), styles.integer);
+  const money = (value: Decimal, currency: string | null) => (value === null ? null : styled(Number(value), moneyStyle(currency)));
+  const localTime = (text: string | null) => (text === null ? null : styled(localTextDate(text), styles.dateTime));
+
+  line(styled(`pinrecon reconciliation — ${facts.period}`, styles.title));
+  line();
+  line(styled('Period', styles.bold), facts.period);
+  line(styled('As of', styles.bold), styled(localTextDate(facts.asOf), styles.date));
+  line(styled('Time zone (all dates)', styles.bold), facts.timezone);
+  line(styled('Reconciled at', styles.bold), localTime(facts.reconciledAt));
+  line(styled('Report generated at', styles.bold), styled(generatedAt, styles.dateTime));
+  if (summaryOnlyOf) {
+    line(
+      styled('Note', styles.bold),
+      `Summary only: the full workbook (${formatMegabytes(summaryOnlyOf.bytes)}) is too large to attach; it is at ${summaryOnlyOf.file}`,
+    );
+  }
+
+  const { windows, runs, lastFetchAt } = facts.extraction;
+  heading('Data extracted from the provider API');
+  line(styled('Last fetch', styles.bold), lastFetchAt ? localTime(lastFetchAt) : 'never: no extract covers this period');
+  line(styled('Extract windows covering the period', styles.bold), count(windows.length));
+  if (windows.length > 0) {
+    header('Window start', 'Window end', 'By date', 'Completed at', 'Records', 'Quarantined', 'Run');
+    for (const w of windows) {
+      line(styled(localTextDate(w.windowStart), styles.date), styled(localTextDate(w.windowEnd), styles.date), w.by, localTime(w.completedAt), count(w.records), count(w.quarantined), w.runId);
+    }
+  }
+  line(styled('Extract runs behind them', styles.bold), count(runs.length));
+  if (runs.length > 0) {
+    header('Run', 'Command', 'Started', 'Finished', 'Status', 'Requests', 'Retries', 'Rate limited (503)', 'Rows loaded');
+    for (const r of runs) {
+      line(r.runId, r.command, localTime(r.startedAt), localTime(r.finishedAt), r.status, count(r.requests), count(r.retries), count(r.rateLimited), count(r.rowsLoaded));
+    }
+  }
+
+  heading('Totals per currency');
+  header('Currency', 'Ledger orders', 'Ledger sales', 'Ledger cost', 'Provider sales', 'Provider sales total', 'Provider cost', 'Provider margin', 'Matched', 'Exceptions');
+  for (const t of facts.totals) {
+    line(
+      t.currency ?? '(none)',
+      count(t.ledgerOrders),
+      money(t.ledgerSalesTotal, t.currency),
+      money(t.ledgerCostTotal, t.currency),
+      count(t.providerSales),
+      money(t.providerSalesTotal, t.currency),
+      money(t.providerCostTotal, t.currency),
+      money(t.providerMargin, t.currency),
+      count(t.matched),
+      count(t.exceptions),
+    );
+  }
+
+  heading('Cost bridge: ledger expected cost → provider cost');
+  header('Currency', 'Step', 'Line', 'Exception type', 'Items', 'Amount');
+  for (const b of facts.bridge) {
+    const isTotal = b.exceptionType === null && (b.step === 0 || b.step === Math.max(...facts.bridge.filter((x) => x.currency === b.currency).map((x) => x.step)));
+    line(b.currency ?? '(none)', count(b.step), isTotal ? styled(b.label, styles.bold) : b.label, b.exceptionType, count(b.items), money(b.amount, b.currency));
+  }
+
+  const changes = facts.changes;
+  heading('Exceptions by type');
+  line(
+    changes?.previousBuiltAt
+      ? `New, still open and cleared compared with the previous reconciliation of ${facts.period}, at ${changes.previousBuiltAt}.`
+      : `First reconciliation of ${facts.period}: every finding is new.`,
+  );
+  header('Exception type', 'Findings', 'New', 'Still open', 'Cleared');
+  const changeTypes = new Map(changes?.byType.map((c) => [c.exceptionType, c]) ?? []);
+  for (const t of facts.typeCounts) {
+    const c = changeTypes.get(t.exceptionType);
+    line(t.exceptionType, count(t.findings), count(c?.new ?? 0), count(c?.stillOpen ?? 0), count(c?.cleared ?? 0));
+  }
+  line(styled('Total', styles.bold), count(facts.totalFindings), count(changes?.new ?? 0), count(changes?.stillOpen ?? 0), count(changes?.cleared ?? 0));
+
+  heading('Amounts by exception type');
+  header('Exception type', 'Currency', 'Findings', 'Ledger value', 'Provider value', 'Difference', 'Cost bridge effect');
+  for (const a of facts.exceptionAmounts) {
+    line(a.exceptionType, a.currency, count(a.findings), money(a.ledgerValue, a.currency), money(a.providerValue, a.currency), money(a.difference, a.currency), money(a.bridgeAmount, a.currency));
+  }
+
+  heading('Unredeemed keys by age');
+  header('Currency', 'Aging bucket (days)', 'Keys', 'Cost');
+  for (const a of facts.aging) line(a.currency ?? '(none)', a.bucket, count(a.keys), money(a.costTotal, a.currency));
+
+  heading(summaryOnlyOf ? 'Sheets of the full workbook' : 'Sheets');
+  for (const { title } of sheets) {
+    const parts = plan.filter((part) => part.title === title);
+    if (parts.length > 1) {
+      const rows = parts.reduce((sum, part) => sum + part.rows, 0);
+      line(
+        styled('Note', styles.bold),
+        `${title} has ${rows.toLocaleString('en-US')} rows, more than one sheet holds (${rowsPerSheet.toLocaleString('en-US')}): it continues on ${parts
+          .slice(1)
+          .map((part) => part.name)
+          .join(', ')}.`,
+      );
+    }
+  }
+  header('Sheet', 'Rows', 'Holds');
+  const descriptions = new Map(sheets.map((sheet) => [sheet.title, sheet.description]));
+  for (const part of plan) {
+    const continued = part.name !== part.title ? ` (continued from ${part.title})` : '';
+    line(part.name, count(part.rows), `${descriptions.get(part.title) ?? ''}${continued}`);
+  }
+  worksheet.commit();
+}
+
+function formatMegabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
