@@ -1,12 +1,79 @@
-/** `pinrecon reconcile`: placeholder until its issue lands. */
+/** `pinrecon reconcile`: (re)builds the reconciliation models of one period and prints what it found. */
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { exceptionTypes, reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
+import { publishSnapshot, withWarehouse } from '../../pipelines/warehouse.js';
+import { action, parseDateOption, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { formatTable, type Output } from '../output.js';
+
+interface ReconcileCommandOptions extends GlobalOptions {
+  period: string;
+  asOf?: string;
+}
 
 export function registerReconcile(program: Command): void {
-  withGlobalOptions(program.command('reconcile').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon reconcile is not built yet.');
-    }),
+  withGlobalOptions(
+    program
+      .command('reconcile')
+      .description('(re)build the reconciliation of a period: findings, summary per currency, cost bridge, aging of unredeemed keys')
+      .requiredOption('--period <YYYY-MM>', 'the month to reconcile (configured time zone)')
+      .option('--as-of <date>', 'the date unredeemed keys are aged at, YYYY-MM-DD (default: today)'),
+  )
+    .addHelpText(
+      'after',
+      `
+A period's findings are about the ledger orders paid in it and the provider sales dated in it.
+Paid ledger orders without a provider sale are first looked up one by one at the provider
+(reconciliation.lookupMissing; needs api.identifier and api.secret). The data tests of sql/tests run
+after the build; if one fails, nothing is published and the command exits 1 showing the failing rows.
+Findings keep their identity across runs: recon_exception_history says what is new, still open, cleared.
+
+Example:
+  pinrecon reconcile --period 2026-01 --as-of 2026-02-05`,
+    )
+    .action(
+      action<ReconcileCommandOptions, []>(async ({ config, output }, options) => {
+        const period = parsePeriodOption(options.period);
+        const asOf = parseDateOption(options.asOf, '--as-of');
+        const summary = await withWarehouse(config.database, { timezone: config.timezone }, async (warehouse) => {
+          const result = await reconcile(warehouse, config, { period, ...(asOf ? { asOf } : {}) }, output);
+          await publishSnapshot(warehouse);
+          return result;
+        });
+        printSummary(summary, output);
+        output.document({ ok: true, ...summary });
+      }),
+    );
+}
+
+function printSummary(s: ReconcileSummary, output: Output): void {
+  const types = exceptionTypes.filter((t) => s.byType[t] > 0).map((t) => ({ exception_type: t, findings: s.byType[t] }));
+  const currencies = s.currencies.map((c) => ({
+    currency: c.currencyCode ?? '(none)',
+    ledger_orders: c.ledgerOrders,
+    ledger_cost: c.ledgerCostTotal,
+    provider_sales: c.providerSales,
+    provider_cost: c.providerCostTotal,
+    margin: c.providerMargin,
+    matched: c.matched,
+    exceptions: c.exceptions,
+  }));
+  const lookup = s.lookup.done
+    ? `individual lookups: ${s.lookup.references} references, ${s.lookup.found} found`
+    : `individual lookups: skipped (${s.lookup.skippedBecause})`;
+  output.result(
+    [
+      `reconcile ${s.period} as of ${s.asOf}: ${s.exceptions} findings (${s.history.new} new, ${s.history.stillOpen} still open, ${s.history.cleared} cleared)`,
+      '',
+      types.length > 0 ? formatTable(types) : 'no findings',
+      '',
+      formatTable(currencies),
+      '',
+      lookup,
+      `data tests: ${s.tests.filter((t) => t.passed).length}/${s.tests.length} passed`,
+      `stages: ${Object.entries(s.stages)
+        .map(([stage, seconds]) => `${stage} ${seconds.toFixed(2)} s`)
+        .join(' · ')} · total ${s.elapsedSeconds.toFixed(2)} s`,
+      `run ${s.runId} · query the marts: recon_exceptions, recon_summary, recon_bridge, recon_aging, recon_exception_history`,
+    ].join('\n'),
   );
 }

@@ -1,16 +1,30 @@
--- Conservation: every ledger line lands in exactly one match class. Fails with the lines that do not.
+-- Conservation: every ledger line (file hash + line) is loaded once and lands in exactly one match class.
+-- Fails with the lines that do not: `copies` > 1 is a line loaded twice, `classes` <> 1 a line lost or doubled.
 with
 
 ledger as (
 
-    select file_hash || ':' || source_line as ledger_line_id, source_file, source_line from ledger
+    select
+        file_hash || ':' || source_line as ledger_line_id,
+        source_file,
+        source_line,
+        count(*) as copies
+
+    from ledger
+    group by all
 
 ),
 
 classified as (
 
-    select ledger_line_id, match_class from int_recon_rows_classified
+    select
+        ledger_line_id,
+        count(*) as classes,
+        string_agg(match_class, ', ') as match_classes
+
+    from int_recon_rows_classified
     where side = 'ledger'
+    group by ledger_line_id
 
 ),
 
@@ -19,14 +33,15 @@ final as (
     select
         ledger.source_file,
         ledger.source_line,
-        count(classified.match_class) as classes,
-        string_agg(classified.match_class, ', ') as match_classes
+        ledger.copies,
+        coalesce(classified.classes, 0) as classes,
+        classified.match_classes
 
     from ledger
     left join classified
         on classified.ledger_line_id = ledger.ledger_line_id
-    group by all
-    having count(classified.match_class) <> 1
+    where ledger.copies <> 1
+        or coalesce(classified.classes, 0) <> 1
 
 )
 

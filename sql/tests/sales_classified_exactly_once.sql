@@ -9,8 +9,14 @@ sales as (
 
 classified as (
 
-    select transaction_id, match_class from int_recon_rows_classified
+    select
+        transaction_id,
+        count(*) as classes,
+        string_agg(match_class, ', ') as match_classes
+
+    from int_recon_rows_classified
     where side = 'provider'
+    group by transaction_id
 
 ),
 
@@ -18,14 +24,13 @@ final as (
 
     select
         sales.transaction_id,
-        count(classified.match_class) as classes,
-        string_agg(classified.match_class, ', ') as match_classes
+        coalesce(classified.classes, 0) as classes,
+        classified.match_classes
 
     from sales
     left join classified
         on classified.transaction_id = sales.transaction_id
-    group by all
-    having count(classified.match_class) <> 1
+    where coalesce(classified.classes, 0) <> 1
 
 )
 
