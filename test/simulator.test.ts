@@ -86,6 +86,8 @@ describe('simulator', () => {
       await expectRefusal(await post(`${sim.url}/auth/token`, { identifier: CREDENTIALS.identifier }), 'invalid_request');
       const malformed = await fetch(`${sim.url}/auth/token`, { method: 'POST', body: '{not json' });
       await expectRefusal(malformed, 'invalid_json');
+      await expectRefusal(await post(`${sim.url}/auth/token`, null), 'invalid_request');
+      await expectRefusal(await post(`${sim.url}/pre-redeem`, [1, 2], token), 'invalid_request');
     });
 
     it('refuses a missing, forged or tampered bearer token', async () => {
@@ -254,6 +256,12 @@ describe('simulator', () => {
       const todays = await json<SalesRecord[]>(await get(`${sim.url}/sales/period/${today}/${today}?searchIsByCreateDate=true`, token));
       expect(todays.find((s) => s.transactionId === booked.transaction.transactionId)).toMatchObject({ status: 'delivered', partnerReference: 'PO-TEST-1', productId: 3104 });
       expect((await json<SalesRecord[]>(await get(`${sim.url}/sales/document/52998224725`, token))).map((s) => s.partnerReference)).toEqual(['PO-TEST-1']);
+
+      // The customer completes a second booking on the redeem page.
+      const other = await json<PreRedeemResponse>(await post(`${sim.url}/pre-redeem`, { productId: 3101, partnerReference: 'PO-TEST-3' }, token));
+      expect((await fetch(other.transaction.redirectLink!)).status).toBe(200);
+      await json(await fetch(other.transaction.redirectLink!, { method: 'POST' }));
+      expect((await json<SalesRecord>(await get(`${sim.url}/sales/transaction/${other.transaction.transactionId}`, token))).status).toBe('Redeemed by Client');
 
       const reversed = await json<ReversalResult>(await post(`${sim.url}/reversal`, { transactionId: booked.transaction.transactionId }, token));
       expect(reversed).toMatchObject({ status: 'Canceled in stock', transactionId: booked.transaction.transactionId });

@@ -6,7 +6,8 @@
  * Every refusal is status 400 with a JSON body `{ "message", "code" }`; the rate limit and injected faults
  * answer 503/500 with the same body shape (dropped connections answer nothing). Unknown paths are 404.
  * Sales lists are streamed, a chunk at a time with backpressure, so a window of a million sales keeps the
- * server's memory flat.
+ * server's memory flat. `redirectLink` of a pre-redeem points at a minimal redeem page (GET /redeem/{id}; POST
+ * completes it: status "Redeemed by Client"), outside the rate limit, as the service's own page would be.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -401,11 +402,16 @@ async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
   if (text === '') return {};
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text);
   } catch {
     throw new Rejection('invalid_json', 'The request body is not valid JSON.');
   }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new Rejection('invalid_request', 'The request body must be a JSON object.');
+  }
+  return body;
 }
 
 /** A whole JSON response; with `dropMidResponse`, half of it is sent and the connection destroyed. */
