@@ -1,0 +1,166 @@
+/** The ledger's other formats: XLSX (typed cells, sheet choice), JSON array, NDJSON, Parquet. */
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import ExcelJS from 'exceljs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../config/schema.js';
+import { readLedger } from '../sources/ledger/read-ledger.js';
+import type { LedgerFormat, LedgerItem, LedgerReadSettings } from '../sources/ledger/types.js';
+import { formatFromExtension } from '../sources/ledger/types.js';
+import { temporaryDirectory } from './ledger-support.js';
+
+const temp = temporaryDirectory('ledger-formats');
+afterAll(() => temp.remove());
+
+function settings(format: LedgerFormat, ledger: Record<string, unknown> = {}): LedgerReadSettings {
+  return { ...configSchema.parse({ ledger }).ledger, format };
+}
+
+async function readAll(file: string, s: LedgerReadSettings, instance?: DuckDBInstance): Promise<LedgerItem[]> {
+  const connection = instance ? await instance.connect() : undefined;
+  try {
+    const items: LedgerItem[] = [];
+    for await (const item of readLedger(file, s, { connection })) items.push(item);
+    return items;
+  } finally {
+    connection?.closeSync();
+  }
+}
+
+const rowsOf = (items: LedgerItem[]) => items.flatMap((i) => (i.row ? [i.row] : []));
+const rejectsOf = (items: LedgerItem[]) => items.flatMap((i) => (i.reject ? [i.reject] : []));
+
+it('tells the format from the extension', () => {
+  expect(['a.csv', 'a.TSV', 'a.txt', 'a.xlsx', 'a.json', 'a.ndjson', 'a.jsonl', 'a.parquet'].map(formatFromExtension)).toEqual([
+    'csv',
+    'csv',
+    'csv',
+    'xlsx',
+    'json',
+    'ndjson',
+    'ndjson',
+    'parquet',
+  ]);
+  expect(() => formatFromExtension('ledger.xls')).toThrow(/--format csv\|xlsx\|json\|ndjson\|parquet/);
+});
+
+describe('XLSX', () => {
+  async function writeWorkbook(file: string): Promise<void> {
+    const workbook = new ExcelJS.Workbook();
+    const notes = workbook.addWorksheet('Notes');
+    notes.addRow(['exported by finance']);
+    const sheet = workbook.addWorksheet('Vendas');
+    sheet.addRow(['Pedido', 'Produto', 'Pago em', 'Valor venda', 'Custo esperado', 'Moeda', 'País', 'Situação']);
+    sheet.addRow([{ richText: [{ text: 'PED-' }, { text: '1' }] }, 101, new Date(Date.UTC(2024, 2, 5, 10, 15)), 1234.56, { formula: 'D2*0.9', result: 10.1 * 3 }, 'BRL', 'BR', 'Pago']);
+    sheet.addRow([]);
+    sheet.addRow(['PED-2', 102, '06/03/2024', '99.90', 80, 'BRL', null, 'refunded']);
+    sheet.addRow(['PED-3', 'x', new Date(Date.UTC(2024, 2, 7)), 10, 8, 'BRL', 'BR', 'paid']);
+    sheet.addRow(['PED-4', 104, 45000, 10, 8, 'BRL', 'BR', 'paid']);
+    sheet.getCell('C2').numFmt = 'dd/mm/yyyy hh:mm';
+    sheet.getCell('C5').numFmt = 'dd/mm/yyyy';
+    await workbook.xlsx.writeFile(file);
+  }
+
+  const columns = {
+    partner_reference: 'Pedido',
+    product_id: 'Produto',
+    paid_at: 'Pago em',
+    sales_price: 'Valor venda',
+    expected_cost: 'Custo esperado',
+    currency_code: 'Moeda',
+    country_code: 'País',
+    order_status: 'Situação',
+  };
+
+  it('reads the named sheet with real dates, numbers, formulas, rich text and text cells', async () => {
+    const file = path.join(temp.dir, 'ledger.xlsx');
+    await writeWorkbook(file);
+    const items = await readAll(file, settings('xlsx', { sheet: 'Vendas', columns, dateFormat: 'dd/MM/yyyy' }));
+    expect(rowsOf(items)).toEqual([
+      expect.objectContaining({ source_line: 2, partner_reference: 'PED-1', product_id: 101n, paid_local: '2024-03-05 10:15:00', sales_price: '1234.56', expected_cost: '30.3', order_status: 'paid' }),
+      expect.objectContaining({ source_line: 4, partner_reference: 'PED-2', paid_local: '2024-03-06 00:00:00', sales_price: '99.9', expected_cost: '80', country_code: null, order_status: 'refunded' }),
+    ]);
+    expect(rejectsOf(items).map((r) => [r.source_line, r.reason])).toEqual([
+      [5, 'product_id: "x" is not a positive whole number'],
+      [6, 'paid_at: 45000 is not a date'],
+    ]);
+  });
+
+  it('reads the first sheet by default and names the sheets when the configured one is absent', async () => {
+    const file = path.join(temp.dir, 'ledger2.xlsx');
+    await writeWorkbook(file);
+    await expect(readAll(file, settings('xlsx', { columns }))).rejects.toThrow(/no column for partner_reference.*Headers found: "exported by finance"/);
+    await expect(readAll(file, settings('xlsx', { sheet: 'Ledger', columns }))).rejects.toThrow(/no sheet named "Ledger" \(ledger.sheet\); sheets found: "Notes", "Vendas"/);
+  });
+});
+
+describe('JSON', () => {
+  it('reads an array of objects, each from the line where it starts, and rejects bad elements', async () => {
+    const file = path.join(temp.dir, 'ledger.json');
+    const good = { partner_reference: 'R-1', product_id: 1, paid_at: '2024-03-05T10:00:00-03:00', sales_price: 12.34, expected_cost: '10.5', currency_code: 'BRL', order_status: 'paid' };
+    writeFileSync(
+      file,
+      `[\n${JSON.stringify(good, null, 2)},\n  5,\n  {"partner_reference": "R-3", "product_id": 3, "paid_at": "later", "sales_price": 1, "expected_cost": 1, "currency_code": "BRL", "order_status": "paid"},\n  {"partner_reference": "R-]4", "product_id": "4", "paid_at": "2024-03-06", "sales_price": "0.5", "expected_cost": 0.1, "currency_code": "BRL", "order_status": "canceled", "extra": {"nested": [1, 2]}}\n]\n`,
+    );
+    const items = await readAll(file, settings('json'));
+    expect(rowsOf(items)).toEqual([
+      expect.objectContaining({ source_line: 2, partner_reference: 'R-1', paid_instant: '2024-03-05 10:00:00-03:00', sales_price: '12.34', expected_cost: '10.5' }),
+      expect.objectContaining({ source_line: 13, partner_reference: 'R-]4', product_id: 4n, order_status: 'canceled' }),
+    ]);
+    expect(rejectsOf(items).map((r) => [r.source_line, r.reason])).toEqual([
+      [11, 'not a JSON object'],
+      [12, expect.stringMatching(/^paid_at: "later" is not a date/)],
+    ]);
+  });
+
+  it('refuses a file that is not an array, pointing to NDJSON', async () => {
+    const file = path.join(temp.dir, 'object.json');
+    writeFileSync(file, '{"partner_reference": "R-1"}\n');
+    await expect(readAll(file, settings('json'))).rejects.toThrow(/must be an array of objects.*--format ndjson/s);
+  });
+
+  it('reads NDJSON: one object per line; bad JSON, blank lines and non-objects are rejects with their line', async () => {
+    const file = path.join(temp.dir, 'ledger.ndjson');
+    const line = (reference: string) =>
+      JSON.stringify({ partner_reference: reference, product_id: 1, paid_at: '2024-03-05', sales_price: '1.00', expected_cost: '1.00', currency_code: 'BRL', order_status: 'paid' });
+    writeFileSync(file, [line('A'), '{"partner_reference": "B",', '', '[1,2]', line('C')].join('\n'));
+    const items = await readAll(file, settings('ndjson'));
+    expect(rowsOf(items).map((r) => [r.source_line, r.partner_reference])).toEqual([
+      [1, 'A'],
+      [5, 'C'],
+    ]);
+    expect(rejectsOf(items).map((r) => [r.source_line, r.reason.replace(/:.*/, '')])).toEqual([
+      [2, 'not valid JSON'],
+      [3, 'blank line'],
+      [4, 'not a JSON object'],
+    ]);
+  });
+});
+
+describe('Parquet', () => {
+  it('reads typed columns exactly (DECIMAL, TIMESTAMPTZ, DATE, DOUBLE) with row numbers as lines', async () => {
+    const file = path.join(temp.dir, 'ledger.parquet');
+    const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+    try {
+      const connection = await instance.connect();
+      await connection.run(`COPY (
+        SELECT * FROM (VALUES
+          ('R-1', 1::INTEGER, TIMESTAMPTZ '2024-03-05 10:00:00+00', 123456789012.3456::DECIMAL(18,4), 10.1 * 3, 'BRL', 'BR', 'paid'),
+          ('R-2', 2::INTEGER, TIMESTAMPTZ '2024-03-06 00:00:00+00', 1::DECIMAL(18,4), 1.5, NULL, 'BR', 'paid'),
+          ('R-3', 3::INTEGER, TIMESTAMPTZ '2024-03-07 00:00:00+00', 2::DECIMAL(18,4), 2.25, 'USD', NULL, 'Refunded')
+        ) AS t(partner_reference, product_id, paid_at, sales_price, expected_cost, currency_code, country_code, order_status)
+      ) TO '${file}' (FORMAT parquet)`);
+      connection.closeSync();
+      const items = await readAll(file, settings('parquet'), instance);
+      expect(rowsOf(items)).toEqual([
+        expect.objectContaining({ source_line: 1, partner_reference: 'R-1', product_id: 1n, sales_price: '123456789012.3456', expected_cost: '30.3' }),
+        expect.objectContaining({ source_line: 3, partner_reference: 'R-3', sales_price: '2', expected_cost: '2.25', order_status: 'refunded', country_code: null }),
+      ]);
+      expect(rowsOf(items)[0]!.paid_instant ?? rowsOf(items)[0]!.paid_local).toMatch(/^2024-03-05 /);
+      expect(rejectsOf(items)).toEqual([{ source_line: 2, reason: 'currency_code: missing', raw: expect.stringContaining('"partner_reference":"R-2"') }]);
+    } finally {
+      instance.closeSync();
+    }
+  });
+});

@@ -1,0 +1,257 @@
+/**
+ * `ledger import` against a real DuckDB file: exact money and zoned dates, rejects kept, re-import
+ * replaces, files accumulate, a new content supersedes its path, a failure or kill -9 leaves nothing
+ * half-imported, and the CLI's options, exit codes and --json.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { copyFileSync, createWriteStream, existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { importLedger } from '../pipelines/ledger-import.js';
+import { snapshotPath, type Warehouse } from '../pipelines/warehouse.js';
+import { capturedOutput, cliPath, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
+
+const temp = temporaryDirectory('ledger-import');
+afterAll(() => temp.remove());
+
+const header = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status';
+const brazilianColumns = {
+  partner_reference: 'Pedido',
+  product_id: 'Produto',
+  paid_at: 'Pago em',
+  sales_price: 'Valor venda',
+  expected_cost: 'Custo esperado',
+  currency_code: 'Moeda',
+  country_code: 'País',
+  order_status: 'Situação',
+};
+const brazilianLedger = {
+  delimiter: ';',
+  decimalSeparator: ',',
+  encoding: 'latin1',
+  dateFormat: 'dd/MM/yyyy HH:mm:ss',
+  columns: brazilianColumns,
+};
+
+function writeCsv(name: string, lines: string[]): string {
+  const file = path.join(temp.dir, name);
+  writeFileSync(file, `${[header, ...lines].join('\n')}\n`);
+  return file;
+}
+
+async function counts(warehouse: Warehouse): Promise<Record<string, string>> {
+  return (await warehouse.one(`SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM ledger_rejects) AS rejects, (SELECT count(*) FROM ledger_files) AS files`))!;
+}
+
+describe('importLedger', () => {
+  it('loads the Brazilian export with exact money, zoned dates, rejects and the run trace', async () => {
+    const dir = temporaryDirectory('br');
+    const config = testConfig(dir.dir, brazilianLedger);
+    const file = path.join(dir.dir, 'vendas.csv');
+    const lines = [
+      'Pedido;Produto;Pago em;Valor venda;Custo esperado;Moeda;País;Situação',
+      'PED-1;101;05/03/2024 10:15:00;1.234,56;1.100,01;BRL;BR;Pago',
+      'PED-2;102;06/03/2024;0,10;0,20;BRL;BR;Cancelado',
+      'PED-3;103;06/03/2024;abc;0,20;BRL;BR;Pago',
+      'PED-4;104;2024-03-31T23:30:00-03:00;0,20;0,10;BRL;BR;reembolsado',
+      'PED-5;105;06/03/2024;1,00;1,00;BRL',
+    ];
+    writeFileSync(file, Buffer.from(lines.join('\r\n'), 'latin1'));
+    const warehouse = await openWarehouse(config);
+    const captured = capturedOutput();
+    try {
+      const summary = await importLedger(warehouse, config, file, {}, captured.output);
+      expect(summary).toMatchObject({ lines: 5, accepted: 3, rejected: 2, format: 'csv' });
+      expect(summary.firstRejects.map((r) => r.source_line)).toEqual([4, 6]);
+      const totals = await warehouse.one(`SELECT sum(sales_price)::VARCHAR AS sales, sum(expected_cost)::VARCHAR AS cost FROM ledger`);
+      expect(totals).toEqual({ sales: '1234.8600', cost: '1100.3100' });
+      const rows = await warehouse.all(
+        `SELECT partner_reference, strftime(paid_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS paid_utc, order_status, source_line, source_file
+           FROM ledger ORDER BY source_line`,
+      );
+      expect(rows).toEqual([
+        { partner_reference: 'PED-1', paid_utc: '2024-03-05 13:15:00', order_status: 'paid', source_line: '2', source_file: file },
+        { partner_reference: 'PED-2', paid_utc: '2024-03-06 03:00:00', order_status: 'canceled', source_line: '3', source_file: file },
+        { partner_reference: 'PED-4', paid_utc: '2024-04-01 02:30:00', order_status: 'refunded', source_line: '5', source_file: file },
+      ]);
+      const rejects = await warehouse.all(`SELECT source_line, reason, raw FROM ledger_rejects ORDER BY source_line`);
+      expect(rejects).toEqual([
+        { source_line: '4', reason: expect.stringMatching(/^sales_price: malformed number "abc"/), raw: 'PED-3;103;06/03/2024;abc;0,20;BRL;BR;Pago' },
+        { source_line: '6', reason: 'expected 8 fields separated by ";", found 6', raw: 'PED-5;105;06/03/2024;1,00;1,00;BRL' },
+      ]);
+      const run = await warehouse.one(`SELECT command, status, rows_loaded, details FROM pipeline_runs WHERE run_id = $1`, [summary.runId]);
+      expect(run).toMatchObject({ command: 'ledger import', status: 'succeeded', rows_loaded: '3' });
+      expect(JSON.parse(String(run!.details))).toMatchObject({ lines: 5, accepted: 3, rejected: 2, fileHash: summary.fileHash });
+      expect(captured.stderr()).toMatch(/2 of 5 ledger lines of .*vendas.csv were rejected/);
+      // Temporary staging tables are gone.
+      expect(await warehouse.all(`SELECT table_name FROM duckdb_tables() WHERE temporary`)).toEqual([]);
+    } finally {
+      warehouse.close();
+      dir.remove();
+    }
+  });
+
+  it('replaces the rows of the same content, accumulates other files, and supersedes a path whose content changed', async () => {
+    const dir = temporaryDirectory('replace');
+    const config = testConfig(dir.dir);
+    const warehouse = await openWarehouse(config);
+    const first = writeCsv('march.csv', ['A-1,1,2024-03-01,10.00,9.00,BRL,BR,paid', 'A-2,1,2024-03-02,bad,9.00,BRL,BR,paid']);
+    const other = writeCsv('april.csv', ['B-1,1,2024-04-01,10.00,9.00,BRL,BR,paid']);
+    try {
+      await importLedger(warehouse, config, first, {}, capturedOutput().output);
+      expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '1', files: '1' });
+
+      const again = capturedOutput();
+      const repeated = await importLedger(warehouse, config, first, {}, again.output);
+      expect(repeated.replaced?.sourceFile).toBe(first);
+      expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '1', files: '1' });
+      expect(again.stderr()).toMatch(/same content was imported from .*march.csv.*replaced, not duplicated/);
+
+      await importLedger(warehouse, config, other, {}, capturedOutput().output);
+      expect(await counts(warehouse)).toEqual({ ledger: '2', rejects: '1', files: '2' });
+
+      // Finance re-exports March with a correction: the new content supersedes the old one of that path.
+      writeCsv('march.csv', ['A-1,1,2024-03-01,10.00,9.00,BRL,BR,paid', 'A-2,1,2024-03-02,11.00,9.00,BRL,BR,paid', 'A-3,1,2024-03-03,12.00,9.00,BRL,BR,refunded']);
+      const superseding = capturedOutput();
+      const summary = await importLedger(warehouse, config, first, {}, superseding.output);
+      expect(summary.superseded).toMatchObject({ lines: 2 });
+      expect(superseding.stderr()).toMatch(/supersedes the earlier import of .*march.csv \(different content/);
+      expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '2' });
+      expect(await warehouse.all(`SELECT partner_reference FROM ledger ORDER BY 1`)).toEqual(
+        ['A-1', 'A-2', 'A-3', 'B-1'].map((partner_reference) => ({ partner_reference })),
+      );
+
+      // The same content under another name replaces, and the rows now point at the new name.
+      const copy = path.join(dir.dir, 'april-copy.csv');
+      copyFileSync(other, copy);
+      await importLedger(warehouse, config, copy, {}, capturedOutput().output);
+      expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '2' });
+      expect(await warehouse.one(`SELECT source_file FROM ledger WHERE partner_reference = 'B-1'`)).toEqual({ source_file: copy });
+    } finally {
+      warehouse.close();
+      dir.remove();
+    }
+  });
+
+  it('leaves the previous import untouched when an import fails half-way', async () => {
+    const dir = temporaryDirectory('fail');
+    const config = testConfig(dir.dir);
+    const warehouse = await openWarehouse(config);
+    const file = path.join(dir.dir, 'ledger.json');
+    const element = (reference: string) =>
+      JSON.stringify({ partner_reference: reference, product_id: 1, paid_at: '2024-03-05', sales_price: '1.00', expected_cost: '1.00', currency_code: 'BRL', order_status: 'paid' });
+    try {
+      writeFileSync(file, `[${element('OLD-1')}]`);
+      await importLedger(warehouse, config, file, {}, capturedOutput().output);
+      // New content whose elements stage fine, then the file turns out broken at its end.
+      writeFileSync(file, `[${element('NEW-1')},\n${element('NEW-2')}] trailing`);
+      await expect(importLedger(warehouse, config, file, {}, capturedOutput().output)).rejects.toThrow(/unexpected text after the end of the JSON array/);
+      expect(await warehouse.all(`SELECT partner_reference FROM ledger`)).toEqual([{ partner_reference: 'OLD-1' }]);
+      expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '0', files: '1' });
+      const runs = await warehouse.all(`SELECT status, error FROM pipeline_runs ORDER BY started_at`);
+      expect(runs.map((r) => r.status)).toEqual(['succeeded', 'failed']);
+    } finally {
+      warehouse.close();
+      dir.remove();
+    }
+  });
+});
+
+describe('pinrecon ledger import (CLI)', () => {
+  const cli = (args: string[], cwd: string) => spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8' });
+
+  it('imports with option overrides, prints the summary and first rejects, publishes the snapshot; --json for machines', async () => {
+    const dir = temporaryDirectory('cli');
+    try {
+      const configFile = path.join(dir.dir, 'pinrecon.config.json');
+      writeFileSync(configFile, JSON.stringify({ database: 'data/p.duckdb', ledger: { columns: brazilianColumns } }));
+      const file = path.join(dir.dir, 'vendas.txt');
+      const lines = ['Pedido|Produto|Pago em|Valor venda|Custo esperado|Moeda|País|Situação'];
+      for (let i = 1; i <= 8; i++) lines.push(i % 4 === 0 ? `BAD-${i}|x|05/03/2024|1,00|1,00|BRL|BR|Pago` : `PED-${i}|${i}|05/03/2024 08:00:00|1.000,5${i}|9,99|BRL|BR|Pago`);
+      writeFileSync(file, Buffer.from(lines.join('\n'), 'latin1'));
+      const args = ['ledger', 'import', file, '--delimiter', '|', '--encoding', 'latin1', '--decimal-separator', ',', '--date-format', 'dd/MM/yyyy HH:mm:ss'];
+      const plain = cli(args, dir.dir);
+      expect(plain.status).toBe(0);
+      expect(plain.stdout).toMatch(/vendas.txt \(csv\): 8 lines, 6 accepted, 2 rejected/);
+      expect(plain.stdout).toMatch(/line 5: product_id: "x" is not a positive whole number\n {4}BAD-4\|x\|05\/03\/2024/);
+      expect(existsSync(snapshotPath(path.join(dir.dir, 'data', 'p.duckdb')))).toBe(true);
+
+      const json = cli([...args, '--json'], dir.dir);
+      expect(json.status).toBe(0);
+      expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, lines: 8, accepted: 6, rejected: 2, replaced: { sourceFile: file } });
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('exits 2 naming the column and the headers when a required column cannot be found, and on bad options', () => {
+    const dir = temporaryDirectory('cli-missing');
+    try {
+      const file = path.join(dir.dir, 'ledger.csv');
+      writeFileSync(file, 'reference;product\nA;1\n');
+      const result = cli(['ledger', 'import', file], dir.dir);
+      expect(result.status).toBe(2);
+      expect(result.stderr).toMatch(/no column for partner_reference.*Headers found: "reference;product".*ledger.delimiter/);
+      const badOption = cli(['ledger', 'import', file, '--encoding', 'ebcdic'], dir.dir);
+      expect(badOption.status).toBe(2);
+      expect(badOption.stderr).toMatch(/--encoding must be one of utf-8, latin1, windows-1252, got "ebcdic"/);
+      const missing = cli(['ledger', 'import', path.join(dir.dir, 'nope.csv')], dir.dir);
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toMatch(/nope.csv does not exist/);
+    } finally {
+      dir.remove();
+    }
+  });
+
+  it('leaves nothing half-imported when killed with SIGKILL, and a re-run gives exactly the clean result', async () => {
+    const dir = temporaryDirectory('cli-kill');
+    try {
+      writeFileSync(path.join(dir.dir, 'pinrecon.config.json'), JSON.stringify({ database: 'p.duckdb' }));
+      const file = path.join(dir.dir, 'big.csv');
+      const total = 300_000;
+      await new Promise<void>((resolve, reject) => {
+        const out = createWriteStream(file);
+        out.on('error', reject);
+        out.write(`${header}\n`);
+        for (let i = 1; i <= total; i++) out.write(`R-${i},${(i % 97) + 1},2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00,${i % 1000}.25,${i % 900}.5,BRL,BR,paid\n`);
+        out.end(resolve);
+      });
+      const child = spawn(process.execPath, [cliPath, 'ledger', 'import', file], { cwd: dir.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      await new Promise<void>((resolve) => {
+        child.stderr.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('reading')) setTimeout(resolve, 400);
+        });
+        child.on('exit', () => resolve());
+      });
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.on('close', resolve));
+
+      const config = testConfig(dir.dir);
+      config.database = path.join(dir.dir, 'p.duckdb');
+      let warehouse = await openWarehouse(config);
+      let loaded: number;
+      try {
+        loaded = Number((await counts(warehouse)).ledger);
+        // All or nothing: never a part of the file.
+        expect([0, total]).toContain(loaded);
+      } finally {
+        warehouse.close();
+      }
+      const rerun = cli(['ledger', 'import', file, '--json'], dir.dir);
+      expect(rerun.status).toBe(0);
+      expect(JSON.parse(rerun.stdout)).toMatchObject({ lines: total, accepted: total, rejected: 0 });
+      warehouse = await openWarehouse(config);
+      try {
+        expect(await counts(warehouse)).toEqual({ ledger: String(total), rejects: '0', files: '1' });
+        expect(await warehouse.one(`SELECT sum(sales_price)::VARCHAR AS s FROM ledger`)).toEqual({ s: '149925000.0000' });
+        // The killed run is visible as abandoned in the trace.
+        const statuses = (await warehouse.all(`SELECT status FROM pipeline_runs ORDER BY started_at`)).map((r) => r.status);
+        expect(statuses).toEqual(loaded === 0 ? ['abandoned', 'succeeded'] : ['succeeded', 'succeeded']);
+      } finally {
+        warehouse.close();
+      }
+    } finally {
+      dir.remove();
+    }
+  });
+});
