@@ -79,12 +79,18 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       const extract = await step(
         'extract',
         () => extractSales(warehouse, config, { ...extractRange, by: 'both', client, parentRunId, today: options.today }, output),
-        (r) => describeObject(r),
+        (r) =>
+          `${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ${r.records} records, ${r.newSales} new sales, ` +
+          `${r.statusChanges} status changes, ${r.quarantined} quarantined; ${r.requests} requests, ${r.retries} retries, ${r.rateLimited} × 503`,
       );
 
       let ledger: RunSummary['ledger'];
       if (existsSync(ledgerFile)) {
-        ledger = await step('ledger import', () => importLedger(warehouse, config, ledgerFile, { parentRunId }, output), (r) => describeObject(r));
+        ledger = await step(
+          'ledger import',
+          () => importLedger(warehouse, config, ledgerFile, { parentRunId }, output),
+          (r) => `${r.lines} lines: ${r.accepted} accepted, ${r.rejected} rejected`,
+        );
       } else if (options.ledger) {
         throw new JobError(`The ledger file ${options.ledger} does not exist.`, 'Pass the path of the exported ledger with --ledger.');
       } else {
@@ -95,12 +101,12 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       const reconciled = await step(
         'reconcile',
         () => reconcile(warehouse, config, { period: options.period, asOf, client, parentRunId }, output),
-        (r) => describeObject(r),
+        (r) => `${r.exceptions} findings (${r.history.new} new, ${r.history.stillOpen} still open, ${r.history.cleared} cleared)`,
       );
       const report = await step(
         options.email ? 'report + email' : 'report',
         () => writeReport(warehouse, config, { period: options.period, asOf, email: options.email, dryRun: options.dryRun, parentRunId }, output),
-        (r) => describeObject(r),
+        (r) => `${r.workbook}${r.email ? ` — ${r.email.status === 'sent' ? 'sent to' : 'written for'} ${r.email.to.join(', ')}` : ''}`,
       );
 
       run.counters.requests = client.stats.requests;
@@ -112,14 +118,4 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
   } finally {
     client.close();
   }
-}
-
-/** A one-line description of a step's summary object: its scalar facts. */
-function describeObject(value: unknown): string {
-  if (value === null || typeof value !== 'object') return String(value ?? '');
-  return Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => typeof v === 'number' || (typeof v === 'string' && v.length < 80))
-    .slice(0, 6)
-    .map(([k, v]) => `${k} ${v}`)
-    .join(', ');
 }

@@ -1,12 +1,56 @@
-/** `pinrecon demo`: placeholder until its issue lands. */
+/** `pinrecon demo`: the whole month-end job on a simulator and a local mail sink, no configuration needed. */
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { runDemo, type DemoSummary } from '../../pipelines/demo.js';
+import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { formatTable } from '../output.js';
+import { describeRun } from './run.js';
+
+interface DemoCommandOptions extends GlobalOptions {
+  out?: string;
+  salesPerDay?: string;
+  seed?: string;
+}
 
 export function registerDemo(program: Command): void {
-  withGlobalOptions(program.command('demo').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon demo is not built yet.');
+  withGlobalOptions(
+    program
+      .command('demo')
+      .description('start the API simulator and a local mail sink, generate a month of sales and a ledger with breaks, run the month-end job with --email')
+      .option('--out <dir>', 'where everything is written (replaced on every demo run)', 'demo-output')
+      .option('--sales-per-day <n>', 'sales a day in the simulated data set', '300')
+      .option('--seed <n>', 'seed of the simulated data and of the planted breaks', '7'),
+  ).action(
+    action<DemoCommandOptions, []>(async ({ output }, options) => {
+      const summary = await runDemo(output, { outDir: options.out, salesPerDay: Number(options.salesPerDay), seed: Number(options.seed) });
+      output.result(describeDemo(summary));
+      output.document({ ok: true, ...summary });
     }),
   );
+}
+
+function describeDemo(summary: DemoSummary): string {
+  const totals = summary.totals.map((t) => ({
+    currency: t.currency_code,
+    'provider sales': t.provider_sales,
+    'sales total': t.provider_sales_total,
+    'provider cost': t.provider_cost_total,
+    'ledger expected cost': t.ledger_cost_total,
+  }));
+  return [
+    '',
+    describeRun(summary.run),
+    '',
+    `Findings for ${summary.period} (as of ${summary.asOf}):`,
+    formatTable(summary.findings.map((f) => ({ exception: f.exception_type, findings: f.findings, difference: f.amount ?? '' }))),
+    '',
+    formatTable(totals),
+    '',
+    `database   ${summary.database}`,
+    `snapshot   ${summary.snapshot}   (open it read-only while jobs run)`,
+    `workbook   ${summary.workbook}`,
+    `email      ${summary.emails.join(', ') || '(none received)'}`,
+    `ledger     ${summary.ledger}   (${summary.plant.lines} lines, with planted breaks)`,
+    `done in ${summary.seconds.toFixed(1)}s. Ask the database yourself:`,
+    `  PINRECON_DATABASE=${summary.database} npx pinrecon query "select exception_type, count(*) from recon_exceptions group by 1"`,
+  ].join('\n');
 }

@@ -1,0 +1,125 @@
+/**
+ * `pinrecon demo`: the whole month-end job on the embedded default, with no configuration. Starts the
+ * simulator and a local mail sink on free loopback ports, generates last month's sales and a ledger with
+ * a believable mix of breaks, runs `run --email`, and says where everything went (all under one folder).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import type { Output } from '../cli/output.js';
+import { configSchema, type Config } from '../config/schema.js';
+import { startMailSink } from '../sources/mail-sink/mail-sink.js';
+import { generateLedger, type LedgerPlant } from '../sources/simulator/ledger-generator.js';
+import { startSimulator } from '../sources/simulator/server.js';
+import { addMonths, periodOf, periodStart, todayIn } from './calendar.js';
+import { runMonthEnd, type RunSummary } from './run.js';
+import { publishSnapshot, Warehouse } from './warehouse.js';
+
+export interface DemoOptions {
+  /** Default: ./demo-output */
+  outDir?: string;
+  /** Sales a day in the simulated data set. Default 300. */
+  salesPerDay?: number;
+  seed?: number;
+  timezone?: string;
+}
+
+export interface DemoSummary {
+  period: string;
+  asOf: string;
+  outDir: string;
+  database: string;
+  snapshot: string;
+  workbook: string;
+  ledger: string;
+  emails: string[];
+  plant: Pick<LedgerPlant, 'lines' | 'byType'>;
+  run: RunSummary;
+  findings: { exception_type: string; findings: number; amount: string | null }[];
+  totals: { currency_code: string; provider_sales: number; provider_sales_total: string; provider_cost_total: string; ledger_cost_total: string }[];
+  seconds: number;
+}
+
+export async function runDemo(output: Output, options: DemoOptions = {}): Promise<DemoSummary> {
+  const started = Date.now();
+  const timezone = options.timezone ?? 'America/Sao_Paulo';
+  const outDir = path.resolve(options.outDir ?? 'demo-output');
+  const asOf = todayIn(timezone);
+  const period = addMonths(periodOf(asOf), -1);
+  // The demo owns this folder: start from nothing so every demo run tells the same story.
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+
+  const identifier = 'demo-partner';
+  const secret = randomBytes(18).toString('base64url');
+  const from = periodStart(period);
+  const days = Math.round((Date.parse(`${asOf}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+  output.info(`demo: starting the provider simulator (${days} days of sales from ${from}) and a local mail sink`);
+  const simulator = await startSimulator({
+    seed: options.seed ?? 7,
+    identifier,
+    secret,
+    dataset: { from, to: asOf, salesCount: days * (options.salesPerDay ?? 300), timezone, malformedEvery: 2_500 },
+  });
+  const sink = await startMailSink(path.join(outDir, 'mail'));
+  try {
+    const config: Config = configSchema.parse({
+      timezone,
+      database: path.join(outDir, 'pinrecon.duckdb'),
+      api: { baseUrl: simulator.url, identifier, secret },
+      extract: { landingDir: path.join(outDir, 'landing') },
+      ledger: { path: path.join(outDir, 'ledger.csv') },
+      reports: { outDir: path.join(outDir, 'reports') },
+      email: { smtpUrl: sink.url, from: 'pinrecon-demo@example.com', to: ['finance@example.com'] },
+    });
+    output.info(`demo: generating the partner ledger for ${period} with planted breaks`);
+    const plant = await generateLedger(simulator.dataset, {
+      period,
+      asOf,
+      file: config.ledger.path,
+      reconciliation: config.reconciliation,
+      seed: options.seed ?? 7,
+    });
+
+    const warehouse = await Warehouse.open(config.database, { timezone });
+    let run: RunSummary;
+    let findings: DemoSummary['findings'];
+    let totals: DemoSummary['totals'];
+    let snapshot: string;
+    try {
+      run = await runMonthEnd(warehouse, config, { period, asOf, ledger: config.ledger.path, email: true }, output);
+      findings = await warehouse.all(
+        `select exception_type, count(*)::INTEGER as findings, sum(difference)::VARCHAR as amount
+         from recon_exceptions where period = $1 group by exception_type order by findings desc, exception_type`,
+        [period],
+      );
+      totals = await warehouse.all(
+        `select currency_code, provider_sales::INTEGER as provider_sales, provider_sales_total::VARCHAR as provider_sales_total,
+                provider_cost_total::VARCHAR as provider_cost_total, ledger_cost_total::VARCHAR as ledger_cost_total
+         from recon_summary where period = $1 order by currency_code`,
+        [period],
+      );
+      snapshot = await publishSnapshot(warehouse);
+    } finally {
+      warehouse.close();
+    }
+    return {
+      period,
+      asOf,
+      outDir,
+      database: config.database,
+      snapshot,
+      workbook: run.report.workbook,
+      ledger: config.ledger.path,
+      emails: [...sink.received],
+      plant: { lines: plant.lines, byType: plant.byType },
+      run,
+      findings,
+      totals,
+      seconds: (Date.now() - started) / 1000,
+    };
+  } finally {
+    await sink.close();
+    await simulator.close();
+  }
+}
