@@ -1,9 +1,11 @@
 /** What the ledger, query and export tests share: temp dirs, a config, captured console output, a warehouse. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { Output } from '../cli/output.js';
+import { packageRoot } from '../config/paths.js';
 import { configSchema, type Config } from '../config/schema.js';
 import { Warehouse } from '../pipelines/warehouse.js';
 
@@ -40,3 +42,19 @@ export async function openWarehouse(config: Config): Promise<Warehouse> {
 
 /** The CLI as built by `npm run build`. */
 export const cliPath = path.resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
+
+/** Starts a process that opens the database read-write (as a running job does) and keeps it open. */
+export async function holdWriteLock(database: string): Promise<ChildProcess> {
+  const script = `
+    import { DuckDBInstance } from '@duckdb/node-api';
+    const instance = await DuckDBInstance.create(${JSON.stringify(database)});
+    await instance.connect();
+    process.stdout.write('locked\\n');
+    setInterval(() => {}, 1000);`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot(), stdio: ['ignore', 'pipe', 'inherit'] });
+  await new Promise<void>((resolve, reject) => {
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());
+    child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));
+  });
+  return child;
+}

@@ -1,12 +1,53 @@
-/** `pinrecon export`: placeholder until its issue lands. */
+/** `pinrecon export --period P [--format parquet|csv] [--out DIR]`: writes the period's marts for other tools. */
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { existsSync } from 'node:fs';
+import { UsageError } from '../../config/errors.js';
+import { exportPeriod, type ExportFormat } from '../../pipelines/export.js';
+import { Warehouse } from '../../pipelines/warehouse.js';
+import type { Config } from '../../config/schema.js';
+import type { Output } from '../output.js';
+import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { lockedByAnotherProcess, openForReading } from './query.js';
+
+interface ExportCommandOptions extends GlobalOptions {
+  period?: string;
+  format: string;
+  out?: string;
+}
 
 export function registerExport(program: Command): void {
-  withGlobalOptions(program.command('export').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon export is not built yet.');
+  withGlobalOptions(
+    program
+      .command('export')
+      .description("write a reconciled period's marts (recon_exceptions, recon_summary, recon_bridge, recon_aging), one file each; PINs only as their last 4 characters")
+      .requiredOption('--period <YYYY-MM>', 'the reconciled period')
+      .option('--format <format>', 'parquet or csv', 'parquet')
+      .option('--out <dir>', 'directory for the files (default: reports.outDir)'),
+  ).action(
+    action<ExportCommandOptions, []>(async ({ config, output }, options) => {
+      const period = parsePeriodOption(options.period);
+      if (options.format !== 'parquet' && options.format !== 'csv') throw new UsageError(`--format must be parquet or csv, got "${options.format}".`);
+      const outDir = options.out ?? config.reports.outDir;
+      const warehouse = await openBusyAware(config, output);
+      try {
+        const summary = await exportPeriod(warehouse, config, { period, format: options.format as ExportFormat, outDir }, output);
+        output.result(summary.files.map((f) => `${f.path}  (${f.rows} rows)`).join('\n'));
+        output.document({ ok: true, ...summary });
+      } finally {
+        warehouse.close();
+      }
     }),
   );
+}
+
+/** The database itself (so the export is recorded in pipeline_runs), or its snapshot while a job holds it. */
+async function openBusyAware(config: Config, output: Output): Promise<Warehouse> {
+  // No database yet: openForReading says so (rather than creating an empty one).
+  if (!existsSync(config.database)) return openForReading(config, output);
+  try {
+    return await Warehouse.open(config.database, { timezone: config.timezone });
+  } catch (error) {
+    if (!lockedByAnotherProcess(error)) throw error;
+    return openForReading(config, output);
+  }
 }

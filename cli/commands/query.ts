@@ -1,12 +1,166 @@
-/** `pinrecon query`: placeholder until its issue lands. */
+/**
+ * `pinrecon query "SQL" [--format table|csv|json]`: ad hoc, read-only SQL against the database.
+ * The database is opened READ_ONLY; while a job holds it, the published snapshot is queried instead
+ * (said on stderr). Only reading statements run (SELECT, FROM…, WITH, DESCRIBE, SHOW, SUMMARIZE,
+ * EXPLAIN, PRAGMA, CALL): anything else is refused before DuckDB's read-only mode would refuse it.
+ * Nothing is masked except PINs: a column named `key`, or with "pin" in its name, shows its last 4
+ * characters (also inside structs).
+ */
+import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { action, withGlobalOptions } from '../context.js';
-import { JobError } from '../../config/errors.js';
+import { StatementType, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { JobError, UsageError } from '../../config/errors.js';
+import type { Config } from '../../config/schema.js';
+import { isPinColumn, maskPin } from '../../pipelines/export.js';
+import { snapshotPath, Warehouse } from '../../pipelines/warehouse.js';
+import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { formatTable, type Output } from '../output.js';
+
+interface QueryOptions extends GlobalOptions {
+  format: string;
+  maxRows: string;
+}
+
+const formats = ['table', 'csv', 'json'] as const;
+const readingStatements = new Set([StatementType.SELECT, StatementType.EXPLAIN, StatementType.PRAGMA, StatementType.CALL]);
 
 export function registerQuery(program: Command): void {
-  withGlobalOptions(program.command('query').description('(not yet built)')).action(
-    action(async () => {
-      throw new JobError('pinrecon query is not built yet.');
+  withGlobalOptions(
+    program
+      .command('query <sql>')
+      .description('ad hoc, read-only SQL against the database (its snapshot while a job holds it); PIN columns show their last 4 characters')
+      .option('--format <format>', `output: ${formats.join(', ')} (--json means json)`, 'table')
+      .option('--max-rows <n>', 'rows shown in table format (csv and json stream every row)', '1000'),
+  ).action(
+    action<QueryOptions, [string]>(async ({ config, output }, options, sql) => {
+      const format = options.json ? 'json' : options.format;
+      if (!(formats as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${formats.join(', ')}, got "${format}".`);
+      const maxRows = Number(options.maxRows);
+      if (!Number.isInteger(maxRows) || maxRows <= 0) throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
+      const warehouse = await openForReading(config, output);
+      try {
+        const statement = await prepareReadOnly(warehouse, sql);
+        await printResult(statement, format as (typeof formats)[number], maxRows, output);
+      } finally {
+        warehouse.close();
+      }
     }),
   );
+}
+
+/**
+ * Opens the database READ_ONLY, or its snapshot when a running job holds the write lock (saying so on
+ * stderr). Also used by `export` when the database is busy.
+ */
+export async function openForReading(config: Config, output: Output): Promise<Warehouse> {
+  if (!existsSync(config.database)) {
+    throw new JobError(`There is no database at ${config.database} yet.`, 'Run a job first (pinrecon extract, ledger import or run), or check "database" in the config.');
+  }
+  try {
+    return await Warehouse.open(config.database, { readOnly: true, timezone: config.timezone });
+  } catch (error) {
+    if (!lockedByAnotherProcess(error)) throw error;
+    const snapshot = snapshotPath(config.database);
+    if (!existsSync(snapshot)) {
+      throw new JobError(`The database ${config.database} is in use by a running job and no snapshot has been published yet.`, 'Wait for the job to finish, then query again.', { cause: error });
+    }
+    output.warn(`the database is in use by a running job: querying the snapshot ${snapshot} published at ${statSync(snapshot).mtime.toISOString()}`);
+    return Warehouse.open(snapshot, { readOnly: true, timezone: config.timezone });
+  }
+}
+
+/** Whether Warehouse.open failed because another process holds the database's lock. */
+export function lockedByAnotherProcess(error: unknown): boolean {
+  const cause = error instanceof JobError ? (error.cause as Error | undefined)?.message : undefined;
+  return cause !== undefined && /lock/i.test(cause);
+}
+
+/** Prepares the one statement of `sql`, refusing anything but a reading statement with a clear message. */
+async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckDBPreparedStatement> {
+  const refusal = (what: string) =>
+    new UsageError(`pinrecon query only reads: ${what} is refused (the database is opened read-only). Use SELECT, FROM, WITH, DESCRIBE, SHOW, SUMMARIZE or EXPLAIN.`);
+  let statement: DuckDBPreparedStatement;
+  try {
+    const statements = await warehouse.connection.extractStatements(sql);
+    if (statements.count === 0) throw new UsageError('The query holds no SQL statement.');
+    if (statements.count > 1) throw new UsageError(`pinrecon query runs one statement at a time; this query holds ${statements.count}.`);
+    statement = await statements.prepare(0);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const message = (error as Error).message.replace(/^Failed to (extract statements|prepare statement): /, '');
+    if (/read-only|read only/i.test(message)) throw refusal('a statement that writes');
+    throw new UsageError(`The query failed: ${message}`);
+  }
+  if (!readingStatements.has(statement.statementType)) {
+    const name = StatementType[statement.statementType] ?? 'this statement';
+    throw refusal(`${name.replace(/_/g, ' ')}`);
+  }
+  return statement;
+}
+
+async function printResult(statement: DuckDBPreparedStatement, format: (typeof formats)[number], maxRows: number, output: Output): Promise<void> {
+  let result;
+  try {
+    result = await statement.stream();
+  } catch (error) {
+    throw new UsageError(`The query failed: ${(error as Error).message}`);
+  }
+  const columns = result.deduplicatedColumnNames();
+  const masked = columns.map(isPinColumn);
+  const rows = async function* (): AsyncGenerator<unknown[][]> {
+    for await (const chunk of result.yieldRowsJson()) yield chunk.map((row) => row.map((value, i) => (masked[i] ? maskValue(value) : maskNested(value))));
+  };
+  if (format === 'table') {
+    const shown: Record<string, unknown>[] = [];
+    let more = false;
+    for await (const chunk of rows()) {
+      for (const row of chunk) {
+        if (shown.length >= maxRows) {
+          more = true;
+          break;
+        }
+        shown.push(Object.fromEntries(columns.map((c, i) => [c, row[i]])));
+      }
+      if (more) break;
+    }
+    await write(shown.length === 0 ? `${columns.join('  ')}\n(no rows)\n` : `${formatTable(shown, columns)}\n`);
+    if (more) output.warn(`showing the first ${maxRows} rows: use --max-rows, or --format csv or json for every row`);
+    return;
+  }
+  if (format === 'csv') {
+    await write(`${columns.map(csvField).join(',')}\n`);
+    for await (const chunk of rows()) await write(chunk.map((row) => `${row.map(csvField).join(',')}\n`).join(''));
+    return;
+  }
+  let first = true;
+  await write('[');
+  for await (const chunk of rows()) {
+    const text = chunk.map((row) => JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, row[i]])))).join(',\n');
+    if (text) await write(`${first ? '\n' : ',\n'}${text}`);
+    first = false;
+  }
+  await write(first ? ']\n' : '\n]\n');
+}
+
+function maskValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  return maskPin(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+/** Structs and lists may carry a PIN field (`SELECT s FROM sales s`): mask those fields too. */
+function maskNested(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(maskNested);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isPinColumn(k) ? maskValue(v) : maskNested(v)]));
+}
+
+function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Writes to stdout, waiting when the pipe is full (a million rows into `head` or a file). */
+async function write(text: string): Promise<void> {
+  if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
 }

@@ -1,0 +1,98 @@
+/**
+ * `export`: writes a reconciled period's marts (`recon_exceptions`, `recon_summary`, `recon_bridge`,
+ * `recon_aging`) for other tools, one file per mart, with DuckDB's `COPY … TO` (Parquet or CSV with a
+ * header). Each file is written to a temporary name and renamed, so a reader never sees half a file.
+ * A PIN never leaves whole: any column named `key`, or whose name holds "pin", goes out as its last 4
+ * characters (the same rule `pinrecon query` applies).
+ */
+import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { JobError } from '../config/errors.js';
+import type { Config } from '../config/schema.js';
+import type { Output } from '../cli/output.js';
+import { maskPin } from '../sources/partner-api/errors.js';
+import { recordRun } from './runs.js';
+import { sqlString, type Warehouse } from './warehouse.js';
+
+export const exportedMarts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging'] as const;
+export type ExportFormat = 'parquet' | 'csv';
+
+export interface ExportOptions {
+  /** YYYY-MM */
+  period: string;
+  format: ExportFormat;
+  /** Directory the files go to (created if needed). */
+  outDir: string;
+  parentRunId?: string;
+}
+
+export interface ExportSummary {
+  period: string;
+  format: ExportFormat;
+  files: { mart: string; path: string; rows: number }[];
+}
+
+/** A column that may hold a PIN: named `key`, or with "pin" in its name. */
+export function isPinColumn(name: string): boolean {
+  return name.toLowerCase() === 'key' || /pin/i.test(name);
+}
+
+export { maskPin };
+
+export async function exportPeriod(warehouse: Warehouse, config: Config, options: ExportOptions, output: Output): Promise<ExportSummary> {
+  const work = async (): Promise<ExportSummary> => {
+    await assertReconciled(warehouse, options.period);
+    mkdirSync(options.outDir, { recursive: true });
+    const files: ExportSummary['files'] = [];
+    for (const mart of exportedMarts) {
+      const columns = await warehouse.all<{ column_name: string }>(
+        `SELECT column_name FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' AND NOT internal ORDER BY column_index`,
+        [mart],
+      );
+      if (columns.length === 0) {
+        throw new JobError(`The mart ${mart} does not exist in ${warehouse.path}.`, `Run pinrecon reconcile --period ${options.period} first.`);
+      }
+      const selectList = columns.map(({ column_name: name }) => {
+        const quoted = `"${name.replace(/"/g, '""')}"`;
+        return isPinColumn(name) ? `CASE WHEN ${quoted} IS NULL THEN NULL ELSE '****' || right(CAST(${quoted} AS VARCHAR), 4) END AS ${quoted}` : quoted;
+      });
+      const target = path.join(options.outDir, `${mart}-${options.period}.${options.format}`);
+      const temporary = `${target}.tmp-${process.pid}`;
+      const copyOptions = options.format === 'parquet' ? '(FORMAT parquet)' : '(FORMAT csv, HEADER true)';
+      try {
+        // The period is a validated YYYY-MM; COPY takes no parameters.
+        const [result] = await warehouse.all<{ Count: string }>(
+          `COPY (SELECT ${selectList.join(', ')} FROM ${mart} WHERE period = ${sqlString(options.period)} ORDER BY ALL) TO ${sqlString(temporary)} ${copyOptions}`,
+        );
+        renameSync(temporary, target);
+        files.push({ mart, path: target, rows: Number(result?.Count ?? 0) });
+      } finally {
+        rmSync(temporary, { force: true });
+      }
+      output.info(`wrote ${target}`);
+    }
+    return { period: options.period, format: options.format, files };
+  };
+  // From the read-only snapshot (a job holds the database) there is no run to record.
+  if (warehouse.readOnly) return work();
+  return recordRun(
+    warehouse,
+    'export',
+    { period: options.period, format: options.format, outDir: options.outDir },
+    async (run) => {
+      const summary = await work();
+      run.details = { files: summary.files.map((f) => ({ mart: f.mart, rows: f.rows })) };
+      return summary;
+    },
+    options.parentRunId,
+  );
+}
+
+/** The period must have been reconciled: `recon_runs` holds a row for it. */
+async function assertReconciled(warehouse: Warehouse, period: string): Promise<void> {
+  const table = await warehouse.one(`SELECT 1 AS present FROM duckdb_tables() WHERE table_name = 'recon_runs' AND schema_name = 'main'`);
+  const reconciled = table ? await warehouse.one(`SELECT 1 AS present FROM recon_runs WHERE period = $1 LIMIT 1`, [period]) : undefined;
+  if (!reconciled) {
+    throw new JobError(`The period ${period} has not been reconciled in ${warehouse.path}: there is nothing to export.`, `Run pinrecon reconcile --period ${period} (or pinrecon run --period ${period}) first.`);
+  }
+}

@@ -1,0 +1,110 @@
+/**
+ * `pinrecon query` as users run it (the built CLI against a real DuckDB file): table, csv and json output,
+ * PIN columns masked to their last 4 characters, writes refused, and the snapshot used while another
+ * process holds the database's write lock.
+ */
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { publishSnapshot } from '../pipelines/warehouse.js';
+import { cliPath, holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
+
+const temp = temporaryDirectory('query');
+const config = testConfig(temp.dir);
+const configFile = path.join(temp.dir, 'pinrecon.config.json');
+
+function query(...args: string[]) {
+  return spawnSync(process.execPath, [cliPath, 'query', ...args, '--config', configFile], { encoding: 'utf8' });
+}
+
+beforeAll(async () => {
+  writeFileSync(configFile, JSON.stringify({ database: config.database }));
+  const warehouse = await openWarehouse(config);
+  try {
+    await warehouse.run(`INSERT INTO sales (transaction_id, partner_reference, product_id, sales_price, partner_cost_price, status, key, key_sent_to_customer, first_seen_at, last_seen_at)
+      VALUES (1, 'R-1', 10, 12.5, 10.0001, 'Redeemed by Client', 'ABCD-EFGH-1234', true, now(), now()),
+             (2, 'R-2, "quoted"', 11, 7, 6, 'delivered', 'WXYZ-9876', false, now(), now()),
+             (3, 'R-3', 12, 1, 1, 'delivered', NULL, false, now(), now())`);
+    await publishSnapshot(warehouse);
+  } finally {
+    warehouse.close();
+  }
+});
+afterAll(() => temp.remove());
+
+describe('pinrecon query', () => {
+  it('prints a table by default, exact decimals, PINs as their last 4 characters', () => {
+    const result = query('SELECT transaction_id, sales_price, partner_cost_price, key, key_sent_to_customer FROM sales ORDER BY 1');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe(
+      [
+        'transaction_id  sales_price  partner_cost_price  key       key_sent_to_customer',
+        '--------------  -----------  ------------------  --------  --------------------',
+        '1               12.5000      10.0001             ****1234  true',
+        '2               7.0000       6.0000              ****9876  false',
+        '3               1.0000       1.0000                        false',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stdout).not.toMatch(/ABCD|WXYZ/);
+  });
+
+  it('writes CSV with quoting and JSON (also with --json); masks any column matching /pin/ and PIN fields of structs', () => {
+    const sql = `SELECT transaction_id AS id, partner_reference, key AS my_pin, {'key': key, 'n': 1} AS s FROM sales WHERE key IS NOT NULL ORDER BY 1`;
+    const csv = query(sql, '--format', 'csv');
+    expect(csv.status).toBe(0);
+    expect(csv.stdout).toBe('id,partner_reference,my_pin,s\n1,R-1,****1234,"{""key"":""****1234"",""n"":1}"\n2,"R-2, ""quoted""",****9876,"{""key"":""****9876"",""n"":1}"\n');
+    const json = query(sql, '--format', 'json');
+    expect(json.status).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([
+      { id: '1', partner_reference: 'R-1', my_pin: '****1234', s: { key: '****1234', n: 1 } },
+      { id: '2', partner_reference: 'R-2, "quoted"', my_pin: '****9876', s: { key: '****9876', n: 1 } },
+    ]);
+    expect(JSON.parse(query(sql, '--json').stdout)).toEqual(JSON.parse(json.stdout));
+    expect(JSON.parse(query('SELECT 1 AS a WHERE false', '--format', 'json').stdout)).toEqual([]);
+  });
+
+  it('refuses statements that write, several statements, and bad SQL, with exit 2 and a clear message', () => {
+    for (const sql of ['DELETE FROM sales', 'CREATE TABLE x (a INT)', "COPY sales TO '/tmp/pinrecon-leak.csv'", 'DROP TABLE sales', "ATTACH 'other.duckdb'"]) {
+      const result = query(sql);
+      expect(result.status, sql).toBe(2);
+      expect(result.stderr, sql).toMatch(/pinrecon query only reads: .* is refused/);
+    }
+    const several = query('SELECT 1; SELECT 2');
+    expect(several.status).toBe(2);
+    expect(several.stderr).toMatch(/one statement at a time; this query holds 2/);
+    const bad = query('SELEC 1');
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/The query failed: Parser Error/);
+    // DESCRIBE, SHOW and friends are reads.
+    expect(query('DESCRIBE ledger').status).toBe(0);
+    expect(query('SHOW TABLES').stdout).toMatch(/ledger_rejects/);
+  });
+
+  it('queries the snapshot (and says so) while another process holds the write lock', async () => {
+    // The main file gains a row the snapshot does not have.
+    const warehouse = await openWarehouse(config);
+    await warehouse.run(`INSERT INTO sales (transaction_id, first_seen_at, last_seen_at) VALUES (4, now(), now())`);
+    warehouse.close();
+    const holder = await holdWriteLock(config.database);
+    try {
+      const result = query('SELECT count(*) AS n FROM sales', '--format', 'csv');
+      expect(result.status).toBe(0);
+      expect(result.stderr).toMatch(/database is in use by a running job: querying the snapshot .*pinrecon.snapshot.duckdb published at/);
+      expect(result.stdout).toBe('n\n3\n');
+    } finally {
+      holder.kill();
+      await new Promise((resolve) => holder.once('exit', resolve));
+    }
+    expect(query('SELECT count(*) AS n FROM sales', '--format', 'csv').stdout).toBe('n\n4\n');
+  });
+
+  it('says there is no database yet', () => {
+    const missing = path.join(temp.dir, 'none.config.json');
+    writeFileSync(missing, JSON.stringify({ database: path.join(temp.dir, 'absent.duckdb') }));
+    const result = spawnSync(process.execPath, [cliPath, 'query', 'SELECT 1', '--config', missing], { encoding: 'utf8' });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(/There is no database at .*absent.duckdb yet/);
+  });
+});
