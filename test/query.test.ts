@@ -91,7 +91,7 @@ describe('pinrecon query', () => {
     try {
       const result = query('SELECT count(*) AS n FROM sales', '--format', 'csv');
       expect(result.status).toBe(0);
-      expect(result.stderr).toMatch(/database is in use by a running job: querying the snapshot .*pinrecon.snapshot.duckdb published at/);
+      expect(result.stderr).toMatch(/database is in use by a running job: reading its snapshot .*pinrecon.snapshot.duckdb \(published at/);
       expect(result.stdout).toBe('n\n3\n');
     } finally {
       holder.kill();

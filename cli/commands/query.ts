@@ -64,7 +64,7 @@ export async function openForReading(config: Config, output: Output): Promise<Wa
     if (!existsSync(snapshot)) {
       throw new JobError(`The database ${config.database} is in use by a running job and no snapshot has been published yet.`, 'Wait for the job to finish, then query again.', { cause: error });
     }
-    output.warn(`the database is in use by a running job: querying the snapshot ${snapshot} published at ${statSync(snapshot).mtime.toISOString()}`);
+    output.warn(`the database is in use by a running job: reading its snapshot ${snapshot} (published at ${statSync(snapshot).mtime.toISOString()})`);
     return Warehouse.open(snapshot, { readOnly: true, timezone: config.timezone });
   }
 }
