@@ -242,6 +242,16 @@ describe('reading a CSV ledger', () => {
     expect(item!.reject!.reason).toMatch(/not UTF-8.*--encoding/);
   });
 
+  it('decodes Windows-1252 (bytes Latin-1 lacks, like € and curly quotes)', async () => {
+    const file = path.join(temp.dir, 'cp1252.csv');
+    const head = Buffer.from('partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n', 'latin1');
+    // 0x80 is € and 0x93/0x94 are “ ” in Windows-1252; 0xE7 is ç in both.
+    const line = Buffer.concat([Buffer.from([0x80, 0x93]), Buffer.from('Pedido a', 'latin1'), Buffer.from([0xe7, 0x94]), Buffer.from(',1,2024-03-05,1,1,EUR,paid\n', 'latin1')]);
+    writeFileSync(file, Buffer.concat([head, line]));
+    const [item] = await readAll(file, settings({ encoding: 'windows-1252' }));
+    expect(item!.row!.partner_reference).toBe('€“Pedido aç”');
+  });
+
   it('refuses a typo in ledger.columns', async () => {
     const file = path.join(temp.dir, 'typo.csv');
     writeFileSync(file, 'a\n1\n');

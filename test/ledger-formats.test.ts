@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { JobError } from '../config/errors.js';
 import { configSchema } from '../config/schema.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import type { LedgerFormat, LedgerItem, LedgerReadSettings } from '../sources/ledger/types.js';
@@ -117,7 +118,10 @@ describe('JSON', () => {
   it('refuses a file that is not an array, pointing to NDJSON', async () => {
     const file = path.join(temp.dir, 'object.json');
     writeFileSync(file, '{"partner_reference": "R-1"}\n');
-    await expect(readAll(file, settings('json'))).rejects.toThrow(/must be an array of objects.*--format ndjson/s);
+    const error = (await readAll(file, settings('json')).catch((e: unknown) => e)) as JobError;
+    expect(error).toBeInstanceOf(JobError);
+    expect(error.message).toMatch(/object.json:1: a .json ledger must be an array of objects, found \{ instead of "\["/);
+    expect(error.hint).toMatch(/--format ndjson/);
   });
 
   it('reads NDJSON: one object per line; bad JSON, blank lines and non-objects are rejects with their line', async () => {

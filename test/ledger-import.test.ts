@@ -133,6 +133,22 @@ describe('importLedger', () => {
     }
   });
 
+  it('reads a .tsv file as tab-separated unless a delimiter is given', async () => {
+    const dir = temporaryDirectory('tsv');
+    const config = testConfig(dir.dir, { delimiter: ';' });
+    const warehouse = await openWarehouse(config);
+    try {
+      const file = path.join(dir.dir, 'ledger.tsv');
+      writeFileSync(file, `${header.split(',').join('\t')}\nT-1\t5\t2024-03-05\t1.5\t1.25\tBRL\tBR\tpaid\n`);
+      const summary = await importLedger(warehouse, config, file, {}, capturedOutput().output);
+      expect(summary).toMatchObject({ format: 'csv', lines: 1, accepted: 1 });
+      expect(await warehouse.one(`SELECT partner_reference, expected_cost::VARCHAR AS cost FROM ledger`)).toEqual({ partner_reference: 'T-1', cost: '1.2500' });
+    } finally {
+      warehouse.close();
+      dir.remove();
+    }
+  });
+
   it('leaves the previous import untouched when an import fails half-way', async () => {
     const dir = temporaryDirectory('fail');
     const config = testConfig(dir.dir);

@@ -104,14 +104,17 @@ function text(value: CellValue): Parsed<string> {
   return { error: `${describe(value)} is not a reference` };
 }
 
+const letterCodes: Record<string, RegExp> = { '3,3': /^[A-Za-z]{3}$/, '2,3': /^[A-Za-z]{2,3}$/ };
+
 function code(value: CellValue, min: number, max: number, what: string): Parsed<string> {
   const trimmed = typeof value === 'string' ? value.trim() : '';
-  if (!new RegExp(`^[A-Za-z]{${min},${max}}$`).test(trimmed)) return { error: `${describe(value)} is not ${what}` };
+  if (!letterCodes[`${min},${max}`]!.test(trimmed)) return { error: `${describe(value)} is not ${what}` };
   return { value: trimmed.toUpperCase() };
 }
 
 function orderStatus(value: CellValue): Parsed<LedgerRow['order_status']> {
-  const status = typeof value === 'string' ? statusSynonyms[normalizeHeader(value)] : undefined;
+  // Plain lowercase first: accent folding (NFD) is only needed for the rare accented spelling.
+  const status = typeof value === 'string' ? (statusSynonyms[value.trim().toLowerCase()] ?? statusSynonyms[normalizeHeader(value)]) : undefined;
   if (!status) return { error: `${describe(value)} is not paid, refunded or canceled` };
   return { value: status };
 }

@@ -1,0 +1,111 @@
+/**
+ * Ledger import at scale: generates a 1,000,000-line CSV in the Brazilian dialect (";", decimal comma
+ * with thousands dots, dd/MM/yyyy HH:mm:ss, Latin-1, Portuguese headers, one line in 1,000 malformed,
+ * some quoted fields) in a temporary directory, imports it into a fresh DuckDB file, and checks the
+ * counts and the exact money total. Reports lines/s, seconds and (from the harness) peak RSS.
+ */
+import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Output } from '../cli/output.js';
+import { configSchema } from '../config/schema.js';
+import { importLedger } from '../pipelines/ledger-import.js';
+import { Warehouse } from '../pipelines/warehouse.js';
+import { peakRssMiB, timed, type BenchResult } from './harness.js';
+
+export const name = 'ledger-import';
+
+const LINES = 1_000_000;
+const BAD_EVERY = 1_000;
+
+export async function run(): Promise<BenchResult> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-bench-ledger-'));
+  try {
+    const file = path.join(dir, 'vendas.csv');
+    const generated = await timed(() => writeLedger(file));
+    const config = configSchema.parse({
+      ledger: {
+        delimiter: ';',
+        decimalSeparator: ',',
+        encoding: 'latin1',
+        dateFormat: 'dd/MM/yyyy HH:mm:ss',
+        columns: {
+          partner_reference: 'Pedido',
+          product_id: 'Produto',
+          paid_at: 'Pago em',
+          sales_price: 'Valor venda',
+          expected_cost: 'Custo esperado',
+          currency_code: 'Moeda',
+          country_code: 'País',
+          order_status: 'Situação',
+        },
+      },
+    });
+    config.database = path.join(dir, 'bench.duckdb');
+    const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+    try {
+      const { seconds, value: summary } = await timed(() => importLedger(warehouse, config, file, {}, new Output(true)));
+      const total = await warehouse.one<{ sales: string; lines: string }>(`SELECT sum(sales_price)::VARCHAR AS sales, count(*)::VARCHAR AS lines FROM ledger`);
+      const expectedBad = Math.floor(LINES / BAD_EVERY);
+      const countsOk = summary.lines === LINES && summary.rejected === expectedBad && total?.lines === String(LINES - expectedBad);
+      const moneyOk = total?.sales === expectedSalesTotal();
+      const rss = peakRssMiB();
+      return {
+        metrics: {
+          lines: summary.lines,
+          accepted: summary.accepted,
+          rejected: summary.rejected,
+          file_MiB: Number((statSync(file).size / 1024 / 1024).toFixed(1)),
+          generate_seconds: Number(generated.seconds.toFixed(2)),
+          import_seconds: Number(seconds.toFixed(2)),
+          lines_per_s: Math.round(LINES / seconds),
+        },
+        targets: [
+          { label: 'accepted + rejected = 1,000,000 lines, every malformed line rejected', measured: `${summary.accepted} + ${summary.rejected}`, ok: countsOk },
+          { label: 'money total exact', measured: String(total?.sales), ok: moneyOk },
+          { label: 'peak RSS < 1 GiB', measured: `${Math.round(rss)} MiB`, ok: rss < 1024 },
+        ],
+        notes: `One ${LINES.toLocaleString('en')}-line Latin-1 CSV (";", decimal comma, 1 line in ${BAD_EVERY} malformed) streamed through the reader into DuckDB staging tables with the appender, then moved into place in one transaction.`,
+      };
+    } finally {
+      warehouse.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Sales price of line i in cents: varied, with thousands and decimals. */
+const cents = (i: number) => (i * 7919) % 250_000_00;
+
+function expectedSalesTotal(): string {
+  let sum = 0n;
+  for (let i = 1; i <= LINES; i++) if (i % BAD_EVERY !== 0) sum += BigInt(cents(i));
+  const text = sum.toString().padStart(3, '0');
+  return `${text.slice(0, -2)}.${text.slice(-2)}00`;
+}
+
+function brazilian(centsValue: number): string {
+  const whole = Math.floor(centsValue / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  return `${whole},${String(centsValue % 100).padStart(2, '0')}`;
+}
+
+async function writeLedger(file: string): Promise<void> {
+  const out = createWriteStream(file);
+  const write = (text: string) => (out.write(Buffer.from(text, 'latin1')) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve())));
+  await write('Pedido;Produto;Pago em;Valor venda;Custo esperado;Moeda;País;Situação\r\n');
+  let batch = '';
+  for (let i = 1; i <= LINES; i++) {
+    const day = String((i % 28) + 1).padStart(2, '0');
+    const time = `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`;
+    const reference = i % 50 === 0 ? `"PED-${i}; São Paulo"` : `PED-${i}`;
+    const price = i % BAD_EVERY === 0 ? '12.5' : brazilian(cents(i));
+    batch += `${reference};${(i % 500) + 1};${day}/03/2024 ${time};${price};${brazilian(Math.floor(cents(i) * 0.9))};BRL;BR;${i % 10 === 0 ? 'Cancelado' : 'Pago'}\r\n`;
+    if (batch.length > 1 << 20) {
+      await write(batch);
+      batch = '';
+    }
+  }
+  await write(batch);
+  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+}
