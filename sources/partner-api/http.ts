@@ -251,10 +251,13 @@ export class Transport {
     mkdirSync(path.dirname(filePath), { recursive: true });
     const temporary = `${filePath}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const check = new JsonArrayCheck();
+    const file = createWriteStream(temporary);
     try {
-      await pipeline(response, check, createGzip(), createWriteStream(temporary));
+      await pipeline(response, check, createGzip(), file);
       renameSync(temporary, filePath);
     } catch (error) {
+      // The file may still be opening when the body fails: remove it only once it is closed.
+      if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
       rmSync(temporary, { force: true });
       // A body cut short (or never a JSON array) is retried; a local file-system failure is not.
       if (error instanceof AttemptFailure || isFileSystemError(error)) throw error;

@@ -2,19 +2,33 @@
  * Paces the starts of upstream requests so that no rolling second ever holds more than the configured rate
  * (the upstream counts in any rolling second and answers the excess with 503).
  *
- * Two rules, both on actual start times:
- * - smooth: consecutive starts are at least 1000/rate ms apart (no bursts);
- * - sliding log: at most `rate` starts in any window of 1000 ms plus one spacing of headroom, so network
- *   jitter smaller than one spacing cannot make the upstream see rate + 1 in its second.
+ * Three rules:
+ * - sliding log (the hard limit): at most `rate` actual starts in any window of 1000 ms plus 20 ms of
+ *   headroom, so jitter of up to 20 ms between our clock and the upstream's cannot make it see rate + 1 in
+ *   its second (the headroom costs 2 % of throughput);
+ * - steady schedule: slots evenly spaced so the log is met without bunching (1020/rate ms, never less than
+ *   1000/rate); a start delayed by a busy event loop or a late timer does not push the schedule back (else
+ *   every delay would be lost for good and the rate sag on a loaded machine), but credit is never banked
+ *   while idle, and catching up is capped at a few slots;
+ * - no bursts: two actual starts are never closer than half a slot, even while catching up.
  * Waiters are served first come, first served. The limiter only paces starts: requests run concurrently.
  */
 import { performance } from 'node:perf_hooks';
 
+/** How far behind its schedule the limiter may catch up, in slots. */
+const maxCatchUpSlots = 5;
+/** The window of the sliding log: one second plus headroom for jitter. */
+const windowMs = 1020;
+
 export class RateLimiter {
-  /** Start times (performance.now()) still inside the sliding window, oldest first. */
+  /** Actual start times (performance.now()) still inside the sliding window, oldest first. */
   private readonly starts: number[] = [];
   private readonly waiters: (() => void)[] = [];
   private lastStart = Number.NEGATIVE_INFINITY;
+  /** The next slot of the steady schedule. */
+  private nextSlot = Number.NEGATIVE_INFINITY;
+  /** Whether the head waiter had to wait (else it found the way clear, and the schedule restarts now). */
+  private waited = false;
   private sleeping = false;
   private ratePerSecond: number;
 
@@ -44,12 +58,13 @@ export class RateLimiter {
     });
   }
 
-  private get spacingMs(): number {
-    return 1000 / this.ratePerSecond;
+  /** Starts allowed in the sliding window. */
+  private get limit(): number {
+    return Math.max(1, Math.floor(this.ratePerSecond));
   }
 
-  private get windowMs(): number {
-    return 1000 + this.spacingMs;
+  private get spacingMs(): number {
+    return Math.max(1000 / this.ratePerSecond, windowMs / this.limit);
   }
 
   /** Lets waiters through while the rules allow, then sleeps until the head waiter's slot. */
@@ -57,14 +72,21 @@ export class RateLimiter {
     if (this.sleeping) return;
     while (this.waiters.length > 0) {
       const now = performance.now();
-      const wait = this.earliestStart(now) - now;
-      if (wait > 0) {
-        // Timers may fire a fraction of a millisecond early: re-check on waking rather than trusting them.
+      const earliest = this.earliestStart(now);
+      if (earliest > now) {
+        this.waited = true;
         this.sleeping = true;
+        // Timers have whole-millisecond resolution: sleep the whole milliseconds, finish the fraction on
+        // setImmediate.
+        const wait = earliest - now;
         if (wait < 1) setImmediate(() => this.wake());
-        else setTimeout(() => this.wake(), Math.ceil(wait));
+        else setTimeout(() => this.wake(), Math.floor(wait));
         return;
       }
+      // Keep to the schedule when this start was waited for (it may be late); start afresh when it was not.
+      const slot = this.waited ? Math.max(this.nextSlot, now - maxCatchUpSlots * this.spacingMs) : now;
+      this.waited = false;
+      this.nextSlot = slot + this.spacingMs;
       this.starts.push(now);
       this.lastStart = now;
       this.waiters.shift()!();
@@ -77,11 +99,10 @@ export class RateLimiter {
   }
 
   private earliestStart(now: number): number {
-    while (this.starts.length > 0 && this.starts[0]! <= now - this.windowMs) this.starts.shift();
-    const limit = Math.max(1, Math.floor(this.ratePerSecond));
-    const bySpacing = this.lastStart + this.spacingMs;
-    const byWindow = this.starts.length >= limit ? this.starts[this.starts.length - limit]! + this.windowMs : now;
-    return Math.max(now, bySpacing, byWindow);
+    while (this.starts.length > 0 && this.starts[0]! <= now - windowMs) this.starts.shift();
+    const byGap = this.lastStart + this.spacingMs / 2;
+    const byWindow = this.starts.length >= this.limit ? this.starts[this.starts.length - this.limit]! + windowMs : now;
+    return Math.max(now, this.nextSlot, byGap, byWindow);
   }
 
   private static checkedRate(rate: number): number {
