@@ -121,7 +121,6 @@ export async function importLedger(
         if (older) result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
         return result;
       });
-      await dropStaging(warehouse);
       if (summary.replaced) {
         output.info(`the same content was imported from ${summary.replaced.sourceFile} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`);
       }
@@ -137,6 +136,7 @@ export async function importLedger(
       return summary;
     },
     options.parentRunId,
+    // The staging tables go whatever happened (they are temporary: a crash drops them too).
   ).finally(() => dropStaging(warehouse).catch(() => undefined));
 }
 

@@ -1,9 +1,10 @@
--- Each ledger file imported: identified by the hash of its content.
+-- Each ledger file imported: identified by the hash of its content. Re-importing a content replaces its rows;
+-- a new content from the same source_file supersedes (removes) the earlier one.
 CREATE TABLE IF NOT EXISTS ledger_files (
   file_hash   VARCHAR PRIMARY KEY,          -- sha256 of the file's bytes
   source_file VARCHAR NOT NULL,             -- absolute path at import
   format      VARCHAR NOT NULL,             -- csv | xlsx | json | ndjson | parquet
-  lines       BIGINT NOT NULL,              -- data lines read (accepted + rejected)
+  lines       BIGINT NOT NULL,              -- records after the header, each accepted or rejected (accepted + rejected)
   accepted    BIGINT NOT NULL,
   rejected    BIGINT NOT NULL,
   imported_at TIMESTAMPTZ NOT NULL,
