@@ -10,7 +10,6 @@ import { ConfigError, JobError, UsageError } from '../../config/errors.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../cli/output.js';
 import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
-import { sharedRateLimiter } from '../../sources/partner-api/rate-limiter.js';
 import { todayIn } from '../calendar.js';
 import { recordRun } from '../runs.js';
 import type { Warehouse } from '../warehouse.js';
@@ -18,6 +17,13 @@ import { completedWindows, recordCompletedWindow } from './checkpoint.js';
 import { landingRoot, salesLandingPath } from './landing.js';
 import { loadLandedSales, type LoadCounts } from './load.js';
 import { markWindows, planWindows, type PlannedWindow, type SearchBy } from './plan.js';
+
+/**
+ * DuckDB's memory while loading. Its default (80% of RAM) lets the buffer cache grow with every window;
+ * capped, staging and merging a window of a million sales spill to disk instead and the job stays well
+ * under 1 GB however large the month.
+ */
+const loadMemoryLimit = '512MB';
 
 export interface ExtractOptions {
   /** First day, YYYY-MM-DD, inclusive (configured time zone). */
@@ -106,7 +112,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
     args,
     async (run) => {
       summary.runId = run.runId;
-      const client = options.client ?? new PartnerApiClient(config.api, { limiter: sharedRateLimiter(config.api.maxRequestsPerSecond) });
+      const client = options.client ?? new PartnerApiClient(config.api);
       const statsBefore = { ...client.stats };
       const clientDelta = () => ({
         requests: client.stats.requests - statsBefore.requests,
@@ -127,6 +133,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
       };
       // Keeps the bar's rates alive while a large window downloads or loads.
       const ticker = output.isTerminal ? setInterval(showProgress, 500) : undefined;
+      await warehouse.run(`SET memory_limit = '${loadMemoryLimit}'`);
       try {
         if (summary.windows.skipped > 0) {
           output.info(`${summary.windows.skipped} of ${plan.length} windows already extracted; skipping them`);
@@ -145,6 +152,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           showProgress();
         }
       } finally {
+        await warehouse.run('RESET memory_limit');
         if (ticker) clearInterval(ticker);
         output.clearProgress();
         Object.assign(summary, clientDelta());
@@ -174,7 +182,7 @@ async function extractWindow(
   const where = `${window.start}..${window.end} (by ${window.flag})`;
   const file = salesLandingPath(root, window, runId);
   mkdirSync(path.dirname(file), { recursive: true });
-  let download: { bytes: number; fetchedAt: Date };
+  let download: Awaited<ReturnType<PartnerApiClient['downloadSalesByPeriod']>>;
   try {
     download = await client.downloadSalesByPeriod(window.start, window.end, window.flag === 'created', file);
   } catch (error) {
@@ -183,7 +191,12 @@ async function extractWindow(
   let counts: LoadCounts;
   try {
     counts = await warehouse.transaction(async () => {
-      const loaded = await loadLandedSales(warehouse, config, { path: file, runId, endpoint: 'salesByPeriod', fetchedAt: download.fetchedAt, bytes: download.bytes, window });
+      const landed = { path: file, runId, endpoint: 'salesByPeriod', fetchedAt: download.fetchedAt, bytes: download.fileBytes, window };
+      const loaded = await loadLandedSales(warehouse, config, landed);
+      // The client counted the array's elements as they streamed in; DuckDB must have read as many.
+      if (loaded.records !== download.records) {
+        throw new Error(`the client received ${download.records} records but DuckDB read ${loaded.records} from the file`);
+      }
       await recordCompletedWindow(warehouse, window, runId, loaded, file);
       return loaded;
     });

@@ -83,10 +83,9 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_duplicates AS
       SELECT transaction_id, max(record_index) AS kept_index, count(*) AS occurrences
       FROM landed_sales WHERE problem IS NULL GROUP BY transaction_id HAVING count(*) > 1`);
+    await markSupersededDuplicates(warehouse, landed.path);
     await warehouse.run(`CREATE OR REPLACE TEMP VIEW landed_sales_kept AS
-      SELECT s.* EXCLUDE (raw, problem, date_problem) FROM landed_sales s
-      WHERE s.problem IS NULL
-        AND NOT EXISTS (SELECT 1 FROM landed_sales_duplicates d WHERE d.transaction_id = s.transaction_id AND s.record_index < d.kept_index)`);
+      SELECT * EXCLUDE (raw, problem, date_problem, superseded_by) FROM landed_sales WHERE problem IS NULL AND superseded_by IS NULL`);
 
     // A re-fetched window replaces its earlier quarantine rows instead of adding to them.
     if (window) {
@@ -100,14 +99,14 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     }
     await warehouse.run(
       `INSERT INTO sales_quarantine (landing_path, record_index, window_start, window_end, by_flag, transaction_id, reason, raw, run_id, quarantined_at)
-       SELECT $1, s.record_index, $2::DATE, $3::DATE, $4, s.transaction_id,
-              CASE WHEN s.problem IS NULL AND s.record_index < d.kept_index
-                   THEN concat_ws('; ', 'duplicate transactionId ' || s.transaction_id || ': record ' || d.kept_index || ' of the same response was loaded instead', s.date_problem)
-                   ELSE concat_ws('; ', s.problem, s.date_problem) END,
-              s.raw, $5, $6::TIMESTAMPTZ
-       FROM landed_sales s LEFT JOIN landed_sales_duplicates d ON d.transaction_id = s.transaction_id AND s.problem IS NULL
-       WHERE s.problem IS NOT NULL OR s.date_problem IS NOT NULL OR s.record_index < d.kept_index
-       ORDER BY s.record_index`,
+       SELECT $1, record_index, $2::DATE, $3::DATE, $4, transaction_id,
+              concat_ws('; ', problem,
+                'duplicate transactionId ' || transaction_id || ': record ' || superseded_by || ' of the same response was loaded instead',
+                date_problem),
+              raw, $5, $6::TIMESTAMPTZ
+       FROM landed_sales
+       WHERE problem IS NOT NULL OR date_problem IS NOT NULL OR superseded_by IS NOT NULL
+       ORDER BY record_index`,
       [landed.path, window?.start ?? null, window?.end ?? null, window?.flag ?? null, landed.runId, landed.fetchedAt.toISOString()],
     );
 
@@ -154,6 +153,20 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales',
     ).catch(() => undefined);
   }
+}
+
+/**
+ * Marks every loadable record followed by a later one with the same transactionId (the last wins), and reads
+ * their raw text again from the file so they go to the quarantine whole. Normally there are none.
+ */
+async function markSupersededDuplicates(warehouse: Warehouse, file: string): Promise<void> {
+  const duplicates = await warehouse.one<{ n: string }>('SELECT count(*) AS n FROM landed_sales_duplicates');
+  if (Number(duplicates!.n) === 0) return;
+  await warehouse.run(`UPDATE landed_sales SET superseded_by = d.kept_index FROM landed_sales_duplicates d
+    WHERE landed_sales.transaction_id = d.transaction_id AND landed_sales.problem IS NULL AND landed_sales.record_index < d.kept_index`);
+  await warehouse.run(`UPDATE landed_sales SET raw = again.json
+    FROM (SELECT ordinality - 1 AS record_index, json FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY) again
+    WHERE landed_sales.record_index = again.record_index AND landed_sales.superseded_by IS NOT NULL AND landed_sales.raw IS NULL`);
 }
 
 async function countsOfLoad(warehouse: Warehouse, landingPath: string): Promise<LoadCounts> {
@@ -253,15 +266,18 @@ function stagingSql(file: string, config: Config): string {
       SELECT *, ${values.join(',\n             ')},
              CASE WHEN ${type(dateIndex)} = 'VARCHAR' THEN ${transactionAtSql(text(dateIndex), config.timezone)} END AS transaction_at
       FROM parsed
+    ), checked AS (
+      SELECT record_index, raw, ${loadedColumns.filter((c) => c !== 'status_class' && c !== 'transaction_at').join(', ')},
+             CASE status ${statusClass} ELSE 'unknown' END AS status_class,
+             transaction_at,
+             CASE WHEN shape <> 'OBJECT' THEN 'not a JSON object but ' || ${describeJsonType('shape')}
+                  ELSE nullif(concat_ws('; ', ${problems.join(',\n                   ')}), '') END AS problem,
+             CASE WHEN ${type(dateIndex)} = 'VARCHAR' AND transaction_at IS NULL
+                  THEN ${sqlString(`${unparseableDateReason}: `)} || to_json(${text(dateIndex)})::VARCHAR END AS date_problem
+      FROM typed
     )
-    SELECT record_index, raw, ${loadedColumns.filter((c) => c !== 'status_class' && c !== 'transaction_at').join(', ')},
-           CASE status ${statusClass} ELSE 'unknown' END AS status_class,
-           transaction_at,
-           CASE WHEN shape <> 'OBJECT' THEN 'not a JSON object but ' || ${describeJsonType('shape')}
-                ELSE nullif(concat_ws('; ', ${problems.join(',\n                 ')}), '') END AS problem,
-           CASE WHEN ${type(dateIndex)} = 'VARCHAR' AND transaction_at IS NULL
-                THEN ${sqlString(`${unparseableDateReason}: `)} || to_json(${text(dateIndex)})::VARCHAR END AS date_problem
-    FROM typed`;
+    -- The raw text is kept only for records bound for the quarantine: memory stays small for big responses.
+    SELECT * REPLACE (CASE WHEN problem IS NOT NULL OR date_problem IS NOT NULL THEN raw END AS raw), NULL::BIGINT AS superseded_by FROM checked`;
 }
 
 /** json_type()'s name in words, for reasons. */
@@ -273,14 +289,23 @@ function describeJsonType(expression: string): string {
 
 function upsertSql(): string {
   const columns = loadedColumns;
-  const updated = columns.filter((c) => c !== 'transaction_id').map((c) => `${c} = excluded.${c}`);
-  return `INSERT INTO sales (${columns.join(', ')}, first_seen_at, last_seen_at, seen_by_paid, paid_window_start, seen_by_created, created_window_start, last_run_id)
-    SELECT ${columns.join(', ')}, $1::TIMESTAMPTZ, $1::TIMESTAMPTZ, $2, $3::DATE, $4, $5::DATE, $6 FROM landed_sales_kept
-    ON CONFLICT (transaction_id) DO UPDATE SET ${updated.join(', ')},
-      last_seen_at = excluded.last_seen_at,
-      seen_by_paid = sales.seen_by_paid OR excluded.seen_by_paid,
-      paid_window_start = coalesce(excluded.paid_window_start, sales.paid_window_start),
-      seen_by_created = sales.seen_by_created OR excluded.seen_by_created,
-      created_window_start = coalesce(excluded.created_window_start, sales.created_window_start),
-      last_run_id = excluded.last_run_id`;
+  const updated = columns.filter((c) => c !== 'transaction_id').map((c) => `${c} = incoming.${c}`);
+  const inserted = [...columns, 'first_seen_at', 'last_seen_at', 'seen_by_paid', 'paid_window_start', 'seen_by_created', 'created_window_start', 'last_run_id'];
+  const insertedValues = [...columns.map((c) => `incoming.${c}`), 'incoming.seen_at', 'incoming.seen_at', 'incoming.by_paid', 'incoming.paid_start', 'incoming.by_created', 'incoming.created_start', 'incoming.run_id'];
+  const seenUpdate = `last_seen_at = incoming.seen_at,
+      seen_by_paid = sales.seen_by_paid OR incoming.by_paid,
+      paid_window_start = coalesce(incoming.paid_start, sales.paid_window_start),
+      seen_by_created = sales.seen_by_created OR incoming.by_created,
+      created_window_start = coalesce(incoming.created_start, sales.created_window_start),
+      last_run_id = incoming.run_id`;
+  return `MERGE INTO sales
+    USING (SELECT ${columns.join(', ')}, $1::TIMESTAMPTZ AS seen_at, $2::BOOLEAN AS by_paid, $3::DATE AS paid_start,
+                  $4::BOOLEAN AS by_created, $5::DATE AS created_start, $6::VARCHAR AS run_id FROM landed_sales_kept) AS incoming
+    ON sales.transaction_id = incoming.transaction_id
+    -- Rewriting every column of an unchanged sale would cost memory for nothing on a re-fetched window: only
+    -- changed sales are rewritten; the others get their seen-at, seen-by and run columns.
+    WHEN MATCHED AND (${columns.map((c) => `sales.${c}`).join(', ')}) IS DISTINCT FROM (${columns.map((c) => `incoming.${c}`).join(', ')})
+      THEN UPDATE SET ${updated.join(', ')}, ${seenUpdate}
+    WHEN MATCHED THEN UPDATE SET ${seenUpdate}
+    WHEN NOT MATCHED THEN INSERT (${inserted.join(', ')}) VALUES (${insertedValues.join(', ')})`;
 }
