@@ -10,7 +10,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Output } from '../cli/output.js';
 import type { Config } from '../config/schema.js';
-import { PartnerApiClient, UpstreamError } from '../sources/partner-api/client.js';
+import { describeClientEvent, PartnerApiClient, UpstreamError } from '../sources/partner-api/client.js';
 import type { CatalogProduct, Collection, ProductDetail, StockStatus } from '../sources/partner-api/types.js';
 import { todayIn } from './calendar.js';
 import { landingRoot } from './extract/landing.js';
@@ -78,7 +78,7 @@ export async function snapshotCatalog(warehouse: Warehouse, config: Config, opti
     'catalog',
     { country, currency, language },
     async (run) => {
-      const client = options.client ?? new PartnerApiClient(config.api);
+      const client = options.client ?? new PartnerApiClient(config.api, { onEvent: (event) => output.info(describeClientEvent(event)) });
       const before = { ...client.stats };
       try {
         const takenAt = new Date();

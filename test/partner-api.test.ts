@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/errors.js';
 import { configSchema, type ApiConfig } from '../config/schema.js';
-import { PartnerApiClient, UpstreamError, type ClientEvent } from '../sources/partner-api/client.js';
+import { describeClientEvent, PartnerApiClient, UpstreamError, type ClientEvent } from '../sources/partner-api/client.js';
 import { expandEndpoint, parseEndpoint } from '../sources/partner-api/endpoints.js';
 import { RateLimiter } from '../sources/partner-api/rate-limiter.js';
 import type { SalesRecord } from '../sources/partner-api/types.js';
@@ -256,7 +256,8 @@ describe('auth session', () => {
     expect(error.message).toContain('productInfo (GET /catalog/products/{productId})');
     expect(upstream.hitsOn('/catalog/products/9')).toHaveLength(2);
     expect(client.stats.authentications).toBe(2);
-    expectNoSecrets(upstream, [error.message, error.body ?? '', error.hint ?? '', ...events.map((e) => JSON.stringify(e))]);
+    expectNoSecrets(upstream, [error.message, error.body ?? '', error.hint ?? '', ...events.map((e) => JSON.stringify(e)), ...events.map(describeClientEvent)]);
+    expect(events.map(describeClientEvent)).toContain('productInfo: answered 400; the token may have been revoked, renewing it and trying once more');
   });
 
   it('reports refused credentials without quoting them', async () => {
@@ -388,6 +389,28 @@ describe('writes are never blindly repeated', () => {
     expect(result).toMatchObject({ status: 'Canceled in stock', transactionId: 31 });
     expect(upstream.hitsOn('/reversal')).toHaveLength(1);
     expect(upstream.hitsOn('/reversal')[0]!.body).toEqual({ transactionId: 31 });
+  });
+});
+
+describe('reversal by partner reference', () => {
+  it('is confirmed by a lookup after a timeout, not sent twice', async () => {
+    let status = 'delivered';
+    const { upstream, client, events } = await setup(
+      (hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        if (hit.path.startsWith('/reversal/partner-reference/')) {
+          status = 'Canceled in stock';
+          return; // processed, but the answer never comes: the 200 ms timeout fires
+        }
+        if (hit.path === '/sales/partner-reference/PO%2F9') return json(res, 200, [sale(77, 'PO/9', status)]);
+        json(res, 404, {});
+      },
+      { timeoutMs: 200 },
+    );
+    const result = await client.reverseByPartnerReference('PO/9');
+    expect(result).toMatchObject({ transactionId: 77, status: 'Canceled in stock' });
+    expect(upstream.hitsOn('/reversal/partner-reference/PO%2F9')).toHaveLength(1);
+    expect(events.map(describeClientEvent)).toContain('reverseByPartnerReference: after an unclear failure, looked the write up: it went through, not sending it again');
   });
 });
 

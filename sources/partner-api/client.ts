@@ -23,7 +23,7 @@ import type {
 } from './types.js';
 
 export { UpstreamError } from './errors.js';
-export type { ClientEvent, ClientStats } from './events.js';
+export { describeClientEvent, type ClientEvent, type ClientStats } from './events.js';
 
 export interface PartnerApiClientOptions {
   /** Default: the process-wide limiter at `api.maxRequestsPerSecond` (sharedRateLimiter). */

@@ -30,3 +30,21 @@ export type EventSink = (event: ClientEvent) => void;
 export function emptyStats(): ClientStats {
   return { requests: 0, retries: 0, rateLimited: 0, authentications: 0, refreshes: 0 };
 }
+
+/** One human line per event, for a job's log (never a token: events hold none). */
+export function describeClientEvent(event: ClientEvent): string {
+  switch (event.type) {
+    case 'retry':
+      return `${event.endpoint}: attempt ${event.attempt} failed (${event.reason}); retrying in ${(event.delayMs / 1000).toFixed(1)} s`;
+    case 'rate_limited':
+      return `${event.endpoint}: answered 503 (rate limited); waiting ${(event.delayMs / 1000).toFixed(1)} s`;
+    case 'authenticated':
+      return event.reason === 'first' ? 'logged in to the upstream' : `logged in again (${event.reason === 'rejected' ? 'a token was rejected' : 'the token refresh failed'})`;
+    case 'refreshed':
+      return `access token refreshed (valid for ${event.expiresInSeconds} s more before the next refresh)`;
+    case 'reauthenticated':
+      return `${event.endpoint}: answered ${event.status}; the token may have been revoked, renewing it and trying once more`;
+    case 'write_checked':
+      return `${event.endpoint}: after an unclear failure, looked the write up: ${event.found ? 'it went through, not sending it again' : 'not found, sending it again'}`;
+  }
+}
