@@ -10,15 +10,15 @@ import type { Warehouse } from '../pipelines/warehouse.js';
 export const identifier = 'extract-test-partner';
 export const secret = 'extract-test-secret-6c1f0b';
 
-/** A non-terminal Output whose stdout and stderr are kept as text. */
-export function capturedOutput(): { output: Output; text: () => string } {
+/** An Output (plain lines, or a terminal's progress bar) whose stdout and stderr are kept as text. */
+export function capturedOutput(terminal = false): { output: Output; text: () => string } {
   let text = '';
   const stream = () => {
     const s = new PassThrough();
     s.on('data', (chunk: Buffer) => (text += chunk.toString()));
     return s as unknown as NodeJS.WriteStream;
   };
-  return { output: new Output(false, stream(), stream(), false), text: () => text };
+  return { output: new Output(false, stream(), stream(), terminal), text: () => text };
 }
 
 export function tempDir(name: string): string {

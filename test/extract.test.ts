@@ -30,8 +30,8 @@ afterAll(async () => {
   await Promise.all(simulators.map((s) => s.close()));
 });
 
-async function extract(config: Config, options: Partial<Parameters<typeof extractSales>[2]> = {}) {
-  const { output, text } = capturedOutput();
+async function extract(config: Config, options: Partial<Parameters<typeof extractSales>[2]> = {}, terminal = false) {
+  const { output, text } = capturedOutput(terminal);
   const summary = await withWarehouse(config.database, { timezone: config.timezone }, (warehouse) =>
     extractSales(warehouse, config, { ...range, by: 'both', today, ...options }, output),
   );
@@ -251,6 +251,14 @@ describe('extract: refusals and bad records', () => {
     );
     expect(Number(badDateRows!.n)).toBe(badDates);
     expect(console).toMatch(/could not be read; loaded with transaction_at NULL/);
+  });
+
+  it('on a terminal, shows a progress bar (windows, rows, requests/s, 503s) instead of one line per window', async () => {
+    const upstream = await simulator();
+    const config = extractConfig(tempDir('extract-tty'), upstream.url);
+    const { console } = await extract(config, { from: '2026-01-01', to: '2026-02-28' }, true);
+    expect(console).toMatch(/\r\[#{24}\] windows 4\/4 · rows \d+ · req\/s [\d.]+ · 503s 0/);
+    expect(console).not.toMatch(/window 2026-01-01\.\.2026-01-31 \(by paid\): \d+ records/);
   });
 
   it('a dry run prints the plan and calls nothing', async () => {

@@ -72,7 +72,7 @@ function printSummary(s: ExtractSummary, output: Output): void {
       `extract ${s.from}..${s.to} by ${s.by}: ${s.windows.fetched} windows fetched, ${s.windows.skipped} skipped (already done)`,
       `records ${s.records} = ${s.loaded} loaded + ${s.notLoaded} not loaded · new sales ${s.newSales} · status changes ${s.statusChanges}`,
       `quarantined ${s.quarantined} (repeated transactionIds ${s.duplicates}, unreadable dates ${s.unparseableDates})${s.quarantined > 0 ? ' — see the sales_quarantine table' : ''}`,
-      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${formatDuration(s.elapsedSeconds)}`,
+      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${formatDuration(s.elapsedSeconds)} (download ${formatDuration(s.downloadSeconds)}, load ${formatDuration(s.loadSeconds)})`,
       `run ${s.runId} · raw responses in ${s.landingDir}`,
     ].join('\n'),
   );

@@ -66,6 +66,9 @@ export interface ExtractSummary {
   retries: number;
   rateLimited: number;
   elapsedSeconds: number;
+  /** Of which waiting for and receiving responses, and loading them into DuckDB. */
+  downloadSeconds: number;
+  loadSeconds: number;
   /** Dry run: the plan's requests at `api.maxRequestsPerSecond`. */
   estimatedSeconds?: number;
 }
@@ -97,6 +100,8 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
     retries: 0,
     rateLimited: 0,
     elapsedSeconds: 0,
+    downloadSeconds: 0,
+    loadSeconds: 0,
   };
   if (options.dryRun) {
     // One sales list per window, plus the token call.
@@ -149,10 +154,12 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           summary.quarantined += counts.quarantined;
           summary.duplicates += counts.duplicates;
           summary.unparseableDates += counts.unparseableDates;
+          summary.downloadSeconds += counts.downloadSeconds;
+          summary.loadSeconds += counts.loadSeconds;
           showProgress();
         }
       } finally {
-        await warehouse.run('RESET memory_limit');
+        await warehouse.run('RESET memory_limit').catch(() => undefined);
         if (ticker) clearInterval(ticker);
         output.clearProgress();
         Object.assign(summary, clientDelta());
@@ -177,7 +184,7 @@ async function extractWindow(
   runId: string,
   root: string,
   output: Output,
-): Promise<LoadCounts> {
+): Promise<LoadCounts & { downloadSeconds: number; loadSeconds: number }> {
   const started = Date.now();
   const where = `${window.start}..${window.end} (by ${window.flag})`;
   const file = salesLandingPath(root, window, runId);
@@ -188,6 +195,7 @@ async function extractWindow(
   } catch (error) {
     throw explainDownloadFailure(error, where);
   }
+  const downloaded = Date.now();
   let counts: LoadCounts;
   try {
     counts = await warehouse.transaction(async () => {
@@ -203,7 +211,7 @@ async function extractWindow(
   } catch (error) {
     throw new JobError(
       `Loading the sales of window ${where} from ${file} failed: ${(error as Error).message}`,
-      'The response is kept at that path; check that it is a JSON array of sales records, then re-run (completed windows are kept).',
+      'The response is kept at that path for inspection (it should be a JSON array of sales records). Re-run the same command: completed windows are kept and this one is fetched again.',
       { cause: error },
     );
   }
@@ -217,7 +225,7 @@ async function extractWindow(
   if (counts.unparseableDates > 0) {
     output.warn(`window ${where}: ${counts.unparseableDates} records have a transactionDate that could not be read; loaded with transaction_at NULL and listed in sales_quarantine`);
   }
-  return counts;
+  return { ...counts, downloadSeconds: (downloaded - started) / 1000, loadSeconds: (Date.now() - downloaded) / 1000 };
 }
 
 function explainDownloadFailure(error: unknown, where: string): unknown {
