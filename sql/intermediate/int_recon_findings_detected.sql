@@ -96,19 +96,65 @@ missing_in_ledger as (
 
 ),
 
+flagged_pairs as (
+
+    select * from pairs
+    where is_cost_mismatch or is_price_mismatch or is_currency_mismatch or is_product_mismatch
+        or is_canceled_but_booked or is_refunded_not_reversed or is_cutoff
+
+),
+
+pair_rules as (
+
+    select * from (values
+        ('cost_mismatch'), ('price_mismatch'), ('currency_mismatch'), ('product_mismatch'),
+        ('canceled_but_booked'), ('refunded_not_reversed'), ('cutoff_difference')
+    ) as rules (exception_type)
+
+),
+
 pair_findings as (
 
     select
-        finding.exception_type,
+        pair_rules.exception_type,
         pairs.partner_reference as group_key,
         pairs.partner_reference,
         pairs.transaction_id,
         pairs.ledger_product_id as product_id,
-        finding.ledger_value,
-        finding.provider_value,
-        finding.provider_value - finding.ledger_value as difference,
+        case pair_rules.exception_type
+            when 'cost_mismatch' then pairs.expected_cost
+            when 'price_mismatch' then pairs.ledger_sales_price
+        end as ledger_value,
+        case pair_rules.exception_type
+            when 'cost_mismatch' then pairs.partner_cost_price
+            when 'price_mismatch' then pairs.provider_sales_price
+        end as provider_value,
+        case pair_rules.exception_type
+            when 'cost_mismatch' then pairs.cost_difference
+            when 'price_mismatch' then pairs.price_difference
+        end as difference,
         pairs.ledger_currency_code as currency_code,
-        finding.details,
+        case pair_rules.exception_type
+            when 'cost_mismatch' then
+                'expected cost ' || pairs.expected_cost || ', provider cost ' || pairs.partner_cost_price
+            when 'price_mismatch' then
+                'ledger sales price ' || pairs.ledger_sales_price || ', provider sales price ' || pairs.provider_sales_price
+            when 'currency_mismatch' then
+                'ledger currency ' || coalesce(pairs.ledger_currency_code, '?')
+                || ', provider currency ' || coalesce(pairs.provider_currency_code, '?')
+            when 'product_mismatch' then
+                'ledger product ' || pairs.ledger_product_id
+                || ', provider product ' || coalesce(cast(pairs.provider_product_id as varchar), '?')
+            when 'canceled_but_booked' then
+                'provider status "' || pairs.status || '" (canceled) while the ledger order is paid'
+            when 'refunded_not_reversed' then
+                'ledger order ' || pairs.order_status || ' while the provider sale is "' || pairs.status
+                || '" (' || pairs.status_class || ')'
+            when 'cutoff_difference' then
+                'ledger paid ' || pairs.paid_local_date || ' (' || pairs.paid_period || '), provider transaction '
+                || coalesce(cast(pairs.transaction_local_date as varchar) || ' (' || pairs.transaction_period || ')',
+                            'date unreadable: ' || coalesce(pairs.transaction_date_raw, 'none'))
+        end as details,
         pairs.ledger_source,
         pairs.status,
         pairs.status_class,
@@ -118,68 +164,81 @@ pair_findings as (
         pairs.key_last4,
         cast(null as integer) as age_days
 
-    from pairs
-    cross join lateral (
-        select 'cost_mismatch' as exception_type, pairs.expected_cost as ledger_value,
-            pairs.partner_cost_price as provider_value,
-            'expected cost ' || pairs.expected_cost || ', provider cost ' || pairs.partner_cost_price as details,
-            pairs.is_cost_mismatch as applies
-        union all
-        select 'price_mismatch', pairs.ledger_sales_price, pairs.provider_sales_price,
-            'ledger sales price ' || pairs.ledger_sales_price || ', provider sales price ' || pairs.provider_sales_price,
-            pairs.is_price_mismatch
-        union all
-        select 'currency_mismatch', null, null,
-            'ledger currency ' || coalesce(pairs.ledger_currency_code, '?')
-                || ', provider currency ' || coalesce(pairs.provider_currency_code, '?'),
-            pairs.is_currency_mismatch
-        union all
-        select 'product_mismatch', null, null,
-            'ledger product ' || pairs.ledger_product_id || ', provider product ' || coalesce(cast(pairs.provider_product_id as varchar), '?'),
-            pairs.is_product_mismatch
-        union all
-        select 'canceled_but_booked', null, null,
-            'provider status "' || pairs.status || '" (canceled) while the ledger order is paid',
-            pairs.is_canceled_but_booked
-        union all
-        select 'refunded_not_reversed', null, null,
-            'ledger order ' || pairs.order_status || ' while the provider sale is "' || pairs.status || '" (' || pairs.status_class || ')',
-            pairs.is_refunded_not_reversed
-        union all
-        select 'cutoff_difference', null, null,
-            'ledger paid ' || pairs.paid_local_date || ' (' || pairs.paid_period || '), provider transaction '
-                || coalesce(cast(pairs.transaction_local_date as varchar) || ' (' || pairs.transaction_period || ')',
-                            'date unreadable: ' || coalesce(pairs.transaction_date_raw, 'none')),
-            pairs.is_cutoff
-    ) as finding
-    where finding.applies
+    from flagged_pairs as pairs
+    cross join pair_rules
+    where case pair_rules.exception_type
+        when 'cost_mismatch' then pairs.is_cost_mismatch
+        when 'price_mismatch' then pairs.is_price_mismatch
+        when 'currency_mismatch' then pairs.is_currency_mismatch
+        when 'product_mismatch' then pairs.is_product_mismatch
+        when 'canceled_but_booked' then pairs.is_canceled_but_booked
+        when 'refunded_not_reversed' then pairs.is_refunded_not_reversed
+        when 'cutoff_difference' then pairs.is_cutoff
+    end
+
+),
+
+duplicate_rows as (
+
+    select * from classified
+    where match_class = 'duplicate'
+
+),
+
+duplicate_ledger as (
+
+    select
+        duplicate_rows.group_key,
+        count(*) as ledger_lines,
+        sum(ledger.expected_cost) filter (where ledger.is_active) as ledger_cost,
+        min(ledger.currency_code) as currency_code,
+        min(ledger.product_id) as product_id,
+        string_agg(ledger.ledger_source, ', ' order by ledger.ledger_source) as ledger_sources,
+        min(ledger.paid_at) as paid_at
+
+    from duplicate_rows
+    inner join ledger
+        on ledger.ledger_line_id = duplicate_rows.ledger_line_id
+    group by duplicate_rows.group_key
+
+),
+
+duplicate_sales as (
+
+    select
+        duplicate_rows.group_key,
+        count(*) as provider_sales,
+        sum(sales.partner_cost_price) filter (where sales.is_billable) as provider_cost,
+        min(sales.currency_code) as currency_code,
+        min(sales.product_id) as product_id,
+        string_agg(cast(sales.transaction_id as varchar), ', ' order by sales.transaction_id) as transaction_ids,
+        min(sales.transaction_at) as transaction_at
+
+    from duplicate_rows
+    inner join sales
+        on sales.transaction_id = duplicate_rows.transaction_id
+    group by duplicate_rows.group_key
 
 ),
 
 duplicate_groups as (
 
     select
-        classified.group_key,
-        count(*) filter (where classified.side = 'ledger') as ledger_lines,
-        count(*) filter (where classified.side = 'provider') as provider_sales,
-        sum(ledger.expected_cost) filter (where ledger.is_active) as ledger_cost,
-        sum(sales.partner_cost_price) filter (where sales.is_billable) as provider_cost,
-        min(coalesce(ledger.currency_code, sales.currency_code)) as currency_code,
-        min(coalesce(ledger.product_id, sales.product_id)) as product_id,
-        string_agg(ledger.ledger_source, ', ' order by ledger.ledger_source) as ledger_sources,
-        string_agg(cast(sales.transaction_id as varchar), ', ' order by sales.transaction_id) as transaction_ids,
-        min(ledger.paid_at) as paid_at,
-        min(sales.transaction_at) as transaction_at
+        coalesce(duplicate_ledger.group_key, duplicate_sales.group_key) as group_key,
+        coalesce(duplicate_ledger.ledger_lines, 0) as ledger_lines,
+        coalesce(duplicate_sales.provider_sales, 0) as provider_sales,
+        duplicate_ledger.ledger_cost,
+        duplicate_sales.provider_cost,
+        coalesce(duplicate_ledger.currency_code, duplicate_sales.currency_code) as currency_code,
+        coalesce(duplicate_ledger.product_id, duplicate_sales.product_id) as product_id,
+        duplicate_ledger.ledger_sources,
+        duplicate_sales.transaction_ids,
+        duplicate_ledger.paid_at,
+        duplicate_sales.transaction_at
 
-    from classified
-    left join ledger
-        on classified.side = 'ledger'
-        and classified.ledger_line_id = ledger.ledger_line_id
-    left join sales
-        on classified.side = 'provider'
-        and classified.transaction_id = sales.transaction_id
-    where classified.match_class = 'duplicate'
-    group by classified.group_key
+    from duplicate_ledger
+    full outer join duplicate_sales
+        on duplicate_sales.group_key = duplicate_ledger.group_key
 
 ),
 

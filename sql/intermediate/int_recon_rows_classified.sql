@@ -43,37 +43,41 @@ rows_unioned as (
 
 ),
 
-reference_groups as (
+grouped as (
 
     select
-        group_key,
-        count(*) filter (where side = 'ledger') as ledger_lines,
-        count(*) filter (where side = 'provider') as provider_sales,
+        rows_unioned.*,
+        count(*) filter (where side = 'ledger') over by_reference as ledger_lines,
+        count(*) filter (where side = 'provider') over by_reference as provider_sales,
         -- the period rule: a group belongs to the period when one of its rows does
-        bool_or(is_in_period) as group_in_period
+        bool_or(is_in_period) over by_reference as group_in_period
 
     from rows_unioned
-    group by group_key
+    window by_reference as (partition by group_key)
 
 ),
 
 final as (
 
     select
-        rows_unioned.*,
-        reference_groups.ledger_lines,
-        reference_groups.provider_sales,
+        side,
+        row_id,
+        ledger_line_id,
+        transaction_id,
+        partner_reference,
+        group_key,
+        is_in_period,
+        ledger_lines,
+        provider_sales,
         case
-            when not reference_groups.group_in_period then 'out_of_period'
-            when reference_groups.ledger_lines > 1 or reference_groups.provider_sales > 1 then 'duplicate'
-            when reference_groups.ledger_lines = 1 and reference_groups.provider_sales = 1 then 'matched'
-            when reference_groups.ledger_lines = 1 then 'ledger_only'
+            when not group_in_period then 'out_of_period'
+            when ledger_lines > 1 or provider_sales > 1 then 'duplicate'
+            when ledger_lines = 1 and provider_sales = 1 then 'matched'
+            when ledger_lines = 1 then 'ledger_only'
             else 'provider_only'
         end as match_class
 
-    from rows_unioned
-    inner join reference_groups
-        on rows_unioned.group_key = reference_groups.group_key
+    from grouped
 
 )
 
