@@ -1,7 +1,7 @@
 /**
  * The detail sheets of a period's workbook, as data: for each sheet its title, its columns (header,
- * kind, width, SQL expression) and the rows it holds (FROM/WHERE and a total order, so the same data
- * always gives the same cells). PINs are masked here, in SQL, so a whole `key` is never selected.
+ * kind, width, SQL expression) and the rows it holds (a table, a condition and a total order, so the same
+ * data always gives the same cells). PINs are masked here, in SQL, so a whole `key` is never selected.
  */
 import { addMonths, periodEnd, periodStart } from '../pipelines/calendar.js';
 import { sqlString } from '../pipelines/warehouse.js';
@@ -17,7 +17,7 @@ export interface SheetColumn {
   key: string;
   header: string;
   kind: ColumnKind;
-  /** SQL over the sheet's FROM. */
+  /** SQL over the sheet's table. */
   sql: string;
   /** Excel column width in characters. */
   width: number;
@@ -30,8 +30,10 @@ export interface DetailSheet {
   /** What the sheet holds, for the Summary's list of sheets. */
   description: string;
   columns: SheetColumn[];
-  /** FROM ... WHERE ... */
-  from: string;
+  /** The one table the rows come from. */
+  table: string;
+  /** Which of its rows. */
+  where: string;
   /** A total order (ends in a unique key). */
   orderBy: string;
 }
@@ -90,7 +92,8 @@ function exceptionSheet(period: string, family: string, title: string, descripti
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
     ],
-    from: `FROM recon_exceptions WHERE period = ${sqlString(period)} AND family = ${sqlString(family)}`,
+    table: 'recon_exceptions',
+    where: `period = ${sqlString(period)} AND family = ${sqlString(family)}`,
     orderBy: 'exception_type, partner_reference NULLS LAST, transaction_id NULLS LAST, finding_id',
   };
 }
@@ -123,7 +126,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
         { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
       ],
-      from: `FROM recon_exceptions WHERE period = ${p} AND family = 'unredeemed'`,
+      table: 'recon_exceptions',
+      where: `period = ${p} AND family = 'unredeemed'`,
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
     },
     {
@@ -147,7 +151,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'first_seen_at', header: 'First seen', kind: 'datetime', sql: 'first_seen_at', width: 19 },
         { key: 'last_seen_at', header: 'Last seen', kind: 'datetime', sql: 'last_seen_at', width: 19 },
       ],
-      from: `FROM sales WHERE ${inPeriod('transaction_at')}`,
+      table: 'sales',
+      where: inPeriod('transaction_at'),
       orderBy: 'transaction_at, transaction_id',
     },
     {
@@ -159,7 +164,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'reason', header: 'Reason', kind: 'text', sql: 'reason', width: 50 },
         { key: 'raw', header: 'Line as read', kind: 'text', sql: 'raw', width: 80 },
       ],
-      from: `FROM ledger_rejects WHERE file_hash IN (SELECT DISTINCT file_hash FROM ledger WHERE ${inPeriod('paid_at')})`,
+      table: 'ledger_rejects',
+      where: `file_hash IN (SELECT DISTINCT file_hash FROM ledger WHERE ${inPeriod('paid_at')})`,
       orderBy: 'source_file, source_line, reason',
     },
     {
@@ -175,7 +181,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'raw', header: 'Record as received (PIN masked)', kind: 'text', sql: maskedRawRecordSql('raw'), width: 80 },
         { key: 'quarantined_at', header: 'Quarantined at', kind: 'datetime', sql: 'quarantined_at', width: 19 },
       ],
-      from: `FROM sales_quarantine WHERE window_start BETWEEN DATE ${sqlString(periodStart(period))} AND DATE ${sqlString(periodEnd(period))}`,
+      table: 'sales_quarantine',
+      where: `window_start BETWEEN DATE ${sqlString(periodStart(period))} AND DATE ${sqlString(periodEnd(period))}`,
       orderBy: 'landing_path, record_index, reason',
     },
   ];

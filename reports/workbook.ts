@@ -5,7 +5,9 @@
  * "<name> (2)", "<name> (3)"…, and the Summary says so. The same data always gives the same cells: every
  * query has a total order, and the generation time is the only wall-clock value written.
  */
+import { once } from 'node:events';
 import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Warehouse } from '../pipelines/warehouse.js';
@@ -75,13 +77,19 @@ export async function writeWorkbook(warehouse: Warehouse, facts: ReportFacts, op
     throw new RangeError(`maxRowsPerSheet must be an integer from 2 to ${excelMaxRows}, got ${options.maxRowsPerSheet}`);
   }
   const sheets = detailSheets(facts.period, facts.timezone);
-  const plan = await planSheets(warehouse, sheets, rowsPerSheet);
   const generatedAt = options.generatedAt ?? new Date();
-
   mkdirSync(path.dirname(options.file), { recursive: true });
   const temporary = `${options.file}.tmp-${process.pid}`;
-  try {
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ filename: temporary, useStyles: true, useSharedStrings: false });
+  // One read transaction: the counts of the plan and the rows streamed come from the same snapshot.
+  const plan = await warehouse.transaction(async () => {
+    const plan = await planSheets(warehouse, sheets, rowsPerSheet);
+    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+      filename: temporary,
+      useStyles: true,
+      useSharedStrings: false,
+      // Fast compression: the deflate of a million-row sheet otherwise takes longer than writing it.
+      zip: { zlib: { level: 1 } },
+    });
     workbook.creator = 'pinrecon';
     workbook.created = generatedAt;
     workbook.modified = generatedAt;
@@ -96,10 +104,11 @@ export async function writeWorkbook(warehouse: Warehouse, facts: ReportFacts, op
     }
     await workbook.commit();
     renameSync(temporary, options.file);
-  } catch (error) {
+    return plan;
+  }).catch((error: unknown) => {
     rmSync(temporary, { force: true });
     throw error;
-  }
+  });
   const rowsByTitle: Record<string, number> = {};
   for (const part of plan) rowsByTitle[part.title] = (rowsByTitle[part.title] ?? 0) + part.rows;
   return { file: options.file, bytes: statSync(options.file).size, sheets: plan, rowsByTitle, summaryOnly: Boolean(options.summaryOnlyOf) };
@@ -109,7 +118,7 @@ export async function writeWorkbook(warehouse: Warehouse, facts: ReportFacts, op
 async function planSheets(warehouse: Warehouse, sheets: DetailSheet[], rowsPerSheet: number): Promise<WrittenSheet[]> {
   const plan: WrittenSheet[] = [];
   for (const sheet of sheets) {
-    const counted = await warehouse.one<{ rows: string }>(`SELECT count(*) AS rows ${sheet.from}`);
+    const counted = await warehouse.one<{ rows: string }>(`SELECT count(*) AS rows FROM ${sheet.table} WHERE ${sheet.where}`);
     const rows = Number(counted?.rows ?? 0);
     const parts = Math.max(1, Math.ceil(rows / rowsPerSheet));
     for (let part = 1; part <= parts; part++) {
@@ -137,35 +146,87 @@ async function streamSheet(
   onProgress: (rowsWritten: number) => void,
 ): Promise<number> {
   const parts = plan.filter((part) => part.title === sheet.title);
+  const total = parts.reduce((sum, part) => sum + part.rows, 0);
+  // Sort only the row ids, then read whole rows a page at a time in that order: sorting the whole rows of
+  // a million-row sheet would hold all of them in memory at once.
+  await warehouse.run(
+    `CREATE OR REPLACE TEMP TABLE report_sheet_order AS
+     SELECT row_number() OVER (ORDER BY ${sheet.orderBy}) AS report_position, rowid AS report_row
+     FROM ${sheet.table} WHERE ${sheet.where}`,
+  );
   const select = sheet.columns.map((column) => `${selectExpression(column, timezone)} AS "${column.key}"`).join(', ');
-  const result = await warehouse.connection.stream(`SELECT ${select} ${sheet.from} ORDER BY ${sheet.orderBy}`);
   const writeRow = rowWriter(sheet.columns);
   let written = writtenBefore;
   let partIndex = 0;
   let inSheet = 0;
   let worksheet = openDetailWorksheet(workbook, parts[0]!.name, sheet.columns);
-  for await (const rows of result.yieldRowsJs()) {
-    for (const values of rows) {
-      if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
-        closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
-        worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet.columns);
-        inSheet = 0;
+  for (let first = 1; first <= total; first += pageRows) {
+    const result = await warehouse.connection.stream(
+      `SELECT ${select}
+       FROM report_sheet_order JOIN ${sheet.table} ON ${sheet.table}.rowid = report_sheet_order.report_row
+       WHERE report_position >= ${first} AND report_position < ${first + pageRows}
+       ORDER BY report_position`,
+    );
+    for await (const rows of result.yieldRowsJs()) {
+      for (const values of rows) {
+        if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
+          closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
+          worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet.columns);
+          inSheet = 0;
+        }
+        writeRow(worksheet, values);
+        inSheet++;
       }
-      writeRow(worksheet, values);
-      inSheet++;
+      written += rows.length;
+      onProgress(written);
+      await zipCaughtUp(worksheet);
     }
-    written += rows.length;
-    onProgress(written);
-    // Let the zip stream drain before the next chunk.
-    await new Promise<void>((resolve) => setImmediate(resolve));
   }
+  await warehouse.run('DROP TABLE report_sheet_order');
   closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
   return written;
 }
 
-/** The column's SELECT expression: TIMESTAMPTZ shown as the wall-clock time of the configured zone. */
+/** Rows read from DuckDB per query (then streamed chunk by chunk). */
+const pageRows = 65_536;
+
+/** Uncompressed sheet XML allowed to wait for the compressor before rows stop being produced. */
+const zipBacklogBytes = 8 * 1024 * 1024;
+
+/**
+ * Waits while the compressor lags behind. exceljs's sheet stream writes into the zip entry's deflate
+ * stream without heeding backpressure, so without this a fast query piles the whole sheet up in memory.
+ */
+async function zipCaughtUp(worksheet: ExcelJS.Worksheet): Promise<void> {
+  const sheetStream = (worksheet as unknown as { stream?: { pipes?: Writable[] } }).stream;
+  for (const target of sheetStream?.pipes ?? []) {
+    // archiver's streams come from readable-stream 2, which has no `writableLength`.
+    const pending = () => target.writableLength ?? (target as unknown as { _writableState?: { length: number } })._writableState?.length ?? 0;
+    while (pending() > zipBacklogBytes && !target.destroyed) await once(target, 'drain');
+  }
+  // Either way, give the event loop a turn so the zip and file streams move.
+  await new Promise<void>((resolve) => setImmediate(resolve));
+}
+
+/**
+ * The column's SELECT expression, in the form the cell takes, so converting a million rows costs little:
+ * numbers and money as DOUBLE (an Excel cell is a double; sums stay in DuckDB's exact decimals), dates as
+ * Excel serial days of the wall-clock time in the configured zone (what exceljs writes for a Date).
+ */
 function selectExpression(column: SheetColumn, timezone: string): string {
-  return column.kind === 'datetime' ? `timezone(${sqlString(timezone)}, ${column.sql})` : `(${column.sql})`;
+  switch (column.kind) {
+    case 'integer':
+    case 'money':
+      return `(${column.sql})::DOUBLE`;
+    case 'datetime':
+      return `epoch_ms(timezone(${sqlString(timezone)}, ${column.sql}))::DOUBLE / 86400000 + 25569`;
+    case 'date':
+      return `((${column.sql})::DATE - DATE '1899-12-30')::DOUBLE`;
+    case 'boolean':
+      return `(${column.sql})::BOOLEAN`;
+    default:
+      return `(${column.sql})::VARCHAR`;
+  }
 }
 
 function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, columns: SheetColumn[]): ExcelJS.Worksheet {
@@ -182,45 +243,18 @@ function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: number, row
   worksheet.commit();
 }
 
-/** Turns one DuckDB row (JS values) into a committed worksheet row with the column's format. */
+/** Writes one row of selectExpression values as a committed worksheet row, each cell in its column's format. */
 function rowWriter(columns: SheetColumn[]): (worksheet: ExcelJS.Worksheet, values: unknown[]) => void {
+  const kindStyles: Partial<Record<SheetColumn['kind'], Style>> = { integer: styles.integer, datetime: styles.dateTime, date: styles.date };
+  const fixedStyles = columns.map((column) => (column.kind === 'money' ? undefined : (kindStyles[column.kind] ?? styles.plain)));
   const currencyIndex = columns.map((column) => (column.currency ? columns.findIndex((c) => c.key === column.currency) : -1));
   return (worksheet, values) => {
-    const cells: ExcelJS.CellValue[] = [];
-    const cellStyles: Style[] = [];
+    const row = worksheet.addRow(values.map((value) => (value === null ? undefined : value)) as ExcelJS.CellValue[]);
     for (let i = 0; i < columns.length; i++) {
-      const value = values[i];
-      if (value === null || value === undefined) continue;
-      switch (columns[i]!.kind) {
-        case 'integer':
-          cells[i] = Number(value);
-          cellStyles[i] = styles.integer;
-          break;
-        case 'money': {
-          cells[i] = Number(value);
-          const currency = values[currencyIndex[i]!];
-          cellStyles[i] = moneyStyle(typeof currency === 'string' ? currency : null);
-          break;
-        }
-        case 'datetime':
-          cells[i] = value as Date;
-          cellStyles[i] = styles.dateTime;
-          break;
-        case 'date':
-          cells[i] = value as Date;
-          cellStyles[i] = styles.date;
-          break;
-        case 'boolean':
-          cells[i] = Boolean(value);
-          cellStyles[i] = styles.plain;
-          break;
-        default:
-          cells[i] = String(value);
-          cellStyles[i] = styles.plain;
-      }
+      if (values[i] === null) continue;
+      const currency = values[currencyIndex[i]!];
+      row.getCell(i + 1).style = fixedStyles[i] ?? moneyStyle(typeof currency === 'string' ? currency : null);
     }
-    const row = worksheet.addRow(cells);
-    for (let i = 0; i < columns.length; i++) if (cellStyles[i]) row.getCell(i + 1).style = cellStyles[i]!;
     row.commit();
   };
 }
