@@ -154,7 +154,7 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         stages.tests = seconds(testsStarted);
 
         const publishStarted = Date.now();
-        await publishMarts(warehouse, database, models, period, { ...stages, publish: 0 });
+        await publishMarts(warehouse, database, models, period, { ...stages });
         stages.publish = seconds(publishStarted);
 
         const summary = await summarize(warehouse, { runId: run.runId, period, asOf, lookup, stages, modelSeconds, started, testResults });

@@ -52,7 +52,6 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
     // A believable mix: every exception type is in the plant, planted or natural.
     expect(Object.keys(plant.byType).sort()).toEqual([...exceptionTypes].sort());
     expect(plant.lookups.length).toBeGreaterThan(0);
-    if (process.env.SHOW_PLANT) console.log(plant.byType, plant.lines, plant.findings.filter((x) => x.planted).length);
 
     const imported = await importLedger(warehouse, config, plant.file, {}, output);
     expect(imported).toMatchObject({ lines: plant.lines, accepted: plant.lines, rejected: 0 });
