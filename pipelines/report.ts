@@ -94,7 +94,7 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
           emlFile,
           retryBaseDelayMs: options.retryBaseDelayMs,
           tls: options.tls,
-          onRetry: (attempt, reason, delayMs) => output.warn(`sending the email failed (attempt ${attempt}): ${reason}; trying again in ${Math.round(delayMs / 1000)} s`),
+          onRetry: (attempt, reason, delayMs) => output.warn(`sending the email failed (attempt ${attempt}): ${reason}; trying again in ${delayMs < 1000 ? `${delayMs} ms` : `${Math.round(delayMs / 1000)} s`}`),
         });
       } catch (error) {
         if (!(error instanceof JobError)) throw error;
