@@ -38,7 +38,8 @@ export interface ReportFixture {
   warehouse: Warehouse;
 }
 
-export async function createReportFixture(configOverrides: Record<string, unknown> = {}): Promise<ReportFixture> {
+/** The fixture's database with the report's inputs, and (unless `marts: false`) the marts filled directly. */
+export async function createReportFixture(configOverrides: Record<string, unknown> = {}, options: { marts?: boolean } = {}): Promise<ReportFixture> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-report-'));
   const config = configSchema.parse({
     timezone,
@@ -48,10 +49,11 @@ export async function createReportFixture(configOverrides: Record<string, unknow
   });
   const warehouse = await Warehouse.open(config.database, { timezone });
   await fillReportInputs(warehouse);
+  if (options.marts ?? true) await fillMarts(warehouse);
   return { dir, config, warehouse };
 }
 
-export async function fillReportInputs(warehouse: Warehouse): Promise<void> {
+async function fillReportInputs(warehouse: Warehouse): Promise<void> {
   await warehouse.run(`
     INSERT INTO sales (transaction_id, partner_reference, product_id, product_name, sales_price, partner_cost_price, status, status_class,
                        transaction_at, transaction_date_raw, country_code, sales_currency_code, sales_currency_symbol, key,
@@ -70,7 +72,12 @@ export async function fillReportInputs(warehouse: Warehouse): Promise<void> {
     INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code, order_status,
                         source_file, source_line, file_hash, run_id) VALUES
       ('PO-1', 10, '2025-03-01 03:00:00+00', '2025-03-01', 50.00, 45.0000, 'BRL', 'BR', 'paid', '/in/ledger-2025-03.csv', 2, 'h-mar', 'run-ledger-2'),
+      ('PO-2', 11, '2025-03-10 12:00:00+00', '2025-03-10', 100.00, 92.1234, 'BRL', 'BR', 'paid', '/in/ledger-2025-03.csv', 3, 'h-mar', 'run-ledger-2'),
+      ('PO-2', 11, '2025-03-10 12:00:00+00', '2025-03-10', 100.00, 92.1234, 'BRL', 'BR', 'paid', '/in/ledger-2025-03.csv', 4, 'h-mar', 'run-ledger-2'),
       ('PO-9', 10, '2025-03-20 03:00:00+00', '2025-03-20', 35.00, 30.0000, 'BRL', 'BR', 'paid', '/in/ledger-2025-03.csv', 5, 'h-mar', 'run-ledger-2'),
+      ('PO-4', 10, '2025-03-31 12:00:00+00', '2025-03-31', 50.00, 45.5000, 'BRL', 'BR', 'paid', '/in/ledger-2025-03.csv', 6, 'h-mar', 'run-ledger-2'),
+      ('PO-7', 13, '2025-03-31 12:00:00+00', '2025-03-31', 10.00, 9.0000, 'BRL', 'BR', 'paid', '/in/ledger-2025-03.csv', 8, 'h-mar', 'run-ledger-2'),
+      ('PO-5', 10, '2025-03-01 03:00:00+00', '2025-03-01', 50.00, 45.5000, 'BRL', 'BR', 'paid', '/in/ledger-2025-03.csv', 10, 'h-mar', 'run-ledger-2'),
       ('PO-0', 10, '2025-01-20 03:00:00+00', '2025-01-20', 35.00, 30.0000, 'BRL', 'BR', 'paid', '/in/ledger-2025-01.csv', 2, 'h-jan', 'run-ledger-1');
     INSERT INTO ledger_rejects (source_file, source_line, reason, raw, file_hash, run_id) VALUES
       ('/in/ledger-2025-03.csv', 9, 'expected_cost: "12,3x" is not a number', 'PO-11,10,2025-03-04,50.00,12,3x,BRL,BR,paid', 'h-mar', 'run-ledger-2'),
@@ -97,6 +104,9 @@ export async function fillReportInputs(warehouse: Warehouse): Promise<void> {
       ('landing/2025-02-01_2025-02-28_paid.json.gz', 'run-extract-0', 'salesByPeriod', '2025-02-01', '2025-02-28', 'paid', '2025-03-02 09:00:00+00', 1024, 3, 1);
   `);
 
+}
+
+async function fillMarts(warehouse: Warehouse): Promise<void> {
   const built = `'2025-04-05 10:00:00+00'`;
   await warehouse.run(`
     INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, product_id, ledger_value,
