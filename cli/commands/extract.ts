@@ -61,7 +61,7 @@ function printPlan(summary: ExtractSummary, config: Config, output: Output): voi
   output.result(formatTable(rows));
   output.result(
     `\n${summary.windows.planned} windows: ${summary.windows.planned - summary.windows.skipped} to fetch, ${summary.windows.skipped} already done and skipped.\n` +
-      `${summary.requests} requests (one per window plus the token call) ≈ ${formatDuration(summary.estimatedSeconds ?? 0)} at ${config.api.maxRequestsPerSecond} requests/s, ` +
+      `${summary.requests} requests (one per window plus the token call) ≈ ${seconds(summary.estimatedSeconds ?? 0)} at ${config.api.maxRequestsPerSecond} requests/s, ` +
       `plus download and load time of large windows.\nDry run: nothing was called or written.`,
   );
 }
@@ -72,8 +72,13 @@ function printSummary(s: ExtractSummary, output: Output): void {
       `extract ${s.from}..${s.to} by ${s.by}: ${s.windows.fetched} windows fetched, ${s.windows.skipped} skipped (already done)`,
       `records ${s.records} = ${s.loaded} loaded + ${s.notLoaded} not loaded · new sales ${s.newSales} · status changes ${s.statusChanges}`,
       `quarantined ${s.quarantined} (repeated transactionIds ${s.duplicates}, unreadable dates ${s.unparseableDates})${s.quarantined > 0 ? ' — see the sales_quarantine table' : ''}`,
-      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${formatDuration(s.elapsedSeconds)} (download ${formatDuration(s.downloadSeconds)}, load ${formatDuration(s.loadSeconds)})`,
+      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${seconds(s.elapsedSeconds)} (download ${seconds(s.downloadSeconds)}, load ${seconds(s.loadSeconds)})`,
       `run ${s.runId} · raw responses in ${s.landingDir}`,
     ].join('\n'),
   );
+}
+
+/** Short spans with a decimal (a dry run of a few windows takes well under a second), long ones as 3m05s. */
+function seconds(value: number): string {
+  return value < 60 ? `${value.toFixed(1)}s` : formatDuration(value);
 }
