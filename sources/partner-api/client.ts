@@ -231,7 +231,7 @@ export class PartnerApiClient {
   private async checkWrite(endpoint: Endpoint, lookup: () => Promise<unknown>): Promise<HttpAnswer | undefined> {
     const found = await lookup();
     this.emit({ type: 'write_checked', endpoint: endpoint.name, found: found !== undefined });
-    return found === undefined ? undefined : { status: 200, text: '', json: found, receivedAt: new Date(), verifiedByLookup: true };
+    return found === undefined ? undefined : { status: 200, text: '', json: found, receivedAt: new Date() };
   }
 
   private periodCall(startDate: string, finishDate: string, byCreateDate: boolean): Call {

@@ -37,8 +37,6 @@ export interface HttpAnswer {
   json?: unknown;
   /** When the answer's headers arrived. */
   receivedAt: Date;
-  /** Set when a write was found already done by a lookup instead of being sent again. */
-  verifiedByLookup?: boolean;
   download?: DownloadResult;
 }
 
@@ -79,13 +77,13 @@ const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHO
 const maxErrorBodyBytes = 64 * 1024;
 
 /** Backoff before retry number `n` (1-based): 250 ms doubling up to 8 s, with "equal jitter" (half random). */
-export function backoffMs(n: number): number {
+function backoffMs(n: number): number {
   const ceiling = Math.min(8_000, 250 * 2 ** (n - 1));
   return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
 }
 
 /** The wait after a 503: at least a second (or the Retry-After asked for), plus up to half a second of jitter. */
-export function rateLimitedWaitMs(retryAfterMs?: number): number {
+function rateLimitedWaitMs(retryAfterMs?: number): number {
   return Math.max(1_000, retryAfterMs ?? 0) + Math.round(Math.random() * 500);
 }
 
