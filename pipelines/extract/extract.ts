@@ -124,7 +124,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         retries: client.stats.retries - statsBefore.retries,
         rateLimited: client.stats.rateLimited - statsBefore.rateLimited,
       });
-      const showProgress = () => {
+      const showProgress = (force = false) => {
         const seconds = (Date.now() - started) / 1000;
         const delta = clientDelta();
         const done = summary.windows.fetched;
@@ -134,10 +134,10 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           total: toFetch.length,
           facts: { rows: summary.loaded, 'req/s': (delta.requests / Math.max(seconds, 0.001)).toFixed(1), '503s': delta.rateLimited },
           ...(done > 0 ? { etaSeconds: (seconds / done) * (toFetch.length - done) } : {}),
-        });
+        }, force);
       };
       // Keeps the bar's rates alive while a large window downloads or loads.
-      const ticker = output.isTerminal ? setInterval(showProgress, 500) : undefined;
+      const ticker = output.isTerminal ? setInterval(() => showProgress(), 500) : undefined;
       await warehouse.run(`SET memory_limit = '${loadMemoryLimit}'`);
       try {
         if (summary.windows.skipped > 0) {
@@ -156,7 +156,8 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           summary.unparseableDates += counts.unparseableDates;
           summary.downloadSeconds += counts.downloadSeconds;
           summary.loadSeconds += counts.loadSeconds;
-          showProgress();
+          // A finished window is always drawn (the throttle would otherwise swallow the last one).
+          if (output.isTerminal) showProgress(true);
         }
       } finally {
         await warehouse.run('RESET memory_limit').catch(() => undefined);
