@@ -81,37 +81,51 @@ export async function writeWorkbook(warehouse: Warehouse, facts: ReportFacts, op
   mkdirSync(path.dirname(options.file), { recursive: true });
   const temporary = `${options.file}.tmp-${process.pid}`;
   // One read transaction: the counts of the plan and the rows streamed come from the same snapshot.
-  const plan = await warehouse.transaction(async () => {
-    const plan = await planSheets(warehouse, sheets, rowsPerSheet);
-    const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-      filename: temporary,
-      useStyles: true,
-      useSharedStrings: false,
-      // Fast compression: the deflate of a million-row sheet otherwise takes longer than writing it.
-      zip: { zlib: { level: 1 } },
+  const plan = await warehouse
+    .transaction(async () => {
+      const plan = await planSheets(warehouse, sheets, rowsPerSheet);
+      await writeFile(warehouse, facts, sheets, plan, temporary, { ...options, generatedAt, rowsPerSheet });
+      renameSync(temporary, options.file);
+      return plan;
+    })
+    .catch((error: unknown) => {
+      rmSync(temporary, { force: true });
+      throw error;
     });
-    workbook.creator = 'pinrecon';
-    workbook.created = generatedAt;
-    workbook.modified = generatedAt;
-    // Sheets are written one after another: the zip holds one open entry at a time, so nothing is buffered.
-    writeSummary(workbook.addWorksheet('Summary'), facts, sheets, plan, wallClockDate(generatedAt, facts.timezone), rowsPerSheet, options.summaryOnlyOf);
-    if (!options.summaryOnlyOf) {
-      const total = plan.reduce((sum, sheet) => sum + sheet.rows, 0);
-      let written = 0;
-      for (const sheet of sheets) {
-        written = await streamSheet(workbook, warehouse, sheet, facts.timezone, plan, written, (rows) => options.onProgress?.(rows, total));
-      }
-    }
-    await workbook.commit();
-    renameSync(temporary, options.file);
-    return plan;
-  }).catch((error: unknown) => {
-    rmSync(temporary, { force: true });
-    throw error;
-  });
   const rowsByTitle: Record<string, number> = {};
   for (const part of plan) rowsByTitle[part.title] = (rowsByTitle[part.title] ?? 0) + part.rows;
   return { file: options.file, bytes: statSync(options.file).size, sheets: plan, rowsByTitle, summaryOnly: Boolean(options.summaryOnlyOf) };
+}
+
+async function writeFile(
+  warehouse: Warehouse,
+  facts: ReportFacts,
+  sheets: DetailSheet[],
+  plan: WrittenSheet[],
+  file: string,
+  options: WorkbookOptions & { generatedAt: Date; rowsPerSheet: number },
+): Promise<void> {
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+    filename: file,
+    useStyles: true,
+    useSharedStrings: false,
+    // Fast compression: at the default level, deflating a million-row sheet takes longer than writing it.
+    zip: { zlib: { level: 1 } },
+  });
+  workbook.creator = 'pinrecon';
+  workbook.created = options.generatedAt;
+  workbook.modified = options.generatedAt;
+  // Sheets are written one after another: the zip holds one open entry at a time, so nothing waits in memory.
+  const generatedAt = wallClockDate(options.generatedAt, facts.timezone);
+  writeSummary(workbook.addWorksheet('Summary'), facts, sheets, plan, generatedAt, options.rowsPerSheet, options.summaryOnlyOf);
+  if (!options.summaryOnlyOf) {
+    const total = plan.reduce((sum, sheet) => sum + sheet.rows, 0);
+    let written = 0;
+    for (const sheet of sheets) {
+      written = await streamSheet(workbook, warehouse, sheet, facts.timezone, plan, written, (rows) => options.onProgress?.(rows, total));
+    }
+  }
+  await workbook.commit();
 }
 
 /** Counts each detail sheet's rows and names the worksheets it takes. */
@@ -129,7 +143,7 @@ async function planSheets(warehouse: Warehouse, sheets: DetailSheet[], rowsPerSh
 }
 
 /** "Sales", "Sales (2)"…: at most 31 characters, none of * ? : / \ [ ]. */
-export function sheetName(title: string, part: number): string {
+function sheetName(title: string, part: number): string {
   const suffix = part > 1 ? ` (${part})` : '';
   const clean = title.replace(/[*?:/\\[\]]/g, '-').replace(/^'+|'+$/g, '');
   return `${clean.slice(0, 31 - suffix.length).trimEnd()}${suffix}`;
