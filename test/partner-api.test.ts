@@ -260,6 +260,25 @@ describe('auth session', () => {
     expect(events.map(describeClientEvent)).toContain('productInfo: answered 400; the token may have been revoked, renewing it and trying once more');
   });
 
+  it('renews again when the fresh token was itself revoked while it waited out 503s', async () => {
+    let calls = 0;
+    const { upstream, client } = await setup((hit, res, up) => {
+      calls++;
+      if (calls === 1) {
+        up.revokeAll();
+        return json(res, 400, { message: 'token revoked' });
+      }
+      if (calls <= 4) {
+        up.revokeAll(); // revoked again while the client waits out the rate limit
+        return json(res, 503, { message: 'slow down' });
+      }
+      if (authorized(hit, res, up)) json(res, 200, { hasStock: true, amount: 3 });
+    });
+    await expect(client.productStock(1)).resolves.toEqual({ hasStock: true, amount: 3 });
+    expect(client.stats.rateLimited).toBe(3);
+    expect(upstream.issued).toBe(3); // the first token, its renewal, and one more after the long wait
+  }, 20_000);
+
   it('reports refused credentials without quoting them', async () => {
     const upstream = await new Upstream(() => undefined).start();
     running.push(upstream);

@@ -41,6 +41,9 @@ interface Call {
   download?: { filePath: string };
 }
 
+/** A renewed token rejected sooner than this is not revoked: the request itself is refused. */
+const staleTokenMs = 2_000;
+
 /** Status answers after which the token may have been revoked (the spec answers every failure with 400). */
 const rejections = new Set([400, 401, 403]);
 
@@ -184,13 +187,15 @@ export class PartnerApiClient {
 
   /**
    * Sends an authenticated call with retries. A 400/401/403 renews the token once and tries again (the
-   * token may have been revoked); a second one is an UpstreamError with the body — or, with `absent`,
+   * token may have been revoked); a second one is an UpstreamError with the body (unless the renewed token
+   * waited so long in 503 retries that it may have been revoked in turn) — or, with `absent`,
    * a 404 or that second 400 means "no such record" and is returned for the caller to read as empty.
    */
   private async call(name: EndpointName, call: Call, options: { absent?: boolean } = {}): Promise<HttpAnswer> {
     const endpoint = this.endpoints[name];
     const url = expandEndpoint(this.api.baseUrl, endpoint, call.params, call.query);
-    let renewed = false;
+    let renewedAt: number | undefined;
+    let renewals = 0;
     for (;;) {
       let usedToken = '';
       let unclear = false;
@@ -206,8 +211,12 @@ export class PartnerApiClient {
       });
       if (answer.status >= 200 && answer.status < 300) return answer;
       if (options.absent && answer.status === 404) return { ...answer, json: undefined };
-      if (rejections.has(answer.status) && !renewed) {
-        renewed = true;
+      // Renew once; a second rejection right after is a real error. Only when the fresh token waited out
+      // 503s or retries for a while may it have been revoked in turn, and then it is renewed once more.
+      const mayBeRevoked = renewals === 0 || (renewals === 1 && Date.now() - (renewedAt ?? 0) > staleTokenMs);
+      if (rejections.has(answer.status) && mayBeRevoked) {
+        renewals++;
+        renewedAt = Date.now();
         this.emit({ type: 'reauthenticated', endpoint: name, status: answer.status });
         await this.session.renewAfterRejection(usedToken);
         continue;
