@@ -12,7 +12,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../config/errors.js';
 import { redactUrl } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { formatAmount, formatCount } from './formats.js';
+import { formatAmount, formatCount, formatMegabytes } from './formats.js';
 import type { ReportFacts } from './report-facts.js';
 
 export type EmailConfig = Config['email'];
@@ -40,11 +40,11 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} exception${facts.totalFindings === 1 ? '' : 's'}`;
   const changes = facts.changes;
   const changeNote = changes
-    ? ` (new ${formatCount(changes.new)}, still open ${formatCount(changes.stillOpen)}, cleared since the previous reconciliation ${formatCount(changes.cleared)})`
+    ? ` (since the previous reconciliation: ${formatCount(changes.new)} new, ${formatCount(changes.stillOpen)} still open, ${formatCount(changes.cleared)} cleared)`
     : '';
   const rejects = `Ledger rejects: ${formatCount(options.rowsByTitle['Ledger rejects'] ?? 0)} · API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
   const attachmentNote = options.fullWorkbook
-    ? `The full workbook (${megabytes(options.fullWorkbook.bytes)}) is larger than the ${megabytes(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
+    ? `The full workbook (${formatMegabytes(options.fullWorkbook.bytes)}) is larger than the ${formatMegabytes(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
     : `The workbook ${path.basename(options.attachment)} is attached.`;
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 
@@ -68,8 +68,9 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     '',
   ].join('\n');
 
-  const row = (cells: string[], firstIsLabel = true) =>
-    `<tr>${cells.map((value, i) => `<td style="padding:2px 10px${i === 0 && firstIsLabel ? '' : ';text-align:right'}">${escapeHtml(value)}</td>`).join('')}</tr>`;
+  // The first cell labels the row; the others are numbers, right-aligned.
+  const row = (cells: string[]) =>
+    `<tr>${cells.map((value, i) => `<td style="padding:2px 10px${i === 0 ? '' : ';text-align:right'}">${escapeHtml(value)}</td>`).join('')}</tr>`;
   const table = (headers: string[], rows: string[]) =>
     `<table style="border-collapse:collapse;font-family:sans-serif;font-size:13px"><tr>${headers
       .map((h) => `<th style="padding:2px 10px;text-align:left;background:#e7ecf3">${escapeHtml(h)}</th>`)
@@ -211,10 +212,6 @@ function describeSmtpError(error: unknown, smtpUrl: string): string {
     // the schema already checked the URL's shape
   }
   return text.replaceAll(smtpUrl, redactUrl(smtpUrl));
-}
-
-function megabytes(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 function escapeHtml(value: string): string {

@@ -63,6 +63,11 @@ export function formatAmount(exact: string | null, currency: string | null): str
   return `${negative}${currency ? `${currencySymbol(currency)} ` : ''}${grouped}.${digits.slice(-2)}`;
 }
 
+/** A file size for people: "15.0 MB". */
+export function formatMegabytes(bytes: number): string {
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
 /** A count with thousands separators. */
 export function formatCount(value: string | number): string {
   return BigInt(value).toLocaleString('en-US');

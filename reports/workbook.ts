@@ -12,7 +12,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Warehouse } from '../pipelines/warehouse.js';
 import { sqlString } from '../pipelines/warehouse.js';
-import { dateFormat, dateTimeFormat, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
+import { dateFormat, dateTimeFormat, formatMegabytes, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
 import type { Decimal, ReportFacts } from './report-facts.js';
 import { detailSheets, type DetailSheet, type SheetColumn } from './report-sheets.js';
 
@@ -407,6 +407,3 @@ function writeSummary(
   worksheet.commit();
 }
 
-function formatMegabytes(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}

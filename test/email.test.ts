@@ -129,7 +129,7 @@ describe('report email', () => {
     );
     for (const { exception_type, n } of counts) expect(text).toMatch(new RegExp(`^\\s+${exception_type}\\s+${n}$`, 'm'));
     expect(text).toMatch(/^\s+unknown_status\s+0$/m);
-    expect(text).toContain('(new 3, still open 6, cleared since the previous reconciliation 1)');
+    expect(text).toContain('(since the previous reconciliation: 3 new, 6 still open, 1 cleared)');
     expect(text).toContain('Ledger rejects: 2 · API records quarantined: 3');
     // The attachment's own XML is searched in the workbook tests; here, the body as the reader sees it.
     for (const pin of fixturePins) for (const body of [text, html, mail.subject ?? '']) expect(body).not.toContain(pin);
