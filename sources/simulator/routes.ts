@@ -4,26 +4,7 @@
  * A template may also carry parameters in its query string ("GET /sales?from={startDate}").
  */
 import { defaultEndpoints, endpointNames, type EndpointName } from '../../config/schema.js';
-
-/** Path parameters each operation needs, named as in the spec. */
-const requiredParameters: Record<EndpointName, string[]> = {
-  getToken: [],
-  refreshToken: [],
-  salesByPeriod: ['startDate', 'finishDate'],
-  salesByTransactionId: ['transactionId'],
-  salesByPartnerReference: ['partnerReferenceId'],
-  salesByDocument: ['documentNumber'],
-  catalogTree: [],
-  partnerCollections: [],
-  collectionProducts: ['collectionId'],
-  productInfo: ['productId'],
-  productStock: ['productId'],
-  reverseByTransactionId: [],
-  reverseByPartnerReference: ['partnerReference'],
-  listCollections: [],
-  getCollection: ['id'],
-  preRedeem: [],
-};
+import { endpointParameters } from '../partner-api/endpoints.js';
 
 interface Route {
   name: EndpointName;
@@ -103,7 +84,7 @@ function compile(name: EndpointName, template: string): Route {
     if (key && parameter) queryParameters.push([key, parameter]);
   }
   const names = [...segments.flatMap((s) => ('parameter' in s ? [s.parameter] : [])), ...queryParameters.map(([, p]) => p)];
-  const missing = requiredParameters[name].filter((p) => !names.includes(p));
+  const missing = endpointParameters[name].filter((p) => !names.includes(p));
   if (missing.length > 0) {
     throw new RangeError(`endpoints.${name}: "${template}" must contain ${missing.map((p) => `{${p}}`).join(' and ')}`);
   }
