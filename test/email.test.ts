@@ -180,6 +180,13 @@ describe('report email', () => {
     expect(smtp.secureSessions).toEqual([true]);
   });
 
+  it('speaks TLS from the first byte with smtps://', async () => {
+    const smtp = await startSmtp({ secure: true, key: testTlsKey, cert: testTlsCertificate });
+    const fixture = await fixtureWith({ smtpUrl: `smtps://localhost:${smtp.port}` });
+    await writeReport(fixture.warehouse, fixture.config, { period, email: true, tls: { ca: testTlsCertificate } }, new Output(true));
+    expect(smtp.secureSessions).toEqual([true]);
+  });
+
   it('retries when the server answers 421 at first', async () => {
     let refused = 0;
     const smtp = await startSmtp({
