@@ -1,8 +1,7 @@
 /** `pinrecon catalog`: snapshots the partner's catalog (collections, products, prices, costs, stock) into the database. */
 import type { Command } from 'commander';
 import { snapshotCatalog, type CatalogSummary } from '../../pipelines/catalog.js';
-import { publishSnapshot, withWarehouse } from '../../pipelines/warehouse.js';
-import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { formatDuration, type Output } from '../output.js';
 
 export function registerCatalog(program: Command): void {
@@ -26,11 +25,7 @@ Example:
     )
     .action(
       action<GlobalOptions, []>(async ({ config, output }) => {
-        const summary = await withWarehouse(config.database, { timezone: config.timezone }, async (warehouse) => {
-          const result = await snapshotCatalog(warehouse, config, {}, output);
-          await publishSnapshot(warehouse);
-          return result;
-        });
+        const summary = await withJobWarehouse(config, (warehouse) => snapshotCatalog(warehouse, config, {}, output));
         printSummary(summary, output);
         output.document({ ok: true, ...summary });
       }),

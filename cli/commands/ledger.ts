@@ -2,9 +2,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../config/errors.js';
 import { describeLedgerImport, importLedger, type LedgerImportOptions } from '../../pipelines/ledger-import.js';
-import { publishSnapshot, Warehouse } from '../../pipelines/warehouse.js';
 import { ledgerFormats, type LedgerFormat } from '../../sources/ledger/types.js';
-import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 
 interface ImportOptions extends GlobalOptions {
   format?: string;
@@ -35,15 +34,9 @@ export function registerLedger(program: Command): void {
   ).action(
     action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
       const importOptions = parseOverrides(options);
-      const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
-      try {
-        const summary = await importLedger(warehouse, config, file, importOptions, output);
-        await publishSnapshot(warehouse);
-        output.result(describeLedgerImport(summary));
-        output.document({ ok: true, ...summary });
-      } finally {
-        warehouse.close();
-      }
+      const summary = await withJobWarehouse(config, (warehouse) => importLedger(warehouse, config, file, importOptions, output));
+      output.result(describeLedgerImport(summary));
+      output.document({ ok: true, ...summary });
     }),
   );
 }

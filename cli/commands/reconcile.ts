@@ -1,8 +1,7 @@
 /** `pinrecon reconcile`: (re)builds the reconciliation models of one period and prints what it found. */
 import type { Command } from 'commander';
 import { exceptionTypes, reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
-import { publishSnapshot, withWarehouse } from '../../pipelines/warehouse.js';
-import { action, parseDateOption, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { formatTable, type Output } from '../output.js';
 
 interface ReconcileCommandOptions extends GlobalOptions {
@@ -34,11 +33,7 @@ Example:
       action<ReconcileCommandOptions, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
         const asOf = parseDateOption(options.asOf, '--as-of');
-        const summary = await withWarehouse(config.database, { timezone: config.timezone }, async (warehouse) => {
-          const result = await reconcile(warehouse, config, { period, ...(asOf ? { asOf } : {}) }, output);
-          await publishSnapshot(warehouse);
-          return result;
-        });
+        const summary = await withJobWarehouse(config, (warehouse) => reconcile(warehouse, config, { period, ...(asOf ? { asOf } : {}) }, output));
         printSummary(summary, output);
         output.document({ ok: true, ...summary });
       }),
