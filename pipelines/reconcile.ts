@@ -23,6 +23,7 @@ import { periodEnd, periodStart, todayIn } from './calendar.js';
 import { lookUpReferences, type ReferenceLookupSummary } from './provider-lookup.js';
 import { recordRun } from './runs.js';
 import type { Warehouse } from './warehouse.js';
+import { exceptionTypes, type ExceptionType } from '../config/exception-types.js';
 
 export interface ReconcileOptions {
   /** YYYY-MM, in the configured time zone. */
@@ -34,21 +35,6 @@ export interface ReconcileOptions {
   parentRunId?: string;
 }
 
-export const exceptionTypes = [
-  'missing_at_provider',
-  'missing_in_ledger',
-  'cost_mismatch',
-  'price_mismatch',
-  'currency_mismatch',
-  'product_mismatch',
-  'unredeemed_key',
-  'duplicate_reference',
-  'canceled_but_booked',
-  'refunded_not_reversed',
-  'cutoff_difference',
-  'unknown_status',
-] as const;
-export type ExceptionType = (typeof exceptionTypes)[number];
 
 export interface CurrencyTotals {
   currencyCode: string | null;

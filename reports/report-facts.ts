@@ -8,22 +8,8 @@
 import { JobError } from '../config/errors.js';
 import { periodEnd, periodStart } from '../pipelines/calendar.js';
 import { sqlString, type Warehouse } from '../pipelines/warehouse.js';
+import { exceptionTypes } from '../config/exception-types.js';
 
-/** interface.md's exception types, in the order reports list them. */
-export const exceptionTypes = [
-  'missing_at_provider',
-  'missing_in_ledger',
-  'cost_mismatch',
-  'price_mismatch',
-  'currency_mismatch',
-  'product_mismatch',
-  'unredeemed_key',
-  'duplicate_reference',
-  'canceled_but_booked',
-  'refunded_not_reversed',
-  'cutoff_difference',
-  'unknown_status',
-] as const;
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
 export type Decimal = string | null;
