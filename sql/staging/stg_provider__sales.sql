@@ -37,7 +37,8 @@ renamed as (
         sales.transaction_date_raw,
         upper(trim(sales.sales_currency_code)) as currency_code,
         sales.country_code,
-        right(sales.key, 4) as key_last4,
+        -- a PIN of 4 characters or fewer would leave whole: keep nothing of it
+        case when length(sales.key) > 4 then right(sales.key, 4) end as key_last4,
         sales.key_sent_to_customer,
         cast(timezone(params.timezone, sales.transaction_at) as date) as transaction_local_date
 
