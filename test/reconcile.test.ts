@@ -192,15 +192,23 @@ describe('one test per exception type', () => {
     expect(await exception('cutoff_difference', s.partner_reference!, '2024-04')).toMatchObject({ amount: '8.0000' });
   });
 
-  test('unknown_status: a status not in statusMap, kept out of the other status rules', async () => {
+  test('unknown_status: a status not in statusMap is reported, and counts as "not canceled" in the other rules', async () => {
     const weird = sale({ status: 'Pending review', key_sent_to_customer: false, transaction_at: '2024-03-02T10:00:00-03:00' });
     const weirdRefunded = sale({ status: 'Pending review', transaction_at: '2024-03-02T10:00:00-03:00' });
     await run([weird, weirdRefunded], [ledgerFor(weird), ledgerFor(weirdRefunded, { order_status: 'refunded' })]);
-    // Not unredeemed_key (key not sent) and not refunded_not_reversed: the status says nothing known.
-    expect(await findingsOf(f.warehouse, period)).toEqual([`unknown_status ${weird.partner_reference}`, `unknown_status ${weirdRefunded.partner_reference}`].sort());
+    // interface.md: unredeemed_key is about any sale whose key was not sent, refunded_not_reversed about any
+    // sale that is not canceled; an unknown status is neither redeemed-and-sent nor canceled.
+    expect(await findingsOf(f.warehouse, period)).toEqual(
+      [
+        `unknown_status ${weird.partner_reference}`,
+        `unredeemed_key ${weird.partner_reference}`,
+        `unknown_status ${weirdRefunded.partner_reference}`,
+        `refunded_not_reversed ${weirdRefunded.partner_reference}`,
+      ].sort(),
+    );
     expect(await exception('unknown_status', weird.partner_reference!)).toMatchObject({ status: 'Pending review', status_class: 'unknown', amount: '0.0000' });
-    // Billed until someone says otherwise: the refunded order's provider cost is explained by unknown_status.
-    expect(await exception('unknown_status', weirdRefunded.partner_reference!)).toMatchObject({ amount: '8.0000' });
+    // Billed until someone says otherwise: the refunded order's provider cost is explained by refunded_not_reversed.
+    expect(await exception('refunded_not_reversed', weirdRefunded.partner_reference!)).toMatchObject({ amount: '8.0000' });
   });
 });
 

@@ -267,7 +267,7 @@ function expectedFindings(lines: Line[], sales: SimulatedSale[], options: Ledger
       const cls = classOf(s);
       if (cls === 'unknown') add('unknown_status', reference, s.transactionId);
       const age = Math.round((Date.parse(`${options.asOf}T00:00:00Z`) - Date.parse(`${clock.localDate(s.createdAt.getTime())}T00:00:00Z`)) / 86_400_000);
-      if ((cls === 'booked' || (cls === 'redeemed' && !s.keySentToCustomer)) && age > r.unredeemedAfterDays) add('unredeemed_key', reference, s.transactionId);
+      if (cls !== 'canceled' && (cls === 'booked' || !s.keySentToCustomer) && age > r.unredeemedAfterDays) add('unredeemed_key', reference, s.transactionId);
     }
     if (g.lines.length > 1 || g.sales.length > 1) {
       add('duplicate_reference', reference, null);
@@ -281,7 +281,7 @@ function expectedFindings(lines: Line[], sales: SimulatedSale[], options: Ledger
       if (s.salesCurrencyCode !== l.currency) add('currency_mismatch', reference, id);
       if (s.productId !== l.productId) add('product_mismatch', reference, id);
       if (cls === 'canceled' && l.status === 'paid') add('canceled_but_booked', reference, id);
-      if (l.status !== 'paid' && (cls === 'redeemed' || cls === 'booked')) add('refunded_not_reversed', reference, id);
+      if (l.status !== 'paid' && cls !== 'canceled') add('refunded_not_reversed', reference, id);
       if (periodOf(l.paidAtMs) !== periodOf(s.createdAt.getTime())) add('cutoff_difference', reference, id);
     } else if (g.lines.length === 1) {
       if (g.lines[0]!.status === 'paid') add('missing_at_provider', reference, null);

@@ -311,8 +311,8 @@ unredeemed_key as (
         cast(age_days as integer) as age_days
 
     from period_sales
-    -- canceled sales need no key; an unknown status is reported as unknown_status instead
-    where status_class in ('booked', 'redeemed')
+    -- a canceled sale needs no key; any other (an unknown status too) whose key is booked or unsent is open
+    where status_class <> 'canceled'
         and (status_class = 'booked' or key_sent_to_customer = false)
         and age_days > unredeemed_after_days
 
