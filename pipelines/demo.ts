@@ -15,6 +15,9 @@ import { addMonths, periodOf, periodStart, todayIn } from './calendar.js';
 import { runMonthEnd, type RunSummary } from './run.js';
 import { publishSnapshot, Warehouse } from './warehouse.js';
 
+/** What a demo run writes in its folder. */
+const demoEntries = ['pinrecon.duckdb', 'pinrecon.duckdb.wal', 'pinrecon.snapshot.duckdb', 'landing', 'reports', 'mail', 'ledger.csv'];
+
 export interface DemoOptions {
   /** Default: ./demo-output */
   outDir?: string;
@@ -46,9 +49,10 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
   const outDir = path.resolve(options.outDir ?? 'demo-output');
   const asOf = todayIn(timezone);
   const period = addMonths(periodOf(asOf), -1);
-  // The demo owns this folder: start from nothing so every demo run tells the same story.
-  rmSync(outDir, { recursive: true, force: true });
+  // Start from nothing so every demo run tells the same story — removing only what a demo writes, in case
+  // --out names a folder that holds other things too.
   mkdirSync(outDir, { recursive: true });
+  for (const entry of demoEntries) rmSync(path.join(outDir, entry), { recursive: true, force: true });
 
   const identifier = 'demo-partner';
   const secret = randomBytes(18).toString('base64url');
