@@ -292,11 +292,11 @@ describe('auth session', () => {
 });
 
 describe('retries', () => {
-  it('waits at least a second after a 503 and counts it apart', async () => {
+  it.each([503, 429])('waits at least a second after a %i and counts it apart', async (status) => {
     let calls = 0;
     const { client, events } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
-      if (++calls === 1) return json(res, 503, { message: 'slow down' });
+      if (++calls === 1) return json(res, status, { message: 'slow down' });
       json(res, 200, []);
     });
     const started = Date.now();

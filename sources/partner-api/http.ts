@@ -146,8 +146,9 @@ export class Transport {
         return { status, text: '', receivedAt, download: await this.streamToFile(response, download.filePath, receivedAt) };
       }
       const text = await readText(response, status >= 200 && status < 300 ? Number.POSITIVE_INFINITY : maxErrorBodyBytes);
-      if (status === 503) {
-        throw new AttemptFailure('rate_limited', '503 Service Unavailable (rate limited)', status, text, retryAfterMs(response));
+      // The spec's answer over the limit is 503; 429 is the usual one elsewhere and means the same.
+      if (status === 503 || status === 429) {
+        throw new AttemptFailure('rate_limited', `${status} (rate limited)`, status, text, retryAfterMs(response));
       }
       if (status >= 500) {
         throw new AttemptFailure('server_error', `answered ${status}: ${quoteBody(text, this.secrets()) || '(no body)'}`, status, text);
