@@ -112,3 +112,75 @@ describe('pinrecon run (month-end job) against the simulator', () => {
     }
   }, 120_000);
 });
+
+describe('pinrecon run against an upstream with other paths and every fault at once', () => {
+  const endpoints = {
+    getToken: 'POST /v2/oauth/token',
+    refreshToken: 'POST /v2/oauth/token/renew',
+    salesByPeriod: 'GET /v2/partner/sales?from={startDate}&to={finishDate}',
+    salesByTransactionId: 'GET /v2/partner/sales/by-id/{transactionId}',
+    salesByPartnerReference: 'GET /v2/partner/sales/by-order/{partnerReferenceId}',
+    salesByDocument: 'GET /v2/partner/sales/by-document/{documentNumber}',
+    catalogTree: 'GET /v2/catalog/tree',
+    partnerCollections: 'GET /v2/catalog/mine',
+    collectionProducts: 'GET /v2/catalog/{collectionId}/items',
+    productInfo: 'GET /v2/products/{productId}',
+    productStock: 'GET /v2/products/{productId}/availability',
+    reverseByTransactionId: 'POST /v2/reversals',
+    reverseByPartnerReference: 'POST /v2/reversals/by-order/{partnerReference}',
+  };
+  let simulator: RunningSimulator;
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-run-faults-'));
+
+  afterAll(async () => {
+    await simulator?.close();
+  });
+
+  it('finds exactly the plant through 503s, 500s, drops, latency, short-lived and revoked tokens', async () => {
+    simulator = await startSimulator({
+      seed: 5,
+      identifier: 'faulty',
+      secret: 'faulty-secret',
+      endpoints,
+      tokenLifetimeSeconds: 2,
+      dataset: { from: '2026-02-01', to: '2026-03-20', salesCount: 3_000, timezone: 'America/Sao_Paulo' },
+      faults: { error503Rate: 0.1, error500Rate: 0.1, dropRate: 0.1, slowRate: 0.2, slowMs: 300, revokeEverySeconds: 3 },
+    });
+    const config = configSchema.parse({
+      database: path.join(dir, 'pinrecon.duckdb'),
+      api: { baseUrl: simulator.url, identifier: 'faulty', secret: 'faulty-secret', endpoints, maxRequestsPerSecond: 45 },
+      extract: { landingDir: path.join(dir, 'landing') },
+      reports: { outDir: path.join(dir, 'reports') },
+    });
+    const plant = await generateLedger(simulator.dataset, {
+      period: '2026-02',
+      asOf: '2026-03-20',
+      file: path.join(dir, 'ledger.csv'),
+      reconciliation: config.reconciliation,
+      seed: 9,
+      salesPerBreak: 100,
+    });
+    const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+    try {
+      const summary = await runMonthEnd(warehouse, config, { period: '2026-02', asOf: '2026-03-20', ledger: plant.file }, quiet);
+      const found = await warehouse.all<{ t: string; r: string }>(
+        `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = '2026-02' order by 1, 2`,
+      );
+      const expected = plant.findings
+        .map((f) => ({ t: f.exceptionType, r: f.partnerReference }))
+        .sort((a, b) => (a.t === b.t ? (a.r < b.r ? -1 : 1) : a.t < b.t ? -1 : 1));
+      expect(found).toEqual(expected);
+      const stats = simulator.stats();
+      // The faults really happened, and were ridden out.
+      expect(stats.injected500 + stats.dropped + stats.injected503).toBeGreaterThan(0);
+      const job = await warehouse.one<{ retries: number; rate_limited: number }>(
+        `select retries::INTEGER as retries, rate_limited::INTEGER as rate_limited from pipeline_runs where run_id = $1`,
+        [summary.runId],
+      );
+      expect(job!.retries + job!.rate_limited).toBeGreaterThan(0);
+    } finally {
+      warehouse.close();
+    }
+  }, 180_000);
+});
+
