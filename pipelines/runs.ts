@@ -31,8 +31,9 @@ export async function startRun(
   args: Record<string, unknown>,
   parentRunId?: string,
 ): Promise<PipelineRun> {
-  // A run still marked running while nobody holds the database was killed: say so.
-  await warehouse.run(`UPDATE pipeline_runs SET status = 'abandoned' WHERE status = 'running'`);
+  // A run still marked running when a new job takes the database was killed: say so. (A step of a job
+  // leaves its own job's row alone.)
+  if (!parentRunId) await warehouse.run(`UPDATE pipeline_runs SET status = 'abandoned' WHERE status = 'running'`);
   const run: PipelineRun = {
     runId: newRunId(),
     command,
