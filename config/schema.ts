@@ -51,6 +51,27 @@ const timeZone = z.string().refine((tz) => {
 
 const money = z.number().nonnegative();
 
+export const ledgerEncodings = ['utf-8', 'latin1', 'windows-1252'] as const;
+export type LedgerEncoding = (typeof ledgerEncodings)[number];
+
+/** The usual spellings of the three encodings finance exports come in; undefined for anything else. */
+export function normalizeEncoding(name: string): LedgerEncoding | undefined {
+  const key = name.trim().toLowerCase().replace(/[\s_]/g, '-');
+  if (['utf-8', 'utf8'].includes(key)) return 'utf-8';
+  if (['latin1', 'latin-1', 'iso-8859-1', 'iso8859-1', 'l1'].includes(key)) return 'latin1';
+  if (['windows-1252', 'cp1252', 'win-1252', 'win1252'].includes(key)) return 'windows-1252';
+  return undefined;
+}
+
+export const ledgerDelimiters = [',', ';', '\t', '|'] as const;
+export type LedgerDelimiter = (typeof ledgerDelimiters)[number];
+
+/** A delimiter as written in a config or on a command line ("tab" and a literal backslash-t included). */
+export function normalizeDelimiter(text: string): LedgerDelimiter | undefined {
+  const value = ['tab', '\\t'].includes(text.toLowerCase()) ? '\t' : text;
+  return (ledgerDelimiters as readonly string[]).includes(value) ? (value as LedgerDelimiter) : undefined;
+}
+
 export const configSchema = z.strictObject({
   /** Calendar of periods, windows and dates. */
   timezone: timeZone.default('America/Sao_Paulo'),
@@ -90,10 +111,16 @@ export const configSchema = z.strictObject({
   ledger: z
     .strictObject({
       path: z.string().default('ledger.csv'),
-      delimiter: z.enum([',', ';', '\t', '|']).default(','),
+      delimiter: z
+        .string()
+        .transform((text, context) => normalizeDelimiter(text) ?? (context.addIssue({ code: 'custom', message: 'must be ",", ";", "|" or tab' }), z.NEVER))
+        .default(','),
       quote: z.string().length(1).default('"'),
       decimalSeparator: z.enum(['.', ',']).default('.'),
-      encoding: z.enum(['utf-8', 'latin1', 'windows-1252']).default('utf-8'),
+      encoding: z
+        .string()
+        .transform((text, context) => normalizeEncoding(text) ?? (context.addIssue({ code: 'custom', message: 'must be utf-8, latin1 (ISO-8859-1) or windows-1252' }), z.NEVER))
+        .default('utf-8'),
       dateFormat: z.string().default('yyyy-MM-dd'),
       /** Excel sheet to read (default: the first). */
       sheet: z.string().optional(),

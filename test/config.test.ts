@@ -95,3 +95,14 @@ describe('configuration', () => {
     expect(printed).not.toContain('pa55');
   });
 });
+
+describe('ledger settings', () => {
+  it('accepts the usual spellings of encodings and delimiters, and names the key of an unknown one', () => {
+    const parse = (ledger: Record<string, unknown>) => loadConfig({ file: writeConfig(JSON.stringify({ ledger })), env: {} }).config.ledger;
+    expect(parse({ encoding: 'ISO-8859-1', delimiter: 'tab' })).toMatchObject({ encoding: 'latin1', delimiter: '\t' });
+    expect(parse({ encoding: 'UTF8', delimiter: ';' })).toMatchObject({ encoding: 'utf-8', delimiter: ';' });
+    expect(parse({ encoding: 'cp1252', delimiter: '\\t' })).toMatchObject({ encoding: 'windows-1252', delimiter: '\t' });
+    expect(() => parse({ encoding: 'ebcdic' })).toThrow(/ledger\.encoding: must be utf-8, latin1/);
+    expect(() => parse({ delimiter: '#' })).toThrow(/ledger\.delimiter: must be/);
+  });
+});

@@ -1,6 +1,7 @@
 /** `pinrecon ledger import FILE`: loads the partner ledger; bad lines are kept as rejects, never dropped. */
 import type { Command } from 'commander';
 import { UsageError } from '../../config/errors.js';
+import { ledgerEncodings, normalizeDelimiter, normalizeEncoding } from '../../config/schema.js';
 import { describeLedgerImport, importLedger, type LedgerImportOptions } from '../../pipelines/ledger-import.js';
 import { ledgerFormats, type LedgerFormat } from '../../sources/ledger/types.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
@@ -14,8 +15,6 @@ interface ImportOptions extends GlobalOptions {
   sheet?: string;
 }
 
-const delimiters: Record<string, string> = { ',': ',', ';': ';', '|': '|', '\t': '\t', '\\t': '\t', tab: '\t' };
-const encodings = ['utf-8', 'latin1', 'windows-1252'] as const;
 
 export function registerLedger(program: Command): void {
   const ledger = program.command('ledger').description('the partner ledger');
@@ -27,7 +26,7 @@ export function registerLedger(program: Command): void {
       )
       .option('--format <format>', `file format (default: from the extension): ${ledgerFormats.join(', ')}`)
       .option('--delimiter <char>', 'CSV field delimiter: "," ";" "|" or tab (default: ledger.delimiter)')
-      .option('--encoding <name>', `text encoding: ${encodings.join(', ')} (default: ledger.encoding)`)
+      .option('--encoding <name>', `text encoding: ${ledgerEncodings.join(', ')} (default: ledger.encoding)`)
       .option('--decimal-separator <char>', 'decimal separator of numbers written as text: "." or "," (default: ledger.decimalSeparator)')
       .option('--date-format <pattern>', 'date-fns pattern of paid_at, e.g. dd/MM/yyyy HH:mm:ss (default: ledger.dateFormat; ISO 8601 always accepted)')
       .option('--sheet <name>', 'Excel sheet to read (default: ledger.sheet, else the first)'),
@@ -50,14 +49,14 @@ function parseOverrides(options: ImportOptions): LedgerImportOptions {
     result.format = options.format as LedgerFormat;
   }
   if (options.delimiter !== undefined) {
-    const delimiter = delimiters[options.delimiter];
+    const delimiter = normalizeDelimiter(options.delimiter);
     if (!delimiter) throw new UsageError(`--delimiter must be "," ";" "|" or tab, got "${options.delimiter}".`);
-    result.overrides!.delimiter = delimiter as ',' | ';' | '|' | '\t';
+    result.overrides!.delimiter = delimiter;
   }
   if (options.encoding !== undefined) {
-    const encoding = options.encoding.toLowerCase().replace(/^utf8$/, 'utf-8').replace(/^(iso-8859-1|latin-1)$/, 'latin1').replace(/^cp1252$/, 'windows-1252');
-    if (!(encodings as readonly string[]).includes(encoding)) throw new UsageError(`--encoding must be one of ${encodings.join(', ')}, got "${options.encoding}".`);
-    result.overrides!.encoding = encoding as (typeof encodings)[number];
+    const encoding = normalizeEncoding(options.encoding);
+    if (!encoding) throw new UsageError(`--encoding must be one of ${ledgerEncodings.join(', ')}, got "${options.encoding}".`);
+    result.overrides!.encoding = encoding;
   }
   if (options.decimalSeparator !== undefined) {
     if (options.decimalSeparator !== '.' && options.decimalSeparator !== ',') {
