@@ -90,6 +90,15 @@ describe('numbers', () => {
     expect(parseDecimalText('-0,00', ',').value).toBe('0');
   });
 
+  it('reads amounts as spreadsheets export them: currency symbol or code, accountants\' parentheses', () => {
+    expect(parseDecimalText('R$ 1.234,56', ',').value).toBe('1234.56');
+    expect(parseDecimalText('R$10,30', ',').value).toBe('10.3');
+    expect(parseDecimalText('10,30 BRL', ',').value).toBe('10.3');
+    expect(parseDecimalText('US$ 49.90', '.').value).toBe('49.9');
+    expect(parseDecimalText('(5.00)', '.').value).toBe('-5');
+    expect(parseDecimalText('R$ (5,00)', ',').value).toBe('-5');
+  });
+
   it('rejects malformed and ambiguous numbers with a reason', () => {
     expect(parseDecimalText('12.5', ',').error).toMatch(/malformed number "12.5".*1\.234,56/);
     expect(parseDecimalText('1,23', '.').error).toMatch(/malformed/);
@@ -97,7 +106,8 @@ describe('numbers', () => {
     expect(parseDecimalText('1,234', '.').error).toMatch(/ambiguous/);
     expect(parseDecimalText('1.234.567', ',').value).toBe('1234567');
     expect(parseDecimalText('1,5,3', ',').error).toMatch(/malformed/);
-    expect(parseDecimalText('R$ 10,00', ',').error).toMatch(/malformed/);
+    expect(parseDecimalText('R$', ',').error).toMatch(/malformed/);
+    expect(parseDecimalText('10,00 R$ 5', ',').error).toMatch(/malformed/);
     expect(parseDecimalText('1.23456', '.').error).toMatch(/more than 4 decimals/);
     expect(parseDecimalText('123456789012345', '.').error).toMatch(/too large/);
   });

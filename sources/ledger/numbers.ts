@@ -18,11 +18,24 @@ const patterns = {
   ',': /^([+-])?(\d{1,3}(?:([. \u00A0\u202F])\d{3})(?:\3\d{3})*|\d+)(?:,(\d+))?$/,
 } as const;
 
+/** A currency symbol or code before or after the amount ("R$ 10,30", "10.30 USD"). */
+const currencyDecoration = /^(?:R\$|US\$|\$|€|£|[A-Z]{3})\s*(?=[-+(\d])|(?<=[\d)])\s*(?:R\$|US\$|\$|€|£|[A-Z]{3})$/g;
+
+/**
+ * The bare number of an amount as spreadsheets export it: without a currency symbol or code, and with the
+ * accountants' parentheses for a negative amount turned into a minus sign.
+ */
+function withoutMoneyDecoration(text: string): string {
+  const bare = text.replace(currencyDecoration, '').trim();
+  const parenthesized = /^\((.+)\)$/.exec(bare);
+  return parenthesized ? `-${parenthesized[1]!.trim()}` : bare;
+}
+
 /** Parses a decimal written as text with the given decimal separator. */
 export function parseDecimalText(text: string, decimalSeparator: '.' | ','): Parsed<string> {
   const trimmed = text.trim();
   if (trimmed === '') return { error: 'empty' };
-  const match = patterns[decimalSeparator].exec(trimmed);
+  const match = patterns[decimalSeparator].exec(withoutMoneyDecoration(trimmed));
   const example = decimalSeparator === '.' ? '1,234.56' : '1.234,56';
   if (!match) {
     return {
