@@ -132,6 +132,16 @@ describe('dates', () => {
     expect(parse('03-05-2024').error).toMatch(/not a date in the format dd\/MM\/yyyy HH:mm:ss/);
   });
 
+  it('reads the date-times and dropped leading zeros an export writes under a date-only format', () => {
+    const parse = createDateParser('dd/MM/yyyy');
+    expect(parse('31/01/2026 23:55:00').value).toEqual({ local: '2026-01-31 23:55:00' });
+    expect(parse('31/01/2026 23:55').value).toEqual({ local: '2026-01-31 23:55:00' });
+    expect(parse('1/2/2026').value).toEqual({ local: '2026-02-01 00:00:00' });
+    expect(parse('31/01/2026 25:00').error).toMatch(/not a calendar date/);
+    // Without separators the digits are positional: no leniency.
+    expect(createDateParser('yyyyMMdd')('2026131').error).toMatch(/not a date in the format yyyyMMdd/);
+  });
+
   it('falls back to date-fns for other tokens', () => {
     const parse = createDateParser('d MMM yyyy');
     expect(parse('5 Mar 2024').value).toEqual({ local: '2024-03-05 00:00:00' });

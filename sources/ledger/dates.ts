@@ -102,6 +102,8 @@ interface CompiledFormat {
 /** Compiles a format made only of the common tokens; undefined when it holds any other. */
 function compileFormat(format: string): CompiledFormat | undefined {
   const tokens = format.match(/'[^']*'|([A-Za-z])\1*|[^A-Za-z']+/g) ?? [];
+  // With separators between the fields, spreadsheets drop leading zeros (1/2/2026): accept one digit too.
+  const twoDigits = /[^A-Za-z']/.test(format.replace(/'[^']*'/g, '')) ? '\\d{1,2}' : '\\d{2}';
   const readers: ((fields: Fields, value: string) => void)[] = [];
   let source = '^';
   const group = (regex: string, reader: (fields: Fields, value: string) => void) => {
@@ -120,9 +122,9 @@ function compileFormat(format: string): CompiledFormat | undefined {
     else if (!/^[A-Za-z]/.test(token)) source += escape(token);
     else if (token === 'yyyy') group('\\d{4}', (f, v) => (f.year = +v));
     else if (token === 'yy') group('\\d{2}', (f, v) => (f.year = 2000 + +v));
-    else if (token === 'MM') group('\\d{2}', (f, v) => (f.month = +v));
+    else if (token === 'MM') group(twoDigits, (f, v) => (f.month = +v));
     else if (token === 'M') group('\\d{1,2}', (f, v) => (f.month = +v));
-    else if (token === 'dd') group('\\d{2}', (f, v) => (f.day = +v));
+    else if (token === 'dd') group(twoDigits, (f, v) => (f.day = +v));
     else if (token === 'd') group('\\d{1,2}', (f, v) => (f.day = +v));
     else if (token === 'HH') group('\\d{2}', (f, v) => (f.hour = +v));
     else if (token === 'H') group('\\d{1,2}', (f, v) => (f.hour = +v));
@@ -133,6 +135,16 @@ function compileFormat(format: string): CompiledFormat | undefined {
   }
   if (!/yy/.test(format) || !/M/.test(format) || !/d/.test(format)) return undefined;
   if (timeStart !== undefined) source = `${source.slice(0, timeStart)}(?:${source.slice(timeStart)})?`;
+  else {
+    // A date format, yet the export wrote date-times ("31/01/2026 23:55:00"): read the time too.
+    source += '(?:[T\\s]+';
+    group('\\d{1,2}', (f, v) => (f.hour = +v));
+    source += ':';
+    group('\\d{2}', (f, v) => (f.minute = +v));
+    source += '(?::';
+    group('\\d{2}', (f, v) => (f.second = +v));
+    source += ')?)?';
+  }
   const pattern = new RegExp(`${source}$`);
   return {
     pattern,
