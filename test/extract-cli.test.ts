@@ -212,5 +212,13 @@ describe('pinrecon extract (spawned CLI)', () => {
     expect(badCredentials.stderr).toMatch(/getToken/);
     expect(badCredentials.stderr).toMatch(/what to do: Check api\.identifier and api\.secret/);
     expect(badCredentials.stderr).not.toContain('not-the-secret');
+
+    // Nothing listens on port 9: that is the address to check, not the credentials.
+    const unreachable = await runCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file], undefined, {
+      PINRECON_API_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stderr).toMatch(/what to do: Check api\.baseUrl/);
+    expect(unreachable.stderr).not.toMatch(/Check api\.identifier/);
   });
 });

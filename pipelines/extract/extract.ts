@@ -233,7 +233,8 @@ function explainDownloadFailure(error: unknown, where: string): unknown {
   if (error instanceof ConfigError || !(error instanceof Error)) return error;
   const resume = 'Windows completed so far are saved: re-run the same command to continue.';
   if (error instanceof UpstreamError) {
-    const auth = error.endpoint === 'getToken' || error.endpoint === 'refreshToken';
+    // Only a refusal of the token call is about credentials; an unreachable one is about the address.
+    const auth = (error.endpoint === 'getToken' || error.endpoint === 'refreshToken') && error.status !== undefined && error.status < 500;
     const hint = auth
       ? 'Check api.identifier and api.secret (or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): test and production credentials differ.'
       : error.status === 400 && error.endpoint === 'salesByPeriod'
