@@ -50,21 +50,27 @@ export function jobArguments(schedule: Schedule, timezone: string, now: Date = n
   }
 }
 
-export function validateSchedules(config: Config): void {
+/** Refuses a cron expression croner cannot read, naming the config file and the key. */
+export function validateSchedules(config: Config, configFile?: string): void {
   config.schedules.forEach((schedule, index) => {
     try {
       new Cron(schedule.cron, { timezone: config.timezone, paused: true }).stop();
     } catch (error) {
-      throw new ConfigError(`schedules.${index}.cron: "${schedule.cron}" is not a cron expression (${(error as Error).message}).`, undefined, `schedules.${index}.cron`);
+      const key = `schedules.${index}.cron`;
+      throw new ConfigError(`${configFile ?? 'built-in defaults'}: ${key}: "${schedule.cron}" is not a cron expression (${(error as Error).message}).`, configFile, key);
     }
   });
 }
 
 export async function runScheduler(config: Config, output: Output, options: SchedulerOptions = {}): Promise<JobOutcome[]> {
   if (config.schedules.length === 0) {
-    throw new ConfigError('No schedules in the config: add entries to "schedules" (see config/pinrecon.example.json).', undefined, 'schedules');
+    throw new ConfigError(
+      `${options.configFile ?? 'built-in defaults'}: schedules: no schedules to run; add entries to "schedules" (see config/pinrecon.example.json).`,
+      options.configFile,
+      'schedules',
+    );
   }
-  validateSchedules(config);
+  validateSchedules(config, options.configFile);
   const cli = path.join(packageRoot(), 'dist', 'cli', 'main.js');
   const outcomes: JobOutcome[] = [];
   let queue: Promise<void> = Promise.resolve();

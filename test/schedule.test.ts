@@ -31,7 +31,7 @@ describe('schedule: job arguments', () => {
   it('names the schedule whose cron expression is broken', () => {
     const config = configSchema.parse({ schedules: [{ name: 'ok', cron: '0 6 1 * *', job: 'run' }, { name: 'bad', cron: '61 * * * *', job: 'run' }] });
     expect(() => validateSchedules(config)).toThrow(ConfigError);
-    expect(() => validateSchedules(config)).toThrow(/schedules\.1\.cron/);
+    expect(() => validateSchedules(config, '/etc/pinrecon.json')).toThrow(/^\/etc\/pinrecon\.json: schedules\.1\.cron: "61 \* \* \* \*" is not a cron expression/);
   });
 });
 
