@@ -53,6 +53,20 @@ describe('one test per exception type', () => {
     expect(summary.byType.missing_at_provider).toBe(1);
   });
 
+  test('missing_at_provider says so when the provider did return a record for it that could not be loaded', async () => {
+    const paid = sale();
+    await f.warehouse.run(
+      `INSERT INTO sales_quarantine (landing_path, record_index, reason, raw, run_id, quarantined_at)
+       VALUES ('landing/x.json.gz', 0, 'partnerCostPrice is missing', $1, 'r1', now()), ('landing/x.json.gz', 1, 'not JSON', '{oops', 'r1', now())`,
+      [JSON.stringify({ transactionId: 1, partnerReference: ` ${paid.partner_reference} `, key: 'ABCD-EFGH-1234' })],
+    );
+    await run([], [ledgerFor(paid)]);
+    expect(await findingsOf(f.warehouse, period)).toEqual([`missing_at_provider ${paid.partner_reference}`]);
+    expect((await exception('missing_at_provider', paid.partner_reference!)).details).toMatch(
+      /provider did return 1 record\(s\) with this reference that could not be loaded \(partnerCostPrice is missing\): see sales_quarantine/,
+    );
+  });
+
   test('missing_in_ledger: a provider sale without a ledger order; a canceled one is not a finding', async () => {
     const redeemed = sale();
     const canceled = sale({ status: 'Canceled in stock', key_sent_to_customer: false });

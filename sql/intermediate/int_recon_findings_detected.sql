@@ -32,6 +32,12 @@ pairs as (
 
 ),
 
+quarantined as (
+
+    select * from stg_provider__quarantined_references
+
+),
+
 missing_at_provider as (
 
     select
@@ -45,7 +51,9 @@ missing_at_provider as (
         -ledger.expected_cost as difference,
         ledger.currency_code,
         'paid ledger order has no provider sale; expected cost '
-            || ledger.expected_cost || ' ' || ledger.currency_code as details,
+            || ledger.expected_cost || ' ' || ledger.currency_code
+            || coalesce('. The provider did return ' || quarantined.records || ' record(s) with this reference that could not be loaded ('
+                || quarantined.reasons || '): see sales_quarantine', '') as details,
         ledger.ledger_source,
         cast(null as varchar) as status,
         cast(null as varchar) as status_class,
@@ -59,6 +67,8 @@ missing_at_provider as (
     inner join classified
         on classified.side = 'ledger'
         and classified.ledger_line_id = ledger.ledger_line_id
+    left join quarantined
+        on quarantined.partner_reference = ledger.partner_reference
     where classified.match_class = 'ledger_only'
         and ledger.is_active
 
