@@ -1,5 +1,7 @@
 /** `pinrecon demo`: the whole month-end job on a simulator and a local mail sink, no configuration needed. */
+import path from 'node:path';
 import type { Command } from 'commander';
+import { packageRoot } from '../../config/paths.js';
 import { runDemo, type DemoSummary } from '../../pipelines/demo.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 import { formatTable } from '../output.js';
@@ -51,6 +53,11 @@ function describeDemo(summary: DemoSummary): string {
     `email      ${summary.emails.join(', ') || '(none received)'}`,
     `ledger     ${summary.ledger}   (${summary.plant.lines} lines, with planted breaks)`,
     `done in ${summary.seconds.toFixed(1)}s. Ask the database yourself:`,
-    `  PINRECON_DATABASE=${summary.database} npx pinrecon query "select exception_type, count(*) from recon_exceptions group by 1"`,
+    `  PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} query "select exception_type, count(*) from recon_exceptions group by 1"`,
   ].join('\n');
+}
+
+/** `npx pinrecon` works inside the project; anywhere else, name the entry point itself. */
+function howToCallPinrecon(): string {
+  return path.resolve(process.cwd()) === packageRoot() ? 'npx pinrecon' : `node ${path.join(packageRoot(), 'dist', 'cli', 'main.js')}`;
 }
