@@ -16,7 +16,7 @@ import { UsageError } from '../config/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../cli/output.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
-import { formatFromExtension, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
+import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
 import { recordRun } from './runs.js';
 import type { Warehouse } from './warehouse.js';
 
@@ -238,7 +238,7 @@ export function describeLedgerImport(summary: LedgerImportSummary): string {
   if (summary.firstRejects.length > 0) {
     lines.push(summary.rejected > summary.firstRejects.length ? `first ${summary.firstRejects.length} rejects:` : 'rejects:');
     for (const reject of summary.firstRejects) {
-      lines.push(`  line ${reject.source_line}: ${reject.reason}`);
+      lines.push(`  ${locationUnit(summary.format)} ${reject.source_line}: ${reject.reason}`);
       lines.push(`    ${truncate(reject.raw.replace(/\r?\n/g, '⏎'), 100)}`);
     }
     lines.push(`all rejects: pinrecon query "SELECT source_line, reason, raw FROM ledger_rejects WHERE file_hash = '${summary.fileHash}' ORDER BY source_line"`);

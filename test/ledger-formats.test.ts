@@ -97,7 +97,7 @@ describe('XLSX', () => {
 });
 
 describe('JSON', () => {
-  it('reads an array of objects, each from the line where it starts, and rejects bad elements', async () => {
+  it('reads an array of objects, each located by its ordinal (record N), and rejects bad elements', async () => {
     const file = path.join(temp.dir, 'ledger.json');
     const good = { partner_reference: 'R-1', product_id: 1, paid_at: '2024-03-05T10:00:00-03:00', sales_price: 12.34, expected_cost: '10.5', currency_code: 'BRL', order_status: 'paid' };
     writeFileSync(
@@ -106,12 +106,12 @@ describe('JSON', () => {
     );
     const items = await readAll(file, settings('json'));
     expect(rowsOf(items)).toEqual([
-      expect.objectContaining({ source_line: 2, partner_reference: 'R-1', paid_instant: '2024-03-05 10:00:00-03:00', sales_price: '12.34', expected_cost: '10.5' }),
-      expect.objectContaining({ source_line: 13, partner_reference: 'R-]4', product_id: 4n, order_status: 'canceled' }),
+      expect.objectContaining({ source_line: 1, partner_reference: 'R-1', paid_instant: '2024-03-05 10:00:00-03:00', sales_price: '12.34', expected_cost: '10.5' }),
+      expect.objectContaining({ source_line: 4, partner_reference: 'R-]4', product_id: 4n, order_status: 'canceled' }),
     ]);
     expect(rejectsOf(items).map((r) => [r.source_line, r.reason])).toEqual([
-      [11, 'not a JSON object'],
-      [12, expect.stringMatching(/^paid_at: "later" is not a date/)],
+      [2, 'not a JSON object'],
+      [3, expect.stringMatching(/^paid_at: "later" is not a date/)],
     ]);
   });
 

@@ -7,7 +7,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { importLedger } from '../pipelines/ledger-import.js';
+import { describeLedgerImport, importLedger } from '../pipelines/ledger-import.js';
 import { snapshotPath, type Warehouse } from '../pipelines/warehouse.js';
 import { capturedOutput, cliPath, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 
@@ -143,6 +143,33 @@ describe('importLedger', () => {
       const summary = await importLedger(warehouse, config, file, {}, capturedOutput().output);
       expect(summary).toMatchObject({ format: 'csv', lines: 1, accepted: 1 });
       expect(await warehouse.one(`SELECT partner_reference, expected_cost::VARCHAR AS cost FROM ledger`)).toEqual({ partner_reference: 'T-1', cost: '1.2500' });
+    } finally {
+      warehouse.close();
+      dir.remove();
+    }
+  });
+
+  it('locates the records of a minified JSON array by ordinal: distinct source_line, rejects say "record N"', async () => {
+    const dir = temporaryDirectory('json-one-line');
+    const config = testConfig(dir.dir);
+    const warehouse = await openWarehouse(config);
+    try {
+      const element = (i: number) => ({ partner_reference: `J-${i}`, product_id: 1, paid_at: '2024-03-05', sales_price: '1.00', expected_cost: '1.00', currency_code: 'BRL', order_status: 'paid' });
+      const records: unknown[] = Array.from({ length: 103 }, (_, i) => element(i + 1));
+      // Three bad records, at ordinals 10, 50 and 103.
+      records[9] = { ...element(10), sales_price: 'abc' };
+      records[49] = 'not an object';
+      records[102] = { ...element(103), order_status: undefined };
+      const file = path.join(dir.dir, 'ledger.json');
+      writeFileSync(file, JSON.stringify(records));
+      const summary = await importLedger(warehouse, config, file, {}, capturedOutput().output);
+      expect(summary).toMatchObject({ lines: 103, accepted: 100, rejected: 3 });
+      expect((await warehouse.all(`SELECT source_line FROM ledger_rejects ORDER BY 1`)).map((r) => r.source_line)).toEqual(['10', '50', '103']);
+      expect(await warehouse.one(`SELECT count(DISTINCT source_line) AS lines, min(source_line) AS first, max(source_line) AS last FROM ledger`)).toEqual({ lines: '100', first: '1', last: '102' });
+      expect(await warehouse.one(`SELECT partner_reference FROM ledger WHERE source_line = 51`)).toEqual({ partner_reference: 'J-51' });
+      const text = describeLedgerImport(summary);
+      expect(text).toMatch(/\n {2}record 10: sales_price: .*\n.*\n {2}record 50: not a JSON object\n.*\n {2}record 103: order_status: missing/);
+      expect(text).not.toMatch(/line 1:/);
     } finally {
       warehouse.close();
       dir.remove();

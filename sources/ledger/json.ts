@@ -1,7 +1,8 @@
 /**
- * JSON ledgers, streamed: a JSON array of objects (each element's line is where it starts; the array is
- * split without parsing it whole, so memory stays flat), and NDJSON (one object per line; a line that is
- * not a JSON object is a reject with its line number, a blank line is a reject too).
+ * JSON ledgers, streamed: a JSON array of objects (the array is split without parsing it whole, so memory
+ * stays flat), and NDJSON (one object per line; a line that is not a JSON object is a reject with its line
+ * number, a blank line is a reject too). An array element is located by its ordinal (record 1, 2, …), not
+ * by a line: exports often write the whole array on one line, where every element would be "line 1".
  */
 import { JobError } from '../../config/errors.js';
 import { readTextChunks } from './text-stream.js';
@@ -32,12 +33,14 @@ export async function* readJsonArray(
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
   const splitter = new JsonArraySplitter(file);
+  let record = 0;
   for await (const text of readTextChunks(file, settings.encoding, onProgress)) {
-    for (const element of splitter.push(text)) yield objectEvent(element.line, element.text);
+    for (const element of splitter.push(text)) yield objectEvent(++record, element);
   }
-  for (const element of splitter.end()) yield objectEvent(element.line, element.text);
+  for (const element of splitter.end()) yield objectEvent(++record, element);
 }
 
+/** `line` is the NDJSON line, or the array element's ordinal. */
 function objectEvent(line: number, text: string): SourceEvent {
   const raw = text.trim();
   if (raw === '') return { kind: 'reject', line, reason: 'blank line', raw: text };
@@ -57,7 +60,10 @@ function objectEvent(line: number, text: string): SourceEvent {
   return { kind: 'object', line, object, raw };
 }
 
-/** Splits the text of a JSON array, pushed chunk by chunk, into the texts of its elements. */
+/**
+ * Splits the text of a JSON array, pushed chunk by chunk, into the texts of its elements, in order. It counts
+ * physical lines only to locate errors in the array itself (text after it, a missing "[").
+ */
 export class JsonArraySplitter {
   /** 0: before `[`; 1: inside the array; deeper: inside an element; -1: after `]`. */
   private depth = 0;
@@ -65,12 +71,11 @@ export class JsonArraySplitter {
   private escaped = false;
   private line = 1;
   private element: string[] = [];
-  private elementLine = 0;
   private inElement = false;
 
   constructor(private readonly file: string) {}
 
-  *push(text: string): Generator<{ line: number; text: string }> {
+  *push(text: string): Generator<string> {
     let start = this.inElement ? 0 : -1;
     for (let i = 0; i < text.length; i++) {
       const c = text.charCodeAt(i);
@@ -99,7 +104,6 @@ export class JsonArraySplitter {
           continue;
         }
         this.inElement = true;
-        this.elementLine = this.line;
         start = i;
       }
       // Inside an element.
@@ -125,21 +129,21 @@ export class JsonArraySplitter {
     if (this.inElement && start >= 0) this.element.push(text.slice(start));
   }
 
-  *end(): Generator<{ line: number; text: string }> {
+  *end(): Generator<string> {
     if (this.depth === 0) throw this.notAnArray('the end of the file');
     if (this.inElement) {
-      // An element never closed: kept whole as one reject, with the line where it starts.
+      // An element never closed: kept whole as one reject.
       yield this.finish('');
     } else if (this.depth > 0) {
       throw new JobError(`${this.file}: the JSON array is never closed (no final "]").`, 'The file looks truncated: export it again.');
     }
   }
 
-  private finish(tail: string): { line: number; text: string } {
+  private finish(tail: string): string {
     const text = this.element.join('') + tail;
     this.element = [];
     this.inElement = false;
-    return { line: this.elementLine, text };
+    return text;
   }
 
   private notAnArray(found: string): JobError {

@@ -51,6 +51,7 @@ export interface LedgerRow {
   currency_code: string;
   country_code: string | null;
   order_status: 'paid' | 'refunded' | 'canceled';
+  /** Where the record is: see SourceEvent (a JSON array's element ordinal, else a line or row number). */
   source_line: number;
 }
 
@@ -88,7 +89,8 @@ export function formatFromExtension(file: string): LedgerFormat {
 /**
  * What a format reader yields, in file order: the header (tabular formats), then each record as values
  * aligned with the header or as an object (JSON), or a reject the reader itself found (blank line, wrong
- * field count, bad JSON). `line` is 1-based: the physical line where the record starts, or the sheet/file row.
+ * field count, bad JSON). `line` is 1-based: the physical line where the record starts (CSV, NDJSON), the
+ * sheet or file row (XLSX, Parquet), or the element's ordinal in a JSON array (see `locationUnit`).
  */
 export type SourceEvent =
   | { kind: 'header'; names: string[] }
@@ -98,3 +100,9 @@ export type SourceEvent =
 
 /** Called as a reader goes: how far it is (bytes or rows) out of how much. */
 export type ProgressCallback = (done: number, total: number) => void;
+
+/** How a format's `source_line` reads in messages: "line 12", "row 12" or "record 12" (a JSON array's 12th element). */
+export function locationUnit(format: LedgerFormat): 'line' | 'row' | 'record' {
+  if (format === 'json') return 'record';
+  return format === 'xlsx' || format === 'parquet' ? 'row' : 'line';
+}

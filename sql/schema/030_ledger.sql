@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS ledger (
   country_code      VARCHAR,
   order_status      VARCHAR NOT NULL,       -- paid | refunded | canceled
   source_file       VARCHAR NOT NULL,
-  source_line       BIGINT NOT NULL,        -- 1-based line (CSV: physical line of the record's start; XLSX: row)
+  source_line       BIGINT NOT NULL,        -- 1-based location: CSV/NDJSON the physical line where the record starts; XLSX the sheet row;
+                                            -- Parquet the file row; JSON array the element's ordinal (record N: arrays are often one line)
   file_hash         VARCHAR NOT NULL,
   run_id            VARCHAR NOT NULL
 );
@@ -31,7 +32,7 @@ CREATE TABLE IF NOT EXISTS ledger (
 -- One row per ledger line that was not accepted: never dropped.
 CREATE TABLE IF NOT EXISTS ledger_rejects (
   source_file VARCHAR NOT NULL,
-  source_line BIGINT NOT NULL,
+  source_line BIGINT NOT NULL,             -- as in ledger.source_line (a JSON array: the element's ordinal)
   reason      VARCHAR NOT NULL,
   raw         VARCHAR NOT NULL,             -- the line as read (decoded text)
   file_hash   VARCHAR NOT NULL,
