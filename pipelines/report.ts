@@ -9,7 +9,7 @@ import type { Output } from '../cli/output.js';
 import { JobError } from '../config/errors.js';
 import type { Config } from '../config/schema.js';
 import { composeReportEmail, deliverReportEmail, type DeliverOptions, type Delivery } from '../reports/email.js';
-import { loadReportFacts } from '../reports/report-facts.js';
+import { loadReportFacts, noLedgerOrdersWarning } from '../reports/report-facts.js';
 import { writeWorkbook, type WrittenSheet } from '../reports/workbook.js';
 import { recordRun } from './runs.js';
 import type { Warehouse } from './warehouse.js';
@@ -52,6 +52,8 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
     args,
     async (run) => {
       const facts = await loadReportFacts(warehouse, { period: options.period, asOf: options.asOf, timezone: config.timezone });
+      const noLedgerOrders = noLedgerOrdersWarning(facts);
+      if (noLedgerOrders) output.warn(noLedgerOrders);
       const file = path.join(config.reports.outDir, `pinrecon-${options.period}.xlsx`);
       const generatedAt = new Date();
       output.info(`writing ${file} (${options.period}, as of ${facts.asOf})`);

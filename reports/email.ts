@@ -13,7 +13,7 @@ import { JobError } from '../config/errors.js';
 import { redactUrl } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatMegabytes } from './formats.js';
-import type { ReportFacts } from './report-facts.js';
+import { describeLedgerRejects, noLedgerOrdersWarning, type ReportFacts } from './report-facts.js';
 
 export type EmailConfig = Config['email'];
 
@@ -28,21 +28,22 @@ export interface ReportEmail {
 export interface ComposeOptions {
   /** The workbook to attach. */
   attachment: string;
-  /** Rows per detail sheet title (for the rejects line). */
+  /** Rows per detail sheet title (for the quarantine line). */
   rowsByTitle: Record<string, number>;
   /** Set when the full workbook was too large and a summary-only one is attached instead. */
   fullWorkbook?: { file: string; bytes: number; limitBytes: number };
 }
 
 export function composeReportEmail(config: EmailConfig, facts: ReportFacts, options: ComposeOptions): ReportEmail {
+  const warning = noLedgerOrdersWarning(facts);
   const subject = config.subject
     ? config.subject.replaceAll('{period}', facts.period)
-    : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} exception${facts.totalFindings === 1 ? '' : 's'}`;
+    : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} exception${facts.totalFindings === 1 ? '' : 's'}${warning ? ' — no ledger orders' : ''}`;
   const changes = facts.changes;
   const changeNote = changes
     ? ` (since the previous reconciliation: ${formatCount(changes.new)} new, ${formatCount(changes.stillOpen)} still open, ${formatCount(changes.cleared)} cleared)`
     : '';
-  const rejects = `Ledger rejects: ${formatCount(options.rowsByTitle['Ledger rejects'] ?? 0)} · API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
+  const rejects = `${describeLedgerRejects(facts.ledger)} · API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
   const attachmentNote = options.fullWorkbook
     ? `The full workbook (${formatMegabytes(options.fullWorkbook.bytes)}) is larger than the ${formatMegabytes(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
     : `The workbook ${path.basename(options.attachment)} is attached.`;
@@ -51,6 +52,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const text = [
     heading,
     '',
+    ...(warning ? [`WARNING: ${warning}`, ''] : []),
     ...facts.totals.flatMap((t) => [
       `${t.currency ?? '(no currency)'}`,
       `  Ledger:   ${formatCount(t.ledgerOrders)} orders · sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
@@ -78,6 +80,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const paragraph = (value: string) => `<p style="font-family:sans-serif">${escapeHtml(value)}</p>`;
   const html = [
     `<p style="font-family:sans-serif"><b>${escapeHtml(heading)}</b></p>`,
+    warning ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">WARNING: ${escapeHtml(warning)}</p>` : '',
     table(
       ['Currency', 'Ledger orders', 'Ledger sales', 'Ledger expected cost', 'Provider sales', 'Provider sales total', 'Provider cost', 'Provider margin', 'Matched', 'Exceptions'],
       facts.totals.map((t) =>

@@ -9,6 +9,8 @@ import { JobError } from '../config/errors.js';
 import { periodEnd, periodStart } from '../pipelines/calendar.js';
 import { sqlString, type Warehouse } from '../pipelines/warehouse.js';
 import { exceptionTypes } from '../config/exception-types.js';
+import { formatCount } from './formats.js';
+import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
 
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
@@ -98,6 +100,19 @@ export interface ExtractRun {
   rowsLoaded: string;
 }
 
+/** The ledger side at a glance: how many orders were reconciled and how many lines were rejected. */
+export interface LedgerFacts {
+  /** Ledger orders the reconciliation counted in the period, all currencies. */
+  orders: number;
+  /** Rejected ledger lines the report lists (report-sheets.ts, ledgerRejectsOfPeriodSql). */
+  rejects: number;
+  /** The files they come from. */
+  rejectFiles: number;
+  /** Of the rejects, those from files with no accepted line at all (a broken import). */
+  unplacedRejects: number;
+  unplacedFiles: number;
+}
+
 export interface ReportFacts {
   period: string;
   asOf: string;
@@ -112,6 +127,7 @@ export interface ReportFacts {
   totalFindings: number;
   changes: Changes | null;
   aging: AgingLine[];
+  ledger: LedgerFacts;
   extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
 }
 
@@ -183,6 +199,13 @@ export async function loadReportFacts(
     `SELECT currency_code, aging_bucket, keys, cost_total FROM recon_aging WHERE period = ${p}
      ORDER BY currency_code NULLS LAST,
               CASE aging_bucket WHEN '0-7' THEN 1 WHEN '8-30' THEN 2 WHEN '31-90' THEN 3 WHEN '90+' THEN 4 ELSE 5 END, aging_bucket`,
+  );
+
+  const rejects = await warehouse.one<{ lines: string; files: string; unplaced_lines: string; unplaced_files: string }>(
+    `SELECT count(*) AS lines, count(DISTINCT file_hash) AS files,
+            count(*) FILTER (WHERE ${unplacedLedgerRejectSql}) AS unplaced_lines,
+            count(DISTINCT file_hash) FILTER (WHERE ${unplacedLedgerRejectSql}) AS unplaced_files
+     FROM ledger_rejects WHERE ${ledgerRejectsOfPeriodSql(period, timezone)}`,
   );
 
   const overlapsPeriod = `window_start <= DATE ${sqlString(periodEnd(period))} AND window_end >= DATE ${sqlString(periodStart(period))}`;
@@ -267,6 +290,13 @@ export async function loadReportFacts(
       keys: String(row.keys),
       costTotal: text(row.cost_total),
     })),
+    ledger: {
+      orders: totals.reduce((sum, row) => sum + Number(row.ledger_orders), 0),
+      rejects: Number(rejects?.lines ?? 0),
+      rejectFiles: Number(rejects?.files ?? 0),
+      unplacedRejects: Number(rejects?.unplaced_lines ?? 0),
+      unplacedFiles: Number(rejects?.unplaced_files ?? 0),
+    },
     extraction: {
       windows: windows.map((row) => ({
         windowStart: String(row.window_start),
@@ -291,6 +321,28 @@ export async function loadReportFacts(
       lastFetchAt: lastFetch?.at ?? null,
     },
   };
+}
+
+/**
+ * The warning the Summary and the email lead with when the period has no ledger order at all: then every
+ * provider sale is a missing_in_ledger finding, which almost always means the ledger import failed.
+ */
+export function noLedgerOrdersWarning(facts: ReportFacts): string | null {
+  if (facts.ledger.orders > 0) return null;
+  const rejected = facts.ledger.rejects;
+  return (
+    `No ledger orders for ${facts.period}: every provider sale shows as missing_in_ledger — check the ledger import ` +
+    `(${formatCount(rejected)} line${rejected === 1 ? '' : 's'} rejected)`
+  );
+}
+
+/** "Ledger rejects: N", saying how many come from files with no accepted line. */
+export function describeLedgerRejects(ledger: LedgerFacts): string {
+  const unplaced =
+    ledger.unplacedRejects > 0
+      ? ` (${formatCount(ledger.unplacedRejects)} from ${formatCount(ledger.unplacedFiles)} file${ledger.unplacedFiles === 1 ? '' : 's'} with no accepted line at all)`
+      : '';
+  return `Ledger rejects: ${formatCount(ledger.rejects)}${unplaced}`;
 }
 
 function text(value: unknown): string | null {

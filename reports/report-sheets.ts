@@ -98,11 +98,28 @@ function exceptionSheet(period: string, family: string, title: string, descripti
   };
 }
 
+/** SQL: the TIMESTAMPTZ `column` falls in `period` as the wall clock of `timezone` reads it. */
+export function inPeriodSql(column: string, period: string, timezone: string): string {
+  const localMidnight = (date: string) => `timezone(${sqlString(timezone)}, TIMESTAMP ${sqlString(`${date} 00:00:00`)})`;
+  return `${column} >= ${localMidnight(periodStart(period))} AND ${column} < ${localMidnight(periodStart(addMonths(period, 1)))}`;
+}
+
+/** SQL over ledger_rejects: the file has no accepted line at all, so its rejects cannot be dated into any period. */
+export const unplacedLedgerRejectSql = 'file_hash NOT IN (SELECT DISTINCT file_hash FROM ledger)';
+
+/**
+ * SQL over ledger_rejects: the rejects a period's report lists. A rejected line has no trustworthy date,
+ * so it is placed by its file: the rejects of every file holding orders paid in the period, and of every
+ * file with no accepted line at all (a broken import, e.g. the wrong delimiter or decimal separator,
+ * belongs to no period, so every report shows it until the file is imported again with the right settings).
+ */
+export function ledgerRejectsOfPeriodSql(period: string, timezone: string): string {
+  return `(file_hash IN (SELECT DISTINCT file_hash FROM ledger WHERE ${inPeriodSql('paid_at', period, timezone)}) OR ${unplacedLedgerRejectSql})`;
+}
+
 /** Every detail sheet of the period's workbook, in order (the Summary comes before them). */
 export function detailSheets(period: string, timezone: string): DetailSheet[] {
   const p = sqlString(period);
-  const localMidnight = (date: string) => `timezone(${sqlString(timezone)}, TIMESTAMP ${sqlString(`${date} 00:00:00`)})`;
-  const inPeriod = (column: string) => `${column} >= ${localMidnight(periodStart(period))} AND ${column} < ${localMidnight(periodStart(addMonths(period, 1)))}`;
   return [
     ...exceptionFamilySheets.map((sheet) => exceptionSheet(period, sheet.family, sheet.title, sheet.description)),
     {
@@ -152,12 +169,12 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'last_seen_at', header: 'Last seen', kind: 'datetime', sql: 'last_seen_at', width: 19 },
       ],
       table: 'sales',
-      where: inPeriod('transaction_at'),
+      where: inPeriodSql('transaction_at', period, timezone),
       orderBy: 'transaction_at, transaction_id',
     },
     {
       title: 'Ledger rejects',
-      description: `ledger lines not accepted, from the ledger files that hold orders paid in ${period}`,
+      description: `ledger lines not accepted, from the ledger files that hold orders paid in ${period} and from every file with no accepted line at all`,
       columns: [
         { key: 'source_file', header: 'File', kind: 'text', sql: 'source_file', width: 40 },
         { key: 'source_line', header: 'Line', kind: 'integer', sql: 'source_line', width: 8 },
@@ -165,7 +182,7 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'raw', header: 'Line as read', kind: 'text', sql: 'raw', width: 80 },
       ],
       table: 'ledger_rejects',
-      where: `file_hash IN (SELECT DISTINCT file_hash FROM ledger WHERE ${inPeriod('paid_at')})`,
+      where: ledgerRejectsOfPeriodSql(period, timezone),
       orderBy: 'source_file, source_line, reason',
     },
     {

@@ -12,8 +12,8 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Warehouse } from '../pipelines/warehouse.js';
 import { sqlString } from '../pipelines/warehouse.js';
-import { dateFormat, dateTimeFormat, formatMegabytes, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
-import type { Decimal, ReportFacts } from './report-facts.js';
+import { dateFormat, dateTimeFormat, formatCount, formatMegabytes, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
+import { noLedgerOrdersWarning, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, type DetailSheet, type SheetColumn } from './report-sheets.js';
 
 /** Excel's rows per sheet, header included. */
@@ -58,6 +58,7 @@ const styles = {
   heading: { font: { bold: true, size: 12 } } as Style,
   header: { font: { bold: true }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7ECF3' } } } as Style,
   bold: { font: { bold: true } } as Style,
+  warning: { font: { bold: true, color: { argb: 'FFB00020' } } } as Style,
   integer: { numFmt: integerFormat } as Style,
   date: { numFmt: dateFormat } as Style,
   dateTime: { numFmt: dateTimeFormat } as Style,
@@ -317,6 +318,9 @@ function writeSummary(
     );
   }
 
+  const warning = noLedgerOrdersWarning(facts);
+  if (warning) line(styled('WARNING', styles.warning), styled(warning, styles.warning));
+
   const { windows, runs, lastFetchAt } = facts.extraction;
   heading('Data extracted from the provider API');
   line(styled('Last fetch', styles.bold), lastFetchAt ? localTime(lastFetchAt) : 'never: no extract covers this period');
@@ -334,6 +338,21 @@ function writeSummary(
       line(r.runId, r.command, localTime(r.startedAt), localTime(r.finishedAt), r.status, count(r.requests), count(r.retries), count(r.rateLimited), count(r.rowsLoaded));
     }
   }
+
+  heading('Ledger');
+  line(styled('Ledger orders in the period', styles.bold), count(facts.ledger.orders));
+  line(styled('Ledger lines rejected', styles.bold), count(facts.ledger.rejects), `from ${formatCount(facts.ledger.rejectFiles)} file(s), listed on the sheet Ledger rejects`);
+  if (facts.ledger.unplacedRejects > 0) {
+    line(
+      styled('… from files with no accepted line', styles.warning),
+      count(facts.ledger.unplacedRejects),
+      `from ${formatCount(facts.ledger.unplacedFiles)} file(s) where not one line was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, columns) and import again`,
+    );
+  }
+  line(
+    `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file holding orders paid in ${facts.period}, ` +
+      `and of every file with no accepted line at all (it belongs to no period, so every report shows it until the file is imported again).`,
+  );
 
   heading('Totals per currency');
   header('Currency', 'Ledger orders', 'Ledger sales', 'Ledger cost', 'Provider sales', 'Provider sales total', 'Provider cost', 'Provider margin', 'Matched', 'Exceptions');
