@@ -1,5 +1,5 @@
 /**
- * Looks partner references up one by one at the provider (salesByPartnerReference, under the shared rate
+ * Looks partner references up individually at the provider (salesByPartnerReference, under the shared rate
  * limit) and loads what comes back into `sales` exactly as extract does: the answers are landed first
  * (one gzip JSON array per lookup batch under the landing directory), then upserted by extract's loader.
  * Reconcile uses it before it concludes `missing_at_provider`.
@@ -15,6 +15,9 @@ import type { SalesRecord } from '../sources/partner-api/types.js';
 import { landingRoot } from './extract/landing.js';
 import { loadLandedSales } from './extract/load.js';
 import type { Warehouse } from './warehouse.js';
+
+/** Lookups in flight at once. */
+const lookupsInFlight = 8;
 
 export interface ReferenceLookupSummary {
   /** References asked about. */
@@ -42,24 +45,34 @@ export async function lookUpReferences(
   output: Output,
 ): Promise<ReferenceLookupSummary> {
   const summary: ReferenceLookupSummary = { references: references.length, found: 0, records: 0, loaded: 0 };
-  const received: SalesRecord[] = [];
+  const answers: SalesRecord[][] = new Array(references.length);
   const started = Date.now();
-  for (const [index, reference] of references.entries()) {
-    let records: SalesRecord[];
-    try {
-      records = await client.salesByPartnerReference(reference);
-    } catch (error) {
-      const where = error instanceof UpstreamError ? ` at ${error.endpoint}` : '';
-      throw new JobError(
-        `Looking up partner reference "${reference}" at the provider failed${where}: ${(error as Error).message}`,
-        'Re-run when the provider answers again, or set reconciliation.lookupMissing to false to report such orders as missing without asking.',
-        { cause: error },
-      );
+  let next = 0;
+  let done = 0;
+  let failed = false;
+  // A few lookups in flight: the shared limiter paces them, and one slow answer no longer holds the rest.
+  const worker = async () => {
+    for (let index = next++; index < references.length && !failed; index = next++) {
+      const reference = references[index]!;
+      try {
+        answers[index] = await client.salesByPartnerReference(reference);
+      } catch (error) {
+        failed = true; // the other workers stop asking
+        const where = error instanceof UpstreamError ? ` at ${error.endpoint}` : '';
+        throw new JobError(
+          `Looking up partner reference "${reference}" at the provider failed${where}: ${(error as Error).message}`,
+          'Re-run when the provider answers again, or set reconciliation.lookupMissing to false to report such orders as missing without asking.',
+          { cause: error },
+        );
+      }
+      if (answers[index]!.length > 0) summary.found++;
+      done++;
+      output.progress({ label: 'reference lookups', done, total: references.length, facts: { found: summary.found } }, done === references.length);
     }
-    if (records.length > 0) summary.found++;
-    received.push(...records);
-    output.progress({ label: 'reference lookups', done: index + 1, total: references.length, facts: { found: summary.found } }, index + 1 === references.length);
-  }
+  };
+  await Promise.all(Array.from({ length: Math.min(lookupsInFlight, references.length) }, worker));
+  // In reference order, whatever order the answers came in: the landed file is the same on every run.
+  const received = answers.flat();
   output.clearProgress();
   summary.records = received.length;
   if (received.length === 0) return summary;
@@ -78,6 +91,6 @@ export async function lookUpReferences(
   if (counts.quarantined > 0) {
     output.warn(`${counts.quarantined} of the ${counts.records} sales found by reference could not be loaded as they are; see sales_quarantine (landing_path ${file})`);
   }
-  output.info(`looked up ${references.length} references one by one in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`);
+  output.info(`looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`);
   return summary;
 }

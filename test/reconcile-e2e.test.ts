@@ -68,14 +68,14 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
       plant.findings.map((f) => asText({ exception_type: f.exceptionType, partner_reference: f.partnerReference, transaction_id: f.transactionId })).sort(),
     );
 
-    // The late orders were looked up one by one and found: cutoff differences, not missing.
+    // The late orders were looked up individually and found: cutoff differences, not missing.
     const ghosts = plant.planted.missing_at_provider.length;
     expect(summary.lookup).toMatchObject({ done: true, references: plant.lookups.length + ghosts, found: plant.lookups.length });
     for (const reference of plant.lookups) {
       expect(found.filter((f) => f.partner_reference === reference).map((f) => f.exception_type)).toEqual(['cutoff_difference']);
     }
     expect(simulator.stats().byEndpoint.salesByPartnerReference).toBe(plant.lookups.length + ghosts);
-    expect(text()).toMatch(/looked up \d+ references one by one/);
+    expect(text()).toMatch(/looked up \d+ references individually/);
     expect(summary.tests.every((t) => t.passed)).toBe(true);
   } finally {
     warehouse.close();
