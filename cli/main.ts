@@ -56,7 +56,9 @@ async function main(): Promise<void> {
     await program.parseAsync(process.argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      const harmless = ['commander.helpDisplayed', 'commander.version', 'commander.help'];
+      // --help and --version succeed; help shown because a command group got no subcommand (`pinrecon ledger`,
+      // or no command at all) is bad usage, like an unknown option (commander reports both with exitCode 1).
+      const harmless = ['commander.helpDisplayed', 'commander.version'];
       process.exitCode = harmless.includes(error.code) || error.exitCode === 0 ? 0 : 2;
       return;
     }

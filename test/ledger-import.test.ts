@@ -227,6 +227,24 @@ describe('pinrecon ledger import (CLI)', () => {
     }
   });
 
+  it('exits 2 with the usage on stderr for a command group without its subcommand (and for no command at all); --help exits 0', () => {
+    const dir = temporaryDirectory('cli-usage');
+    try {
+      for (const args of [['ledger'], []]) {
+        const result = cli(args, dir.dir);
+        expect(result.status, args.join(' ')).toBe(2);
+        expect(result.stderr).toMatch(/Usage: pinrecon/);
+      }
+      expect(cli(['ledger', 'bogus'], dir.dir).status).toBe(2);
+      const help = cli(['ledger', '--help'], dir.dir);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toMatch(/import \[options\] <file>/);
+      expect(cli(['--version'], dir.dir).status).toBe(0);
+    } finally {
+      dir.remove();
+    }
+  });
+
   it('exits 2 naming the column and the headers when a required column cannot be found, and on bad options', () => {
     const dir = temporaryDirectory('cli-missing');
     try {
