@@ -106,6 +106,11 @@ export const configSchema = z.strictObject({
       landingDir: z.string().optional(),
       /** Longest window in days (the API allows 31). */
       maxWindowDays: z.number().int().min(1).max(31).default(31),
+      /** DuckDB's memory while loading windows; beyond it, DuckDB spills to disk (a million-sale window fits in 512MB). */
+      memoryLimit: z
+        .string()
+        .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as "512MB" or "2GB"')
+        .default('512MB'),
     })
     .prefault({}),
   ledger: z

@@ -18,13 +18,6 @@ import { landingRoot, salesLandingPath } from './landing.js';
 import { loadLandedSales, type LoadCounts } from './load.js';
 import { markWindows, planWindows, type PlannedWindow, type SearchBy } from './plan.js';
 
-/**
- * DuckDB's memory while loading. Its default (80% of RAM) lets the buffer cache grow with every window;
- * capped, staging and merging a window of a million sales spill to disk instead and the job stays well
- * under 1 GB however large the month.
- */
-const loadMemoryLimit = '512MB';
-
 export interface ExtractOptions {
   /** First day, YYYY-MM-DD, inclusive (configured time zone). */
   from: string;
@@ -138,7 +131,9 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
       };
       // Keeps the bar's rates alive while a large window downloads or loads.
       const ticker = output.isTerminal ? setInterval(() => showProgress(), 500) : undefined;
-      await warehouse.run(`SET memory_limit = '${loadMemoryLimit}'`);
+      // DuckDB's default (80% of RAM) lets the buffer cache grow with every window; capped, staging and
+      // merging a million-sale window spill to disk instead and the job stays well under 1 GB.
+      await warehouse.run(`SET memory_limit = '${config.extract.memoryLimit}'`);
       try {
         if (summary.windows.skipped > 0) {
           output.info(`${summary.windows.skipped} of ${plan.length} windows already extracted; skipping them`);
