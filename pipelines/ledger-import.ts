@@ -2,9 +2,13 @@
  * `ledger import`: loads one partner ledger file into `ledger` (accepted lines) and `ledger_rejects`
  * (every other line, with reason and text), recorded in `ledger_files`.
  *
- * A file is identified by the sha256 of its bytes: importing the same content again replaces its rows
- * (never duplicates them); a different content at the same path supersedes that path's earlier import;
- * different files accumulate. Rows are staged in temporary tables with DuckDB's appender while the file
+ * What an import replaces, in two rules (a file's content is identified by the sha256 of its bytes):
+ * - an import of path X supersedes whatever is loaded from X (the rows whose `source_file` is X), so a
+ *   corrected re-export of X replaces the old one;
+ * - a content is loaded once: importing the same content again, from X or from a copy at another path,
+ *   replaces its rows (never duplicates them) and keeps them under the path it was first loaded from.
+ *   The copy's path then holds nothing: a later import of the first path supersedes that content.
+ * Different files accumulate. Rows are staged in temporary tables with DuckDB's appender while the file
  * streams, then moved into place in one transaction with the `ledger_files` row, so a crash (even kill -9)
  * leaves the previous state untouched. DuckDB casts money (exact DECIMAL) and applies the time zone.
  */
@@ -39,9 +43,12 @@ export interface LedgerImportSummary {
   rejected: number;
   /** The first 5 rejects, in file order. */
   firstRejects: LedgerReject[];
-  /** The same content was imported before (from this path or another): its rows were replaced. */
+  /**
+   * The same content was imported before: its rows were replaced, and stay under `sourceFile`, the path it
+   * was first loaded from (which may differ from `file`: a content is loaded once).
+   */
   replaced?: { sourceFile: string; importedAt: string };
-  /** Another content was imported from this path before: its rows were removed. */
+  /** Another content was loaded from this path: its rows were removed. */
   superseded?: { fileHash: string; importedAt: string; lines: number };
   seconds: number;
 }
@@ -82,8 +89,11 @@ export async function importLedger(
         );
         const same = previous.find((p) => p.file_hash === fileHash);
         const older = previous.find((p) => p.file_hash !== fileHash);
-        for (const hash of new Set([fileHash, ...previous.map((p) => p.file_hash)])) {
-          for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) await warehouse.run(`DELETE FROM ${table} WHERE file_hash = $1`, [hash]);
+        // Loaded once: the rows of a content stay under the path it was first loaded from.
+        const loadedFrom = same?.source_file ?? sourceFile;
+        // Supersede by the rows' own source_file (whatever is loaded from this path), and replace this content.
+        for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) {
+          await warehouse.run(`DELETE FROM ${table} WHERE source_file = $1 OR file_hash = $2`, [sourceFile, fileHash]);
         }
         await warehouse.run(
           `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
@@ -94,17 +104,17 @@ export async function importLedger(
                   paid_at_raw, CAST(sales_price AS DECIMAL(18,4)), CAST(expected_cost AS DECIMAL(18,4)), currency_code,
                   country_code, order_status, $file, source_line, $hash, $run
              FROM temp.ledger_import_rows`,
-          { tz: config.timezone, file: sourceFile, hash: fileHash, run: run.runId },
+          { tz: config.timezone, file: loadedFrom, hash: fileHash, run: run.runId },
         );
         await warehouse.run(
           `INSERT INTO ledger_rejects (source_file, source_line, reason, raw, file_hash, run_id)
            SELECT $file, source_line, reason, raw, $hash, $run FROM temp.ledger_import_rejects`,
-          { file: sourceFile, hash: fileHash, run: run.runId },
+          { file: loadedFrom, hash: fileHash, run: run.runId },
         );
         await warehouse.run(
           `INSERT INTO ledger_files (file_hash, source_file, format, lines, accepted, rejected, imported_at, run_id)
            VALUES ($1, $2, $3, $4, $5, $6, now(), $7)`,
-          [fileHash, sourceFile, format, counts.accepted + counts.rejected, counts.accepted, counts.rejected, run.runId],
+          [fileHash, loadedFrom, format, counts.accepted + counts.rejected, counts.accepted, counts.rejected, run.runId],
         );
         const result: LedgerImportSummary = {
           runId: run.runId,
@@ -121,8 +131,14 @@ export async function importLedger(
         if (older) result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
         return result;
       });
-      if (summary.replaced) {
-        output.info(`the same content was imported from ${summary.replaced.sourceFile} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`);
+      if (summary.replaced?.sourceFile === sourceFile) {
+        output.info(`the same content was imported from ${sourceFile} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`);
+      } else if (summary.replaced) {
+        output.info(
+          `${sourceFile} has the same content (sha256 ${fileHash.slice(0, 12)}…) as ${summary.replaced.sourceFile}, imported at ${summary.replaced.importedAt}: ` +
+            `a content is loaded once, so its rows were replaced, not duplicated, and stay under ${summary.replaced.sourceFile} ` +
+            `(a later import of ${summary.replaced.sourceFile} supersedes them; one of ${sourceFile} does not)`,
+        );
       }
       if (summary.superseded) {
         output.info(

@@ -121,12 +121,45 @@ describe('importLedger', () => {
         ['A-1', 'A-2', 'A-3', 'B-1'].map((partner_reference) => ({ partner_reference })),
       );
 
-      // The same content under another name replaces, and the rows now point at the new name.
+      // The same content under another name is loaded once: its rows are replaced and stay under the first path.
       const copy = path.join(dir.dir, 'april-copy.csv');
       copyFileSync(other, copy);
-      await importLedger(warehouse, config, copy, {}, capturedOutput().output);
+      const copied = capturedOutput();
+      expect((await importLedger(warehouse, config, copy, {}, copied.output)).replaced?.sourceFile).toBe(other);
+      expect(copied.stderr()).toMatch(/april-copy.csv has the same content .* as .*april.csv.*loaded once.*stay under .*april.csv/);
       expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '2' });
-      expect(await warehouse.one(`SELECT source_file FROM ledger WHERE partner_reference = 'B-1'`)).toEqual({ source_file: copy });
+      expect(await warehouse.one(`SELECT source_file FROM ledger WHERE partner_reference = 'B-1'`)).toEqual({ source_file: other });
+    } finally {
+      warehouse.close();
+      dir.remove();
+    }
+  });
+
+  it('supersedes what is loaded from a path even after a copy of it was imported (no duplicate orders)', async () => {
+    const dir = temporaryDirectory('copy');
+    const config = testConfig(dir.dir);
+    const warehouse = await openWarehouse(config);
+    const rows = (n: number, price: string) => Array.from({ length: n }, (_, i) => `L-${i + 1},1,2024-03-01,${price},9.00,BRL,BR,paid`);
+    try {
+      const ledger = writeCsv('ledger.csv', rows(5, '10.00'));
+      const copy = path.join(dir.dir, 'ledger_copy.csv');
+      copyFileSync(ledger, copy);
+      await importLedger(warehouse, config, ledger, {}, capturedOutput().output);
+      await importLedger(warehouse, config, copy, {}, capturedOutput().output);
+      expect(await counts(warehouse)).toEqual({ ledger: '5', rejects: '0', files: '1' });
+
+      // Finance corrects ledger.csv (one order fewer, new prices): it replaces everything loaded from that path.
+      writeCsv('ledger.csv', rows(4, '11.00'));
+      const edited = capturedOutput();
+      const summary = await importLedger(warehouse, config, ledger, {}, edited.output);
+      expect(summary.superseded).toMatchObject({ lines: 5 });
+      expect(edited.stderr()).toMatch(/supersedes the earlier import of .*ledger.csv/);
+      expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '1' });
+      expect(await warehouse.one(`SELECT count(DISTINCT partner_reference) AS orders, min(sales_price)::VARCHAR AS price, any_value(source_file) AS file FROM ledger`)).toEqual({
+        orders: '4',
+        price: '11.0000',
+        file: ledger,
+      });
     } finally {
       warehouse.close();
       dir.remove();

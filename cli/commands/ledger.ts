@@ -22,7 +22,7 @@ export function registerLedger(program: Command): void {
     ledger
       .command('import <file>')
       .description(
-        'load a ledger file (CSV, XLSX, JSON, NDJSON or Parquet) into the database; re-importing the same content replaces it, a new content at the same path supersedes it',
+        'load a ledger file (CSV, XLSX, JSON, NDJSON or Parquet) into the database; an import of a path supersedes what was loaded from that path, and a content is loaded once (a copy of an imported file replaces its rows, which stay under the first path)',
       )
       .option('--format <format>', `file format (default: from the extension): ${ledgerFormats.join(', ')}`)
       .option('--delimiter <char>', 'CSV field delimiter: "," ";" "|" or tab (default: ledger.delimiter)')
