@@ -4,9 +4,10 @@
  * warehouse lock and one API client (so one rate limiter) for the whole job. Every step is idempotent,
  * so re-running the job gives the same result.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { JobError } from '../config/errors.js';
+import { UsageError } from '../config/errors.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import type { Output } from '../cli/output.js';
 import { addDays, minDate, periodEnd, periodStart, todayIn } from './calendar.js';
@@ -54,13 +55,18 @@ export interface RunSummary {
 export function monthEndExtractRange(period: string, asOf: string, lookbackDays: number): { from: string; to: string } {
   const from = periodStart(period);
   const to = minDate(asOf, addDays(periodEnd(period), lookbackDays));
-  if (to < from) throw new JobError(`The period ${period} starts after the as-of date ${asOf}.`, 'Pass an earlier --period or a later --as-of.');
+  // Asking for a period that has not begun is bad usage, not a job that failed.
+  if (to < from) throw new UsageError(`The period ${period} starts after the as-of date ${asOf}: pass an earlier --period or a later --as-of.`);
   return { from, to };
 }
 
 export async function runMonthEnd(warehouse: Warehouse, config: Config, options: RunOptions, output: Output): Promise<RunSummary> {
   const asOf = options.asOf ?? todayIn(config.timezone);
   const extractRange = monthEndExtractRange(options.period, asOf, config.extract.lookbackDays);
+  // A file named on the command line that is not there is a typo: bad usage, like `ledger import` says.
+  if (options.ledger && !isFile(options.ledger)) {
+    throw new UsageError(`The ledger file ${path.resolve(options.ledger)} (--ledger) does not exist. Pass the path of the exported ledger.`);
+  }
   const ledgerFile = options.ledger ?? config.ledger.path;
   const client = new PartnerApiClient(config.api);
   try {
@@ -85,14 +91,12 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       );
 
       let ledger: RunSummary['ledger'];
-      if (existsSync(ledgerFile)) {
+      if (isFile(ledgerFile)) {
         ledger = await step(
           'ledger import',
           () => importLedger(warehouse, config, ledgerFile, { parentRunId }, output),
           (r) => `${r.lines} lines: ${r.accepted} accepted, ${r.rejected} rejected`,
         );
-      } else if (options.ledger) {
-        throw new JobError(`The ledger file ${options.ledger} does not exist.`, 'Pass the path of the exported ledger with --ledger.');
       } else {
         output.warn(`no ledger file at ${ledgerFile} (ledger.path): reconciling against the ledger lines already imported.`);
         steps.push({ step: 'ledger import', status: 'skipped', seconds: 0, summary: `no file at ${ledgerFile}` });
@@ -118,4 +122,8 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
   } finally {
     client.close();
   }
+}
+
+function isFile(file: string): boolean {
+  return existsSync(file) && statSync(file).isFile();
 }

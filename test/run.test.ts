@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Output } from '../cli/output.js';
+import { UsageError } from '../config/errors.js';
 import { configSchema, type Config } from '../config/schema.js';
 import { monthEndExtractRange, runMonthEnd } from '../pipelines/run.js';
 import { Warehouse } from '../pipelines/warehouse.js';
@@ -19,6 +20,8 @@ describe('month-end extract range', () => {
     expect(monthEndExtractRange('2026-03', '2026-04-20', 35)).toEqual({ from: '2026-03-01', to: '2026-04-20' });
     expect(monthEndExtractRange('2026-03', '2026-11-22', 35)).toEqual({ from: '2026-03-01', to: '2026-05-05' });
     expect(() => monthEndExtractRange('2026-12', '2026-11-22', 35)).toThrow(/starts after the as-of date/);
+    // A period that has not begun is bad usage (exit 2), not a failed job.
+    expect(() => monthEndExtractRange('2026-12', '2026-11-22', 35)).toThrow(UsageError);
   });
 });
 

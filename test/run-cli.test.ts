@@ -1,0 +1,84 @@
+/**
+ * `pinrecon run` as schedulers run it (the built CLI, spawned) against the simulator, when things go
+ * wrong: a --ledger file that is not there and a period after the as-of date are bad usage (exit 2).
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../config/schema.js';
+import { Warehouse } from '../pipelines/warehouse.js';
+import { generateLedger } from '../sources/simulator/ledger-generator.js';
+import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
+
+const cli = path.resolve('dist/cli/main.js');
+const period = '2026-03';
+const asOf = '2026-04-10';
+
+function pinrecon(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...process.env, CI: 'true', PINRECON_SMTP_URL: '' } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+async function unusedPort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return port;
+}
+
+describe('pinrecon run (spawned) when something is wrong', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-run-cli-'));
+  let simulator: RunningSimulator;
+  let ledgerFile: string;
+  const run = (...args: string[]) => pinrecon(['run', '--period', period, '--as-of', asOf, '--config', 'pinrecon.config.json', ...args], dir);
+
+  beforeAll(async () => {
+    simulator = await startSimulator({
+      seed: 21,
+      identifier: 'run-cli',
+      secret: 'run-cli-secret',
+      dataset: { from: '2026-03-01', to: asOf, salesCount: 400, timezone: 'America/Sao_Paulo' },
+    });
+    const config = {
+      timezone: 'America/Sao_Paulo',
+      database: 'pinrecon.duckdb',
+      api: { baseUrl: simulator.url, identifier: 'run-cli', secret: 'run-cli-secret', maxRequestsPerSecond: 40 },
+      reports: { outDir: 'reports' },
+      // Nothing listens there: sending fails at once.
+      email: { smtpUrl: `smtp://127.0.0.1:${await unusedPort()}`, retries: 0, to: ['finance@example.com'] },
+    };
+    writeFileSync(path.join(dir, 'pinrecon.config.json'), JSON.stringify(config));
+    // Named otherwise than ledger.path (ledger.csv), so only --ledger finds it.
+    ledgerFile = path.join(dir, 'march.csv');
+    await generateLedger(simulator.dataset, { period, asOf, file: ledgerFile, reconciliation: configSchema.parse({}).reconciliation, seed: 4, salesPerBreak: 60 });
+  });
+
+  afterAll(async () => {
+    await simulator?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('exits 2 when the --ledger file does not exist, like `ledger import`, before asking the API anything', async () => {
+    const result = await run('--ledger', 'nope.csv');
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`error: The ledger file ${path.join(dir, 'nope.csv')} (--ledger) does not exist.`);
+    expect(simulator.stats().requests).toBe(0);
+  });
+
+  it('exits 2 for a period that starts after the as-of date', async () => {
+    const result = await pinrecon(['run', '--period', '2030-01', '--as-of', asOf, '--config', 'pinrecon.config.json'], dir);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('error: The period 2030-01 starts after the as-of date 2026-04-10');
+  });
+});
