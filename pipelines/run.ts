@@ -2,12 +2,14 @@
  * The month-end job: extract the period plus the lookback, import the ledger, reconcile, write the report
  * and send it. One `pipeline_runs` row for the job and one per step (linked by parent_run_id), one
  * warehouse lock and one API client (so one rate limiter) for the whole job. Every step is idempotent,
- * so re-running the job gives the same result.
+ * so re-running the job gives the same result. A job without any ledger for the period fails before
+ * extracting.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { UsageError } from '../config/errors.js';
+import { JobError, UsageError } from '../config/errors.js';
+import { inPeriodSql } from '../reports/report-sheets.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import type { Output } from '../cli/output.js';
 import { addDays, minDate, periodEnd, periodStart, todayIn } from './calendar.js';
@@ -71,6 +73,15 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
   const client = new PartnerApiClient(config.api);
   try {
     return await recordRun(warehouse, 'run', { period: options.period, asOf, ledger: ledgerFile, email: Boolean(options.email) }, async (run) => {
+      const importFile = isFile(ledgerFile);
+      if (!importFile && (await ledgerLinesPaidIn(warehouse, options.period, config.timezone)) === 0) {
+        // Without a ledger every provider sale would be a missing_in_ledger finding: stop before extracting.
+        throw new JobError(
+          `No ledger for ${options.period}: no ledger file at ${path.resolve(ledgerFile)} (ledger.path), and the database holds no ledger line paid in ${options.period}.`,
+          `Pass the exported ledger with --ledger FILE, or set ledger.path in the config to where the export is written.`,
+        );
+      }
+
       const steps: StepOutcome[] = [];
       const step = async <T>(name: string, work: () => Promise<T>, describe: (result: T) => string): Promise<T> => {
         output.info(`── ${name}`);
@@ -91,7 +102,7 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       );
 
       let ledger: RunSummary['ledger'];
-      if (isFile(ledgerFile)) {
+      if (importFile) {
         ledger = await step(
           'ledger import',
           () => importLedger(warehouse, config, ledgerFile, { parentRunId }, output),
@@ -126,4 +137,10 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
 
 function isFile(file: string): boolean {
   return existsSync(file) && statSync(file).isFile();
+}
+
+/** Ledger lines already imported that were paid in the period (in the configured zone). */
+async function ledgerLinesPaidIn(warehouse: Warehouse, period: string, timezone: string): Promise<number> {
+  const row = await warehouse.one<{ lines: string }>(`SELECT count(*) AS lines FROM ledger WHERE ${inPeriodSql('paid_at', period, timezone)}`);
+  return Number(row?.lines ?? 0);
 }

@@ -1,6 +1,8 @@
 /**
  * `pinrecon run` as schedulers run it (the built CLI, spawned) against the simulator, when things go
- * wrong: a --ledger file that is not there and a period after the as-of date are bad usage (exit 2).
+ * wrong: a --ledger file that is not there and a period after the as-of date are bad usage (exit 2);
+ * no ledger at all for the period fails before extracting (exit 1); a missing ledger file with earlier
+ * imports covering the period warns and goes on (exit 0).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -81,4 +83,32 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: The period 2030-01 starts after the as-of date 2026-04-10');
   });
+
+  it('fails before extracting when there is no ledger file and no imported ledger line of the period, saying what to do', async () => {
+    const result = await run();
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`error: No ledger for ${period}: no ledger file at ${path.join(dir, 'ledger.csv')} (ledger.path)`);
+    expect(result.stderr).toMatch(/what to do: .*--ledger FILE.*ledger\.path/);
+    expect(simulator.stats().requests).toBe(0);
+    const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
+    try {
+      const runs = await warehouse.all(`SELECT command, status FROM pipeline_runs ORDER BY started_at`);
+      expect(runs).toEqual([{ command: 'run', status: 'failed' }]);
+    } finally {
+      warehouse.close();
+    }
+  });
+
+  it('goes on with a warning when the ledger file is absent but earlier imports cover the period', async () => {
+    expect((await run('--ledger', ledgerFile)).code).toBe(0);
+    const result = await run();
+    expect(result.stderr).not.toContain('error:');
+    expect(result.code).toBe(0);
+    const defaultLedger = path.join(dir, 'ledger.csv');
+    expect(result.stderr).toContain(`warning: no ledger file at ${defaultLedger} (ledger.path): reconciling against the ledger lines already imported.`);
+    const ledgerStep = result.stdout.split('\n').find((line) => line.startsWith('ledger import'));
+    expect(ledgerStep).toMatch(/^ledger import\s+skipped\s+0\.0\s+no file at /);
+    expect(ledgerStep!.endsWith(`no file at ${defaultLedger}`)).toBe(true);
+    expect(result.stdout).toMatch(/^report\s+succeeded\s+/m);
+  }, 120_000);
 });
