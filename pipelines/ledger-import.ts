@@ -13,7 +13,7 @@
  * leaves the previous state untouched. DuckDB casts money (exact DECIMAL) and applies the time zone.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBAppender } from '@duckdb/node-api';
 import { UsageError } from '../config/errors.js';
@@ -64,8 +64,11 @@ export async function importLedger(
 ): Promise<LedgerImportSummary> {
   const started = process.hrtime.bigint();
   const sourceFile = path.resolve(file);
-  if (!existsSync(sourceFile) || !statSync(sourceFile).isFile()) {
+  if (!existsSync(sourceFile)) {
     throw new UsageError(`The ledger file ${sourceFile} does not exist. Pass the path of the exported ledger.`);
+  }
+  if (statSync(sourceFile).isDirectory()) {
+    throw new UsageError(`${sourceFile} is a directory, not a ledger file. Pass the path of the exported ledger file${ledgerFilesIn(sourceFile)}.`);
   }
   const format = options.format ?? formatFromExtension(sourceFile);
   const settings: LedgerReadSettings = { ...config.ledger, ...defined(options.overrides ?? {}), format };
@@ -234,6 +237,13 @@ function appendText(appender: DuckDBAppender, value: string | null): void {
 async function dropStaging(warehouse: Warehouse): Promise<void> {
   await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rows');
   await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rejects');
+}
+
+/** For the "is a directory" message: the ledger-like files in it, if any (at most 5). */
+function ledgerFilesIn(directory: string): string {
+  const files = readdirSync(directory).filter((name) => /\.(csv|tsv|txt|xlsx|json|ndjson|jsonl|parquet)$/i.test(name)).sort();
+  if (files.length === 0) return '';
+  return `, e.g. ${files.slice(0, 5).map((name) => path.join(directory, name)).join(', ')}${files.length > 5 ? ` (${files.length} such files there)` : ''}`;
 }
 
 async function sha256(file: string): Promise<string> {

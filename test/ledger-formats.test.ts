@@ -4,7 +4,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { JobError } from '../config/errors.js';
+import { ConfigError, JobError } from '../config/errors.js';
 import { configSchema } from '../config/schema.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import type { LedgerFormat, LedgerItem, LedgerReadSettings } from '../sources/ledger/types.js';
@@ -91,8 +91,52 @@ describe('XLSX', () => {
   it('reads the first sheet by default and names the sheets when the configured one is absent', async () => {
     const file = path.join(temp.dir, 'ledger2.xlsx');
     await writeWorkbook(file);
-    await expect(readAll(file, settings('xlsx', { columns }))).rejects.toThrow(/no column for partner_reference.*Headers found: "exported by finance"/);
+    const firstSheet = (await readAll(file, settings('xlsx', { columns })).catch((e: unknown) => e)) as ConfigError;
+    expect(firstSheet).toBeInstanceOf(ConfigError);
+    expect(firstSheet.message).toMatch(
+      /ledger2.xlsx: no column for partner_reference.*Headers found: "exported by finance".* if the ledger is on another sheet \(the first sheet was read; sheets found: "Notes", "Vendas"\), set ledger.sheet or pass --sheet\.$/,
+    );
+    expect(firstSheet.message).not.toMatch(/delimiter/);
     await expect(readAll(file, settings('xlsx', { sheet: 'Ledger', columns }))).rejects.toThrow(/no sheet named "Ledger" \(ledger.sheet\); sheets found: "Notes", "Vendas"/);
+  });
+});
+
+describe('files that are not what their extension says', () => {
+  const write = (name: string, content: string | Buffer) => {
+    const file = path.join(temp.dir, name);
+    writeFileSync(file, content);
+    return file;
+  };
+  async function failure(file: string, format: LedgerFormat): Promise<JobError> {
+    const instance = format === 'parquet' ? await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' }) : undefined;
+    try {
+      const error = (await readAll(file, settings(format), instance).catch((e: unknown) => e)) as JobError;
+      expect(error).toBeInstanceOf(JobError);
+      return error;
+    } finally {
+      instance?.closeSync();
+    }
+  }
+
+  it('names the file, what is wrong and what to do for a fake, legacy or truncated XLSX', async () => {
+    const fake = await failure(write('fake.xlsx', 'garbage, not a workbook\n'), 'xlsx');
+    expect(fake.message).toMatch(/fake.xlsx is not an XLSX workbook \(an .xlsx file is a ZIP archive; it starts with the text "garbage, not a w…"\)/);
+    expect(fake.hint).toMatch(/Excel Workbook \(.xlsx\).*--format/);
+    const legacy = await failure(write('old.xlsx', Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, 0, 0])), 'xlsx');
+    expect(legacy.message).toMatch(/old.xlsx is not an XLSX workbook: it is an Excel 97-2003 \(.xls\) file or a password-protected workbook/);
+    const truncated = await failure(write('cut.xlsx', Buffer.concat([Buffer.from('PK\x03\x04', 'latin1'), Buffer.alloc(40, 1)])), 'xlsx');
+    expect(truncated.message).toMatch(/cut.xlsx could not be read as an XLSX workbook: it looks damaged or truncated/);
+  });
+
+  it('names the file, what is wrong and what to do for a fake or truncated Parquet file, without DuckDB SQL', async () => {
+    const fake = await failure(write('fake.parquet', 'garbage, not parquet'), 'parquet');
+    expect(fake.message).toMatch(/fake.parquet is not a Parquet file \(a Parquet file starts with "PAR1"; it starts with the text "garbage, not par…"\)/);
+    expect(fake.hint).toMatch(/--format/);
+    const cut = await failure(write('cut.parquet', 'PAR1 and then the file stops'), 'parquet');
+    expect(cut.message).toMatch(/cut.parquet is not a Parquet file \(it does not end with the Parquet mark "PAR1": the file is truncated\)/);
+    const damaged = await failure(write('damaged.parquet', 'PAR1 garbage in the middle PAR1'), 'parquet');
+    expect(damaged.message).toMatch(/damaged.parquet could not be read as a Parquet file: it looks damaged or truncated/);
+    expect(damaged.message).not.toMatch(/LINE 1|read_parquet/);
   });
 });
 

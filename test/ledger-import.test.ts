@@ -292,6 +292,9 @@ describe('pinrecon ledger import (CLI)', () => {
       const missing = cli(['ledger', 'import', path.join(dir.dir, 'nope.csv')], dir.dir);
       expect(missing.status).toBe(2);
       expect(missing.stderr).toMatch(/nope.csv does not exist/);
+      const directory = cli(['ledger', 'import', dir.dir], dir.dir);
+      expect(directory.status).toBe(2);
+      expect(directory.stderr).toMatch(/cli-missing-\w+ is a directory, not a ledger file. Pass the path of the exported ledger file, e.g. .*ledger.csv/);
     } finally {
       dir.remove();
     }

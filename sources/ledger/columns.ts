@@ -34,8 +34,11 @@ export function checkColumnMapping(columns: Record<string, string>): void {
 /** For each canonical column, the index of its header (or undefined for an absent optional column). */
 export type ColumnIndexes = Record<LedgerColumn, number | undefined>;
 
-/** Maps a header row; throws ConfigError when a required column is missing or two headers claim one column. */
-export function resolveHeaders(headers: string[], columns: Record<string, string>, file: string): ColumnIndexes {
+/**
+ * Maps a header row; throws ConfigError when a required column is missing or two headers claim one column.
+ * `otherCause` ends the missing-column message: what else to check for this format (CSV: the delimiter).
+ */
+export function resolveHeaders(headers: string[], columns: Record<string, string>, file: string, otherCause = 'check ledger.delimiter'): ColumnIndexes {
   checkColumnMapping(columns);
   const normalized = headers.map(normalizeHeader);
   const result = {} as ColumnIndexes;
@@ -55,7 +58,7 @@ export function resolveHeaders(headers: string[], columns: Record<string, string
       }
       index = candidates[0] ?? -1;
     }
-    if (index < 0 && (column.required || mapped !== undefined)) throw missingColumn(column.name, mapped, headers, file);
+    if (index < 0 && (column.required || mapped !== undefined)) throw missingColumn(column.name, mapped, headers, file, otherCause);
     result[column.name] = index < 0 ? undefined : index;
   }
   return result;
@@ -94,14 +97,14 @@ export class KeyResolver {
   }
 }
 
-function missingColumn(column: LedgerColumn, mapped: string | undefined, headers: string[], file: string): ConfigError {
+function missingColumn(column: LedgerColumn, mapped: string | undefined, headers: string[], file: string, otherCause?: string): ConfigError {
   const lookedFor = mapped !== undefined ? `the header "${mapped}" (ledger.columns.${column})` : `a header named like "${column}"`;
   const undecodable = headers.some((h) => h.includes('\uFFFD'))
     ? ' Some headers hold undecodable bytes: is the file Latin-1 or Windows-1252? Set ledger.encoding or pass --encoding.'
     : '';
   const found = headers.length > 0 ? headers.map((h) => `"${h}"`).join(', ') : '(none)';
   return new ConfigError(
-    `${file}: no column for ${column}: looked for ${lookedFor}. Headers found: ${found}.${undecodable} Map it in the config, e.g. "ledger": { "columns": { "${column}": "<header in the file>" } }, or check ledger.delimiter.`,
+    `${file}: no column for ${column}: looked for ${lookedFor}. Headers found: ${found}.${undecodable} Map it in the config, e.g. "ledger": { "columns": { "${column}": "<header in the file>" } }${otherCause ? `, or ${otherCause}` : ''}.`,
     undefined,
     `ledger.columns.${column}`,
   );

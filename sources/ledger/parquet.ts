@@ -6,17 +6,30 @@
  * of its own: the import appends on the main one while this result streams.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
+import { JobError } from '../../config/errors.js';
+import { describeStart, fileEnds } from './signature.js';
 import { ExactNumber, type CellValue, type ProgressCallback, type SourceEvent } from './types.js';
+
+const exportAgain = 'Export the ledger again as Parquet, or pass --format if the file is CSV, XLSX or JSON.';
 
 /** Rows come in file order: DuckDB preserves insertion order of a scan by default. */
 const exactTypes = /^(DECIMAL|NUMERIC|TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT)/;
 const floatTypes = /^(DOUBLE|FLOAT|REAL)/;
 
 export async function* readParquet(file: string, connection: DuckDBConnection, onProgress?: ProgressCallback): AsyncGenerator<SourceEvent> {
+  checkParquetSignature(file);
   const source = `read_parquet(${sqlString(file)}, file_row_number = true)`;
-  const described = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`)).getRowObjectsJson() as { column_name: string; column_type: string }[];
+  let described: { column_name: string; column_type: string }[];
+  let total: number;
+  try {
+    described = (await connection.runAndReadAll(`DESCRIBE SELECT * FROM ${source}`)).getRowObjectsJson() as typeof described;
+    total = Number((await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(file)})`)).getRowsJson()[0]?.[0] ?? 0);
+  } catch (error) {
+    // DuckDB's message quotes our SQL ("LINE 1: DESCRIBE …"): keep only its first line.
+    const reason = (error as Error).message.split('\n')[0];
+    throw new JobError(`${file} could not be read as a Parquet file: it looks damaged or truncated (${reason}).`, exportAgain, { cause: error });
+  }
   const columns = described.filter((c) => c.column_name !== 'file_row_number');
-  const total = Number((await connection.runAndReadAll(`SELECT count(*)::BIGINT AS n FROM read_parquet(${sqlString(file)})`)).getRowsJson()[0]?.[0] ?? 0);
   const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
   const selectList = columns.map((c) => (floatTypes.test(c.column_type) ? `CAST(${quote(c.column_name)} AS DOUBLE)` : `CAST(${quote(c.column_name)} AS VARCHAR)`));
   const exact = columns.map((c) => exactTypes.test(c.column_type));
@@ -32,6 +45,14 @@ export async function* readParquet(file: string, connection: DuckDBConnection, o
     done += rows.length;
     onProgress?.(done, total);
   }
+}
+
+/** A Parquet file starts and ends with the 4 bytes "PAR1". */
+function checkParquetSignature(file: string): void {
+  const { head, tail } = fileEnds(file, 4);
+  if (head.toString('latin1') === 'PAR1' && tail.toString('latin1') === 'PAR1') return;
+  const why = head.toString('latin1') === 'PAR1' ? 'it does not end with the Parquet mark "PAR1": the file is truncated' : `a Parquet file starts with "PAR1"; ${describeStart(file)}`;
+  throw new JobError(`${file} is not a Parquet file (${why}).`, exportAgain);
 }
 
 function sqlString(value: string): string {

@@ -4,14 +4,14 @@
  * `accepted + rejected = lines` holds for every file.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { JobError } from '../../config/errors.js';
+import { ConfigError, JobError } from '../../config/errors.js';
 import { KeyResolver, resolveHeaders, type ColumnIndexes } from './columns.js';
 import { readCsv } from './csv.js';
 import { readJsonArray, readNdjson } from './json.js';
 import { readParquet } from './parquet.js';
 import { type CellValue, type LedgerColumn, type LedgerItem, type LedgerReadSettings, type ProgressCallback, type SourceEvent } from './types.js';
 import { createRowValidator } from './validate.js';
-import { readXlsx } from './xlsx.js';
+import { listSheets, readXlsx } from './xlsx.js';
 
 export interface ReadLedgerOptions {
   /** Parquet is read through DuckDB: a connection of its own (not the one the rows are appended on). */
@@ -26,7 +26,7 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
   for await (const event of sourceEvents(file, settings, options)) {
     switch (event.kind) {
       case 'header':
-        indexes = resolveHeaders(event.names, settings.columns, file);
+        indexes = await resolveHeadersOf(file, settings, event.names);
         break;
       case 'reject':
         yield { reject: { source_line: event.line, reason: event.reason, raw: event.raw } };
@@ -58,6 +58,23 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
   }
   if (!indexes && (settings.format === 'csv' || settings.format === 'xlsx')) {
     throw new JobError(`${file}: the file is empty (no header line).`, 'Export the ledger again, with its header line.');
+  }
+}
+
+/**
+ * The header row's columns. What else to check when one is missing depends on the format: a CSV's
+ * delimiter, a workbook's sheet (the first sheet is read by default: it may be a cover or notes sheet).
+ */
+async function resolveHeadersOf(file: string, settings: LedgerReadSettings, names: string[]): Promise<ColumnIndexes> {
+  if (settings.format === 'csv') return resolveHeaders(names, settings.columns, file);
+  if (settings.format !== 'xlsx') return resolveHeaders(names, settings.columns, file, '');
+  try {
+    return resolveHeaders(names, settings.columns, file, '');
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    const sheets = (await listSheets(file)).map((name) => `"${name}"`).join(', ');
+    const which = settings.sheet !== undefined ? `sheet "${settings.sheet}" was read (ledger.sheet)` : 'the first sheet was read';
+    return resolveHeaders(names, settings.columns, file, `if the ledger is on another sheet (${which}; sheets found: ${sheets}), set ledger.sheet or pass --sheet`);
   }
 }
 

@@ -7,14 +7,18 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import ExcelJS from 'exceljs';
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError, JobError } from '../../config/errors.js';
+import { describeStart, fileEnds } from './signature.js';
 import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
+
+const exportAgain = 'Export the ledger again from the spreadsheet as an Excel Workbook (.xlsx), or pass --format if the file is CSV, JSON or Parquet.';
 
 export async function* readXlsx(
   file: string,
   settings: Pick<LedgerReadSettings, 'sheet'>,
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
+  checkWorkbookSignature(file);
   const total = statSync(file).size;
   let done = 0;
   const input = createReadStream(file, { highWaterMark: 1024 * 1024 });
@@ -57,6 +61,8 @@ export async function* readXlsx(
       }
       break;
     }
+  } catch (error) {
+    throw unreadable(file, error);
   } finally {
     input.destroy();
   }
@@ -64,6 +70,44 @@ export async function* readXlsx(
     const which = settings.sheet !== undefined ? `no sheet named "${settings.sheet}" (ledger.sheet)` : 'no sheet';
     throw new ConfigError(`${file}: ${which}; sheets found: ${seen.map((s) => `"${s}"`).join(', ') || '(none)'}.`, undefined, 'ledger.sheet');
   }
+}
+
+/** The names of the workbook's sheets, in order (for a hint when the sheet read is not the ledger). */
+export async function listSheets(file: string): Promise<string[]> {
+  const input = createReadStream(file, { highWaterMark: 1024 * 1024 });
+  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'ignore', styles: 'ignore', hyperlinks: 'ignore', worksheets: 'emit', entries: 'ignore' });
+  const names: string[] = [];
+  try {
+    for await (const worksheet of workbook) {
+      names.push((worksheet as unknown as { name: string }).name);
+      // The reader streams the zip: each sheet's rows must be read before the next sheet arrives.
+      for await (const _row of worksheet) void _row;
+    }
+  } catch (error) {
+    throw unreadable(file, error);
+  } finally {
+    input.destroy();
+  }
+  return names;
+}
+
+/** An .xlsx file is a ZIP archive; an Excel 97-2003 .xls or a password-protected workbook is an OLE file. */
+function checkWorkbookSignature(file: string): void {
+  const { head } = fileEnds(file, 4);
+  if (head.equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) return;
+  if (head.equals(Buffer.from([0xd0, 0xcf, 0x11, 0xe0]))) {
+    throw new JobError(
+      `${file} is not an XLSX workbook: it is an Excel 97-2003 (.xls) file or a password-protected workbook.`,
+      'Open it in the spreadsheet and save it as an Excel Workbook (.xlsx) without a password, or export CSV.',
+    );
+  }
+  throw new JobError(`${file} is not an XLSX workbook (an .xlsx file is a ZIP archive; ${describeStart(file)}).`, exportAgain);
+}
+
+/** An error of the workbook reader (a damaged or truncated archive), with the file name and what to do. */
+function unreadable(file: string, error: unknown): Error {
+  if (error instanceof ConfigError || error instanceof JobError) return error;
+  return new JobError(`${file} could not be read as an XLSX workbook: it looks damaged or truncated (${(error as Error).message}).`, exportAgain, { cause: error });
 }
 
 /** exceljs row values are 1-based and sparse; cells may be rich text, formulas, hyperlinks or errors. */
