@@ -3,12 +3,12 @@
  * and send it. One `pipeline_runs` row for the job and one per step (linked by parent_run_id), one
  * warehouse lock and one API client (so one rate limiter) for the whole job. Every step is idempotent,
  * so re-running the job gives the same result. A job without any ledger for the period fails before
- * extracting.
+ * extracting; a step that fails ends the job with a MonthEndJobError carrying the steps so far.
  */
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { JobError, UsageError } from '../config/errors.js';
+import { ConfigError, JobError, UsageError } from '../config/errors.js';
 import { inPeriodSql } from '../reports/report-sheets.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import type { Output } from '../cli/output.js';
@@ -33,21 +33,40 @@ export interface RunOptions {
 
 export interface StepOutcome {
   step: string;
-  status: 'succeeded' | 'skipped';
+  status: 'succeeded' | 'skipped' | 'failed' | 'not run';
   seconds: number;
+  /** What the step did, or for a failed step its error. */
   summary: string;
 }
 
-export interface RunSummary {
+/** What a job did, step by step: all of a finished job, or a failed one up to the step that failed. */
+export interface RunProgress {
   runId: string;
   period: string;
   asOf: string;
   extractRange: { from: string; to: string };
   steps: StepOutcome[];
+}
+
+export interface RunSummary extends RunProgress {
   extract: Awaited<ReturnType<typeof extractSales>>;
   ledger?: Awaited<ReturnType<typeof importLedger>>;
   reconcile: Awaited<ReturnType<typeof reconcile>>;
   report: Awaited<ReturnType<typeof writeReport>>;
+}
+
+/**
+ * A step of the month-end job failed: the step's own error (message and hint), with the job's steps
+ * (done, failed, not run) so the CLI can show them before the error.
+ */
+export class MonthEndJobError extends JobError {
+  override name = 'MonthEndJobError';
+  constructor(
+    readonly progress: RunProgress,
+    cause: Error,
+  ) {
+    super(cause.message, cause instanceof JobError ? cause.hint : undefined, { cause });
+  }
 }
 
 /**
@@ -82,14 +101,28 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
         );
       }
 
-      const steps: StepOutcome[] = [];
+      const reportStep = options.email ? 'report + email' : 'report';
+      const plan = ['extract', 'ledger import', 'reconcile', reportStep];
+      const progress: RunProgress = { runId: run.runId, period: options.period, asOf, extractRange, steps: [] };
+      const steps = progress.steps;
+      // Recorded with the job's row whether it succeeds or fails.
+      run.details = { extractRange, steps };
       const step = async <T>(name: string, work: () => Promise<T>, describe: (result: T) => string): Promise<T> => {
         output.info(`── ${name}`);
         const started = process.hrtime.bigint();
-        const result = await work();
-        const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-        steps.push({ step: name, status: 'succeeded', seconds, summary: describe(result) });
-        return result;
+        const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+        try {
+          const result = await work();
+          steps.push({ step: name, status: 'succeeded', seconds: seconds(), summary: describe(result) });
+          return result;
+        } catch (error) {
+          // Bad configuration or usage keeps its own error (and exit code 2); anything else ends the job here.
+          if (error instanceof ConfigError || error instanceof UsageError) throw error;
+          const failure = error instanceof Error ? error : new Error(String(error));
+          steps.push({ step: name, status: 'failed', seconds: seconds(), summary: failure.message });
+          for (const later of plan.slice(plan.indexOf(name) + 1)) steps.push({ step: later, status: 'not run', seconds: 0, summary: '' });
+          throw new MonthEndJobError(progress, failure);
+        }
       };
       const parentRunId = run.runId;
 
@@ -119,7 +152,7 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
         (r) => `${r.exceptions} findings (${r.history.new} new, ${r.history.stillOpen} still open, ${r.history.cleared} cleared)`,
       );
       const report = await step(
-        options.email ? 'report + email' : 'report',
+        reportStep,
         () => writeReport(warehouse, config, { period: options.period, asOf, email: options.email, dryRun: options.dryRun, parentRunId }, output),
         (r) => `${r.workbook}${r.email ? ` — ${r.email.status === 'sent' ? 'sent to' : 'written for'} ${r.email.to.join(', ')}` : ''}`,
       );
@@ -127,8 +160,7 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       run.counters.requests = client.stats.requests;
       run.counters.retries = client.stats.retries;
       run.counters.rateLimited = client.stats.rateLimited;
-      run.details = { extractRange, steps };
-      return { runId: run.runId, period: options.period, asOf, extractRange, steps, extract, ledger, reconcile: reconciled, report };
+      return { ...progress, extract, ledger, reconcile: reconciled, report };
     });
   } finally {
     client.close();

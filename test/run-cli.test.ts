@@ -1,8 +1,9 @@
 /**
  * `pinrecon run` as schedulers run it (the built CLI, spawned) against the simulator, when things go
  * wrong: a --ledger file that is not there and a period after the as-of date are bad usage (exit 2);
- * no ledger at all for the period fails before extracting (exit 1); a missing ledger file with earlier
- * imports covering the period warns and goes on (exit 0).
+ * no ledger at all for the period fails before extracting (exit 1); a failing step still prints the
+ * table of steps before the error (exit 1); a missing ledger file with earlier imports covering the
+ * period warns and goes on (exit 0).
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -98,6 +99,26 @@ describe('pinrecon run (spawned) when something is wrong', () => {
       warehouse.close();
     }
   });
+
+  it('prints the table of steps when a step fails, then the error, and exits 1', async () => {
+    const result = await run('--ledger', ledgerFile, '--email');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^pinrecon run 2026-03 \(as of 2026-04-10; .*\) — run \S+ — FAILED at report \+ email$/m);
+    expect(result.stdout).toMatch(/^extract\s+succeeded\s+\d+\.\d\s+\d+ windows fetched/m);
+    expect(result.stdout).toMatch(/^ledger import\s+succeeded\s+\d+\.\d\s+\d+ lines: \d+ accepted, 0 rejected$/m);
+    expect(result.stdout).toMatch(/^reconcile\s+succeeded\s+/m);
+    expect(result.stdout).toMatch(/^report \+ email\s+failed\s+\d+\.\d\s+Could not send the report email to finance@example\.com/m);
+    expect(result.stderr).toMatch(/error: Could not send the report email/);
+    expect(result.stderr).toMatch(/what to do: The workbook is on disk at/);
+    const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
+    try {
+      const job = await warehouse.one(`SELECT status, details FROM pipeline_runs WHERE command = 'run' ORDER BY started_at DESC LIMIT 1`);
+      expect(job!.status).toBe('failed');
+      expect(JSON.parse(String(job!.details)).steps.map((s: { status: string }) => s.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'failed']);
+    } finally {
+      warehouse.close();
+    }
+  }, 120_000);
 
   it('goes on with a warning when the ledger file is absent but earlier imports cover the period', async () => {
     expect((await run('--ledger', ledgerFile)).code).toBe(0);

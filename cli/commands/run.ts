@@ -1,6 +1,9 @@
-/** `pinrecon run`: the month-end job (extract, ledger import, reconcile, report, email) with one summary. */
+/**
+ * `pinrecon run`: the month-end job (extract, ledger import, reconcile, report, email) with one summary at
+ * the end: the table of steps, printed too when a step fails (then the error, exit 1).
+ */
 import type { Command } from 'commander';
-import { runMonthEnd, type RunSummary } from '../../pipelines/run.js';
+import { MonthEndJobError, runMonthEnd, type RunProgress } from '../../pipelines/run.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { formatTable } from '../output.js';
 
@@ -28,17 +31,22 @@ export function registerRun(program: Command): void {
       const asOf = parseDateOption(options.asOf, '--as-of');
       const summary = await withJobWarehouse(config, (warehouse) =>
         runMonthEnd(warehouse, config, { period, asOf, ledger: options.ledger, email: options.email, dryRun: options.dryRun }, output),
-      );
+      ).catch((error: unknown) => {
+        if (error instanceof MonthEndJobError) output.result(describeRun(error.progress));
+        throw error;
+      });
       output.result(describeRun(summary));
       output.document({ ok: true, ...summary });
     }),
   );
 }
 
-export function describeRun(summary: RunSummary): string {
+export function describeRun(summary: RunProgress): string {
   const steps = summary.steps.map((s) => ({ step: s.step, status: s.status, seconds: s.seconds.toFixed(1), result: s.summary }));
+  const failed = summary.steps.find((s) => s.status === 'failed');
   return [
-    `pinrecon run ${summary.period} (as of ${summary.asOf}; extracted ${summary.extractRange.from} .. ${summary.extractRange.to}) — run ${summary.runId}`,
+    `pinrecon run ${summary.period} (as of ${summary.asOf}; extracted ${summary.extractRange.from} .. ${summary.extractRange.to}) — run ${summary.runId}` +
+      (failed ? ` — FAILED at ${failed.step}` : ''),
     formatTable(steps),
   ].join('\n');
 }
