@@ -72,11 +72,12 @@ describe('pinrecon report (spawned)', () => {
     expect(document.sheets.map((s) => s.name)).toContain('Sales');
   });
 
-  it('--dry-run writes the .eml beside the workbook', async () => {
-    const result = await pinrecon(['report', '--period', period, '--dry-run', '--config', configFile], fixture.dir);
+  it('--email --dry-run writes the .eml beside the workbook and prints both paths', async () => {
+    const eml = path.join(fixture.dir, 'reports', `pinrecon-${period}.eml`);
+    const result = await pinrecon(['report', '--period', period, '--email', '--dry-run', '--config', configFile], fixture.dir);
     expect(result.code).toBe(0);
-    expect(result.stdout.trim()).toBe(workbook);
-    expect(existsSync(path.join(fixture.dir, 'reports', `pinrecon-${period}.eml`))).toBe(true);
+    expect(result.stdout.trim().split('\n')).toEqual([workbook, eml]);
+    expect(existsSync(eml)).toBe(true);
   });
 
   it('exits 1 saying why and what to do when the email cannot be sent; the password is never printed', async () => {

@@ -1,4 +1,7 @@
-/** `pinrecon report`: writes the period's Excel workbook and prints its path; with --email, sends it. */
+/**
+ * `pinrecon report`: writes the period's Excel workbook and prints its path; with --email, sends it; with
+ * --dry-run, also prints the path of the .eml written instead.
+ */
 import type { Command } from 'commander';
 import { writeReport } from '../../pipelines/report.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
@@ -27,7 +30,7 @@ export function registerReport(program: Command): void {
         writeReport(warehouse, config, { period, asOf, email: options.email, dryRun: options.dryRun }, output),
       );
       output.result(summary.workbook);
-      if (summary.email?.eml) output.info(`email written to ${summary.email.eml}`);
+      if (summary.email?.eml) output.result(summary.email.eml);
       output.document({ ok: true, ...summary });
     }),
   );
