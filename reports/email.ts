@@ -12,7 +12,7 @@ import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../config/errors.js';
 import { redactUrl } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { formatAmount, formatCount, formatMegabytes } from './formats.js';
+import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, noLedgerOrdersWarning, type ReportFacts } from './report-facts.js';
 
 export type EmailConfig = Config['email'];
@@ -45,7 +45,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     : '';
   const rejects = `${describeLedgerRejects(facts.ledger)} · API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
   const attachmentNote = options.fullWorkbook
-    ? `The full workbook (${formatMegabytes(options.fullWorkbook.bytes)}) is larger than the ${formatMegabytes(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
+    ? `The full workbook (${formatFileSize(options.fullWorkbook.bytes)}) is larger than the ${formatFileSize(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
     : `The workbook ${path.basename(options.attachment)} is attached.`;
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 

@@ -63,9 +63,18 @@ export function formatAmount(exact: string | null, currency: string | null): str
   return `${negative}${currency ? `${currencySymbol(currency)} ` : ''}${grouped}.${digits.slice(-2)}`;
 }
 
-/** A file size for people: "15.0 MB". */
-export function formatMegabytes(bytes: number): string {
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+/** A file size for people, in the largest unit that keeps it at 1 or more: "512 bytes", "2.0 KB", "15.0 MB". */
+export function formatFileSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} byte${bytes === 1 ? '' : 's'}`;
+  const units = ['KB', 'MB', 'GB', 'TB'];
+  let value = bytes / 1024;
+  let unit = 0;
+  // Compare what is printed, so 1,048,575 bytes reads "1.0 MB", not "1024.0 KB".
+  while (Number(value.toFixed(1)) >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return `${value.toFixed(1)} ${units[unit]}`;
 }
 
 /** A count with thousands separators. */

@@ -12,7 +12,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Warehouse } from '../pipelines/warehouse.js';
 import { sqlString } from '../pipelines/warehouse.js';
-import { dateFormat, dateTimeFormat, formatCount, formatMegabytes, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
+import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
 import { noLedgerOrdersWarning, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, type DetailSheet, type SheetColumn } from './report-sheets.js';
 
@@ -314,7 +314,7 @@ function writeSummary(
   if (summaryOnlyOf) {
     line(
       styled('Note', styles.bold),
-      `Summary only: the full workbook (${formatMegabytes(summaryOnlyOf.bytes)}) is too large to attach; it is at ${summaryOnlyOf.file}`,
+      `Summary only: the full workbook (${formatFileSize(summaryOnlyOf.bytes)}) is too large to attach; it is at ${summaryOnlyOf.file}`,
     );
   }
 

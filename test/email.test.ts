@@ -241,6 +241,8 @@ describe('report email', () => {
     expect(mail.attachments.map((a) => a.filename)).toEqual([`pinrecon-${period}-summary.xlsx`]);
     expect(mail.attachments[0]!.content.equals(readFileSync(summary.email!.attachment))).toBe(true);
     expect(mail.text).toContain(`only its summary is attached (pinrecon-${period}-summary.xlsx). The full workbook is at ${summary.workbook}`);
+    // A small limit reads in KB, not as "0.0 MB".
+    expect(mail.text).toMatch(/The full workbook \(\d+\.\d KB\) is larger than the 2\.0 KB attachment limit/);
 
     const attached = new ExcelJS.Workbook();
     await attached.xlsx.load(mail.attachments[0]!.content as unknown as ArrayBuffer);

@@ -1,9 +1,21 @@
 /** How amounts, counts and dates look in the workbook and the email: exact, in the currency's symbol. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatAmount, formatCount, moneyFormat, wallClockDate } from '../reports/formats.js';
+import { formatAmount, formatCount, formatFileSize, moneyFormat, wallClockDate } from '../reports/formats.js';
 
 describe('report formats', () => {
+  it('writes file sizes in bytes, KB, MB or GB, never as "0.0 MB"', () => {
+    expect(formatFileSize(0)).toBe('0 bytes');
+    expect(formatFileSize(1)).toBe('1 byte');
+    expect(formatFileSize(1023)).toBe('1023 bytes');
+    expect(formatFileSize(1024)).toBe('1.0 KB');
+    expect(formatFileSize(2000)).toBe('2.0 KB');
+    expect(formatFileSize(512 * 1024)).toBe('512.0 KB');
+    expect(formatFileSize(1024 * 1024 - 1)).toBe('1.0 MB');
+    expect(formatFileSize(15 * 1024 * 1024)).toBe('15.0 MB');
+    expect(formatFileSize(3 * 1024 ** 3)).toBe('3.0 GB');
+  });
+
   it('rounds exact decimals half away from zero with integer arithmetic', () => {
     expect(formatAmount('123456.7850', 'BRL')).toBe('R$ 123,456.79');
     expect(formatAmount('0.0049', 'USD')).toBe('US$ 0.00');
