@@ -1,6 +1,11 @@
 /**
  * The DuckDB file: opening it (never downloading extensions), applying the schema in `sql/schema/`,
  * small query helpers, transactions, and publishing the read-only snapshot analysts use.
+ *
+ * DuckDB lets one process write a file, and any open of it (even read-only) blocks a writer. So a writer
+ * that finds the file locked waits for it (polling, up to `lockWaitSeconds`, default
+ * $PINRECON_LOCK_WAIT_SECONDS or 60 s) before failing: a job started while another finishes, or while
+ * someone briefly holds the main file, still runs. Analysts read the snapshot instead of the main file.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -18,6 +23,29 @@ export interface OpenOptions {
   timezone?: string;
   /** Apply `sql/schema/*.sql` (default: true unless read-only). */
   applySchema?: boolean;
+  /**
+   * How long to wait for a lock another process holds before failing: default 0 when read-only (a reader
+   * has somewhere else to go, the snapshot), else $PINRECON_LOCK_WAIT_SECONDS, else 60.
+   */
+  lockWaitSeconds?: number;
+  /** Told once when the open starts waiting for the lock (default: a line on stderr). */
+  onLockWait?: (message: string) => void;
+}
+
+const defaultLockWaitSeconds = 60;
+const lockPollMs = 500;
+
+/** Whether an error (of DuckDB, or Warehouse.open's JobError) says another process holds the file's lock. */
+export function lockedByAnotherProcess(error: unknown): boolean {
+  const message = error instanceof JobError ? (error.cause as Error | undefined)?.message : (error as Error | undefined)?.message;
+  return message !== undefined && /Could not set lock|Conflicting lock/i.test(message);
+}
+
+function lockWaitSeconds(options: OpenOptions): number {
+  if (options.lockWaitSeconds !== undefined) return options.lockWaitSeconds;
+  if (options.readOnly) return 0;
+  const fromEnvironment = Number(process.env.PINRECON_LOCK_WAIT_SECONDS);
+  return process.env.PINRECON_LOCK_WAIT_SECONDS !== undefined && Number.isFinite(fromEnvironment) && fromEnvironment >= 0 ? fromEnvironment : defaultLockWaitSeconds;
 }
 
 export class Warehouse {
@@ -31,23 +59,32 @@ export class Warehouse {
   static async open(file: string, options: OpenOptions = {}): Promise<Warehouse> {
     const readOnly = options.readOnly ?? false;
     if (file !== ':memory:' && !readOnly) mkdirSync(path.dirname(file), { recursive: true });
-    let instance: DuckDBInstance;
-    try {
-      instance = await DuckDBInstance.create(file, {
-        access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE',
-        autoinstall_known_extensions: 'false',
-        autoload_known_extensions: 'false',
-      });
-    } catch (error) {
-      const message = (error as Error).message;
-      if (/lock/i.test(message)) {
-        throw new JobError(
-          `The database ${file} is in use by another pinrecon process (${message.split('\n')[0]}).`,
-          'Wait for the running job to finish; analysts can query the snapshot (pinrecon query uses it automatically).',
-          { cause: error },
-        );
+    const wait = lockWaitSeconds(options);
+    const started = Date.now();
+    let told = false;
+    let instance: DuckDBInstance | undefined;
+    while (!instance) {
+      try {
+        instance = await DuckDBInstance.create(file, {
+          access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE',
+          autoinstall_known_extensions: 'false',
+          autoload_known_extensions: 'false',
+        });
+      } catch (error) {
+        const message = (error as Error).message;
+        if (!lockedByAnotherProcess(error)) {
+          throw new JobError(`Cannot open the database ${file}: ${message}`, 'Check the "database" path in the config.', { cause: error });
+        }
+        const waited = (Date.now() - started) / 1000;
+        if (waited >= wait) throw lockConflict(file, message, waited, error);
+        if (!told) {
+          told = true;
+          (options.onLockWait ?? ((line: string) => process.stderr.write(`${line}\n`)))(
+            `waiting for ${file}, held by another process${holder(message)} (up to ${wait} s)`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, Math.min(lockPollMs, Math.max(0, wait * 1000 - (Date.now() - started)))));
       }
-      throw new JobError(`Cannot open the database ${file}: ${message}`, 'Check the "database" path in the config.', { cause: error });
     }
     const connection = await instance.connect();
     const warehouse = new Warehouse(file, instance, connection, readOnly);
@@ -94,6 +131,24 @@ export class Warehouse {
     this.connection.closeSync();
     this.instance.closeSync();
   }
+}
+
+/** " (PID 1234)" when DuckDB's message names the process holding the lock. */
+function holder(message: string): string {
+  const pid = /PID (\d+)/.exec(message)?.[1];
+  return pid ? ` (PID ${pid})` : '';
+}
+
+/** The lock could not be had: who may hold it, and what to do about each. */
+function lockConflict(file: string, message: string, waited: number, cause: unknown): JobError {
+  const after = waited > 0 ? ` after waiting ${Math.round(waited)} s` : '';
+  return new JobError(
+    `The database ${file} is locked by another process${holder(message)}${after} (${message.split('\n')[0]}).`,
+    `Either another pinrecon job is running (let it finish, or space the scheduled jobs apart), or someone has the main file open ` +
+      `(a DuckDB client, or pinrecon query --live): analysts should open the snapshot ${snapshotPath(file)} instead, which pinrecon query reads by default. ` +
+      `PINRECON_LOCK_WAIT_SECONDS sets how long a job waits for the lock (default ${defaultLockWaitSeconds}).`,
+    { cause },
+  );
 }
 
 /** Opens the warehouse, runs `work`, and always closes it. */

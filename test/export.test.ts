@@ -136,7 +136,7 @@ describe('pinrecon export', () => {
       const out = path.join(temp.dir, 'busy');
       const result = exportCli('--period', '2024-03', '--out', out);
       expect(result.status, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/reading its snapshot/);
+      expect(result.stderr).toMatch(/reading the snapshot .*pinrecon.snapshot.duckdb, published .* ago/);
       expect(await readBack(path.join(out, 'recon_exceptions-2024-03.parquet'))).toHaveLength(2);
     } finally {
       holder.kill();

@@ -1,7 +1,7 @@
 /**
  * `pinrecon query` as users run it (the built CLI against a real DuckDB file): table, csv and json output,
- * PIN columns masked to their last 4 characters, writes refused, and the snapshot used while another
- * process holds the database's write lock.
+ * PIN columns masked to their last 4 characters, writes refused, the published snapshot read by default
+ * (the main file with --live, or before any snapshot exists).
  */
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -82,22 +82,47 @@ describe('pinrecon query', () => {
     expect(query('SHOW TABLES').stdout).toMatch(/ledger_rejects/);
   });
 
-  it('queries the snapshot (and says so) while another process holds the write lock', async () => {
+  it('reads the published snapshot (saying which and how fresh, unless --json), the main file with --live', async () => {
     // The main file gains a row the snapshot does not have.
     const warehouse = await openWarehouse(config);
     await warehouse.run(`INSERT INTO sales (transaction_id, first_seen_at, last_seen_at) VALUES (4, now(), now())`);
     warehouse.close();
+    const result = query('SELECT count(*) AS n FROM sales', '--format', 'csv');
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('n\n3\n');
+    expect(result.stderr).toMatch(/reading the snapshot .*pinrecon.snapshot.duckdb, published \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ s ago\) after the last job/);
+    const json = query('SELECT count(*) AS n FROM sales', '--json');
+    expect(JSON.parse(json.stdout)).toEqual([{ n: '3' }]);
+    expect(json.stderr).toBe('');
+    const live = query('SELECT count(*) AS n FROM sales', '--format', 'csv', '--live');
+    expect(live.status).toBe(0);
+    expect(live.stdout).toBe('n\n4\n');
+    expect(live.stderr).not.toMatch(/snapshot/);
+
+    // A job holding the main file: the snapshot still answers; --live says what to do.
     const holder = await holdWriteLock(config.database);
     try {
-      const result = query('SELECT count(*) AS n FROM sales', '--format', 'csv');
-      expect(result.status).toBe(0);
-      expect(result.stderr).toMatch(/database is in use by a running job: reading its snapshot .*pinrecon.snapshot.duckdb \(published at/);
-      expect(result.stdout).toBe('n\n3\n');
+      expect(query('SELECT count(*) AS n FROM sales', '--format', 'csv').stdout).toBe('n\n3\n');
+      const busy = query('SELECT count(*) AS n FROM sales', '--live');
+      expect(busy.status).toBe(1);
+      expect(busy.stderr).toMatch(/The database .*pinrecon.duckdb is in use by a running job.\nerror: what to do: Drop --live to read the snapshot .*pinrecon.snapshot.duckdb/);
     } finally {
       holder.kill();
       await new Promise((resolve) => holder.once('exit', resolve));
     }
-    expect(query('SELECT count(*) AS n FROM sales', '--format', 'csv').stdout).toBe('n\n4\n');
+  });
+
+  it('reads the main file read-only before any snapshot has been published', async () => {
+    const fresh = testConfig(path.join(temp.dir, 'fresh'));
+    const freshConfig = path.join(temp.dir, 'fresh.config.json');
+    writeFileSync(freshConfig, JSON.stringify({ database: fresh.database }));
+    const warehouse = await openWarehouse(fresh);
+    await warehouse.run(`INSERT INTO sales (transaction_id, first_seen_at, last_seen_at) VALUES (7, now(), now())`);
+    warehouse.close();
+    const result = spawnSync(process.execPath, [cliPath, 'query', 'SELECT transaction_id FROM sales', '--format', 'csv', '--config', freshConfig], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe('transaction_id\n7\n');
+    expect(result.stderr).toBe('');
   });
 
   it('says there is no database yet', () => {

@@ -3,11 +3,11 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../config/errors.js';
 import { exportPeriod, type ExportFormat } from '../../pipelines/export.js';
-import { Warehouse } from '../../pipelines/warehouse.js';
+import { lockedByAnotherProcess, Warehouse } from '../../pipelines/warehouse.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../output.js';
 import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
-import { lockedByAnotherProcess, openForReading } from './query.js';
+import { openForReading } from './query.js';
 
 interface ExportCommandOptions extends GlobalOptions {
   period?: string;
@@ -40,12 +40,15 @@ export function registerExport(program: Command): void {
   );
 }
 
-/** The database itself (so the export is recorded in pipeline_runs), or its snapshot while a job holds it. */
+/**
+ * The database itself (so the export is recorded in pipeline_runs), or, while a job holds it, the read
+ * path of `pinrecon query` (the published snapshot): an export never waits for a job's lock.
+ */
 async function openBusyAware(config: Config, output: Output): Promise<Warehouse> {
   // No database yet: openForReading says so (rather than creating an empty one).
   if (!existsSync(config.database)) return openForReading(config, output);
   try {
-    return await Warehouse.open(config.database, { timezone: config.timezone });
+    return await Warehouse.open(config.database, { timezone: config.timezone, lockWaitSeconds: 0 });
   } catch (error) {
     if (!lockedByAnotherProcess(error)) throw error;
     return openForReading(config, output);

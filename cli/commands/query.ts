@@ -1,7 +1,8 @@
 /**
- * `pinrecon query "SQL" [--format table|csv|json]`: ad hoc, read-only SQL against the database.
- * The database is opened READ_ONLY; while a job holds it, the published snapshot is queried instead
- * (said on stderr). Only reading statements run (SELECT, FROM…, WITH, DESCRIBE, SHOW, SUMMARIZE,
+ * `pinrecon query "SQL" [--format table|csv|json] [--live]`: ad hoc, read-only SQL against the database.
+ * It reads the snapshot published after each job (said on stderr, with its age), because any open of the
+ * main file, even read-only, holds a lock that would block a scheduled job. The main file is opened
+ * READ_ONLY only before any snapshot exists, or on purpose with --live. Only reading statements run (SELECT, FROM…, WITH, DESCRIBE, SHOW, SUMMARIZE,
  * EXPLAIN, PRAGMA, CALL): anything else is refused before DuckDB's read-only mode would refuse it.
  * Nothing is masked except PINs: a column named `key`, or with "pin" in its name, shows its last 4
  * characters (also inside structs).
@@ -12,13 +13,14 @@ import { StatementType, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { JobError, UsageError } from '../../config/errors.js';
 import type { Config } from '../../config/schema.js';
 import { isPinColumn, maskPin } from '../../pipelines/export.js';
-import { snapshotPath, Warehouse } from '../../pipelines/warehouse.js';
+import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../../pipelines/warehouse.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 import { formatTable, type Output } from '../output.js';
 
 interface QueryOptions extends GlobalOptions {
   format: string;
   maxRows: string;
+  live?: boolean;
 }
 
 const formats = ['table', 'csv', 'json'] as const;
@@ -28,16 +30,17 @@ export function registerQuery(program: Command): void {
   withGlobalOptions(
     program
       .command('query <sql>')
-      .description('ad hoc, read-only SQL against the database (its snapshot while a job holds it); PIN columns show their last 4 characters')
+      .description('ad hoc, read-only SQL against the snapshot published after each job (the main file with --live); PINs show their last 4 characters')
       .option('--format <format>', `output: ${formats.join(', ')} (--json means json)`, 'table')
-      .option('--max-rows <n>', 'rows shown in table format (csv and json stream every row)', '1000'),
+      .option('--max-rows <n>', 'rows shown in table format (csv and json stream every row)', '1000')
+      .option('--live', 'read the main database file itself (newer than the snapshot while a job runs, but it blocks jobs while open)'),
   ).action(
     action<QueryOptions, [string]>(async ({ config, output }, options, sql) => {
       const format = options.json ? 'json' : options.format;
       if (!(formats as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${formats.join(', ')}, got "${format}".`);
       const maxRows = Number(options.maxRows);
       if (!Number.isInteger(maxRows) || maxRows <= 0) throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
-      const warehouse = await openForReading(config, output);
+      const warehouse = await openForReading(config, output, { live: options.live });
       try {
         const statement = await prepareReadOnly(warehouse, sql);
         await printResult(statement, format as (typeof formats)[number], maxRows, output);
@@ -49,30 +52,39 @@ export function registerQuery(program: Command): void {
 }
 
 /**
- * Opens the database READ_ONLY, or its snapshot when a running job holds the write lock (saying so on
- * stderr). Also used by `export` when the database is busy.
+ * Opens what analysts read: the published snapshot when there is one (saying which file and how fresh,
+ * on stderr unless --json), else the main file READ_ONLY (before the first job has published one); with
+ * `live`, the main file on purpose. Also `export`'s read path while a job holds the database.
  */
-export async function openForReading(config: Config, output: Output): Promise<Warehouse> {
-  if (!existsSync(config.database)) {
+export async function openForReading(config: Config, output: Output, options: { live?: boolean } = {}): Promise<Warehouse> {
+  const snapshot = snapshotPath(config.database);
+  const hasSnapshot = existsSync(snapshot);
+  if (!existsSync(config.database) && (options.live || !hasSnapshot)) {
     throw new JobError(`There is no database at ${config.database} yet.`, 'Run a job first (pinrecon extract, ledger import or run), or check "database" in the config.');
+  }
+  if (hasSnapshot && !options.live) {
+    const published = statSync(snapshot).mtime;
+    output.info(`reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job`);
+    return Warehouse.open(snapshot, { readOnly: true, timezone: config.timezone });
   }
   try {
     return await Warehouse.open(config.database, { readOnly: true, timezone: config.timezone });
   } catch (error) {
     if (!lockedByAnotherProcess(error)) throw error;
-    const snapshot = snapshotPath(config.database);
-    if (!existsSync(snapshot)) {
-      throw new JobError(`The database ${config.database} is in use by a running job and no snapshot has been published yet.`, 'Wait for the job to finish, then query again.', { cause: error });
-    }
-    output.warn(`the database is in use by a running job: reading its snapshot ${snapshot} (published at ${statSync(snapshot).mtime.toISOString()})`);
-    return Warehouse.open(snapshot, { readOnly: true, timezone: config.timezone });
+    const instead = hasSnapshot ? `Drop --live to read the snapshot ${snapshot}` : 'No snapshot has been published yet: wait for the job to finish, then query again';
+    throw new JobError(`The database ${config.database} is in use by a running job.`, `${instead}.`, { cause: error });
   }
 }
 
-/** Whether Warehouse.open failed because another process holds the database's lock. */
-export function lockedByAnotherProcess(error: unknown): boolean {
-  const cause = error instanceof JobError ? (error.cause as Error | undefined)?.message : undefined;
-  return cause !== undefined && /lock/i.test(cause);
+/** "45 s", "12 min", "3 h 5 min", "2 days". */
+function age(since: Date): string {
+  const seconds = Math.max(0, Math.round((Date.now() - since.getTime()) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days`;
 }
 
 /** Prepares the one statement of `sql`, refusing anything but a reading statement with a clear message. */
