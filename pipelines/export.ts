@@ -2,8 +2,9 @@
  * `export`: writes a reconciled period's marts (`recon_exceptions`, `recon_summary`, `recon_bridge`,
  * `recon_aging`) for other tools, one file per mart, with DuckDB's `COPY … TO` (Parquet or CSV with a
  * header). Each file is written to a temporary name and renamed, so a reader never sees half a file.
- * A PIN never leaves whole: any column named `key`, or whose name holds "pin", goes out as its last 4
- * characters (the same rule `pinrecon query` applies).
+ * A PIN never leaves whole (the same rules `pinrecon query` applies): any column named `key`, or whose
+ * name holds "pin", goes out as its last 4 characters; so does any text value equal to a PIN stored in
+ * `sales.key` (ignoring case and surrounding spaces), whatever its column is called.
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
@@ -39,30 +40,51 @@ export function isPinColumn(name: string): boolean {
 
 export { maskPin };
 
+/**
+ * The PINs stored in `sales.key`, normalized (upper case, trimmed): a CTE for `maskPinValue`. DuckDB
+ * builds it once and probes it as a hash table (about 0.2 s for 5 text columns of 100k rows).
+ */
+export const pinValuesCte = 'pinrecon_pins AS MATERIALIZED (SELECT DISTINCT upper(trim(key)) AS pin FROM sales WHERE key IS NOT NULL)';
+
+/** A text expression, masked to `****` + its last 4 characters when its value is a stored PIN (needs `pinValuesCte`). */
+export function maskPinValue(expression: string): string {
+  return `CASE WHEN upper(trim(${expression})) IN (SELECT pin FROM pinrecon_pins) THEN '****' || right(trim(${expression}), 4) ELSE ${expression} END`;
+}
+
+/** Whether the database has `sales.key` to mask values by (a fresh or foreign database may not). */
+export async function hasStoredPins(warehouse: Warehouse): Promise<boolean> {
+  return Boolean(
+    await warehouse.one(`SELECT 1 AS present FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'sales' AND column_name = 'key' AND NOT internal`),
+  );
+}
+
 export async function exportPeriod(warehouse: Warehouse, config: Config, options: ExportOptions, output: Output): Promise<ExportSummary> {
   const work = async (): Promise<ExportSummary> => {
     await assertReconciled(warehouse, options.period);
     mkdirSync(options.outDir, { recursive: true });
     const files: ExportSummary['files'] = [];
+    const byValue = await hasStoredPins(warehouse);
     for (const mart of exportedMarts) {
-      const columns = await warehouse.all<{ column_name: string }>(
-        `SELECT column_name FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' AND NOT internal ORDER BY column_index`,
+      const columns = await warehouse.all<{ column_name: string; data_type: string }>(
+        `SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' AND NOT internal ORDER BY column_index`,
         [mart],
       );
       if (columns.length === 0) {
         throw new JobError(`The mart ${mart} does not exist in ${warehouse.path}.`, `Run pinrecon reconcile --period ${options.period} first.`);
       }
-      const selectList = columns.map(({ column_name: name }) => {
+      const selectList = columns.map(({ column_name: name, data_type: type }) => {
         const quoted = `"${name.replace(/"/g, '""')}"`;
-        return isPinColumn(name) ? `CASE WHEN ${quoted} IS NULL THEN NULL ELSE '****' || right(CAST(${quoted} AS VARCHAR), 4) END AS ${quoted}` : quoted;
+        if (isPinColumn(name)) return `CASE WHEN ${quoted} IS NULL THEN NULL ELSE '****' || right(CAST(${quoted} AS VARCHAR), 4) END AS ${quoted}`;
+        return byValue && type === 'VARCHAR' ? `${maskPinValue(quoted)} AS ${quoted}` : quoted;
       });
+      const pins = byValue ? `WITH ${pinValuesCte} ` : '';
       const target = path.join(options.outDir, `${mart}-${options.period}.${options.format}`);
       const temporary = `${target}.tmp-${process.pid}`;
       const copyOptions = options.format === 'parquet' ? '(FORMAT parquet)' : '(FORMAT csv, HEADER true)';
       try {
         // The period is a validated YYYY-MM; COPY takes no parameters.
         const [result] = await warehouse.all<{ Count: string }>(
-          `COPY (SELECT ${selectList.join(', ')} FROM ${mart} WHERE period = ${sqlString(options.period)} ORDER BY ALL) TO ${sqlString(temporary)} ${copyOptions}`,
+          `COPY (${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE period = ${sqlString(options.period)} ORDER BY ALL) TO ${sqlString(temporary)} ${copyOptions}`,
         );
         renameSync(temporary, target);
         files.push({ mart, path: target, rows: Number(result?.Count ?? 0) });

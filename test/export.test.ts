@@ -4,7 +4,7 @@
  * reconciled; the snapshot used while a job holds the database.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -113,6 +113,26 @@ describe('pinrecon export', () => {
     } finally {
       warehouse.close();
     }
+  });
+
+  it('masks any text value equal to a PIN stored in sales, whatever its column (here details, any case)', async () => {
+    const warehouse = await openWarehouse(config);
+    try {
+      await warehouse.run(`INSERT INTO sales (transaction_id, key, first_seen_at, last_seen_at) VALUES (99, 'LEAKY-PIN-5555', now(), now())`);
+      await warehouse.run(
+        `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id)
+         VALUES ('2024-05', 'f9', 'unredeemed_key', 'unredeemed', ' leaky-pin-5555 ', 99, 'BRL', 'LEAKY-PIN-5555', now(), '5555', 0, '2024-06-01', now(), 'r')`,
+      );
+      await warehouse.run(`INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r5', '2024-05', '2024-06-01', now(), 1, 1, 0, 0)`);
+    } finally {
+      warehouse.close();
+    }
+    const out = path.join(temp.dir, 'by-value');
+    const result = exportCli('--period', '2024-05', '--out', out, '--format', 'csv');
+    expect(result.status, result.stderr).toBe(0);
+    const rows = await readBack(path.join(out, 'recon_exceptions-2024-05.csv'));
+    expect(rows.map((r) => [r.partner_reference, r.details, r.exception_type])).toEqual([['****5555', '****5555', 'unredeemed_key']]);
+    expect(readFileSync(path.join(out, 'recon_exceptions-2024-05.csv'), 'utf8')).not.toMatch(/leaky-pin/i);
   });
 
   it('says clearly when the period has not been reconciled, and refuses a bad period or format', async () => {

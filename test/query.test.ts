@@ -65,6 +65,38 @@ describe('pinrecon query', () => {
     expect(JSON.parse(query('SELECT 1 AS a WHERE false', '--format', 'json').stdout)).toEqual([]);
   });
 
+  it('masks any text value equal to a stored PIN (any case, spaces around), whatever the column is called; other text is left alone', () => {
+    const sql = `SELECT transaction_id AS id, key || '' AS k, lower(key) AS l, ' ' || lower(key) || ' ' AS spaced, partner_reference AS ref, 'ABCD-EFGH-1234-not' AS near FROM sales WHERE transaction_id < 3 ORDER BY 1`;
+    const json = query(sql, '--json');
+    expect(json.status, json.stderr).toBe(0);
+    expect(JSON.parse(json.stdout)).toEqual([
+      { id: '1', k: '****1234', l: '****1234', spaced: '****1234', ref: 'R-1', near: 'ABCD-EFGH-1234-not' },
+      { id: '2', k: '****9876', l: '****9876', spaced: '****9876', ref: 'R-2, "quoted"', near: 'ABCD-EFGH-1234-not' },
+    ]);
+    // Through a CTE, a trailing comment, and CALL of a table function.
+    const cte = query(`WITH x AS (SELECT key AS secret FROM sales) SELECT upper(secret) AS s FROM x WHERE secret IS NOT NULL ORDER BY 1 -- done`, '--format', 'csv');
+    expect(cte.stdout).toBe('s\n****1234\n****9876\n');
+    const call = query(`CALL query('SELECT key || '''' AS a FROM sales WHERE key IS NOT NULL ORDER BY 1')`, '--format', 'csv');
+    expect(call.status, call.stderr).toBe(0);
+    expect(call.stdout).toBe('a\n****1234\n****9876\n');
+    expect(`${json.stdout}${cte.stdout}${call.stdout}`.replaceAll('ABCD-EFGH-1234-not', '')).not.toMatch(/ABCD-EFGH-1234|WXYZ-9876/i);
+  });
+
+  it('runs queries on a database without a sales table (nothing to mask by value)', () => {
+    const bare = path.join(temp.dir, 'bare');
+    const bareConfig = path.join(temp.dir, 'bare.config.json');
+    writeFileSync(bareConfig, JSON.stringify({ database: path.join(bare, 'plain.duckdb') }));
+    const setup = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { DuckDBInstance } from '@duckdb/node-api'; import { mkdirSync } from 'node:fs'; mkdirSync(${JSON.stringify(bare)}); const i = await DuckDBInstance.create(${JSON.stringify(path.join(bare, 'plain.duckdb'))}); const c = await i.connect(); await c.run("CREATE TABLE t AS SELECT 'hello' AS s"); c.closeSync(); i.closeSync();`],
+      { cwd: path.dirname(cliPath), encoding: 'utf8' },
+    );
+    expect(setup.status, setup.stderr).toBe(0);
+    const result = spawnSync(process.execPath, [cliPath, 'query', 'SELECT s FROM t', '--format', 'csv', '--config', bareConfig], { encoding: 'utf8' });
+    expect(result.status, result.stderr).toBe(0);
+    expect(result.stdout).toBe('s\nhello\n');
+  });
+
   it('refuses statements that write, several statements, and bad SQL, with exit 2 and a clear message', () => {
     for (const sql of ['DELETE FROM sales', 'CREATE TABLE x (a INT)', "COPY sales TO '/tmp/pinrecon-leak.csv'", 'DROP TABLE sales', "ATTACH 'other.duckdb'"]) {
       const result = query(sql);

@@ -5,15 +5,18 @@
  * READ_ONLY only before any snapshot exists, or on purpose with --live. Only reading statements run (SELECT, FROM…, WITH, DESCRIBE, SHOW, SUMMARIZE,
  * EXPLAIN, PRAGMA, CALL): anything else is refused before DuckDB's read-only mode would refuse it.
  * Nothing is masked except PINs: a column named `key`, or with "pin" in its name, shows its last 4
- * characters (also inside structs).
+ * characters (also inside structs); so does any text value equal to a PIN stored in `sales.key`
+ * (ignoring case and surrounding spaces), whatever the query calls it (`key || ''`, `lower(key)`): the
+ * query runs wrapped in one that masks such values. CALL f(...) is read as FROM f(...) to be wrapped;
+ * PRAGMA and EXPLAIN return metadata and plans, not values, and run as written.
  */
 import { existsSync, statSync } from 'node:fs';
 import type { Command } from 'commander';
-import { StatementType, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { DuckDBTypeId, StatementType, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import { JobError, UsageError } from '../../config/errors.js';
 import type { Config } from '../../config/schema.js';
-import { isPinColumn, maskPin } from '../../pipelines/export.js';
-import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../../pipelines/warehouse.js';
+import { hasStoredPins, isPinColumn, maskPin, maskPinValue, pinValuesCte } from '../../pipelines/export.js';
+import { lockedByAnotherProcess, snapshotPath, sqlString, Warehouse } from '../../pipelines/warehouse.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 import { formatTable, type Output } from '../output.js';
 
@@ -42,7 +45,7 @@ export function registerQuery(program: Command): void {
       if (!Number.isInteger(maxRows) || maxRows <= 0) throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
       const warehouse = await openForReading(config, output, { live: options.live });
       try {
-        const statement = await prepareReadOnly(warehouse, sql);
+        const statement = await maskingPinValues(warehouse, sql, await prepareReadOnly(warehouse, sql));
         await printResult(statement, format as (typeof formats)[number], maxRows, output);
       } finally {
         warehouse.close();
@@ -108,6 +111,28 @@ async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckD
     throw refusal(`${name.replace(/_/g, ' ')}`);
   }
   return statement;
+}
+
+/**
+ * The user's statement wrapped so that every text column's values equal to a stored PIN are masked
+ * (`query()` runs the statement as a subquery, whatever its comments or final semicolon).
+ */
+async function maskingPinValues(warehouse: Warehouse, sql: string, statement: DuckDBPreparedStatement): Promise<DuckDBPreparedStatement> {
+  const metadataOnly = statement.statementType === StatementType.EXPLAIN || statement.statementType === StatementType.PRAGMA || /^\s*PRAGMA\b/i.test(sql);
+  if (metadataOnly || !(await hasStoredPins(warehouse))) return statement;
+  const text = statement.statementType === StatementType.CALL ? sql.replace(/^\s*CALL\b/i, 'FROM') : sql;
+  const aliases = Array.from({ length: statement.columnCount }, (_, i) => `c${i}`);
+  const selectList = aliases.map((alias, i) => {
+    const name = `"${statement.columnName(i).replace(/"/g, '""')}"`;
+    return statement.columnTypeId(i) === DuckDBTypeId.VARCHAR ? `${maskPinValue(alias)} AS ${name}` : `${alias} AS ${name}`;
+  });
+  try {
+    return await warehouse.connection.prepare(`WITH ${pinValuesCte} SELECT ${selectList.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`);
+  } catch (error) {
+    throw new UsageError(
+      `pinrecon query could not check this statement's values for PINs, so it does not run it (${(error as Error).message.split('\n')[0]}). Write it as one SELECT (or FROM) statement.`,
+    );
+  }
 }
 
 async function printResult(statement: DuckDBPreparedStatement, format: (typeof formats)[number], maxRows: number, output: Output): Promise<void> {
