@@ -128,7 +128,9 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
 
       const extract = await step(
         'extract',
-        () => extractSales(warehouse, config, { ...extractRange, by: 'both', client, parentRunId, today: options.today }, output),
+        // The lookback counts back from the as-of date: a month-end job re-run as of a past date still
+        // re-fetches that date's recent windows, where statuses were still changing.
+        () => extractSales(warehouse, config, { ...extractRange, by: 'both', client, parentRunId, today: options.today ?? asOf }, output),
         (r) =>
           `${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ${r.records} records, ${r.newSales} new sales, ` +
           `${r.statusChanges} status changes, ${r.quarantined} quarantined; ${r.requests} requests, ${r.retries} retries, ${r.rateLimited} × 503`,

@@ -110,6 +110,19 @@ describe('pinrecon run (month-end job) against the simulator', () => {
       const after = await state(warehouse);
       expect(after).toEqual(before);
       expect(second.reconcile.history).toEqual({ new: 0, stillOpen: before.findings.length, cleared: 0 });
+
+      // A status that changes at the provider afterwards is seen by the next run as of the same date:
+      // the period's windows are within the lookback of the as-of date, so they are fetched again.
+      const booked = await warehouse.one<{ transaction_id: string; reference: string }>(
+        `select transaction_id::VARCHAR as transaction_id, trim(partner_reference) as reference from recon_exceptions
+         where period = $1 and exception_type = 'unredeemed_key' order by transaction_id limit 1`,
+        [period],
+      );
+      simulator.dataset.reverse(Number(booked!.transaction_id));
+      const third = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file }, quiet);
+      const sale = await warehouse.one<{ status: string }>(`select status from sales where transaction_id = $1`, [Number(booked!.transaction_id)]);
+      expect(sale!.status).toBe('Canceled in stock');
+      expect(third.reconcile.history.cleared).toBeGreaterThanOrEqual(1);
     } finally {
       warehouse.close();
     }
