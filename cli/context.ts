@@ -3,7 +3,7 @@
  * turning errors into a clear message and the exit code of interface.md (0 ok, 1 job failed, 2 usage/config).
  */
 import type { Command } from 'commander';
-import { exitCodeFor, JobError, UsageError } from '../config/errors.js';
+import { ConfigError, exitCodeFor, JobError, UsageError } from '../config/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { publishSnapshot, Warehouse } from '../pipelines/warehouse.js';
@@ -52,9 +52,9 @@ export function reportFailure(output: Output, error: unknown): void {
   const message = error instanceof Error ? error.message : String(error);
   output.error(message);
   if (error instanceof JobError && error.hint) output.error(`what to do: ${error.hint}`);
-  if (!(error instanceof JobError) && !(error instanceof UsageError) && error instanceof Error && error.name !== 'ConfigError') {
-    if (process.env.PINRECON_DEBUG && error.stack) output.error(error.stack);
-  }
+  const expected = error instanceof JobError || error instanceof UsageError || error instanceof ConfigError;
+  if (!expected) output.error('what to do: pinrecon did not expect this error. If it is not about this machine (disk, permissions, memory), run again with PINRECON_DEBUG=1 and report the stack trace.');
+  if (process.env.PINRECON_DEBUG && error instanceof Error && error.stack) output.error(error.stack);
   if (output.json) output.document({ ok: false, error: message, exitCode: exitCodeFor(error) });
 }
 
