@@ -2,7 +2,6 @@
  * `pinrecon catalog` against the simulator over real HTTP, into a real DuckDB file: dated snapshots that
  * add up, exact money, raw responses landed, failed product calls kept and counted, the CLI end to end.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -15,6 +14,7 @@ import { Warehouse, withWarehouse } from '../pipelines/warehouse.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import { RateLimiter } from '../sources/partner-api/rate-limiter.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
+import { cliPath, runCli } from './cli-support.js';
 
 let simulator: RunningSimulator;
 const silent = new Output(true);
@@ -148,21 +148,11 @@ describe('snapshotCatalog', () => {
 });
 
 describe('pinrecon catalog (CLI)', () => {
-  const cli = path.resolve('dist/cli/main.js');
-
-  it.skipIf(!existsSync(cli))('prints a JSON summary with --json and exits 0; a missing secret exits 2 naming the key', async () => {
+  it.skipIf(!existsSync(cliPath))('prints a JSON summary with --json and exits 0; a missing secret exits 2 naming the key', async () => {
     const config = testConfig();
     const file = path.join(path.dirname(config.database), 'pinrecon.config.json');
     writeFileSync(file, JSON.stringify({ database: config.database, api: { baseUrl: simulator.url, identifier: 'catalog-test' } }));
-    const run = (env: Record<string, string>) =>
-      new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, [cli, 'catalog', '--json', '--config', file], { env: { ...process.env, ...env } });
-        let stdout = '';
-        let stderr = '';
-        child.stdout.on('data', (d: Buffer) => (stdout += d));
-        child.stderr.on('data', (d: Buffer) => (stderr += d));
-        child.on('close', (code) => resolve({ code, stdout, stderr }));
-      });
+    const run = (env: Record<string, string>) => runCli(['catalog', '--json', '--config', file], { env });
     const ok = await run({ PINRECON_API_SECRET: 'catalog-secret' });
     expect(ok.code).toBe(0);
     const document = JSON.parse(ok.stdout) as { ok: boolean; products: number; snapshotId: string };

@@ -1,28 +1,21 @@
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../pipelines/warehouse.js';
+import { runCli } from './cli-support.js';
 
-const cli = path.resolve('dist/cli/main.js');
-
-/** The environment of a new user: no pinrecon variables, not a terminal. */
+/** The environment of a new user: no pinrecon variables (set to undefined: left out), not a terminal. */
 function cleanEnvironment(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('PINRECON_')));
+  return Object.fromEntries(Object.keys(process.env).filter((name) => name.startsWith('PINRECON_')).map((name) => [name, undefined]));
 }
 
 describe('pinrecon demo, as a new user runs it', () => {
   it('runs the month-end job on the embedded default and says where everything went', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-demo-'));
-    const child = spawn(process.execPath, [cli, 'demo'], { cwd: dir, env: cleanEnvironment(), stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
     const started = Date.now();
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, stdout, stderr } = await runCli(['demo'], { cwd: dir, env: cleanEnvironment() });
     const seconds = (Date.now() - started) / 1000;
     expect(code, stderr).toBe(0);
     expect(seconds).toBeLessThan(60);

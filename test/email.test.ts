@@ -5,7 +5,7 @@
  * oversized workbook travels as its summary, and a dry run writes a .eml instead of connecting.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { simpleParser, type ParsedMail } from 'mailparser';
@@ -14,6 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Output } from '../cli/output.js';
 import { JobError } from '../config/errors.js';
 import { writeReport } from '../pipelines/report.js';
+import { unusedPort } from './cli-support.js';
 import { testTlsCertificate, testTlsKey } from './email-tls-fixture.js';
 import { createReportFixture, fixturePins, period, type ReportFixture } from './report-fixture.js';
 
@@ -64,15 +65,6 @@ async function startSmtp(options: Partial<SMTPServerOptions> = {}, port = 0): Pr
   smtp.close = () => new Promise<void>((resolve) => server.close(() => resolve()));
   cleanups.push(() => smtp.close());
   return smtp;
-}
-
-/** A port nothing listens on (yet). */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 async function fixtureWith(email: Record<string, unknown>): Promise<ReportFixture> {
@@ -205,7 +197,7 @@ describe('report email', () => {
   });
 
   it('retries while the server is not listening yet', async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${port}`, retries: 5 });
     const late = new Promise<TestSmtp>((resolve, reject) => setTimeout(() => startSmtp({}, port).then(resolve, reject), 300));
     const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 100 }, new Output(true));
@@ -215,7 +207,7 @@ describe('report email', () => {
   });
 
   it('after the last retry: exits the job with why and what to do, records the failure, keeps the workbook', async () => {
-    const port = await freePort();
+    const port = await unusedPort();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${port}`, retries: 2 });
     const failing = writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 10 }, new Output(true));
     await expect(failing).rejects.toThrow(JobError);

@@ -3,21 +3,21 @@
  * with DuckDB, only that period's rows, exact decimals, no PIN whole; a clear error for a period never
  * reconciled; the snapshot used while a job holds the database.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportedMarts, exportPeriod } from '../pipelines/export.js';
 import { publishSnapshot } from '../pipelines/warehouse.js';
-import { capturedOutput, cliPath, holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
+import { runCli } from './cli-support.js';
+import { capturedOutput, holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 
 const temp = temporaryDirectory('export');
 const config = testConfig(temp.dir);
 const configFile = path.join(temp.dir, 'pinrecon.config.json');
 
 function exportCli(...args: string[]) {
-  return spawnSync(process.execPath, [cliPath, 'export', ...args, '--config', configFile], { encoding: 'utf8' });
+  return runCli(['export', ...args, '--config', configFile]);
 }
 
 /** Reads an exported file back with DuckDB, as another tool would. */
@@ -71,8 +71,8 @@ afterAll(() => temp.remove());
 describe('pinrecon export', () => {
   it('writes one Parquet file per mart with the period rows only, exact decimals and no PIN whole', async () => {
     const out = path.join(temp.dir, 'parquet');
-    const result = exportCli('--period', '2024-03', '--out', out);
-    expect(result.status, result.stderr).toBe(0);
+    const result = await exportCli('--period', '2024-03', '--out', out);
+    expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual(exportedMarts.map((m) => `${m}-2024-03.parquet`).sort());
     expect(result.stdout).toMatch(/recon_exceptions-2024-03.parquet {2}\(2 rows\)/);
     const exceptions = await readBack(path.join(out, 'recon_exceptions-2024-03.parquet'));
@@ -91,8 +91,8 @@ describe('pinrecon export', () => {
   });
 
   it('writes CSV with headers into reports.outDir by default, and records the run', async () => {
-    const result = exportCli('--period', '2024-04', '--format', 'csv', '--json');
-    expect(result.status, result.stderr).toBe(0);
+    const result = await exportCli('--period', '2024-04', '--format', 'csv', '--json');
+    expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { files: { mart: string; path: string; rows: number }[] };
     expect(summary.files.map((f) => [f.mart, f.rows])).toEqual([
       ['recon_exceptions', 2],
@@ -128,20 +128,20 @@ describe('pinrecon export', () => {
       warehouse.close();
     }
     const out = path.join(temp.dir, 'by-value');
-    const result = exportCli('--period', '2024-05', '--out', out, '--format', 'csv');
-    expect(result.status, result.stderr).toBe(0);
+    const result = await exportCli('--period', '2024-05', '--out', out, '--format', 'csv');
+    expect(result.code, result.stderr).toBe(0);
     const rows = await readBack(path.join(out, 'recon_exceptions-2024-05.csv'));
     expect(rows.map((r) => [r.partner_reference, r.details, r.exception_type])).toEqual([['****5555', '****5555', 'unredeemed_key']]);
     expect(readFileSync(path.join(out, 'recon_exceptions-2024-05.csv'), 'utf8')).not.toMatch(/leaky-pin/i);
   });
 
   it('says clearly when the period has not been reconciled, and refuses a bad period or format', async () => {
-    const never = exportCli('--period', '2023-12', '--out', path.join(temp.dir, 'none'));
-    expect(never.status).toBe(1);
+    const never = await exportCli('--period', '2023-12', '--out', path.join(temp.dir, 'none'));
+    expect(never.code).toBe(1);
     expect(never.stderr).toMatch(/The period 2023-12 has not been reconciled.*\n.*pinrecon reconcile --period 2023-12/);
     expect(existsSync(path.join(temp.dir, 'none'))).toBe(false);
-    expect(exportCli('--period', '2024-13').status).toBe(2);
-    expect(exportCli('--period', '2024-03', '--format', 'xlsx').stderr).toMatch(/--format must be parquet or csv/);
+    expect((await exportCli('--period', '2024-13')).code).toBe(2);
+    expect((await exportCli('--period', '2024-03', '--format', 'xlsx')).stderr).toMatch(/--format must be parquet or csv/);
     const warehouse = await openWarehouse({ ...config, database: path.join(temp.dir, 'empty.duckdb') });
     try {
       await expect(exportPeriod(warehouse, config, { period: '2024-03', format: 'csv', outDir: temp.dir }, capturedOutput().output)).rejects.toThrow(/has not been reconciled/);
@@ -154,8 +154,8 @@ describe('pinrecon export', () => {
     const holder = await holdWriteLock(config.database);
     try {
       const out = path.join(temp.dir, 'busy');
-      const result = exportCli('--period', '2024-03', '--out', out);
-      expect(result.status, result.stderr).toBe(0);
+      const result = await exportCli('--period', '2024-03', '--out', out);
+      expect(result.code, result.stderr).toBe(0);
       expect(result.stderr).toMatch(/reading the snapshot .*pinrecon.snapshot.duckdb, published .* ago/);
       expect(await readBack(path.join(out, 'recon_exceptions-2024-03.parquet'))).toHaveLength(2);
     } finally {

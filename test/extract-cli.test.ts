@@ -3,47 +3,33 @@
  * config file pointing at the simulator. Killed with SIGKILL mid-run and run again, it ends with exactly the
  * result of a clean run in another database; no credential or token reaches its console or any table.
  */
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../config/paths.js';
 import { withWarehouse } from '../pipelines/warehouse.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
+import { startCli, type CliResult } from './cli-support.js';
 import { identifier, salesState, secret, sideTablesState, tempDir } from './extract-support.js';
 
-const cli = path.join(packageRoot(), 'dist', 'cli', 'main.js');
 const range = ['--from', '2026-01-01', '--to', '2026-06-30'];
 
-interface CliResult {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs the CLI; with `killAfterWindows`, sends SIGKILL `delayMs` after that many windows were reported done. */
-function runCli(args: string[], kill?: { afterWindows: number; delayMs: number }, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, CI: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
+/** Runs the CLI (not a terminal); with `kill`, sends SIGKILL `delayMs` after that many windows were reported done. */
+function extractCli(args: string[], kill?: { afterWindows: number; delayMs: number }, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  const running = startCli(args, { env: { CI: '1', ...env } });
+  if (kill) {
     let killScheduled = false;
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const done = stderr.match(/Z window \S+ \(by \w+\): /g)?.length ?? 0;
-      if (kill && !killScheduled && done >= kill.afterWindows) {
+    running.child.stderr.on('data', () => {
+      const done = running.stderr().match(/Z window \S+ \(by \w+\): /g)?.length ?? 0;
+      if (!killScheduled && done >= kill.afterWindows) {
         killScheduled = true;
-        setTimeout(() => child.kill('SIGKILL'), kill.delayMs);
+        setTimeout(() => running.child.kill('SIGKILL'), kill.delayMs);
       }
     });
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
+  }
+  return running.done;
 }
 
 /** An HTTP hop in front of the simulator that remembers every token the simulator hands out. */
@@ -125,7 +111,7 @@ describe('pinrecon extract (spawned CLI)', () => {
   });
 
   it('killed with SIGKILL at any moment and run again, ends with exactly the clean result', async () => {
-    const clean = await runCli(['extract', ...range, '--config', writeConfig(cleanDir, recorder.url)]);
+    const clean = await extractCli(['extract', ...range, '--config', writeConfig(cleanDir, recorder.url)]);
     consoles.push(clean.stdout, clean.stderr);
     expect(clean.code, clean.stderr).toBe(0);
 
@@ -134,11 +120,11 @@ describe('pinrecon extract (spawned CLI)', () => {
     // the download, the load and the commit of the next window.
     const kills = [0, 250, 500, 750, 900].map((delayMs) => ({ afterWindows: 1, delayMs }));
     for (const kill of kills) {
-      const killed = await runCli(['extract', ...range, '--config', config], kill);
+      const killed = await extractCli(['extract', ...range, '--config', config], kill);
       consoles.push(killed.stdout, killed.stderr);
       expect(killed.signal).toBe("SIGKILL");
     }
-    const resumed = await runCli(['extract', ...range, '--config', config]);
+    const resumed = await extractCli(['extract', ...range, '--config', config]);
     consoles.push(resumed.stdout, resumed.stderr);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(resumed.stderr).toMatch(/windows already extracted; skipping them/);
@@ -185,11 +171,11 @@ describe('pinrecon extract (spawned CLI)', () => {
 
   it('prints the summary as JSON with --json, and the plan with --dry-run', async () => {
     const config = path.join(cleanDir, 'pinrecon.config.json');
-    const dry = await runCli(['extract', ...range, '--dry-run', '--config', config]);
+    const dry = await extractCli(['extract', ...range, '--dry-run', '--config', config]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/2026-06-01\.\.2026-06-30\s+created\s+skip/);
     expect(dry.stdout).toMatch(/12 windows: 0 to fetch, 12 already done and skipped/);
-    const json = await runCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--by', 'paid', '--json', '--config', config]);
+    const json = await extractCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--by', 'paid', '--json', '--config', config]);
     expect(json.code, json.stderr).toBe(0);
     const summary = JSON.parse(json.stdout) as { ok: boolean; windows: { skipped: number } };
     expect(summary).toMatchObject({ ok: true, windows: { planned: 1, fetched: 0, skipped: 1 } });
@@ -197,15 +183,15 @@ describe('pinrecon extract (spawned CLI)', () => {
 
   it('bad dates are a usage error (exit 2); bad credentials fail the job (exit 1) with what to do', async () => {
     const config = path.join(cleanDir, 'pinrecon.config.json');
-    const badDate = await runCli(['extract', '--from', '2026-02-30', '--to', '2026-03-01', '--config', config]);
+    const badDate = await extractCli(['extract', '--from', '2026-02-30', '--to', '2026-03-01', '--config', config]);
     expect(badDate.code).toBe(2);
     expect(badDate.stderr).toMatch(/--from must be a date written YYYY-MM-DD, got "2026-02-30"/);
-    const reversed = await runCli(['extract', '--from', '2026-03-01', '--to', '2026-02-01', '--config', config]);
+    const reversed = await extractCli(['extract', '--from', '2026-03-01', '--to', '2026-02-01', '--config', config]);
     expect(reversed.code).toBe(2);
 
     const dir = tempDir('extract-badcreds');
     const file = writeConfig(dir, simulator.url);
-    const badCredentials = await runCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file], undefined, {
+    const badCredentials = await extractCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file], undefined, {
       PINRECON_API_SECRET: 'not-the-secret',
     });
     expect(badCredentials.code).toBe(1);
@@ -214,7 +200,7 @@ describe('pinrecon extract (spawned CLI)', () => {
     expect(badCredentials.stderr).not.toContain('not-the-secret');
 
     // Nothing listens on port 9: that is the address to check, not the credentials.
-    const unreachable = await runCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file], undefined, {
+    const unreachable = await extractCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file], undefined, {
       PINRECON_API_BASE_URL: 'http://127.0.0.1:9',
     });
     expect(unreachable.code).toBe(1);

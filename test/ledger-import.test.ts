@@ -3,13 +3,13 @@
  * replaces, files accumulate, a new content supersedes its path, a failure or kill -9 leaves nothing
  * half-imported, and the CLI's options, exit codes and --json.
  */
-import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, createWriteStream, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeLedgerImport, importLedger } from '../pipelines/ledger-import.js';
 import { snapshotPath, type Warehouse } from '../pipelines/warehouse.js';
-import { capturedOutput, cliPath, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
+import { runCli, startCli } from './cli-support.js';
+import { capturedOutput, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 
 const temp = temporaryDirectory('ledger-import');
 afterAll(() => temp.remove());
@@ -234,7 +234,7 @@ describe('importLedger', () => {
 });
 
 describe('pinrecon ledger import (CLI)', () => {
-  const cli = (args: string[], cwd: string) => spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8' });
+  const cli = (args: string[], cwd: string) => runCli(args, { cwd });
 
   it('imports with option overrides, prints the summary and first rejects, publishes the snapshot; --json for machines', async () => {
     const dir = temporaryDirectory('cli');
@@ -246,54 +246,54 @@ describe('pinrecon ledger import (CLI)', () => {
       for (let i = 1; i <= 8; i++) lines.push(i % 4 === 0 ? `BAD-${i}|x|05/03/2024|1,00|1,00|BRL|BR|Pago` : `PED-${i}|${i}|05/03/2024 08:00:00|1.000,5${i}|9,99|BRL|BR|Pago`);
       writeFileSync(file, Buffer.from(lines.join('\n'), 'latin1'));
       const args = ['ledger', 'import', file, '--delimiter', '|', '--encoding', 'latin1', '--decimal-separator', ',', '--date-format', 'dd/MM/yyyy HH:mm:ss'];
-      const plain = cli(args, dir.dir);
-      expect(plain.status).toBe(0);
+      const plain = await cli(args, dir.dir);
+      expect(plain.code).toBe(0);
       expect(plain.stdout).toMatch(/vendas.txt \(csv\): 8 lines, 6 accepted, 2 rejected/);
       expect(plain.stdout).toMatch(/line 5: product_id: "x" is not a positive whole number\n {4}BAD-4\|x\|05\/03\/2024/);
       expect(existsSync(snapshotPath(path.join(dir.dir, 'data', 'p.duckdb')))).toBe(true);
 
-      const json = cli([...args, '--json'], dir.dir);
-      expect(json.status).toBe(0);
+      const json = await cli([...args, '--json'], dir.dir);
+      expect(json.code).toBe(0);
       expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, lines: 8, accepted: 6, rejected: 2, replaced: { sourceFile: file } });
     } finally {
       dir.remove();
     }
   });
 
-  it('exits 2 with the usage on stderr for a command group without its subcommand (and for no command at all); --help exits 0', () => {
+  it('exits 2 with the usage on stderr for a command group without its subcommand (and for no command at all); --help exits 0', async () => {
     const dir = temporaryDirectory('cli-usage');
     try {
       for (const args of [['ledger'], []]) {
-        const result = cli(args, dir.dir);
-        expect(result.status, args.join(' ')).toBe(2);
+        const result = await cli(args, dir.dir);
+        expect(result.code, args.join(' ')).toBe(2);
         expect(result.stderr).toMatch(/Usage: pinrecon/);
       }
-      expect(cli(['ledger', 'bogus'], dir.dir).status).toBe(2);
-      const help = cli(['ledger', '--help'], dir.dir);
-      expect(help.status).toBe(0);
+      expect((await cli(['ledger', 'bogus'], dir.dir)).code).toBe(2);
+      const help = await cli(['ledger', '--help'], dir.dir);
+      expect(help.code).toBe(0);
       expect(help.stdout).toMatch(/import \[options\] <file>/);
-      expect(cli(['--version'], dir.dir).status).toBe(0);
+      expect((await cli(['--version'], dir.dir)).code).toBe(0);
     } finally {
       dir.remove();
     }
   });
 
-  it('exits 2 naming the column and the headers when a required column cannot be found, and on bad options', () => {
+  it('exits 2 naming the column and the headers when a required column cannot be found, and on bad options', async () => {
     const dir = temporaryDirectory('cli-missing');
     try {
       const file = path.join(dir.dir, 'ledger.csv');
       writeFileSync(file, 'reference;product\nA;1\n');
-      const result = cli(['ledger', 'import', file], dir.dir);
-      expect(result.status).toBe(2);
+      const result = await cli(['ledger', 'import', file], dir.dir);
+      expect(result.code).toBe(2);
       expect(result.stderr).toMatch(/no column for partner_reference.*Headers found: "reference;product".*ledger.delimiter/);
-      const badOption = cli(['ledger', 'import', file, '--encoding', 'ebcdic'], dir.dir);
-      expect(badOption.status).toBe(2);
+      const badOption = await cli(['ledger', 'import', file, '--encoding', 'ebcdic'], dir.dir);
+      expect(badOption.code).toBe(2);
       expect(badOption.stderr).toMatch(/--encoding must be one of utf-8, latin1, windows-1252, got "ebcdic"/);
-      const missing = cli(['ledger', 'import', path.join(dir.dir, 'nope.csv')], dir.dir);
-      expect(missing.status).toBe(2);
+      const missing = await cli(['ledger', 'import', path.join(dir.dir, 'nope.csv')], dir.dir);
+      expect(missing.code).toBe(2);
       expect(missing.stderr).toMatch(/nope.csv does not exist/);
-      const directory = cli(['ledger', 'import', dir.dir], dir.dir);
-      expect(directory.status).toBe(2);
+      const directory = await cli(['ledger', 'import', dir.dir], dir.dir);
+      expect(directory.code).toBe(2);
       expect(directory.stderr).toMatch(/cli-missing-\w+ is a directory, not a ledger file. Pass the path of the exported ledger file, e.g. .*ledger.csv/);
     } finally {
       dir.remove();
@@ -313,7 +313,7 @@ describe('pinrecon ledger import (CLI)', () => {
         for (let i = 1; i <= total; i++) out.write(`R-${i},${(i % 97) + 1},2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00,${i % 1000}.25,${i % 900}.5,BRL,BR,paid\n`);
         out.end(resolve);
       });
-      const child = spawn(process.execPath, [cliPath, 'ledger', 'import', file], { cwd: dir.dir, stdio: ['ignore', 'pipe', 'pipe'] });
+      const { child, done } = startCli(['ledger', 'import', file], { cwd: dir.dir });
       await new Promise<void>((resolve) => {
         child.stderr.on('data', (chunk: Buffer) => {
           if (chunk.toString().includes('reading')) setTimeout(resolve, 400);
@@ -321,7 +321,7 @@ describe('pinrecon ledger import (CLI)', () => {
         child.on('exit', () => resolve());
       });
       child.kill('SIGKILL');
-      await new Promise((resolve) => child.on('close', resolve));
+      await done;
 
       const config = testConfig(dir.dir);
       config.database = path.join(dir.dir, 'p.duckdb');
@@ -334,8 +334,8 @@ describe('pinrecon ledger import (CLI)', () => {
       } finally {
         warehouse.close();
       }
-      const rerun = cli(['ledger', 'import', file, '--json'], dir.dir);
-      expect(rerun.status).toBe(0);
+      const rerun = await cli(['ledger', 'import', file, '--json'], dir.dir);
+      expect(rerun.code).toBe(0);
       expect(JSON.parse(rerun.stdout)).toMatchObject({ lines: total, accepted: total, rejected: 0 });
       warehouse = await openWarehouse(config);
       try {

@@ -40,9 +40,6 @@ export async function openWarehouse(config: Config): Promise<Warehouse> {
   return Warehouse.open(config.database, { timezone: config.timezone });
 }
 
-/** The CLI as built by `npm run build`. */
-export const cliPath = path.resolve(import.meta.dirname, '..', 'dist', 'cli', 'main.js');
-
 /** Starts a process that opens the database read-write (as a running job does) and keeps it open. */
 export async function holdWriteLock(database: string): Promise<ChildProcess> {
   const script = `

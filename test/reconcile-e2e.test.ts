@@ -3,12 +3,10 @@
  * planted breaks of every kind), reconcile — the findings equal the plant exactly, including the orders
  * whose sale only an individual lookup by reference finds. Then the CLI on the same database.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { packageRoot } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import { extractSales } from '../pipelines/extract/extract.js';
 import { importLedger } from '../pipelines/ledger-import.js';
@@ -17,6 +15,7 @@ import { reconcile } from '../pipelines/reconcile.js';
 import { Warehouse } from '../pipelines/warehouse.js';
 import { generateLedger, type LedgerPlant } from '../sources/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
+import { cliPath, runCli } from './cli-support.js';
 import { capturingOutput, testConfig } from './reconcile-fixtures.js';
 
 const period = '2024-03';
@@ -83,32 +82,21 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
 });
 
 test('the CLI: exit 0 with counts per type and totals per currency; exit 2 on a bad period', async () => {
-  const main = path.join(packageRoot(), 'dist', 'cli', 'main.js');
-  if (!existsSync(main)) throw new Error('run `npm run build` first: the CLI test needs dist/');
+  if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
   const configFile = path.join(dir, 'pinrecon.config.json');
   writeFileSync(configFile, JSON.stringify({ ...JSON.parse(JSON.stringify(config)), api: { ...config.api, identifier: undefined, secret: undefined } }));
   // Asynchronous: the simulator answering the CLI's lookups runs in this process.
   const cli = (...args: string[]) =>
-    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(process.execPath, [main, ...args, '--config', configFile], {
-        env: { ...process.env, PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' },
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += String(chunk)));
-      child.stderr.on('data', (chunk) => (stderr += String(chunk)));
-      child.on('error', reject);
-      child.on('close', (status) => resolve({ status, stdout, stderr }));
-    });
+    runCli([...args, '--config', configFile], { env: { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' } });
 
   const json = await cli('reconcile', '--period', period, '--as-of', asOf, '--json');
-  expect(json.status, json.stderr).toBe(0);
+  expect(json.code, json.stderr).toBe(0);
   const document = JSON.parse(json.stdout) as { ok: boolean; exceptions: number; history: { stillOpen: number; new: number }; stages: Record<string, number> };
   expect(document).toMatchObject({ ok: true, exceptions: plant.findings.length, history: { stillOpen: plant.findings.length, new: 0 } });
   expect(document.stages.marts).toBeGreaterThan(0);
 
   const human = await cli('reconcile', '--period', period, '--as-of', asOf);
-  expect(human.status, human.stderr).toBe(0);
+  expect(human.code, human.stderr).toBe(0);
   expect(human.stdout).toMatch(/missing_at_provider\s+\d+/);
   expect(human.stdout).toMatch(/BRL\s+\d+\s+[\d.]+/);
   const warehouse = await Warehouse.open(config.database, { readOnly: true });
@@ -120,6 +108,6 @@ test('the CLI: exit 0 with counts per type and totals per currency; exit 2 on a 
   }
 
   const bad = await cli('reconcile', '--period', '2024-3');
-  expect(bad.status).toBe(2);
+  expect(bad.code).toBe(2);
   expect(bad.stderr).toMatch(/--period must be a month written YYYY-MM/);
 });

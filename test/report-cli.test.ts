@@ -3,35 +3,16 @@
  * --json for machines, --dry-run's .eml, exit 1 with why and what to do when the email cannot be sent
  * (never printing the SMTP password), exit 2 on bad usage.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../pipelines/warehouse.js';
 import { createReportFixture, period, type ReportFixture } from './report-fixture.js';
+import { runCli, unusedPort } from './cli-support.js';
 
-const cli = path.resolve('dist/cli/main.js');
 
-function pinrecon(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...process.env, CI: 'true', PINRECON_SMTP_URL: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function unusedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+/** As a scheduler runs it: not a terminal, no SMTP URL from the environment. */
+const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
 
 describe('pinrecon report (spawned)', () => {
   const password = 'smtp-secret-never-printed';

@@ -5,9 +5,7 @@
  * table of steps before the error (exit 1); a missing ledger file with earlier imports covering the
  * period warns and goes on (exit 0).
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,30 +13,13 @@ import { configSchema } from '../config/schema.js';
 import { Warehouse } from '../pipelines/warehouse.js';
 import { generateLedger } from '../sources/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
+import { runCli, unusedPort } from './cli-support.js';
 
-const cli = path.resolve('dist/cli/main.js');
 const period = '2026-03';
 const asOf = '2026-04-10';
 
-function pinrecon(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [cli, ...args], { cwd, env: { ...process.env, CI: 'true', PINRECON_SMTP_URL: '' } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function unusedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
+/** As a scheduler runs it: not a terminal, no SMTP URL from the environment. */
+const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
 
 describe('pinrecon run (spawned) when something is wrong', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-run-cli-'));

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,8 +6,7 @@ import { ConfigError } from '../config/errors.js';
 import { configSchema } from '../config/schema.js';
 import { jobArguments, validateSchedules } from '../pipelines/schedule.js';
 import { Warehouse } from '../pipelines/warehouse.js';
-
-const cli = path.resolve('dist/cli/main.js');
+import { startCli } from './cli-support.js';
 
 describe('schedule: job arguments', () => {
   const schedule = (over: Record<string, unknown>) => configSchema.parse({ schedules: [{ name: 'x', cron: '0 6 1 * *', job: 'run', ...over }] }).schedules[0]!;
@@ -52,23 +50,17 @@ describe('pinrecon schedule (spawned)', () => {
         ],
       }),
     );
-    const child = spawn(process.execPath, [cli, 'schedule', '--config', configFile, '--grace-seconds', '30'], {
-      cwd: dir,
-      env: { ...process.env, CI: 'true' },
-    });
-    let log = '';
-    child.stderr.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => (log += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const scheduler = startCli(['schedule', '--config', configFile, '--grace-seconds', '30'], { cwd: dir, env: { CI: 'true' } });
     const deadline = Date.now() + 45_000;
     while (Date.now() < deadline) {
-      const failed = (log.match(/schedule failing-extract: FAILED/g) ?? []).length;
-      const succeeded = (log.match(/schedule reconcile: succeeded/g) ?? []).length;
+      const failed = (scheduler.output().match(/schedule failing-extract: FAILED/g) ?? []).length;
+      const succeeded = (scheduler.output().match(/schedule reconcile: succeeded/g) ?? []).length;
       if (failed >= 2 && succeeded >= 2) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    child.kill('SIGTERM');
-    const code = await exited;
+    scheduler.child.kill('SIGTERM');
+    const { code } = await scheduler.done;
+    const log = scheduler.output();
     expect(log).toMatch(/schedule failing-extract: FAILED/);
     expect((log.match(/schedule reconcile: succeeded/g) ?? []).length).toBeGreaterThanOrEqual(2);
     expect(log).toContain('scheduler stopped');

@@ -3,33 +3,20 @@
  * credentials from the environment, never prints them or a token, logs requests with --verbose, stops
  * cleanly on SIGTERM, and refuses bad options with exit 2.
  */
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { TokenRecord } from '../sources/partner-api/types.js';
+import { runCli, startCli, type RunningCli } from './cli-support.js';
 
-const cli = path.resolve('dist/cli/main.js');
 const workDir = mkdtempSync(path.join(os.tmpdir(), 'pinrecon-simulate-api-'));
-const env = { ...process.env, PINRECON_API_IDENTIFIER: 'cli-partner', PINRECON_API_SECRET: 'cli-secret-XYZ', PINRECON_CONFIG: '' };
+const env = { PINRECON_API_IDENTIFIER: 'cli-partner', PINRECON_API_SECRET: 'cli-secret-XYZ', PINRECON_CONFIG: '' };
 
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-interface Running {
-  child: ChildProcessWithoutNullStreams;
-  stdout: () => string;
-  stderr: () => string;
-}
-
-function start(args: string[]): Running {
-  const child = spawn(process.execPath, [cli, 'simulate-api', '--port', '0', ...args], { cwd: workDir, env });
-  let out = '';
-  let err = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
-  return { child, stdout: () => out, stderr: () => err };
+function start(args: string[]): RunningCli {
+  return startCli(['simulate-api', '--port', '0', ...args], { cwd: workDir, env });
 }
 
 async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
@@ -41,10 +28,9 @@ async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> 
   throw new Error(`timed out waiting for ${what}`);
 }
 
-async function stop(running: Running): Promise<number | null> {
+async function stop(running: RunningCli): Promise<number | null> {
   running.child.kill('SIGTERM');
-  const [code] = (await once(running.child, 'exit')) as [number | null];
-  return code;
+  return (await running.done).code;
 }
 
 describe('pinrecon simulate-api', () => {
@@ -94,15 +80,15 @@ describe('pinrecon simulate-api', () => {
     }
   });
 
-  it('refuses bad options with exit 2, naming the option', () => {
+  it('refuses bad options with exit 2, naming the option', async () => {
     for (const [args, message] of [
       [['--fault-503', '1.5'], /--fault-503 must be a share between 0 and 1/],
       [['--from', '2026-02-30'], /--from must be a date/],
       [['--from', '2026-02-10', '--to', '2026-02-01'], /--to \(2026-02-01\) is before --from/],
       [['--rate-limit', 'lots'], /--rate-limit must be a number/],
     ] as const) {
-      const result = spawnSync(process.execPath, [cli, 'simulate-api', '--port', '0', ...args], { cwd: workDir, env, encoding: 'utf8' });
-      expect(result.status).toBe(2);
+      const result = await runCli(['simulate-api', '--port', '0', ...args], { cwd: workDir, env });
+      expect(result.code).toBe(2);
       expect(result.stderr).toMatch(message);
     }
   });

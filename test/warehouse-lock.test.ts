@@ -10,7 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { packageRoot } from '../config/paths.js';
 import { publishSnapshot, snapshotPath, Warehouse } from '../pipelines/warehouse.js';
-import { cliPath, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
+import { startCli, type CliResult } from './cli-support.js';
+import { openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 
 const temp = temporaryDirectory('warehouse-lock');
 const config = testConfig(temp.dir);
@@ -61,18 +62,12 @@ async function stop(child: ChildProcess): Promise<void> {
   await new Promise((resolve) => child.once('exit', resolve));
 }
 
-/** Runs the CLI; `onStderr` sees its stderr as it comes. */
-function runCli(args: string[], env: Record<string, string> = {}, onStderr?: (text: string) => void): Promise<{ status: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [cliPath, ...args, '--config', configFile], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-    onStderr?.(stderr);
-  });
-  return new Promise((resolve) => child.once('close', (status) => resolve({ status, stdout, stderr })));
+/** Runs the CLI; `onStderr` sees its stderr so far as it comes. */
+function runJob(args: string[], env: Record<string, string> = {}, onStderr?: (text: string) => void): Promise<CliResult> {
+  const job = startCli([...args, '--config', configFile], { env });
+  children.push(job.child);
+  if (onStderr) job.child.stderr.on('data', () => onStderr(job.stderr()));
+  return job.done;
 }
 
 async function ledgerRows(): Promise<string | undefined> {
@@ -88,14 +83,14 @@ describe('a writing job and the lock', () => {
   it('waits while an analyst holds the main file, says so once, and runs when it is released', async () => {
     const analyst = await readOnlyConnection(config.database);
     let released = false;
-    const job = await runCli(['ledger', 'import', ledgerFile], {}, (stderr) => {
+    const job = await runJob(['ledger', 'import', ledgerFile], {}, (stderr) => {
       if (!released && stderr.includes('waiting for')) {
         released = true;
         // The analyst closes the connection a moment later.
         setTimeout(() => void stop(analyst), 700);
       }
     });
-    expect(job.status, job.stderr).toBe(0);
+    expect(job.code, job.stderr).toBe(0);
     expect(job.stderr.match(/waiting for .*pinrecon.duckdb, held by another process \(PID \d+\) \(up to 60 s\)/g)).toHaveLength(1);
     expect(await ledgerRows()).toBe('1');
   });
@@ -104,8 +99,8 @@ describe('a writing job and the lock', () => {
     const analyst = await readOnlyConnection(config.database);
     try {
       const started = Date.now();
-      const job = await runCli(['ledger', 'import', ledgerFile], { PINRECON_LOCK_WAIT_SECONDS: '1.5' });
-      expect(job.status).toBe(1);
+      const job = await runJob(['ledger', 'import', ledgerFile], { PINRECON_LOCK_WAIT_SECONDS: '1.5' });
+      expect(job.code).toBe(1);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
       expect(job.stderr).toContain(`locked by another process (PID ${analyst.pid}) after waiting`);
       expect(job.stderr).toMatch(/what to do: Either another pinrecon job is running .* or someone has the main file open .*: analysts should open the snapshot .*pinrecon.snapshot.duckdb instead/);
@@ -144,8 +139,8 @@ describe("an analyst's reading and a job", () => {
       const warehouse = await openForReading(config, new Output(true));
       await warehouse.all('SELECT count(*) FROM ledger');`);
     try {
-      const job = await runCli(['ledger', 'import', ledgerFile, '--json']);
-      expect(job.status, job.stderr).toBe(0);
+      const job = await runJob(['ledger', 'import', ledgerFile, '--json']);
+      expect(job.code, job.stderr).toBe(0);
       expect(job.stderr).not.toMatch(/waiting for/);
       const snapshot = await Warehouse.open(snapshotPath(config.database), { readOnly: true });
       try {
