@@ -4,13 +4,14 @@
  * some quoted fields) in a temporary directory, imports it into a fresh DuckDB file, and checks the
  * counts and the exact money total. Reports lines/s, seconds and (from the harness) peak RSS.
  */
-import { createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Output } from '../cli/output.js';
 import { configSchema } from '../config/schema.js';
 import { importLedger } from '../pipelines/ledger-import.js';
 import { Warehouse } from '../pipelines/warehouse.js';
+import { brazilianColumns, brazilianLedger, writeLedgerCsv } from './generators/ledger-csv.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
 
 export const name = 'ledger-import';
@@ -23,24 +24,7 @@ export async function run(): Promise<BenchResult> {
   try {
     const file = path.join(dir, 'vendas.csv');
     const generated = await timed(() => writeLedger(file));
-    const config = configSchema.parse({
-      ledger: {
-        delimiter: ';',
-        decimalSeparator: ',',
-        encoding: 'latin1',
-        dateFormat: 'dd/MM/yyyy HH:mm:ss',
-        columns: {
-          partner_reference: 'Pedido',
-          product_id: 'Produto',
-          paid_at: 'Pago em',
-          sales_price: 'Valor venda',
-          expected_cost: 'Custo esperado',
-          currency_code: 'Moeda',
-          country_code: 'País',
-          order_status: 'Situação',
-        },
-      },
-    });
+    const config = configSchema.parse({ ledger: brazilianLedger });
     config.database = path.join(dir, 'bench.duckdb');
     const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
     try {
@@ -90,22 +74,19 @@ function brazilian(centsValue: number): string {
   return `${whole},${String(centsValue % 100).padStart(2, '0')}`;
 }
 
-async function writeLedger(file: string): Promise<void> {
-  const out = createWriteStream(file);
-  const write = (text: string) => (out.write(Buffer.from(text, 'latin1')) ? Promise.resolve() : new Promise<void>((resolve) => out.once('drain', () => resolve())));
-  await write('Pedido;Produto;Pago em;Valor venda;Custo esperado;Moeda;País;Situação\r\n');
-  let batch = '';
-  for (let i = 1; i <= LINES; i++) {
-    const day = String((i % 28) + 1).padStart(2, '0');
-    const time = `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`;
-    const reference = i % 50 === 0 ? `"PED-${i}; São Paulo"` : `PED-${i}`;
-    const price = i % BAD_EVERY === 0 ? '12.5' : brazilian(cents(i));
-    batch += `${reference};${(i % 500) + 1};${day}/03/2024 ${time};${price};${brazilian(Math.floor(cents(i) * 0.9))};BRL;BR;${i % 10 === 0 ? 'Cancelado' : 'Pago'}\r\n`;
-    if (batch.length > 1 << 20) {
-      await write(batch);
-      batch = '';
-    }
-  }
-  await write(batch);
-  await new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())));
+/** The bench's file: the Brazilian export, a reference in 50 quoted with the delimiter inside, one price in BAD_EVERY malformed. */
+function writeLedger(file: string): Promise<void> {
+  return writeLedgerCsv(file, {
+    header: Object.values(brazilianColumns).join(';'),
+    lines: LINES,
+    lineBreak: '\r\n',
+    encoding: 'latin1',
+    line: (i) => {
+      const day = String((i % 28) + 1).padStart(2, '0');
+      const time = `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`;
+      const reference = i % 50 === 0 ? `"PED-${i}; São Paulo"` : `PED-${i}`;
+      const price = i % BAD_EVERY === 0 ? '12.5' : brazilian(cents(i));
+      return `${reference};${(i % 500) + 1};${day}/03/2024 ${time};${price};${brazilian(Math.floor(cents(i) * 0.9))};BRL;BR;${i % 10 === 0 ? 'Cancelado' : 'Pago'}`;
+    },
+  });
 }

@@ -2,6 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { brazilianLedger } from '../bench/generators/ledger-csv.js';
 import { ConfigError } from '../config/errors.js';
 import { configSchema } from '../config/schema.js';
 import { CsvSplitter, type CsvRecord } from '../sources/ledger/csv.js';
@@ -165,22 +166,7 @@ describe('reading a CSV ledger', () => {
     '"PED-0010 multi',
     'line";110;08/03/2024;5,00;4,00;BRL;BR;pago',
   ].join('\r\n');
-  const brazilianSettings = settings({
-    delimiter: ';',
-    decimalSeparator: ',',
-    encoding: 'latin1',
-    dateFormat: 'dd/MM/yyyy HH:mm:ss',
-    columns: {
-      partner_reference: 'Pedido',
-      product_id: 'Produto',
-      paid_at: 'Pago em',
-      sales_price: 'Valor venda',
-      expected_cost: 'Custo esperado',
-      currency_code: 'Moeda',
-      country_code: 'País',
-      order_status: 'Situação',
-    },
-  });
+  const brazilianSettings = settings(brazilianLedger);
 
   it('reads the Brazilian export (Latin-1, ";", decimal comma, Portuguese headers) and rejects its bad lines', async () => {
     const file = path.join(temp.dir, 'brazil.csv');

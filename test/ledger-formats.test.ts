@@ -4,6 +4,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
+import { brazilianColumns as columns } from '../bench/generators/ledger-csv.js';
 import { ConfigError, JobError } from '../config/errors.js';
 import { configSchema } from '../config/schema.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
@@ -62,17 +63,6 @@ describe('XLSX', () => {
     sheet.getCell('C5').numFmt = 'dd/mm/yyyy';
     await workbook.xlsx.writeFile(file);
   }
-
-  const columns = {
-    partner_reference: 'Pedido',
-    product_id: 'Produto',
-    paid_at: 'Pago em',
-    sales_price: 'Valor venda',
-    expected_cost: 'Custo esperado',
-    currency_code: 'Moeda',
-    country_code: 'País',
-    order_status: 'Situação',
-  };
 
   it('reads the named sheet with real dates, numbers, formulas, rich text and text cells', async () => {
     const file = path.join(temp.dir, 'ledger.xlsx');

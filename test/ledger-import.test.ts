@@ -3,9 +3,10 @@
  * replaces, files accumulate, a new content supersedes its path, a failure or kill -9 leaves nothing
  * half-imported, and the CLI's options, exit codes and --json.
  */
-import { copyFileSync, createWriteStream, existsSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { brazilianColumns, brazilianLedger, writeLedgerCsv } from '../bench/generators/ledger-csv.js';
 import { describeLedgerImport, importLedger } from '../pipelines/ledger-import.js';
 import { snapshotPath, type Warehouse } from '../pipelines/warehouse.js';
 import { runCli, startCli } from './cli-support.js';
@@ -15,23 +16,6 @@ const temp = temporaryDirectory('ledger-import');
 afterAll(() => temp.remove());
 
 const header = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status';
-const brazilianColumns = {
-  partner_reference: 'Pedido',
-  product_id: 'Produto',
-  paid_at: 'Pago em',
-  sales_price: 'Valor venda',
-  expected_cost: 'Custo esperado',
-  currency_code: 'Moeda',
-  country_code: 'País',
-  order_status: 'Situação',
-};
-const brazilianLedger = {
-  delimiter: ';',
-  decimalSeparator: ',',
-  encoding: 'latin1',
-  dateFormat: 'dd/MM/yyyy HH:mm:ss',
-  columns: brazilianColumns,
-};
 
 function writeCsv(name: string, lines: string[]): string {
   const file = path.join(temp.dir, name);
@@ -306,12 +290,10 @@ describe('pinrecon ledger import (CLI)', () => {
       writeFileSync(path.join(dir.dir, 'pinrecon.config.json'), JSON.stringify({ database: 'p.duckdb' }));
       const file = path.join(dir.dir, 'big.csv');
       const total = 300_000;
-      await new Promise<void>((resolve, reject) => {
-        const out = createWriteStream(file);
-        out.on('error', reject);
-        out.write(`${header}\n`);
-        for (let i = 1; i <= total; i++) out.write(`R-${i},${(i % 97) + 1},2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00,${i % 1000}.25,${i % 900}.5,BRL,BR,paid\n`);
-        out.end(resolve);
+      await writeLedgerCsv(file, {
+        header,
+        lines: total,
+        line: (i) => `R-${i},${(i % 97) + 1},2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00,${i % 1000}.25,${i % 900}.5,BRL,BR,paid`,
       });
       const { child, done } = startCli(['ledger', 'import', file], { cwd: dir.dir });
       await new Promise<void>((resolve) => {
