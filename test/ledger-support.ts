@@ -1,4 +1,4 @@
-/** What the ledger, query and export tests share: temp dirs, a config, captured console output, a warehouse. */
+/** What the ledger, query, export and lock tests share: temp dirs, a config, captured console output, a warehouse, lock holders. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,18 +40,23 @@ export async function openWarehouse(config: Config): Promise<Warehouse> {
   return Warehouse.open(config.database, { timezone: config.timezone });
 }
 
-/** Starts a process that opens the database read-write (as a running job does) and keeps it open. */
-export async function holdWriteLock(database: string): Promise<ChildProcess> {
-  const script = `
-    import { DuckDBInstance } from '@duckdb/node-api';
-    const instance = await DuckDBInstance.create(${JSON.stringify(database)});
-    await instance.connect();
-    process.stdout.write('locked\\n');
-    setInterval(() => {}, 1000);`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: packageRoot(), stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs `script` (an ES module body, in the package root) in a child process kept alive; resolves once the script has run. */
+export async function holdOpen(script: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--input-type=module', '-e', `${script}\nprocess.stdout.write('ready\\n'); setInterval(() => {}, 1000);`], {
+    cwd: packageRoot(),
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('locked') && resolve());
+    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
     child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));
   });
   return child;
+}
+
+/** Starts a process that opens the database read-write (as a running job does) and keeps it open. */
+export function holdWriteLock(database: string): Promise<ChildProcess> {
+  return holdOpen(`
+    import { DuckDBInstance } from '@duckdb/node-api';
+    const instance = await DuckDBInstance.create(${JSON.stringify(database)});
+    await instance.connect();`);
 }

@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
+import { afterEach, beforeEach } from 'vitest';
 import { Output } from '../cli/output.js';
 import { configSchema, type Config } from '../config/schema.js';
 import { Warehouse } from '../pipelines/warehouse.js';
@@ -69,6 +70,20 @@ export async function openFixture(overrides: Record<string, unknown> = {}): Prom
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/** The period the default sale and ledger line fall in, and an as-of date soon after it. */
+export const period = '2024-03';
+export const asOf = '2024-04-05';
+
+/** A fixture opened afresh before each test of the calling file and cleaned up after it (the same object, refilled). */
+export function fixtureForEachTest(): Fixture {
+  const fixture = {} as Fixture;
+  beforeEach(async () => {
+    Object.assign(fixture, await openFixture());
+  });
+  afterEach(() => fixture.cleanup());
+  return fixture;
 }
 
 let nextTransactionId = 1000;

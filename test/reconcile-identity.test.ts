@@ -2,18 +2,12 @@
  * Findings keep their identity across runs (finding_id, first_detected_at, history new/still_open/cleared,
  * one recon_runs row per run), and a data test that fails stops the run loudly without publishing.
  */
-import { afterEach, beforeEach, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { JobError } from '../config/errors.js';
 import { reconcile } from '../pipelines/reconcile.js';
-import { capturingOutput, insertLedger, insertSales, ledgerFor, openFixture, sale, type Fixture } from './reconcile-fixtures.js';
+import { asOf, capturingOutput, fixtureForEachTest, insertLedger, insertSales, ledgerFor, period, sale } from './reconcile-fixtures.js';
 
-const period = '2024-03';
-const asOf = '2024-04-05';
-let f: Fixture;
-beforeEach(async () => {
-  f = await openFixture();
-});
-afterEach(() => f.cleanup());
+const f = fixtureForEachTest();
 
 const rerun = () => reconcile(f.warehouse, f.config, { period, asOf }, capturingOutput().output);
 

@@ -5,30 +5,25 @@
 import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import { JobError } from '../config/errors.js';
 import { planModels, reconcile, type ReconcileSummary } from '../pipelines/reconcile.js';
 import {
+  asOf,
   capturingOutput,
   findingsOf,
+  fixtureForEachTest,
   insertLedger,
   insertSales,
   ledgerFor,
-  openFixture,
+  period,
   sale,
-  type Fixture,
   type LedgerRow,
   type SaleRow,
 } from './reconcile-fixtures.js';
 
-const period = '2024-03';
-const asOf = '2024-04-05';
 
-let f: Fixture;
-beforeEach(async () => {
-  f = await openFixture();
-});
-afterEach(() => f.cleanup());
+const f = fixtureForEachTest();
 
 async function run(sales: SaleRow[], ledger: LedgerRow[], options: { period?: string; asOf?: string } = {}): Promise<ReconcileSummary> {
   await insertSales(f.warehouse, sales);

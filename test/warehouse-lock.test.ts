@@ -4,14 +4,13 @@
  * naming both possibilities; an analyst's reading (pinrecon query's read path) holds the snapshot, never
  * the main file, so it does not block a job. The lock holders are real processes.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../config/paths.js';
 import { publishSnapshot, snapshotPath, Warehouse } from '../pipelines/warehouse.js';
 import { startCli, type CliResult } from './cli-support.js';
-import { openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
+import { holdOpen, holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 
 const temp = temporaryDirectory('warehouse-lock');
 const config = testConfig(temp.dir);
@@ -34,26 +33,21 @@ afterAll(async () => {
   temp.remove();
 });
 
-/** Runs `script` (an ES module body) in a child process and resolves once it prints "ready". */
-async function holder(script: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', `${script}\nprocess.stdout.write('ready\\n'); setInterval(() => {}, 1000);`], {
-    cwd: packageRoot(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+/** A lock holder (see holdOpen) that afterAll stops if its test did not. */
+async function holder(held: Promise<ChildProcess>): Promise<ChildProcess> {
+  const child = await held;
   children.push(child);
-  await new Promise<void>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
-    child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));
-  });
   return child;
 }
 
 /** A DuckDB client holding the main file open read-only, as an analyst's connection would. */
 function readOnlyConnection(database: string): Promise<ChildProcess> {
-  return holder(`
-    import { DuckDBInstance } from '@duckdb/node-api';
-    const instance = await DuckDBInstance.create(${JSON.stringify(database)}, { access_mode: 'READ_ONLY' });
-    await instance.connect();`);
+  return holder(
+    holdOpen(`
+      import { DuckDBInstance } from '@duckdb/node-api';
+      const instance = await DuckDBInstance.create(${JSON.stringify(database)}, { access_mode: 'READ_ONLY' });
+      await instance.connect();`),
+  );
 }
 
 async function stop(child: ChildProcess): Promise<void> {
@@ -110,10 +104,7 @@ describe('a writing job and the lock', () => {
   });
 
   it('Warehouse.open: a read-only open does not wait by default; a writer waits lockWaitSeconds and tells onLockWait once', async () => {
-    const job = await holder(`
-      import { DuckDBInstance } from '@duckdb/node-api';
-      const instance = await DuckDBInstance.create(${JSON.stringify(config.database)});
-      await instance.connect();`);
+    const job = await holder(holdWriteLock(config.database));
     try {
       let started = Date.now();
       await expect(Warehouse.open(config.database, { readOnly: true })).rejects.toThrow(/locked by another process/);
@@ -131,13 +122,15 @@ describe('a writing job and the lock', () => {
 
 describe("an analyst's reading and a job", () => {
   it("pinrecon query's read path holds the snapshot, not the main file: a job runs meanwhile and republishes the snapshot", async () => {
-    const query = await holder(`
-      import { loadConfig } from './dist/config/load.js';
-      import { Output } from './dist/cli/output.js';
-      import { openForReading } from './dist/cli/commands/query.js';
-      const { config } = loadConfig({ file: ${JSON.stringify(configFile)} });
-      const warehouse = await openForReading(config, new Output(true));
-      await warehouse.all('SELECT count(*) FROM ledger');`);
+    const query = await holder(
+      holdOpen(`
+        import { loadConfig } from './dist/config/load.js';
+        import { Output } from './dist/cli/output.js';
+        import { openForReading } from './dist/cli/commands/query.js';
+        const { config } = loadConfig({ file: ${JSON.stringify(configFile)} });
+        const warehouse = await openForReading(config, new Output(true));
+        await warehouse.all('SELECT count(*) FROM ledger');`),
+    );
     try {
       const job = await runJob(['ledger', 'import', ledgerFile, '--json']);
       expect(job.code, job.stderr).toBe(0);
