@@ -10,24 +10,13 @@ import { PartnerApiClient } from '../sources/partner-api/client.js';
 import { RateLimiter } from '../sources/partner-api/rate-limiter.js';
 import { startSimulator } from '../sources/simulator/server.js';
 import type { BenchResult } from './harness.js';
+import { maxInAnyRollingSecond } from './measures/rolling-second.js';
 
 export const name = 'pacing';
 
 const RATE = 50;
 const REQUESTS = 1_000;
 const CALLERS = 25;
-
-/** The most timestamps (ms) within any window of 1000 ms. */
-function maxInAnyRollingSecond(times: number[]): number {
-  const sorted = [...times].sort((a, b) => a - b);
-  let max = 0;
-  let end = 0;
-  for (let start = 0; start < sorted.length; start++) {
-    while (end < sorted.length && sorted[end]! - sorted[start]! <= 1000) end++;
-    max = Math.max(max, end - start);
-  }
-  return max;
-}
 
 export async function run(): Promise<BenchResult> {
   const simulator = await startSimulator({ seed: 3, identifier: 'bench', secret: 'bench-secret', rateLimitPerSecond: RATE, dataset: { from: '2024-01-01', to: '2024-01-02', salesCount: 10 } });

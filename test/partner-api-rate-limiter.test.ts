@@ -1,18 +1,8 @@
 /** The process-wide rate limiter: never more than the rate in any rolling second, yet close to the rate, FIFO. */
 import { performance } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
+import { maxInAnyRollingSecond } from '../bench/measures/rolling-second.js';
 import { RateLimiter, sharedRateLimiter } from '../sources/partner-api/rate-limiter.js';
-
-/** The most timestamps (ms) inside any window [t, t + 1000]: windows that start at a timestamp are the worst. */
-function maxInAnyRollingSecond(times: number[]): number {
-  let max = 0;
-  let end = 0;
-  for (let start = 0; start < times.length; start++) {
-    while (end < times.length && times[end]! - times[start]! <= 1000) end++;
-    max = Math.max(max, end - start);
-  }
-  return max;
-}
 
 describe('RateLimiter', () => {
   it('lets 200 concurrent acquisitions at 50/s through at ≥ 0.95 of the rate, never 51 in a rolling second, in order', async () => {
