@@ -55,7 +55,8 @@ export function reportFailure(output: Output, error: unknown): void {
   const expected = error instanceof JobError || error instanceof UsageError || error instanceof ConfigError;
   if (!expected) output.error('what to do: pinrecon did not expect this error. If it is not about this machine (disk, permissions, memory), run again with PINRECON_DEBUG=1 and report the stack trace.');
   if (process.env.PINRECON_DEBUG && error instanceof Error && error.stack) output.error(error.stack);
-  if (output.json) output.document({ ok: false, error: message, exitCode: exitCodeFor(error) });
+  const facts = error instanceof JobError ? error.facts : undefined;
+  if (output.json) output.document({ ok: false, error: message, exitCode: exitCodeFor(error), ...facts });
 }
 
 /** Parses a YYYY-MM-DD option, naming the option on failure. */

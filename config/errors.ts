@@ -23,12 +23,15 @@ export class UsageError extends Error {
 /** A job that could not finish: says what went wrong, where, and what to do. */
 export class JobError extends Error {
   override name = 'JobError';
+  /** What the job got done before it failed, for --json (e.g. the month-end job's steps). */
+  readonly facts?: Record<string, unknown>;
   constructor(
     message: string,
     readonly hint?: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; facts?: Record<string, unknown> },
   ) {
     super(message, options);
+    this.facts = options?.facts;
   }
 }
 

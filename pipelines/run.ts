@@ -65,7 +65,7 @@ export class MonthEndJobError extends JobError {
     readonly progress: RunProgress,
     cause: Error,
   ) {
-    super(cause.message, cause instanceof JobError ? cause.hint : undefined, { cause });
+    super(cause.message, cause instanceof JobError ? cause.hint : undefined, { cause, facts: { ...progress } });
   }
 }
 

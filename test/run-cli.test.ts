@@ -99,6 +99,18 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     } finally {
       warehouse.close();
     }
+
+    // For machines: one JSON document on stdout, with the steps.
+    const json = await run('--ledger', ledgerFile, '--email', '--json');
+    expect(json.code).toBe(1);
+    const document = JSON.parse(json.stdout) as { ok: boolean; exitCode: number; steps: { step: string; status: string }[] };
+    expect(document).toMatchObject({ ok: false, exitCode: 1 });
+    expect(document.steps.map((s) => `${s.step}: ${s.status}`)).toEqual([
+      'extract: succeeded',
+      'ledger import: succeeded',
+      'reconcile: succeeded',
+      'report + email: failed',
+    ]);
   }, 120_000);
 
   it('goes on with a warning when the ledger file is absent but earlier imports cover the period', async () => {
