@@ -13,7 +13,7 @@ import { JobError } from '../config/errors.js';
 import { redactUrl } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
-import { describeLedgerRejects, noLedgerOrdersWarning, type ReportFacts } from './report-facts.js';
+import { describeLedgerRejects, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
 
 export type EmailConfig = Config['email'];
 
@@ -82,19 +82,11 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     `<p style="font-family:sans-serif"><b>${escapeHtml(heading)}</b></p>`,
     warning ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">WARNING: ${escapeHtml(warning)}</p>` : '',
     table(
-      ['Currency', 'Ledger orders', 'Ledger sales', 'Ledger expected cost', 'Provider sales', 'Provider sales total', 'Provider cost', 'Provider margin', 'Matched', 'Exceptions'],
+      ['Currency', ...totalsColumns.map((c) => c.header)],
       facts.totals.map((t) =>
         row([
           t.currency ?? '(no currency)',
-          formatCount(t.ledgerOrders),
-          formatAmount(t.ledgerSalesTotal, t.currency),
-          formatAmount(t.ledgerCostTotal, t.currency),
-          formatCount(t.providerSales),
-          formatAmount(t.providerSalesTotal, t.currency),
-          formatAmount(t.providerCostTotal, t.currency),
-          formatAmount(t.providerMargin, t.currency),
-          formatCount(t.matched),
-          formatCount(t.exceptions),
+          ...totalsColumns.map((c) => (c.kind === 'count' ? formatCount(c.value(t) ?? '0') : formatAmount(c.value(t), t.currency))),
         ]),
       ),
     ),

@@ -29,6 +29,19 @@ export interface CurrencyTotals {
   exceptions: string;
 }
 
+/** The totals per currency as columns: the Summary sheet and the email list the same ones, in this order. */
+export const totalsColumns: { header: string; kind: 'count' | 'money'; value: (t: CurrencyTotals) => string | null }[] = [
+  { header: 'Ledger orders', kind: 'count', value: (t) => t.ledgerOrders },
+  { header: 'Ledger sales', kind: 'money', value: (t) => t.ledgerSalesTotal },
+  { header: 'Ledger expected cost', kind: 'money', value: (t) => t.ledgerCostTotal },
+  { header: 'Provider sales', kind: 'count', value: (t) => t.providerSales },
+  { header: 'Provider sales total', kind: 'money', value: (t) => t.providerSalesTotal },
+  { header: 'Provider cost', kind: 'money', value: (t) => t.providerCostTotal },
+  { header: 'Provider margin', kind: 'money', value: (t) => t.providerMargin },
+  { header: 'Matched', kind: 'count', value: (t) => t.matched },
+  { header: 'Exceptions', kind: 'count', value: (t) => t.exceptions },
+];
+
 export interface BridgeLine {
   currency: string | null;
   step: number;

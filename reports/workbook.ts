@@ -13,7 +13,7 @@ import ExcelJS from 'exceljs';
 import type { Warehouse } from '../pipelines/warehouse.js';
 import { sqlString } from '../pipelines/warehouse.js';
 import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
-import { noLedgerOrdersWarning, type Decimal, type ReportFacts } from './report-facts.js';
+import { noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, type DetailSheet, type SheetColumn } from './report-sheets.js';
 
 /** Excel's rows per sheet, header included. */
@@ -355,20 +355,9 @@ function writeSummary(
   );
 
   heading('Totals per currency');
-  header('Currency', 'Ledger orders', 'Ledger sales', 'Ledger cost', 'Provider sales', 'Provider sales total', 'Provider cost', 'Provider margin', 'Matched', 'Exceptions');
+  header('Currency', ...totalsColumns.map((c) => c.header));
   for (const t of facts.totals) {
-    line(
-      t.currency ?? '(none)',
-      count(t.ledgerOrders),
-      money(t.ledgerSalesTotal, t.currency),
-      money(t.ledgerCostTotal, t.currency),
-      count(t.providerSales),
-      money(t.providerSalesTotal, t.currency),
-      money(t.providerCostTotal, t.currency),
-      money(t.providerMargin, t.currency),
-      count(t.matched),
-      count(t.exceptions),
-    );
+    line(t.currency ?? '(none)', ...totalsColumns.map((c) => (c.kind === 'count' ? count(c.value(t) ?? 0) : money(c.value(t), t.currency))));
   }
 
   heading('Cost bridge: ledger expected cost → provider cost');
