@@ -55,8 +55,8 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     ...(warning ? [`WARNING: ${warning}`, ''] : []),
     ...facts.totals.flatMap((t) => [
       `${t.currency ?? '(no currency)'}`,
-      `  Ledger:   ${formatCount(t.ledgerOrders)} orders · sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
-      `  Provider: ${formatCount(t.providerSales)} sales · sales ${formatAmount(t.providerSalesTotal, t.currency)} · cost ${formatAmount(t.providerCostTotal, t.currency)} · margin ${formatAmount(t.providerMargin, t.currency)}`,
+      `  Ledger:   ${formatCount(t.ledgerOrders)} orders, ${formatCount(t.ledgerPaidOrders)} paid · paid sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
+      `  Provider: ${formatCount(t.providerSales)} sales, ${formatCount(t.providerBillableSales)} not canceled · their sales ${formatAmount(t.providerSalesTotal, t.currency)} · cost ${formatAmount(t.providerCostTotal, t.currency)} · margin ${formatAmount(t.providerMargin, t.currency)}`,
       `  Matched ${formatCount(t.matched)} · exceptions ${formatCount(t.exceptions)}`,
       '',
     ]),

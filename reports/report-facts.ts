@@ -19,9 +19,13 @@ export type Decimal = string | null;
 export interface CurrencyTotals {
   currency: string | null;
   ledgerOrders: string;
+  /** Of which paid: the orders the money totals are about. */
+  ledgerPaidOrders: string;
   ledgerSalesTotal: Decimal;
   ledgerCostTotal: Decimal;
   providerSales: string;
+  /** Of which not canceled: the sales the money totals are about. */
+  providerBillableSales: string;
   providerSalesTotal: Decimal;
   providerCostTotal: Decimal;
   providerMargin: Decimal;
@@ -29,15 +33,20 @@ export interface CurrencyTotals {
   exceptions: string;
 }
 
-/** The totals per currency as columns: the Summary sheet and the email list the same ones, in this order. */
+/**
+ * The totals per currency as columns: the Summary sheet and the email list the same ones, in this order.
+ * Money is about paid ledger orders and provider sales that are not canceled: the counts beside it say so.
+ */
 export const totalsColumns: { header: string; kind: 'count' | 'money'; value: (t: CurrencyTotals) => string | null }[] = [
   { header: 'Ledger orders', kind: 'count', value: (t) => t.ledgerOrders },
-  { header: 'Ledger sales', kind: 'money', value: (t) => t.ledgerSalesTotal },
-  { header: 'Ledger expected cost', kind: 'money', value: (t) => t.ledgerCostTotal },
+  { header: 'of which paid', kind: 'count', value: (t) => t.ledgerPaidOrders },
+  { header: 'Ledger sales (paid)', kind: 'money', value: (t) => t.ledgerSalesTotal },
+  { header: 'Ledger expected cost (paid)', kind: 'money', value: (t) => t.ledgerCostTotal },
   { header: 'Provider sales', kind: 'count', value: (t) => t.providerSales },
-  { header: 'Provider sales total', kind: 'money', value: (t) => t.providerSalesTotal },
-  { header: 'Provider cost', kind: 'money', value: (t) => t.providerCostTotal },
-  { header: 'Provider margin', kind: 'money', value: (t) => t.providerMargin },
+  { header: 'of which not canceled', kind: 'count', value: (t) => t.providerBillableSales },
+  { header: 'Provider sales total (not canceled)', kind: 'money', value: (t) => t.providerSalesTotal },
+  { header: 'Provider cost (not canceled)', kind: 'money', value: (t) => t.providerCostTotal },
+  { header: 'Provider margin (not canceled)', kind: 'money', value: (t) => t.providerMargin },
   { header: 'Matched', kind: 'count', value: (t) => t.matched },
   { header: 'Exceptions', kind: 'count', value: (t) => t.exceptions },
 ];
@@ -179,8 +188,8 @@ export async function loadReportFacts(
   }
 
   const totals = await warehouse.all(
-    `SELECT currency_code, ledger_orders, ledger_sales_total, ledger_cost_total, provider_sales, provider_sales_total,
-            provider_cost_total, provider_margin, matched, exceptions
+    `SELECT currency_code, ledger_orders, ledger_active_orders, ledger_sales_total, ledger_cost_total, provider_sales,
+            provider_billable_sales, provider_sales_total, provider_cost_total, provider_margin, matched, exceptions
      FROM recon_summary WHERE period = ${p} ORDER BY currency_code NULLS LAST`,
   );
   const bridge = await warehouse.all(
@@ -253,9 +262,11 @@ export async function loadReportFacts(
     totals: totals.map((row) => ({
       currency: text(row.currency_code),
       ledgerOrders: String(row.ledger_orders),
+      ledgerPaidOrders: String(row.ledger_active_orders),
       ledgerSalesTotal: text(row.ledger_sales_total),
       ledgerCostTotal: text(row.ledger_cost_total),
       providerSales: String(row.provider_sales),
+      providerBillableSales: String(row.provider_billable_sales),
       providerSalesTotal: text(row.provider_sales_total),
       providerCostTotal: text(row.provider_cost_total),
       providerMargin: text(row.provider_margin),

@@ -286,7 +286,8 @@ function writeSummary(
   rowsPerSheet: number,
   summaryOnlyOf: WorkbookOptions['summaryOnlyOf'],
 ): void {
-  worksheet.columns = [{ width: 34 }, ...Array.from({ length: 9 }, () => ({ width: 18 }))];
+  // A: labels; C holds the bridge's line texts, D exception type names; the rest are numbers.
+  worksheet.columns = [{ width: 36 }, { width: 20 }, { width: 46 }, { width: 26 }, ...Array.from({ length: 8 }, () => ({ width: 20 }))];
   const line = (...cells: SummaryCell[]) => {
     const row = worksheet.addRow(cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)));
     cells.forEach((cell, i) => {

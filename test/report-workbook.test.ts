@@ -156,11 +156,14 @@ describe('report workbook', () => {
     expect(summaryRow(ws, 'run-extract-1').getCell(6).value).toBe(12);
 
     const brl = summaryRow(ws, 'BRL');
+    const column = (name: string) => (ws.getRow(brl.number - 1).values as unknown[]).indexOf(name);
     const totals = await fixture.warehouse.one(`SELECT * FROM recon_summary WHERE period = '${period}' AND currency_code = 'BRL'`);
-    expect(brl.getCell(2).value).toBe(Number(totals!.ledger_orders));
-    expect(brl.getCell(3).value).toBe(123456.785);
-    expect(brl.getCell(3).numFmt).toContain('R$');
-    expect(brl.getCell(8).value).toBe(Number(totals!.provider_margin));
+    expect(brl.getCell(column('Ledger orders')).value).toBe(Number(totals!.ledger_orders));
+    expect(brl.getCell(column('of which paid')).value).toBe(Number(totals!.ledger_active_orders));
+    expect(brl.getCell(column('Ledger sales (paid)')).value).toBe(123456.785);
+    expect(brl.getCell(column('Ledger sales (paid)')).numFmt).toContain('R$');
+    expect(brl.getCell(column('of which not canceled')).value).toBe(Number(totals!.provider_billable_sales));
+    expect(brl.getCell(column('Provider margin (not canceled)')).value).toBe(Number(totals!.provider_margin));
 
     const bridgeStart = summaryRow(ws, 'Cost bridge: ledger expected cost → provider cost').number;
     const bridge = [];
