@@ -98,7 +98,7 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
         [period],
       );
       totals = await warehouse.all(
-        `select currency_code, provider_sales::INTEGER as provider_sales, provider_sales_total::VARCHAR as provider_sales_total,
+        `select currency_code, provider_billable_sales::INTEGER as provider_sales, provider_sales_total::VARCHAR as provider_sales_total,
                 provider_cost_total::VARCHAR as provider_cost_total, ledger_cost_total::VARCHAR as ledger_cost_total
          from recon_summary where period = $1 order by currency_code`,
         [period],

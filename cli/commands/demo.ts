@@ -33,10 +33,10 @@ export function registerDemo(program: Command): void {
 function describeDemo(summary: DemoSummary): string {
   const totals = summary.totals.map((t) => ({
     currency: t.currency_code,
-    'provider sales': t.provider_sales,
-    'sales total': t.provider_sales_total,
-    'provider cost': t.provider_cost_total,
-    'ledger expected cost': t.ledger_cost_total,
+    'provider sales (not canceled)': t.provider_sales,
+    'their sales total': t.provider_sales_total,
+    'their cost': t.provider_cost_total,
+    'ledger expected cost (paid)': t.ledger_cost_total,
   }));
   return [
     '',
