@@ -20,6 +20,7 @@ import { UsageError } from '../config/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../cli/output.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
+import { chooseSheet } from '../sources/ledger/xlsx.js';
 import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
 import { recordRun } from './runs.js';
 import type { Warehouse } from './warehouse.js';
@@ -37,6 +38,8 @@ export interface LedgerImportSummary {
   file: string;
   format: LedgerFormat;
   fileHash: string;
+  /** XLSX: the sheet read (`ledger.sheet`, else the first tab). */
+  sheet?: string;
   /** Data lines read: every record after the header (accepted + rejected). */
   lines: number;
   accepted: number;
@@ -83,6 +86,7 @@ export async function importLedger(
     args,
     async (run) => {
       output.info(`reading ${sourceFile} (${format}, sha256 ${fileHash.slice(0, 12)}…)`);
+      const sheet = format === 'xlsx' ? chosenSheet(sourceFile, settings.sheet, output) : undefined;
       const counts = await stage(warehouse, sourceFile, settings, output);
       const summary = await warehouse.transaction(async () => {
         const previous = await warehouse.all<{ file_hash: string; source_file: string; imported_at: string; lines: string }>(
@@ -124,6 +128,7 @@ export async function importLedger(
           file: sourceFile,
           format,
           fileHash,
+          ...(sheet !== undefined && { sheet }),
           lines: counts.accepted + counts.rejected,
           accepted: counts.accepted,
           rejected: counts.rejected,
@@ -151,12 +156,25 @@ export async function importLedger(
       if (summary.rejected > 0) output.warn(`${summary.rejected} of ${summary.lines} ledger lines of ${sourceFile} were rejected (kept in ledger_rejects)`);
       summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
       run.counters.rowsLoaded = summary.accepted;
-      run.details = { file: sourceFile, format, fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
+      run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
       return summary;
     },
     options.parentRunId,
     // The staging tables go whatever happened (they are temporary: a crash drops them too).
   ).finally(() => dropStaging(warehouse).catch(() => undefined));
+}
+
+/**
+ * The sheet an XLSX import reads. Without `ledger.sheet` it is the first tab; when there are others, the
+ * console says which was read and names the rest, so a ledger on another tab is not missed silently.
+ */
+function chosenSheet(file: string, wanted: string | undefined, output: Output): string {
+  const { sheet, sheets } = chooseSheet(file, wanted);
+  if (wanted === undefined && sheets.length > 1) {
+    const others = sheets.filter((name) => name !== sheet).map((name) => `"${name}"`).join(', ');
+    output.info(`read the first sheet "${sheet}" of ${sheets.length} (the others: ${others}); to read another, set ledger.sheet or pass --sheet`);
+  }
+  return sheet;
 }
 
 /** Reads the file into the temporary staging tables; returns the counts and the first rejects. */
@@ -259,7 +277,7 @@ function defined<T extends object>(values: T): Partial<T> {
 /** The console summary: counts, what was replaced or superseded, and the first rejects. */
 export function describeLedgerImport(summary: LedgerImportSummary): string {
   const lines = [
-    `${summary.file} (${summary.format}): ${summary.lines} lines, ${summary.accepted} accepted, ${summary.rejected} rejected (${summary.seconds.toFixed(1)} s)`,
+    `${summary.file} (${summary.format}${summary.sheet !== undefined ? `, sheet "${summary.sheet}"` : ''}): ${summary.lines} lines, ${summary.accepted} accepted, ${summary.rejected} rejected (${summary.seconds.toFixed(1)} s)`,
   ];
   if (summary.firstRejects.length > 0) {
     lines.push(summary.rejected > summary.firstRejects.length ? `first ${summary.firstRejects.length} rejects:` : 'rejects:');

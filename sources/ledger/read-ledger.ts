@@ -72,7 +72,7 @@ async function resolveHeadersOf(file: string, settings: LedgerReadSettings, name
     return resolveHeaders(names, settings.columns, file, '');
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    const sheets = (await listSheets(file)).map((name) => `"${name}"`).join(', ');
+    const sheets = listSheets(file).map((name) => `"${name}"`).join(', ');
     const which = settings.sheet !== undefined ? `sheet "${settings.sheet}" was read (ledger.sheet)` : 'the first sheet was read';
     return resolveHeaders(names, settings.columns, file, `if the ledger is on another sheet (${which}; sheets found: ${sheets}), set ledger.sheet or pass --sheet`);
   }

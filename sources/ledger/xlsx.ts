@@ -1,6 +1,7 @@
 /**
  * Excel ledgers, streamed with exceljs's WorkbookReader (memory holds the shared strings and one row):
- * the sheet `ledger.sheet` or the first one; its first non-empty row is the header. Cells keep their
+ * the sheet `ledger.sheet` or the first tab (tab order comes from `xl/workbook.xml`, see xlsx-workbook.ts:
+ * the streaming reader meets sheets in ZIP order, which is not tab order); its first non-empty row is the header. Cells keep their
  * types: numbers, real dates (the sheet's wall-clock time) and text; formulas give their cached result.
  * Empty rows are not data and are skipped (spreadsheets carry many formatted empty rows); `line` is the
  * sheet's row number.
@@ -10,6 +11,7 @@ import ExcelJS from 'exceljs';
 import { ConfigError, JobError } from '../../config/errors.js';
 import { describeStart, fileEnds } from './signature.js';
 import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
+import { readWorkbookIndex, type WorkbookIndex } from './xlsx-workbook.js';
 
 const exportAgain = 'Export the ledger again from the spreadsheet as an Excel Workbook (.xlsx), or pass --format if the file is CSV, JSON or Parquet.';
 
@@ -18,7 +20,7 @@ export async function* readXlsx(
   settings: Pick<LedgerReadSettings, 'sheet'>,
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
-  checkWorkbookSignature(file);
+  const { sheet } = chooseSheet(file, settings.sheet);
   const total = statSync(file).size;
   let done = 0;
   const input = createReadStream(file, { highWaterMark: 1024 * 1024 });
@@ -33,13 +35,11 @@ export async function* readXlsx(
     worksheets: 'emit',
     entries: 'ignore',
   });
-  const seen: string[] = [];
   let found = false;
   try {
     for await (const worksheet of workbook) {
-      const name = (worksheet as unknown as { name: string }).name;
-      seen.push(name);
-      if (settings.sheet !== undefined && name !== settings.sheet) continue;
+      // Other sheets are skipped unread: the reader drains them.
+      if ((worksheet as unknown as { name: string }).name !== sheet) continue;
       found = true;
       let width: number | undefined;
       for await (const row of worksheet) {
@@ -67,28 +67,36 @@ export async function* readXlsx(
     input.destroy();
   }
   if (!found) {
-    const which = settings.sheet !== undefined ? `no sheet named "${settings.sheet}" (ledger.sheet)` : 'no sheet';
-    throw new ConfigError(`${file}: ${which}; sheets found: ${seen.map((s) => `"${s}"`).join(', ') || '(none)'}.`, undefined, 'ledger.sheet');
+    throw new JobError(
+      `${file}: the sheet "${sheet}" is listed in the workbook but holds no cells the reader can find (is it a chart sheet?).`,
+      'Name the sheet that holds the ledger in ledger.sheet or pass --sheet.',
+    );
   }
 }
 
-/** The names of the workbook's sheets, in order (for a hint when the sheet read is not the ledger). */
-export async function listSheets(file: string): Promise<string[]> {
-  const input = createReadStream(file, { highWaterMark: 1024 * 1024 });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, { sharedStrings: 'ignore', styles: 'ignore', hyperlinks: 'ignore', worksheets: 'emit', entries: 'ignore' });
-  const names: string[] = [];
+/** The sheet to read (`ledger.sheet`, else the first tab) and all the sheets in tab order; ConfigError when the named one is absent. */
+export function chooseSheet(file: string, wanted: string | undefined): WorkbookIndex & { sheet: string } {
+  const index = workbookIndex(file);
+  const sheet = wanted ?? index.sheets[0];
+  if (sheet === undefined || !index.sheets.includes(sheet)) {
+    const which = wanted !== undefined ? `no sheet named "${wanted}" (ledger.sheet)` : 'no sheet';
+    throw new ConfigError(`${file}: ${which}; sheets found: ${index.sheets.map((s) => `"${s}"`).join(', ') || '(none)'}.`, undefined, 'ledger.sheet');
+  }
+  return { ...index, sheet };
+}
+
+/** The names of the workbook's sheets, in tab order (for a hint when the sheet read is not the ledger). */
+export function listSheets(file: string): string[] {
+  return workbookIndex(file).sheets;
+}
+
+function workbookIndex(file: string): WorkbookIndex {
+  checkWorkbookSignature(file);
   try {
-    for await (const worksheet of workbook) {
-      names.push((worksheet as unknown as { name: string }).name);
-      // The reader streams the zip: each sheet's rows must be read before the next sheet arrives.
-      for await (const _row of worksheet) void _row;
-    }
+    return readWorkbookIndex(file);
   } catch (error) {
     throw unreadable(file, error);
-  } finally {
-    input.destroy();
   }
-  return names;
 }
 
 /** An .xlsx file is a ZIP archive; an Excel 97-2003 .xls or a password-protected workbook is an OLE file. */
