@@ -186,3 +186,42 @@ describe('the first sheet is the first tab, whatever the ZIP order', () => {
     }
   });
 });
+
+describe('cell values', () => {
+  it('reads a formula whose saved result is 0 as 0, not as an empty cell', async () => {
+    const file = writeWorkbook('zero.xlsx', [
+      {
+        name: 'L',
+        rows: [
+          header,
+          ['Z-1', 2101, '2025-03-10 10:00:00', 10, { formula: 'IF(G2="canceled",0,D2*0.95)', result: 0 }, 'BRL', 'canceled'],
+          ['Z-2', 2101, '2025-03-10 10:00:00', { formula: '0*1', result: 0 }, 0, 'BRL', 'paid'],
+          ['Z-3', 2101, '2025-03-10 10:00:00', 10, { formula: 'D4*0.95', result: 9.5 }, 'BRL', 'paid'],
+        ],
+      },
+    ]);
+    const items = await readAll(file, settings());
+    expect(rejectsOf(items)).toEqual([]);
+    expect(rowsOf(items).map((r) => [r.partner_reference, r.sales_price, r.expected_cost])).toEqual([
+      ['Z-1', '10', '0'],
+      ['Z-2', '0', '0'],
+      ['Z-3', '10', '9.5'],
+    ]);
+  });
+
+  it('reads a plain number in paid_at as an Excel date serial (1900 or 1904 system), only from 1990 to 2100', async () => {
+    const rows = [header, line('S-1', 45726.4166666667), line('S-2', { formula: 'DATE(2025,3,11)', result: 45727 } as Cell), line('S-3', 20250310), line('S-4', 1741600800)];
+    const items = await readAll(writeWorkbook('serials.xlsx', [{ name: 'L', rows }]), settings());
+    expect(rowsOf(items).map((r) => [r.partner_reference, r.paid_local, r.paid_at_raw])).toEqual([
+      ['S-1', '2025-03-10 10:00:00', '45726.4166666667'],
+      ['S-2', '2025-03-11 00:00:00', '45727'],
+    ]);
+    expect(rejectsOf(items).map((r) => [r.source_line, r.reason])).toEqual([
+      [4, 'paid_at: 20250310 is not a date (a number in an XLSX date cell is read as an Excel date serial only from 1990 to 2100)'],
+      [5, expect.stringMatching(/^paid_at: 1741600800 is not a date/)],
+    ]);
+    // The 1904 date system (old Mac workbooks) counts 1462 days fewer for the same date.
+    const mac = await readAll(writeWorkbook('serials-1904.xlsx', [{ name: 'L', rows: [header, line('M-1', 45726.4166666667 - 1462)] }], { date1904: true }), settings());
+    expect(rowsOf(mac).map((r) => r.paid_local)).toEqual(['2025-03-10 10:00:00']);
+  });
+});

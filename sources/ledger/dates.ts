@@ -63,6 +63,23 @@ export function paidAtFromSheetDate(date: Date): Parsed<PaidAt> {
   return fromFields(utcFields(date), undefined, date.toISOString());
 }
 
+/** Excel serials of 1990-01-01 and 2100-01-01 (1900 date system). */
+const plausibleSerials = { from: 32874, to: 73051 };
+
+/**
+ * A plain number in an XLSX paid_at cell: an Excel date serial (days since 1899-12-30, or since 1904-01-01
+ * in the 1904 date system; the fraction is the time of day) whose date format was lost, or the result of a
+ * date formula (=A2+1), which exceljs leaves a number. Only serials from 1990 to 2100 are read as dates:
+ * anything else (20250310, a Unix time) is not a date a ledger holds, and stays an error.
+ */
+export function paidAtFromExcelSerial(serial: number, date1904: boolean): Parsed<PaidAt> {
+  const days = serial + (date1904 ? 1462 : 0);
+  if (!(days >= plausibleSerials.from && days < plausibleSerials.to)) {
+    return { error: `${serial} is not a date (a number in an XLSX date cell is read as an Excel date serial only from 1990 to 2100)` };
+  }
+  return paidAtFromSheetDate(new Date(Math.round((days - 25569) * 86_400_000)));
+}
+
 function utcFields(date: Date): Fields {
   const milliseconds = date.getUTCMilliseconds();
   return {

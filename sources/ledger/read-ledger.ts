@@ -20,13 +20,14 @@ export interface ReadLedgerOptions {
 }
 
 export async function* readLedger(file: string, settings: LedgerReadSettings, options: ReadLedgerOptions = {}): AsyncGenerator<LedgerItem> {
-  const validate = createRowValidator(settings, settings.format === 'xlsx' || settings.format === 'parquet');
+  let validate = createRowValidator(settings, { sheetNumbers: settings.format === 'xlsx' || settings.format === 'parquet' });
   let indexes: ColumnIndexes | undefined;
   let keys: KeyResolver | undefined;
   for await (const event of sourceEvents(file, settings, options)) {
     switch (event.kind) {
       case 'header':
         indexes = await resolveHeadersOf(file, settings, event.names);
+        if (event.excelDates) validate = createRowValidator(settings, { sheetNumbers: true, excelDates: event.excelDates });
         break;
       case 'reject':
         yield { reject: { source_line: event.line, reason: event.reason, raw: event.raw } };

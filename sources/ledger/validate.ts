@@ -5,7 +5,7 @@
  * `order_status` is `paid`, `refunded` or `canceled`, case- and accent-insensitive; the only synonyms
  * accepted are the British spelling and the Portuguese words of Brazilian exports (see statusSynonyms).
  */
-import { createDateParser, paidAtFromSheetDate, type PaidAt } from './dates.js';
+import { createDateParser, paidAtFromExcelSerial, paidAtFromSheetDate, type PaidAt } from './dates.js';
 import { normalizeHeader } from './columns.js';
 import { parseDecimalNumber, parseDecimalText, parseExactDecimal, parseIdentifier, type Parsed } from './numbers.js';
 import { ExactNumber, type CellValue, type LedgerColumn, type LedgerReadSettings, type LedgerRow } from './types.js';
@@ -28,8 +28,16 @@ export const statusSynonyms: Record<string, LedgerRow['order_status']> = {
 
 export type RowOutcome = { row: LedgerRow; reason?: undefined } | { reason: string; row?: undefined };
 
+export interface ValueSource {
+  /** Numbers are typed cells (XLSX, Parquet DOUBLE), shown rounded to 15 significant digits. */
+  sheetNumbers: boolean;
+  /** XLSX: a plain number in paid_at is an Excel date serial (see paidAtFromExcelSerial). */
+  excelDates?: { date1904: boolean };
+}
+
 /** Builds the validator for one import (compiles the date format once). */
-export function createRowValidator(settings: Pick<LedgerReadSettings, 'decimalSeparator' | 'dateFormat'>, sheetNumbers: boolean) {
+export function createRowValidator(settings: Pick<LedgerReadSettings, 'decimalSeparator' | 'dateFormat'>, source: ValueSource) {
+  const { sheetNumbers, excelDates } = source;
   const parseDate = createDateParser(settings.dateFormat);
 
   const money = (value: CellValue): Parsed<string> => {
@@ -42,6 +50,7 @@ export function createRowValidator(settings: Pick<LedgerReadSettings, 'decimalSe
   const paidAt = (value: CellValue): Parsed<PaidAt> => {
     if (value instanceof Date) return paidAtFromSheetDate(value);
     if (typeof value === 'string') return parseDate(value);
+    if (typeof value === 'number' && excelDates) return paidAtFromExcelSerial(value, excelDates.date1904);
     return { error: `${describe(value)} is not a date` };
   };
 

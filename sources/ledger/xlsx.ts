@@ -20,7 +20,7 @@ export async function* readXlsx(
   settings: Pick<LedgerReadSettings, 'sheet'>,
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
-  const { sheet } = chooseSheet(file, settings.sheet);
+  const { sheet, date1904 } = chooseSheet(file, settings.sheet);
   const total = statSync(file).size;
   let done = 0;
   const input = createReadStream(file, { highWaterMark: 1024 * 1024 });
@@ -43,11 +43,11 @@ export async function* readXlsx(
       found = true;
       let width: number | undefined;
       for await (const row of worksheet) {
-        const values = cellValues(row.values as unknown[]);
+        const values = cellValues(row);
         if (values.every((v) => v === null || (typeof v === 'string' && v.trim() === ''))) continue;
         if (width === undefined) {
           width = values.length;
-          yield { kind: 'header', names: values.map((v) => (v === null ? '' : String(v).trim())) };
+          yield { kind: 'header', names: values.map((v) => (v === null ? '' : String(v).trim())), excelDates: { date1904 } };
           continue;
         }
         const aligned = Array.from({ length: width }, (_, i) => values[i] ?? null);
@@ -119,9 +119,15 @@ function unreadable(file: string, error: unknown): Error {
 }
 
 /** exceljs row values are 1-based and sparse; cells may be rich text, formulas, hyperlinks or errors. */
-function cellValues(values: unknown[]): CellValue[] {
+function cellValues(row: ExcelJS.Row): CellValue[] {
+  const values = row.values as unknown[];
   const out: CellValue[] = [];
-  for (let i = 1; i < values.length; i++) out.push(cellValue(values[i]));
+  for (let i = 1; i < values.length; i++) {
+    const value = values[i];
+    // A formula's value object drops a falsy saved result (`<v>0</v>` of =IF(…;0;…)); the cell's result keeps it.
+    const isFormula = typeof value === 'object' && value !== null && ('formula' in value || 'sharedFormula' in value);
+    out.push(isFormula ? cellValue(row.getCell(i).result ?? null) : cellValue(value));
+  }
   while (out.length > 0 && out[out.length - 1] === null) out.pop();
   return out;
 }
