@@ -42,6 +42,11 @@ export interface LedgerImportSummary {
   sheet?: string;
   /** Data lines read: every record after the header (accepted + rejected). */
   lines: number;
+  /**
+   * CSV and XLSX: rows above the header (a title line, an export date), skipped: not data, so neither
+   * accepted nor rejected and not counted in `lines`.
+   */
+  skippedAboveHeader: number;
   accepted: number;
   rejected: number;
   /** The first 5 rejects, in file order. */
@@ -88,6 +93,11 @@ export async function importLedger(
       output.info(`reading ${sourceFile} (${format}, sha256 ${fileHash.slice(0, 12)}…)`);
       const sheet = format === 'xlsx' ? chosenSheet(sourceFile, settings.sheet, output) : undefined;
       const counts = await stage(warehouse, sourceFile, settings, output);
+      if (counts.aboveHeader.length > 0) {
+        const rows = counts.aboveHeader;
+        const where = rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
+        output.info(`skipped ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} above the header (${where}): a title or notes, not data, not counted in the lines`);
+      }
       const summary = await warehouse.transaction(async () => {
         const previous = await warehouse.all<{ file_hash: string; source_file: string; imported_at: string; lines: string }>(
           `SELECT file_hash, source_file, strftime(imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, lines
@@ -130,6 +140,7 @@ export async function importLedger(
           fileHash,
           ...(sheet !== undefined && { sheet }),
           lines: counts.accepted + counts.rejected,
+          skippedAboveHeader: counts.aboveHeader.length,
           accepted: counts.accepted,
           rejected: counts.rejected,
           firstRejects: counts.firstRejects,
@@ -183,7 +194,7 @@ async function stage(
   file: string,
   settings: LedgerReadSettings,
   output: Output,
-): Promise<{ accepted: number; rejected: number; firstRejects: LedgerReject[] }> {
+): Promise<{ accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[] }> {
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rows (
     partner_reference VARCHAR, product_id BIGINT, paid_local VARCHAR, paid_instant VARCHAR, paid_at_raw VARCHAR,
     sales_price VARCHAR, expected_cost VARCHAR, currency_code VARCHAR, country_code VARCHAR, order_status VARCHAR,
@@ -193,7 +204,7 @@ async function stage(
   const rejects = await warehouse.connection.createAppender('ledger_import_rejects', 'main', 'temp');
   // Parquet streams from DuckDB: on a connection of its own, as the appenders use the main one.
   const reader = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
-  const counts = { accepted: 0, rejected: 0, firstRejects: [] as LedgerReject[] };
+  const counts = { accepted: 0, rejected: 0, firstRejects: [] as LedgerReject[], aboveHeader: [] as number[] };
   let lastPlainLine = Date.now();
   const onProgress = (done: number, total: number) => {
     const plainLineDue = Date.now() - lastPlainLine >= 5000;
@@ -210,7 +221,7 @@ async function stage(
     );
   };
   try {
-    for await (const item of readLedger(file, settings, { connection: reader, onProgress })) {
+    for await (const item of readLedger(file, settings, { connection: reader, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) })) {
       if (item.row) {
         const r = item.row;
         appendText(rows, r.partner_reference);
@@ -276,8 +287,9 @@ function defined<T extends object>(values: T): Partial<T> {
 
 /** The console summary: counts, what was replaced or superseded, and the first rejects. */
 export function describeLedgerImport(summary: LedgerImportSummary): string {
+  const skipped = summary.skippedAboveHeader > 0 ? ` (${summary.skippedAboveHeader} above the header skipped)` : '';
   const lines = [
-    `${summary.file} (${summary.format}${summary.sheet !== undefined ? `, sheet "${summary.sheet}"` : ''}): ${summary.lines} lines, ${summary.accepted} accepted, ${summary.rejected} rejected (${summary.seconds.toFixed(1)} s)`,
+    `${summary.file} (${summary.format}${summary.sheet !== undefined ? `, sheet "${summary.sheet}"` : ''}): ${summary.lines} lines${skipped}, ${summary.accepted} accepted, ${summary.rejected} rejected (${summary.seconds.toFixed(1)} s)`,
   ];
   if (summary.firstRejects.length > 0) {
     lines.push(summary.rejected > summary.firstRejects.length ? `first ${summary.firstRejects.length} rejects:` : 'rejects:');

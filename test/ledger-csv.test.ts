@@ -258,6 +258,21 @@ describe('reading a CSV ledger', () => {
     expect(item!.row!.partner_reference).toBe('€“Pedido aç”');
   });
 
+  it('finds the header below a title line; lines above it are skipped, not counted, and blank lines stay rejects', async () => {
+    const file = path.join(temp.dir, 'title.csv');
+    const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
+    writeFileSync(file, ['Razão do parceiro — março de 2025;;;;;;', '', head, 'R-1;1;2024-03-05;1;1;BRL;paid', 'R-2;2;2024-03-05;x;1;BRL;paid', ''].join('\n'));
+    const skipped: number[] = [];
+    const items: LedgerItem[] = [];
+    for await (const item of readLedger(file, settings({ delimiter: ';' }), { onAboveHeader: (line) => skipped.push(line) })) items.push(item);
+    expect(skipped).toEqual([1]);
+    expect(items.map((i) => (i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason.replace(/:.*/, '')]))).toEqual([
+      [2, 'blank line'],
+      [4, 'row'],
+      [5, 'sales_price'],
+    ]);
+  });
+
   it('refuses a typo in ledger.columns', async () => {
     const file = path.join(temp.dir, 'typo.csv');
     writeFileSync(file, 'a\n1\n');

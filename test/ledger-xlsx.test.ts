@@ -225,3 +225,51 @@ describe('cell values', () => {
     expect(rowsOf(mac).map((r) => r.paid_local)).toEqual(['2025-03-10 10:00:00']);
   });
 });
+
+describe('a title above the header', () => {
+  const titled = () =>
+    writeWorkbook('titled.xlsx', [
+      {
+        name: 'Lançamentos',
+        rows: [['Razão do parceiro — março de 2025'], [], ['exportado em', '2025-04-01'], header, line('T-1'), line('T-2'), ['T-3', 2101, '2025-03-10', 'n/d', 1, 'BRL', 'paid']],
+      },
+    ], { zipOrder: [0] });
+
+  it('finds the header below title rows; the rows above it are skipped, neither accepted nor rejected', async () => {
+    const skipped: [number, string][] = [];
+    const items: LedgerItem[] = [];
+    for await (const item of readLedger(titled(), settings(), { onAboveHeader: (at, raw) => skipped.push([at, raw]) })) items.push(item);
+    expect(skipped).toEqual([
+      [1, '["Razão do parceiro — março de 2025"]'],
+      [3, '["exportado em","2025-04-01"]'],
+    ]);
+    expect(rowsOf(items).map((r) => [r.source_line, r.partner_reference])).toEqual([
+      [5, 'T-1'],
+      [6, 'T-2'],
+    ]);
+    expect(rejectsOf(items).map((r) => r.source_line)).toEqual([7]);
+  });
+
+  it('reports the skipped rows on the console and keeps accepted + rejected = lines', async () => {
+    const dir = temporaryDirectory('ledger-xlsx-title');
+    const config = testConfig(dir.dir);
+    const warehouse = await openWarehouse(config);
+    try {
+      const { output, stderr } = capturedOutput();
+      const summary = await importLedger(warehouse, config, titled(), {}, output);
+      expect(summary).toMatchObject({ lines: 3, accepted: 2, rejected: 1, skippedAboveHeader: 2 });
+      expect(stderr()).toMatch(/skipped 2 rows above the header \(rows 1, 3\): a title or notes, not data, not counted in the lines/);
+      expect(await warehouse.one(`SELECT lines FROM ledger_files WHERE file_hash = $1`, [summary.fileHash])).toEqual({ lines: '3' });
+    } finally {
+      warehouse.close();
+      dir.remove();
+    }
+  });
+
+  it('takes the first row as the header when none of the first 20 names every required column, and says what is missing', async () => {
+    const rows: Cell[][] = [['Razão do parceiro'], ...Array.from({ length: 20 }, (_, i): Cell[] => [`nota ${i}`]), header, line('T-1')];
+    const error = (await readAll(writeWorkbook('deep.xlsx', [{ name: 'L', rows }]), settings()).catch((e: unknown) => e)) as ConfigError;
+    expect(error).toBeInstanceOf(ConfigError);
+    expect(error.message).toMatch(/no column for partner_reference.*Headers found: "Razão do parceiro"/);
+  });
+});

@@ -109,3 +109,59 @@ function missingColumn(column: LedgerColumn, mapped: string | undefined, headers
     `ledger.columns.${column}`,
   );
 }
+
+/** Whether a row names every required column and every mapped one: what makes it the header row. */
+export function namesRequiredColumns(headers: string[], columns: Record<string, string>): boolean {
+  const exact = new Set(headers);
+  const normalized = new Set(headers.map(normalizeHeader));
+  return ledgerColumns.every((column) => {
+    const mapped = columns[column.name];
+    if (!column.required && mapped === undefined) return true;
+    return (mapped !== undefined && exact.has(mapped)) || normalized.has(normalizeHeader(mapped ?? column.name));
+  });
+}
+
+/** How many rows from the top may hold the header (a title, a period or blank rows may come first). */
+export const headerSearchRows = 20;
+
+export type PlacedRow<T> = { role: 'above-header' | 'header' | 'data'; row: T };
+
+/**
+ * Finds the header of a tabular file: the first of its first rows that names every required column. The
+ * rows above it (a title, an export date) are not data. Rows are held until the header is known (at most
+ * `headerSearchRows`), then released in file order with their role. When none qualifies, the first row
+ * with text is the header, as before, so resolveHeaders says what is missing from it. `names` gives a
+ * row's cells, or undefined for a blank row (never the header; the reader decides what a blank row is).
+ */
+export class HeaderSearch<T> {
+  private held: T[] = [];
+  private found = false;
+
+  constructor(
+    private readonly names: (row: T) => string[] | undefined,
+    private readonly columns: Record<string, string>,
+  ) {}
+
+  push(row: T): PlacedRow<T>[] {
+    if (this.found) return [{ role: 'data', row }];
+    this.held.push(row);
+    const names = this.names(row);
+    if (names !== undefined && namesRequiredColumns(names, this.columns)) return this.release(this.held.length - 1);
+    return this.held.length >= headerSearchRows ? this.release(undefined) : [];
+  }
+
+  end(): PlacedRow<T>[] {
+    return this.found ? [] : this.release(undefined);
+  }
+
+  private release(header: number | undefined): PlacedRow<T>[] {
+    this.found = true;
+    const held = this.held;
+    this.held = [];
+    const at = header ?? held.findIndex((row) => this.names(row) !== undefined);
+    return held.map((row, i) => ({
+      row,
+      role: i === at ? 'header' : header !== undefined && i < at && this.names(row) !== undefined ? 'above-header' : 'data',
+    }));
+  }
+}

@@ -6,6 +6,7 @@
  * are rejects. A quote left open is reported on its line, and reading resumes on the next physical line
  * (a record may not exceed 1 MiB), so one stray quote never swallows the rest of the file.
  */
+import { HeaderSearch, type PlacedRow } from './columns.js';
 import { readTextChunks } from './text-stream.js';
 import type { LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
 
@@ -158,20 +159,17 @@ function countLineBreaks(text: string): number {
   return count;
 }
 
-/** Reads a delimited text file: the first record is the header, each later one a data line. */
+/** Reads a delimited text file: the header (see HeaderSearch), then each later record as a data line. */
 export async function* readCsv(
   file: string,
-  settings: Pick<LedgerReadSettings, 'delimiter' | 'quote' | 'encoding'>,
+  settings: Pick<LedgerReadSettings, 'delimiter' | 'quote' | 'encoding' | 'columns'>,
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
   const splitter = new CsvSplitter(settings.delimiter, settings.quote);
+  const search = new HeaderSearch<CsvRecord>((record) => (record.raw.trim() === '' ? undefined : record.fields.map((f) => f.trim())), settings.columns);
   let fieldCount: number | undefined;
   const shownDelimiter = settings.delimiter === '\t' ? 'tab' : `"${settings.delimiter}"`;
   const toEvent = (record: CsvRecord): SourceEvent => {
-    if (fieldCount === undefined) {
-      fieldCount = record.fields.length;
-      return { kind: 'header', names: record.fields.map((f) => f.trim()) };
-    }
     if (record.error) return { kind: 'reject', line: record.line, reason: record.error, raw: record.raw };
     if (record.raw.trim() === '') return { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
     if (record.raw.includes('\uFFFD') && settings.encoding === 'utf-8') {
@@ -193,15 +191,18 @@ export async function* readCsv(
     }
     return { kind: 'values', line: record.line, values: record.fields, raw: record.raw };
   };
-  for await (const text of readTextChunks(file, settings.encoding, onProgress)) {
-    for (const record of splitter.push(text)) {
-      // Blank lines before the header are not the header.
-      if (fieldCount === undefined && record.raw.trim() === '') {
-        yield { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
-        continue;
-      }
-      yield toEvent(record);
+  function* emit(placed: PlacedRow<CsvRecord>[]): Generator<SourceEvent> {
+    for (const { role, row } of placed) {
+      if (role === 'above-header') yield { kind: 'above-header', line: row.line, raw: row.raw };
+      else if (role === 'header') {
+        fieldCount = row.fields.length;
+        yield { kind: 'header', names: row.fields.map((f) => f.trim()) };
+      } else yield toEvent(row);
     }
   }
-  for (const record of splitter.end()) yield toEvent(record);
+  for await (const text of readTextChunks(file, settings.encoding, onProgress)) {
+    for (const record of splitter.push(text)) yield* emit(search.push(record));
+  }
+  for (const record of splitter.end()) yield* emit(search.push(record));
+  yield* emit(search.end());
 }

@@ -1,7 +1,9 @@
 /**
  * Reads a ledger file of any supported format into canonical rows and rejects, in file order and in flat
  * memory. Every record after the header comes out as exactly one row or one reject, so
- * `accepted + rejected = lines` holds for every file.
+ * `accepted + rejected = lines` holds for every file. Rows above the header of a CSV or XLSX file (a title
+ * line, an export date: see HeaderSearch) are not data lines: they are neither accepted nor rejected, are
+ * not counted in `lines`, and are reported through `onAboveHeader`.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ConfigError, JobError } from '../../config/errors.js';
@@ -17,6 +19,8 @@ export interface ReadLedgerOptions {
   /** Parquet is read through DuckDB: a connection of its own (not the one the rows are appended on). */
   connection?: DuckDBConnection;
   onProgress?: ProgressCallback;
+  /** A row above the header (not data, not counted): where it is and its text. */
+  onAboveHeader?: (line: number, raw: string) => void;
 }
 
 export async function* readLedger(file: string, settings: LedgerReadSettings, options: ReadLedgerOptions = {}): AsyncGenerator<LedgerItem> {
@@ -28,6 +32,9 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
       case 'header':
         indexes = await resolveHeadersOf(file, settings, event.names);
         if (event.excelDates) validate = createRowValidator(settings, { sheetNumbers: true, excelDates: event.excelDates });
+        break;
+      case 'above-header':
+        options.onAboveHeader?.(event.line, event.raw);
         break;
       case 'reject':
         yield { reject: { source_line: event.line, reason: event.reason, raw: event.raw } };

@@ -97,7 +97,9 @@ export type SourceEvent =
   | { kind: 'header'; names: string[]; excelDates?: { date1904: boolean } }
   | { kind: 'values'; line: number; values: CellValue[]; raw: string }
   | { kind: 'object'; line: number; object: Record<string, CellValue>; raw: string }
-  | { kind: 'reject'; line: number; reason: string; raw: string };
+  | { kind: 'reject'; line: number; reason: string; raw: string }
+  /** A row above the header (a title, an export date): neither data nor a reject, not counted in the lines. */
+  | { kind: 'above-header'; line: number; raw: string };
 
 /** Called as a reader goes: how far it is (bytes or rows) out of how much. */
 export type ProgressCallback = (done: number, total: number) => void;

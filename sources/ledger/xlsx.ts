@@ -1,7 +1,9 @@
 /**
  * Excel ledgers, streamed with exceljs's WorkbookReader (memory holds the shared strings and one row):
  * the sheet `ledger.sheet` or the first tab (tab order comes from `xl/workbook.xml`, see xlsx-workbook.ts:
- * the streaming reader meets sheets in ZIP order, which is not tab order); its first non-empty row is the header. Cells keep their
+ * the streaming reader meets sheets in ZIP order, which is not tab order). The header is the first of its
+ * first 20 non-empty rows that names every required column (see HeaderSearch); rows above it (a title) are
+ * not data. Cells keep their
  * types: numbers, real dates (the sheet's wall-clock time) and text; formulas give their cached result.
  * Empty rows are not data and are skipped (spreadsheets carry many formatted empty rows); `line` is the
  * sheet's row number.
@@ -9,6 +11,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import { ConfigError, JobError } from '../../config/errors.js';
+import { HeaderSearch, type PlacedRow } from './columns.js';
 import { describeStart, fileEnds } from './signature.js';
 import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
 import { readWorkbookIndex, type WorkbookIndex } from './xlsx-workbook.js';
@@ -17,7 +20,7 @@ const exportAgain = 'Export the ledger again from the spreadsheet as an Excel Wo
 
 export async function* readXlsx(
   file: string,
-  settings: Pick<LedgerReadSettings, 'sheet'>,
+  settings: Pick<LedgerReadSettings, 'sheet' | 'columns'>,
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
   const { sheet, date1904 } = chooseSheet(file, settings.sheet);
@@ -41,24 +44,30 @@ export async function* readXlsx(
       // Other sheets are skipped unread: the reader drains them.
       if ((worksheet as unknown as { name: string }).name !== sheet) continue;
       found = true;
+      const search = new HeaderSearch<SheetRow>((row) => row.values.map((v) => (v === null ? '' : String(v).trim())), settings.columns);
       let width: number | undefined;
+      const emit = function* (placed: PlacedRow<SheetRow>[]): Generator<SourceEvent> {
+        for (const { role, row } of placed) {
+          const raw = JSON.stringify(row.values.map((v) => (v instanceof Date ? v.toISOString() : v)));
+          if (role === 'above-header') {
+            yield { kind: 'above-header', line: row.line, raw };
+          } else if (role === 'header') {
+            width = row.values.length;
+            yield { kind: 'header', names: row.values.map((v) => (v === null ? '' : String(v).trim())), excelDates: { date1904 } };
+          } else if (row.values.length > width!) {
+            // Trailing nulls are trimmed: a longer row has a value beyond the header.
+            yield { kind: 'reject', line: row.line, reason: `values beyond the ${width} header columns`, raw };
+          } else {
+            yield { kind: 'values', line: row.line, values: Array.from({ length: width! }, (_, i) => row.values[i] ?? null), raw };
+          }
+        }
+      };
       for await (const row of worksheet) {
         const values = cellValues(row);
         if (values.every((v) => v === null || (typeof v === 'string' && v.trim() === ''))) continue;
-        if (width === undefined) {
-          width = values.length;
-          yield { kind: 'header', names: values.map((v) => (v === null ? '' : String(v).trim())), excelDates: { date1904 } };
-          continue;
-        }
-        const aligned = Array.from({ length: width }, (_, i) => values[i] ?? null);
-        const extra = values.slice(width).filter((v) => v !== null);
-        const raw = JSON.stringify(values.map((v) => (v instanceof Date ? v.toISOString() : v)));
-        if (extra.length > 0) {
-          yield { kind: 'reject', line: row.number, reason: `values beyond the ${width} header columns`, raw };
-        } else {
-          yield { kind: 'values', line: row.number, values: aligned, raw };
-        }
+        yield* emit(search.push({ line: row.number, values }));
       }
+      yield* emit(search.end());
       break;
     }
   } catch (error) {
@@ -72,6 +81,12 @@ export async function* readXlsx(
       'Name the sheet that holds the ledger in ledger.sheet or pass --sheet.',
     );
   }
+}
+
+/** A non-empty row of the sheet: its number and its cells (trailing empty cells trimmed). */
+interface SheetRow {
+  line: number;
+  values: CellValue[];
 }
 
 /** The sheet to read (`ledger.sheet`, else the first tab) and all the sheets in tab order; ConfigError when the named one is absent. */
