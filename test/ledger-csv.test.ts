@@ -273,6 +273,19 @@ describe('reading a CSV ledger', () => {
     ]);
   });
 
+  it('rejects a line of only separators (the trailing ;;;;;; of Excel) as an empty line, not as seven missing columns', async () => {
+    const file = path.join(temp.dir, 'separators.csv');
+    const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
+    writeFileSync(file, [head, 'R-1;1;2024-03-05;1;1;BRL;paid', ';;;;;;', ';;;;;;;', ' ; ;"";;;;', ''].join('\r\n'));
+    const items = await readAll(file, settings({ delimiter: ';' }));
+    expect(items.map((i) => (i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason]))).toEqual([
+      [2, 'row'],
+      [3, 'empty line (only separators)'],
+      [4, 'empty line (only separators)'],
+      [5, 'empty line (only separators)'],
+    ]);
+  });
+
   it('refuses a typo in ledger.columns', async () => {
     const file = path.join(temp.dir, 'typo.csv');
     writeFileSync(file, 'a\n1\n');

@@ -172,6 +172,8 @@ export async function* readCsv(
   const toEvent = (record: CsvRecord): SourceEvent => {
     if (record.error) return { kind: 'reject', line: record.line, reason: record.error, raw: record.raw };
     if (record.raw.trim() === '') return { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
+    // Excel saves the formatted empty rows below a table as `;;;;;;;`: still a line, but nothing in it.
+    if (record.fields.every((f) => f.trim() === '')) return { kind: 'reject', line: record.line, reason: 'empty line (only separators)', raw: record.raw };
     if (record.raw.includes('\uFFFD') && settings.encoding === 'utf-8') {
       return {
         kind: 'reject',
