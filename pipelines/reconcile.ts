@@ -18,7 +18,7 @@ import { sqlDir } from '../config/paths.js';
 import type { Config } from '../config/schema.js';
 import { formatTable, type Output } from '../cli/output.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
-import { sharedRateLimiter } from '../sources/partner-api/rate-limiter.js';
+import { maskPin, redact } from '../sources/partner-api/errors.js';
 import { periodEnd, periodStart, todayIn } from './calendar.js';
 import { lookUpReferences, type ReferenceLookupSummary } from './provider-lookup.js';
 import { recordRun } from './runs.js';
@@ -115,7 +115,7 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
           lookup.skippedBecause = skippedBecause;
           if (references.length > 0) output.info(`individual lookup of ${references.length} would-be missing references skipped: ${skippedBecause}`);
         } else {
-          const client = options.client ?? new PartnerApiClient(config.api, { limiter: sharedRateLimiter(config.api.maxRequestsPerSecond) });
+          const client = options.client ?? new PartnerApiClient(config.api);
           const statsBefore = { ...client.stats };
           const lookupStarted = Date.now();
           try {
@@ -365,7 +365,8 @@ async function runDataTests(warehouse: Warehouse, tests: SqlTest[]): Promise<{ n
 function maskRow(row: Record<string, unknown>): Record<string, unknown> {
   const masked: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row)) {
-    masked[column] = (column === 'key' || column === 'raw') && typeof value === 'string' ? `****${value.slice(-4)}` : value;
+    // `raw` is a record as received: its "key" fields are masked, the rest stays readable.
+    masked[column] = typeof value !== 'string' ? value : column === 'key' ? maskPin(value) : column === 'raw' ? redact(value) : value;
   }
   return masked;
 }

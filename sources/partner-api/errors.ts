@@ -51,7 +51,7 @@ export function redact(text: string, knownSecrets: Iterable<string> = []): strin
     .replace(pinField, (_match, open: string, pin: string, close: string) => `${open}${maskPin(pin)}${close}`);
 }
 
-/** `••••1234`: the form in which a PIN may be shown. */
+/** `****1234`: the form in which a PIN may be shown in text (the workbook's cells use `••••1234`). */
 export function maskPin(pin: string): string {
   return `****${pin.slice(-4)}`;
 }
