@@ -2,7 +2,7 @@
  * `pinrecon catalog` against the simulator over real HTTP, into a real DuckDB file: dated snapshots that
  * add up, exact money, raw responses landed, failed product calls kept and counted, the CLI end to end.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -14,7 +14,7 @@ import { Warehouse, withWarehouse } from '../pipelines/warehouse.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import { RateLimiter } from '../sources/partner-api/rate-limiter.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
-import { cliPath, runCli } from './cli-support.js';
+import { runCli } from './cli-support.js';
 
 let simulator: RunningSimulator;
 const silent = new Output(true);
@@ -148,7 +148,7 @@ describe('snapshotCatalog', () => {
 });
 
 describe('pinrecon catalog (CLI)', () => {
-  it.skipIf(!existsSync(cliPath))('prints a JSON summary with --json and exits 0; a missing secret exits 2 naming the key', async () => {
+  it('prints a JSON summary with --json and exits 0; a missing secret exits 2 naming the key', async () => {
     const config = testConfig();
     const file = path.join(path.dirname(config.database), 'pinrecon.config.json');
     writeFileSync(file, JSON.stringify({ database: config.database, api: { baseUrl: simulator.url, identifier: 'catalog-test' } }));
