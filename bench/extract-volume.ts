@@ -8,11 +8,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Output } from '../cli/output.js';
-import { packageRoot } from '../config/paths.js';
+import { ConsoleOutput } from '../cli/output.js';
+import { packageRoot } from '../core/paths.js';
 import { configSchema } from '../config/schema.js';
 import { extractSales, type ExtractSummary } from '../pipelines/extract/extract.js';
-import { withWarehouse } from '../pipelines/warehouse.js';
+import { withWarehouse } from '../core/warehouse.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
 
 export const name = 'extract volume (1,000,000 sales in one month)';
@@ -62,7 +62,7 @@ export async function run(): Promise<BenchResult> {
       timezone: 'America/Sao_Paulo',
       api: { baseUrl: simulator.url, ...credentials, maxRequestsPerSecond: RATE },
     });
-    const output = new Output(true);
+    const output = new ConsoleOutput(true);
     const extract = (today: string) =>
       withWarehouse(config.database, { timezone: config.timezone }, (warehouse) =>
         extractSales(warehouse, config, { from: '2026-01-01', to: '2026-01-31', by: 'paid', today }, output),

@@ -7,10 +7,10 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Output } from '../cli/output.js';
+import { ConsoleOutput } from '../cli/output.js';
 import { configSchema } from '../config/schema.js';
 import { importLedger } from '../pipelines/ledger-import.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 import { brazilianColumns, brazilianLedger, writeLedgerCsv } from './generators/ledger-csv.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
 
@@ -28,7 +28,7 @@ export async function run(): Promise<BenchResult> {
     config.database = path.join(dir, 'bench.duckdb');
     const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
     try {
-      const { seconds, value: summary } = await timed(() => importLedger(warehouse, config, file, {}, new Output(true)));
+      const { seconds, value: summary } = await timed(() => importLedger(warehouse, config, file, {}, new ConsoleOutput(true)));
       const total = await warehouse.one<{ sales: string; lines: string }>(`SELECT sum(sales_price)::VARCHAR AS sales, count(*)::VARCHAR AS lines FROM ledger`);
       const expectedBad = Math.floor(LINES / BAD_EVERY);
       const countsOk = summary.lines === LINES && summary.rejected === expectedBad && total?.lines === String(LINES - expectedBad);

@@ -6,10 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Output } from '../cli/output.js';
+import { ConsoleOutput } from '../cli/output.js';
 import { configSchema } from '../config/schema.js';
 import { reconcile } from '../pipelines/reconcile.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
 
 export const name = 'reconcile';
@@ -29,7 +29,7 @@ export async function run(): Promise<BenchResult> {
     // As after a real load: the previous job checkpointed when it published its snapshot.
     await warehouse.run('CHECKPOINT');
     const counts = (await warehouse.one<{ sales: string; ledger: string }>('SELECT (SELECT count(*) FROM sales) AS sales, (SELECT count(*) FROM ledger) AS ledger'))!;
-    const quiet = new Output(true);
+    const quiet = new ConsoleOutput(true);
     // As the command runs it: a fresh process state each time is not needed, the second run measures rebuild + history.
     const first = await timed(() => reconcile(warehouse, config, { period: '2024-03', asOf: '2024-04-10' }, quiet));
     const second = await timed(() => reconcile(warehouse, config, { period: '2024-03', asOf: '2024-04-10' }, quiet));

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadReportFacts } from '../reports/report-facts.js';
 import { writeWorkbook } from '../reports/workbook.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
 
 export const name = 'report: 1,000,000-row sales sheet';

@@ -3,11 +3,12 @@
  * turning errors into a clear message and the exit code of interface.md (0 ok, 1 job failed, 2 usage/config).
  */
 import type { Command } from 'commander';
-import { ConfigError, exitCodeFor, JobError, UsageError } from '../config/errors.js';
+import { ConfigError, exitCodeFor, JobError, UsageError } from '../core/errors.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
-import { publishSnapshot, Warehouse } from '../pipelines/warehouse.js';
-import { Output } from './output.js';
+import { publishSnapshot, Warehouse } from '../core/warehouse.js';
+import type { Output } from '../core/output.js';
+import { ConsoleOutput } from './output.js';
 
 export interface CommandContext extends LoadedConfig {
   output: Output;
@@ -37,7 +38,7 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
     const command = commanderArgs[commanderArgs.length - 1] as Command;
     const options = command.optsWithGlobals() as O;
     const positional = commanderArgs.slice(0, -2) as A;
-    const output = new Output(Boolean(options.json));
+    const output = new ConsoleOutput(Boolean(options.json));
     try {
       const loaded = loadConfig({ file: options.config });
       await run({ ...loaded, output }, options, ...positional);

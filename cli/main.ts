@@ -6,7 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { packageRoot } from '../config/paths.js';
+import { packageRoot } from '../core/paths.js';
 import { registerCatalog } from './commands/catalog.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExport } from './commands/export.js';

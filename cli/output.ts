@@ -2,18 +2,9 @@
  * Console output for every command: plain timestamped lines when not on a terminal, a redrawn progress
  * line when on one, and nothing but the final JSON document with --json. Errors always go to stderr.
  */
-export interface ProgressState {
-  /** e.g. "windows" */
-  label: string;
-  done: number;
-  total: number;
-  /** Extra facts shown after the bar: rows, req/s, 503s... */
-  facts?: Record<string, string | number>;
-  /** Seconds left, when known. */
-  etaSeconds?: number;
-}
+import { describeProgress, type Output, type ProgressState } from '../core/output.js';
 
-export class Output {
+export class ConsoleOutput implements Output {
   private lastProgressDraw = 0;
   private progressVisible = false;
 
@@ -81,28 +72,3 @@ export class Output {
   }
 }
 
-export function describeProgress(state: ProgressState): string {
-  const facts = Object.entries(state.facts ?? {})
-    .map(([k, v]) => `${k} ${v}`)
-    .join(' · ');
-  const eta = state.etaSeconds !== undefined && Number.isFinite(state.etaSeconds) ? ` · ETA ${formatDuration(state.etaSeconds)}` : '';
-  return `${state.label} ${state.done}/${state.total}${facts ? ` · ${facts}` : ''}${eta}`;
-}
-
-export function formatDuration(seconds: number): string {
-  const s = Math.max(0, Math.round(seconds));
-  if (s < 60) return `${s}s`;
-  const m = Math.floor(s / 60);
-  if (m < 60) return `${m}m${String(s % 60).padStart(2, '0')}s`;
-  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
-}
-
-/** A plain text table for the console. */
-export function formatTable(rows: Record<string, unknown>[], columns?: string[]): string {
-  if (rows.length === 0) return '(no rows)';
-  const cols = columns ?? Object.keys(rows[0]!);
-  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
-  const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
-}

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
-import { ConfigError } from './errors.js';
+import { ConfigError } from '../core/errors.js';
 import { configSchema, type Config } from './schema.js';
 
 export interface LoadedConfig {

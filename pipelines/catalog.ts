@@ -8,14 +8,14 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import type { Output } from '../cli/output.js';
+import type { Output } from '../core/output.js';
 import type { Config } from '../config/schema.js';
 import { describeClientEvent, PartnerApiClient, UpstreamError } from '../sources/partner-api/client.js';
 import type { CatalogProduct, Collection, ProductDetail, StockStatus } from '../sources/partner-api/types.js';
-import { todayIn } from './calendar.js';
+import { todayIn } from '../core/calendar.js';
 import { landingRoot } from './extract/landing.js';
 import { recordRun } from './runs.js';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 
 export interface CatalogOptions {
   /** A client to share (e.g. with other steps); by default one is made and closed here. */

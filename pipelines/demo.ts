@@ -6,14 +6,14 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { Output } from '../cli/output.js';
+import type { Output } from '../core/output.js';
 import { configSchema, type Config } from '../config/schema.js';
 import { startMailSink } from '../sources/mail-sink/mail-sink.js';
 import { generateLedger, type LedgerPlant } from '../sources/simulator/ledger-generator.js';
 import { startSimulator } from '../sources/simulator/server.js';
-import { addMonths, periodOf, periodStart, todayIn } from './calendar.js';
+import { addMonths, periodOf, periodStart, todayIn } from '../core/calendar.js';
 import { runMonthEnd, type RunSummary } from './run.js';
-import { publishSnapshot, Warehouse } from './warehouse.js';
+import { publishSnapshot, Warehouse } from '../core/warehouse.js';
 
 /** What a demo run writes in its folder. */
 const demoEntries = ['pinrecon.duckdb', 'pinrecon.duckdb.wal', 'pinrecon.snapshot.duckdb', 'landing', 'reports', 'mail', 'ledger.csv'];

@@ -8,12 +8,13 @@
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { JobError } from '../config/errors.js';
+import { JobError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
-import type { Output } from '../cli/output.js';
-import { maskPin } from '../sources/partner-api/errors.js';
+import type { Output } from '../core/output.js';
 import { recordRun } from './runs.js';
-import { sqlString, type Warehouse } from './warehouse.js';
+import { type Warehouse } from '../core/warehouse.js';
+import { sqlIdentifier, sqlString } from '../core/sql.js';
+import { hasStoredPins, isPinColumn, maskPinValue, pinValuesCte } from '../core/masking.js';
 
 export const exportedMarts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging'] as const;
 export type ExportFormat = 'parquet' | 'csv';
@@ -33,31 +34,6 @@ export interface ExportSummary {
   files: { mart: string; path: string; rows: number }[];
 }
 
-/** A column that may hold a PIN: named `key`, or with "pin" in its name. */
-export function isPinColumn(name: string): boolean {
-  return name.toLowerCase() === 'key' || /pin/i.test(name);
-}
-
-export { maskPin };
-
-/**
- * The PINs stored in `sales.key`, normalized (upper case, trimmed): a CTE for `maskPinValue`. DuckDB
- * builds it once and probes it as a hash table (about 0.2 s for 5 text columns of 100k rows).
- */
-export const pinValuesCte = 'pinrecon_pins AS MATERIALIZED (SELECT DISTINCT upper(trim(key)) AS pin FROM sales WHERE key IS NOT NULL)';
-
-/** A text expression, masked to `****` + its last 4 characters when its value is a stored PIN (needs `pinValuesCte`). */
-export function maskPinValue(expression: string): string {
-  return `CASE WHEN upper(trim(${expression})) IN (SELECT pin FROM pinrecon_pins) THEN '****' || right(trim(${expression}), 4) ELSE ${expression} END`;
-}
-
-/** Whether the database has `sales.key` to mask values by (a fresh or foreign database may not). */
-export async function hasStoredPins(warehouse: Warehouse): Promise<boolean> {
-  return Boolean(
-    await warehouse.one(`SELECT 1 AS present FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'sales' AND column_name = 'key' AND NOT internal`),
-  );
-}
-
 export async function exportPeriod(warehouse: Warehouse, config: Config, options: ExportOptions, output: Output): Promise<ExportSummary> {
   const work = async (): Promise<ExportSummary> => {
     await assertReconciled(warehouse, options.period);
@@ -73,7 +49,7 @@ export async function exportPeriod(warehouse: Warehouse, config: Config, options
         throw new JobError(`The mart ${mart} does not exist in ${warehouse.path}.`, `Run pinrecon reconcile --period ${options.period} first.`);
       }
       const selectList = columns.map(({ column_name: name, data_type: type }) => {
-        const quoted = `"${name.replace(/"/g, '""')}"`;
+        const quoted = sqlIdentifier(name);
         if (isPinColumn(name)) return `CASE WHEN ${quoted} IS NULL THEN NULL ELSE '****' || right(CAST(${quoted} AS VARCHAR), 4) END AS ${quoted}`;
         return byValue && type === 'VARCHAR' ? `${maskPinValue(quoted)} AS ${quoted}` : quoted;
       });

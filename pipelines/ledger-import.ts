@@ -16,14 +16,14 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBAppender } from '@duckdb/node-api';
-import { UsageError } from '../config/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
-import type { Output } from '../cli/output.js';
+import type { Output } from '../core/output.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import { chooseSheet } from '../sources/ledger/xlsx.js';
 import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
 import { recordRun } from './runs.js';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 
 export interface LedgerImportOptions {
   parentRunId?: string;

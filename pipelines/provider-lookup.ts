@@ -7,14 +7,14 @@
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { JobError } from '../config/errors.js';
+import { JobError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
-import type { Output } from '../cli/output.js';
+import type { Output } from '../core/output.js';
 import { UpstreamError, type PartnerApiClient } from '../sources/partner-api/client.js';
 import type { SalesRecord } from '../sources/partner-api/types.js';
 import { landingRoot } from './extract/landing.js';
 import { loadLandedSales } from './extract/load.js';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 
 /** Lookups in flight at once. */
 const lookupsInFlight = 8;

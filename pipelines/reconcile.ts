@@ -13,17 +13,19 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { JobError, UsageError } from '../config/errors.js';
-import { sqlDir } from '../config/paths.js';
+import { JobError, UsageError } from '../core/errors.js';
+import { sqlDir } from '../core/paths.js';
 import type { Config } from '../config/schema.js';
-import { formatTable, type Output } from '../cli/output.js';
+import { formatTable, type Output } from '../core/output.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
-import { maskPin, redact } from '../sources/partner-api/errors.js';
-import { periodEnd, periodStart, todayIn } from './calendar.js';
+import { redact } from '../sources/partner-api/errors.js';
+import { periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { lookUpReferences, type ReferenceLookupSummary } from './provider-lookup.js';
 import { recordRun } from './runs.js';
-import type { Warehouse } from './warehouse.js';
-import { exceptionTypes, type ExceptionType } from '../config/exception-types.js';
+import type { Warehouse } from '../core/warehouse.js';
+import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
+import { sqlIdentifier } from '../core/sql.js';
+import { maskPin } from '../core/masking.js';
 
 export interface ReconcileOptions {
   /** YYYY-MM, in the configured time zone. */
@@ -238,11 +240,7 @@ async function databaseName(warehouse: Warehouse): Promise<string> {
 
 /** `"db".main."table"`: the persistent table, never a temporary one of the same name. */
 function persistent(database: string, table: string): string {
-  return `${quoteIdentifier(database)}.main.${quoteIdentifier(table)}`;
-}
-
-function quoteIdentifier(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
+  return `${sqlIdentifier(database)}.main.${sqlIdentifier(table)}`;
 }
 
 interface RunParams {
@@ -299,7 +297,7 @@ async function buildModels(
   for (const model of models) {
     const started = Date.now();
     try {
-      await warehouse.run(`CREATE OR REPLACE TEMP TABLE ${quoteIdentifier(model.name)} AS ${model.sql}`);
+      await warehouse.run(`CREATE OR REPLACE TEMP TABLE ${sqlIdentifier(model.name)} AS ${model.sql}`);
     } catch (error) {
       throw new JobError(`Building the model ${model.name} (${model.file}) failed: ${(error as Error).message}`, 'Fix the SQL of that model, then re-run reconcile.', {
         cause: error,
@@ -377,7 +375,7 @@ async function publishMarts(warehouse: Warehouse, database: string, models: SqlM
   await warehouse.transaction(async () => {
     for (const mart of marts) {
       const target = persistent(database, mart.name);
-      const built = `temp.main.${quoteIdentifier(mart.name)}`;
+      const built = `temp.main.${sqlIdentifier(mart.name)}`;
       // A mart added without a schema file still gets its table.
       await warehouse.run(`CREATE TABLE IF NOT EXISTS ${target} AS SELECT * FROM ${built} LIMIT 0`);
       if (!appendOnlyMarts.has(mart.name)) await warehouse.run(`DELETE FROM ${target} WHERE period = $1`, [period]);
@@ -392,7 +390,7 @@ async function publishMarts(warehouse: Warehouse, database: string, models: SqlM
 
 async function dropTemporaries(warehouse: Warehouse, models: SqlModel[]): Promise<void> {
   for (const name of [...models.map((m) => m.name).reverse(), ...inputTables]) {
-    await warehouse.run(`DROP TABLE IF EXISTS temp.main.${quoteIdentifier(name)}`).catch(() => undefined);
+    await warehouse.run(`DROP TABLE IF EXISTS temp.main.${sqlIdentifier(name)}`).catch(() => undefined);
   }
 }
 

@@ -5,14 +5,14 @@
  * full one is. If sending fails for good, the workbook stays on disk and the run is recorded as failed.
  */
 import path from 'node:path';
-import type { Output } from '../cli/output.js';
-import { JobError } from '../config/errors.js';
+import type { Output } from '../core/output.js';
+import { JobError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import { composeReportEmail, deliverReportEmail, type DeliverOptions, type Delivery } from '../reports/email.js';
 import { loadReportFacts, noLedgerOrdersWarning } from '../reports/report-facts.js';
 import { writeWorkbook, type WrittenSheet } from '../reports/workbook.js';
 import { recordRun } from './runs.js';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 
 export interface ReportOptions {
   period: string;

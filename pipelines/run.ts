@@ -8,17 +8,17 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
-import { ConfigError, JobError, UsageError } from '../config/errors.js';
+import { ConfigError, JobError, UsageError } from '../core/errors.js';
 import { inPeriodSql } from '../reports/report-sheets.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
-import type { Output } from '../cli/output.js';
-import { addDays, minDate, periodEnd, periodStart, todayIn } from './calendar.js';
+import type { Output } from '../core/output.js';
+import { addDays, minDate, periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { extractSales } from './extract/extract.js';
 import { importLedger } from './ledger-import.js';
 import { reconcile } from './reconcile.js';
 import { writeReport } from './report.js';
 import { recordRun } from './runs.js';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 
 export interface RunOptions {
   period: string;

@@ -3,7 +3,7 @@
  * visible as abandoned), completed with its counters and outcome when it ends.
  */
 import { randomUUID } from 'node:crypto';
-import type { Warehouse } from './warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 
 export interface RunCounters {
   requests: number;

@@ -8,11 +8,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { Cron } from 'croner';
-import { ConfigError } from '../config/errors.js';
-import { packageRoot } from '../config/paths.js';
+import { ConfigError } from '../core/errors.js';
+import { packageRoot } from '../core/paths.js';
 import type { Config } from '../config/schema.js';
-import type { Output } from '../cli/output.js';
-import { periodEnd, periodStart, minDate, resolvePeriod, todayIn } from './calendar.js';
+import type { Output } from '../core/output.js';
+import { periodEnd, periodStart, minDate, resolvePeriod, todayIn } from '../core/calendar.js';
 
 export type Schedule = Config['schedules'][number];
 

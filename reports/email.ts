@@ -9,7 +9,7 @@ import { pipeline } from 'node:stream/promises';
 import nodemailer from 'nodemailer';
 import type { Readable } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
-import { JobError } from '../config/errors.js';
+import { JobError } from '../core/errors.js';
 import { redactUrl } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';

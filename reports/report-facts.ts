@@ -5,10 +5,11 @@
  * these, so the two always agree. Money stays the database's exact decimal text; times are the local
  * wall-clock time in the configured zone ("YYYY-MM-DD HH:MM:SS").
  */
-import { JobError } from '../config/errors.js';
-import { periodEnd, periodStart } from '../pipelines/calendar.js';
-import { sqlString, type Warehouse } from '../pipelines/warehouse.js';
-import { exceptionTypes } from '../config/exception-types.js';
+import { JobError } from '../core/errors.js';
+import { periodEnd, periodStart } from '../core/calendar.js';
+import { type Warehouse } from '../core/warehouse.js';
+import { sqlString } from '../core/sql.js';
+import { exceptionTypes } from '../core/exception-types.js';
 import { formatCount } from './formats.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
 

@@ -3,8 +3,9 @@
  * kind, width, SQL expression) and the rows it holds (a table, a condition and a total order, so the same
  * data always gives the same cells). PINs are masked here, in SQL, so a whole `key` is never selected.
  */
-import { addMonths, periodEnd, periodStart } from '../pipelines/calendar.js';
-import { sqlString } from '../pipelines/warehouse.js';
+import { addMonths, periodEnd, periodStart } from '../core/calendar.js';
+import { sqlString } from '../core/sql.js';
+import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
 
 /**
  * How a column is written: `money` as a number in the currency format of the row's `currency` column,
@@ -36,24 +37,6 @@ export interface DetailSheet {
   where: string;
   /** A total order (ends in a unique key). */
   orderBy: string;
-}
-
-/**
- * The last 4 characters of a PIN behind bullets. `column` holds the whole PIN (`key`: one of 4 characters
- * or fewer is hidden whole) or only its last 4 (`last4`: fewer than 4 means the PIN itself was that short).
- */
-export function maskedKeySql(column: string, holds: 'key' | 'last4'): string {
-  const shortest = holds === 'key' ? 5 : 4;
-  return `CASE WHEN ${column} IS NULL THEN NULL WHEN length(${column}) >= ${shortest} THEN '••••' || right(${column}, 4) ELSE '••••' END`;
-}
-
-/**
- * A raw API record (JSON text) with the value of every "key" field masked: strings longer than 4
- * characters keep their last 4; shorter strings and non-string values are hidden whole.
- */
-export function maskedRawRecordSql(column: string): string {
-  const keepLast4 = `regexp_replace(${column}, '("key"\\s*:\\s*")[^"]+?([^"]{4})"', '\\1••••\\2"', 'gi')`;
-  return `regexp_replace(${keepLast4}, '("key"\\s*:\\s*)("[^"•][^"]{0,3}"|""|[^"\\s,}\\]][^,}\\]\\s]*)', '\\1"••••"', 'gi')`;
 }
 
 const money = (key: string, header: string, sql: string, currency: string): SheetColumn => ({ key, header, kind: 'money', sql, width: 15, currency });

@@ -7,17 +7,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Output } from '../cli/output.js';
+import { ConsoleOutput } from '../cli/output.js';
 import { configSchema, type Config } from '../config/schema.js';
 import { snapshotCatalog } from '../pipelines/catalog.js';
-import { Warehouse, withWarehouse } from '../pipelines/warehouse.js';
+import { Warehouse, withWarehouse } from '../core/warehouse.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import { RateLimiter } from '../sources/partner-api/rate-limiter.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
 import { runCli } from './cli-support.js';
 
 let simulator: RunningSimulator;
-const silent = new Output(true);
+const silent = new ConsoleOutput(true);
 
 beforeAll(async () => {
   simulator = await startSimulator({ seed: 7, identifier: 'catalog-test', secret: 'catalog-secret', dataset: { from: '2024-01-01', to: '2024-01-02', salesCount: 10 } });

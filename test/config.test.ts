@@ -2,9 +2,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../core/errors.js';
 import { loadConfig, redactConfig } from '../config/load.js';
-import { packageRoot } from '../config/paths.js';
+import { packageRoot } from '../core/paths.js';
 import { defaultEndpoints } from '../config/schema.js';
 
 function writeConfig(content: string): string {

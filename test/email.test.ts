@@ -11,8 +11,8 @@ import ExcelJS from 'exceljs';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Output } from '../cli/output.js';
-import { JobError } from '../config/errors.js';
+import { ConsoleOutput } from '../cli/output.js';
+import { JobError } from '../core/errors.js';
 import { writeReport } from '../pipelines/report.js';
 import { unusedPort } from './cli-support.js';
 import { testTlsCertificate, testTlsKey } from './email-tls-fixture.js';
@@ -77,7 +77,7 @@ async function fixtureWith(email: Record<string, unknown>): Promise<ReportFixtur
 function capturedOutput(): { output: Output; log: () => string } {
   let text = '';
   const sink = { write: (chunk: string) => ((text += chunk), true), columns: 120 } as unknown as NodeJS.WriteStream;
-  return { output: new Output(false, sink, sink, false), log: () => text };
+  return { output: new ConsoleOutput(false, sink, sink, false), log: () => text };
 }
 
 /** The database's exact amount rounded to cents, written as the email writes it ("R$ 123,456.79"). */
@@ -93,7 +93,7 @@ describe('report email', () => {
   it('sends the workbook intact with the headline numbers and counts per type straight from the database', async () => {
     const smtp = await startSmtp();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` });
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true }, new Output(true));
+    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true }, new ConsoleOutput(true));
 
     expect(smtp.messages).toHaveLength(1);
     const mail = smtp.messages[0]!;
@@ -167,7 +167,7 @@ describe('report email', () => {
   it('upgrades to TLS with STARTTLS when the server offers it', async () => {
     const smtp = await startSmtp({ disabledCommands: [], key: testTlsKey, cert: testTlsCertificate });
     const fixture = await fixtureWith({ smtpUrl: `smtp://localhost:${smtp.port}` });
-    await writeReport(fixture.warehouse, fixture.config, { period, email: true, tls: { ca: testTlsCertificate } }, new Output(true));
+    await writeReport(fixture.warehouse, fixture.config, { period, email: true, tls: { ca: testTlsCertificate } }, new ConsoleOutput(true));
     expect(smtp.messages).toHaveLength(1);
     expect(smtp.secureSessions).toEqual([true]);
   });
@@ -175,7 +175,7 @@ describe('report email', () => {
   it('speaks TLS from the first byte with smtps://', async () => {
     const smtp = await startSmtp({ secure: true, key: testTlsKey, cert: testTlsCertificate });
     const fixture = await fixtureWith({ smtpUrl: `smtps://localhost:${smtp.port}` });
-    await writeReport(fixture.warehouse, fixture.config, { period, email: true, tls: { ca: testTlsCertificate } }, new Output(true));
+    await writeReport(fixture.warehouse, fixture.config, { period, email: true, tls: { ca: testTlsCertificate } }, new ConsoleOutput(true));
     expect(smtp.secureSessions).toEqual([true]);
   });
 
@@ -200,7 +200,7 @@ describe('report email', () => {
     const port = await unusedPort();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${port}`, retries: 5 });
     const late = new Promise<TestSmtp>((resolve, reject) => setTimeout(() => startSmtp({}, port).then(resolve, reject), 300));
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 100 }, new Output(true));
+    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 100 }, new ConsoleOutput(true));
     const smtp = await late;
     expect(summary.email?.attempts).toBeGreaterThan(1);
     expect(smtp.messages).toHaveLength(1);
@@ -209,7 +209,7 @@ describe('report email', () => {
   it('after the last retry: exits the job with why and what to do, records the failure, keeps the workbook', async () => {
     const port = await unusedPort();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${port}`, retries: 2 });
-    const failing = writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 10 }, new Output(true));
+    const failing = writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 10 }, new ConsoleOutput(true));
     await expect(failing).rejects.toThrow(JobError);
     const error = (await failing.catch((e: unknown) => e)) as JobError;
     expect(error.message).toMatch(new RegExp(`Could not send the report email to finance@example.com, audit@example.com via smtp://127.0.0.1:${port} \\(attempt 3 of 3\\)`));
@@ -227,7 +227,7 @@ describe('report email', () => {
   it('sends a summary-only workbook, saying where the full one is, when the workbook is over the attachment limit', async () => {
     const smtp = await startSmtp();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, maxAttachmentBytes: 2000 });
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true }, new Output(true));
+    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true }, new ConsoleOutput(true));
     expect(summary.email).toMatchObject({ summaryOnly: true, attachment: path.join(fixture.config.reports.outDir, `pinrecon-${period}-summary.xlsx`) });
     const mail = smtp.messages[0]!;
     expect(mail.attachments.map((a) => a.filename)).toEqual([`pinrecon-${period}-summary.xlsx`]);
@@ -250,7 +250,7 @@ describe('report email', () => {
   it('--dry-run writes the message as .eml beside the workbook and connects to nothing', async () => {
     const smtp = await startSmtp();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` });
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, dryRun: true }, new Output(true));
+    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, dryRun: true }, new ConsoleOutput(true));
     const eml = path.join(fixture.config.reports.outDir, `pinrecon-${period}.eml`);
     expect(summary.email).toMatchObject({ status: 'written', eml, attempts: 0 });
     expect(smtp.connections).toBe(0);

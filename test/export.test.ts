@@ -8,7 +8,7 @@ import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportedMarts, exportPeriod } from '../pipelines/export.js';
-import { publishSnapshot } from '../pipelines/warehouse.js';
+import { publishSnapshot } from '../core/warehouse.js';
 import { runCli } from './cli-support.js';
 import { capturedOutput, holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 

@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withWarehouse } from '../pipelines/warehouse.js';
+import { withWarehouse } from '../core/warehouse.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
 import { startCli, type CliResult } from './cli-support.js';
 import { identifier, salesState, secret, sideTablesState, tempDir } from './extract-support.js';

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../config/schema.js';
 import { loadLandedSales, type LandedSales } from '../pipelines/extract/load.js';
 import { transactionAtSql } from '../pipelines/extract/transaction-date.js';
-import { sqlString, Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
+import { sqlString } from '../core/sql.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-extract-load-'));
 const config = configSchema.parse({ database: path.join(dir, 'pinrecon.duckdb'), timezone: 'America/Sao_Paulo' });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { addDays } from '../pipelines/calendar.js';
+import { addDays } from '../core/calendar.js';
 import { markWindows, planWindows, windowDays, type CompletedWindow } from '../pipelines/extract/plan.js';
 
 const range = (windows: { start: string; end: string }[]) => windows.map((w) => `${w.start}..${w.end}`);

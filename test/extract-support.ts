@@ -3,9 +3,9 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { Output } from '../cli/output.js';
+import { ConsoleOutput } from '../cli/output.js';
 import { configSchema, type Config } from '../config/schema.js';
-import type { Warehouse } from '../pipelines/warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 
 export const identifier = 'extract-test-partner';
 export const secret = 'extract-test-secret-6c1f0b';
@@ -18,7 +18,7 @@ export function capturedOutput(terminal = false): { output: Output; text: () => 
     s.on('data', (chunk: Buffer) => (text += chunk.toString()));
     return s as unknown as NodeJS.WriteStream;
   };
-  return { output: new Output(false, stream(), stream(), terminal), text: () => text };
+  return { output: new ConsoleOutput(false, stream(), stream(), terminal), text: () => text };
 }
 
 export function tempDir(name: string): string {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../config/schema.js';
 import { extractSales, type ExtractSummary } from '../pipelines/extract/extract.js';
 import { planWindows } from '../pipelines/extract/plan.js';
-import { withWarehouse, type Warehouse } from '../pipelines/warehouse.js';
+import { withWarehouse, type Warehouse } from '../core/warehouse.js';
 import { PartnerApiClient, UpstreamError } from '../sources/partner-api/client.js';
 import { RateLimiter } from '../sources/partner-api/rate-limiter.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../sources/simulator/server.js';

@@ -3,7 +3,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { brazilianLedger } from '../bench/generators/ledger-csv.js';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../core/errors.js';
 import { configSchema } from '../config/schema.js';
 import { CsvSplitter, type CsvRecord } from '../sources/ledger/csv.js';
 import { createDateParser } from '../sources/ledger/dates.js';

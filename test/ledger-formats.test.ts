@@ -5,7 +5,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import ExcelJS from 'exceljs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { brazilianColumns as columns } from '../bench/generators/ledger-csv.js';
-import { ConfigError, JobError } from '../config/errors.js';
+import { ConfigError, JobError } from '../core/errors.js';
 import { configSchema } from '../config/schema.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import type { LedgerFormat, LedgerItem, LedgerReadSettings } from '../sources/ledger/types.js';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { brazilianColumns, brazilianLedger, writeLedgerCsv } from '../bench/generators/ledger-csv.js';
 import { describeLedgerImport, importLedger } from '../pipelines/ledger-import.js';
-import { snapshotPath, type Warehouse } from '../pipelines/warehouse.js';
+import { snapshotPath, type Warehouse } from '../core/warehouse.js';
 import { runCli, startCli } from './cli-support.js';
 import { capturedOutput, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 

@@ -4,10 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { Output } from '../cli/output.js';
-import { packageRoot } from '../config/paths.js';
+import { ConsoleOutput } from '../cli/output.js';
+import { packageRoot } from '../core/paths.js';
 import { configSchema, type Config } from '../config/schema.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 
 export function temporaryDirectory(prefix: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), `pinrecon-${prefix}-`));
@@ -32,7 +32,7 @@ export function capturedOutput(json = false): { output: Output; stdout(): string
         callback();
       },
     }) as unknown as NodeJS.WriteStream;
-  const output = new Output(json, sink((t) => (out += t)), sink((t) => (err += t)), false);
+  const output = new ConsoleOutput(json, sink((t) => (out += t)), sink((t) => (err += t)), false);
   return { output, stdout: () => out, stderr: () => err };
 }
 

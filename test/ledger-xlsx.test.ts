@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../core/errors.js';
 import { configSchema } from '../config/schema.js';
 import { importLedger } from '../pipelines/ledger-import.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../core/errors.js';
 import { configSchema, type ApiConfig } from '../config/schema.js';
 import { describeClientEvent, PartnerApiClient, UpstreamError, type ClientEvent } from '../sources/partner-api/client.js';
 import { expandEndpoint, parseEndpoint } from '../sources/partner-api/endpoints.js';

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishSnapshot } from '../pipelines/warehouse.js';
+import { publishSnapshot } from '../core/warehouse.js';
 import { cliPath, runCli } from './cli-support.js';
 import { holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 

@@ -7,9 +7,9 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach } from 'vitest';
-import { Output } from '../cli/output.js';
+import { ConsoleOutput } from '../cli/output.js';
 import { configSchema, type Config } from '../config/schema.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 
 export interface SaleRow {
   transaction_id: number;
@@ -155,7 +155,7 @@ export function capturingOutput(): { output: Output; text: () => string } {
       done();
     },
   }) as unknown as NodeJS.WriteStream;
-  return { output: new Output(false, sink, sink, false), text: () => text };
+  return { output: new ConsoleOutput(false, sink, sink, false), text: () => text };
 }
 
 /** The findings of a period as sorted "type reference" strings. */

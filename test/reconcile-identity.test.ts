@@ -3,7 +3,7 @@
  * one recon_runs row per run), and a data test that fails stops the run loudly without publishing.
  */
 import { expect, test } from 'vitest';
-import { JobError } from '../config/errors.js';
+import { JobError } from '../core/errors.js';
 import { reconcile } from '../pipelines/reconcile.js';
 import { asOf, capturingOutput, fixtureForEachTest, insertLedger, insertSales, ledgerFor, period, sale } from './reconcile-fixtures.js';
 

@@ -6,7 +6,7 @@ import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { JobError } from '../config/errors.js';
+import { JobError } from '../core/errors.js';
 import { planModels, reconcile, type ReconcileSummary } from '../pipelines/reconcile.js';
 import {
   asOf,

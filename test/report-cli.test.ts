@@ -6,7 +6,7 @@
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 import { createReportFixture, period, type ReportFixture } from './report-fixture.js';
 import { runCli, unusedPort } from './cli-support.js';
 

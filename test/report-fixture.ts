@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { configSchema, type Config } from '../config/schema.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 
 export const period = '2025-03';
 export const asOf = '2025-04-05';

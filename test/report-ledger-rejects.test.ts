@@ -9,13 +9,13 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Output } from '../cli/output.js';
+import { ConsoleOutput } from '../cli/output.js';
 import { importLedger } from '../pipelines/ledger-import.js';
 import { reconcile } from '../pipelines/reconcile.js';
 import { writeReport, type ReportSummary } from '../pipelines/report.js';
 import { createReportFixture, period, type ReportFixture } from './report-fixture.js';
 
-const quiet = () => new Output(true);
+const quiet = () => new ConsoleOutput(true);
 
 /** A March ledger as a Brazilian export writes it: ";" between fields, "," before the cents. */
 function writeDecimalCommaLedger(dir: string): string {

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import ExcelJS from 'exceljs';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Output } from '../cli/output.js';
+import { ConsoleOutput } from '../cli/output.js';
 import { reconcile } from '../pipelines/reconcile.js';
 import { writeReport, type ReportSummary } from '../pipelines/report.js';
 import { exceptionFamilySheets } from '../reports/report-sheets.js';
@@ -20,8 +20,8 @@ describe('report of a real reconciliation', () => {
 
   beforeAll(async () => {
     fixture = await createReportFixture({ reconciliation: { lookupMissing: false } }, { marts: false });
-    await reconcile(fixture.warehouse, fixture.config, { period, asOf }, new Output(true));
-    summary = await writeReport(fixture.warehouse, fixture.config, { period, dryRun: true }, new Output(true));
+    await reconcile(fixture.warehouse, fixture.config, { period, asOf }, new ConsoleOutput(true));
+    summary = await writeReport(fixture.warehouse, fixture.config, { period, dryRun: true }, new ConsoleOutput(true));
     workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(summary.workbook);
   });

@@ -7,14 +7,14 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Output } from '../cli/output.js';
-import { JobError } from '../config/errors.js';
+import { ConsoleOutput } from '../cli/output.js';
+import { JobError } from '../core/errors.js';
 import { writeReport, type ReportSummary } from '../pipelines/report.js';
 import { loadReportFacts } from '../reports/report-facts.js';
 import { writeWorkbook } from '../reports/workbook.js';
 import { asOf, createReportFixture, fixturePins, period, salesInPeriod, timezone, unzipText, type ReportFixture } from './report-fixture.js';
 
-const quiet = () => new Output(true);
+const quiet = () => new ConsoleOutput(true);
 
 async function readWorkbook(file: string): Promise<ExcelJS.Workbook> {
   const workbook = new ExcelJS.Workbook();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../config/schema.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 import { generateLedger } from '../sources/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
 import { runCli, unusedPort } from './cli-support.js';

@@ -2,18 +2,18 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Output } from '../cli/output.js';
-import { UsageError } from '../config/errors.js';
+import { ConsoleOutput } from '../cli/output.js';
+import { UsageError } from '../core/errors.js';
 import { configSchema, type Config } from '../config/schema.js';
 import { monthEndExtractRange, runMonthEnd } from '../pipelines/run.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 import { startMailSink, type MailSink } from '../sources/mail-sink/mail-sink.js';
 import { generateLedger, type LedgerPlant } from '../sources/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../sources/simulator/server.js';
 
 const period = '2026-03';
 const asOf = '2026-04-20';
-const quiet = new Output(true);
+const quiet = new ConsoleOutput(true);
 
 describe('month-end extract range', () => {
   it('is the period plus the lookback, capped at the as-of date', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { finishRun, recordRun, startRun } from '../pipelines/runs.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 
 describe('pipeline_runs trace', () => {
   it('marks a killed run abandoned when the next job starts, but a step leaves its own job running', async () => {

@@ -2,10 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError } from '../config/errors.js';
+import { ConfigError } from '../core/errors.js';
 import { configSchema } from '../config/schema.js';
 import { jobArguments, validateSchedules } from '../pipelines/schedule.js';
-import { Warehouse } from '../pipelines/warehouse.js';
+import { Warehouse } from '../core/warehouse.js';
 import { startCli } from './cli-support.js';
 
 describe('schedule: job arguments', () => {

@@ -8,7 +8,7 @@ import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { publishSnapshot, snapshotPath, Warehouse } from '../pipelines/warehouse.js';
+import { publishSnapshot, snapshotPath, Warehouse } from '../core/warehouse.js';
 import { startCli, type CliResult } from './cli-support.js';
 import { holdOpen, holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from './ledger-support.js';
 
@@ -125,10 +125,10 @@ describe("an analyst's reading and a job", () => {
     const query = await holder(
       holdOpen(`
         import { loadConfig } from './dist/config/load.js';
-        import { Output } from './dist/cli/output.js';
-        import { openForReading } from './dist/cli/commands/query.js';
+        import { ConsoleOutput } from './dist/cli/output.js';
+        import { openForReading } from './dist/pipelines/query.js';
         const { config } = loadConfig({ file: ${JSON.stringify(configFile)} });
-        const warehouse = await openForReading(config, new Output(true));
+        const warehouse = await openForReading(config, new ConsoleOutput(true));
         await warehouse.all('SELECT count(*) FROM ledger');`),
     );
     try {

@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { snapshotCatalog, type CatalogSummary } from '../../pipelines/catalog.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
-import { formatDuration, type Output } from '../output.js';
+import { formatDuration, type Output } from '../../core/output.js';
 
 export function registerCatalog(program: Command): void {
   withGlobalOptions(

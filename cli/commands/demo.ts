@@ -1,10 +1,10 @@
 /** `pinrecon demo`: the whole month-end job on a simulator and a local mail sink, no configuration needed. */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { packageRoot } from '../../config/paths.js';
+import { packageRoot } from '../../core/paths.js';
 import { runDemo, type DemoSummary } from '../../pipelines/demo.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
-import { formatTable } from '../output.js';
+import { formatTable } from '../../core/output.js';
 import { describeRun } from './run.js';
 
 interface DemoCommandOptions extends GlobalOptions {

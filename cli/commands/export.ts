@@ -1,13 +1,13 @@
 /** `pinrecon export --period P [--format parquet|csv] [--out DIR]`: writes the period's marts for other tools. */
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { UsageError } from '../../config/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { exportPeriod, type ExportFormat } from '../../pipelines/export.js';
-import { lockedByAnotherProcess, Warehouse } from '../../pipelines/warehouse.js';
+import { lockedByAnotherProcess, Warehouse } from '../../core/warehouse.js';
 import type { Config } from '../../config/schema.js';
-import type { Output } from '../output.js';
+import type { Output } from '../../core/output.js';
 import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
-import { openForReading } from './query.js';
+import { openForReading } from '../../pipelines/query.js';
 
 interface ExportCommandOptions extends GlobalOptions {
   period?: string;

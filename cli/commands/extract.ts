@@ -1,12 +1,12 @@
 /** `pinrecon extract`: pulls the provider's sales for a date range into the database (resumable). */
 import type { Command } from 'commander';
-import { UsageError } from '../../config/errors.js';
+import { UsageError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
 import { extractSales, type ExtractSummary } from '../../pipelines/extract/extract.js';
 import type { SearchBy } from '../../pipelines/extract/plan.js';
-import { databaseExists, publishSnapshot, withWarehouse } from '../../pipelines/warehouse.js';
+import { databaseExists, publishSnapshot, withWarehouse } from '../../core/warehouse.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
-import { formatDuration, formatTable, type Output } from '../output.js';
+import { formatDuration, formatTable, type Output } from '../../core/output.js';
 
 interface ExtractCommandOptions extends GlobalOptions {
   from: string;

@@ -1,6 +1,6 @@
 /** `pinrecon ledger import FILE`: loads the partner ledger; bad lines are kept as rejects, never dropped. */
 import type { Command } from 'commander';
-import { UsageError } from '../../config/errors.js';
+import { UsageError } from '../../core/errors.js';
 import { ledgerEncodings, normalizeDelimiter, normalizeEncoding } from '../../config/schema.js';
 import { describeLedgerImport, importLedger, type LedgerImportOptions } from '../../pipelines/ledger-import.js';
 import { ledgerFormats, type LedgerFormat } from '../../sources/ledger/types.js';

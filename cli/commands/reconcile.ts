@@ -1,9 +1,9 @@
 /** `pinrecon reconcile`: (re)builds the reconciliation models of one period and prints what it found. */
 import type { Command } from 'commander';
-import { exceptionTypes } from '../../config/exception-types.js';
+import { exceptionTypes } from '../../core/exception-types.js';
 import { reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
-import { formatTable, type Output } from '../output.js';
+import { formatTable, type Output } from '../../core/output.js';
 
 interface ReconcileCommandOptions extends GlobalOptions {
   period: string;

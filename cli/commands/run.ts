@@ -5,7 +5,7 @@
 import type { Command } from 'commander';
 import { MonthEndJobError, runMonthEnd, type RunProgress } from '../../pipelines/run.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
-import { formatTable } from '../output.js';
+import { formatTable } from '../../core/output.js';
 
 interface RunCommandOptions extends GlobalOptions {
   period?: string;

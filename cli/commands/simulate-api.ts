@@ -5,7 +5,7 @@
  * never printed.
  */
 import type { Command } from 'commander';
-import { ConfigError, JobError, UsageError } from '../../config/errors.js';
+import { ConfigError, JobError, UsageError } from '../../core/errors.js';
 import { startSimulator, type RequestLogEntry, type SimulatorOptions } from '../../sources/simulator/server.js';
 import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../sources/simulator/dataset.js';
 import { daysInclusive } from '../../sources/simulator/zoned-time.js';

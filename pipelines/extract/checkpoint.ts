@@ -2,7 +2,7 @@
  * The completed-window state of extraction (`extract_windows`): read to plan a run, written in the same
  * transaction as the window's rows, so a crash can never leave a window marked done without its data.
  */
-import type { Warehouse } from '../warehouse.js';
+import type { Warehouse } from '../../core/warehouse.js';
 import type { LoadCounts } from './load.js';
 import type { CompletedWindow, ExtractWindow, SearchFlag } from './plan.js';
 

@@ -6,13 +6,13 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, JobError, UsageError } from '../../config/errors.js';
+import { ConfigError, JobError, UsageError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
-import type { Output } from '../../cli/output.js';
+import type { Output } from '../../core/output.js';
 import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
-import { todayIn } from '../calendar.js';
+import { todayIn } from '../../core/calendar.js';
 import { recordRun } from '../runs.js';
-import type { Warehouse } from '../warehouse.js';
+import type { Warehouse } from '../../core/warehouse.js';
 import { completedWindows, recordCompletedWindow } from './checkpoint.js';
 import { landingRoot, salesLandingPath } from './landing.js';
 import { loadLandedSales, type LoadCounts } from './load.js';

@@ -7,7 +7,8 @@
  * quarantined too. Money is cast from the JSON number's own digits, never through a double.
  */
 import type { Config } from '../../config/schema.js';
-import { sqlString, type Warehouse } from '../warehouse.js';
+import { type Warehouse } from '../../core/warehouse.js';
+import { sqlString } from '../../core/sql.js';
 import type { ExtractWindow } from './plan.js';
 import { transactionAtSql, unparseableDateReason } from './transaction-date.js';
 

@@ -3,7 +3,7 @@
  * longer than `extract.maxWindowDays`), one per search flag, each marked fetch / re-fetch / skip against the
  * completed-window checkpoints in `extract_windows`.
  */
-import { addDays, maxDate, minDate, periodEnd, periodOf } from '../calendar.js';
+import { addDays, maxDate, minDate, periodEnd, periodOf } from '../../core/calendar.js';
 
 export type SearchFlag = 'paid' | 'created';
 export type SearchBy = SearchFlag | 'both';

@@ -4,7 +4,7 @@
  * time in the configured zone) and `dd/MM/yyyy HH:mm:ss` (also local). Anything else yields NULL, and the
  * caller keeps the raw text and quarantines the record.
  */
-import { sqlString } from '../warehouse.js';
+import { sqlString } from '../../core/sql.js';
 
 /** What the quarantine says about a date none of the accepted shapes matched. */
 export const unparseableDateReason = 'transactionDate is not ISO 8601 or dd/MM/yyyy HH:mm:ss';

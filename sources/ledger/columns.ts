@@ -5,7 +5,7 @@
  * A required column that cannot be found is a configuration matter (exit 2): the error names the column,
  * the config key, and the headers found.
  */
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { ledgerColumns, type LedgerColumn } from './types.js';
 
 /** `Pago em` → `pagoem`, `Situação` → `situacao`. */

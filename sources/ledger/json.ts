@@ -4,7 +4,7 @@
  * number, a blank line is a reject too). An array element is located by its ordinal (record 1, 2, …), not
  * by a line: exports often write the whole array on one line, where every element would be "line 1".
  */
-import { JobError } from '../../config/errors.js';
+import { JobError } from '../../core/errors.js';
 import { readTextChunks } from './text-stream.js';
 import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
 

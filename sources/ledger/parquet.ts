@@ -6,9 +6,10 @@
  * of its own: the import appends on the main one while this result streams.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { JobError } from '../../config/errors.js';
+import { JobError } from '../../core/errors.js';
 import { describeStart, fileEnds } from './signature.js';
 import { ExactNumber, type CellValue, type ProgressCallback, type SourceEvent } from './types.js';
+import { sqlIdentifier, sqlString } from '../../core/sql.js';
 
 const exportAgain = 'Export the ledger again as Parquet, or pass --format if the file is CSV, XLSX or JSON.';
 
@@ -30,8 +31,7 @@ export async function* readParquet(file: string, connection: DuckDBConnection, o
     throw new JobError(`${file} could not be read as a Parquet file: it looks damaged or truncated (${reason}).`, exportAgain, { cause: error });
   }
   const columns = described.filter((c) => c.column_name !== 'file_row_number');
-  const quote = (name: string) => `"${name.replace(/"/g, '""')}"`;
-  const selectList = columns.map((c) => (floatTypes.test(c.column_type) ? `CAST(${quote(c.column_name)} AS DOUBLE)` : `CAST(${quote(c.column_name)} AS VARCHAR)`));
+  const selectList = columns.map((c) => (floatTypes.test(c.column_type) ? `CAST(${sqlIdentifier(c.column_name)} AS DOUBLE)` : `CAST(${sqlIdentifier(c.column_name)} AS VARCHAR)`));
   const exact = columns.map((c) => exactTypes.test(c.column_type));
   yield { kind: 'header', names: columns.map((c) => c.column_name) };
   const result = await connection.stream(`SELECT file_row_number + 1, ${selectList.join(', ')} FROM ${source}`);
@@ -53,8 +53,4 @@ function checkParquetSignature(file: string): void {
   if (head.toString('latin1') === 'PAR1' && tail.toString('latin1') === 'PAR1') return;
   const why = head.toString('latin1') === 'PAR1' ? 'it does not end with the Parquet mark "PAR1": the file is truncated' : `a Parquet file starts with "PAR1"; ${describeStart(file)}`;
   throw new JobError(`${file} is not a Parquet file (${why}).`, exportAgain);
-}
-
-function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
 }

@@ -6,7 +6,7 @@
  * not counted in `lines`, and are reported through `onAboveHeader`.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { ConfigError, JobError } from '../../config/errors.js';
+import { ConfigError, JobError } from '../../core/errors.js';
 import { KeyResolver, resolveHeaders, type ColumnIndexes } from './columns.js';
 import { readCsv } from './csv.js';
 import { readJsonArray, readNdjson } from './json.js';

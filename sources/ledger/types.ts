@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import type { Config } from '../../config/schema.js';
-import { UsageError } from '../../config/errors.js';
+import { UsageError } from '../../core/errors.js';
 
 /** The canonical ledger columns (interface.md "The partner ledger"), in table order. */
 export const ledgerColumns = [

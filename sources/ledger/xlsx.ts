@@ -10,7 +10,7 @@
  */
 import { createReadStream, statSync } from 'node:fs';
 import ExcelJS from 'exceljs';
-import { ConfigError, JobError } from '../../config/errors.js';
+import { ConfigError, JobError } from '../../core/errors.js';
 import { HeaderSearch, type PlacedRow } from './columns.js';
 import { describeStart, fileEnds } from './signature.js';
 import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';

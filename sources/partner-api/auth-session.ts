@@ -4,7 +4,7 @@
  * await the same one), logs in again when a refresh fails, and renews after the upstream rejects a token
  * that may have been revoked. Tokens are kept in memory only and never put in a message or event.
  */
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import type { ApiConfig } from '../../config/schema.js';
 import { describeEndpoint, expandEndpoint, type Endpoint } from './endpoints.js';
 import { quoteBody, UpstreamError } from './errors.js';

@@ -3,7 +3,7 @@
  * parsing them once, checking each names exactly the parameters its operation supplies, and expanding
  * them into URLs with every parameter URL-encoded.
  */
-import { ConfigError } from '../../config/errors.js';
+import { ConfigError } from '../../core/errors.js';
 import { endpointNames, type EndpointName } from '../../config/schema.js';
 
 /** The path parameters each operation supplies, in the spec's names. */

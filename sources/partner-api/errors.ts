@@ -2,7 +2,8 @@
  * The upstream's failures as one named error, and the redaction that keeps credentials, tokens and PINs
  * out of every message, event and log line built from what the upstream sent back.
  */
-import { JobError } from '../../config/errors.js';
+import { JobError } from '../../core/errors.js';
+import { maskPin } from '../../core/masking.js';
 
 /** An upstream operation that failed for good: which endpoint, what status, what the upstream said (redacted). */
 export class UpstreamError extends JobError {
@@ -49,11 +50,6 @@ export function redact(text: string, knownSecrets: Iterable<string> = []): strin
     .replace(bearer, '$1***')
     .replace(secretFields, '$1***')
     .replace(pinField, (_match, open: string, pin: string, close: string) => `${open}${maskPin(pin)}${close}`);
-}
-
-/** `****1234`: the form in which a PIN may be shown in text (the workbook's cells use `••••1234`). */
-export function maskPin(pin: string): string {
-  return `****${pin.slice(-4)}`;
 }
 
 /** A response body fit for an error message: redacted, one line, at most a couple of thousand characters. */

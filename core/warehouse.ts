@@ -10,8 +10,9 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
-import { JobError } from '../config/errors.js';
-import { sqlDir } from '../config/paths.js';
+import { JobError } from './errors.js';
+import { sqlDir } from './paths.js';
+import { sqlString } from './sql.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 /** Rows as JSON-safe values: DECIMAL and BIGINT arrive as exact strings, timestamps as ISO-like text. */
@@ -88,7 +89,7 @@ export class Warehouse {
     }
     const connection = await instance.connect();
     const warehouse = new Warehouse(file, instance, connection, readOnly);
-    if (options.timezone) await warehouse.run(`SET TimeZone = '${options.timezone.replace(/'/g, "''")}'`);
+    if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
     if (options.applySchema ?? !readOnly) await warehouse.applySchema();
     return warehouse;
   }
@@ -183,9 +184,4 @@ export async function publishSnapshot(warehouse: Warehouse): Promise<string> {
 
 export function databaseExists(file: string): boolean {
   return existsSync(file);
-}
-
-/** Quotes a SQL string literal (for paths and identifiers DuckDB functions take as text). */
-export function sqlString(value: string): string {
-  return `'${value.replace(/'/g, "''")}'`;
 }

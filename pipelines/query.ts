@@ -1,0 +1,136 @@
+/**
+ * The read-only session analysts query through (`pinrecon query`, and `export`'s read path): which file it
+ * opens (the published snapshot, else the main file read-only; the main file on purpose with `live`), the
+ * refusal of anything but one reading statement, and the masking of PINs in every value it returns:
+ * a column named `key` or with "pin" in its name shows its last 4 characters (also inside structs and
+ * lists); so does any text value equal to a PIN stored in `sales.key` (ignoring case and surrounding
+ * spaces), whatever the query calls it: the statement runs wrapped in one that masks such values.
+ * CALL f(...) is read as FROM f(...) to be wrapped; PRAGMA and EXPLAIN return metadata and plans, not
+ * values, and run as written.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { DuckDBTypeId, StatementType, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import type { Config } from '../config/schema.js';
+import { JobError, UsageError } from '../core/errors.js';
+import { hasStoredPins, isPinColumn, maskPin, maskPinValue, pinValuesCte } from '../core/masking.js';
+import type { Output } from '../core/output.js';
+import { sqlIdentifier, sqlString } from '../core/sql.js';
+import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../core/warehouse.js';
+
+const readingStatements = new Set([StatementType.SELECT, StatementType.EXPLAIN, StatementType.PRAGMA, StatementType.CALL]);
+
+/** A query's result: its column names, and its rows in chunks with every PIN masked. */
+export interface MaskedResult {
+  columns: string[];
+  chunks: AsyncGenerator<unknown[][]>;
+}
+
+/**
+ * Opens what analysts read: the published snapshot when there is one (saying which file and how fresh,
+ * on stderr unless --json), else the main file READ_ONLY (before the first job has published one); with
+ * `live`, the main file on purpose. Also `export`'s read path while a job holds the database.
+ */
+export async function openForReading(config: Config, output: Output, options: { live?: boolean } = {}): Promise<Warehouse> {
+  const snapshot = snapshotPath(config.database);
+  const hasSnapshot = existsSync(snapshot);
+  if (!existsSync(config.database) && (options.live || !hasSnapshot)) {
+    throw new JobError(`There is no database at ${config.database} yet.`, 'Run a job first (pinrecon extract, ledger import or run), or check "database" in the config.');
+  }
+  if (hasSnapshot && !options.live) {
+    const published = statSync(snapshot).mtime;
+    output.info(`reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job`);
+    return Warehouse.open(snapshot, { readOnly: true, timezone: config.timezone });
+  }
+  try {
+    return await Warehouse.open(config.database, { readOnly: true, timezone: config.timezone });
+  } catch (error) {
+    if (!lockedByAnotherProcess(error)) throw error;
+    const instead = hasSnapshot ? `Drop --live to read the snapshot ${snapshot}` : 'No snapshot has been published yet: wait for the job to finish, then query again';
+    throw new JobError(`The database ${config.database} is in use by a running job.`, `${instead}.`, { cause: error });
+  }
+}
+
+/** "45 s", "12 min", "3 h 5 min", "2 days". */
+function age(since: Date): string {
+  const seconds = Math.max(0, Math.round((Date.now() - since.getTime()) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days`;
+}
+
+/** Runs one reading statement of `sql` on `warehouse` and streams its rows with every PIN masked. */
+export async function queryMasked(warehouse: Warehouse, sql: string): Promise<MaskedResult> {
+  const statement = await maskingPinValues(warehouse, sql, await prepareReadOnly(warehouse, sql));
+  let result;
+  try {
+    result = await statement.stream();
+  } catch (error) {
+    throw new UsageError(`The query failed: ${(error as Error).message}`);
+  }
+  const columns = result.deduplicatedColumnNames();
+  const masked = columns.map(isPinColumn);
+  const chunks = async function* (): AsyncGenerator<unknown[][]> {
+    for await (const chunk of result.yieldRowsJson()) yield chunk.map((row) => row.map((value, i) => (masked[i] ? maskValue(value) : maskNested(value))));
+  };
+  return { columns, chunks: chunks() };
+}
+
+/** Prepares the one statement of `sql`, refusing anything but a reading statement with a clear message. */
+async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckDBPreparedStatement> {
+  const refusal = (what: string) =>
+    new UsageError(`pinrecon query only reads: ${what} is refused (the database is opened read-only). Use SELECT, FROM, WITH, DESCRIBE, SHOW, SUMMARIZE or EXPLAIN.`);
+  let statement: DuckDBPreparedStatement;
+  try {
+    const statements = await warehouse.connection.extractStatements(sql);
+    if (statements.count === 0) throw new UsageError('The query holds no SQL statement.');
+    if (statements.count > 1) throw new UsageError(`pinrecon query runs one statement at a time; this query holds ${statements.count}.`);
+    statement = await statements.prepare(0);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const message = (error as Error).message.replace(/^Failed to (extract statements|prepare statement): /, '');
+    if (/read-only|read only/i.test(message)) throw refusal('a statement that writes');
+    throw new UsageError(`The query failed: ${message}`);
+  }
+  if (!readingStatements.has(statement.statementType)) {
+    const name = StatementType[statement.statementType] ?? 'this statement';
+    throw refusal(`${name.replace(/_/g, ' ')}`);
+  }
+  return statement;
+}
+
+/**
+ * The user's statement wrapped so that every text column's values equal to a stored PIN are masked
+ * (`query()` runs the statement as a subquery, whatever its comments or final semicolon).
+ */
+async function maskingPinValues(warehouse: Warehouse, sql: string, statement: DuckDBPreparedStatement): Promise<DuckDBPreparedStatement> {
+  const metadataOnly = statement.statementType === StatementType.EXPLAIN || statement.statementType === StatementType.PRAGMA || /^\s*PRAGMA\b/i.test(sql);
+  if (metadataOnly || !(await hasStoredPins(warehouse))) return statement;
+  const text = statement.statementType === StatementType.CALL ? sql.replace(/^\s*CALL\b/i, 'FROM') : sql;
+  const aliases = Array.from({ length: statement.columnCount }, (_, i) => `c${i}`);
+  const selectList = aliases.map((alias, i) => {
+    const name = sqlIdentifier(statement.columnName(i));
+    return statement.columnTypeId(i) === DuckDBTypeId.VARCHAR ? `${maskPinValue(alias)} AS ${name}` : `${alias} AS ${name}`;
+  });
+  try {
+    return await warehouse.connection.prepare(`WITH ${pinValuesCte} SELECT ${selectList.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`);
+  } catch (error) {
+    throw new UsageError(
+      `pinrecon query could not check this statement's values for PINs, so it does not run it (${(error as Error).message.split('\n')[0]}). Write it as one SELECT (or FROM) statement.`,
+    );
+  }
+}
+
+function maskValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  return maskPin(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+/** Structs and lists may carry a PIN field (`SELECT s FROM sales s`): mask those fields too. */
+function maskNested(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(maskNested);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isPinColumn(k) ? maskValue(v) : maskNested(v)]));
+}
