@@ -314,7 +314,7 @@ async function buildModels(
 async function wouldBeMissingReferences(warehouse: Warehouse): Promise<string[]> {
   const rows = await warehouse.all<{ partner_reference: string }>(
     `SELECT DISTINCT l.partner_reference
-     FROM stg_ledger__orders l
+     FROM int_ledger__orders_classified l
      JOIN int_recon_rows_classified c ON c.side = 'ledger' AND c.ledger_line_id = l.ledger_line_id
      WHERE l.is_in_period AND l.is_active AND l.partner_reference IS NOT NULL AND c.provider_sales = 0
      ORDER BY 1`,
