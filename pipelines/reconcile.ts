@@ -9,7 +9,8 @@
  *
  * Configuration reaches the SQL as data, never as pasted text: the runner creates `cfg_params` (one row:
  * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap) and
- * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history).
+ * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history), each
+ * declared with its columns in `sql/inputs/`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -86,8 +87,8 @@ export interface SqlTest {
 const layers = ['staging', 'intermediate', 'marts'] as const;
 /** Marts that accumulate a row per run instead of holding the period's current state. */
 const appendOnlyMarts = new Set(['recon_exception_history', 'recon_runs']);
-/** Inputs the runner creates for the models. */
-const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions'];
+/** Inputs the runner creates for the models: each declared with its columns in `sql/inputs/`. */
+const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions'] as const;
 const failingRowsShown = 10;
 
 export async function reconcile(warehouse: Warehouse, config: Config, options: ReconcileOptions, output: Output): Promise<ReconcileSummary> {
@@ -252,10 +253,16 @@ interface RunParams {
   lookupsFound: number;
 }
 
+/** The runner's inputs, declared with their columns in `sql/inputs/<table>.sql`: created empty, then filled here. */
+function declareInput(warehouse: Warehouse, table: (typeof inputTables)[number]): Promise<void> {
+  return warehouse.run(readModelSql(path.join(sqlDir(), 'inputs', `${table}.sql`)));
+}
+
 async function createInputs(warehouse: Warehouse, config: Config, database: string, p: RunParams): Promise<void> {
   const r = config.reconciliation;
+  await declareInput(warehouse, 'cfg_params');
   await warehouse.run(
-    `CREATE OR REPLACE TEMP TABLE cfg_params AS SELECT
+    `INSERT INTO cfg_params BY NAME SELECT
        $1::VARCHAR AS period, $2::DATE AS period_start, $3::DATE AS period_end, $4::DATE AS as_of,
        $5::DECIMAL(18,4) AS cost_tolerance, $6::DECIMAL(18,4) AS price_tolerance, $7::INTEGER AS unredeemed_after_days,
        $8::VARCHAR AS timezone, $9::VARCHAR AS run_id, $10::TIMESTAMPTZ AS built_at,
@@ -275,12 +282,13 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
       p.lookupsFound,
     ],
   );
-  await warehouse.run('CREATE OR REPLACE TEMP TABLE cfg_status_map (status VARCHAR PRIMARY KEY, status_class VARCHAR NOT NULL)');
+  await declareInput(warehouse, 'cfg_status_map');
   for (const [status, statusClass] of Object.entries(r.statusMap)) {
     await warehouse.run('INSERT OR REPLACE INTO cfg_status_map VALUES (trim($1), $2)', [status, statusClass]);
   }
+  await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
-    `CREATE OR REPLACE TEMP TABLE prev_recon_exceptions AS
+    `INSERT INTO prev_recon_exceptions BY NAME
      SELECT finding_id, exception_type, partner_reference, transaction_id, first_detected_at
      FROM ${persistent(database, 'recon_exceptions')} WHERE period = $1`,
     [p.period],
