@@ -22,7 +22,7 @@ import { PartnerApiClient } from '../sources/partner-api/client.js';
 import { redact } from '../sources/partner-api/errors.js';
 import { periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { lookUpReferences, type ReferenceLookupSummary } from './provider-lookup.js';
-import { recordRun } from './runs.js';
+import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
 import { sqlIdentifier } from '../core/sql.js';
