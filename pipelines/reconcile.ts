@@ -38,8 +38,11 @@ export interface ReconcileOptions {
   parentRunId?: string;
 }
 
-
-export interface CurrencyTotals {
+/**
+ * One currency's line of reconcile's summary (and of its --json): counts as numbers. The report's fuller
+ * per-currency totals, read from the published marts, are `CurrencyTotals` in reports/report-facts.ts.
+ */
+export interface CurrencySummary {
   currencyCode: string | null;
   ledgerOrders: number;
   /** Money as exact decimal strings. */
@@ -57,7 +60,7 @@ export interface ReconcileSummary {
   asOf: string;
   exceptions: number;
   byType: Record<ExceptionType, number>;
-  currencies: CurrencyTotals[];
+  currencies: CurrencySummary[];
   history: { new: number; stillOpen: number; cleared: number };
   /** Match classes of the rows in the period's scope (and out_of_period for the rest), per side. */
   matchClasses: { side: string; matchClass: string; rows: number }[];
