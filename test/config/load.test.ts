@@ -33,6 +33,19 @@ describe('configuration', () => {
     expect(config.schedules.map((s) => s.name)).toEqual(['month-end', 'daily-extract']);
   });
 
+  it('takes the lock wait from PINRECON_LOCK_WAIT_SECONDS through the schema (default 60), and names the variable when it is not a number', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'pinrecon-empty-'));
+    expect(loadConfig({ env: {}, cwd }).config.lockWaitSeconds).toBe(60);
+    expect(loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: '1.5' }, cwd }).config.lockWaitSeconds).toBe(1.5);
+    expect(() => loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: 'soon' }, cwd })).toThrow(/environment variable PINRECON_LOCK_WAIT_SECONDS: lockWaitSeconds/);
+    expect(() => loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: '-1' }, cwd })).toThrow(/PINRECON_LOCK_WAIT_SECONDS/);
+  });
+
+  it('writes reports under data/reports by default, not into the source folder reports/', () => {
+    const cwd = mkdtempSync(path.join(tmpdir(), 'pinrecon-empty-'));
+    expect(loadConfig({ env: {}, cwd }).config.reports.outDir).toBe(path.join(cwd, 'data', 'reports'));
+  });
+
   it('lets environment variables override the file', () => {
     const file = writeConfig('{ "api": { "baseUrl": "http://127.0.0.1:1111", "maxRequestsPerSecond": 10 } }');
     const { config } = loadConfig({

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleOutput } from '../../cli/output.js';
 import { UsageError } from '../../core/errors.js';
 import { configSchema, type Config } from '../../config/schema.js';
-import { monthEndExtractRange, runMonthEnd } from '../../pipelines/run.js';
+import { monthEndExtractRange, runMonthEnd } from '../../pipelines/month-end.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { startMailSink, type MailSink } from '../../sources/mail-sink/mail-sink.js';
 import { generateLedger, type LedgerPlant } from '../../sources/simulator/ledger-generator.js';

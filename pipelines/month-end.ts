@@ -17,7 +17,7 @@ import { extractSales } from './extract/extract.js';
 import { importLedger } from './ledger-import.js';
 import { reconcile } from './reconcile.js';
 import { writeReport } from './report.js';
-import { recordRun } from './runs.js';
+import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
 export interface RunOptions {

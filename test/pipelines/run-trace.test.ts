@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { finishRun, recordRun, startRun } from '../../pipelines/runs.js';
+import { finishRun, recordRun, startRun } from '../../pipelines/run-trace.js';
 import { Warehouse } from '../../core/warehouse.js';
 
 describe('pipeline_runs trace', () => {
