@@ -16,6 +16,7 @@ import type { Output } from '../core/output.js';
 import { packageRoot, sqlDir } from '../core/paths.js';
 import { sqlIdentifier } from '../core/sql.js';
 import type { Warehouse } from '../core/warehouse.js';
+import type { CloseFacts } from '../reports/close-facts.js';
 import { inPeriodSql } from '../reports/report-sheets.js';
 import { checkCompleteness, incompleteError } from './completeness.js';
 import { newRunId, recordRun } from './runs.js';
@@ -303,4 +304,28 @@ export function sqlModelsSha256(root: string = sqlDir()): string {
   };
   walk(root);
   return hash.digest('hex');
+}
+
+/**
+ * The report's view of closing the period: the verdict its reconciliation stored, made `incomplete` if the
+ * extraction is incomplete now (a later failed window), and the sign-off state.
+ */
+export async function closeFacts(warehouse: Warehouse, config: Config, period: string): Promise<CloseFacts> {
+  const stored = await warehouse.one<{ verdict: string | null; reasons: string | null }>(
+    `SELECT any_value(verdict) AS verdict, any_value(incomplete_reasons) AS reasons FROM recon_summary WHERE period = $1`,
+    [period],
+  );
+  const completeness = await checkCompleteness(warehouse, config, period);
+  const storedReasons = stored?.reasons ? (JSON.parse(stored.reasons) as string[]) : [];
+  const incomplete = !completeness.complete || stored?.verdict === 'incomplete';
+  const state = await signoffState(warehouse, period, 'recon_signoff_changes', config.timezone);
+  return {
+    verdict: incomplete ? 'incomplete' : (stored?.verdict ?? null),
+    incompleteReasons: completeness.complete ? storedReasons.map((r) => `when reconciled: ${r} (extracted since: run pinrecon reconcile --period ${period} again)`) : completeness.reasons,
+    fillCommands: completeness.commands,
+    status: state.status,
+    ...(state.signoff ? { signoff: { signoffId: state.signoff.signoffId, signedBy: state.signoff.signedBy, signedAt: state.signoff.signedAt, note: state.signoff.note } } : {}),
+    changes: state.changes,
+    deltas: state.deltas,
+  };
 }
