@@ -14,7 +14,7 @@ import { periodEnd, periodStart } from '../core/calendar.js';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Output } from '../core/output.js';
 import { packageRoot, sqlDir } from '../core/paths.js';
-import { sqlIdentifier } from '../core/sql.js';
+import { sqlIdentifier, sqlString } from '../core/sql.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { CloseFacts } from '../reports/close-facts.js';
 import { inPeriodSql } from '../reports/report-sheets.js';
@@ -149,14 +149,23 @@ export async function signoffState(warehouse: Warehouse, period: string, changes
   return { status: changed ? 'changed_since_signoff' : 'signed', signoff, changes, deltas };
 }
 
-/** sha256 of a sign-off's rows as signed (every column but signoff_id, in finding order). */
+/**
+ * sha256 of a sign-off's rows as signed (every column but signoff_id, as JSON lines in finding order).
+ * Timestamps are written in UTC, so any session (any configured time zone) gets the same hash.
+ */
 export async function signedContentSha256(warehouse: Warehouse, signoffId: string): Promise<string> {
-  const row = await warehouse.one<{ sha: string }>(
-    `SELECT sha256(coalesce(string_agg(to_json(r)::VARCHAR, chr(10) ORDER BY r.finding_id), '')) AS sha
-     FROM (SELECT * EXCLUDE (signoff_id) FROM recon_exceptions_signed WHERE signoff_id = $1) AS r`,
-    [signoffId],
-  );
-  return row!.sha;
+  const zone = await warehouse.one<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
+  await warehouse.run(`SET TimeZone = 'UTC'`);
+  try {
+    const row = await warehouse.one<{ sha: string }>(
+      `SELECT sha256(coalesce(string_agg(to_json(r)::VARCHAR, chr(10) ORDER BY r.finding_id), '')) AS sha
+       FROM (SELECT * EXCLUDE (signoff_id) FROM recon_exceptions_signed WHERE signoff_id = $1) AS r`,
+      [signoffId],
+    );
+    return row!.sha;
+  } finally {
+    await warehouse.run(`SET TimeZone = ${sqlString(zone!.zone)}`);
+  }
 }
 
 export async function closePeriod(warehouse: Warehouse, config: Config, options: CloseOptions, output: Output): Promise<CloseSummary> {
