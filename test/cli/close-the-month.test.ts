@@ -25,6 +25,8 @@ const period = '2026-03';
 const asOf = '2026-04-10';
 const identifier = 'close-cli';
 const secret = 'close-cli-secret';
+/** Each step spawns the CLI several times; a busy machine may take minutes. */
+const stepTimeout = 300_000;
 
 describe('closing a month (spawned CLI)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-close-'));
@@ -62,7 +64,7 @@ describe('closing a month (spawned CLI)', () => {
   afterAll(async () => {
     await simulator?.close();
     rmSync(dir, { recursive: true, force: true });
-  });
+  }, stepTimeout);
 
   it('refuses to reconcile a month never extracted, naming the days and the command that fills them', async () => {
     const result = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
@@ -73,7 +75,7 @@ describe('closing a month (spawned CLI)', () => {
     expect(result.stderr).toContain('pinrecon extract --from 2026-03-01 --to 2026-03-31');
     expect(result.stderr).toContain('--allow-incomplete');
     expect(await query(`SELECT * FROM recon_summary WHERE period = $1`, [period])).toEqual([]);
-  });
+  }, stepTimeout);
 
   it('refuses a month with days missing and a failed window, and close refuses it too', async () => {
     expect((await pinrecon('extract', '--from', '2026-03-01', '--to', '2026-03-10')).code).toBe(0);
@@ -94,7 +96,7 @@ describe('closing a month (spawned CLI)', () => {
     expect(close.stderr).toContain(`The period ${period} is not completely extracted, so it cannot be signed off`);
     expect(close.stderr).toContain('pinrecon extract --from 2026-03-11 --to 2026-03-31');
     expect(await query(`SELECT * FROM period_signoffs`)).toEqual([]);
-  });
+  }, stepTimeout);
 
   it('--allow-incomplete stores the findings as incomplete without looking references up; the report says INCOMPLETE', async () => {
     const lookupsBefore = simulator.stats().byEndpoint.salesByPartnerReference ?? 0;
@@ -114,7 +116,7 @@ describe('closing a month (spawned CLI)', () => {
     const mail = await email();
     expect(mail.subject).toMatch(/^\[INCOMPLETE\] pinrecon 2026-03: /);
     expect(mail.text).toContain('To complete it: pinrecon extract --from 2026-03-11 --to 2026-03-31');
-  });
+  }, stepTimeout);
 
   it('once complete, close refuses undecided findings, then signs off with a manifest of what produced the figures', async () => {
     const run = await pinrecon('run', '--period', period, '--as-of', asOf, '--ledger', 'march.csv');
@@ -155,7 +157,7 @@ describe('closing a month (spawned CLI)', () => {
 
     expect((await pinrecon('report', '--period', period)).code).toBe(0);
     expect(await summaryFirstCell()).toMatch(/^Signed off by Ana Lima at \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(America\/Sao_Paulo\): March close$/);
-  });
+  }, stepTimeout);
 
   it('after the provider reverses two sales, run finds the period changed since sign-off, exactly, and keeps the signed rows', async () => {
     const [signoff] = await query<{ signoff_id: string; content_sha256: string }>(`SELECT signoff_id, content_sha256 FROM period_signoffs`);
@@ -227,7 +229,7 @@ describe('closing a month (spawned CLI)', () => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
     expect(workbook.getWorksheet('Changed since sign-off')!.actualRowCount).toBe(3);
-  });
+  }, stepTimeout);
 
   it('reopen keeps the sign-off in the history; the period is unsigned again', async () => {
     const reopened = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'provider reversals');
@@ -240,7 +242,7 @@ describe('closing a month (spawned CLI)', () => {
     const twice = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'again');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`The period ${period} is not signed off`);
-  });
+  }, stepTimeout);
 });
 
 function sha256(file: string): string {
