@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../core/paths.js';
 import { registerCatalog } from './commands/catalog.js';
+import { registerClose, registerReopen } from './commands/close.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExport } from './commands/export.js';
 import { registerExtract } from './commands/extract.js';
@@ -33,6 +34,8 @@ export function buildProgram(): Command {
     registerReconcile,
     registerReport,
     registerRun,
+    registerClose,
+    registerReopen,
     registerSchedule,
     registerQuery,
     registerExport,

@@ -27,6 +27,8 @@ export interface RunOptions {
   email?: boolean;
   /** With email: write the message as .eml instead of sending it. */
   dryRun?: boolean;
+  /** Reconcile and report a period that is not completely extracted (verdict incomplete). */
+  allowIncomplete?: boolean;
   /** Override of "today" for the extract lookback (tests and backfills). */
   today?: string;
 }
@@ -150,7 +152,7 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
 
       const reconciled = await step(
         'reconcile',
-        () => reconcile(warehouse, config, { period: options.period, asOf, client, parentRunId }, output),
+        () => reconcile(warehouse, config, { period: options.period, asOf, client, parentRunId, allowIncomplete: options.allowIncomplete }, output),
         (r) => `${r.exceptions} findings (${r.history.new} new, ${r.history.stillOpen} still open, ${r.history.cleared} cleared)`,
       );
       const report = await step(

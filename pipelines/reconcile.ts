@@ -27,6 +27,8 @@ import type { Warehouse } from '../core/warehouse.js';
 import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
 import { sqlIdentifier } from '../core/sql.js';
 import { maskPin } from '../core/masking.js';
+import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
+import { activeSignoff, createSignedInput, signoffState, type SignoffState } from './close.js';
 
 export interface ReconcileOptions {
   /** YYYY-MM, in the configured time zone. */
@@ -36,6 +38,8 @@ export interface ReconcileOptions {
   /** A client to share with other steps; by default one is made (when credentials are configured) and closed. */
   client?: PartnerApiClient;
   parentRunId?: string;
+  /** Reconcile a period that is not completely extracted: findings are stored with the verdict `incomplete`. */
+  allowIncomplete?: boolean;
 }
 
 /**
@@ -71,6 +75,11 @@ export interface ReconcileSummary {
   /** Seconds per model (last build). */
   models: Record<string, number>;
   elapsedSeconds: number;
+  /** recon_summary.verdict: incomplete | reconciled | reconciled_with_findings. */
+  verdict: string;
+  completeness: Completeness;
+  /** The period's sign-off and what changed since it (recon_signoff_changes). */
+  signoff: SignoffState;
 }
 
 export interface SqlModel {
@@ -90,8 +99,11 @@ export interface SqlTest {
 const layers = ['staging', 'intermediate', 'marts'] as const;
 /** Marts that accumulate a row per run instead of holding the period's current state. */
 const appendOnlyMarts = new Set(['recon_exception_history', 'recon_runs']);
-/** Inputs the runner creates for the models: each declared with its columns in `sql/inputs/`. */
-const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions'] as const;
+/**
+ * Inputs the runner creates for the models: `cfg_*` and `prev_recon_exceptions` are declared with their columns
+ * in `sql/inputs/`; `signed_recon_exceptions` is the active sign-off's rows of `recon_exceptions_signed` (pipelines/close.ts).
+ */
+const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions', 'signed_recon_exceptions'] as const;
 const failingRowsShown = 10;
 
 export async function reconcile(warehouse: Warehouse, config: Config, options: ReconcileOptions, output: Output): Promise<ReconcileSummary> {
@@ -111,12 +123,19 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
       const database = await databaseName(warehouse);
       const builtAt = new Date();
       const lookup: ReconcileSummary['lookup'] = { done: false };
+      const completeness = await checkCompleteness(warehouse, config, period);
+      if (!completeness.complete) {
+        if (!options.allowIncomplete) throw incompleteError(completeness, 'it is not reconciled', '--allow-incomplete to store its findings with the verdict incomplete');
+        output.warn(`the period ${period} is not completely extracted: its findings are stored with the verdict incomplete\n${completeness.reasons.map((r) => `  - ${r}`).join('\n')}`);
+      }
+      const signoff = await activeSignoff(warehouse, period);
       try {
-        await createInputs(warehouse, config, database, { period, asOf, runId: run.runId, builtAt, lookups: 0, lookupsFound: 0 });
+        await createInputs(warehouse, config, database, { period, asOf, runId: run.runId, builtAt, lookups: 0, lookupsFound: 0, completeness, signoffId: signoff?.signoffId ?? null });
+        await createSignedInput(warehouse, database, signoff?.signoffId ?? null);
         await buildModels(warehouse, models, stages, modelSeconds, output);
 
         const references = await wouldBeMissingReferences(warehouse);
-        const skippedBecause = lookupSkippedBecause(config, options, references.length);
+        const skippedBecause = lookupSkippedBecause(config, options, references.length, completeness.complete);
         if (skippedBecause) {
           lookup.skippedBecause = skippedBecause;
           if (references.length > 0) output.info(`individual lookup of ${references.length} would-be missing references skipped: ${skippedBecause}`);
@@ -149,7 +168,7 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         await publishMarts(warehouse, database, models, period, { ...stages });
         stages.publish = seconds(publishStarted);
 
-        const summary = await summarize(warehouse, { runId: run.runId, period, asOf, lookup, stages, modelSeconds, started, testResults });
+        const summary = await summarize(warehouse, { runId: run.runId, period, asOf, lookup, stages, modelSeconds, started, testResults, completeness });
         run.counters.rowsLoaded = summary.exceptions;
         run.details = { ...summary, models: undefined };
         return summary;
@@ -254,10 +273,13 @@ interface RunParams {
   builtAt: Date;
   lookups: number;
   lookupsFound: number;
+  completeness: Completeness;
+  /** The period's active sign-off, compared with by recon_signoff_changes. */
+  signoffId: string | null;
 }
 
 /** The runner's inputs, declared with their columns in `sql/inputs/<table>.sql`: created empty, then filled here. */
-function declareInput(warehouse: Warehouse, table: (typeof inputTables)[number]): Promise<void> {
+function declareInput(warehouse: Warehouse, table: Exclude<(typeof inputTables)[number], 'signed_recon_exceptions'>): Promise<void> {
   return warehouse.run(readModelSql(path.join(sqlDir(), 'inputs', `${table}.sql`)));
 }
 
@@ -269,7 +291,8 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
        $1::VARCHAR AS period, $2::DATE AS period_start, $3::DATE AS period_end, $4::DATE AS as_of,
        $5::DECIMAL(18,4) AS cost_tolerance, $6::DECIMAL(18,4) AS price_tolerance, $7::INTEGER AS unredeemed_after_days,
        $8::VARCHAR AS timezone, $9::VARCHAR AS run_id, $10::TIMESTAMPTZ AS built_at,
-       $11::BIGINT AS lookups, $12::BIGINT AS lookups_found`,
+       $11::BIGINT AS lookups, $12::BIGINT AS lookups_found,
+       $13::BOOLEAN AS complete, $14::VARCHAR AS incomplete_reasons, $15::VARCHAR AS signoff_id`,
     [
       p.period,
       periodStart(p.period),
@@ -283,6 +306,9 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
       p.builtAt.toISOString(),
       p.lookups,
       p.lookupsFound,
+      p.completeness.complete,
+      p.completeness.complete ? null : JSON.stringify(p.completeness.reasons),
+      p.signoffId,
     ],
   );
   await declareInput(warehouse, 'cfg_status_map');
@@ -333,8 +359,10 @@ async function wouldBeMissingReferences(warehouse: Warehouse): Promise<string[]>
   return rows.map((r) => r.partner_reference);
 }
 
-function lookupSkippedBecause(config: Config, options: ReconcileOptions, references: number): string | undefined {
+function lookupSkippedBecause(config: Config, options: ReconcileOptions, references: number, complete: boolean): string | undefined {
   if (references === 0) return 'no paid ledger order of the period lacks a provider sale';
+  // On a partial extraction most of them are only not fetched yet: asking one by one would flood the API.
+  if (!complete) return 'the period is not completely extracted (verdict incomplete)';
   if (!config.reconciliation.lookupMissing) return 'reconciliation.lookupMissing is false';
   if (!options.client && !(config.api.identifier && config.api.secret)) {
     return 'no API credentials configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET); those orders are reported missing_at_provider without asking';
@@ -416,6 +444,7 @@ async function summarize(
     modelSeconds: Record<string, number>;
     started: number;
     testResults: { name: string; passed: boolean }[];
+    completeness: Completeness;
   },
 ): Promise<ReconcileSummary> {
   const byType = Object.fromEntries(exceptionTypes.map((t) => [t, 0])) as Record<ExceptionType, number>;
@@ -460,6 +489,9 @@ async function summarize(
     stages: facts.stages,
     models: facts.modelSeconds,
     elapsedSeconds: seconds(facts.started),
+    verdict: (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))?.verdict ?? (facts.completeness.complete ? 'reconciled' : 'incomplete'),
+    completeness: facts.completeness,
+    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes'),
   };
 }
 

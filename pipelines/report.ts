@@ -11,6 +11,7 @@ import type { Config } from '../config/schema.js';
 import { composeReportEmail, deliverReportEmail, type DeliverOptions, type Delivery } from '../reports/email.js';
 import { loadReportFacts, noLedgerOrdersWarning } from '../reports/report-facts.js';
 import { writeWorkbook, type WrittenSheet } from '../reports/workbook.js';
+import { closeFacts } from './close.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -41,6 +42,9 @@ export interface ReportSummary {
   rows: number;
   exceptions: number;
   sheets: WrittenSheet[];
+  /** The period's completeness verdict and sign-off state as the workbook says them. */
+  verdict: string | null;
+  signoffStatus: string;
   email?: Delivery & { attachment: string; summaryOnly: boolean };
 }
 
@@ -52,6 +56,9 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
     args,
     async (run) => {
       const facts = await loadReportFacts(warehouse, { period: options.period, asOf: options.asOf, timezone: config.timezone });
+      facts.close = await closeFacts(warehouse, config, options.period);
+      if (facts.close.verdict === 'incomplete') output.warn(`the period ${options.period} is INCOMPLETE: ${facts.close.incompleteReasons.join('; ')}`);
+      if (facts.close.signoff) output.info(`${options.period} signed off by ${facts.close.signoff.signedBy} at ${facts.close.signoff.signedAt} (${facts.close.status.replaceAll('_', ' ')})`);
       const noLedgerOrders = noLedgerOrdersWarning(facts);
       if (noLedgerOrders) output.warn(noLedgerOrders);
       const file = path.join(config.reports.outDir, `pinrecon-${options.period}.xlsx`);
@@ -67,7 +74,7 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
       const rows = workbook.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
       output.info(`wrote ${file}: ${rows} detail rows on ${workbook.sheets.length + 1} sheets, ${facts.totalFindings} exceptions`);
       run.counters.rowsLoaded = rows;
-      run.details = { workbook: file, bytes: workbook.bytes, asOf: facts.asOf, exceptions: facts.totalFindings, sheets: workbook.sheets };
+      run.details = { workbook: file, bytes: workbook.bytes, asOf: facts.asOf, exceptions: facts.totalFindings, sheets: workbook.sheets, verdict: facts.close.verdict, signoffStatus: facts.close.status };
       const summary: ReportSummary = {
         runId: run.runId,
         period: options.period,
@@ -77,6 +84,8 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
         rows,
         exceptions: facts.totalFindings,
         sheets: workbook.sheets,
+        verdict: facts.close.verdict,
+        signoffStatus: facts.close.status,
       };
       if (!options.email && !options.dryRun) return summary;
 

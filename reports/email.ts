@@ -14,6 +14,7 @@ import { redactUrl } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
+import { describeClose } from './close-facts.js';
 
 export type EmailConfig = Config['email'];
 
@@ -36,9 +37,15 @@ export interface ComposeOptions {
 
 export function composeReportEmail(config: EmailConfig, facts: ReportFacts, options: ComposeOptions): ReportEmail {
   const warning = noLedgerOrdersWarning(facts);
-  const subject = config.subject
-    ? config.subject.replaceAll('{period}', facts.period)
-    : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} exception${facts.totalFindings === 1 ? '' : 's'}${warning ? ' — no ledger orders' : ''}`;
+  // An incomplete month is never sent as a plain report: the subject says so first, whatever the template.
+  const close = describeClose(facts.close, facts.timezone);
+  const subject =
+    close.subjectPrefix +
+    (config.subject
+      ? config.subject.replaceAll('{period}', facts.period)
+      : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} exception${facts.totalFindings === 1 ? '' : 's'}${warning ? ' — no ledger orders' : ''}`) +
+    close.subjectSuffix;
+  const closeText = [...(close.alert ? [close.alert] : []), ...close.lines];
   const changes = facts.changes;
   const changeNote = changes
     ? ` (since the previous reconciliation: ${formatCount(changes.new)} new, ${formatCount(changes.stillOpen)} still open, ${formatCount(changes.cleared)} cleared)`
@@ -52,6 +59,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const text = [
     heading,
     '',
+    ...(closeText.length > 0 ? [...closeText, ''] : []),
     ...(warning ? [`WARNING: ${warning}`, ''] : []),
     ...facts.totals.flatMap((t) => [
       `${t.currency ?? '(no currency)'}`,
@@ -80,6 +88,8 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const paragraph = (value: string) => `<p style="font-family:sans-serif">${escapeHtml(value)}</p>`;
   const html = [
     `<p style="font-family:sans-serif"><b>${escapeHtml(heading)}</b></p>`,
+    close.alert ? `<p style="font-family:sans-serif;background:#b00020;color:#ffffff;font-weight:bold;padding:6px">${escapeHtml(close.alert)}</p>` : '',
+    ...close.lines.map((l) => paragraph(l)),
     warning ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">WARNING: ${escapeHtml(warning)}</p>` : '',
     table(
       ['Currency', ...totalsColumns.map((c) => c.header)],

@@ -13,6 +13,7 @@ import { exceptionTypes } from '../core/exception-types.js';
 import { sqlText } from '../core/paths.js';
 import { formatCount } from './formats.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
+import type { CloseFacts } from './close-facts.js';
 
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
@@ -153,6 +154,8 @@ export interface ReportFacts {
   aging: AgingLine[];
   ledger: LedgerFacts;
   extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
+  /** Completeness verdict and sign-off state, set by the report job (pipelines/close.ts closeFacts). */
+  close?: CloseFacts;
 }
 
 /** The marts the report reads: all written by `pinrecon reconcile`. */

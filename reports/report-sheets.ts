@@ -81,6 +81,30 @@ function exceptionSheet(period: string, family: string, title: string, descripti
   };
 }
 
+/** The findings that differ from the period's sign-off (recon_signoff_changes of that sign-off). */
+export function signoffChangesSheet(period: string, signoffId: string): DetailSheet {
+  return {
+    title: 'Changed since sign-off',
+    description: 'findings new, cleared or changed since the period was signed off, with the amount delta',
+    columns: [
+      { key: 'change', header: 'Change', kind: 'text', sql: 'change', width: 10 },
+      { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 24 },
+      { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
+      { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
+      { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
+      money('signed_amount', 'Amount as signed', 'signed_amount', 'currency'),
+      money('current_amount', 'Amount now', 'current_amount', 'currency'),
+      money('amount_delta', 'Delta', 'amount_delta', 'currency'),
+      { key: 'signed_details', header: 'Details as signed', kind: 'text', sql: 'signed_details', width: 50 },
+      { key: 'current_details', header: 'Details now', kind: 'text', sql: 'current_details', width: 50 },
+      { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
+    ],
+    table: 'recon_signoff_changes',
+    where: `period = ${sqlString(period)} AND signoff_id = ${sqlString(signoffId)}`,
+    orderBy: 'change, exception_type, partner_reference NULLS LAST, finding_id',
+  };
+}
+
 /** SQL: the TIMESTAMPTZ `column` falls in `period` as the wall clock of `timezone` reads it. */
 export function inPeriodSql(column: string, period: string, timezone: string): string {
   const localMidnight = (date: string) => `timezone(${sqlString(timezone)}, TIMESTAMP ${sqlString(`${date} 00:00:00`)})`;

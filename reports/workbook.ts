@@ -14,7 +14,8 @@ import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
 import { noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
-import { detailSheets, type DetailSheet, type SheetColumn } from './report-sheets.js';
+import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
+import { changeSummary, describeClose } from './close-facts.js';
 
 /** Excel's rows per sheet, header included. */
 export const excelMaxRows = 1_048_576;
@@ -59,6 +60,7 @@ const styles = {
   header: { font: { bold: true }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7ECF3' } } } as Style,
   bold: { font: { bold: true } } as Style,
   warning: { font: { bold: true, color: { argb: 'FFB00020' } } } as Style,
+  alertBand: { font: { bold: true, size: 13, color: { argb: 'FFFFFFFF' } }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFB00020' } } } as Style,
   integer: { numFmt: integerFormat } as Style,
   date: { numFmt: dateFormat } as Style,
   dateTime: { numFmt: dateTimeFormat } as Style,
@@ -77,7 +79,8 @@ export async function writeWorkbook(warehouse: Warehouse, facts: ReportFacts, op
   if (!Number.isInteger(rowsPerSheet) || rowsPerSheet < 1 || rowsPerSheet >= excelMaxRows) {
     throw new RangeError(`maxRowsPerSheet must be an integer from 2 to ${excelMaxRows}, got ${options.maxRowsPerSheet}`);
   }
-  const sheets = detailSheets(facts.period, facts.timezone);
+  const signedChanges = facts.close?.status === 'changed_since_signoff' && facts.close.signoff;
+  const sheets = [...detailSheets(facts.period, facts.timezone), ...(signedChanges ? [signoffChangesSheet(facts.period, signedChanges.signoffId)] : [])];
   const generatedAt = options.generatedAt ?? new Date();
   mkdirSync(path.dirname(options.file), { recursive: true });
   const temporary = `${options.file}.tmp-${process.pid}`;
@@ -306,6 +309,7 @@ type SummarySection = (pen: SummaryPen, context: SummaryContext) => void;
 /** The Summary, top to bottom. A new section is a new function here. */
 const summarySections: SummarySection[] = [
   writeSummaryHeader,
+  writeSignoffSection,
   writeExtractionSection,
   writeLedgerSection,
   writeTotalsSection,
@@ -358,6 +362,10 @@ function summaryPen(worksheet: ExcelJS.Worksheet): SummaryPen {
 
 /** The title, the period, its dates and time zone, a summary-only note and the no-ledger warning. */
 function writeSummaryHeader({ line, styled, localTime }: SummaryPen, { facts, generatedAt, summaryOnlyOf }: SummaryContext): void {
+  // The verdict and the sign-off come first: an incomplete or restated month must not read as final.
+  const close = describeClose(facts.close, facts.timezone);
+  if (close.alert) line(styled(close.alert, styles.alertBand), ...Array.from({ length: 7 }, () => styled('', styles.alertBand)));
+  for (const text of close.lines) line(styled(text, close.alert ? styles.warning : styles.bold));
   line(styled(`pinrecon reconciliation — ${facts.period}`, styles.title));
   line();
   line(styled('Period', styles.bold), facts.period);
@@ -374,6 +382,26 @@ function writeSummaryHeader({ line, styled, localTime }: SummaryPen, { facts, ge
 
   const warning = noLedgerOrdersWarning(facts);
   if (warning) line(styled('WARNING', styles.warning), styled(warning, styles.warning));
+}
+
+/** Who signed the period off, and what changed since: new, cleared and changed findings, amount delta per currency. */
+function writeSignoffSection({ line, heading, header, styled, count, money, localTime }: SummaryPen, { facts }: SummaryContext): void {
+  const signoff = facts.close?.signoff;
+  if (facts.close && signoff) {
+    heading('Changed since sign-off');
+    line(styled('Signed off by', styles.bold), signoff.signedBy);
+    line(styled('Signed off at', styles.bold), localTime(`${signoff.signedAt}:00`));
+    if (signoff.note) line(styled('Note', styles.bold), signoff.note);
+    line(styled('Sign-off status', styles.bold), facts.close.status.replaceAll('_', ' '));
+    line(styled('Since the sign-off', styles.bold), changeSummary(facts.close));
+    for (const [label, n] of [['New findings', facts.close.changes.new], ['Cleared findings', facts.close.changes.cleared], ['Changed findings', facts.close.changes.changed]] as const) {
+      line(styled(label, styles.bold), count(n));
+    }
+    if (facts.close.deltas.length > 0) {
+      header('Currency', 'Amount delta (now − signed)');
+      for (const d of facts.close.deltas) line(d.currencyCode ?? '(none)', money(d.amountDelta, d.currencyCode));
+    }
+  }
 }
 
 /** When and from what the data was extracted: the last fetch, the windows and the runs behind them. */

@@ -8,6 +8,7 @@ import { formatTable, type Output } from '../../core/output.js';
 interface ReconcileCommandOptions extends GlobalOptions {
   period: string;
   asOf?: string;
+  allowIncomplete?: boolean;
 }
 
 export function registerReconcile(program: Command): void {
@@ -16,7 +17,8 @@ export function registerReconcile(program: Command): void {
       .command('reconcile')
       .description('(re)build the reconciliation of a period: findings, summary per currency, cost bridge, aging of unredeemed keys')
       .requiredOption('--period <YYYY-MM>', 'the month to reconcile (configured time zone)')
-      .option('--as-of <date>', 'the date unredeemed keys are aged at, YYYY-MM-DD (default: today)'),
+      .option('--as-of <date>', 'the date unredeemed keys are aged at, YYYY-MM-DD (default: today)')
+      .option('--allow-incomplete', 'reconcile a period that is not completely extracted; its findings get the verdict incomplete'),
   )
     .addHelpText(
       'after',
@@ -26,6 +28,9 @@ Paid ledger orders without a provider sale are first looked up one by one at the
 (reconciliation.lookupMissing; needs api.identifier and api.secret). The data tests of sql/tests run
 after the build; if one fails, nothing is published and the command exits 1 showing the failing rows.
 Findings keep their identity across runs: recon_exception_history says what is new, still open, cleared.
+A period is reconciled only when it is completely extracted (every day by paid and by creation date,
+fetched after it ended, no failed window); otherwise the command exits 1 naming the missing days and the
+pinrecon extract command that fills them (--allow-incomplete stores the findings as incomplete).
 
 Example:
   pinrecon reconcile --period 2026-01 --as-of 2026-02-05`,
@@ -34,7 +39,7 @@ Example:
       action<ReconcileCommandOptions, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
         const asOf = parseDateOption(options.asOf, '--as-of');
-        const summary = await withJobWarehouse(config, (warehouse) => reconcile(warehouse, config, { period, ...(asOf ? { asOf } : {}) }, output));
+        const summary = await withJobWarehouse(config, (warehouse) => reconcile(warehouse, config, { period, ...(asOf ? { asOf } : {}), allowIncomplete: Boolean(options.allowIncomplete) }, output));
         printSummary(summary, output);
         output.document({ ok: true, ...summary });
       }),
@@ -56,9 +61,14 @@ function printSummary(s: ReconcileSummary, output: Output): void {
   const lookup = s.lookup.done
     ? `individual lookups: ${s.lookup.references} references, ${s.lookup.found} found`
     : `individual lookups: skipped (${s.lookup.skippedBecause})`;
+  const signoff = s.signoff.signoff
+    ? `sign-off: ${s.signoff.status} (by ${s.signoff.signoff.signedBy} at ${s.signoff.signoff.signedAt}; since: ${s.signoff.changes.new} new, ${s.signoff.changes.cleared} cleared, ${s.signoff.changes.changed} changed${s.signoff.deltas.map((d) => `, ${d.currencyCode ?? '(none)'} ${d.amountDelta}`).join('')})`
+    : 'sign-off: unsigned';
   output.result(
     [
       `reconcile ${s.period} as of ${s.asOf}: ${s.exceptions} findings (${s.history.new} new, ${s.history.stillOpen} still open, ${s.history.cleared} cleared)`,
+      `verdict: ${s.verdict.toUpperCase()}${s.completeness.complete ? '' : ` — ${s.completeness.reasons.join('; ')}`}`,
+      signoff,
       '',
       types.length > 0 ? formatTable(types) : 'no findings',
       '',

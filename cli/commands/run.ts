@@ -13,6 +13,7 @@ interface RunCommandOptions extends GlobalOptions {
   asOf?: string;
   email?: boolean;
   dryRun?: boolean;
+  allowIncomplete?: boolean;
 }
 
 export function registerRun(program: Command): void {
@@ -24,13 +25,14 @@ export function registerRun(program: Command): void {
       .option('--ledger <file>', 'the ledger file to import (default: ledger.path of the config, if it exists)')
       .option('--as-of <YYYY-MM-DD>', 'date the findings are judged at (default: today in the configured time zone)')
       .option('--email', 'send the workbook by email')
-      .option('--dry-run', 'with --email: write the message as .eml beside the workbook instead of sending it'),
+      .option('--dry-run', 'with --email: write the message as .eml beside the workbook instead of sending it')
+      .option('--allow-incomplete', 'reconcile and report even if the period is not completely extracted (verdict incomplete)'),
   ).action(
     action<RunCommandOptions, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
       const asOf = parseDateOption(options.asOf, '--as-of');
       const summary = await withJobWarehouse(config, (warehouse) =>
-        runMonthEnd(warehouse, config, { period, asOf, ledger: options.ledger, email: options.email, dryRun: options.dryRun }, output),
+        runMonthEnd(warehouse, config, { period, asOf, ledger: options.ledger, email: options.email, dryRun: options.dryRun, allowIncomplete: Boolean(options.allowIncomplete) }, output),
       ).catch((error: unknown) => {
         if (error instanceof MonthEndJobError) output.result(describeRun(error.progress));
         throw error;

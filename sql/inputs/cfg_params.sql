@@ -13,5 +13,8 @@ CREATE OR REPLACE TEMP TABLE cfg_params (
   run_id                VARCHAR NOT NULL,        -- the reconcile run (pipeline_runs.run_id)
   built_at              TIMESTAMPTZ NOT NULL,    -- when the run started building
   lookups               BIGINT NOT NULL,         -- references looked up individually (set after the lookup)
-  lookups_found         BIGINT NOT NULL          -- of which the provider returned a sale
+  lookups_found         BIGINT NOT NULL,         -- of which the provider returned a sale
+  complete              BOOLEAN NOT NULL,        -- whether the period is completely extracted (pipelines/completeness.ts)
+  incomplete_reasons    VARCHAR,                 -- JSON list of what is missing when not complete, else NULL
+  signoff_id            VARCHAR                  -- the period's active sign-off (period_signoffs), NULL when unsigned
 )

@@ -1,4 +1,6 @@
--- One row per currency of the period: the ledger's and the provider's totals, matched pairs and findings.
+-- One row per currency of the period: the ledger's and the provider's totals, matched pairs and findings,
+-- and the period's verdict (incomplete | reconciled | reconciled_with_findings) and sign-off status
+-- (unsigned | signed | changed_since_signoff, with this currency's amount delta since the sign-off).
 with
 
 params as (
@@ -72,6 +74,23 @@ matched_totals as (
 
 ),
 
+signoff_changes as (
+
+    select * from recon_signoff_changes
+
+),
+
+signoff_deltas as (
+
+    select
+        currency_code,
+        sum(amount_delta) as amount_delta
+
+    from signoff_changes
+    group by currency_code
+
+),
+
 exception_totals as (
 
     select
@@ -114,7 +133,22 @@ final as (
         coalesce(matched_totals.matched, 0) as matched,
         coalesce(exception_totals.exceptions, 0) as exceptions,
         params.built_at,
-        params.run_id
+        params.run_id,
+        case
+            when not params.complete then 'incomplete'
+            when (select count(*) from exceptions) = 0 then 'reconciled'
+            else 'reconciled_with_findings'
+        end as verdict,
+        params.incomplete_reasons,
+        case
+            when params.signoff_id is null then 'unsigned'
+            when (select count(*) from signoff_changes) > 0 then 'changed_since_signoff'
+            else 'signed'
+        end as signoff_status,
+        params.signoff_id,
+        case when params.signoff_id is not null
+            then cast(coalesce(signoff_deltas.amount_delta, 0) as decimal(18, 4))
+        end as signoff_amount_delta
 
     from currencies
     cross join params
@@ -126,6 +160,8 @@ final as (
         on matched_totals.currency_code is not distinct from currencies.currency_code
     left join exception_totals
         on exception_totals.currency_code is not distinct from currencies.currency_code
+    left join signoff_deltas
+        on signoff_deltas.currency_code is not distinct from currencies.currency_code
 
 )
 

@@ -7,6 +7,7 @@ import { configSchema } from '../../config/schema.js';
 import { jobArguments, validateSchedules } from '../../pipelines/schedule.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { startCli } from '../support/cli.js';
+import { recordExtractedMonths } from '../support/reconcile.js';
 
 describe('schedule: job arguments', () => {
   const schedule = (over: Record<string, unknown>) => configSchema.parse({ schedules: [{ name: 'x', cron: '0 6 1 * *', job: 'run', ...over }] }).schedules[0]!;
@@ -46,10 +47,13 @@ describe('pinrecon schedule (spawned)', () => {
         api: { baseUrl: 'http://127.0.0.1:9', identifier: 'id', secret: 'never-printed-secret', maxRetries: 0, timeoutMs: 2000 },
         schedules: [
           { name: 'failing-extract', cron: '* * * * * *', job: 'extract', period: '2026-01' },
-          { name: 'reconcile', cron: '* * * * * *', job: 'reconcile', period: '2026-01' },
+          // A month extracted before (below), so the reconciliation is of a complete period.
+          { name: 'reconcile', cron: '* * * * * *', job: 'reconcile', period: '2025-12' },
         ],
       }),
     );
+    const setup = await Warehouse.open(path.join(dir, 'db.duckdb'), { timezone: 'UTC' });
+    await recordExtractedMonths(setup, '2025-12', '2025-12').finally(() => setup.close());
     const scheduler = startCli(['schedule', '--config', configFile, '--grace-seconds', '30'], { cwd: dir, env: { CI: 'true' } });
     const deadline = Date.now() + 45_000;
     while (Date.now() < deadline) {

@@ -61,6 +61,8 @@ export async function openFixture(overrides: Record<string, unknown> = {}): Prom
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-reconcile-'));
   const config = testConfig(dir, overrides);
   const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+  // The fixtures' sales stand for complete extractions of these months (fetched today, after they ended).
+  await recordExtractedMonths(warehouse, '2020-01', '2025-12');
   return {
     dir,
     config,
@@ -121,6 +123,20 @@ export function ledgerFor(s: SaleRow, overrides: Partial<LedgerRow> = {}): Ledge
     file_hash: 'fixture',
     ...overrides,
   };
+}
+
+/**
+ * Completed extract windows (both kinds, one per month, fetched now) for every month from `first` to
+ * `last`, as `extract` leaves them: rows inserted straight into `sales` then reconcile as a complete period.
+ */
+export async function recordExtractedMonths(warehouse: Warehouse, first: string, last: string): Promise<void> {
+  await warehouse.run(
+    `INSERT INTO extract_windows (window_start, window_end, by_flag, run_id, completed_at, records, quarantined, landing_path)
+     SELECT month::DATE, last_day(month::DATE), flag, 'fixture', now(), 0, 0, ''
+     FROM range($1::TIMESTAMP, $2::TIMESTAMP + INTERVAL 1 MONTH, INTERVAL 1 MONTH) AS months(month), (VALUES ('paid'), ('created')) AS flags(flag)
+     ON CONFLICT DO NOTHING`,
+    [`${first}-01`, `${last}-01`],
+  );
 }
 
 export async function insertSales(warehouse: Warehouse, rows: SaleRow[]): Promise<void> {

@@ -1,0 +1,340 @@
+/**
+ * Sign-off and restatement (interface.md "Sign-off"). `close` signs a reconciled, complete period off: it
+ * copies the period's findings (with their decisions) into `recon_exceptions_signed`, hashes them, and
+ * writes a `period_signoffs` row with a manifest of what produced the figures (pinrecon version, the SQL
+ * models, every landing and ledger file behind them). `reopen` marks the sign-off reopened, never deletes it.
+ * Reconcile reads the active sign-off from here to compare itself with the signed rows
+ * (`recon_signoff_changes`, `recon_summary.signoff_status`).
+ */
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config/schema.js';
+import { periodEnd, periodStart } from '../core/calendar.js';
+import { JobError, UsageError } from '../core/errors.js';
+import type { Output } from '../core/output.js';
+import { packageRoot, sqlDir } from '../core/paths.js';
+import { sqlIdentifier, sqlString } from '../core/sql.js';
+import type { Warehouse } from '../core/warehouse.js';
+import type { CloseFacts } from '../reports/close-facts.js';
+import { inPeriodSql } from '../reports/report-sheets.js';
+import { checkCompleteness, incompleteError } from './completeness.js';
+import { newRunId, recordRun } from './run-trace.js';
+
+export interface Signoff {
+  signoffId: string;
+  period: string;
+  signedBy: string;
+  /** Local wall-clock time in the configured zone, 'YYYY-MM-DD HH:MM'. */
+  signedAt: string;
+  note: string | null;
+  runId: string;
+  asOf: string;
+  findings: number;
+  undecided: number;
+  contentSha256: string;
+  reopenedAt: string | null;
+  reopenedBy: string | null;
+  reopenReason: string | null;
+}
+
+export interface SignoffChangeCounts {
+  new: number;
+  cleared: number;
+  changed: number;
+}
+
+/** A period's sign-off as its latest reconciliation sees it. */
+export interface SignoffState {
+  status: 'unsigned' | 'signed' | 'changed_since_signoff';
+  signoff?: Signoff;
+  changes: SignoffChangeCounts;
+  /** Bridge amount now minus as signed, per currency with a change (exact decimal strings). */
+  deltas: { currencyCode: string | null; amountDelta: string }[];
+}
+
+export interface Manifest {
+  pinreconVersion: string;
+  /** sha256 over every file of sql/ (relative path and bytes, in name order). */
+  sqlSha256: string;
+  landingFiles: { path: string; sha256: string | null }[];
+  ledgerFiles: { path: string; sha256: string | null; importedSha256: string }[];
+}
+
+export interface CloseOptions {
+  period: string;
+  by: string;
+  note?: string;
+  allowUndecided?: boolean;
+}
+
+export interface CloseSummary extends Signoff {
+  manifest: Manifest;
+}
+
+export interface ReopenOptions {
+  period: string;
+  by: string;
+  reason: string;
+}
+
+const signoffColumns = `signoff_id, period, signed_by, strftime(timezone($tz, signed_at), '%Y-%m-%d %H:%M') AS signed_at, note, run_id,
+  strftime(as_of, '%Y-%m-%d') AS as_of, findings, undecided, content_sha256,
+  strftime(timezone($tz, reopened_at), '%Y-%m-%d %H:%M') AS reopened_at, reopened_by, reopen_reason`;
+
+/** The period's sign-off that is not reopened, if any. */
+export async function activeSignoff(warehouse: Warehouse, period: string, timezone = 'UTC'): Promise<Signoff | undefined> {
+  const row = await warehouse.one<Record<string, string | null>>(
+    `SELECT ${signoffColumns.replaceAll('$tz', '$2')} FROM period_signoffs WHERE period = $1 AND reopened_at IS NULL ORDER BY signed_at DESC LIMIT 1`,
+    [period, timezone],
+  );
+  return row ? toSignoff(row) : undefined;
+}
+
+/** Every sign-off of the period, latest first (reopened ones included). */
+export async function signoffsOf(warehouse: Warehouse, period: string, timezone: string): Promise<Signoff[]> {
+  const rows = await warehouse.all<Record<string, string | null>>(
+    `SELECT ${signoffColumns.replaceAll('$tz', '$2')} FROM period_signoffs WHERE period = $1 ORDER BY signed_at DESC`,
+    [period, timezone],
+  );
+  return rows.map(toSignoff);
+}
+
+function toSignoff(r: Record<string, string | null>): Signoff {
+  return {
+    signoffId: r.signoff_id!,
+    period: r.period!,
+    signedBy: r.signed_by!,
+    signedAt: r.signed_at!,
+    note: r.note ?? null,
+    runId: r.run_id!,
+    asOf: r.as_of!,
+    findings: Number(r.findings),
+    undecided: Number(r.undecided),
+    contentSha256: r.content_sha256!,
+    reopenedAt: r.reopened_at ?? null,
+    reopenedBy: r.reopened_by ?? null,
+    reopenReason: r.reopen_reason ?? null,
+  };
+}
+
+/** Reconcile's input `signed_recon_exceptions`: the rows of the active sign-off (none when unsigned). */
+export async function createSignedInput(warehouse: Warehouse, database: string, signoffId: string | null): Promise<void> {
+  await warehouse.run(
+    `CREATE OR REPLACE TEMP TABLE signed_recon_exceptions AS
+     SELECT * FROM ${sqlIdentifier(database)}.main.recon_exceptions_signed WHERE signoff_id = $1`,
+    [signoffId],
+  );
+}
+
+/** The sign-off state of a period from a `recon_signoff_changes` table (the persistent one by default). */
+export async function signoffState(warehouse: Warehouse, period: string, changesTable = 'recon_signoff_changes', timezone = 'UTC'): Promise<SignoffState> {
+  const signoff = await activeSignoff(warehouse, period, timezone);
+  const changes: SignoffChangeCounts = { new: 0, cleared: 0, changed: 0 };
+  if (!signoff) return { status: 'unsigned', changes, deltas: [] };
+  for (const row of await warehouse.all<{ change: keyof SignoffChangeCounts; n: string }>(
+    `SELECT change, count(*) AS n FROM ${changesTable} WHERE period = $1 AND signoff_id = $2 GROUP BY 1`,
+    [period, signoff.signoffId],
+  )) {
+    changes[row.change] = Number(row.n);
+  }
+  const deltas = (
+    await warehouse.all<{ currency_code: string | null; delta: string }>(
+      `SELECT currency_code, sum(amount_delta)::VARCHAR AS delta FROM ${changesTable} WHERE period = $1 AND signoff_id = $2
+       GROUP BY 1 ORDER BY 1 NULLS LAST`,
+      [period, signoff.signoffId],
+    )
+  ).map((r) => ({ currencyCode: r.currency_code, amountDelta: r.delta }));
+  const changed = changes.new + changes.cleared + changes.changed > 0;
+  return { status: changed ? 'changed_since_signoff' : 'signed', signoff, changes, deltas };
+}
+
+/**
+ * sha256 of a sign-off's rows as signed (every column but signoff_id, as JSON lines in finding order).
+ * Timestamps are written in UTC, so any session (any configured time zone) gets the same hash.
+ */
+export async function signedContentSha256(warehouse: Warehouse, signoffId: string): Promise<string> {
+  const zone = await warehouse.one<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
+  await warehouse.run(`SET TimeZone = 'UTC'`);
+  try {
+    const row = await warehouse.one<{ sha: string }>(
+      `SELECT sha256(coalesce(string_agg(to_json(r)::VARCHAR, chr(10) ORDER BY r.finding_id), '')) AS sha
+       FROM (SELECT * EXCLUDE (signoff_id) FROM recon_exceptions_signed WHERE signoff_id = $1) AS r`,
+      [signoffId],
+    );
+    return row!.sha;
+  } finally {
+    await warehouse.run(`SET TimeZone = ${sqlString(zone!.zone)}`);
+  }
+}
+
+export async function closePeriod(warehouse: Warehouse, config: Config, options: CloseOptions, output: Output): Promise<CloseSummary> {
+  const { period } = options;
+  const by = options.by.trim();
+  if (by === '') throw new UsageError('--by must name who signs the period off.');
+  return recordRun(warehouse, 'close', { period, by, note: options.note ?? null, allowUndecided: Boolean(options.allowUndecided) }, async (run) => {
+    const active = await activeSignoff(warehouse, period, config.timezone);
+    if (active) {
+      throw new JobError(
+        `The period ${period} is already signed off by ${active.signedBy} at ${active.signedAt} (sign-off ${active.signoffId}).`,
+        `To sign it again, reopen it first: pinrecon reopen --period ${period} --by NAME --reason TEXT`,
+      );
+    }
+    const completeness = await checkCompleteness(warehouse, config, period);
+    if (!completeness.complete) throw incompleteError(completeness, 'it cannot be signed off');
+    const reconciled = await latestReconciliation(warehouse, period);
+    const undecided = await undecidedFindings(warehouse, period);
+    if (undecided > 0 && !options.allowUndecided) {
+      throw new JobError(
+        `The period ${period} has ${undecided} of ${reconciled.findings} findings without a decision, so it is not signed off.`,
+        `Decide them (in the workbook, then pinrecon findings import; or pinrecon findings decide), list them with pinrecon findings list --period ${period} --undecided, or pass --allow-undecided to sign off with them open.`,
+      );
+    }
+    const manifest = await buildManifest(warehouse, config, period, reconciled.runId);
+    const signoffId = newRunId();
+    const contentSha256 = await warehouse.transaction(async () => {
+      await addMissingSignedColumns(warehouse);
+      await warehouse.run(
+        `INSERT INTO recon_exceptions_signed BY NAME SELECT $1::VARCHAR AS signoff_id, * FROM recon_exceptions WHERE period = $2`,
+        [signoffId, period],
+      );
+      const sha = await signedContentSha256(warehouse, signoffId);
+      await warehouse.run(
+        `INSERT INTO period_signoffs (signoff_id, period, signed_by, signed_at, note, run_id, as_of, findings, undecided, content_sha256, manifest)
+         VALUES ($1, $2, $3, now(), $4, $5, $6::DATE, $7, $8, $9, $10)`,
+        [signoffId, period, by, options.note ?? null, reconciled.runId, reconciled.asOf, reconciled.findings, undecided, sha, JSON.stringify(manifest)],
+      );
+      return sha;
+    });
+    const signoff = (await activeSignoff(warehouse, period, config.timezone))!;
+    run.counters.rowsLoaded = reconciled.findings;
+    run.details = { signoffId, contentSha256, findings: reconciled.findings, undecided };
+    output.info(`signed off ${period}: ${reconciled.findings} findings (${undecided} undecided), content sha256 ${contentSha256}`);
+    return { ...signoff, manifest };
+  });
+}
+
+export async function reopenPeriod(warehouse: Warehouse, config: Config, options: ReopenOptions, output: Output): Promise<Signoff> {
+  const { period } = options;
+  const by = options.by.trim();
+  const reason = options.reason.trim();
+  if (by === '') throw new UsageError('--by must name who reopens the period.');
+  if (reason === '') throw new UsageError('--reason must say why the period is reopened.');
+  return recordRun(warehouse, 'reopen', { period, by, reason }, async () => {
+    const active = await activeSignoff(warehouse, period, config.timezone);
+    if (!active) throw new JobError(`The period ${period} is not signed off, so there is nothing to reopen.`, `See its sign-offs: pinrecon query "SELECT * FROM period_signoffs WHERE period = '${period}'"`);
+    await warehouse.run(`UPDATE period_signoffs SET reopened_at = now(), reopened_by = $1, reopen_reason = $2 WHERE signoff_id = $3`, [by, reason, active.signoffId]);
+    output.info(`reopened ${period}: the sign-off of ${active.signedBy} at ${active.signedAt} stays in period_signoffs`);
+    return (await signoffsOf(warehouse, period, config.timezone)).find((s) => s.signoffId === active.signoffId)!;
+  });
+}
+
+/** The period's latest reconciliation, which must be complete and newer than the extraction it rests on. */
+async function latestReconciliation(warehouse: Warehouse, period: string): Promise<{ runId: string; asOf: string; findings: number }> {
+  const latest = await warehouse.one<{ run_id: string; as_of: string; built_at_ms: string }>(
+    `SELECT run_id, strftime(as_of, '%Y-%m-%d') AS as_of, epoch_ms(built_at)::VARCHAR AS built_at_ms FROM recon_runs WHERE period = $1 ORDER BY built_at DESC LIMIT 1`,
+    [period],
+  );
+  const reconcileHint = `Run pinrecon reconcile --period ${period} first.`;
+  if (!latest) throw new JobError(`The period ${period} has not been reconciled, so there is nothing to sign off.`, reconcileHint);
+  const verdict = await warehouse.one<{ verdict: string | null }>(`SELECT any_value(verdict) AS verdict FROM recon_summary WHERE period = $1`, [period]);
+  if (verdict && verdict.verdict !== null && verdict.verdict === 'incomplete') {
+    throw new JobError(`The period ${period} was last reconciled while incomplete (--allow-incomplete), so its figures cannot be signed off.`, reconcileHint);
+  }
+  const extracted = await warehouse.one<{ ms: string | null }>(
+    `SELECT epoch_ms(max(completed_at))::VARCHAR AS ms FROM extract_windows WHERE window_start <= $2::DATE AND window_end >= $1::DATE`,
+    [periodStart(period), periodEnd(period)],
+  );
+  if (extracted?.ms && Number(extracted.ms) > Number(latest.built_at_ms)) {
+    throw new JobError(`Sales of ${period} were extracted after its latest reconciliation (run ${latest.run_id}), so its findings are out of date.`, reconcileHint);
+  }
+  const findings = await warehouse.one<{ n: string }>('SELECT count(*) AS n FROM recon_exceptions WHERE period = $1', [period]);
+  return { runId: latest.run_id, asOf: latest.as_of, findings: Number(findings?.n ?? 0) };
+}
+
+/** Findings without a decision: `decision IS NULL` once recon_exceptions has decisions, else every finding. */
+async function undecidedFindings(warehouse: Warehouse, period: string): Promise<number> {
+  const hasDecision = await warehouse.one<{ n: string }>(
+    `SELECT count(*) AS n FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions' AND column_name = 'decision'`,
+  );
+  const where = Number(hasDecision?.n ?? 0) > 0 ? 'AND decision IS NULL' : '';
+  const row = await warehouse.one<{ n: string }>(`SELECT count(*) AS n FROM recon_exceptions WHERE period = $1 ${where}`, [period]);
+  return Number(row?.n ?? 0);
+}
+
+/** recon_exceptions_signed keeps every column recon_exceptions has (decisions, when they arrive). */
+async function addMissingSignedColumns(warehouse: Warehouse): Promise<void> {
+  const missing = await warehouse.all<{ column_name: string; data_type: string }>(
+    `SELECT column_name, data_type FROM duckdb_columns() c WHERE schema_name = 'main' AND table_name = 'recon_exceptions'
+       AND column_name NOT IN (SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions_signed')
+     ORDER BY column_index`,
+  );
+  for (const column of missing) {
+    await warehouse.run(`ALTER TABLE recon_exceptions_signed ADD COLUMN ${sqlIdentifier(column.column_name)} ${column.data_type}`);
+  }
+}
+
+async function buildManifest(warehouse: Warehouse, config: Config, period: string, reconcileRunId: string): Promise<Manifest> {
+  const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  const landing = await warehouse.all<{ path: string }>(
+    `SELECT DISTINCT landing_path AS path FROM extract_windows WHERE strftime(window_start, '%Y-%m') = $1 OR strftime(window_end, '%Y-%m') = $1
+     UNION
+     SELECT path FROM landing_files WHERE run_id = $2
+     ORDER BY 1`,
+    [period, reconcileRunId],
+  );
+  const ledger = await warehouse.all<{ source_file: string; file_hash: string }>(
+    `SELECT DISTINCT source_file, file_hash FROM ledger WHERE ${inPeriodSql('paid_at', period, config.timezone)} ORDER BY 1, 2`,
+  );
+  const landingFiles: Manifest['landingFiles'] = [];
+  for (const { path: file } of landing) landingFiles.push({ path: file, sha256: await fileSha256(file) });
+  const ledgerFiles: Manifest['ledgerFiles'] = [];
+  for (const l of ledger) ledgerFiles.push({ path: l.source_file, sha256: await fileSha256(l.source_file), importedSha256: l.file_hash });
+  return { pinreconVersion: version, sqlSha256: sqlModelsSha256(), landingFiles, ledgerFiles };
+}
+
+/** sha256 of a file's bytes, or null when it is no longer there. */
+async function fileSha256(file: string): Promise<string | null> {
+  if (!existsSync(file)) return null;
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** One hash of the SQL that produced the figures: every file under sql/, path and bytes, in name order. */
+export function sqlModelsSha256(root: string = sqlDir()): string {
+  const hash = createHash('sha256');
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir).sort()) {
+      const file = path.join(dir, name);
+      if (statSync(file).isDirectory()) walk(file);
+      else hash.update(`${path.relative(root, file).split(path.sep).join('/')}\0`).update(readFileSync(file)).update('\0');
+    }
+  };
+  walk(root);
+  return hash.digest('hex');
+}
+
+/**
+ * The report's view of closing the period: the verdict its reconciliation stored, made `incomplete` if the
+ * extraction is incomplete now (a later failed window), and the sign-off state.
+ */
+export async function closeFacts(warehouse: Warehouse, config: Config, period: string): Promise<CloseFacts> {
+  const stored = await warehouse.one<{ verdict: string | null; reasons: string | null }>(
+    `SELECT any_value(verdict) AS verdict, any_value(incomplete_reasons) AS reasons FROM recon_summary WHERE period = $1`,
+    [period],
+  );
+  const completeness = await checkCompleteness(warehouse, config, period);
+  const storedReasons = stored?.reasons ? (JSON.parse(stored.reasons) as string[]) : [];
+  const incomplete = !completeness.complete || stored?.verdict === 'incomplete';
+  const state = await signoffState(warehouse, period, 'recon_signoff_changes', config.timezone);
+  return {
+    verdict: incomplete ? 'incomplete' : (stored?.verdict ?? null),
+    incompleteReasons: completeness.complete ? storedReasons.map((r) => `when reconciled: ${r} (extracted since: run pinrecon reconcile --period ${period} again)`) : completeness.reasons,
+    fillCommands: completeness.commands,
+    status: state.status,
+    ...(state.signoff ? { signoff: { signoffId: state.signoff.signoffId, signedBy: state.signoff.signedBy, signedAt: state.signoff.signedAt, note: state.signoff.note } } : {}),
+    changes: state.changes,
+    deltas: state.deltas,
+  };
+}

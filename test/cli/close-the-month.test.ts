@@ -1,0 +1,250 @@
+/**
+ * Closing a month through the built CLI, against the simulator over HTTP: a period not (completely)
+ * extracted is refused by `reconcile` and `close` with the `pinrecon extract` command that fills it, and
+ * stored as incomplete with --allow-incomplete (no individual lookups, an [INCOMPLETE] email, a red first
+ * line); once complete, `close` refuses undecided findings, then signs off with a manifest; the provider
+ * reverses two sales; `run` finds the period changed since sign-off with exactly the new and cleared
+ * findings and their amount delta, the signed rows untouched; `reopen` keeps the sign-off in the history.
+ */
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { simpleParser } from 'mailparser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { configSchema } from '../../config/schema.js';
+import { Warehouse } from '../../core/warehouse.js';
+import { signedContentSha256 } from '../../pipelines/close.js';
+import { PartnerApiClient } from '../../sources/partner-api/client.js';
+import { generateLedger } from '../../sources/simulator/ledger-generator.js';
+import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { runCli, unusedPort } from '../cli-support.js';
+
+const period = '2026-03';
+const asOf = '2026-04-10';
+const identifier = 'close-cli';
+const secret = 'close-cli-secret';
+/** Each step spawns the CLI several times; a busy machine may take minutes. */
+const stepTimeout = 300_000;
+
+describe('closing a month (spawned CLI)', () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-close-'));
+  let simulator: RunningSimulator;
+  const pinrecon = (...args: string[]) => runCli([...args, '--config', 'pinrecon.config.json'], { cwd: dir, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+  const query = async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> => {
+    const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
+    try {
+      return await warehouse.all<T>(sql, params as never);
+    } finally {
+      warehouse.close();
+    }
+  };
+  const summaryFirstCell = async (): Promise<string> => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
+    return String(workbook.getWorksheet('Summary')!.getCell('A1').value);
+  };
+  const email = async () => simpleParser(readFileSync(path.join(dir, 'reports', `pinrecon-${period}.eml`)));
+
+  beforeAll(async () => {
+    simulator = await startSimulator({ seed: 31, identifier, secret, dataset: { from: '2026-03-01', to: asOf, salesCount: 600, timezone: 'America/Sao_Paulo' } });
+    const config = {
+      timezone: 'America/Sao_Paulo',
+      database: 'pinrecon.duckdb',
+      api: { baseUrl: simulator.url, identifier, secret, maxRequestsPerSecond: 40, maxRetries: 0 },
+      reports: { outDir: 'reports' },
+      email: { smtpUrl: `smtp://127.0.0.1:${await unusedPort()}`, retries: 0, to: ['finance@example.com'] },
+    };
+    writeFileSync(path.join(dir, 'pinrecon.config.json'), JSON.stringify(config));
+    await generateLedger(simulator.dataset, { period, asOf, file: path.join(dir, 'march.csv'), reconciliation: configSchema.parse({}).reconciliation, seed: 5, salesPerBreak: 10 });
+    expect((await pinrecon('ledger', 'import', 'march.csv')).code).toBe(0);
+  });
+
+  afterAll(async () => {
+    await simulator?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }, stepTimeout);
+
+  it('refuses to reconcile a month never extracted, naming the days and the command that fills them', async () => {
+    const result = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain(`The period ${period} is not completely extracted, so it is not reconciled`);
+    expect(result.stderr).toContain('missing by paid date: 2026-03-01..2026-03-31 (not extracted)');
+    expect(result.stderr).toContain('missing by created date: 2026-03-01..2026-03-31 (not extracted)');
+    expect(result.stderr).toContain('pinrecon extract --from 2026-03-01 --to 2026-03-31');
+    expect(result.stderr).toContain('--allow-incomplete');
+    expect(await query(`SELECT * FROM recon_summary WHERE period = $1`, [period])).toEqual([]);
+  }, stepTimeout);
+
+  it('refuses a month with days missing and a failed window, and close refuses it too', async () => {
+    expect((await pinrecon('extract', '--from', '2026-03-01', '--to', '2026-03-10')).code).toBe(0);
+    simulator.setFaults({ error500Rate: 1 });
+    const failed = await pinrecon('extract', '--from', '2026-03-11', '--to', '2026-03-31');
+    simulator.setFaults({});
+    expect(failed.code).toBe(1);
+
+    const result = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('missing by paid date: 2026-03-11..2026-03-31 (not extracted)');
+    expect(result.stderr).toMatch(/window 2026-03-11\.\.2026-03-31 \(by paid\) failed in extract run \S+/);
+    expect(result.stderr).toMatch(/window 2026-03-11\.\.2026-03-31 \(by created\) failed in extract run \S+/);
+    expect(result.stderr).toContain('pinrecon extract --from 2026-03-11 --to 2026-03-31\n');
+
+    const close = await pinrecon('close', '--period', period, '--by', 'Ana Lima', '--allow-undecided');
+    expect(close.code).toBe(1);
+    expect(close.stderr).toContain(`The period ${period} is not completely extracted, so it cannot be signed off`);
+    expect(close.stderr).toContain('pinrecon extract --from 2026-03-11 --to 2026-03-31');
+    expect(await query(`SELECT * FROM period_signoffs`)).toEqual([]);
+  }, stepTimeout);
+
+  it('--allow-incomplete stores the findings as incomplete without looking references up; the report says INCOMPLETE', async () => {
+    const lookupsBefore = simulator.stats().byEndpoint.salesByPartnerReference ?? 0;
+    const result = await pinrecon('reconcile', '--period', period, '--as-of', asOf, '--allow-incomplete');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('verdict: INCOMPLETE');
+    expect(result.stdout).toContain('individual lookups: skipped (the period is not completely extracted');
+    expect(simulator.stats().byEndpoint.salesByPartnerReference ?? 0).toBe(lookupsBefore);
+    const verdicts = await query<{ verdict: string; reasons: string }>(`SELECT DISTINCT verdict, incomplete_reasons AS reasons FROM recon_summary WHERE period = $1`, [period]);
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]!.verdict).toBe('incomplete');
+    expect(JSON.parse(verdicts[0]!.reasons)).toContain('missing by paid date: 2026-03-11..2026-03-31 (not extracted)');
+    expect(Number((await query<{ n: bigint }>(`SELECT count(*) AS n FROM recon_exceptions WHERE period = $1`, [period]))[0]!.n)).toBeGreaterThan(0);
+
+    expect((await pinrecon('report', '--period', period, '--email', '--dry-run')).code).toBe(0);
+    expect(await summaryFirstCell()).toMatch(/^INCOMPLETE: /);
+    const mail = await email();
+    expect(mail.subject).toMatch(/^\[INCOMPLETE\] pinrecon 2026-03: /);
+    expect(mail.text).toContain('To complete it: pinrecon extract --from 2026-03-11 --to 2026-03-31');
+  }, stepTimeout);
+
+  it('once complete, close refuses undecided findings, then signs off with a manifest of what produced the figures', async () => {
+    const run = await pinrecon('run', '--period', period, '--as-of', asOf, '--ledger', 'march.csv');
+    expect(run.code).toBe(0);
+    expect(await query(`SELECT DISTINCT verdict, signoff_status FROM recon_summary WHERE period = $1`, [period])).toEqual([
+      { verdict: 'reconciled_with_findings', signoff_status: 'unsigned' },
+    ]);
+    const findings = Number((await query<{ n: bigint }>(`SELECT count(*) AS n FROM recon_exceptions WHERE period = $1`, [period]))[0]!.n);
+
+    const undecided = await pinrecon('close', '--period', period, '--by', 'Ana Lima');
+    expect(undecided.code).toBe(1);
+    expect(undecided.stderr).toContain(`has ${findings} of ${findings} findings without a decision`);
+    expect(undecided.stderr).toContain('--allow-undecided');
+
+    const closed = await pinrecon('close', '--period', period, '--by', 'Ana Lima', '--note', 'March close', '--allow-undecided', '--json');
+    expect(closed.code).toBe(0);
+    const signoff = JSON.parse(closed.stdout) as {
+      signoffId: string;
+      findings: number;
+      undecided: number;
+      contentSha256: string;
+      manifest: { pinreconVersion: string; sqlSha256: string; landingFiles: { path: string; sha256: string }[]; ledgerFiles: { path: string; sha256: string; importedSha256: string }[] };
+    };
+    expect(signoff).toMatchObject({ findings, undecided: findings });
+    expect(signoff.manifest.pinreconVersion).toMatch(/^\d+\.\d+\.\d+/);
+    expect(signoff.manifest.sqlSha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(signoff.manifest.landingFiles.length).toBeGreaterThanOrEqual(2);
+    for (const file of signoff.manifest.landingFiles) expect(file.sha256).toBe(sha256(path.resolve(dir, file.path)));
+    expect(signoff.manifest.ledgerFiles).toEqual([{ path: path.join(dir, 'march.csv'), sha256: sha256(path.join(dir, 'march.csv')), importedSha256: sha256(path.join(dir, 'march.csv')) }]);
+    expect(await query(`SELECT period, signed_by, note, findings::INTEGER AS findings, reopened_at FROM period_signoffs`)).toEqual([
+      { period, signed_by: 'Ana Lima', note: 'March close', findings, reopened_at: null },
+    ]);
+    expect(Number((await query<{ n: bigint }>(`SELECT count(*) AS n FROM recon_exceptions_signed WHERE signoff_id = $1`, [signoff.signoffId]))[0]!.n)).toBe(findings);
+
+    const again = await pinrecon('close', '--period', period, '--by', 'Bo', '--allow-undecided');
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain(`is already signed off by Ana Lima`);
+
+    expect((await pinrecon('report', '--period', period)).code).toBe(0);
+    expect(await summaryFirstCell()).toMatch(/^Signed off by Ana Lima at \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(America\/Sao_Paulo\): March close$/);
+  }, stepTimeout);
+
+  it('after the provider reverses two sales, run finds the period changed since sign-off, exactly, and keeps the signed rows', async () => {
+    const [signoff] = await query<{ signoff_id: string; content_sha256: string }>(`SELECT signoff_id, content_sha256 FROM period_signoffs`);
+    // A: a matched sale of the period without any finding; B: a sale whose only finding is missing_in_ledger.
+    const [a] = await query<{ transaction_id: bigint; partner_reference: string }>(
+      `SELECT s.transaction_id, trim(s.partner_reference) AS partner_reference FROM sales s
+       JOIN ledger l ON trim(l.partner_reference) = trim(s.partner_reference) AND l.order_status = 'paid'
+       WHERE s.status = 'Redeemed by Client' AND s.transaction_at >= '2026-03-05 00:00:00-03' AND s.transaction_at < '2026-03-25 00:00:00-03'
+         AND trim(s.partner_reference) NOT IN (SELECT partner_reference FROM recon_exceptions WHERE partner_reference IS NOT NULL)
+         AND (SELECT count(*) FROM sales o WHERE trim(o.partner_reference) = trim(s.partner_reference)) = 1
+         AND (SELECT count(*) FROM ledger o WHERE trim(o.partner_reference) = trim(s.partner_reference)) = 1
+       ORDER BY s.transaction_id LIMIT 1`,
+    );
+    const [b] = await query<{ transaction_id: bigint; partner_reference: string; finding_id: string }>(
+      `SELECT transaction_id, partner_reference, finding_id FROM recon_exceptions e
+       WHERE period = $1 AND exception_type = 'missing_in_ledger' AND status_class <> 'canceled'
+         AND (SELECT count(*) FROM recon_exceptions o WHERE o.partner_reference = e.partner_reference) = 1
+       ORDER BY transaction_id LIMIT 1`,
+      [period],
+    );
+    expect(a && b).toBeTruthy();
+    const client = new PartnerApiClient(configSchema.parse({ api: { baseUrl: simulator.url, identifier, secret } }).api);
+    try {
+      await client.reverseByTransactionId(Number(a!.transaction_id));
+      await client.reverseByTransactionId(Number(b!.transaction_id));
+    } finally {
+      client.close();
+    }
+
+    const run = await pinrecon('run', '--period', period, '--as-of', asOf, '--ledger', 'march.csv');
+    expect(run.code).toBe(0);
+    expect(await query(`SELECT DISTINCT signoff_status, signoff_id FROM recon_summary WHERE period = $1`, [period])).toEqual([
+      { signoff_status: 'changed_since_signoff', signoff_id: signoff!.signoff_id },
+    ]);
+    const changes = await query<{ change: string; exception_type: string; partner_reference: string }>(
+      `SELECT change, exception_type, partner_reference FROM recon_signoff_changes WHERE period = $1 ORDER BY change, exception_type`,
+      [period],
+    );
+    expect(changes).toEqual([
+      { change: 'cleared', exception_type: 'missing_in_ledger', partner_reference: b!.partner_reference },
+      { change: 'new', exception_type: 'canceled_but_booked', partner_reference: a!.partner_reference },
+    ]);
+    // The delta per currency is what the findings add up to now minus what they added up to as signed.
+    const deltas = await query<{ currency_code: string; delta: string; expected: string }>(
+      `SELECT s.currency_code, s.signoff_amount_delta::VARCHAR AS delta,
+              ((SELECT coalesce(sum(amount), 0) FROM recon_exceptions e WHERE e.period = s.period AND e.currency_code = s.currency_code)
+               - (SELECT coalesce(sum(amount), 0) FROM recon_exceptions_signed x WHERE x.signoff_id = s.signoff_id AND x.currency_code = s.currency_code))::DECIMAL(18,4)::VARCHAR AS expected
+       FROM recon_summary s WHERE s.period = $1 ORDER BY 1`,
+      [period],
+    );
+    for (const d of deltas) expect(d.delta).toBe(d.expected);
+    expect(deltas.some((d) => Number(d.delta) !== 0)).toBe(true);
+
+    // The signed rows are exactly as signed.
+    const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
+    try {
+      expect(await signedContentSha256(warehouse, signoff!.signoff_id)).toBe(signoff!.content_sha256);
+    } finally {
+      warehouse.close();
+    }
+    expect(await query(`SELECT exception_type FROM recon_exceptions_signed WHERE finding_id = $1`, [b!.finding_id])).toEqual([{ exception_type: 'missing_in_ledger' }]);
+
+    expect((await pinrecon('report', '--period', period, '--email', '--dry-run')).code).toBe(0);
+    const mail = await email();
+    expect(mail.subject).toMatch(/ — changed since sign-off by Ana Lima: 1 new, 1 cleared, 0 changed; amount delta /);
+    expect(mail.subject?.startsWith('[INCOMPLETE]')).toBe(false);
+    expect(mail.text).toContain('Changed since sign-off: 1 new, 1 cleared, 0 changed');
+    expect(await summaryFirstCell()).toMatch(/^CHANGED SINCE SIGN-OFF: 1 new, 1 cleared, 0 changed/);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
+    expect(workbook.getWorksheet('Changed since sign-off')!.actualRowCount).toBe(3);
+  }, stepTimeout);
+
+  it('reopen keeps the sign-off in the history; the period is unsigned again', async () => {
+    const reopened = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'provider reversals');
+    expect(reopened.code).toBe(0);
+    expect(await query(`SELECT signed_by, reopened_by, reopen_reason, reopened_at IS NOT NULL AS reopened FROM period_signoffs`)).toEqual([
+      { signed_by: 'Ana Lima', reopened_by: 'Bo', reopen_reason: 'provider reversals', reopened: true },
+    ]);
+    expect((await pinrecon('reconcile', '--period', period, '--as-of', asOf)).code).toBe(0);
+    expect(await query(`SELECT DISTINCT signoff_status FROM recon_summary WHERE period = $1`, [period])).toEqual([{ signoff_status: 'unsigned' }]);
+    const twice = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'again');
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toContain(`The period ${period} is not signed off`);
+  }, stepTimeout);
+});
+
+function sha256(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
