@@ -11,6 +11,7 @@ import { registerCatalog } from './commands/catalog.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExport } from './commands/export.js';
 import { registerExtract } from './commands/extract.js';
+import { registerFindings } from './commands/findings.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerQuery } from './commands/query.js';
 import { registerReconcile } from './commands/reconcile.js';
@@ -32,6 +33,7 @@ export function buildProgram(): Command {
     registerLedger,
     registerReconcile,
     registerReport,
+    registerFindings,
     registerRun,
     registerSchedule,
     registerQuery,

@@ -8,8 +8,9 @@
  * the provider (reconciliation.lookupMissing); whatever is found is loaded into `sales` and the models rebuilt.
  *
  * Configuration reaches the SQL as data, never as pasted text: the runner creates `cfg_params` (one row:
- * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap) and
- * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history).
+ * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap),
+ * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history) and
+ * `cur_recon_decisions` (the current decision of each finding, from recon_decisions).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -87,7 +88,7 @@ const layers = ['staging', 'intermediate', 'marts'] as const;
 /** Marts that accumulate a row per run instead of holding the period's current state. */
 const appendOnlyMarts = new Set(['recon_exception_history', 'recon_runs']);
 /** Inputs the runner creates for the models. */
-const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions'];
+const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions', 'cur_recon_decisions'];
 const failingRowsShown = 10;
 
 export async function reconcile(warehouse: Warehouse, config: Config, options: ReconcileOptions, output: Output): Promise<ReconcileSummary> {
@@ -283,6 +284,13 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
     `CREATE OR REPLACE TEMP TABLE prev_recon_exceptions AS
      SELECT finding_id, exception_type, partner_reference, transaction_id, first_detected_at
      FROM ${persistent(database, 'recon_exceptions')} WHERE period = $1`,
+    [p.period],
+  );
+  // Decisions are kept apart from the marts (findings import/decide), so they survive this rebuild.
+  await warehouse.run(
+    `CREATE OR REPLACE TEMP TABLE cur_recon_decisions AS
+     SELECT finding_id, decision, note, owner, expected_clear_by
+     FROM ${persistent(database, 'recon_decisions')} WHERE period = $1 AND superseded_at IS NULL`,
     [p.period],
   );
 }

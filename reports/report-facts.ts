@@ -12,6 +12,7 @@ import { sqlString } from '../core/sql.js';
 import { exceptionTypes } from '../core/exception-types.js';
 import { formatCount } from './formats.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
+import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
@@ -152,6 +153,8 @@ export interface ReportFacts {
   aging: AgingLine[];
   ledger: LedgerFacts;
   extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
+  /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
+  decisions: DecisionFacts;
 }
 
 /** The marts the report reads: all written by `pinrecon reconcile`. */
@@ -345,6 +348,7 @@ export async function loadReportFacts(
       })),
       lastFetchAt: lastFetch?.at ?? null,
     },
+    decisions: await loadDecisionFacts(warehouse, period),
   };
 }
 
