@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { listValue } from '@duckdb/node-api';
+import { LIST, listValue, VARCHAR } from '@duckdb/node-api';
 import { decisions, isDecision } from '../core/decisions.js';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Output } from '../core/output.js';
@@ -209,7 +209,8 @@ async function recordDecisions(warehouse: Warehouse, recorded: RecordedDecision[
   const column = (pick: (r: RecordedDecision) => string | null) => listValue(recorded.map(pick));
   const decidedAt = new Date().toISOString();
   await warehouse.transaction(async () => {
-    await warehouse.run(
+    // Typed explicitly: a list value whose first element is NULL would otherwise not be read as text.
+    await warehouse.connection.run(
       `CREATE OR REPLACE TEMP TABLE decision_changes AS
        SELECT unnest($1::VARCHAR[]) AS finding_id, unnest($2::VARCHAR[]) AS period, unnest($3::VARCHAR[]) AS decision,
               unnest($4::VARCHAR[]) AS note, unnest($5::VARCHAR[]) AS owner, unnest($6::VARCHAR[])::DATE AS expected_clear_by`,
@@ -221,6 +222,7 @@ async function recordDecisions(warehouse: Warehouse, recorded: RecordedDecision[
         column((r) => r.owner),
         column((r) => r.expectedClearBy),
       ],
+      Array.from({ length: 6 }, () => LIST(VARCHAR)),
     );
     await warehouse.run(
       `UPDATE recon_decisions SET superseded_at = $1::TIMESTAMPTZ

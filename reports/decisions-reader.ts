@@ -1,6 +1,7 @@
 /**
  * Reads the decisions a controller typed into a pinrecon workbook, saved by Excel or by LibreOffice. The
- * workbook is streamed (exceljs WorkbookReader: memory holds the shared strings and one row at a time).
+ * parts are read by name through the ZIP's directory (core/zip-entries.ts), whatever order the writer stored
+ * them in; each sheet is streamed, so memory holds the shared strings and a chunk of rows at a time.
  * Sheets are found by their header row, not their name or place: any sheet with a `Finding ID` and a
  * `Decision` column among its first rows holds decisions, so the user may rename, reorder or delete sheets,
  * sort and filter rows and add columns. Cells are read as typed: a date may be a real date cell, an Excel
@@ -9,9 +10,8 @@
  * This module only reads and says what it could not read (a row's `problem`); whether a decision is valid
  * for the database (known finding, right period, one of the decisions) is the importer's job.
  */
-import { createReadStream } from 'node:fs';
-import ExcelJS from 'exceljs';
 import { JobError } from '../core/errors.js';
+import { openZipEntry, readZipText, zipEntries, type ZipEntry } from '../core/zip-entries.js';
 
 /** The decision columns of a finding sheet (after its data), as the workbook writes them. */
 export const decisionHeaders = {
@@ -56,28 +56,29 @@ const headerSearchRows = 20;
 
 export async function readDecisionsWorkbook(file: string): Promise<DecisionsWorkbook> {
   const result: DecisionsWorkbook = { period: null, sheets: [], rows: [] };
-  const input = createReadStream(file, { highWaterMark: 1024 * 1024 });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, {
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    worksheets: 'emit',
-    entries: 'ignore',
-  });
   try {
-    for await (const worksheet of workbook) {
-      const name = (worksheet as unknown as { name: string }).name;
+    const parts = zipEntries(file);
+    const workbookXml = parts.get('xl/workbook.xml');
+    if (!workbookXml) throw new Error('the archive holds no xl/workbook.xml (it is a ZIP file, but not an Excel workbook)');
+    const index = parseWorkbookXml(await readZipText(file, workbookXml));
+    const relsEntry = parts.get('xl/_rels/workbook.xml.rels');
+    const targets = relsEntry ? parseRelationships(await readZipText(file, relsEntry)) : new Map<string, string>();
+    const stringsEntry = parts.get('xl/sharedStrings.xml');
+    const strings = stringsEntry ? parseSharedStrings(await readZipText(file, stringsEntry)) : [];
+    for (const sheet of index.sheets) {
+      const target = targets.get(sheet.rId);
+      const entry = target ? parts.get(target) : undefined;
+      if (!entry) continue; // a chart sheet, or a part the archive does not hold: nothing to read
       let columns: Partial<Record<DecisionField, number>> | undefined;
-      for await (const row of worksheet) {
-        const values = cellValues(row);
+      for await (const { number, values } of sheetRows(file, entry, strings)) {
         if (!columns) {
-          if (row.number > headerSearchRows) continue; // drain the rest of a sheet without decisions
+          if (number > headerSearchRows) break; // a sheet without decisions
           result.period ??= periodLine(values);
           columns = headerColumns(values);
-          if (columns) result.sheets.push({ name, headerRow: row.number });
+          if (columns) result.sheets.push({ name: sheet.name, headerRow: number });
           continue;
         }
-        const typed = typedDecision(name, row.number, values, columns);
+        const typed = typedDecision(sheet.name, number, values, columns, index.date1904);
         if (typed) result.rows.push(typed);
       }
     }
@@ -87,10 +88,112 @@ export async function readDecisionsWorkbook(file: string): Promise<DecisionsWork
       'Save the workbook from Excel or LibreOffice as an Excel Workbook (.xlsx) and import that file.',
       { cause: error },
     );
-  } finally {
-    input.destroy();
   }
   return result;
+}
+
+/** The sheets in tab order (name and relationship id) and the date system, from xl/workbook.xml. */
+function parseWorkbookXml(xml: string): { sheets: { name: string; rId: string }[]; date1904: boolean } {
+  const sheets = [...xml.matchAll(/<(?:\w+:)?sheet\b([^>]*)>/g)].map((match) => ({
+    name: decodeXml(attribute(match[1]!, 'name') ?? ''),
+    rId: attribute(match[1]!, 'r:id') ?? '',
+  }));
+  const date1904 = /<(?:\w+:)?workbookPr\b[^>]*\bdate1904\s*=\s*["'](?:1|true)["']/.test(xml);
+  return { sheets, date1904 };
+}
+
+/** Relationship id → part name inside the archive (targets are relative to xl/, or absolute). */
+function parseRelationships(xml: string): Map<string, string> {
+  const targets = new Map<string, string>();
+  for (const match of xml.matchAll(/<(?:\w+:)?Relationship\b([^>]*)>/g)) {
+    const id = attribute(match[1]!, 'Id');
+    const target = attribute(match[1]!, 'Target');
+    if (id && target) targets.set(id, target.startsWith('/') ? target.slice(1) : `xl/${target.replace(/^\.\//, '')}`);
+  }
+  return targets;
+}
+
+/** The shared strings, each the text of its runs (phonetic runs left out). */
+function parseSharedStrings(xml: string): string[] {
+  return [...xml.matchAll(/<(?:\w+:)?si\b[^>]*?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?si>)/g)].map((match) => runsText(match[1] ?? ''));
+}
+
+function runsText(xml: string): string {
+  const withoutPhonetic = xml.replace(/<(?:\w+:)?rPh\b[\s\S]*?<\/(?:\w+:)?rPh>/g, '');
+  return [...withoutPhonetic.matchAll(/<(?:\w+:)?t\b[^>]*?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?t>)/g)].map((m) => decodeXml(m[1] ?? '')).join('');
+}
+
+/** The rows of a worksheet part, streamed: each row's number and its cells by column (0-based, sparse). */
+async function* sheetRows(file: string, entry: ZipEntry, strings: string[]): AsyncGenerator<{ number: number; values: unknown[] }> {
+  let pending = '';
+  let previous = 0;
+  const parse = function* (xml: string) {
+    for (const match of xml.matchAll(/<(?:\w+:)?row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:\w+:)?row>)/g)) {
+      const number = Number(attribute(match[1]!, 'r') ?? previous + 1);
+      previous = number;
+      yield { number, values: rowCells(match[2] ?? '', strings) };
+    }
+  };
+  const stream = openZipEntry(file, entry);
+  try {
+    for await (const chunk of stream) {
+      pending += (chunk as Buffer).toString('utf8');
+      const end = pending.lastIndexOf('</row>');
+      if (end < 0) continue;
+      yield* parse(pending.slice(0, end + 6));
+      pending = pending.slice(end + 6);
+    }
+    yield* parse(pending);
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** A row's cells as values: text, numbers (a date cell is its serial number), booleans. */
+function rowCells(xml: string, strings: string[]): unknown[] {
+  const values: unknown[] = [];
+  let column = 0;
+  for (const match of xml.matchAll(/<(?:\w+:)?c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:\w+:)?c>)/g)) {
+    const reference = attribute(match[1]!, 'r');
+    if (reference) column = columnIndex(reference);
+    const type = attribute(match[1]!, 't') ?? 'n';
+    const inner = match[2] ?? '';
+    const raw = /<(?:\w+:)?v\b[^>]*>([\s\S]*?)<\/(?:\w+:)?v>/.exec(inner)?.[1];
+    let value: unknown = null;
+    if (type === 'inlineStr') value = runsText(inner);
+    else if (raw === undefined) value = null;
+    else if (type === 's') value = strings[Number(raw)] ?? null;
+    else if (type === 'str' || type === 'e' || type === 'd') value = decodeXml(raw);
+    else if (type === 'b') value = raw === '1';
+    else value = Number(raw);
+    values[column] = value;
+    column++;
+  }
+  return Array.from(values, (value) => value ?? null);
+}
+
+/** "AB12" → 27 (0-based). */
+function columnIndex(reference: string): number {
+  let index = 0;
+  for (const char of reference) {
+    const code = char.charCodeAt(0);
+    if (code < 65 || code > 90) break;
+    index = index * 26 + (code - 64);
+  }
+  return index - 1;
+}
+
+function attribute(attributes: string, name: string): string | undefined {
+  const match = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(attributes);
+  return match ? (match[1] ?? match[2]) : undefined;
+}
+
+function decodeXml(text: string): string {
+  return text.replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g, (_, hex: string, decimal: string, named: string) => {
+    if (hex) return String.fromCodePoint(parseInt(hex, 16));
+    if (decimal) return String.fromCodePoint(parseInt(decimal, 10));
+    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[named]!;
+  });
 }
 
 /** The column (0-based) of each decision header when the row names at least `Finding ID` and `Decision`. */
@@ -111,13 +214,21 @@ function periodLine(values: unknown[]): string | null {
   return /^\d{4}-(0[1-9]|1[0-2])$/.test(value.trim()) ? value.trim() : null;
 }
 
-function typedDecision(sheet: string, row: number, values: unknown[], columns: Partial<Record<DecisionField, number>>): TypedDecision | undefined {
+function typedDecision(
+  sheet: string,
+  row: number,
+  values: unknown[],
+  columns: Partial<Record<DecisionField, number>>,
+  date1904: boolean,
+): TypedDecision | undefined {
   const at = (field: DecisionField) => (columns[field] === undefined ? null : values[columns[field]!]);
   const findingId = text(at('findingId'));
   const decision = text(at('decision'));
   const note = text(at('note'));
   const owner = text(at('owner'));
-  const date = at('expectedClearBy');
+  // A date cell holds its serial number; in the 1904 date system (old Mac workbooks) day 0 is 1904-01-01.
+  const typedDate = at('expectedClearBy');
+  const date = typeof typedDate === 'number' && date1904 ? typedDate + 1462 : typedDate;
   if (findingId === null && decision === null && note === null && owner === null && (date === null || date === undefined || text(date) === null)) return undefined;
   const typed: TypedDecision = { sheet, row, findingId, decision, note, owner, expectedClearBy: null };
   const parsed = parseDate(date);
@@ -135,7 +246,8 @@ export function parseDate(value: unknown): string | null | { problem: string } {
     if (!Number.isFinite(value) || value < 1 || value > 2_958_465) return { problem: `Expected clear by ${value} is not a date` };
     return new Date(Date.UTC(1899, 11, 30) + Math.floor(value) * 86_400_000).toISOString().slice(0, 10);
   }
-  const typed = String(value).trim();
+  // A date cell of type "d" holds ISO text, perhaps with a time of day.
+  const typed = String(value).trim().replace(/^(\d{4}-\d{2}-\d{2})T[\d:.]*Z?$/, '$1');
   if (typed === '') return null;
   if (/^\d+(\.\d+)?$/.test(typed)) return parseDate(Number(typed));
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(typed);
@@ -151,23 +263,4 @@ function text(value: unknown): string | null {
   if (value === null || value === undefined) return null;
   const typed = (value instanceof Date ? value.toISOString().slice(0, 10) : String(value)).trim();
   return typed === '' ? null : typed;
-}
-
-/** exceljs row values are 1-based and sparse; cells may be rich text, formulas, hyperlinks or errors. */
-function cellValues(row: ExcelJS.Row): unknown[] {
-  const values = row.values as unknown[];
-  const out: unknown[] = [];
-  for (let i = 1; i < values.length; i++) out.push(cellValue(values[i]));
-  return out;
-}
-
-function cellValue(value: unknown): unknown {
-  if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || value instanceof Date) return value;
-  const cell = value as { richText?: { text: string }[]; result?: unknown; formula?: string; sharedFormula?: string; text?: unknown; error?: string };
-  if (cell.richText) return cell.richText.map((part) => part.text).join('');
-  if ('formula' in cell || 'sharedFormula' in cell) return cellValue(cell.result);
-  if (cell.error !== undefined) return String(cell.error);
-  if (cell.text !== undefined) return cellValue(cell.text);
-  return String(value);
 }

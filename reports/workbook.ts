@@ -189,7 +189,7 @@ async function streamSheet(
     for await (const rows of result.yieldRowsJs()) {
       for (const values of rows) {
         if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
-          closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
+          closeDetailWorksheet(worksheet, sheet.columns, inSheet);
           worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet.columns, print);
           inSheet = 0;
         }
@@ -202,7 +202,7 @@ async function streamSheet(
     }
   }
   await warehouse.run('DROP TABLE report_sheet_order');
-  closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
+  closeDetailWorksheet(worksheet, sheet.columns, inSheet);
   return written;
 }
 
@@ -251,7 +251,6 @@ function selectExpression(column: SheetColumn, timezone: string): string {
 function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, columns: SheetColumn[], print: PrintSetup): ExcelJS.Worksheet {
   const worksheet = workbook.addWorksheet(name, { ...print, views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }] });
   worksheet.columns = columns.map((column) => ({ header: column.header, key: column.key, width: column.width }));
-  addDecisionDropDown(worksheet, columns);
   const header = worksheet.getRow(1);
   header.eachCell((cell) => (cell.style = styles.header));
   header.commit();
@@ -274,14 +273,17 @@ function printSetup(facts: ReportFacts): PrintSetup {
   };
 }
 
-/** The Decision column offers the decisions of interface.md as a drop-down (an empty cell is allowed: undecided). */
-function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[]): void {
+/**
+ * The Decision column of the data rows offers the decisions of interface.md as a drop-down (an empty cell is
+ * allowed: undecided). Only the data rows: readers such as exceljs expand a range into one entry per cell.
+ */
+function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[], rows: number): void {
   const at = columns.findIndex((column) => column.key === 'decision');
   if (at < 0) return;
   const letter = worksheet.getColumn(at + 1).letter;
   // The streaming worksheet has data validations, though exceljs's types only declare them on the other one.
   const validations = (worksheet as unknown as { dataValidations: { add(address: string, validation: ExcelJS.DataValidation): void } }).dataValidations;
-  validations.add(`${letter}2:${letter}${excelMaxRows}`, {
+  validations.add(`${letter}2:${letter}${Math.max(2, rows + 1)}`, {
     type: 'list',
     allowBlank: true,
     formulae: [`"${decisions.join(',')}"`],
@@ -292,8 +294,9 @@ function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[
   });
 }
 
-function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: number, rows: number): void {
-  worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows + 1, column: columns } };
+function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: SheetColumn[], rows: number): void {
+  worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows + 1, column: columns.length } };
+  addDecisionDropDown(worksheet, columns, rows);
   worksheet.commit();
 }
 
