@@ -14,6 +14,7 @@ import { redactUrl } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
+import { closeBriefLines } from './close-brief.js';
 
 export type EmailConfig = Config['email'];
 
@@ -49,10 +50,13 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     : `The workbook ${path.basename(options.attachment)} is attached.`;
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 
+  const brief = closeBriefLines(facts);
   const text = [
     heading,
     '',
     ...(warning ? [`WARNING: ${warning}`, ''] : []),
+    ...brief,
+    '',
     ...facts.totals.flatMap((t) => [
       `${t.currency ?? '(no currency)'}`,
       `  Ledger:   ${formatCount(t.ledgerOrders)} orders, ${formatCount(t.ledgerPaidOrders)} paid · paid sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
@@ -81,6 +85,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const html = [
     `<p style="font-family:sans-serif"><b>${escapeHtml(heading)}</b></p>`,
     warning ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">WARNING: ${escapeHtml(warning)}</p>` : '',
+    `<pre style="font-family:monospace;font-size:13px">${escapeHtml(brief.join('\n'))}</pre>`,
     table(
       ['Currency', ...totalsColumns.map((c) => c.header)],
       facts.totals.map((t) =>
