@@ -12,6 +12,7 @@ import { registerClose, registerReopen } from './commands/close.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExport } from './commands/export.js';
 import { registerExtract } from './commands/extract.js';
+import { registerFindings } from './commands/findings.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerQuery } from './commands/query.js';
 import { registerReconcile } from './commands/reconcile.js';
@@ -33,6 +34,7 @@ export function buildProgram(): Command {
     registerLedger,
     registerReconcile,
     registerReport,
+    registerFindings,
     registerRun,
     registerClose,
     registerReopen,

@@ -49,3 +49,8 @@ export function maskedRawRecordSql(column: string): string {
   const keepLast4 = `regexp_replace(${column}, '("key"\\s*:\\s*")[^"]+?([^"]{4})"', '\\1••••\\2"', 'gi')`;
   return `regexp_replace(${keepLast4}, '("key"\\s*:\\s*)("[^"•][^"]{0,3}"|""|[^"\\s,}\\]][^,}\\]\\s]*)', '\\1"••••"', 'gi')`;
 }
+
+/** A PIN of which only the last 4 characters are known (`key_last4`): fewer than 4 means the PIN itself was that short, so it is hidden whole. */
+export function maskPinLast4(last4: string): string {
+  return last4.length >= 4 ? maskPin(last4) : '****';
+}

@@ -8,9 +8,10 @@
  * the provider (reconciliation.lookupMissing); whatever is found is loaded into `sales` and the models rebuilt.
  *
  * Configuration reaches the SQL as data, never as pasted text: the runner creates `cfg_params` (one row:
- * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap) and
+ * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap),
  * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history), each
- * declared with its columns in `sql/inputs/`.
+ * declared with its columns in `sql/inputs/`; `signed_recon_exceptions` (the active sign-off's rows) and
+ * `cur_recon_decisions` (the current decision of each finding, from recon_decisions).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -101,9 +102,10 @@ const layers = ['staging', 'intermediate', 'marts'] as const;
 const appendOnlyMarts = new Set(['recon_exception_history', 'recon_runs']);
 /**
  * Inputs the runner creates for the models: `cfg_*` and `prev_recon_exceptions` are declared with their columns
- * in `sql/inputs/`; `signed_recon_exceptions` is the active sign-off's rows of `recon_exceptions_signed` (pipelines/close.ts).
+ * in `sql/inputs/`; `signed_recon_exceptions` is the active sign-off's rows of `recon_exceptions_signed` (pipelines/close.ts);
+ * `cur_recon_decisions` the current decision of each finding of the period (recon_decisions).
  */
-const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions', 'signed_recon_exceptions'] as const;
+const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions', 'signed_recon_exceptions', 'cur_recon_decisions'] as const;
 const failingRowsShown = 10;
 
 export async function reconcile(warehouse: Warehouse, config: Config, options: ReconcileOptions, output: Output): Promise<ReconcileSummary> {
@@ -279,7 +281,7 @@ interface RunParams {
 }
 
 /** The runner's inputs, declared with their columns in `sql/inputs/<table>.sql`: created empty, then filled here. */
-function declareInput(warehouse: Warehouse, table: Exclude<(typeof inputTables)[number], 'signed_recon_exceptions'>): Promise<void> {
+function declareInput(warehouse: Warehouse, table: Exclude<(typeof inputTables)[number], 'signed_recon_exceptions' | 'cur_recon_decisions'>): Promise<void> {
   return warehouse.run(readModelSql(path.join(sqlDir(), 'inputs', `${table}.sql`)));
 }
 
@@ -320,6 +322,13 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
     `INSERT INTO prev_recon_exceptions BY NAME
      SELECT finding_id, exception_type, partner_reference, transaction_id, first_detected_at
      FROM ${persistent(database, 'recon_exceptions')} WHERE period = $1`,
+    [p.period],
+  );
+  // Decisions are kept apart from the marts (findings import/decide), so they survive this rebuild.
+  await warehouse.run(
+    `CREATE OR REPLACE TEMP TABLE cur_recon_decisions AS
+     SELECT finding_id, decision, note, owner, expected_clear_by
+     FROM ${persistent(database, 'recon_decisions')} WHERE period = $1 AND superseded_at IS NULL`,
     [p.period],
   );
 }

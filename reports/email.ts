@@ -15,6 +15,7 @@ import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
+import { closeBriefLines } from './close-brief.js';
 
 export type EmailConfig = Config['email'];
 
@@ -56,11 +57,14 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     : `The workbook ${path.basename(options.attachment)} is attached.`;
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 
+  const brief = closeBriefLines(facts);
   const text = [
     heading,
     '',
     ...(closeText.length > 0 ? [...closeText, ''] : []),
     ...(warning ? [`WARNING: ${warning}`, ''] : []),
+    ...brief,
+    '',
     ...facts.totals.flatMap((t) => [
       `${t.currency ?? '(no currency)'}`,
       `  Ledger:   ${formatCount(t.ledgerOrders)} orders, ${formatCount(t.ledgerPaidOrders)} paid · paid sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
@@ -91,6 +95,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     close.alert ? `<p style="font-family:sans-serif;background:#b00020;color:#ffffff;font-weight:bold;padding:6px">${escapeHtml(close.alert)}</p>` : '',
     ...close.lines.map((l) => paragraph(l)),
     warning ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">WARNING: ${escapeHtml(warning)}</p>` : '',
+    `<pre style="font-family:monospace;font-size:13px">${escapeHtml(brief.join('\n'))}</pre>`,
     table(
       ['Currency', ...totalsColumns.map((c) => c.header)],
       facts.totals.map((t) =>

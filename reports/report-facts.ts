@@ -14,6 +14,7 @@ import { sqlText } from '../core/paths.js';
 import { formatCount } from './formats.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
 import type { CloseFacts } from './close-facts.js';
+import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
@@ -156,6 +157,8 @@ export interface ReportFacts {
   extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
   /** Completeness verdict and sign-off state, set by the report job (pipelines/close.ts closeFacts). */
   close?: CloseFacts;
+  /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
+  decisions: DecisionFacts;
 }
 
 /** The marts the report reads: all written by `pinrecon reconcile`. */
@@ -188,6 +191,7 @@ export async function loadReportFacts(
     aging: await loadAging(warehouse, period),
     ledger: await loadLedgerFacts(warehouse, period, timezone, totals),
     extraction: await loadExtraction(warehouse, period, timezone),
+    decisions: await loadDecisionFacts(warehouse, period),
   };
 }
 

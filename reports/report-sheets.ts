@@ -41,6 +41,17 @@ export interface DetailSheet {
 
 const money = (key: string, header: string, sql: string, currency: string): SheetColumn => ({ key, header, kind: 'money', sql, width: 15, currency });
 
+/**
+ * The decision columns every finding sheet ends with (interface.md "Decisions on findings"), after `Finding ID`:
+ * filled with the current decision, edited by the controller, read back by `findings import`.
+ */
+export const decisionColumns: SheetColumn[] = [
+  { key: 'decision', header: 'Decision', kind: 'text', sql: 'decision', width: 15 },
+  { key: 'decision_note', header: 'Note', kind: 'text', sql: 'decision_note', width: 40 },
+  { key: 'owner', header: 'Owner', kind: 'text', sql: 'owner', width: 16 },
+  { key: 'expected_clear_by', header: 'Expected clear by', kind: 'date', sql: 'expected_clear_by', width: 14 },
+];
+
 /** The exception families (contracts.md), each on its own sheet, in this order. */
 export const exceptionFamilySheets = [
   { family: 'missing', title: 'Missing', description: 'orders missing at the provider or in the ledger' },
@@ -74,6 +85,7 @@ function exceptionSheet(period: string, family: string, title: string, descripti
       { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
+      ...decisionColumns,
     ],
     table: 'recon_exceptions',
     where: `period = ${sqlString(period)} AND family = ${sqlString(family)}`,
@@ -149,6 +161,7 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
         { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
         { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
+        ...decisionColumns,
       ],
       table: 'recon_exceptions',
       where: `period = ${p} AND family = 'unredeemed'`,

@@ -16,6 +16,8 @@ import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat,
 import { noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { changeSummary, describeClose } from './close-facts.js';
+import { decisions } from '../core/decisions.js';
+import { describeCloseState } from './decision-facts.js';
 
 /** Excel's rows per sheet, header included. */
 export const excelMaxRows = 1_048_576;
@@ -121,12 +123,13 @@ async function writeFile(
   workbook.modified = options.generatedAt;
   // Sheets are written one after another: the zip holds one open entry at a time, so nothing waits in memory.
   const generatedAt = wallClockDate(options.generatedAt, facts.timezone);
-  writeSummary(workbook.addWorksheet('Summary'), facts, sheets, plan, generatedAt, options.rowsPerSheet, options.summaryOnlyOf);
+  const print = printSetup(facts);
+  writeSummary(workbook.addWorksheet('Summary', print), facts, sheets, plan, generatedAt, options.rowsPerSheet, options.summaryOnlyOf);
   if (!options.summaryOnlyOf) {
     const total = plan.reduce((sum, sheet) => sum + sheet.rows, 0);
     let written = 0;
     for (const sheet of sheets) {
-      written = await streamSheet(workbook, warehouse, sheet, facts.timezone, plan, written, (rows) => options.onProgress?.(rows, total));
+      written = await streamSheet(workbook, warehouse, sheet, facts.timezone, plan, written, (rows) => options.onProgress?.(rows, total), print);
     }
   }
   await workbook.commit();
@@ -162,6 +165,7 @@ async function streamSheet(
   plan: WrittenSheet[],
   writtenBefore: number,
   onProgress: (rowsWritten: number) => void,
+  print: PrintSetup,
 ): Promise<number> {
   const parts = plan.filter((part) => part.title === sheet.title);
   const total = parts.reduce((sum, part) => sum + part.rows, 0);
@@ -177,7 +181,7 @@ async function streamSheet(
   let written = writtenBefore;
   let partIndex = 0;
   let inSheet = 0;
-  let worksheet = openDetailWorksheet(workbook, parts[0]!.name, sheet.columns);
+  let worksheet = openDetailWorksheet(workbook, parts[0]!.name, sheet.columns, print);
   for (let first = 1; first <= total; first += pageRows) {
     const result = await warehouse.connection.stream(
       `SELECT ${select}
@@ -188,8 +192,8 @@ async function streamSheet(
     for await (const rows of result.yieldRowsJs()) {
       for (const values of rows) {
         if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
-          closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
-          worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet.columns);
+          closeDetailWorksheet(worksheet, sheet.columns, inSheet);
+          worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet.columns, print);
           inSheet = 0;
         }
         writeRow(worksheet, values);
@@ -201,7 +205,7 @@ async function streamSheet(
     }
   }
   await warehouse.run('DROP TABLE report_sheet_order');
-  closeDetailWorksheet(worksheet, sheet.columns.length, inSheet);
+  closeDetailWorksheet(worksheet, sheet.columns, inSheet);
   return written;
 }
 
@@ -247,8 +251,8 @@ function selectExpression(column: SheetColumn, timezone: string): string {
   }
 }
 
-function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, columns: SheetColumn[]): ExcelJS.Worksheet {
-  const worksheet = workbook.addWorksheet(name, { views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }] });
+function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, columns: SheetColumn[], print: PrintSetup): ExcelJS.Worksheet {
+  const worksheet = workbook.addWorksheet(name, { ...print, views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }] });
   worksheet.columns = columns.map((column) => ({ header: column.header, key: column.key, width: column.width }));
   const header = worksheet.getRow(1);
   header.eachCell((cell) => (cell.style = styles.header));
@@ -256,8 +260,46 @@ function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name:
   return worksheet;
 }
 
-function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: number, rows: number): void {
-  worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows + 1, column: columns } };
+type PrintSetup = Pick<Partial<ExcelJS.AddWorksheetOptions>, 'pageSetup' | 'headerFooter'>;
+
+/**
+ * Every sheet prints landscape, one page wide (as many pages down as it takes), its first row repeated on
+ * each page, and a footer with the period, the as-of, the verdict, the sign-off state and the page number.
+ */
+function printSetup(facts: ReportFacts): PrintSetup {
+  const footerText = (text: string) => text.replaceAll('&', '&&');
+  return {
+    pageSetup: { orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0, printTitlesRow: '1:1', horizontalCentered: false },
+    headerFooter: {
+      oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf}`)}&C${footerText(describeCloseState(facts.decisions))}&RPage &P of &N`,
+    },
+  };
+}
+
+/**
+ * The Decision column of the data rows offers the decisions of interface.md as a drop-down (an empty cell is
+ * allowed: undecided). Only the data rows: readers such as exceljs expand a range into one entry per cell.
+ */
+function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[], rows: number): void {
+  const at = columns.findIndex((column) => column.key === 'decision');
+  if (at < 0) return;
+  const letter = worksheet.getColumn(at + 1).letter;
+  // The streaming worksheet has data validations, though exceljs's types only declare them on the other one.
+  const validations = (worksheet as unknown as { dataValidations: { add(address: string, validation: ExcelJS.DataValidation): void } }).dataValidations;
+  validations.add(`${letter}2:${letter}${Math.max(2, rows + 1)}`, {
+    type: 'list',
+    allowBlank: true,
+    formulae: [`"${decisions.join(',')}"`],
+    showErrorMessage: true,
+    errorStyle: 'stop',
+    errorTitle: 'Decision',
+    error: `One of: ${decisions.join(', ')}`,
+  });
+}
+
+function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: SheetColumn[], rows: number): void {
+  worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows + 1, column: columns.length } };
+  addDecisionDropDown(worksheet, columns, rows);
   worksheet.commit();
 }
 
@@ -314,6 +356,7 @@ const summarySections: SummarySection[] = [
   writeLedgerSection,
   writeTotalsSection,
   writeBridgeSection,
+  writeDecisionsSection,
   writeExceptionsByTypeSection,
   writeAmountsSection,
   writeAgingSection,
@@ -453,11 +496,28 @@ function writeTotalsSection({ line, heading, header, count, money }: SummaryPen,
 
 function writeBridgeSection({ line, heading, header, styled, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Cost bridge: ledger expected cost → provider cost');
-  header('Currency', 'Step', 'Line', 'Exception type', 'Items', 'Amount');
+  header('Currency', 'Step', 'Line', 'Exception type', 'Items', 'Amount', 'Gross debit', 'Gross credit');
   for (const b of facts.bridge) {
     const isTotal = b.exceptionType === null && (b.step === 0 || b.step === Math.max(...facts.bridge.filter((x) => x.currency === b.currency).map((x) => x.step)));
-    line(b.currency ?? '(none)', count(b.step), isTotal ? styled(b.label, styles.bold) : b.label, b.exceptionType, count(b.items), money(b.amount, b.currency));
+    const gross = facts.decisions.bridgeGross.find((g) => g.currency === b.currency && g.exceptionType === b.exceptionType);
+    line(b.currency ?? '(none)', count(b.step), isTotal ? styled(b.label, styles.bold) : b.label, b.exceptionType, count(b.items), money(b.amount, b.currency),
+      gross ? money(gross.grossDebit, b.currency) : null, gross ? money(gross.grossCredit, b.currency) : null);
   }
+}
+
+/** Per currency: findings and amounts by decision, undecided, pending and overdue, each net beside its gross debit and credit. */
+function writeDecisionsSection({ line, heading, header, styled, count, money }: SummaryPen, { facts }: SummaryContext): void {
+  heading('Decisions, pending and overdue per currency');
+  line(
+    'Pending: decided timing with Expected clear by on or after the as-of date, or a cutoff_difference the other period has not reconciled yet. ' +
+      'Overdue: timing past its Expected clear by. Everything not pending is a break to account for. Gross debit and credit show what a net amount nets.',
+  );
+  header('Currency', 'Decision / state', 'Findings', 'Net amount', 'Gross debit', 'Gross credit');
+  for (const d of facts.decisions.lines) {
+    const label = d.kind === 'state' ? styled(d.label.toUpperCase(), d.label === 'pending' ? styles.bold : styles.warning) : d.label;
+    line(d.currency ?? '(none)', label, count(d.findings), money(d.net, d.currency), money(d.grossDebit, d.currency), money(d.grossCredit, d.currency));
+  }
+  if (facts.decisions.lines.length === 0) line('No findings.');
 }
 
 /** Findings per type, with what changed since the previous reconciliation of the period. */

@@ -54,6 +54,12 @@ function describeDemo(summary: DemoSummary): string {
     `ledger     ${summary.ledger}   (${summary.plant.lines} lines, with planted breaks)`,
     `done in ${summary.seconds.toFixed(1)}s. Ask the database yourself:`,
     `  PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} query "select exception_type, count(*) from recon_exceptions group by 1"`,
+    '',
+    'Next steps, as at a month end:',
+    `  1. decide in the workbook: open ${summary.workbook}, fill Decision (the drop-down), Note, Owner, Expected clear by on the finding sheets, save`,
+    `  2. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} findings import ${summary.workbook} --by "<your name>"`,
+    `  3. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} findings list --period ${summary.period} --undecided   (what is left to decide)`,
+    `  4. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} close --period ${summary.period} --by "<your name>"   (sign the month off)`,
   ].join('\n');
 }
 

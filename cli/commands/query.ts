@@ -74,7 +74,7 @@ async function printResult({ columns, chunks }: MaskedResult, format: (typeof fo
   await write(first ? ']\n' : '\n]\n');
 }
 
-function csvField(value: unknown): string {
+export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
   const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;

@@ -26,6 +26,13 @@ previous as (
 
 ),
 
+decisions as (
+
+    -- the current decision of each finding (recon_decisions, superseded_at null): it stays while the finding does
+    select * from cur_recon_decisions
+
+),
+
 bridge_amounts as (
 
     select
@@ -69,7 +76,11 @@ final as (
         coalesce(bridge_amounts.amount, 0) as amount,
         params.as_of,
         params.built_at,
-        params.run_id
+        params.run_id,
+        decisions.decision,
+        decisions.note as decision_note,
+        decisions.owner,
+        decisions.expected_clear_by
 
     from findings
     cross join params
@@ -80,6 +91,8 @@ final as (
         and bridge_amounts.currency_code is not distinct from findings.currency_code
     left join previous
         on previous.finding_id = findings.finding_id
+    left join decisions
+        on decisions.finding_id = findings.finding_id
 
 )
 

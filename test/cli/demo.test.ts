@@ -31,6 +31,9 @@ describe('pinrecon demo, as a new user runs it', () => {
       expect(stdout).toContain(file);
     }
     for (const step of ['extract', 'ledger import', 'reconcile', 'report + email']) expect(stdout).toMatch(new RegExp(`${step.replace('+', '\\+')}\\s+succeeded`));
+    // It ends with the month-end's next steps: decide in the workbook, import the decisions, close.
+    expect(stdout).toContain(`findings import ${workbook}`);
+    expect(stdout).toContain(`close --period ${period}`);
 
     // The email arrived with the workbook intact and the headline numbers in its body.
     const mail = await simpleParser(readFileSync(eml));

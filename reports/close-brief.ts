@@ -1,0 +1,48 @@
+/**
+ * The controller's five-minute read at the top of the report email: verdict and sign-off state, what is new
+ * since the previous reconciliation, per currency the undecided / pending / overdue findings with their
+ * amounts (gross debit and credit beside the net), the cost bridge, and the three largest open findings
+ * (PINs masked through core/masking.ts). Plain lines; the email shows them as text and as HTML.
+ */
+import { maskPinLast4 } from '../core/masking.js';
+import { formatAmount, formatCount } from './formats.js';
+import type { ReportFacts } from './report-facts.js';
+
+export function closeBriefLines(facts: ReportFacts): string[] {
+  const d = facts.decisions;
+  const lines: string[] = [];
+  lines.push(`Verdict: ${d.verdict ?? 'not computed'} · Sign-off: ${d.signoffStatus ?? 'unsigned'}`);
+  const changes = facts.changes;
+  lines.push(
+    changes?.previousBuiltAt
+      ? `New since the previous reconciliation (${changes.previousBuiltAt}): ${formatCount(changes.new)} new, ${formatCount(changes.cleared)} cleared, ${formatCount(changes.stillOpen)} still open`
+      : `First reconciliation of ${facts.period}: all ${formatCount(facts.totalFindings)} findings are new`,
+  );
+  const currencies = [...new Set([...facts.totals.map((t) => t.currency), ...d.lines.map((l) => l.currency)])];
+  for (const currency of currencies) {
+    const name = currency ?? '(no currency)';
+    const states = ['undecided', 'pending', 'overdue'].map((state) => {
+      const line = d.lines.find((l) => l.kind === 'state' && l.label === state && l.currency === currency);
+      if (!line) return `${state} 0`;
+      const gross = `debit ${formatAmount(line.grossDebit, currency)}, credit ${formatAmount(line.grossCredit, currency)}`;
+      return `${state} ${formatCount(line.findings)} (net ${formatAmount(line.net, currency)}; ${gross})`;
+    });
+    lines.push(`${name}: ${states.join(' · ')}`);
+    for (const step of facts.bridge.filter((b) => b.currency === currency)) {
+      const gross = step.exceptionType ? d.bridgeGross.find((g) => g.currency === currency && g.exceptionType === step.exceptionType) : undefined;
+      const grossText = gross ? ` (debit ${formatAmount(gross.grossDebit, currency)}, credit ${formatAmount(gross.grossCredit, currency)})` : '';
+      lines.push(`  bridge ${String(step.step).padStart(2)} ${step.label}: ${formatAmount(step.amount, currency)}${grossText}`);
+    }
+  }
+  if (d.largestOpen.length > 0) {
+    lines.push('Largest open findings:');
+    d.largestOpen.forEach((finding, i) => {
+      const pin = finding.keyLast4 ? ` · PIN ${maskPinLast4(finding.keyLast4)}` : '';
+      lines.push(
+        `  ${i + 1}. ${finding.exceptionType} ${finding.partnerReference ?? '(no reference)'} ${formatAmount(finding.amount, finding.currency)} · ` +
+          `${finding.decision ?? 'undecided'}${finding.state === 'overdue' ? ' (overdue)' : ''}${pin}`,
+      );
+    });
+  }
+  return lines;
+}

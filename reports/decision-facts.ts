@@ -1,0 +1,136 @@
+/**
+ * The close facts of a period's report: its verdict and sign-off state (when the database has them), the
+ * findings and amounts per currency by decision and by state (undecided, pending, overdue), the gross debit
+ * and credit beside every net amount so offsetting breaks cannot hide, the gross of each bridge step, and
+ * the largest open findings. The Summary sheet and the email both read these.
+ */
+import { type Warehouse } from '../core/warehouse.js';
+import { sqlString } from '../core/sql.js';
+import { findingStateSql } from './finding-state.js';
+
+/** Exact decimal text, or null. */
+type Decimal = string | null;
+
+/** Net, gross debit (the positive amounts) and gross credit (the negative ones, as a positive number). */
+export interface Gross {
+  net: Decimal;
+  grossDebit: Decimal;
+  grossCredit: Decimal;
+}
+
+export interface DecisionLine extends Gross {
+  currency: string | null;
+  /** `decision`: one line per decision taken; `state`: undecided, pending, overdue. */
+  kind: 'decision' | 'state';
+  label: string;
+  findings: number;
+}
+
+export interface BridgeGross {
+  currency: string | null;
+  exceptionType: string;
+  grossDebit: Decimal;
+  grossCredit: Decimal;
+}
+
+export interface OpenFinding {
+  findingId: string;
+  exceptionType: string;
+  partnerReference: string | null;
+  currency: string | null;
+  amount: Decimal;
+  state: string;
+  decision: string | null;
+  /** The PIN's last 4 characters only (masked by the reader with core/masking.ts). */
+  keyLast4: string | null;
+}
+
+export interface DecisionFacts {
+  /** recon_summary.verdict / signoff_status when the database has those columns, else null. */
+  verdict: string | null;
+  signoffStatus: string | null;
+  lines: DecisionLine[];
+  bridgeGross: BridgeGross[];
+  /** The three largest findings that are not pending, by absolute amount. */
+  largestOpen: OpenFinding[];
+}
+
+const grossSql = `sum(amount)::VARCHAR AS net,
+  coalesce(sum(amount) FILTER (WHERE amount > 0), 0)::VARCHAR AS gross_debit,
+  coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::VARCHAR AS gross_credit`;
+
+export async function loadDecisionFacts(warehouse: Warehouse, period: string): Promise<DecisionFacts> {
+  const p = sqlString(period);
+  const stated = `(SELECT e.*, ${findingStateSql('e')} AS state FROM recon_exceptions e WHERE e.period = ${p})`;
+  const lines = await warehouse.all(
+    `SELECT currency_code, 'decision' AS kind, decision AS label, count(*) AS findings, ${grossSql}
+     FROM ${stated} WHERE decision IS NOT NULL GROUP BY ALL
+     UNION ALL
+     SELECT currency_code, 'state' AS kind, state AS label, count(*) AS findings, ${grossSql}
+     FROM ${stated} WHERE state <> 'decided' GROUP BY ALL
+     ORDER BY currency_code NULLS LAST, kind, label`,
+  );
+  const bridgeGross = await warehouse.all(
+    `SELECT currency_code, exception_type,
+            coalesce(sum(amount) FILTER (WHERE amount > 0), 0)::VARCHAR AS gross_debit,
+            coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::VARCHAR AS gross_credit
+     FROM recon_exceptions WHERE period = ${p} GROUP BY ALL`,
+  );
+  const largest = await warehouse.all(
+    `SELECT finding_id, exception_type, partner_reference, currency_code, amount::VARCHAR AS amount, state, decision, key_last4
+     FROM ${stated} WHERE state <> 'pending'
+     ORDER BY abs(amount) DESC NULLS LAST, abs(difference) DESC NULLS LAST, finding_id LIMIT 3`,
+  );
+  return {
+    ...(await closeState(warehouse, p)),
+    lines: lines.map((r) => ({
+      currency: text(r.currency_code),
+      kind: r.kind as DecisionLine['kind'],
+      label: String(r.label),
+      findings: Number(r.findings),
+      net: text(r.net),
+      grossDebit: text(r.gross_debit),
+      grossCredit: text(r.gross_credit),
+    })),
+    bridgeGross: bridgeGross.map((r) => ({
+      currency: text(r.currency_code),
+      exceptionType: String(r.exception_type),
+      grossDebit: text(r.gross_debit),
+      grossCredit: text(r.gross_credit),
+    })),
+    largestOpen: largest.map((r) => ({
+      findingId: String(r.finding_id),
+      exceptionType: String(r.exception_type),
+      partnerReference: text(r.partner_reference),
+      currency: text(r.currency_code),
+      amount: text(r.amount),
+      state: String(r.state),
+      decision: text(r.decision),
+      keyLast4: text(r.key_last4),
+    })),
+  };
+}
+
+/** The verdict and sign-off state, read only if recon_summary has those columns (the close feature adds them). */
+async function closeState(warehouse: Warehouse, period: string): Promise<{ verdict: string | null; signoffStatus: string | null }> {
+  const columns = new Set(
+    (
+      await warehouse.all<{ name: string }>(
+        `SELECT column_name AS name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_summary' AND column_name IN ('verdict', 'signoff_status')`,
+      )
+    ).map((r) => r.name),
+  );
+  if (columns.size === 0) return { verdict: null, signoffStatus: null };
+  const pick = (column: string) => (columns.has(column) ? `max(${column})::VARCHAR` : 'NULL');
+  const row = await warehouse.one(`SELECT ${pick('verdict')} AS verdict, ${pick('signoff_status')} AS signoff_status FROM recon_summary WHERE period = ${period}`);
+  return { verdict: text(row?.verdict), signoffStatus: text(row?.signoff_status) };
+}
+
+/** The label of a verdict or sign-off state for a footer or a subject, when it is known. */
+export function describeCloseState(facts: Pick<DecisionFacts, 'verdict' | 'signoffStatus'>): string {
+  return `verdict ${facts.verdict ?? 'not computed'} · ${facts.signoffStatus ?? 'unsigned'}`;
+}
+
+function text(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}
