@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { privateUmask } from '../core/file-modes.js';
 import { packageRoot } from '../core/paths.js';
 import { registerCatalog } from './commands/catalog.js';
 import { registerDemo } from './commands/demo.js';
@@ -51,6 +52,8 @@ function exitOverrideEverywhere(command: Command): void {
 }
 
 async function main(): Promise<void> {
+  // Everything pinrecon writes (database, landing files, workbooks, mail) holds sales and keys: private to its owner.
+  process.umask(privateUmask);
   const program = buildProgram();
   try {
     await program.parseAsync(process.argv);
