@@ -131,6 +131,11 @@ export const configSchema = z.strictObject({
       sheet: z.string().optional(),
       /** Canonical column → header in the file. */
       columns: z.record(z.string(), z.string()).default({}),
+      /**
+       * An import that would replace a path's accepted lines with fewer than this share of them (or with none)
+       * is refused unless `--replace` (default 0.5: a truncated export must not wipe a good one).
+       */
+      minReplaceRatio: z.number().min(0).max(1).default(0.5),
     })
     .prefault({}),
   reconciliation: z
