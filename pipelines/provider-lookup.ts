@@ -12,7 +12,7 @@ import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
 import { UpstreamError, type PartnerApiClient } from '../sources/partner-api/client.js';
 import type { SalesRecord } from '../sources/partner-api/types.js';
-import { landingRoot } from './extract/landing.js';
+import { landingRoot, writeLandingRecord } from './extract/landing.js';
 import { loadLandedSales } from './extract/load.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -87,6 +87,7 @@ export async function lookUpReferences(
   const counts = await warehouse.transaction(() =>
     loadLandedSales(warehouse, config, { path: file, runId: options.runId, endpoint: 'salesByPartnerReference', fetchedAt, bytes: body.length }),
   );
+  writeLandingRecord(file, { endpoint: 'salesByPartnerReference', runId: options.runId, fetchedAt: fetchedAt.toISOString() });
   summary.loaded = counts.loaded;
   if (counts.quarantined > 0) {
     output.warn(`${counts.quarantined} of the ${counts.records} sales found by reference could not be loaded as they are; see sales_quarantine (landing_path ${file})`);

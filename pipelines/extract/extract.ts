@@ -14,7 +14,7 @@ import { todayIn } from '../../core/calendar.js';
 import { recordRun } from '../runs.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { completedWindows, recordCompletedWindow } from './checkpoint.js';
-import { landingRoot, salesLandingPath } from './landing.js';
+import { landingRoot, salesLandingPath, writeLandingRecord } from './landing.js';
 import { loadLandedSales, type LoadCounts } from './load.js';
 import { markWindows, planWindows, type PlannedWindow, type SearchBy } from './plan.js';
 
@@ -211,6 +211,18 @@ async function extractWindow(
       { cause: error },
     );
   }
+  // Committed: say so beside the file, so `extract --from-landing` can rebuild exactly this.
+  const checkpoint = await warehouse.one<{ at: string }>(
+    `SELECT strftime(completed_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS at FROM extract_windows WHERE window_start = $1::DATE AND window_end = $2::DATE AND by_flag = $3`,
+    [window.start, window.end, window.flag],
+  );
+  writeLandingRecord(file, {
+    endpoint: 'salesByPeriod',
+    runId,
+    fetchedAt: download.fetchedAt.toISOString(),
+    window: { start: window.start, end: window.end, flag: window.flag },
+    ...(checkpoint && { completedAtUtc: checkpoint.at }),
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (!output.isTerminal) {
     output.info(`window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined, ${seconds} s`);
