@@ -12,6 +12,7 @@ import { registerCatalog } from './commands/catalog.js';
 import { registerDemo } from './commands/demo.js';
 import { registerExport } from './commands/export.js';
 import { registerExtract } from './commands/extract.js';
+import { registerKeys } from './commands/keys.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerQuery } from './commands/query.js';
 import { registerReconcile } from './commands/reconcile.js';
@@ -39,6 +40,7 @@ export function buildProgram(): Command {
     registerExport,
     registerSimulateApi,
     registerDemo,
+    registerKeys,
   ]) {
     register(program);
   }

@@ -13,6 +13,8 @@ import type { Output } from '../core/output.js';
 import { UpstreamError, type PartnerApiClient } from '../sources/partner-api/client.js';
 import type { SalesRecord } from '../sources/partner-api/types.js';
 import { landingRoot, writeLandingRecord } from './extract/landing.js';
+import { protectKeysInText } from '../core/key-protection.js';
+import { keyProtectionFor } from './key-mode.js';
 import { loadLandedSales } from './extract/load.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -80,7 +82,8 @@ export async function lookUpReferences(
   const fetchedAt = new Date();
   const file = path.join(landingRoot(config), 'sales', 'lookups', `by-reference_${options.label}_${options.runId}.json.gz`);
   mkdirSync(path.dirname(file), { recursive: true });
-  const body = gzipSync(JSON.stringify(received));
+  // In hash and drop mode the PINs are masked before the answers are written.
+  const body = gzipSync(protectKeysInText(JSON.stringify(received), await keyProtectionFor(warehouse, config)));
   writeFileSync(`${file}.tmp`, body);
   renameSync(`${file}.tmp`, file);
   summary.landingPath = file;

@@ -14,6 +14,8 @@ import { recordCompletedWindow } from './checkpoint.js';
 import { landedSalesFiles, landingRoot, type LandedFile } from './landing.js';
 import { loadLandedSales } from './load.js';
 import { statSync } from 'node:fs';
+import { keyProtectionFor } from '../key-mode.js';
+import { protectLandingFile } from '../keys-protect.js';
 
 export interface RebuildOptions {
   /** Only the windows overlapping [from, to] (and the lookups of the months it touches); default: all. */
@@ -54,7 +56,13 @@ export async function rebuildFromLanding(warehouse: Warehouse, config: Config, o
       statusChanges: 0,
     };
     output.info(`${found.length} landed sales responses in ${root}: ${todo.length} to load, ${summary.files.alreadyLoaded} already in the database, ${summary.files.outOfRange} outside the range`);
+    // A protected database takes no whole key: archived responses that still hold some are masked first.
+    const keys = await keyProtectionFor(warehouse, config);
     for (const [index, file] of todo.entries()) {
+      if (keys.mode !== 'store') {
+        const masked = await protectLandingFile(file.path, keys);
+        if (masked > 0) output.warn(`${file.path} held ${masked} whole keys: masked in place (security.keys "${keys.mode}") before loading`);
+      }
       if (!file.recorded) {
         summary.files.withoutRecord++;
         output.warn(`${file.path} has no .meta.json record (written by an older pinrecon, or its load never committed): loaded with the file's modification time as its fetch time`);
