@@ -26,7 +26,7 @@ beforeAll(async () => {
     identifier: 'landing-test',
     secret: 'landing-test-secret',
     dataset: { from: addDays(from, -3), to, salesCount: 2_500, timezone, malformedEvery: 97 },
-  });
+  }, 240_000);
 });
 afterAll(async () => {
   await simulator?.close();
@@ -86,5 +86,5 @@ describe('pinrecon extract --from-landing', () => {
     expect(twice.code, twice.stderr).toBe(0);
     expect(twice.stdout).toContain('0 of');
     expect(await withWarehouse(database, { readOnly: true, timezone }, extractedTables)).toEqual(original);
-  });
+  }, 240_000);
 });
