@@ -26,7 +26,7 @@ beforeAll(async () => {
     identifier: 'landing-test',
     secret: 'landing-test-secret',
     dataset: { from: addDays(from, -3), to, salesCount: 2_500, timezone, malformedEvery: 97 },
-  }, 240_000);
+  });
 });
 afterAll(async () => {
   await simulator?.close();
