@@ -9,6 +9,7 @@ import type { Config } from '../config/schema.js';
 import { publishSnapshot, Warehouse } from '../core/warehouse.js';
 import type { Output } from '../core/output.js';
 import { ConsoleOutput } from './output.js';
+import { protectOwnedFiles } from '../pipelines/private-files.js';
 
 export interface CommandContext extends LoadedConfig {
   output: Output;
@@ -41,6 +42,7 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
     const output = new ConsoleOutput(Boolean(options.json));
     try {
       const loaded = loadConfig({ file: options.config });
+      protectOwnedFiles(loaded.config, output);
       await run({ ...loaded, output }, options, ...positional);
     } catch (error) {
       reportFailure(output, error);

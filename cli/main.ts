@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { privateUmask } from '../core/file-modes.js';
 import { packageRoot } from '../core/paths.js';
 import { registerCatalog } from './commands/catalog.js';
 import { registerClose, registerReopen } from './commands/close.js';
@@ -13,6 +14,7 @@ import { registerDemo } from './commands/demo.js';
 import { registerExport } from './commands/export.js';
 import { registerExtract } from './commands/extract.js';
 import { registerFindings } from './commands/findings.js';
+import { registerKeys } from './commands/keys.js';
 import { registerLedger } from './commands/ledger.js';
 import { registerQuery } from './commands/query.js';
 import { registerReconcile } from './commands/reconcile.js';
@@ -43,6 +45,7 @@ export function buildProgram(): Command {
     registerExport,
     registerSimulateApi,
     registerDemo,
+    registerKeys,
   ]) {
     register(program);
   }
@@ -56,6 +59,8 @@ function exitOverrideEverywhere(command: Command): void {
 }
 
 async function main(): Promise<void> {
+  // Everything pinrecon writes (database, landing files, workbooks, mail) holds sales and keys: private to its owner.
+  process.umask(privateUmask);
   const program = buildProgram();
   try {
     await program.parseAsync(process.argv);

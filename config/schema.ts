@@ -239,6 +239,11 @@ export const configSchema = z.strictObject({
        * @default {} (the canonical names)
        */
       columns: z.record(z.string(), z.string()).default({}),
+      /**
+       * An import that would replace a path's accepted lines with fewer than this share of them (or with none)
+       * is refused unless `--replace` (default 0.5: a truncated export must not wipe a good one).
+       */
+      minReplaceRatio: z.number().min(0).max(1).default(0.5),
     })
     .prefault({}),
   /** `pinrecon reconcile`: how the two sides are compared. */
@@ -282,6 +287,17 @@ export const configSchema = z.strictObject({
        * @default 'data/reports'
        */
       outDir: z.string().default('data/reports'),
+    })
+    .prefault({}),
+  security: z
+    .strictObject({
+      /**
+       * What of a PIN is kept on disk (database and landing files): `store` the whole key; `hash` its last 4
+       * characters and an HMAC-SHA256 of it (secret: PINRECON_KEY_SECRET, else `pinrecon.key` beside the
+       * database); `drop` its last 4 only. Default: `hash` for a new database; an existing database keeps
+       * the mode it recorded (a contradicting value is refused; `pinrecon keys protect` migrates `store`).
+       */
+      keys: z.enum(['store', 'hash', 'drop']).optional(),
     })
     .prefault({}),
   /** `pinrecon report --email`: the message to finance. */

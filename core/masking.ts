@@ -1,12 +1,44 @@
 /**
- * Every way a PIN is shown outside the database: only its last 4 characters leave it. Text (console,
- * query, export, errors) and the SQL that builds workbook cells and masks query results all come from here.
+ * The one rule by which a PIN is shown outside the database, and every form of it (text, workbook cell, SQL
+ * expression, JSON record): a PIN longer than 4 characters shows only its last 4 behind a mask; a PIN of 4
+ * characters or fewer is masked entirely. Text (console, query, export, the client's errors, reconcile's
+ * messages) masks with `****`; workbook cells with `••••` (what finance has always seen). Nothing else in
+ * pinrecon masks a PIN: it calls this module. Masking in outputs is a convenience; the protection of keys
+ * is that a full key is not kept on disk (`security.keys`) and that the files are private (0600).
  */
 import type { Warehouse } from './warehouse.js';
 
-/** `****1234`: the form in which a PIN may be shown in text (the workbook's cells use `••••1234`). */
-export function maskPin(pin: string): string {
-  return `****${pin.slice(-4)}`;
+/** The mask of text outputs. */
+export const textMask = '****';
+/** The mask of workbook cells. */
+export const cellMask = '••••';
+
+/** Longest PIN that is masked entirely: showing its "last 4" would show all of it. */
+const hiddenWholeUpTo = 4;
+
+/** `****1234` (or `****` for a PIN of 4 characters or fewer). */
+export function maskPin(pin: string, mask: string = textMask): string {
+  return pin.length > hiddenWholeUpTo ? `${mask}${pin.slice(-4)}` : mask;
+}
+
+/** `maskPin` in SQL: a VARCHAR expression holding a whole PIN (NULL stays NULL). */
+export function maskPinSql(expression: string, mask: string = textMask): string {
+  const glyphs = sqlText(mask);
+  return `CASE WHEN ${expression} IS NULL THEN NULL WHEN length(${expression}) > ${hiddenWholeUpTo} THEN ${glyphs} || right(${expression}, 4) ELSE ${glyphs} END`;
+}
+
+/**
+ * A column holding only a PIN's last 4 characters (NULL when the PIN was 4 characters or fewer, as
+ * `stg_provider__sales.key_last4` is built by `keyLast4Sql`), shown behind the mask.
+ */
+export function maskedLast4Sql(column: string, mask: string = cellMask): string {
+  const glyphs = sqlText(mask);
+  return `CASE WHEN ${column} IS NULL THEN NULL WHEN length(${column}) = 4 THEN ${glyphs} || ${column} ELSE ${glyphs} END`;
+}
+
+/** The last 4 characters a PIN may show under the rule, or NULL when it is masked entirely. */
+export function keyLast4Sql(expression: string): string {
+  return `CASE WHEN length(${expression}) > ${hiddenWholeUpTo} THEN right(${expression}, 4) END`;
 }
 
 /** A column that may hold a PIN: named `key`, or with "pin" in its name. */
@@ -16,13 +48,14 @@ export function isPinColumn(name: string): boolean {
 
 /**
  * The PINs stored in `sales.key`, normalized (upper case, trimmed): a CTE for `maskPinValue`. DuckDB
- * builds it once and probes it as a hash table (about 0.2 s for 5 text columns of 100k rows).
+ * builds it once and probes it as a hash table (about 0.2 s for 5 text columns of 100k rows). Keys already
+ * masked (`security.keys` hash or drop) are left out: they reveal nothing.
  */
-export const pinValuesCte = 'pinrecon_pins AS MATERIALIZED (SELECT DISTINCT upper(trim(key)) AS pin FROM sales WHERE key IS NOT NULL)';
+export const pinValuesCte = `pinrecon_pins AS MATERIALIZED (SELECT DISTINCT upper(trim(key)) AS pin FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '${textMask}'))`;
 
-/** A text expression, masked to `****` + its last 4 characters when its value is a stored PIN (needs `pinValuesCte`). */
-export function maskPinValue(expression: string): string {
-  return `CASE WHEN upper(trim(${expression})) IN (SELECT pin FROM pinrecon_pins) THEN '****' || right(trim(${expression}), 4) ELSE ${expression} END`;
+/** A text expression, masked by the rule when its value is a stored PIN (needs `pinValuesCte`). */
+export function maskPinValue(expression: string, mask: string = textMask): string {
+  return `CASE WHEN upper(trim(${expression})) IN (SELECT pin FROM pinrecon_pins) THEN ${maskPinSql(`trim(${expression})`, mask)} ELSE ${expression} END`;
 }
 
 /** Whether the database has `sales.key` to mask values by (a fresh or foreign database may not). */
@@ -33,21 +66,31 @@ export async function hasStoredPins(warehouse: Warehouse): Promise<boolean> {
 }
 
 /**
- * The last 4 characters of a PIN behind bullets. `column` holds the whole PIN (`key`: one of 4 characters
- * or fewer is hidden whole) or only its last 4 (`last4`: fewer than 4 means the PIN itself was that short).
+ * The last 4 characters of a PIN behind the workbook's mask. `column` holds the whole PIN (`key`) or only
+ * its last 4 (`last4`, NULL or shorter when the PIN was masked entirely).
  */
 export function maskedKeySql(column: string, holds: 'key' | 'last4'): string {
-  const shortest = holds === 'key' ? 5 : 4;
-  return `CASE WHEN ${column} IS NULL THEN NULL WHEN length(${column}) >= ${shortest} THEN '••••' || right(${column}, 4) ELSE '••••' END`;
+  return holds === 'key' ? maskPinSql(column, cellMask) : maskedLast4Sql(column, cellMask);
 }
 
 /**
- * A raw API record (JSON text) with the value of every "key" field masked: strings longer than 4
- * characters keep their last 4; shorter strings and non-string values are hidden whole.
+ * A raw API record (JSON text) with the value of every "key" field masked by the rule: strings longer than
+ * 4 characters keep their last 4; shorter strings and non-string values are masked entirely.
  */
-export function maskedRawRecordSql(column: string): string {
-  const keepLast4 = `regexp_replace(${column}, '("key"\\s*:\\s*")[^"]+?([^"]{4})"', '\\1••••\\2"', 'gi')`;
-  return `regexp_replace(${keepLast4}, '("key"\\s*:\\s*)("[^"•][^"]{0,3}"|""|[^"\\s,}\\]][^,}\\]\\s]*)', '\\1"••••"', 'gi')`;
+export function maskedRawRecordSql(column: string, mask: string = cellMask): string {
+  const glyphs = mask.replace(/[\\$]/g, '\\$&');
+  const keepLast4 = `regexp_replace(${column}, '("key"\\s*:\\s*")[^"]+?([^"]{4})"', '\\1${glyphs}\\2"', 'gi')`;
+  const firstGlyph = mask[0] === '*' ? '\\*' : mask[0];
+  return `regexp_replace(${keepLast4}, '("key"\\s*:\\s*)("[^"${firstGlyph}][^"]{0,3}"|""|[^"\\s,}\\]][^,}\\]\\s]*)', '\\1"${glyphs}"', 'gi')`;
+}
+
+/** `maskedRawRecordSql` applied only where the text mentions a "key" field (cheap for all other text). */
+export function maskKeyFieldsSql(expression: string, mask: string = textMask): string {
+  return `CASE WHEN ${expression} ILIKE '%"key"%' THEN ${maskedRawRecordSql(expression, mask)} ELSE ${expression} END`;
+}
+
+function sqlText(value: string): string {
+  return `'${value.replace(/'/g, "''")}'`;
 }
 
 /** A PIN of which only the last 4 characters are known (`key_last4`): fewer than 4 means the PIN itself was that short, so it is hidden whole. */

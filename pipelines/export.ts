@@ -14,7 +14,7 @@ import type { Output } from '../core/output.js';
 import { recordRun } from './run-trace.js';
 import { type Warehouse } from '../core/warehouse.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
-import { hasStoredPins, isPinColumn, maskPinValue, pinValuesCte } from '../core/masking.js';
+import { hasStoredPins, isPinColumn, maskPinSql, maskPinValue, pinValuesCte } from '../core/masking.js';
 
 export const exportedMarts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging'] as const;
 export type ExportFormat = 'parquet' | 'csv';
@@ -50,7 +50,7 @@ export async function exportPeriod(warehouse: Warehouse, config: Config, options
       }
       const selectList = columns.map(({ column_name: name, data_type: type }) => {
         const quoted = sqlIdentifier(name);
-        if (isPinColumn(name)) return `CASE WHEN ${quoted} IS NULL THEN NULL ELSE '****' || right(CAST(${quoted} AS VARCHAR), 4) END AS ${quoted}`;
+        if (isPinColumn(name)) return `${maskPinSql(`CAST(${quoted} AS VARCHAR)`)} AS ${quoted}`;
         return byValue && type === 'VARCHAR' ? `${maskPinValue(quoted)} AS ${quoted}` : quoted;
       });
       const pins = byValue ? `WITH ${pinValuesCte} ` : '';

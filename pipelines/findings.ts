@@ -20,7 +20,7 @@ import type { Output } from '../core/output.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { readDecisionsWorkbook, type TypedDecision } from '../reports/decisions-reader.js';
 import { findingStateSql } from '../reports/finding-state.js';
-import { recordRun } from './runs.js';
+import { recordRun } from './run-trace.js';
 
 /** A decision as recorded: what, by whom, from where. */
 export interface DecisionInput {

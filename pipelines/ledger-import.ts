@@ -8,7 +8,10 @@
  * - a content is loaded once: importing the same content again, from X or from a copy at another path,
  *   replaces its rows (never duplicates them) and keeps them under the path it was first loaded from.
  *   The copy's path then holds nothing: a later import of the first path supersedes that content.
- * Different files accumulate. Rows are staged in temporary tables with DuckDB's appender while the file
+ * Different files accumulate. An import that would replace a path's accepted lines with none, or with fewer
+ * than `ledger.minReplaceRatio` of them (a truncated or wrong export), is refused unless `replace` is set;
+ * the rows an import removes are copied to `ledger_history` first, so nothing is deleted for good.
+ * Rows are staged in temporary tables with DuckDB's appender while the file
  * streams, then moved into place in one transaction with the `ledger_files` row, so a crash (even kill -9)
  * leaves the previous state untouched. DuckDB casts money (exact DECIMAL) and applies the time zone.
  */
@@ -16,7 +19,7 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBAppender } from '@duckdb/node-api';
-import { UsageError } from '../core/errors.js';
+import { JobError, UsageError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
@@ -31,6 +34,8 @@ export interface LedgerImportOptions {
   format?: LedgerFormat;
   /** Overrides of the config's `ledger` settings for this file (the CLI's --delimiter, --encoding...). */
   overrides?: Partial<Omit<LedgerReadSettings, 'format' | 'columns'>>;
+  /** Replace the path's lines even when the file holds far fewer accepted lines (`ledger.minReplaceRatio`). */
+  replace?: boolean;
 }
 
 export interface LedgerImportSummary {
@@ -108,6 +113,7 @@ export async function importLedger(
         const older = previous.find((p) => p.file_hash !== fileHash);
         // Loaded once: the rows of a content stay under the path it was first loaded from.
         const loadedFrom = same?.source_file ?? sourceFile;
+        await keepReplacedLines(warehouse, config, { sourceFile, fileHash, accepted: counts.accepted, replace: Boolean(options.replace), runId: run.runId });
         // Supersede by the rows' own source_file (whatever is loaded from this path), and replace this content.
         for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) {
           await warehouse.run(`DELETE FROM ${table} WHERE source_file = $1 OR file_hash = $2`, [sourceFile, fileHash]);
@@ -173,6 +179,43 @@ export async function importLedger(
     options.parentRunId,
     // The staging tables go whatever happened (they are temporary: a crash drops them too).
   ).finally(() => dropStaging(warehouse).catch(() => undefined));
+}
+
+/**
+ * Guards the accepted lines this import is about to remove (those of its path and of its content): refuses
+ * (JobError, exit 1; the transaction rolls back) to replace them with none or with fewer than
+ * `ledger.minReplaceRatio` of them unless `replace`, and copies them to `ledger_history` otherwise. A
+ * re-import of the same content that yields as many lines replaces identical rows: nothing to keep then.
+ */
+const historyColumns =
+  'partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code, order_status, source_file, source_line, file_hash, run_id';
+
+async function keepReplacedLines(
+  warehouse: Warehouse,
+  config: Config,
+  incoming: { sourceFile: string; fileHash: string; accepted: number; replace: boolean; runId: string },
+): Promise<void> {
+  const current = (await warehouse.one<{ lines: string; other_content: string }>(
+    `SELECT count(*) AS lines, count(*) FILTER (WHERE file_hash <> $2) AS other_content FROM ledger WHERE source_file = $1 OR file_hash = $2`,
+    [incoming.sourceFile, incoming.fileHash],
+  ))!;
+  const lines = Number(current.lines);
+  if (lines === 0) return;
+  const ratio = config.ledger.minReplaceRatio;
+  if (!incoming.replace && (incoming.accepted === 0 || incoming.accepted < lines * ratio)) {
+    throw new JobError(
+      `Refused to replace the ${lines} accepted ledger lines loaded from ${incoming.sourceFile} with the ${incoming.accepted} accepted lines of this file ` +
+        `(fewer than ${Math.round(ratio * 100)}% of them: a truncated or wrong export?). Nothing was changed.`,
+      `Check the file (its size, its last line, the delimiter and encoding). If it is right, import it again with --replace; ` +
+        `the lines it replaces are kept in ledger_history. The threshold is ledger.minReplaceRatio (now ${ratio}).`,
+    );
+  }
+  if (Number(current.other_content) === 0 && incoming.accepted === lines) return;
+  await warehouse.run(
+    `INSERT INTO ledger_history (${historyColumns}, superseded_at, superseded_by_run)
+     SELECT ${historyColumns}, now(), $3 FROM ledger WHERE source_file = $1 OR file_hash = $2`,
+    [incoming.sourceFile, incoming.fileHash, incoming.runId],
+  );
 }
 
 /**

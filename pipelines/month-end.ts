@@ -149,6 +149,15 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
         output.warn(`no ledger file at ${ledgerFile} (ledger.path): reconciling against the ledger lines already imported.`);
         steps.push({ step: 'ledger import', status: 'skipped', seconds: 0, summary: `no file at ${ledgerFile}` });
       }
+      // The import may have left the period without orders (a file of another month): never report every sale missing.
+      if ((await ledgerLinesPaidIn(warehouse, options.period, config.timezone)) === 0) {
+        const failure = new JobError(
+          `No ledger order paid in ${options.period} after importing ${path.resolve(ledgerFile)}: reconciling would report every provider sale as missing from the ledger.`,
+          `Check that the file is the ledger of ${options.period} (its paid_at dates, ledger.dateFormat and the time zone), then run again.`,
+        );
+        for (const later of plan.slice(plan.indexOf('reconcile'))) steps.push({ step: later, status: 'not run', seconds: 0, summary: '' });
+        throw new MonthEndJobError(progress, failure);
+      }
 
       const reconciled = await step(
         'reconcile',

@@ -12,7 +12,9 @@ import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
 import { UpstreamError, type PartnerApiClient } from '../sources/partner-api/client.js';
 import type { SalesRecord } from '../sources/partner-api/types.js';
-import { landingRoot } from './extract/landing.js';
+import { landingRoot, writeLandingRecord } from './extract/landing.js';
+import { protectKeysInText } from '../core/key-protection.js';
+import { keyProtectionFor } from './key-mode.js';
 import { loadLandedSales } from './extract/load.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -80,13 +82,15 @@ export async function lookUpReferences(
   const fetchedAt = new Date();
   const file = path.join(landingRoot(config), 'sales', 'lookups', `by-reference_${options.label}_${options.runId}.json.gz`);
   mkdirSync(path.dirname(file), { recursive: true });
-  const body = gzipSync(JSON.stringify(received));
+  // In hash and drop mode the PINs are masked before the answers are written.
+  const body = gzipSync(protectKeysInText(JSON.stringify(received), await keyProtectionFor(warehouse, config)));
   writeFileSync(`${file}.tmp`, body);
   renameSync(`${file}.tmp`, file);
   summary.landingPath = file;
   const counts = await warehouse.transaction(() =>
     loadLandedSales(warehouse, config, { path: file, runId: options.runId, endpoint: 'salesByPartnerReference', fetchedAt, bytes: body.length }),
   );
+  writeLandingRecord(file, { endpoint: 'salesByPartnerReference', runId: options.runId, fetchedAt: fetchedAt.toISOString() });
   summary.loaded = counts.loaded;
   if (counts.quarantined > 0) {
     output.warn(`${counts.quarantined} of the ${counts.records} sales found by reference could not be loaded as they are; see sales_quarantine (landing_path ${file})`);

@@ -6,13 +6,17 @@
  * lists); so does any text value equal to a PIN stored in `sales.key` (ignoring case and surrounding
  * spaces), whatever the query calls it: the statement runs wrapped in one that masks such values.
  * CALL f(...) is read as FROM f(...) to be wrapped; PRAGMA and EXPLAIN return metadata and plans, not
- * values, and run as written.
+ * values, and run as written. Text holding a JSON "key" field (`sales_quarantine.raw`) has it masked as the
+ * workbook does. The session cannot reach anything but the database: external access is off and the
+ * configuration locked before the statement is even prepared, so `read_csv('/etc/passwd')`, `glob()`, the
+ * landing files, ATTACH and EXPORT DATABASE are refused and create nothing. This masking is a convenience
+ * for analysts; the protection of keys is that they are not kept whole on disk and that files are private.
  */
 import { existsSync, statSync } from 'node:fs';
 import { DuckDBTypeId, StatementType, type DuckDBPreparedStatement } from '@duckdb/node-api';
 import type { Config } from '../config/schema.js';
 import { JobError, UsageError } from '../core/errors.js';
-import { hasStoredPins, isPinColumn, maskPin, maskPinValue, pinValuesCte } from '../core/masking.js';
+import { hasStoredPins, isPinColumn, maskKeyFieldsSql, maskPin, maskPinValue, pinValuesCte } from '../core/masking.js';
 import type { Output } from '../core/output.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
 import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../core/warehouse.js';
@@ -63,12 +67,13 @@ function age(since: Date): string {
 
 /** Runs one reading statement of `sql` on `warehouse` and streams its rows with every PIN masked. */
 export async function queryMasked(warehouse: Warehouse, sql: string): Promise<MaskedResult> {
+  await lockDownSession(warehouse);
   const statement = await maskingPinValues(warehouse, sql, await prepareReadOnly(warehouse, sql));
   let result;
   try {
     result = await statement.stream();
   } catch (error) {
-    throw new UsageError(`The query failed: ${(error as Error).message}`);
+    throw externalAccessRefusal((error as Error).message) ?? new UsageError(`The query failed: ${(error as Error).message}`);
   }
   const columns = result.deduplicatedColumnNames();
   const masked = columns.map(isPinColumn);
@@ -76,6 +81,28 @@ export async function queryMasked(warehouse: Warehouse, sql: string): Promise<Ma
     for await (const chunk of result.yieldRowsJson()) yield chunk.map((row) => row.map((value, i) => (masked[i] ? maskValue(value) : maskNested(value))));
   };
   return { columns, chunks: chunks() };
+}
+
+/**
+ * No file, glob, URL or other database from SQL: only the open database. Locked, so the statement cannot
+ * turn it back on. (`export` opens its own session: it writes files by design.)
+ */
+async function lockDownSession(warehouse: Warehouse): Promise<void> {
+  const locked = await warehouse.one<{ locked: boolean }>(`SELECT current_setting('lock_configuration') AS locked`);
+  if (locked?.locked) return;
+  await warehouse.run('SET enable_external_access = false');
+  await warehouse.run('SET lock_configuration = true');
+}
+
+/** The statement touched a file, a glob, a URL or another database: say why that is refused. */
+function externalAccessRefusal(message: string): UsageError | undefined {
+  const file = /Permission Error: Cannot access (?:file|directory) "([^"]*)"/i.exec(message);
+  if (!file && !/disabled (by|through) configuration|configuration has been locked/i.test(message)) return undefined;
+  const what = file ? `reading or writing "${file[1]}"` : 'changing the session configuration';
+  return new UsageError(
+    `pinrecon query only reads: ${what} is refused (query reaches the database alone, never files, globs, URLs, landing files or other databases). ` +
+      'Query the tables instead (e.g. sales_quarantine, landing_files); to write files of the marts, use pinrecon export.',
+  );
 }
 
 /** Prepares the one statement of `sql`, refusing anything but a reading statement with a clear message. */
@@ -91,6 +118,8 @@ async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckD
   } catch (error) {
     if (error instanceof UsageError) throw error;
     const message = (error as Error).message.replace(/^Failed to (extract statements|prepare statement): /, '');
+    const external = externalAccessRefusal(message);
+    if (external) throw external;
     if (/read-only|read only/i.test(message)) throw refusal('a statement that writes');
     throw new UsageError(`The query failed: ${message}`);
   }
@@ -102,20 +131,25 @@ async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckD
 }
 
 /**
- * The user's statement wrapped so that every text column's values equal to a stored PIN are masked
- * (`query()` runs the statement as a subquery, whatever its comments or final semicolon).
+ * The user's statement wrapped so that every text column's values equal to a stored PIN are masked, and
+ * every JSON "key" field inside a text (a quarantined record) too (`query()` runs the statement as a
+ * subquery, whatever its comments or final semicolon).
  */
 async function maskingPinValues(warehouse: Warehouse, sql: string, statement: DuckDBPreparedStatement): Promise<DuckDBPreparedStatement> {
   const metadataOnly = statement.statementType === StatementType.EXPLAIN || statement.statementType === StatementType.PRAGMA || /^\s*PRAGMA\b/i.test(sql);
-  if (metadataOnly || !(await hasStoredPins(warehouse))) return statement;
+  const textColumns = Array.from({ length: statement.columnCount }, (_, i) => statement.columnTypeId(i) === DuckDBTypeId.VARCHAR);
+  if (metadataOnly || !textColumns.includes(true)) return statement;
+  const byValue = await hasStoredPins(warehouse);
   const text = statement.statementType === StatementType.CALL ? sql.replace(/^\s*CALL\b/i, 'FROM') : sql;
   const aliases = Array.from({ length: statement.columnCount }, (_, i) => `c${i}`);
   const selectList = aliases.map((alias, i) => {
     const name = sqlIdentifier(statement.columnName(i));
-    return statement.columnTypeId(i) === DuckDBTypeId.VARCHAR ? `${maskPinValue(alias)} AS ${name}` : `${alias} AS ${name}`;
+    if (!textColumns[i]) return `${alias} AS ${name}`;
+    return `${maskKeyFieldsSql(byValue ? maskPinValue(alias) : alias)} AS ${name}`;
   });
   try {
-    return await warehouse.connection.prepare(`WITH ${pinValuesCte} SELECT ${selectList.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`);
+    const pins = byValue ? `WITH ${pinValuesCte} ` : '';
+    return await warehouse.connection.prepare(`${pins}SELECT ${selectList.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`);
   } catch (error) {
     throw new UsageError(
       `pinrecon query could not check this statement's values for PINs, so it does not run it (${(error as Error).message.split('\n')[0]}). Write it as one SELECT (or FROM) statement.`,

@@ -3,16 +3,18 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
 import { extractSales, type ExtractSummary } from '../../pipelines/extract/extract.js';
+import { rebuildFromLanding, type RebuildSummary } from '../../pipelines/extract/rebuild.js';
 import type { SearchBy } from '../../pipelines/extract/plan.js';
 import { databaseExists, publishSnapshot, withWarehouse } from '../../core/warehouse.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
 import { formatDuration, formatTable, type Output } from '../../core/output.js';
 
 interface ExtractCommandOptions extends GlobalOptions {
-  from: string;
-  to: string;
+  from?: string;
+  to?: string;
   by: string;
   dryRun?: boolean;
+  fromLanding?: boolean;
 }
 
 export function registerExtract(program: Command): void {
@@ -20,10 +22,11 @@ export function registerExtract(program: Command): void {
     program
       .command('extract')
       .description('pull provider sales for a date range, in calendar windows of at most 31 days, under the rate limit; resumable')
-      .requiredOption('--from <date>', 'first day, YYYY-MM-DD (inclusive, configured time zone)')
-      .requiredOption('--to <date>', 'last day, YYYY-MM-DD (inclusive)')
+      .option('--from <date>', 'first day, YYYY-MM-DD (inclusive, configured time zone); required unless --from-landing')
+      .option('--to <date>', 'last day, YYYY-MM-DD (inclusive); required unless --from-landing')
       .option('--by <search>', 'search sales by payment date, creation date, or both: paid | created | both', 'both')
-      .option('--dry-run', 'print the windows, the requests and the time it would take; call nothing, write nothing'),
+      .option('--dry-run', 'print the windows, the requests and the time it would take; call nothing, write nothing')
+      .option('--from-landing', 'call nothing: rebuild sales, their status history and quarantine from the archived responses (all, or the windows of --from..--to) not yet in the database'),
   )
     .addHelpText(
       'after',
@@ -32,11 +35,17 @@ Windows never cross a month boundary. Windows already extracted are skipped, exc
 extract.lookbackDays of today (statuses still change there). A killed run continues where it stopped.
 Raw responses are kept in extract.landingDir (default: landing/ beside the database).
 
+--from-landing loads every archived response the database does not hold yet, in the order it was
+fetched: on a new (or deleted) database it rebuilds exactly what the original extraction loaded.
+
 Example:
-  pinrecon extract --from 2026-01-01 --to 2026-03-31 --by both`,
+  pinrecon extract --from 2026-01-01 --to 2026-03-31 --by both
+  pinrecon extract --from-landing`,
     )
     .action(
       action<ExtractCommandOptions, []>(async ({ config, output }, options) => {
+        if (options.fromLanding) return rebuild(config, options, output);
+        if (options.from === undefined || options.to === undefined) throw new UsageError(`--from and --to are required (YYYY-MM-DD), unless --from-landing.`);
         const from = parseDateOption(options.from, '--from')!;
         const to = parseDateOption(options.to, '--to')!;
         if (!['paid', 'created', 'both'].includes(options.by)) throw new UsageError(`--by must be paid, created or both, got "${options.by}".`);
@@ -56,6 +65,30 @@ Example:
         output.document({ ok: true, ...summary });
       }),
     );
+}
+
+async function rebuild(config: Config, options: ExtractCommandOptions, output: Output): Promise<void> {
+  if (options.dryRun) throw new UsageError('--dry-run and --from-landing do not go together: --from-landing calls nothing anyway.');
+  const range = { ...(options.from !== undefined && { from: parseDateOption(options.from, '--from')! }), ...(options.to !== undefined && { to: parseDateOption(options.to, '--to')! }) };
+  const summary = await withWarehouse(config.database, { timezone: config.timezone }, async (warehouse) => {
+    const result = await rebuildFromLanding(warehouse, config, range, output);
+    await publishSnapshot(warehouse);
+    return result;
+  });
+  printRebuild(summary, output);
+  output.document({ ok: summary.files.failed.length === 0, ...summary });
+  if (summary.files.failed.length > 0) process.exitCode = 1;
+}
+
+function printRebuild(s: RebuildSummary, output: Output): void {
+  output.result(
+    [
+      `extract --from-landing: ${s.files.loaded} of ${s.files.found} landed responses loaded (${s.files.alreadyLoaded} already in the database, ${s.files.outOfRange} outside the range, ${s.files.failed.length} failed)`,
+      `records ${s.records} · sales loaded ${s.loaded} · new sales ${s.newSales} · status changes ${s.statusChanges} · quarantined ${s.quarantined}`,
+      ...s.files.failed.map((file) => `failed: ${file}`),
+      `run ${s.runId} · from ${s.landingDir} · nothing was asked of the API`,
+    ].join('\n'),
+  );
 }
 
 function printPlan(summary: ExtractSummary, config: Config, output: Output): void {

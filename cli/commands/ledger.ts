@@ -13,6 +13,7 @@ interface ImportOptions extends GlobalOptions {
   decimalSeparator?: string;
   dateFormat?: string;
   sheet?: string;
+  replace?: boolean;
 }
 
 
@@ -29,7 +30,8 @@ export function registerLedger(program: Command): void {
       .option('--encoding <name>', `text encoding: ${ledgerEncodings.join(', ')} (default: ledger.encoding)`)
       .option('--decimal-separator <char>', 'decimal separator of numbers written as text: "." or "," (default: ledger.decimalSeparator)')
       .option('--date-format <pattern>', 'date-fns pattern of paid_at, e.g. dd/MM/yyyy HH:mm:ss (default: ledger.dateFormat; ISO 8601 always accepted)')
-      .option('--sheet <name>', 'Excel sheet to read (default: ledger.sheet, else the first)'),
+      .option('--sheet <name>', 'Excel sheet to read (default: ledger.sheet, else the first)')
+      .option('--replace', "replace the path's lines even when this file has far fewer accepted lines (ledger.minReplaceRatio); the old lines stay in ledger_history"),
   ).action(
     action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
       const importOptions = parseOverrides(options);
@@ -66,5 +68,6 @@ function parseOverrides(options: ImportOptions): LedgerImportOptions {
   }
   if (options.dateFormat !== undefined) result.overrides!.dateFormat = options.dateFormat;
   if (options.sheet !== undefined) result.overrides!.sheet = options.sheet;
+  if (options.replace) result.replace = true;
   return result;
 }

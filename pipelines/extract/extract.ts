@@ -13,8 +13,10 @@ import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/clien
 import { todayIn } from '../../core/calendar.js';
 import { recordRun } from '../run-trace.js';
 import type { Warehouse } from '../../core/warehouse.js';
+import { keyMaskingStream, type KeyProtection } from '../../core/key-protection.js';
+import { keyProtectionFor } from '../key-mode.js';
 import { completedWindows, recordCompletedWindow } from './checkpoint.js';
-import { landingRoot, salesLandingPath } from './landing.js';
+import { landingRoot, salesLandingPath, writeLandingRecord } from './landing.js';
 import { loadLandedSales, type LoadCounts } from './load.js';
 import { markWindows, planWindows, type PlannedWindow, type SearchBy } from './plan.js';
 
@@ -134,12 +136,13 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
       // DuckDB's default (80% of RAM) lets the buffer cache grow with every window; capped, staging and
       // merging a million-sale window spill to disk instead and the job stays well under 1 GB.
       await warehouse.run(`SET memory_limit = '${config.extract.memoryLimit}'`);
+      const keys = await keyProtectionFor(warehouse, config);
       try {
         if (summary.windows.skipped > 0) {
           output.info(`${summary.windows.skipped} of ${plan.length} windows already extracted; skipping them`);
         }
         for (const window of toFetch) {
-          const counts = await extractWindow(warehouse, config, client, window, run.runId, summary.landingDir, output);
+          const counts = await extractWindow(warehouse, config, client, window, run.runId, summary.landingDir, output, keys);
           summary.windows.fetched++;
           summary.records += counts.records;
           summary.loaded += counts.loaded;
@@ -180,6 +183,7 @@ async function extractWindow(
   runId: string,
   root: string,
   output: Output,
+  keys: KeyProtection,
 ): Promise<LoadCounts & { downloadSeconds: number; loadSeconds: number }> {
   const started = Date.now();
   const where = `${window.start}..${window.end} (by ${window.flag})`;
@@ -187,7 +191,9 @@ async function extractWindow(
   mkdirSync(path.dirname(file), { recursive: true });
   let download: Awaited<ReturnType<PartnerApiClient['downloadSalesByPeriod']>>;
   try {
-    download = await client.downloadSalesByPeriod(window.start, window.end, window.flag === 'created', file);
+    // In hash and drop mode the PINs are masked before the response's bytes are written.
+    const rewrite = keys.mode === 'store' ? undefined : () => keyMaskingStream(keys);
+    download = await client.downloadSalesByPeriod(window.start, window.end, window.flag === 'created', file, rewrite);
   } catch (error) {
     throw explainDownloadFailure(error, where);
   }
@@ -211,6 +217,18 @@ async function extractWindow(
       { cause: error },
     );
   }
+  // Committed: say so beside the file, so `extract --from-landing` can rebuild exactly this.
+  const checkpoint = await warehouse.one<{ at: string }>(
+    `SELECT strftime(completed_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS at FROM extract_windows WHERE window_start = $1::DATE AND window_end = $2::DATE AND by_flag = $3`,
+    [window.start, window.end, window.flag],
+  );
+  writeLandingRecord(file, {
+    endpoint: 'salesByPeriod',
+    runId,
+    fetchedAt: download.fetchedAt.toISOString(),
+    window: { start: window.start, end: window.end, flag: window.flag },
+    ...(checkpoint && { completedAtUtc: checkpoint.at }),
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (!output.isTerminal) {
     output.info(`window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined, ${seconds} s`);

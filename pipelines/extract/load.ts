@@ -60,6 +60,8 @@ const fields: { name: string; column: string; kind: FieldKind; required: boolean
   { name: 'salesCurrencyCode', column: 'sales_currency_code', kind: 'text', required: true },
   { name: 'salesCurrencySymbol', column: 'sales_currency_symbol', kind: 'text', required: false },
   { name: 'key', column: 'key', kind: 'text', required: false },
+  // Written into landing files by security.keys "hash" in place of the whole key (core/key-protection.ts).
+  { name: 'keyHmac', column: 'key_hmac', kind: 'text', required: false },
   { name: 'keySentToCustomer', column: 'key_sent_to_customer', kind: 'boolean', required: false },
 ];
 

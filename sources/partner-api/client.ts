@@ -9,7 +9,8 @@ import { AuthSession } from './auth-session.js';
 import { describeEndpoint, expandEndpoint, parseEndpoints, type Endpoint, type PathParams, type QueryParams } from './endpoints.js';
 import { quoteBody, UpstreamError } from './errors.js';
 import { emptyStats, type ClientEvent, type ClientStats } from './events.js';
-import { Transport, type AttemptFailure, type DownloadResult, type HttpAnswer } from './http.js';
+import type { Transform } from 'node:stream';
+import { Transport, type AttemptFailure, type DownloadResult, type DownloadTarget, type HttpAnswer } from './http.js';
 import { sharedRateLimiter, type RateLimiter } from './rate-limiter.js';
 import type {
   CatalogQuery,
@@ -38,7 +39,7 @@ interface Call {
   body?: unknown;
   /** For writes: finds the result of an earlier attempt that may have gone through, or undefined. */
   lookup?: () => Promise<unknown>;
-  download?: { filePath: string };
+  download?: DownloadTarget;
 }
 
 /** A renewed token rejected sooner than this is not revoked: the request itself is refused. */
@@ -68,9 +69,12 @@ export class PartnerApiClient {
 
   // ---- sales -------------------------------------------------------------------------------------------
 
-  /** Streams the sales of a period (at most 31 days), gzip-compressed as received, to `filePath` (atomically). */
-  async downloadSalesByPeriod(startDate: string, finishDate: string, byCreateDate: boolean, filePath: string): Promise<DownloadResult> {
-    const answer = await this.call('salesByPeriod', { ...this.periodCall(startDate, finishDate, byCreateDate), download: { filePath } });
+  /**
+   * Streams the sales of a period (at most 31 days), gzip-compressed as received, to `filePath` (atomically);
+   * `rewrite` (e.g. masking the PINs) transforms the body before it is written.
+   */
+  async downloadSalesByPeriod(startDate: string, finishDate: string, byCreateDate: boolean, filePath: string, rewrite?: () => Transform): Promise<DownloadResult> {
+    const answer = await this.call('salesByPeriod', { ...this.periodCall(startDate, finishDate, byCreateDate), download: { filePath, ...(rewrite && { rewrite }) } });
     return answer.download!;
   }
 

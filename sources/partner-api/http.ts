@@ -11,6 +11,7 @@ import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
+import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createGzip } from 'node:zlib';
@@ -38,6 +39,12 @@ export interface HttpAnswer {
   /** When the answer's headers arrived. */
   receivedAt: Date;
   download?: DownloadResult;
+}
+
+/** Where a 2xx body is streamed, and an optional stage that rewrites it on the way (a fresh one per attempt). */
+export interface DownloadTarget {
+  filePath: string;
+  rewrite?: () => Transform;
 }
 
 export interface DownloadResult {
@@ -137,13 +144,13 @@ export class Transport {
    * timeouts, dropped connections and unparseable 2xx bodies. With `download`, a 2xx body is streamed
    * gzip-compressed to that file (temporary name, renamed once complete and checked).
    */
-  async exchange(request: HttpRequest, download?: { filePath: string }): Promise<HttpAnswer> {
+  async exchange(request: HttpRequest, download?: DownloadTarget): Promise<HttpAnswer> {
     await this.limiter.acquire();
     this.stats.requests++;
     return this.send(request, async (response, receivedAt) => {
       const status = response.statusCode ?? 0;
       if (download && status >= 200 && status < 300) {
-        return { status, text: '', receivedAt, download: await this.streamToFile(response, download.filePath, receivedAt) };
+        return { status, text: '', receivedAt, download: await this.streamToFile(response, download, receivedAt) };
       }
       const text = await readText(response, status >= 200 && status < 300 ? Number.POSITIVE_INFINITY : maxErrorBodyBytes);
       // The spec's answer over the limit is 503; 429 is the usual one elsewhere and means the same.
@@ -246,13 +253,16 @@ export class Transport {
     });
   }
 
-  private async streamToFile(response: IncomingMessage, filePath: string, fetchedAt: Date): Promise<DownloadResult> {
+  private async streamToFile(response: IncomingMessage, target: DownloadTarget, fetchedAt: Date): Promise<DownloadResult> {
+    const filePath = target.filePath;
     mkdirSync(path.dirname(filePath), { recursive: true });
     const temporary = `${filePath}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
     const check = new JsonArrayCheck();
     const file = createWriteStream(temporary);
     try {
-      await pipeline(response, check, createGzip(), file);
+      // The rewrite (security.keys: masking the PINs) runs before the gzip: its input never reaches the disk.
+      if (target.rewrite) await pipeline(response, check, target.rewrite(), createGzip(), file);
+      else await pipeline(response, check, createGzip(), file);
       renameSync(temporary, filePath);
     } catch (error) {
       // The file may still be opening when the body fails: remove it only once it is closed.

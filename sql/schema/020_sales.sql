@@ -13,7 +13,7 @@ CREATE TABLE IF NOT EXISTS sales (
   country_code          VARCHAR,
   sales_currency_code   VARCHAR,
   sales_currency_symbol VARCHAR,
-  key                   VARCHAR,            -- the PIN: never leaves the database whole
+  key                   VARCHAR,            -- the PIN whole (security.keys "store"), else masked: **** + last 4 characters
   key_sent_to_customer  BOOLEAN,
   first_seen_at         TIMESTAMPTZ NOT NULL, -- fetch time of the first response that held it
   last_seen_at          TIMESTAMPTZ NOT NULL, -- fetch time of the latest response that held it
@@ -72,4 +72,14 @@ CREATE TABLE IF NOT EXISTS sales_quarantine (
   raw            VARCHAR NOT NULL,          -- the record's JSON as received (holds the PIN: stays in the database)
   run_id         VARCHAR NOT NULL,
   quarantined_at TIMESTAMPTZ NOT NULL
+);
+
+-- security.keys "hash": HMAC-SHA256 of the key (hex) under the database's key secret (NULL in store and drop modes).
+ALTER TABLE sales ADD COLUMN IF NOT EXISTS key_hmac VARCHAR;
+
+-- How this database keeps keys (security.keys), decided when it first held sales: store | hash | drop.
+CREATE TABLE IF NOT EXISTS key_protection (
+  mode               VARCHAR NOT NULL,
+  secret_fingerprint VARCHAR,                -- hash mode: identifies the HMAC secret (never the secret itself)
+  decided_at         TIMESTAMPTZ NOT NULL
 );

@@ -38,3 +38,23 @@ CREATE TABLE IF NOT EXISTS ledger_rejects (
   file_hash   VARCHAR NOT NULL,
   run_id      VARCHAR NOT NULL
 );
+
+-- Accepted ledger lines an import removed (a newer export of the same path, or --replace): kept, never
+-- deleted for good. The columns of `ledger`, then when and by which run they were superseded.
+CREATE TABLE IF NOT EXISTS ledger_history (
+  partner_reference VARCHAR NOT NULL,
+  product_id        BIGINT NOT NULL,
+  paid_at           TIMESTAMPTZ NOT NULL,
+  paid_at_raw       VARCHAR NOT NULL,
+  sales_price       DECIMAL(18,4) NOT NULL,
+  expected_cost     DECIMAL(18,4) NOT NULL,
+  currency_code     VARCHAR NOT NULL,
+  country_code      VARCHAR,
+  order_status      VARCHAR NOT NULL,
+  source_file       VARCHAR NOT NULL,
+  source_line       BIGINT NOT NULL,
+  file_hash         VARCHAR NOT NULL,
+  run_id            VARCHAR NOT NULL,           -- the import that loaded the line
+  superseded_at     TIMESTAMPTZ NOT NULL,
+  superseded_by_run VARCHAR NOT NULL            -- the import that removed it
+);

@@ -1,10 +1,24 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../../core/warehouse.js';
+import { addMonths, periodOf, periodStart, todayIn } from '../../core/calendar.js';
+import { maskPin } from '../../core/masking.js';
+import { Dataset } from '../../sources/simulator/dataset.js';
 import { runCli } from '../support/cli.js';
+import { wholeKeysUnder } from '../support/key-scan.js';
+
+/** The whole keys the demo's simulator sells (pipelines/demo.ts: seed 7, 300 sales a day from the period's start). */
+function demoKeys(): Set<string> {
+  const timezone = 'America/Sao_Paulo';
+  const asOf = todayIn(timezone);
+  const from = periodStart(addMonths(periodOf(asOf), -1));
+  const days = Math.round((Date.parse(`${asOf}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+  const dataset = new Dataset({ from, to: asOf, salesCount: days * 300, timezone, malformedEvery: 2_500, seed: 7 });
+  return new Set(Array.from({ length: dataset.size }, (_, i) => dataset.sale(i).key!).filter(Boolean));
+}
 
 /** The environment of a new user: no pinrecon variables (set to undefined: left out), not a terminal. */
 function cleanEnvironment(): NodeJS.ProcessEnv {
@@ -14,6 +28,8 @@ function cleanEnvironment(): NodeJS.ProcessEnv {
 describe('pinrecon demo, as a new user runs it', () => {
   it('runs the month-end job on the embedded default and says where everything went', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-demo-'));
+    // The usual umask of a login shell: pinrecon must make what it writes private by itself.
+    process.umask(0o022);
     const started = Date.now();
     const { code, stdout, stderr } = await runCli(['demo'], { cwd: dir, env: cleanEnvironment() });
     const seconds = (Date.now() - started) / 1000;
@@ -56,14 +72,26 @@ describe('pinrecon demo, as a new user runs it', () => {
       expect(runs.map((r) => r.command)).toEqual(expect.arrayContaining(['run', 'extract', 'ledger import', 'reconcile', 'report']));
       expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
 
-      // No whole PIN in what the demo printed or mailed.
-      const keys = await warehouse.all<{ key: string }>(`select key from sales where key is not null`);
-      expect(keys.length).toBeGreaterThan(1000);
-      const raw = readFileSync(eml, 'utf8');
+      // No whole PIN in what the demo printed, nor anywhere it wrote (security.keys "hash", the default of a
+      // new database): not in the database, the snapshot, the landing files (decompressed too), the workbook or the mail.
+      const keys = demoKeys();
+      expect(keys.size).toBeGreaterThan(1000);
+      const masked = await warehouse.all<{ key: string; key_hmac: string }>(`select key, key_hmac from sales where key is not null`);
+      expect(masked.length).toBeGreaterThan(1000);
+      expect(masked.every((row) => /^\*{4}.{4}$/.test(row.key) && /^[0-9a-f]{64}$/.test(row.key_hmac))).toBe(true);
+      // The keys looked for are the ones the demo sold (else finding none would prove nothing).
+      const soldEndings = new Set([...keys].map((key) => maskPin(key)));
+      expect(masked.filter((row) => !soldEndings.has(row.key))).toEqual([]);
       const printed = stdout + stderr;
-      for (const { key } of keys) {
-        if (printed.includes(key) || raw.includes(key)) throw new Error(`a whole PIN ending ${key.slice(-4)} left the database`);
+      for (const key of keys) if (printed.includes(key)) throw new Error(`a whole PIN ending ${key.slice(-4)} was printed`);
+      expect(wholeKeysUnder(out, keys)).toEqual([]);
+
+      // Everything the demo wrote is private: files 0600, folders 0700.
+      for (const entry of readdirSync(out, { withFileTypes: true, recursive: true })) {
+        const file = path.join(entry.parentPath, entry.name);
+        expect((statSync(file).mode & 0o777).toString(8), file).toBe(entry.isDirectory() ? '700' : '600');
       }
+      expect((statSync(out).mode & 0o777).toString(8)).toBe('700');
     } finally {
       warehouse.close();
     }

@@ -34,10 +34,13 @@ export function extractConfig(dir: string, baseUrl: string, overrides: { api?: R
   });
 }
 
-/** The `sales` table without what legitimately differs between runs (fetch times, run ids). */
+/**
+ * The `sales` table without what legitimately differs between runs (fetch times, run ids) and between
+ * databases (the key HMAC, under each database's own secret).
+ */
 export async function salesState(warehouse: Warehouse) {
   return warehouse.all(
-    `SELECT * EXCLUDE (first_seen_at, last_seen_at, last_run_id) REPLACE (transaction_at::VARCHAR AS transaction_at)
+    `SELECT * EXCLUDE (first_seen_at, last_seen_at, last_run_id, key_hmac) REPLACE (transaction_at::VARCHAR AS transaction_at)
      FROM sales ORDER BY transaction_id`,
   );
 }

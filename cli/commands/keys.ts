@@ -1,0 +1,39 @@
+/** `pinrecon keys protect [--dry-run]`: stops keeping whole keys in a database and its landing files. */
+import type { Command } from 'commander';
+import { protectKeys, type KeysProtectSummary } from '../../pipelines/keys-protect.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import type { Output } from '../../core/output.js';
+
+interface ProtectOptions extends GlobalOptions {
+  dryRun?: boolean;
+}
+
+export function registerKeys(program: Command): void {
+  const keys = program.command('keys').description('how PINs are kept at rest (security.keys)');
+  withGlobalOptions(
+    keys
+      .command('protect')
+      .description(
+        'mask every whole key kept in the database (sales, sales_quarantine) and in the landing files, keeping the last 4 characters and, in "hash" mode, an HMAC-SHA256; records the mode in the database',
+      )
+      .option('--dry-run', 'say what would be rewritten; change nothing'),
+  ).action(
+    action<ProtectOptions, []>(async ({ config, output }, options) => {
+      const summary = await withJobWarehouse(config, (warehouse) => protectKeys(warehouse, config, { dryRun: options.dryRun }, output));
+      printSummary(summary, output);
+      output.document({ ok: true, ...summary });
+    }),
+  );
+}
+
+function printSummary(s: KeysProtectSummary, output: Output): void {
+  const verb = s.dryRun ? 'would rewrite' : 'rewrote';
+  output.result(
+    [
+      `keys protect${s.dryRun ? ' (dry run: nothing was changed)' : ''}: ${s.from} → ${s.to}`,
+      `${verb} ${s.salesKeys} keys in sales, ${s.quarantineRecords} records in sales_quarantine`,
+      `${verb} ${s.landingFiles.rewritten} of ${s.landingFiles.read} landing files in ${s.landingDir} (${s.landingFiles.keys} keys)`,
+      ...(s.dryRun ? [] : ['the whole keys may survive in free pages of the old files: delete old copies and backups of the database and the landing folder made before this']),
+    ].join('\n'),
+  );
+}
