@@ -41,6 +41,7 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
     const output = new ConsoleOutput(Boolean(options.json));
     try {
       const loaded = loadConfig({ file: options.config });
+      for (const warning of loaded.warnings ?? []) output.warn(warning);
       await run({ ...loaded, output }, options, ...positional);
     } catch (error) {
       reportFailure(output, error);

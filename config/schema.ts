@@ -3,6 +3,7 @@
  * Unknown keys are rejected so that a typo is reported instead of silently ignored.
  */
 import { z } from 'zod';
+import { isLoopbackHost, parseSmtpUrl } from './transport-security.js';
 
 const endpointTemplate = z
   .string()
@@ -96,6 +97,21 @@ export const configSchema = z.strictObject({
       currency: z.string().default('BRL'),
       language: z.string().default('pt-BR'),
       endpoints: endpointsSchema.prefault({}),
+      /**
+       * Allow a plain `http://` baseUrl to a host that is not loopback (default false: credentials and
+       * tokens only travel over https). Warned about on every run.
+       */
+      allowInsecureHttp: z.boolean().default(false),
+    })
+    .superRefine((api, context) => {
+      const url = URL.canParse(api.baseUrl) ? new URL(api.baseUrl) : undefined;
+      if (url && url.protocol !== 'https:' && !isLoopbackHost(url.hostname) && !api.allowInsecureHttp) {
+        context.addIssue({
+          code: 'custom',
+          path: ['baseUrl'],
+          message: `must be https:// (credentials and tokens travel over it) unless the host is loopback; set api.allowInsecureHttp to true to accept ${url.protocol}// anyway`,
+        });
+      }
     })
     .prefault({}),
   extract: z
@@ -153,13 +169,43 @@ export const configSchema = z.strictObject({
     .prefault({}),
   email: z
     .strictObject({
-      smtpUrl: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').default('smtp://127.0.0.1:2525'),
+      /** smtp[s]://[user[:password]@]host[:port]; a `/ # ? @ %` in user or password is percent-encoded. */
+      smtpUrl: z
+        .string()
+        .superRefine((text, context) => {
+          try {
+            parseSmtpUrl(text);
+          } catch (error) {
+            context.addIssue({ code: 'custom', message: (error as Error).message });
+          }
+        })
+        .default('smtp://127.0.0.1:2525'),
+      /** The SMTP password as is, no percent-encoding (best from env PINRECON_SMTP_PASSWORD); replaces the URL's. */
+      smtpPassword: z.string().min(1).optional(),
+      /**
+       * Allow sending credentials without TLS to a host that is not loopback (default false: with a user or
+       * password, the connection must be smtps:// or upgrade with STARTTLS, else nothing is sent). Warned
+       * about on every run.
+       */
+      allowPlaintextAuth: z.boolean().default(false),
       from: z.string().default('pinrecon@example.com'),
       to: z.array(z.string()).default(['finance@example.com']),
       subject: z.string().optional(),
       /** Larger workbooks are replaced by a summary-only one in the email. */
       maxAttachmentBytes: z.number().int().positive().default(15 * 1024 * 1024),
       retries: z.number().int().nonnegative().default(3),
+    })
+    .superRefine((email, context) => {
+      const hasUser = (() => {
+        try {
+          return parseSmtpUrl(email.smtpUrl).user !== undefined;
+        } catch {
+          return true; // the URL's own issue is reported already
+        }
+      })();
+      if (email.smtpPassword !== undefined && !hasUser) {
+        context.addIssue({ code: 'custom', path: ['smtpPassword'], message: 'needs a user in email.smtpUrl (smtp://user@host:port)' });
+      }
     })
     .prefault({}),
   schedules: z
