@@ -86,6 +86,8 @@ export const configSchema = z.strictObject({
       /** This client's share of the one 50/s limit shared with the partner's live shop. */
       maxRequestsPerSecond: z.number().positive().max(1000).default(25),
       timeoutMs: z.number().int().positive().default(30_000),
+      /** Largest answer read into memory (tokens, lookups, catalog; sales downloads stream to disk): larger ones are refused. */
+      maxAnswerBytes: z.number().int().positive().default(64 * 1024 * 1024),
       /** Refresh the access token this many seconds before its `expiredAt`. */
       refreshMarginSeconds: z.number().int().nonnegative().default(60),
       /** Retries of one request after 5xx, timeouts and dropped connections (503s are not counted here). */
