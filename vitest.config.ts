@@ -4,8 +4,10 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Generous: a CLI test spawns several processes that each open DuckDB; on a loaded machine (load 25 on
+    // two cores was seen) one such test took over 60 s. A timeout is a hang detector, not a speed check.
+    testTimeout: 240_000,
+    hookTimeout: 240_000,
     pool: 'forks',
     maxWorkers: 2,
   },

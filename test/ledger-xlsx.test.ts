@@ -278,11 +278,11 @@ describe('a title above the header', () => {
 describe('hostile workbooks', () => {
   const sst = (strings: string[]) =>
     `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${strings.map((t) => `<si><t>${t}</t></si>`).join('')}</sst>`;
-  /** A real zip bomb: a few hundred KB of archive whose shared strings inflate to 300 MB. */
+  /** A real zip bomb: about 250 KB of archive whose shared strings inflate to 100 MB (400×). */
   let bombBytes: Buffer | undefined;
   const bomb = () => {
     if (bombBytes) return (writeFileSync(path.join(temp.dir, 'bomb.xlsx'), bombBytes), path.join(temp.dir, 'bomb.xlsx'));
-    const strings = '<si><t>AAAAAAAAAAAAAAAA</t></si>'.repeat((300 * 1024 * 1024) / 27);
+    const strings = '<si><t>AAAAAAAAAAAAAAAA</t></si>'.repeat((100 * 1024 * 1024) / 27);
     const file = writeWorkbook('bomb.xlsx', [{ name: 'Ledger', rows: [header, line('R-1')] }], {
       sharedStrings: `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${strings}</sst>`,
     });
@@ -292,7 +292,7 @@ describe('hostile workbooks', () => {
 
   it('refuses a zip bomb with a clear message, and the import is recorded as failed, not left running', async () => {
     const file = bomb();
-    expect(statSync(file).size).toBeLessThan(2 * 1024 * 1024);
+    expect(statSync(file).size).toBeLessThan(512 * 1024);
     await expect(readAll(file, settings())).rejects.toThrow(/bomb\.xlsx is refused: its part xl\/sharedStrings\.xml inflates \d+× .* zip bomb/);
     const dir = temporaryDirectory('ledger-xlsx-bomb');
     const config = testConfig(dir.dir);
