@@ -43,6 +43,7 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
     try {
       const loaded = loadConfig({ file: options.config });
       protectOwnedFiles(loaded.config, output);
+      for (const warning of loaded.warnings ?? []) output.warn(warning);
       await run({ ...loaded, output }, options, ...positional);
     } catch (error) {
       reportFailure(output, error);

@@ -1,8 +1,10 @@
 /**
  * Console output for every command: plain timestamped lines when not on a terminal, a redrawn progress
  * line when on one, and nothing but the final JSON document with --json. Errors always go to stderr.
+ * Every text printed passes `printable`: a file's control characters and escape sequences never reach the terminal.
  */
 import { describeProgress, type Output, type ProgressState } from '../core/output.js';
+import { printable } from '../core/text-safety.js';
 
 export class ConsoleOutput implements Output {
   private lastProgressDraw = 0;
@@ -19,24 +21,25 @@ export class ConsoleOutput implements Output {
   info(message: string): void {
     if (this.json) return;
     this.clearProgress();
-    this.stderr.write(this.isTerminal ? `${message}\n` : `${new Date().toISOString()} ${message}\n`);
+    this.stderr.write(this.isTerminal ? `${printable(message)}\n` : `${new Date().toISOString()} ${printable(message)}\n`);
   }
 
   warn(message: string): void {
     this.clearProgress();
-    this.stderr.write(`warning: ${message}\n`);
+    this.stderr.write(`warning: ${printable(message)}\n`);
   }
 
   error(message: string): void {
     this.clearProgress();
-    this.stderr.write(`error: ${message}\n`);
+    this.stderr.write(`error: ${printable(message)}\n`);
   }
 
   /** The command's result for people (stdout). Suppressed with --json. */
   result(text: string): void {
     if (this.json) return;
     this.clearProgress();
-    this.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+    const clean = printable(text);
+    this.stdout.write(clean.endsWith('\n') ? clean : `${clean}\n`);
   }
 
   /** The command's result for machines (stdout), only with --json. */
@@ -59,7 +62,7 @@ export class ConsoleOutput implements Output {
     const ratio = state.total > 0 ? Math.min(1, state.done / state.total) : 0;
     const filled = Math.round(ratio * width);
     const bar = `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
-    const line = `${bar} ${describeProgress(state)}`;
+    const line = `${bar} ${printable(describeProgress(state))}`;
     this.stderr.write(`\r${line.slice(0, (this.stderr.columns ?? 120) - 1)}\x1b[K`);
     this.progressVisible = true;
   }

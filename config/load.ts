@@ -8,11 +8,14 @@ import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
 import { configSchema, type Config } from './schema.js';
+import { isLoopbackHost, parseSmtpUrl, redactUrl as redactUrlText } from './transport-security.js';
 
 export interface LoadedConfig {
   config: Config;
   /** The file it came from, or undefined for built-in defaults. */
   file?: string;
+  /** Unsafe choices the operator opted into (plain-text credentials), said on every run. */
+  warnings?: string[];
 }
 
 /** Environment variable → config key path. Applied after the file, before validation. */
@@ -21,6 +24,7 @@ export const environmentOverrides: Record<string, string[]> = {
   PINRECON_API_IDENTIFIER: ['api', 'identifier'],
   PINRECON_API_SECRET: ['api', 'secret'],
   PINRECON_SMTP_URL: ['email', 'smtpUrl'],
+  PINRECON_SMTP_PASSWORD: ['email', 'smtpPassword'],
   PINRECON_DATABASE: ['database'],
   PINRECON_TIMEZONE: ['timezone'],
   PINRECON_REPORTS_DIR: ['reports', 'outDir'],
@@ -59,7 +63,22 @@ export function loadConfig(
   config.reports.outDir = path.resolve(base, config.reports.outDir);
   config.ledger.path = path.resolve(base, config.ledger.path);
   if (config.extract.landingDir) config.extract.landingDir = path.resolve(base, config.extract.landingDir);
-  return { config, file };
+  return { config, file, warnings: transportWarnings(config) };
+}
+
+/** The opt-outs of TLS that are in effect: credentials would travel in plain text past this machine. */
+export function transportWarnings(config: Config): string[] {
+  const warnings: string[] = [];
+  const api = new URL(config.api.baseUrl);
+  if (config.api.allowInsecureHttp && api.protocol !== 'https:' && !isLoopbackHost(api.hostname)) {
+    warnings.push(`api.allowInsecureHttp is set: the API credentials, tokens and PINs travel unencrypted to ${api.host}. Use an https:// baseUrl.`);
+  }
+  const smtp = parseSmtpUrl(config.email.smtpUrl);
+  const hasCredentials = smtp.user !== undefined || smtp.password !== undefined || config.email.smtpPassword !== undefined;
+  if (config.email.allowPlaintextAuth && hasCredentials && !smtp.secure && !isLoopbackHost(smtp.host)) {
+    warnings.push(`email.allowPlaintextAuth is set: the SMTP password may be sent unencrypted to ${smtp.host} when the server offers no STARTTLS. Use smtps:// or a server with STARTTLS.`);
+  }
+  return warnings;
 }
 
 function applyEnvironment(target: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
@@ -140,10 +159,9 @@ export function redactConfig(config: Config): Config {
   if (copy.api.identifier) copy.api.identifier = '***';
   if (copy.api.secret) copy.api.secret = '***';
   copy.email.smtpUrl = redactUrl(copy.email.smtpUrl);
+  if (copy.email.smtpPassword) copy.email.smtpPassword = '***';
   return copy;
 }
 
 /** Removes the password (and user) from a URL such as smtp://user:pass@host. */
-export function redactUrl(url: string): string {
-  return url.replace(/\/\/[^@/]*@/, '//***@');
-}
+export const redactUrl = redactUrlText;

@@ -3,6 +3,7 @@
  * Unknown keys are rejected so that a typo is reported instead of silently ignored.
  */
 import { z } from 'zod';
+import { isLoopbackHost, parseSmtpUrl } from './transport-security.js';
 
 const endpointTemplate = z
   .string()
@@ -126,6 +127,11 @@ export const configSchema = z.strictObject({
        */
       timeoutMs: z.number().int().positive().default(30_000),
       /**
+       * Largest answer read into memory (tokens, lookups, catalog; sales downloads stream to disk): larger ones are refused.
+       * @default 67108864 (64 MiB)
+       */
+      maxAnswerBytes: z.number().int().positive().default(64 * 1024 * 1024),
+      /**
        * Refresh the access token this many seconds before its `expiredAt`.
        * @default 60
        */
@@ -160,6 +166,21 @@ export const configSchema = z.strictObject({
        * @default defaultEndpoints (above)
        */
       endpoints: endpointsSchema.prefault({}),
+      /**
+       * Allow a plain `http://` baseUrl to a host that is not loopback (default false: credentials and
+       * tokens only travel over https). Warned about on every run.
+       */
+      allowInsecureHttp: z.boolean().default(false),
+    })
+    .superRefine((api, context) => {
+      const url = URL.canParse(api.baseUrl) ? new URL(api.baseUrl) : undefined;
+      if (url && url.protocol !== 'https:' && !isLoopbackHost(url.hostname) && !api.allowInsecureHttp) {
+        context.addIssue({
+          code: 'custom',
+          path: ['baseUrl'],
+          message: `must be https:// (credentials and tokens travel over it) unless the host is loopback; set api.allowInsecureHttp to true to accept ${url.protocol}// anyway`,
+        });
+      }
     })
     .prefault({}),
   /** `pinrecon extract`: the provider's sales, by calendar windows. */
@@ -304,10 +325,28 @@ export const configSchema = z.strictObject({
   email: z
     .strictObject({
       /**
-       * SMTP server as `smtp://` or `smtps://user:pass@host:port` (STARTTLS when offered). Environment: PINRECON_SMTP_URL.
+       * SMTP server as smtp[s]://[user[:password]@]host[:port]; a `/ # ? @ %` in user or password is percent-encoded.
+       * STARTTLS when offered. Environment: PINRECON_SMTP_URL.
        * @default 'smtp://127.0.0.1:2525'
        */
-      smtpUrl: z.string().regex(/^smtps?:\/\//, 'must start with smtp:// or smtps://').default('smtp://127.0.0.1:2525'),
+      smtpUrl: z
+        .string()
+        .superRefine((text, context) => {
+          try {
+            parseSmtpUrl(text);
+          } catch (error) {
+            context.addIssue({ code: 'custom', message: (error as Error).message });
+          }
+        })
+        .default('smtp://127.0.0.1:2525'),
+      /** The SMTP password as is, no percent-encoding (best from env PINRECON_SMTP_PASSWORD); replaces the URL's. */
+      smtpPassword: z.string().min(1).optional(),
+      /**
+       * Allow sending credentials without TLS to a host that is not loopback (with a user or password, the
+       * connection must be smtps:// or upgrade with STARTTLS, else nothing is sent). Warned about on every run.
+       * @default false
+       */
+      allowPlaintextAuth: z.boolean().default(false),
       /**
        * Sender address.
        * @default 'pinrecon@example.com'
@@ -333,6 +372,18 @@ export const configSchema = z.strictObject({
        * @default 3
        */
       retries: z.number().int().nonnegative().default(3),
+    })
+    .superRefine((email, context) => {
+      const hasUser = (() => {
+        try {
+          return parseSmtpUrl(email.smtpUrl).user !== undefined;
+        } catch {
+          return true; // the URL's own issue is reported already
+        }
+      })();
+      if (email.smtpPassword !== undefined && !hasUser) {
+        context.addIssue({ code: 'custom', path: ['smtpPassword'], message: 'needs a user in email.smtpUrl (smtp://user@host:port)' });
+      }
     })
     .prefault({}),
   /**

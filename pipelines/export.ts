@@ -15,6 +15,7 @@ import { recordRun } from './run-trace.js';
 import { type Warehouse } from '../core/warehouse.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
 import { hasStoredPins, isPinColumn, maskPinSql, maskPinValue, pinValuesCte } from '../core/masking.js';
+import { neutralizeFormulaSql } from '../core/text-safety.js';
 
 export const exportedMarts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging'] as const;
 export type ExportFormat = 'parquet' | 'csv';
@@ -51,7 +52,10 @@ export async function exportPeriod(warehouse: Warehouse, config: Config, options
       const selectList = columns.map(({ column_name: name, data_type: type }) => {
         const quoted = sqlIdentifier(name);
         if (isPinColumn(name)) return `${maskPinSql(`CAST(${quoted} AS VARCHAR)`)} AS ${quoted}`;
-        return byValue && type === 'VARCHAR' ? `${maskPinValue(quoted)} AS ${quoted}` : quoted;
+        const text = byValue && type === 'VARCHAR' ? maskPinValue(quoted) : quoted;
+        // A CSV opened in a spreadsheet must not run a cell as a formula.
+        if (options.format === 'csv' && type === 'VARCHAR') return `${neutralizeFormulaSql(text)} AS ${quoted}`;
+        return text === quoted ? quoted : `${text} AS ${quoted}`;
       });
       const pins = byValue ? `WITH ${pinValuesCte} ` : '';
       const target = path.join(options.outDir, `${mart}-${options.period}.${options.format}`);

@@ -8,9 +8,10 @@ import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import nodemailer from 'nodemailer';
 import type { Readable } from 'node:stream';
+import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../core/errors.js';
-import { redactUrl } from '../config/load.js';
+import { parseSmtpUrl, redactUrl, smtpRequiresTls } from '../config/transport-security.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
@@ -124,6 +125,11 @@ export interface DeliverOptions {
   onRetry?: (attempt: number, reason: string, delayMs: number) => void;
   /** TLS options for STARTTLS / smtps (e.g. a private CA). */
   tls?: ConnectionOptions;
+  /**
+   * Opens the connection instead of resolving the URL's host (nodemailer's `getSocket`): a proxy, or a
+   * test that routes a named, non-loopback host to its server on loopback.
+   */
+  getSocket?: (options: unknown, callback: (error: Error | null, socket?: { connection: Socket } | false) => void) => void;
 }
 
 export interface Delivery {
@@ -138,7 +144,8 @@ export interface Delivery {
 const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
 /**
- * Sends the message (STARTTLS when the server offers it, authentication from the URL's user:pass), retrying
+ * Sends the message (STARTTLS when the server offers it, authentication from the URL's user:pass or
+ * email.smtpPassword; credentials only over TLS unless the host is loopback or email.allowPlaintextAuth), retrying
  * connection failures and 4xx answers up to `email.retries` times with doubling waits. A final failure is a
  * JobError saying why; the password never appears in it.
  */
@@ -166,10 +173,20 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
   }
 
   const server = redactUrl(config.smtpUrl);
+  const target = parseSmtpUrl(config.smtpUrl);
+  const password = config.smtpPassword ?? target.password;
+  const hasCredentials = target.user !== undefined || password !== undefined;
+  const requireTLS = smtpRequiresTls(target, hasCredentials, config.allowPlaintextAuth);
   const attempts = config.retries + 1;
   for (let attempt = 1; ; attempt++) {
+    // Options built from the parsed URL, not `url:`: nodemailer would fall back to the deprecated url.parse.
     const transport = nodemailer.createTransport({
-      url: config.smtpUrl,
+      host: target.host,
+      ...(target.port !== undefined ? { port: target.port } : {}),
+      secure: target.secure,
+      ...(hasCredentials ? { auth: { user: target.user ?? '', pass: password ?? '' } } : {}),
+      requireTLS,
+      ...(options.getSocket ? { getSocket: options.getSocket } : {}),
       connectionTimeout: 15_000,
       greetingTimeout: 15_000,
       socketTimeout: 60_000,
@@ -179,11 +196,14 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
       const info = await transport.sendMail(mail);
       return { status: 'sent', to: config.to, attempts: attempt, messageId: info.messageId };
     } catch (error) {
-      const reason = describeSmtpError(error, config.smtpUrl);
-      if (!isTransient(error) || attempt >= attempts) {
+      const reason = describeSmtpError(error, config.smtpUrl, password);
+      const tlsRefused = requireTLS && isMissingStartTls(error);
+      if (tlsRefused || !isTransient(error) || attempt >= attempts) {
         throw new JobError(
           `Could not send the report email to ${config.to.join(', ')} via ${server} (attempt ${attempt} of ${attempts}): ${reason}.`,
-          isTransient(error)
+          tlsRefused
+            ? `The mail server offered no TLS (STARTTLS), so the SMTP credentials were not sent. Use smtps:// or a server that offers STARTTLS; only if the network between you is trusted, set email.allowPlaintextAuth to true.`
+            : isTransient(error)
             ? 'The mail server is unreachable or busy: check email.smtpUrl (or PINRECON_SMTP_URL) and the server, then send again.'
             : 'The mail server refused the message: check email.smtpUrl credentials, email.from and email.to, then send again.',
           { cause: error },
@@ -211,17 +231,20 @@ function isTransient(error: unknown): boolean {
   return code === 'ECONNECTION' || code === 'ESOCKET' || code === 'ETIMEDOUT';
 }
 
+/** nodemailer's answer to requireTLS when the server does not offer STARTTLS (or refuses it). */
+function isMissingStartTls(error: unknown): boolean {
+  const { code, message } = error as SmtpError;
+  return code === 'ETLS' || /STARTTLS/i.test(message ?? '');
+}
+
 /** The server's answer or the socket error, with any credential of the URL removed. */
-function describeSmtpError(error: unknown, smtpUrl: string): string {
+function describeSmtpError(error: unknown, smtpUrl: string, password: string | undefined): string {
   const { code, responseCode, message } = error as SmtpError;
   let text = `${message ?? String(error)}${responseCode ? ` (SMTP ${responseCode})` : code ? ` (${code})` : ''}`;
-  try {
-    const url = new URL(smtpUrl);
-    for (const secret of [url.password, decodeURIComponent(url.password)].filter((s) => s.length > 0)) text = text.replaceAll(secret, '***');
-  } catch {
-    // the schema already checked the URL's shape
-  }
-  return text.replaceAll(smtpUrl, redactUrl(smtpUrl));
+  text = text.replaceAll(smtpUrl, redactUrl(smtpUrl));
+  const encoded = URL.canParse(smtpUrl) ? new URL(smtpUrl).password : '';
+  for (const secret of [password ?? '', encoded].filter((s) => s.length > 0)) text = text.replaceAll(secret, '***');
+  return text;
 }
 
 function escapeHtml(value: string): string {

@@ -12,6 +12,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
+import { fitCell } from '../core/text-safety.js';
 import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
 import { noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
@@ -309,7 +310,8 @@ function rowWriter(columns: SheetColumn[]): (worksheet: ExcelJS.Worksheet, value
   const fixedStyles = columns.map((column) => (column.kind === 'money' ? undefined : (kindStyles[column.kind] ?? styles.plain)));
   const currencyIndex = columns.map((column) => (column.currency ? columns.findIndex((c) => c.key === column.currency) : -1));
   return (worksheet, values) => {
-    const row = worksheet.addRow(values.map((value) => (value === null ? undefined : value)) as ExcelJS.CellValue[]);
+    // Text from files may be longer than the 32,767 characters a cell holds (Excel would refuse the workbook).
+    const row = worksheet.addRow(values.map((value) => (value === null ? undefined : typeof value === 'string' ? fitCell(value) : value)) as ExcelJS.CellValue[]);
     for (let i = 0; i < columns.length; i++) {
       if (values[i] === null) continue;
       const currency = values[currencyIndex[i]!];

@@ -6,6 +6,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { formatTable, type Output } from '../../core/output.js';
+import { neutralizeFormula, printable } from '../../core/text-safety.js';
 import { openForReading, queryMasked, type MaskedResult } from '../../pipelines/query.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 
@@ -55,7 +56,7 @@ async function printResult({ columns, chunks }: MaskedResult, format: (typeof fo
       }
       if (more) break;
     }
-    await write(shown.length === 0 ? `${columns.join('  ')}\n(no rows)\n` : `${formatTable(shown, columns)}\n`);
+    await write(printable(shown.length === 0 ? `${columns.join('  ')}\n(no rows)\n` : `${formatTable(shown, columns)}\n`));
     if (more) output.warn(`showing the first ${maxRows} rows: use --max-rows, or --format csv or json for every row`);
     return;
   }
@@ -74,9 +75,11 @@ async function printResult({ columns, chunks }: MaskedResult, format: (typeof fo
   await write(first ? ']\n' : '\n]\n');
 }
 
+/** One CSV cell: no control characters, no formula a spreadsheet would run, quoted when needed. */
 export function csvField(value: unknown): string {
   if (value === null || value === undefined) return '';
-  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const raw = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = typeof value === 'string' ? neutralizeFormula(printable(raw)) : printable(raw);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 

@@ -4,7 +4,10 @@
  * in progress. Every physical line after the header is accounted for: each record is one data line
  * (starting at the physical line where it starts), blank lines and records with the wrong number of fields
  * are rejects. A quote left open is reported on its line, and reading resumes on the next physical line
- * (a record may not exceed 1 MiB), so one stray quote never swallows the rest of the file.
+ * (a record may not exceed 1 MiB), so one stray quote never swallows the rest of the file. A line longer
+ * than that is rejected as soon as it passes the limit, its start kept and the rest skipped unread into
+ * memory, so a hostile 300 MB line costs neither memory nor time. Old-Mac files ending lines with a lone CR
+ * are detected from their first line break and read as such.
  */
 import { HeaderSearch, type PlacedRow } from './columns.js';
 import { readTextChunks } from './text-stream.js';
@@ -21,11 +24,16 @@ export interface CsvRecord {
 }
 
 const maxRecordChars = 1024 * 1024;
+/** How much of an overlong line is kept for the reject (it is cut again to one Excel cell when stored). */
+const overlongKeptChars = 32_767;
+const overlongReason = `line longer than ${maxRecordChars.toLocaleString('en-US')} characters (no ledger line is that long: is this the ledger, is its line break or quoting broken?); the rest of the line is skipped`;
 
 /** Splits decoded text, pushed chunk by chunk, into records. */
 export class CsvSplitter {
   private buffer = '';
   private line = 1;
+  /** Inside an overlong line already rejected: text is dropped up to its line break. */
+  private skipping = false;
 
   constructor(
     private readonly delimiter: string,
@@ -33,6 +41,12 @@ export class CsvSplitter {
   ) {}
 
   *push(text: string): Generator<CsvRecord> {
+    if (this.skipping) {
+      const newline = text.indexOf('\n');
+      if (newline < 0) return;
+      this.skipping = false;
+      text = text.slice(newline + 1);
+    }
     this.buffer += text;
     yield* this.drain(false);
   }
@@ -51,9 +65,17 @@ export class CsvSplitter {
       if (nextQuote >= 0 && nextQuote < position) nextQuote = buffer.indexOf(this.quote, position);
       if (newline >= 0 && (nextQuote < 0 || nextQuote > newline)) {
         const raw = buffer.slice(position, buffer[newline - 1] === '\r' ? newline - 1 : newline);
-        yield { line: this.line++, fields: raw.split(this.delimiter), raw };
+        if (raw.length > maxRecordChars) yield { line: this.line++, fields: [], raw: raw.slice(0, overlongKeptChars), error: overlongReason };
+        else yield { line: this.line++, fields: raw.split(this.delimiter), raw };
         position = newline + 1;
         continue;
+      }
+      if (newline < 0 && !final && buffer.length - position > maxRecordChars) {
+        // No line break within the limit: reject the line now, drop what is buffered, skip the rest of it.
+        yield { line: this.line++, fields: [], raw: buffer.slice(position, position + overlongKeptChars), error: overlongReason };
+        this.skipping = true;
+        position = buffer.length;
+        break;
       }
       if (newline < 0 && nextQuote < 0) {
         if (!final) break;
@@ -153,6 +175,16 @@ export class CsvSplitter {
   }
 }
 
+/** 'cr' when the text's first line break is a CR not followed by LF; 'unknown' while there is none. */
+function firstLineBreak(text: string): 'unknown' | 'lf' | 'cr' {
+  const cr = text.indexOf('\r');
+  const lf = text.indexOf('\n');
+  if (lf >= 0 && (cr < 0 || lf < cr || lf === cr + 1)) return 'lf';
+  // A CR at the very end of a chunk may be the first half of a CRLF: decide on the next chunk.
+  if (cr >= 0 && cr < text.length - 1) return 'cr';
+  return 'unknown';
+}
+
 function countLineBreaks(text: string): number {
   let count = 0;
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) count++;
@@ -202,7 +234,11 @@ export async function* readCsv(
       } else yield toEvent(row);
     }
   }
-  for await (const text of readTextChunks(file, settings.encoding, onProgress)) {
+  // Decided by the first line break: LF (or CRLF), or a lone CR (old Mac), then read as LF.
+  let lineBreak: 'unknown' | 'lf' | 'cr' = 'unknown';
+  for await (const chunk of readTextChunks(file, settings.encoding, onProgress)) {
+    if (lineBreak === 'unknown') lineBreak = firstLineBreak(chunk);
+    const text = lineBreak === 'cr' ? chunk.replaceAll('\r', '\n') : chunk;
     for (const record of splitter.push(text)) yield* emit(search.push(record));
   }
   for (const record of splitter.end()) yield* emit(search.push(record));

@@ -3,10 +3,12 @@
  * memory. Every record after the header comes out as exactly one row or one reject, so
  * `accepted + rejected = lines` holds for every file. Rows above the header of a CSV or XLSX file (a title
  * line, an export date: see HeaderSearch) are not data lines: they are neither accepted nor rejected, are
- * not counted in `lines`, and are reported through `onAboveHeader`.
+ * not counted in `lines`, and are reported through `onAboveHeader`. A reject's raw text is kept up to the
+ * 32,767 characters of one Excel cell.
  */
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { ConfigError, JobError } from '../../core/errors.js';
+import { fitCell } from '../../core/text-safety.js';
 import { KeyResolver, resolveHeaders, type ColumnIndexes } from './columns.js';
 import { readCsv } from './csv.js';
 import { readJsonArray, readNdjson } from './json.js';
@@ -37,7 +39,7 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
         options.onAboveHeader?.(event.line, event.raw);
         break;
       case 'reject':
-        yield { reject: { source_line: event.line, reason: event.reason, raw: event.raw } };
+        yield { reject: { source_line: event.line, reason: event.reason, raw: fitCell(event.raw) } };
         break;
       case 'values': {
         const values = event.values;
@@ -45,7 +47,7 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
           const index = indexes![column];
           return index === undefined ? null : (values[index] ?? null);
         }, event.line);
-        yield outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: event.raw } };
+        yield outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: fitCell(event.raw) } };
         break;
       }
       case 'object': {
@@ -59,7 +61,7 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
           if (column && !byColumn.has(column)) byColumn.set(column, value);
         }
         const outcome = validate((column) => byColumn.get(column) ?? null, event.line);
-        yield outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: event.raw } };
+        yield outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: fitCell(event.raw) } };
         break;
       }
     }

@@ -31,8 +31,18 @@ export function readWorkbookIndex(file: string): WorkbookIndex {
   return { sheets, date1904 };
 }
 
-/** One entry of a ZIP archive (stored or deflated), located through the central directory. */
-function readZipEntry(file: string, entryName: string): Buffer {
+/** An entry of a ZIP archive as its central directory describes it (sizes as declared: a hostile file may lie). */
+export interface ZipEntry {
+  name: string;
+  method: number;
+  compressedSize: number;
+  uncompressedSize: number;
+  /** Where the entry's data starts (after its local header). */
+  dataOffset: number;
+}
+
+/** Every entry of the archive, from its central directory (ZIP64 too). */
+export function listZipEntries(file: string): ZipEntry[] {
   const size = statSync(file).size;
   const descriptor = openSync(file, 'r');
   const read = (position: number, length: number): Buffer => {
@@ -43,41 +53,57 @@ function readZipEntry(file: string, entryName: string): Buffer {
   };
   try {
     const directory = centralDirectory(read, size);
+    const entries: ZipEntry[] = [];
     let at = 0;
     while (at + 46 <= directory.length && directory.readUInt32LE(at) === 0x02014b50) {
       const method = directory.readUInt16LE(at + 10);
       let compressedSize = directory.readUInt32LE(at + 20);
+      let uncompressedSize = directory.readUInt32LE(at + 24);
       const nameLength = directory.readUInt16LE(at + 28);
       const extraLength = directory.readUInt16LE(at + 30);
       const commentLength = directory.readUInt16LE(at + 32);
       let localOffset = directory.readUInt32LE(at + 42);
       const name = directory.toString('utf8', at + 46, at + 46 + nameLength);
-      if (name === entryName) {
-        // ZIP64: sizes and offset that do not fit in 32 bits are in the extra field 0x0001, in this order.
-        const zip64 = extraField(directory.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength), 0x0001);
-        let next = 0;
-        const take = (): number => {
-          if (!zip64 || next + 8 > zip64.length) throw new Error('a damaged ZIP64 archive');
-          next += 8;
-          return Number(zip64.readBigUInt64LE(next - 8));
-        };
-        if (directory.readUInt32LE(at + 24) === 0xffffffff) take();
-        if (compressedSize === 0xffffffff) compressedSize = take();
-        if (localOffset === 0xffffffff) localOffset = take();
-        if (compressedSize > maxPartBytes) throw new Error(`${entryName} is implausibly large (${compressedSize} bytes)`);
-        const local = read(localOffset, 30);
-        if (local.readUInt32LE(0) !== 0x04034b50) throw new Error(`the ZIP entry ${entryName} is damaged`);
-        const data = read(localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28), compressedSize);
-        if (method === 0) return data;
-        if (method === 8) return inflateRawSync(data, { maxOutputLength: maxPartBytes });
-        throw new Error(`${entryName} is compressed with ZIP method ${method}, which Excel does not write`);
-      }
+      // ZIP64: sizes and offset that do not fit in 32 bits are in the extra field 0x0001, in this order.
+      const zip64 = extraField(directory.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength), 0x0001);
+      let next = 0;
+      const take = (): number => {
+        if (!zip64 || next + 8 > zip64.length) throw new Error('a damaged ZIP64 archive');
+        next += 8;
+        return Number(zip64.readBigUInt64LE(next - 8));
+      };
+      if (uncompressedSize === 0xffffffff) uncompressedSize = take();
+      if (compressedSize === 0xffffffff) compressedSize = take();
+      if (localOffset === 0xffffffff) localOffset = take();
+      const local = read(localOffset, 30);
+      if (local.readUInt32LE(0) !== 0x04034b50) throw new Error(`the ZIP entry ${name} is damaged`);
+      const dataOffset = localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
+      entries.push({ name, method, compressedSize, uncompressedSize, dataOffset });
       at += 46 + nameLength + extraLength + commentLength;
     }
-    throw new Error(`the archive holds no ${entryName} (it is a ZIP file, but not an Excel workbook)`);
+    return entries;
   } finally {
     closeSync(descriptor);
   }
+}
+
+/** One entry of a ZIP archive (stored or deflated), located through the central directory. */
+function readZipEntry(file: string, entryName: string): Buffer {
+  const entry = listZipEntries(file).find((candidate) => candidate.name === entryName);
+  if (!entry) throw new Error(`the archive holds no ${entryName} (it is a ZIP file, but not an Excel workbook)`);
+  if (entry.compressedSize > maxPartBytes) throw new Error(`${entryName} is implausibly large (${entry.compressedSize} bytes)`);
+  const descriptor = openSync(file, 'r');
+  let data: Buffer;
+  try {
+    if (entry.dataOffset + entry.compressedSize > statSync(file).size) throw new Error('the ZIP archive is truncated');
+    data = Buffer.alloc(entry.compressedSize);
+    readSync(descriptor, data, 0, entry.compressedSize, entry.dataOffset);
+  } finally {
+    closeSync(descriptor);
+  }
+  if (entry.method === 0) return data;
+  if (entry.method === 8) return inflateRawSync(data, { maxOutputLength: maxPartBytes });
+  throw new Error(`${entryName} is compressed with ZIP method ${entry.method}, which Excel does not write`);
 }
 
 /** The central directory's bytes, found from the end-of-central-directory record (ZIP64 too). */

@@ -14,6 +14,7 @@ import { ConfigError, JobError } from '../../core/errors.js';
 import { HeaderSearch, type PlacedRow } from './columns.js';
 import { describeStart, fileEnds } from './signature.js';
 import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
+import { checkXlsxLimits, XlsxLimitExceeded } from './xlsx-limits.js';
 import { readWorkbookIndex, type WorkbookIndex } from './xlsx-workbook.js';
 
 const exportAgain = 'Export the ledger again from the spreadsheet as an Excel Workbook (.xlsx), or pass --format if the file is CSV, JSON or Parquet.';
@@ -24,6 +25,14 @@ export async function* readXlsx(
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
   const { sheet, date1904 } = chooseSheet(file, settings.sheet);
+  await checkXlsxLimits(file).catch((error: unknown) => {
+    if (!(error instanceof XlsxLimitExceeded)) throw unreadable(file, error);
+    throw new JobError(
+      `${file} is refused: ${(error as Error).message}.`,
+      'If the workbook is genuine, open it in the spreadsheet and export the ledger sheet as CSV, or split it; otherwise ask who sent it.',
+      { cause: error },
+    );
+  });
   const total = statSync(file).size;
   let done = 0;
   const input = createReadStream(file, { highWaterMark: 1024 * 1024 });

@@ -41,15 +41,37 @@ const pinField = /("key"\s*:\s*")([^"]*)(")/g;
  */
 export function redact(text: string, knownSecrets: Iterable<string> = []): string {
   let out = text;
-  for (const secret of knownSecrets) {
-    // Very short values would shred ordinary text; no real credential is that short.
-    if (secret.length >= 3) out = out.split(secret).join('***');
-  }
+  // Very short values would shred ordinary text; no real credential is that short.
+  const forms = [...knownSecrets].filter((secret) => secret.length >= 3).flatMap(secretForms);
+  // Longest first, so a form is not cut apart by a shorter one it contains.
+  for (const form of [...new Set(forms)].sort((a, b) => b.length - a.length)) out = out.split(form).join('***');
   return out
     .replace(jsonWebToken, '***')
     .replace(bearer, '$1***')
     .replace(secretFields, '$1***')
     .replace(pinField, (_match, open: string, pin: string, close: string) => `${open}${maskPin(pin)}${close}`);
+}
+
+/**
+ * The ways a secret may come back quoted in a body: as is, JSON-escaped (once or twice: a JSON echo of a
+ * JSON request; also with \uXXXX for non-ASCII and \/ for "/"), percent-encoded and form-encoded.
+ */
+function secretForms(secret: string): string[] {
+  const escapes = [
+    (value: string) => JSON.stringify(value).slice(1, -1),
+    (value: string) => value.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+    (value: string) => value.replaceAll('/', '\\/'),
+  ];
+  // Every combination of up to three escapes, in any order (a JSON echo of a JSON request escapes twice).
+  let level = [secret];
+  const forms = new Set(level);
+  for (let depth = 0; depth < 3; depth++) {
+    level = level.flatMap((form) => escapes.map((escape) => escape(form))).filter((form) => !forms.has(form));
+    for (const form of level) forms.add(form);
+  }
+  const jsonOnce = escapes[0]!(secret);
+  for (const value of [secret, jsonOnce]) forms.add(encodeURIComponent(value)).add(new URLSearchParams({ v: value }).toString().slice(2));
+  return [...forms];
 }
 
 /** A response body fit for an error message: redacted, one line, at most a couple of thousand characters. */

@@ -80,7 +80,7 @@ export class AttemptFailure extends Error {
 
 const droppedCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'ETIMEDOUT']);
 const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
-/** Largest non-download body read into memory for an error message. */
+/** Largest error body read into memory for an error message (the rest is not read). */
 const maxErrorBodyBytes = 64 * 1024;
 
 /** Backoff before retry number `n` (1-based): 250 ms doubling up to 8 s, with "equal jitter" (half random). */
@@ -152,7 +152,18 @@ export class Transport {
       if (download && status >= 200 && status < 300) {
         return { status, text: '', receivedAt, download: await this.streamToFile(response, download, receivedAt) };
       }
-      const text = await readText(response, status >= 200 && status < 300 ? Number.POSITIVE_INFINITY : maxErrorBodyBytes);
+      const success = status >= 200 && status < 300;
+      const { text, truncated } = await readText(response, success ? this.api.maxAnswerBytes : maxErrorBodyBytes);
+      if (success && truncated) {
+        throw new UpstreamError(
+          `${describeEndpoint(request.endpoint)} at ${new URL(this.api.baseUrl).origin} answered more than api.maxAnswerBytes (${this.api.maxAnswerBytes} bytes): the answer was refused, not read.`,
+          {
+            endpoint: request.endpoint.name,
+            status,
+            hint: 'Such an answer is a few kilobytes: check that api.baseUrl and api.endpoints point at the partner API. Raise api.maxAnswerBytes only if the answer is genuinely that large.',
+          },
+        );
+      }
       // The spec's answer over the limit is 503; 429 is the usual one elsewhere and means the same.
       if (status === 503 || status === 429) {
         throw new AttemptFailure('rate_limited', `${status} (rate limited)`, status, text, retryAfterMs(response));
@@ -292,15 +303,26 @@ function asAttemptFailure(error: unknown): unknown {
   return error;
 }
 
-async function readText(response: IncomingMessage, limit: number): Promise<string> {
+/**
+ * Reads a body into memory, at most `limit` bytes: past it, stops reading (the connection is closed, so a
+ * huge or endless answer costs neither memory nor time) and says it was truncated.
+ */
+async function readText(response: IncomingMessage, limit: number): Promise<{ text: string; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of response as AsyncIterable<Buffer>) {
-    if (size < limit) chunks.push(chunk);
+    if (size + chunk.length > limit) {
+      chunks.push(chunk.subarray(0, limit - size));
+      // Closed on purpose: not a dropped connection to retry.
+      response.removeAllListeners('aborted');
+      response.destroy();
+      return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
+    }
+    chunks.push(chunk);
     size += chunk.length;
   }
   if (!response.complete) throw new AttemptFailure('dropped', 'the connection closed before the body was complete');
-  return Buffer.concat(chunks).toString('utf8');
+  return { text: Buffer.concat(chunks).toString('utf8'), truncated: false };
 }
 
 function retryAfterMs(response: IncomingMessage): number | undefined {

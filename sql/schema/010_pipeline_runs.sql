@@ -14,3 +14,6 @@ CREATE TABLE IF NOT EXISTS pipeline_runs (
   args          VARCHAR,                -- JSON of the command's arguments (never credentials)
   details       VARCHAR                 -- JSON summary of the run
 );
+-- Who ran it, so the next job can tell whether a run left `running` died (a gone pid on this host is proof).
+ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS pid BIGINT;
+ALTER TABLE pipeline_runs ADD COLUMN IF NOT EXISTS hostname VARCHAR;

@@ -19,7 +19,7 @@ import { signedContentSha256 } from '../../pipelines/close.js';
 import { PartnerApiClient } from '../../sources/partner-api/client.js';
 import { generateLedger } from '../../sources/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
-import { runCli, unusedPort } from '../cli-support.js';
+import { runCli, unusedPort } from '../support/cli.js';
 
 const period = '2026-03';
 const asOf = '2026-04-10';

@@ -135,6 +135,29 @@ describe('pinrecon export', () => {
     expect(readFileSync(path.join(out, 'recon_exceptions-2024-05.csv'), 'utf8')).not.toMatch(/leaky-pin/i);
   });
 
+  it('neutralises formula injection in CSV cells (a leading apostrophe), leaving plain numbers and Parquet alone', async () => {
+    const warehouse = await openWarehouse(config);
+    try {
+      await warehouse.run(
+        `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id)
+         VALUES ('2024-07', 'f1', 'unredeemed_key', 'unredeemed', '=HYPERLINK("http://evil","x")', 1, 'BRL', '@SUM(1+1)*cmd|calc', now(), '0001', -1.5, '2024-08-01', now(), 'r'),
+                ('2024-07', 'f2', 'unredeemed_key', 'unredeemed', '-12.50', 2, 'BRL', '+1+1', now(), '0002', 0, '2024-08-01', now(), 'r')`,
+      );
+      await warehouse.run(`INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r7', '2024-07', '2024-08-01', now(), 2, 2, 0, 0)`);
+      const outDir = path.join(temp.dir, 'formulas');
+      await exportPeriod(warehouse, config, { period: '2024-07', format: 'csv', outDir }, capturedOutput().output);
+      const rows = await readBack(path.join(outDir, 'recon_exceptions-2024-07.csv'));
+      expect(rows.map((r) => [r.partner_reference, r.details, r.amount])).toEqual([
+        [`'=HYPERLINK("http://evil","x")`, `'@SUM(1+1)*cmd|calc`, '-1.5000'],
+        ['-12.50', `'+1+1`, '0.0000'],
+      ]);
+      await exportPeriod(warehouse, config, { period: '2024-07', format: 'parquet', outDir }, capturedOutput().output);
+      expect((await readBack(path.join(outDir, 'recon_exceptions-2024-07.parquet')))[0]!.partner_reference).toBe('=HYPERLINK("http://evil","x")');
+    } finally {
+      warehouse.close();
+    }
+  });
+
   it('says clearly when the period has not been reconciled, and refuses a bad period or format', async () => {
     const never = await exportCli('--period', '2023-12', '--out', path.join(temp.dir, 'none'));
     expect(never.code).toBe(1);

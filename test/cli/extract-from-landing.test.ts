@@ -10,8 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayIn } from '../../core/calendar.js';
 import { snapshotPath, withWarehouse, type Warehouse } from '../../core/warehouse.js';
 import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
-import { runCli } from '../cli-support.js';
-import { temporaryDirectory } from '../ledger-support.js';
+import { runCli } from '../support/cli.js';
+import { temporaryDirectory } from '../support/ledger.js';
 
 const timezone = 'America/Sao_Paulo';
 const temp = temporaryDirectory('from-landing');

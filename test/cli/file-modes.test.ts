@@ -6,7 +6,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, statSync, writeFileSync
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from '../cli-support.js';
+import { runCli } from '../support/cli.js';
 
 const mode = (file: string) => statSync(file).mode & 0o777;
 

@@ -10,8 +10,8 @@ import { userInfo } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
-import { runCli } from '../cli-support.js';
-import { openFixture, type Fixture } from '../reconcile-fixtures.js';
+import { runCli } from '../support/cli.js';
+import { openFixture, type Fixture } from '../support/reconcile.js';
 import { asOf, convertWithSoffice, fillFindings, hasSoffice, period, typeDecisions, type PeriodFindings } from '../support/decisions.js';
 
 const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });

@@ -12,9 +12,9 @@ import { addDays, todayIn } from '../../core/calendar.js';
 import { maskPin } from '../../core/masking.js';
 import { withWarehouse } from '../../core/warehouse.js';
 import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
-import { runCli } from '../cli-support.js';
+import { runCli } from '../support/cli.js';
 import { wholeKeysUnder } from '../support/key-scan.js';
-import { temporaryDirectory } from '../ledger-support.js';
+import { temporaryDirectory } from '../support/ledger.js';
 
 const timezone = 'America/Sao_Paulo';
 const temp = temporaryDirectory('keys-at-rest');

@@ -7,8 +7,8 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../core/warehouse.js';
-import { runCli } from '../cli-support.js';
-import { temporaryDirectory } from '../ledger-support.js';
+import { runCli } from '../support/cli.js';
+import { temporaryDirectory } from '../support/ledger.js';
 
 const temp = temporaryDirectory('ledger-replace');
 afterAll(() => temp.remove());

@@ -8,8 +8,8 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../core/warehouse.js';
-import { runCli } from '../cli-support.js';
-import { openWarehouse, temporaryDirectory, testConfig } from '../ledger-support.js';
+import { runCli } from '../support/cli.js';
+import { openWarehouse, temporaryDirectory, testConfig } from '../support/ledger.js';
 
 const temp = temporaryDirectory('query-lockdown');
 const config = testConfig(temp.dir);

@@ -66,6 +66,20 @@ describe('pinrecon query', () => {
     expect(JSON.parse((await query('SELECT 1 AS a WHERE false', '--format', 'json')).stdout)).toEqual([]);
   });
 
+  it('neutralises formulas in CSV cells and strips terminal escapes and control characters from everything printed', async () => {
+    const cells = `'=HYPERLINK(''http://evil'')' AS a, '+cmd|calc' AS b, '-2+3' AS c, '@SUM(A1)' AS d, '-12.50' AS e, sales_price * -1 AS f, 'x' || chr(27) || '[2J' || chr(27) || ']0;owned' || chr(7) || 'y' || chr(13) || 'z' AS g`;
+    const csv = await query(`SELECT ${cells} FROM sales WHERE transaction_id = 1`, '--format', 'csv');
+    expect(csv.code, csv.stderr).toBe(0);
+    expect(csv.stdout).toBe(`a,b,c,d,e,f,g\n'=HYPERLINK('http://evil'),'+cmd|calc,'-2+3,'@SUM(A1),-12.50,-12.5000,xyz\n`);
+    const table = await query(`SELECT ${cells} FROM sales WHERE transaction_id = 1`);
+    expect(table.stdout).toContain('xyz');
+    expect(table.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    const failing = await query(`SELECT "a${'\x1b'}]0;owned${'\x07'}${'\x1b'}[2Jb" FROM sales`);
+    expect(failing.code).toBe(2);
+    expect(failing.stderr).toContain('a]0;owned[2Jb'.replace(']0;owned[2J', ''));
+    expect(failing.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+  });
+
   it('masks any text value equal to a stored PIN (any case, spaces around), whatever the column is called; other text is left alone', async () => {
     const sql = `SELECT transaction_id AS id, key || '' AS k, lower(key) AS l, ' ' || lower(key) || ' ' AS spaced, partner_reference AS ref, 'ABCD-EFGH-1234-not' AS near FROM sales WHERE transaction_id < 3 ORDER BY 1`;
     const json = await query(sql, '--json');
@@ -123,7 +137,7 @@ describe('pinrecon query', () => {
     const result = await query('SELECT count(*) AS n FROM sales', '--format', 'csv');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('n\n3\n');
-    expect(result.stderr).toMatch(/reading the snapshot .*pinrecon.snapshot.duckdb, published \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ s ago\) after the last job/);
+    expect(result.stderr).toMatch(/reading the snapshot .*pinrecon.snapshot.duckdb, published \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ (s|min) ago\) after the last job/); // minutes when the machine is busy
     const json = await query('SELECT count(*) AS n FROM sales', '--json');
     expect(JSON.parse(json.stdout)).toEqual([{ n: '3' }]);
     expect(json.stderr).toBe('');

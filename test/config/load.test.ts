@@ -6,6 +6,7 @@ import { ConfigError } from '../../core/errors.js';
 import { loadConfig, redactConfig } from '../../config/load.js';
 import { packageRoot } from '../../core/paths.js';
 import { defaultEndpoints } from '../../config/schema.js';
+import { isLoopbackHost, parseSmtpUrl, redactUrl } from '../../config/transport-security.js';
 
 function writeConfig(content: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-config-'));
@@ -117,5 +118,56 @@ describe('ledger settings', () => {
     expect(parse({ encoding: 'cp1252', delimiter: '\\t' })).toMatchObject({ encoding: 'windows-1252', delimiter: '\t' });
     expect(() => parse({ encoding: 'ebcdic' })).toThrow(/ledger\.encoding: must be utf-8, latin1/);
     expect(() => parse({ delimiter: '#' })).toThrow(/ledger\.delimiter: must be/);
+  });
+});
+
+describe('credentials in transit', () => {
+  const load = (content: object, env: NodeJS.ProcessEnv = {}) => loadConfig({ file: writeConfig(JSON.stringify(content)), env });
+  const configError = (content: object, env: NodeJS.ProcessEnv = {}): string => {
+    try {
+      load(content, env);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error('expected a ConfigError');
+  };
+
+  it('reads an SMTP password holding / # @ % when percent-encoded, and never echoes one that is not', () => {
+    const password = 'a/b#c@d%e';
+    const { config } = load({ email: { smtpUrl: `smtp://bob:${encodeURIComponent(password)}@mail.example.com:587` } });
+    expect(parseSmtpUrl(config.email.smtpUrl)).toEqual({ secure: false, host: 'mail.example.com', port: 587, user: 'bob', password });
+    expect(redactUrl(config.email.smtpUrl)).toBe('smtp://***@mail.example.com:587');
+    for (const raw of ['x/y-secret', 'x#y-secret', 'x@y-secret', 'x%zz-secret', 'x?y-secret']) {
+      const message = configError({ email: { smtpUrl: `smtp://bob:${raw}@mail.example.com:587` } });
+      expect(message).toMatch(/email\.smtpUrl: .*percent-encode/);
+      expect(message).not.toContain('y-secret');
+      expect(message).not.toContain('zz-secret');
+      expect(redactUrl(`smtp://bob:${raw}@mail.example.com:587`)).not.toContain('secret');
+    }
+    expect(configError({ email: { smtpUrl: 'http://mail.example.com' } })).toMatch(/email\.smtpUrl: must start with smtp:\/\/ or smtps:\/\//);
+  });
+
+  it('takes PINRECON_SMTP_PASSWORD as its own variable, hidden when the config is printed', () => {
+    const { config } = load({ email: { smtpUrl: 'smtps://bob@mail.example.com' } }, { PINRECON_SMTP_PASSWORD: 'p@ss/w#rd' });
+    expect(config.email.smtpPassword).toBe('p@ss/w#rd');
+    expect(JSON.stringify(redactConfig(config))).not.toContain('p@ss');
+    expect(configError({}, { PINRECON_SMTP_PASSWORD: 'x' })).toMatch(/email\.smtpPassword: needs a user/);
+  });
+
+  it('wants https for the API unless the host is loopback or api.allowInsecureHttp opts out, with a warning', () => {
+    expect(configError({ api: { baseUrl: 'http://partner.example.com' } })).toMatch(/api\.baseUrl: must be https:\/\/.*api\.allowInsecureHttp/);
+    expect(load({ api: { baseUrl: 'https://partner.example.com' } }).warnings).toEqual([]);
+    for (const baseUrl of ['http://127.0.0.1:8787', 'http://localhost:1', 'http://[::1]:8787']) expect(load({ api: { baseUrl } }).warnings).toEqual([]);
+    const optedOut = load({ api: { baseUrl: 'http://partner.example.com', allowInsecureHttp: true } });
+    expect(optedOut.warnings).toEqual([expect.stringMatching(/api\.allowInsecureHttp is set: .*unencrypted to partner\.example\.com/)]);
+  });
+
+  it('warns on every load while email.allowPlaintextAuth lets credentials go to a remote host unencrypted', () => {
+    const remote = { smtpUrl: 'smtp://bob:pw@mail.example.com', allowPlaintextAuth: true };
+    expect(load({ email: remote }).warnings).toEqual([expect.stringMatching(/email\.allowPlaintextAuth is set/)]);
+    expect(load({ email: { ...remote, smtpUrl: 'smtps://bob:pw@mail.example.com' } }).warnings).toEqual([]);
+    expect(load({ email: { ...remote, smtpUrl: 'smtp://bob:pw@127.0.0.1:2525' } }).warnings).toEqual([]);
+    expect(isLoopbackHost('127.9.8.7') && isLoopbackHost('LOCALHOST') && !isLoopbackHost('127.example.com') && !isLoopbackHost('10.0.0.1')).toBe(true);
   });
 });

@@ -11,7 +11,7 @@ import type { Config } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { checkCompleteness } from '../../pipelines/completeness.js';
 import { recordRun } from '../../pipelines/run-trace.js';
-import { testConfig } from '../reconcile-fixtures.js';
+import { testConfig } from '../support/reconcile.js';
 
 const period = '2026-02';
 let dir: string;

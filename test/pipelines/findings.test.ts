@@ -9,7 +9,7 @@ import { expect, test } from 'vitest';
 import { decideFindings, importDecisions, listFindings } from '../../pipelines/findings.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
-import { capturingOutput, fixtureForEachTest, insertSales, sale } from '../reconcile-fixtures.js';
+import { capturingOutput, fixtureForEachTest, insertSales, sale } from '../support/reconcile.js';
 import { asOf, fillFindings, findingIdOf, period, reconcileAndReport, typeDecisions } from '../support/decisions.js';
 
 const f = fixtureForEachTest();

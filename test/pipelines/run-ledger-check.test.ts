@@ -10,7 +10,7 @@ import { configSchema, type Config } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { MonthEndJobError, runMonthEnd } from '../../pipelines/month-end.js';
 import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
-import { temporaryDirectory } from '../ledger-support.js';
+import { temporaryDirectory } from '../support/ledger.js';
 
 const temp = temporaryDirectory('run-ledger-check');
 let simulator: RunningSimulator;

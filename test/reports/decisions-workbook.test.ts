@@ -9,8 +9,8 @@ import { expect, test } from 'vitest';
 import ExcelJS from 'exceljs';
 import { decideFindings } from '../../pipelines/findings.js';
 import { parseDate, readDecisionsWorkbook } from '../../reports/decisions-reader.js';
-import { unzipText } from '../report-fixture.js';
-import { fixtureForEachTest } from '../reconcile-fixtures.js';
+import { unzipText } from '../support/report.js';
+import { fixtureForEachTest } from '../support/reconcile.js';
 import { fillFindings, findingIdOf, reconcileAndReport, typeDecisions } from '../support/decisions.js';
 
 const f = fixtureForEachTest();

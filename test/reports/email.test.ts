@@ -4,16 +4,19 @@
  * STARTTLS work, transient failures are retried, a final failure is recorded and leaves the workbook, an
  * oversized workbook travels as its summary, and a dry run writes a .eml instead of connecting.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleOutput } from '../../cli/output.js';
 import { JobError } from '../../core/errors.js';
 import { writeReport } from '../../pipelines/report.js';
+import { configSchema } from '../../config/schema.js';
+import { deliverReportEmail } from '../../reports/email.js';
 import { unusedPort } from '../support/cli.js';
 import { testTlsCertificate, testTlsKey } from '../support/tls.js';
 import { createReportFixture, fixturePins, period, type ReportFixture } from '../support/report.js';
@@ -199,9 +202,16 @@ describe('report email', () => {
   it('retries while the server is not listening yet', async () => {
     const port = await unusedPort();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${port}`, retries: 5 });
-    const late = new Promise<TestSmtp>((resolve, reject) => setTimeout(() => startSmtp({}, port).then(resolve, reject), 300));
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 100 }, new ConsoleOutput(true));
-    const smtp = await late;
+    // The server starts when the first attempt has failed, not after a fixed delay: on a busy machine the
+    // workbook alone can take longer than any delay chosen here.
+    let late: Promise<TestSmtp> | undefined;
+    const sink = {
+      write: (chunk: string) => ((late ??= /sending the email failed \(attempt 1\)/.test(chunk) ? startSmtp({}, port) : undefined), true),
+      columns: 120,
+    } as unknown as NodeJS.WriteStream;
+    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 100 }, new ConsoleOutput(false, sink, sink, false));
+    expect(late).toBeDefined();
+    const smtp = (await late)!;
     expect(summary.email?.attempts).toBeGreaterThan(1);
     expect(smtp.messages).toHaveLength(1);
   });
@@ -258,5 +268,86 @@ describe('report email', () => {
     expect(mail.subject).toBe(`pinrecon ${period}: 9 exceptions`);
     expect(mail.attachments[0]!.content.equals(readFileSync(summary.workbook))).toBe(true);
     expect(mail.text).toContain(await dbAmount(fixture, 'provider_cost_total', 'BRL', 'R$'));
+  });
+});
+
+describe('SMTP credentials in transit', () => {
+  const password = 'p/a#s@s%w0rd';
+  const attachment = path.join(mkdtempSync(path.join(tmpdir(), 'pinrecon-mail-')), 'report.xlsx');
+  writeFileSync(attachment, 'not really a workbook');
+  const message = { subject: 'transit', text: 'hello', html: '<p>hello</p>', attachment };
+  /** A named host that is not loopback, routed to the test's server on loopback (nothing leaves this machine). */
+  const remoteHost = 'mail.example.test';
+  const routeTo = (port: number) => (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
+    const connection = connect(port, '127.0.0.1', () => callback(null, { connection }));
+    connection.once('error', (error) => callback(error));
+  };
+  /** A server that accepts AUTH over plain text (as a careless or hostile one would) and records it. */
+  const authServer = (extra: Partial<SMTPServerOptions> = {}) => {
+    const logins: { username?: string; password?: string; secure: boolean }[] = [];
+    const started = startSmtp({
+      authOptional: false,
+      allowInsecureAuth: true,
+      authMethods: ['PLAIN', 'LOGIN'],
+      onAuth(auth, session, callback) {
+        logins.push({ username: auth.username, password: auth.password, secure: session.secure });
+        callback(null, { user: auth.username });
+      },
+      ...extra,
+    });
+    return { started, logins };
+  };
+  const emailConfig = (email: Record<string, unknown>) => configSchema.parse({ email: { retries: 0, ...email } }).email;
+  const deprecations: string[] = [];
+  const onWarning = (warning: Error) => deprecations.push(`${warning.name}: ${warning.message}`);
+  beforeAll(() => void process.on('warning', onWarning));
+  afterAll(() => void process.off('warning', onWarning));
+
+  it('refuses to send credentials to a non-loopback server that offers no STARTTLS', async () => {
+    const { started, logins } = authServer();
+    const smtp = await started;
+    const config = emailConfig({ smtpUrl: `smtp://reporter:${encodeURIComponent(password)}@${remoteHost}:${smtp.port}` });
+    const failing = deliverReportEmail(config, message, { getSocket: routeTo(smtp.port) });
+    const error = (await failing.catch((e: unknown) => e)) as JobError;
+    expect(error).toBeInstanceOf(JobError);
+    expect(error.hint).toMatch(/offered no TLS.*credentials were not sent/);
+    expect(error.message).toContain(`smtp://***@${remoteHost}:${smtp.port}`);
+    expect(`${error.message} ${error.hint}`).not.toContain(password.slice(3));
+    expect(`${error.message} ${error.hint}`).not.toContain(encodeURIComponent(password).slice(3));
+    expect(logins).toEqual([]);
+    expect(smtp.messages).toHaveLength(0);
+  });
+
+  it('sends a percent-encoded password holding / # @ % over STARTTLS, without a deprecation warning', async () => {
+    const { started, logins } = authServer({ disabledCommands: [], key: testTlsKey, cert: testTlsCertificate });
+    const smtp = await started;
+    const config = emailConfig({ smtpUrl: `smtp://reporter:${encodeURIComponent(password)}@${remoteHost}:${smtp.port}` });
+    deprecations.length = 0;
+    await deliverReportEmail(config, message, { getSocket: routeTo(smtp.port), tls: { ca: testTlsCertificate, servername: 'localhost' } });
+    expect(logins).toEqual([{ username: 'reporter', password, secure: true }]);
+    expect(smtp.messages).toHaveLength(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(deprecations).toEqual([]);
+  });
+
+  it('takes the password from email.smtpPassword (PINRECON_SMTP_PASSWORD) as is', async () => {
+    const { started, logins } = authServer({ disabledCommands: [], key: testTlsKey, cert: testTlsCertificate });
+    const smtp = await started;
+    const config = emailConfig({ smtpUrl: `smtp://reporter@${remoteHost}:${smtp.port}`, smtpPassword: password });
+    await deliverReportEmail(config, message, { getSocket: routeTo(smtp.port), tls: { ca: testTlsCertificate, servername: 'localhost' } });
+    expect(logins).toEqual([{ username: 'reporter', password, secure: true }]);
+  });
+
+  it('sends in plain text only when email.allowPlaintextAuth opts out, or to a loopback host', async () => {
+    const { started, logins } = authServer();
+    const smtp = await started;
+    const optedOut = emailConfig({ smtpUrl: `smtp://reporter:pw-1@${remoteHost}:${smtp.port}`, allowPlaintextAuth: true });
+    await deliverReportEmail(optedOut, message, { getSocket: routeTo(smtp.port) });
+    const loopback = emailConfig({ smtpUrl: `smtp://reporter:pw-2@127.0.0.1:${smtp.port}` });
+    await deliverReportEmail(loopback, message);
+    expect(logins).toEqual([
+      { username: 'reporter', password: 'pw-1', secure: false },
+      { username: 'reporter', password: 'pw-2', secure: false },
+    ]);
   });
 });

@@ -214,6 +214,21 @@ describe('report workbook', () => {
     await expect(writeWorkbook(fixture.warehouse, facts, { file, maxRowsPerSheet: 1 })).rejects.toThrow(/maxRowsPerSheet/);
   });
 
+  it('cuts a text longer than an Excel cell holds (32,767 characters), so the workbook still opens', async () => {
+    await fixture.warehouse.run(`INSERT INTO ledger_rejects SELECT source_file, 99, 'too long', repeat('z', 40000), file_hash, run_id FROM ledger_rejects LIMIT 1`);
+    try {
+      const facts = await loadReportFacts(fixture.warehouse, { period, timezone });
+      const file = path.join(fixture.dir, 'long-cell.xlsx');
+      await writeWorkbook(fixture.warehouse, facts, { file });
+      const texts = (sheet(await readWorkbook(file), 'Ledger rejects').getSheetValues() as unknown[][]).flat().filter((v): v is string => typeof v === 'string');
+      const cut = texts.find((t) => t.startsWith('zzz'));
+      expect(cut).toHaveLength(32_767);
+      expect(cut).toMatch(/… \(cut: 40000 characters\)$/);
+    } finally {
+      await fixture.warehouse.run(`DELETE FROM ledger_rejects WHERE source_line = 99`);
+    }
+  });
+
   it('writes the same cells for the same data; only the generation time differs', async () => {
     const facts = await loadReportFacts(fixture.warehouse, { period, timezone });
     const cells = async (file: string, generatedAt: Date) => {

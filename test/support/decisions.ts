@@ -10,7 +10,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { writeReport } from '../../pipelines/report.js';
-import { asOf, capturingOutput, insertLedger, insertSales, ledgerFor, period, sale, type Fixture, type SaleRow } from '../reconcile-fixtures.js';
+import { asOf, capturingOutput, insertLedger, insertSales, ledgerFor, period, sale, type Fixture, type SaleRow } from './reconcile.js';
 
 export { asOf, period };
 

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { maskPin } from '../core/masking.js';
+import { maskPin } from '../../../core/masking.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../config/schema.js';
 import { extractSales, type ExtractSummary } from '../../../pipelines/extract/extract.js';

@@ -1,5 +1,5 @@
 /** The ledger's CSV reader and value rules: splitting, numbers, dates, headers, encodings, rejects. */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { brazilianLedger } from '../../../bench/generators/ledger-csv.js';
@@ -290,5 +290,48 @@ describe('reading a CSV ledger', () => {
     const file = path.join(temp.dir, 'typo.csv');
     writeFileSync(file, 'a\n1\n');
     await expect(readAll(file, settings({ columns: { partner_ref: 'a' } }))).rejects.toThrow(/ledger.columns.partner_ref: "partner_ref" is not a ledger column/);
+  });
+});
+
+describe('hostile CSV', () => {
+  const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
+  const summary = (items: LedgerItem[]) => items.map((i) => (i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason.replace(/ \(.*/, '')]));
+
+  it('rejects a 100 MB line once it passes the limit, keeping only its start, and reads on after it', async () => {
+    const file = path.join(temp.dir, 'huge-line.csv');
+    const descriptor = openSync(file, 'w');
+    writeSync(descriptor, `${head}\nR-1,1,2024-03-05,1,1,BRL,paid\nR-2,`);
+    const block = Buffer.alloc(1024 * 1024, 'x');
+    for (let i = 0; i < 100; i++) writeSync(descriptor, block);
+    writeSync(descriptor, '\nR-3,1,2024-03-05,1,1,BRL,paid\n');
+    closeSync(descriptor);
+    const items = await readAll(file, settings());
+    rmSync(file);
+    expect(summary(items)).toEqual([
+      [2, 'row'],
+      [3, 'line longer than 1,048,576 characters'],
+      [4, 'row'],
+    ]);
+    const raw = items[1]!.reject!.raw;
+    expect(raw.length).toBeLessThanOrEqual(32_767);
+    expect(raw.startsWith('R-2,xxxx')).toBe(true);
+  });
+
+  it('reads a file whose lines end with a lone CR (old Mac) line by line', async () => {
+    const file = path.join(temp.dir, 'cr-only.csv');
+    writeFileSync(file, [head, 'R-1,1,2024-03-05,1,1,BRL,paid', 'R-2,1,2024-03-05,x,1,BRL,paid', 'R-3,1,2024-03-05,1,1,BRL,paid', ''].join('\r'));
+    expect(summary(await readAll(file, settings()))).toEqual([
+      [2, 'row'],
+      [3, 'sales_price: malformed number "x": expected a number like 1,234.56'],
+      [4, 'row'],
+    ]);
+  });
+
+  it('keeps a rejected line up to the 32,767 characters of an Excel cell, saying it was cut', async () => {
+    const file = path.join(temp.dir, 'long-reject.csv');
+    writeFileSync(file, `${head}\nR-1,${'y'.repeat(40_000)}\n`);
+    const [item] = await readAll(file, settings());
+    expect(item!.reject!.raw).toHaveLength(32_767);
+    expect(item!.reject!.raw).toMatch(/… \(cut: 40004 characters\)$/);
   });
 });

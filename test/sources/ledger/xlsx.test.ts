@@ -4,7 +4,7 @@
  * The workbooks are built here part by part with a small ZIP writer, so the test controls every byte
  * (entry order, `<v>0</v>`) without LibreOffice.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -12,6 +12,7 @@ import { ConfigError } from '../../../core/errors.js';
 import { configSchema } from '../../../config/schema.js';
 import { importLedger } from '../../../pipelines/ledger-import.js';
 import { readLedger } from '../../../sources/ledger/read-ledger.js';
+import { checkXlsxLimits, defaultXlsxLimits } from '../../../sources/ledger/xlsx-limits.js';
 import type { LedgerItem, LedgerReadSettings } from '../../../sources/ledger/types.js';
 import { capturedOutput, openWarehouse, temporaryDirectory, testConfig } from '../../support/ledger.js';
 
@@ -98,7 +99,7 @@ interface SheetSpec {
  * Writes a workbook whose tabs are `sheets` in order; `zipOrder` lists the tab indexes in the order their
  * parts are stored in the archive (default: reversed, as LibreOffice may store them).
  */
-function writeWorkbook(name: string, sheets: SheetSpec[], options: { zipOrder?: number[]; date1904?: boolean } = {}): string {
+function writeWorkbook(name: string, sheets: SheetSpec[], options: { zipOrder?: number[]; date1904?: boolean; sharedStrings?: string } = {}): string {
   const ns = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
   const workbook = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook ${ns}>${options.date1904 ? '<workbookPr date1904="1"/>' : ''}<sheets>${sheets
     .map((s, i) => `<sheet name="${s.name.replace(/&/g, '&amp;')}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
@@ -118,7 +119,7 @@ function writeWorkbook(name: string, sheets: SheetSpec[], options: { zipOrder?: 
       ['_rels/.rels', `<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>`],
       ['xl/workbook.xml', workbook],
       ['xl/_rels/workbook.xml.rels', rels],
-      ['xl/sharedStrings.xml', `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>`],
+      ['xl/sharedStrings.xml', options.sharedStrings ?? `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>`],
       ...order.map((i): [string, string] => [`xl/worksheets/sheet${i + 1}.xml`, sheetXml(sheets[i]!.rows)]),
     ]),
   );
@@ -271,5 +272,63 @@ describe('a title above the header', () => {
     const error = (await readAll(writeWorkbook('deep.xlsx', [{ name: 'L', rows }]), settings()).catch((e: unknown) => e)) as ConfigError;
     expect(error).toBeInstanceOf(ConfigError);
     expect(error.message).toMatch(/no column for partner_reference.*Headers found: "Razão do parceiro"/);
+  });
+});
+
+describe('hostile workbooks', () => {
+  const sst = (strings: string[]) =>
+    `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${strings.map((t) => `<si><t>${t}</t></si>`).join('')}</sst>`;
+  /** A real zip bomb: about 250 KB of archive whose shared strings inflate to 100 MB (400×). */
+  let bombBytes: Buffer | undefined;
+  const bomb = () => {
+    if (bombBytes) return (writeFileSync(path.join(temp.dir, 'bomb.xlsx'), bombBytes), path.join(temp.dir, 'bomb.xlsx'));
+    const strings = '<si><t>AAAAAAAAAAAAAAAA</t></si>'.repeat((100 * 1024 * 1024) / 27);
+    const file = writeWorkbook('bomb.xlsx', [{ name: 'Ledger', rows: [header, line('R-1')] }], {
+      sharedStrings: `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${strings}</sst>`,
+    });
+    bombBytes = readFileSync(file);
+    return file;
+  };
+
+  it('refuses a zip bomb with a clear message, and the import is recorded as failed, not left running', async () => {
+    const file = bomb();
+    expect(statSync(file).size).toBeLessThan(512 * 1024);
+    await expect(readAll(file, settings())).rejects.toThrow(/bomb\.xlsx is refused: its part xl\/sharedStrings\.xml inflates \d+× .* zip bomb/);
+    const dir = temporaryDirectory('ledger-xlsx-bomb');
+    const config = testConfig(dir.dir);
+    const warehouse = await openWarehouse(config);
+    try {
+      const failing = importLedger(warehouse, config, file, {}, capturedOutput().output);
+      await expect(failing).rejects.toThrow(/is refused: .*zip bomb/);
+      const runs = await warehouse.all<{ status: string }>(`SELECT status FROM pipeline_runs`);
+      expect(runs.map((r) => r.status)).toEqual(['failed']);
+    } finally {
+      warehouse.close();
+      dir.remove();
+    }
+  });
+
+  it('catches a bomb whose archive lies about its sizes, by counting what really inflates', async () => {
+    const file = bomb();
+    const bytes = readFileSync(file);
+    // Declare the shared strings 1 KB inflated, in the local header and the central directory alike.
+    const name = Buffer.from('xl/sharedStrings.xml');
+    for (let at = bytes.indexOf(name); at >= 0; at = bytes.indexOf(name, at + 1)) {
+      if (bytes.readUInt32LE(at - 30) === 0x04034b50) bytes.writeUInt32LE(1024, at - 30 + 22);
+      else if (bytes.readUInt32LE(at - 46) === 0x02014b50) bytes.writeUInt32LE(1024, at - 46 + 24);
+    }
+    writeFileSync(file, bytes);
+    // Streaming stops at whichever comes first: the ratio of what really inflates, or the count of strings.
+    await expect(readAll(file, settings())).rejects.toThrow(/is refused: (its part xl\/sharedStrings\.xml inflates \d+× .*more than the archive declares|its shared strings number more than).*zip bomb/);
+  });
+
+  it('caps the count and the length of shared strings', async () => {
+    const many = writeWorkbook('many-strings.xlsx', [{ name: 'Ledger', rows: [header, line('R-1')] }], { sharedStrings: sst(Array.from({ length: 101 }, (_, i) => `s${i}`)) });
+    await expect(checkXlsxLimits(many, { ...defaultXlsxLimits, maxSharedStrings: 100 })).rejects.toThrow(/shared strings number more than 100/);
+    await expect(checkXlsxLimits(many, { ...defaultXlsxLimits, maxSharedStrings: 101 })).resolves.toBeUndefined();
+    const long = writeWorkbook('long-string.xlsx', [{ name: 'Ledger', rows: [header, line('R-1')] }], { sharedStrings: sst(['short', 'x'.repeat(300_000), 'short']) });
+    await expect(readAll(long, settings())).rejects.toThrow(/long-string\.xlsx is refused: its shared string number 2 is longer than 262,136 bytes of XML/);
+    const fine = writeWorkbook('fine-strings.xlsx', [{ name: 'Ledger', rows: [header, line('R-1')] }], { sharedStrings: sst(['x'.repeat(32_767)]) });
+    expect(rowsOf(await readAll(fine, settings()))).toHaveLength(1);
   });
 });

@@ -487,3 +487,77 @@ describe('downloadSalesByPeriod', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 });
+
+describe('credentials in transit and oversized answers', () => {
+  /** A loopback server answering every request with what it received; `answer` shapes the reply. */
+  async function echoServer(answer: (received: string, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => answer(Buffer.concat(chunks).toString('utf8'), res));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const handle = {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => {
+        server.closeAllConnections();
+        return new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+    running.push(handle);
+    return handle;
+  }
+
+  it('redacts the credentials also when the upstream echoes them JSON-escaped, \\u-escaped or URL-encoded', async () => {
+    const identifier = 'ident/"quoted"\\42';
+    const secret = 'sé"cr\\et/ 42&x=y+z';
+    const upstream = await echoServer((received, res) => {
+      const asciiJson = JSON.stringify(received).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      res.writeHead(400, { 'content-type': 'text/plain' });
+      res.end(
+        [`raw ${received}`, `json ${JSON.stringify({ echo: received })}`, `ascii ${asciiJson}`, `slashes ${JSON.stringify(received).replaceAll('/', '\\/')}`,
+          `uri ${encodeURIComponent(JSON.parse(received).secret)} ${encodeURIComponent(JSON.parse(received).identifier)}`,
+          `form ${new URLSearchParams(JSON.parse(received)).toString()}`].join('\n'),
+      );
+    });
+    const client = new PartnerApiClient(apiConfig(upstream.url, { identifier, secret }), { limiter: new RateLimiter(1000) });
+    running.push(client);
+    const error = await failure(client.catalogTree());
+    const shown = `${error.message} ${error.hint} ${error.body}`;
+    expect(shown).toContain('raw {');
+    expect(shown).toContain('form ');
+    for (const value of [identifier, secret]) {
+      const escaped = JSON.stringify(value).slice(1, -1);
+      for (const form of [value, escaped, JSON.stringify(escaped).slice(1, -1), escaped.replaceAll('/', '\\/'), encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]) {
+        expect(shown).not.toContain(form);
+      }
+    }
+    expect(shown).not.toContain('cr\\\\');
+    expect(shown).not.toContain('s\\u00e9');
+    expect(shown).not.toContain('42%26x');
+  });
+
+  it('refuses an endless token answer once it passes api.maxAnswerBytes, reading no more of it', async () => {
+    let sent = 0;
+    const upstream = await echoServer((_received, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(64 * 1024, 'a');
+      res.write('{"accessToken":"');
+      const pump = () => {
+        while (!res.destroyed && sent < 2_000_000_000) {
+          sent += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', pump);
+        }
+      };
+      res.on('close', () => undefined);
+      pump();
+    });
+    const client = new PartnerApiClient(apiConfig(upstream.url, { maxAnswerBytes: 1024 * 1024 }), { limiter: new RateLimiter(1000) });
+    running.push(client);
+    const error = await failure(client.catalogTree());
+    expect(error.message).toMatch(/getToken.*answered more than api\.maxAnswerBytes \(1048576 bytes\)/);
+    expect(error.hint).toMatch(/api\.baseUrl/);
+    // The connection was closed soon after the cap: the server could not push much more than socket buffers hold.
+    expect(sent).toBeLessThan(64 * 1024 * 1024);
+  });
+});

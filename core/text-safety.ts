@@ -1,0 +1,41 @@
+/**
+ * Text that came from files or the upstream, made safe for where it goes: a terminal (no control
+ * characters or escape sequences that could rewrite the screen, hide lines or set the window title), a
+ * spreadsheet opening a CSV (no cell that starts a formula), and an Excel cell (at most 32,767 characters).
+ */
+
+/** Excel's limit for one cell; also the limit for raw text pinrecon stores. */
+export const maxCellCharacters = 32_767;
+
+/** ANSI/VT escape sequences: CSI (ESC [ … final), OSC (ESC ] … BEL or ESC \), and two-character ESC x. */
+const escapeSequence = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[@-Z\\-_])|\x9b[0-?]*[ -/]*[@-~]/g;
+/** C0 controls but tab and newline, DEL, and C1 controls (a lone \r would let a line overwrite itself). */
+const controlCharacter = /[\x00-\x08\x0b-\x1f\x7f-\x9f]/g;
+
+/** The text with terminal escape sequences and control characters removed (tab and newline kept). */
+export function printable(text: string): string {
+  return text.replace(escapeSequence, '').replace(controlCharacter, '');
+}
+
+/** A plain number ("-12.50", "+3", "1e5") may start with a sign: it is no formula. */
+const plainNumber = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * A CSV cell that a spreadsheet would run as a formula (starting with = + - @, or a tab or carriage
+ * return before one) gets a leading apostrophe, which spreadsheets show as text. Plain numbers stay.
+ */
+export function neutralizeFormula(text: string): string {
+  return /^[=+\-@\t\r]/.test(text) && !plainNumber.test(text) ? `'${text}` : text;
+}
+
+/** The same rule in DuckDB SQL, for a VARCHAR expression (export's COPY). */
+export function neutralizeFormulaSql(expression: string): string {
+  return `CASE WHEN regexp_matches(${expression}, '^[=+\\-@\\t\\r]') AND NOT regexp_matches(${expression}, '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?$') THEN '''' || ${expression} ELSE ${expression} END`;
+}
+
+/** Text cut to what one Excel cell holds, saying how long it was. */
+export function fitCell(text: string): string {
+  if (text.length <= maxCellCharacters) return text;
+  const note = `… (cut: ${text.length} characters)`;
+  return `${text.slice(0, maxCellCharacters - note.length)}${note}`;
+}
