@@ -232,9 +232,7 @@ function explainDownloadFailure(error: unknown, where: string): unknown {
     const auth = (error.endpoint === 'getToken' || error.endpoint === 'refreshToken') && error.status !== undefined && error.status < 500;
     const hint = auth
       ? 'Check api.identifier and api.secret (or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): test and production credentials differ.'
-      : error.status === 400 && error.endpoint === 'salesByPeriod'
-        ? `The upstream refused the period (it allows at most 31 days): check extract.maxWindowDays and api.endpoints.salesByPeriod. ${resume}`
-        : `${error.hint ?? 'Check api.baseUrl and that the upstream is reachable.'} ${resume}`;
+      : `${error.hint ?? 'Check api.baseUrl and that the upstream is reachable.'} ${resume}`;
     return new JobError(`Extracting sales window ${where} failed at ${error.endpoint}: ${error.message}`, hint, { cause: error });
   }
   return new JobError(`Extracting sales window ${where} failed: ${error.message}`, resume, { cause: error });

@@ -118,6 +118,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const counters = { requests: 0, rateLimited: 0, injected503: 0, injected500: 0, dropped: 0, slowed: 0, revocations: 0 };
   const byEndpoint: Partial<Record<EndpointName, number>> = {};
   let url = '';
+  /** Successful logins so far (for the revokeAfterLogins fault). */
+  let logins = 0;
 
   const revokeAllTokens = () => {
     tokens.revokeAll();
@@ -134,7 +136,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
 
   /** The operations, by name: each returns its reply or throws a Rejection. */
   const operations: Record<EndpointName, (call: Call) => Reply> = {
-    getToken: ({ body }) => ({ json: tokens.authenticate(body) }),
+    getToken: ({ body }) => {
+      const record = tokens.authenticate(body);
+      logins++;
+      if (faults.faults.revokeAfterLogins?.includes(logins)) revokeAllTokens();
+      return { json: record };
+    },
     refreshToken: ({ body }) => ({ json: tokens.refresh(body) }),
     salesByPeriod: ({ params, query }) => {
       const { startDate, finishDate } = params as { startDate: string; finishDate: string };
