@@ -314,7 +314,8 @@ async function buildModels(
   modelSeconds: Record<string, number>,
   output: Output,
 ): Promise<void> {
-  for (const model of models) {
+  for (const [index, model] of models.entries()) {
+    output.progress({ label: 'models', done: index, total: models.length, facts: { building: model.name } });
     const started = Date.now();
     try {
       await warehouse.run(`CREATE OR REPLACE TEMP TABLE ${sqlIdentifier(model.name)} AS ${model.sql}`);

@@ -129,8 +129,9 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           ...(done > 0 ? { etaSeconds: (seconds / done) * (toFetch.length - done) } : {}),
         }, force);
       };
-      // Keeps the bar's rates alive while a large window downloads or loads.
-      const ticker = output.isTerminal ? setInterval(() => showProgress(), 500) : undefined;
+      // Keeps the bar's rates alive while a large window downloads or loads (off a terminal, the output
+      // turns these into a plain line every ~10 s).
+      const ticker = setInterval(() => showProgress(), 500);
       // DuckDB's default (80% of RAM) lets the buffer cache grow with every window; capped, staging and
       // merging a million-sale window spill to disk instead and the job stays well under 1 GB.
       await warehouse.run(`SET memory_limit = '${config.extract.memoryLimit}'`);
@@ -156,7 +157,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         }
       } finally {
         await warehouse.run('RESET memory_limit').catch(() => undefined);
-        if (ticker) clearInterval(ticker);
+        clearInterval(ticker);
         output.clearProgress();
         Object.assign(summary, clientDelta());
         if (!options.client) client.close();
