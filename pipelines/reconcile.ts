@@ -333,16 +333,17 @@ async function buildModels(
 
 /**
  * Paid ledger references of the period that no provider sale carries (yet): all of them, and those whose
- * sale could lie outside every completed window (the only ones worth an individual look-up). A window
- * counts when its checkpoint was committed after the window had ended (its sales were all there); an
- * order is covered when such windows of one search hold every day of its saleDateMargin.
+ * sale could lie outside every completed window (the only ones worth an individual look-up). A day of a
+ * window counts when it had ended before the window's checkpoint was committed (its sales were all
+ * there); an order is covered when such days of one search hold every day of its saleDateMargin.
  */
 async function wouldBeMissingReferences(warehouse: Warehouse): Promise<{ all: string[]; uncovered: string[] }> {
   const rows = await warehouse.all<{ partner_reference: string; covered: boolean }>(
     `WITH covered_days AS (
-       SELECT DISTINCT w.by_flag, unnest(generate_series(w.window_start, w.window_end, INTERVAL 1 DAY))::DATE AS day
+       -- the days of each window that had ended when it was fetched (a day still under way may gain sales)
+       SELECT DISTINCT w.by_flag,
+              unnest(generate_series(w.window_start, least(w.window_end, cast(timezone(p.timezone, w.completed_at) AS DATE) - 1), INTERVAL 1 DAY))::DATE AS day
        FROM extract_windows w CROSS JOIN cfg_params p
-       WHERE cast(timezone(p.timezone, w.completed_at) AS DATE) > w.window_end
      ),
      missing AS (
        SELECT l.partner_reference, min(l.paid_local_date) AS first_day, max(l.paid_local_date) AS last_day
