@@ -51,8 +51,8 @@ describe('a token revoked right after a (re-)login', () => {
       const before = upstream.stats().requests;
       const answers = await Promise.all(ghosts.map((g) => client.salesByPartnerReference(g)));
       expect(answers.every((a) => a.length === 0)).toBe(true);
-      // 30 look-ups plus at most a couple of canaries, no re-login.
-      expect(upstream.stats().requests - before).toBeLessThanOrEqual(32);
+      // 30 look-ups plus a few shared canaries (how many depends on timing), no re-login: not 3 × 30.
+      expect(upstream.stats().requests - before).toBeLessThanOrEqual(40);
       expect(client.stats.authentications).toBe(1);
 
       // Another process logs in: our token dies, and so does the one our re-login gets.
