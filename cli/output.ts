@@ -15,6 +15,7 @@ interface ProgressLog {
   loggedAt: number;
   /** done at the start, so the rate counts only this run's work. */
   doneAtStart: number;
+  lastDone: number;
 }
 
 export class ConsoleOutput implements Output {
@@ -85,12 +86,13 @@ export class ConsoleOutput implements Output {
 
   private logProgress(state: ProgressState, force: boolean, now: number): void {
     let log = this.progressLogs.get(state.label);
-    if (!log || state.done < log.doneAtStart) {
-      log = { startedAt: now, loggedAt: now, doneAtStart: state.done };
+    // Progress that goes back (a new step of the same label) starts a new log.
+    if (!log || state.done < log.lastDone) {
+      log = { startedAt: now, loggedAt: now, doneAtStart: state.done, lastDone: state.done };
       this.progressLogs.set(state.label, log);
     }
+    log.lastDone = state.done;
     const finished = state.total > 0 && state.done >= state.total;
-    if (finished) this.progressLogs.delete(state.label);
     if (!force && now - log.loggedAt < progressEveryMs) return;
     log.loggedAt = now;
     const seconds = (now - log.startedAt) / 1000;
