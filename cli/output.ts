@@ -2,26 +2,43 @@
  * Console output for every command: plain timestamped lines when not on a terminal, a redrawn progress
  * line when on one, and nothing but the final JSON document with --json. Errors always go to stderr.
  * Every text printed passes `printable`: a file's control characters and escape sequences never reach the terminal.
+ * Off a terminal (a cron log, a pipe), a step that runs longer than `progressEveryMs` logs a plain progress
+ * line (done/total, rate, ETA) every `progressEveryMs`, so a long step is never silent.
  */
 import { describeProgress, type Output, type ProgressState } from '../core/output.js';
 import { printable } from '../core/text-safety.js';
 
+/** How often a long step logs a progress line when stderr is not a terminal. */
+export const progressEveryMs = 10_000;
+
+/** When a step's progress began and was last logged (off a terminal), by label. */
+interface ProgressLog {
+  startedAt: number;
+  loggedAt: number;
+  /** done at the start, so the rate counts only this run's work. */
+  doneAtStart: number;
+  lastDone: number;
+}
+
 export class ConsoleOutput implements Output {
   private lastProgressDraw = 0;
   private progressVisible = false;
+  private readonly progressLogs = new Map<string, ProgressLog>();
 
   constructor(
     readonly json: boolean = false,
     private readonly stdout: NodeJS.WriteStream = process.stdout,
     private readonly stderr: NodeJS.WriteStream = process.stderr,
     readonly isTerminal: boolean = Boolean(process.stderr.isTTY) && !process.env.CI,
+    /** The clock progress lines are timed by (tests inject one). */
+    private readonly now: () => number = Date.now,
   ) {}
 
   /** A line of progress narration (stderr, so stdout stays clean for results). */
   info(message: string): void {
     if (this.json) return;
     this.clearProgress();
-    this.stderr.write(this.isTerminal ? `${printable(message)}\n` : `${new Date().toISOString()} ${printable(message)}\n`);
+    this.stderr.write(this.isTerminal ? `${printable(message)}\n` : `${new Date(this.now()).toISOString()} ${printable(message)}\n`);
   }
 
   warn(message: string): void {
@@ -48,12 +65,15 @@ export class ConsoleOutput implements Output {
     this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
   }
 
-  /** Redraws the progress bar on a terminal (at most 10 times a second); logs a line otherwise when `force`. */
+  /**
+   * Redraws the progress bar on a terminal (at most 10 times a second); otherwise logs a line when `force`,
+   * and every `progressEveryMs` while the step goes on (with its rate and ETA).
+   */
   progress(state: ProgressState, force = false): void {
     if (this.json) return;
-    const now = Date.now();
+    const now = this.now();
     if (!this.isTerminal) {
-      if (force) this.info(describeProgress(state));
+      this.logProgress(state, force, now);
       return;
     }
     if (!force && now - this.lastProgressDraw < 100) return;
@@ -65,6 +85,24 @@ export class ConsoleOutput implements Output {
     const line = `${bar} ${printable(describeProgress(state))}`;
     this.stderr.write(`\r${line.slice(0, (this.stderr.columns ?? 120) - 1)}\x1b[K`);
     this.progressVisible = true;
+  }
+
+  private logProgress(state: ProgressState, force: boolean, now: number): void {
+    let log = this.progressLogs.get(state.label);
+    // Progress that goes back (a new step of the same label) starts a new log.
+    if (!log || state.done < log.lastDone) {
+      log = { startedAt: now, loggedAt: now, doneAtStart: state.done, lastDone: state.done };
+      this.progressLogs.set(state.label, log);
+    }
+    log.lastDone = state.done;
+    const finished = state.total > 0 && state.done >= state.total;
+    if (!force && now - log.loggedAt < progressEveryMs) return;
+    log.loggedAt = now;
+    const seconds = (now - log.startedAt) / 1000;
+    const rate = seconds > 0 ? (state.done - log.doneAtStart) / seconds : 0;
+    const facts = { ...state.facts, ...(seconds > 0 ? { rate: `${rate.toFixed(1)}/s` } : {}) };
+    const etaSeconds = state.etaSeconds ?? (rate > 0 && !finished ? (state.total - state.done) / rate : undefined);
+    this.info(describeProgress({ ...state, facts, ...(etaSeconds !== undefined ? { etaSeconds } : {}) }));
   }
 
   clearProgress(): void {

@@ -21,8 +21,6 @@ export interface CatalogOptions {
   /** A client to share (e.g. with other steps); by default one is made and closed here. */
   client?: PartnerApiClient;
   parentRunId?: string;
-  /** Product calls in flight at once (the rate limiter still paces their starts). Default 8. */
-  concurrency?: number;
 }
 
 export interface CatalogFetchError {
@@ -95,14 +93,16 @@ export async function snapshotCatalog(warehouse: Warehouse, config: Config, opti
 
         const errors: CatalogFetchError[] = [];
         let done = 0;
-        const fetched = await mapConcurrently(productIds, options.concurrency ?? 8, async (productId) => {
+        // Every product call waits in the client's request queue, behind any month-end work (catalog calls
+        // have the lowest priority); the queue bounds how many are in flight.
+        const fetched = await Promise.all(productIds.map(async (productId) => {
           const result: ProductFetch = { productId };
           result.info = await capture(client.productInfo(productId), productId, 'productInfo', errors);
           result.stock = await capture(client.productStock(productId), productId, 'productStock', errors);
           done++;
           output.progress({ label: 'products', done, total: productIds.length, facts: { errors: errors.length, requests: client.stats.requests - before.requests } });
           return result;
-        });
+        }));
         output.progress({ label: 'products', done, total: productIds.length, facts: { errors: errors.length } }, true);
         // One file per operation: the answers in product order, each with the product it answers for.
         landed.push(
@@ -199,20 +199,6 @@ async function capture<T>(call: Promise<T>, productId: number, endpoint: Catalog
     errors.push({ productId, endpoint, ...(error.status !== undefined ? { status: error.status } : {}), error: error.message });
     return undefined;
   }
-}
-
-/** Runs `work` over `items` with at most `limit` in flight, keeping the order of `items` in the result. */
-async function mapConcurrently<T, R>(items: T[], limit: number, work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
 }
 
 /** Exact decimal text of an API number (JS prints the shortest text that reads back the same), or null. */

@@ -15,7 +15,7 @@ import type { Output } from '../core/output.js';
 import { addDays, minDate, periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { extractSales } from './extract/extract.js';
 import { importLedger } from './ledger-import.js';
-import { reconcile } from './reconcile.js';
+import { reconcile, saleDateMargin } from './reconcile.js';
 import { writeReport } from './report.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
@@ -73,13 +73,16 @@ export class MonthEndJobError extends JobError {
 
 /**
  * The extract range of the month-end job: the period, plus up to `lookbackDays` after it (capped at the
- * as-of date), so sales the provider dated just after the cut-off, and status changes since, are in.
+ * as-of date), so sales the provider dated just after the cut-off, and status changes since, are in; and
+ * the last day(s) of the previous month (saleDateMargin.daysBefore: two requests, one per search), so a
+ * paid order of the period's first day without a provider sale is proven absent by the windows instead of
+ * being looked up individually.
  */
 export function monthEndExtractRange(period: string, asOf: string, lookbackDays: number): { from: string; to: string } {
-  const from = periodStart(period);
+  const from = addDays(periodStart(period), -saleDateMargin.daysBefore);
   const to = minDate(asOf, addDays(periodEnd(period), lookbackDays));
   // Asking for a period that has not begun is bad usage, not a job that failed.
-  if (to < from) throw new UsageError(`The period ${period} starts after the as-of date ${asOf}: pass an earlier --period or a later --as-of.`);
+  if (to < periodStart(period)) throw new UsageError(`The period ${period} starts after the as-of date ${asOf}: pass an earlier --period or a later --as-of.`);
   return { from, to };
 }
 

@@ -1,6 +1,6 @@
 /**
- * Looks partner references up individually at the provider (salesByPartnerReference, under the shared rate
- * limit) and loads what comes back into `sales` exactly as extract does: the answers are landed first
+ * Looks partner references up individually at the provider (salesByPartnerReference, through the client's
+ * request queue and rate limit) and loads what comes back into `sales` exactly as extract does: the answers are landed first
  * (one gzip JSON array per lookup batch under the landing directory), then upserted by extract's loader.
  * Reconcile uses it before it concludes `missing_at_provider`.
  */
@@ -18,8 +18,8 @@ import { keyProtectionFor } from './key-mode.js';
 import { loadLandedSales } from './extract/load.js';
 import type { Warehouse } from '../core/warehouse.js';
 
-/** Lookups in flight at once. */
-const lookupsInFlight = 8;
+/** References handed to the request queue at a time (a failure stops the asking after its batch). */
+const lookupBatch = 200;
 
 export interface ReferenceLookupSummary {
   /** References asked about. */
@@ -49,30 +49,29 @@ export async function lookUpReferences(
   const summary: ReferenceLookupSummary = { references: references.length, found: 0, records: 0, loaded: 0 };
   const answers: SalesRecord[][] = new Array(references.length);
   const started = Date.now();
-  let next = 0;
   let done = 0;
-  let failed = false;
-  // A few lookups in flight: the shared limiter paces them, and one slow answer no longer holds the rest.
-  const worker = async () => {
-    for (let index = next++; index < references.length && !failed; index = next++) {
-      const reference = references[index]!;
-      try {
-        answers[index] = await client.salesByPartnerReference(reference);
-      } catch (error) {
-        failed = true; // the other workers stop asking
-        const where = error instanceof UpstreamError ? ` at ${error.endpoint}` : '';
-        throw new JobError(
-          `Looking up partner reference "${reference}" at the provider failed${where}: ${(error as Error).message}`,
-          'Re-run when the provider answers again, or set reconciliation.lookupMissing to false to report such orders as missing without asking.',
-          { cause: error },
-        );
-      }
-      if (answers[index]!.length > 0) summary.found++;
-      done++;
-      output.progress({ label: 'reference lookups', done, total: references.length, facts: { found: summary.found } }, done === references.length);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(lookupsInFlight, references.length) }, worker));
+  // All of a batch go to the client's request queue at once (it bounds and paces them); batches only let
+  // a failure stop the asking early.
+  for (let first = 0; first < references.length; first += lookupBatch) {
+    const batch = references.slice(first, first + lookupBatch);
+    await Promise.all(
+      batch.map(async (reference, offset) => {
+        try {
+          answers[first + offset] = await client.salesByPartnerReference(reference);
+        } catch (error) {
+          const where = error instanceof UpstreamError ? ` at ${error.endpoint}` : '';
+          throw new JobError(
+            `Looking up partner reference "${reference}" at the provider failed${where}: ${(error as Error).message}`,
+            'Re-run when the provider answers again, or set reconciliation.lookupMissing to false to report such orders as missing without asking.',
+            { cause: error },
+          );
+        }
+        if (answers[first + offset]!.length > 0) summary.found++;
+        done++;
+        output.progress({ label: 'reference lookups', done, total: references.length, facts: { found: summary.found } }, done === references.length);
+      }),
+    );
+  }
   // In reference order, whatever order the answers came in: the landed file is the same on every run.
   const received = answers.flat();
   output.clearProgress();

@@ -131,8 +131,9 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           ...(done > 0 ? { etaSeconds: (seconds / done) * (toFetch.length - done) } : {}),
         }, force);
       };
-      // Keeps the bar's rates alive while a large window downloads or loads.
-      const ticker = output.isTerminal ? setInterval(() => showProgress(), 500) : undefined;
+      // Keeps the bar's rates alive while a large window downloads or loads (off a terminal, the output
+      // turns these into a plain line every ~10 s).
+      const ticker = setInterval(() => showProgress(), 500);
       // DuckDB's default (80% of RAM) lets the buffer cache grow with every window; capped, staging and
       // merging a million-sale window spill to disk instead and the job stays well under 1 GB.
       await warehouse.run(`SET memory_limit = '${config.extract.memoryLimit}'`);
@@ -159,7 +160,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         }
       } finally {
         await warehouse.run('RESET memory_limit').catch(() => undefined);
-        if (ticker) clearInterval(ticker);
+        clearInterval(ticker);
         output.clearProgress();
         Object.assign(summary, clientDelta());
         if (!options.client) client.close();
@@ -250,9 +251,7 @@ function explainDownloadFailure(error: unknown, where: string): unknown {
     const auth = (error.endpoint === 'getToken' || error.endpoint === 'refreshToken') && error.status !== undefined && error.status < 500;
     const hint = auth
       ? 'Check api.identifier and api.secret (or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): test and production credentials differ.'
-      : error.status === 400 && error.endpoint === 'salesByPeriod'
-        ? `The upstream refused the period (it allows at most 31 days): check extract.maxWindowDays and api.endpoints.salesByPeriod. ${resume}`
-        : `${error.hint ?? 'Check api.baseUrl and that the upstream is reachable.'} ${resume}`;
+      : `${error.hint ?? 'Check api.baseUrl and that the upstream is reachable.'} ${resume}`;
     return new JobError(`Extracting sales window ${where} failed at ${error.endpoint}: ${error.message}`, hint, { cause: error });
   }
   return new JobError(`Extracting sales window ${where} failed: ${error.message}`, resume, { cause: error });

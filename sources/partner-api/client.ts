@@ -1,9 +1,12 @@
 /**
  * The typed client for every operation of the upstream API (shared/spec/partner-pin-redemption-api.md).
- * Each call goes through the auth session, the process-wide rate limiter and the retry policy; a rejected
- * token is renewed once; writes (pre-redeem, reversals) are never blindly repeated: after a failure without
+ * Each call waits its turn in the process-wide request queue (priorities: writes, period windows, look-ups,
+ * catalog), then goes through the auth session, the rate limiter and the retry policy; a refused call is
+ * told from a revoked token by a canary (token-canary.ts) and a revoked token renewed (at most 3 times); writes (pre-redeem, reversals) are never blindly repeated: after a failure without
  * a clear answer the client looks the write up first and returns what it finds.
  */
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiConfig, EndpointName } from '../../config/schema.js';
 import { AuthSession } from './auth-session.js';
 import { describeEndpoint, expandEndpoint, parseEndpoints, type Endpoint, type PathParams, type QueryParams } from './endpoints.js';
@@ -12,6 +15,8 @@ import { emptyStats, type ClientEvent, type ClientStats } from './events.js';
 import type { Transform } from 'node:stream';
 import { Transport, type AttemptFailure, type DownloadResult, type DownloadTarget, type HttpAnswer } from './http.js';
 import { sharedRateLimiter, type RateLimiter } from './rate-limiter.js';
+import { callKindOf, sharedRequestQueue, type RequestQueue } from './request-queue.js';
+import { TokenCanary } from './token-canary.js';
 import type {
   CatalogQuery,
   Collection,
@@ -29,6 +34,8 @@ export { describeClientEvent, type ClientEvent, type ClientStats } from './event
 export interface PartnerApiClientOptions {
   /** Default: the process-wide limiter at `api.maxRequestsPerSecond` (sharedRateLimiter). */
   limiter?: RateLimiter;
+  /** Default: the process-wide request queue (sharedRequestQueue). */
+  queue?: RequestQueue;
   /** Structured events for logging (retries, 503 waits, renewals); never holds a token. */
   onEvent?: (event: ClientEvent) => void;
 }
@@ -42,8 +49,9 @@ interface Call {
   download?: DownloadTarget;
 }
 
-/** A renewed token rejected sooner than this is not revoked: the request itself is refused. */
-const staleTokenMs = 2_000;
+/** Token renewals for one call after the canary showed its token rejected, and the wait before each after the first. */
+const maxRenewals = 3;
+const renewalBackoffMs = 1_000;
 
 /** Status answers after which the token may have been revoked (the spec answers every failure with 400). */
 const rejections = new Set([400, 401, 403]);
@@ -54,6 +62,8 @@ export class PartnerApiClient {
   private readonly transport: Transport;
   private readonly session: AuthSession;
   private readonly emit: (event: ClientEvent) => void;
+  private readonly queue: RequestQueue;
+  private readonly canary: TokenCanary;
 
   constructor(
     private readonly api: ApiConfig,
@@ -65,6 +75,8 @@ export class PartnerApiClient {
     const limiter = options.limiter ?? sharedRateLimiter(api.maxRequestsPerSecond);
     this.transport = new Transport(api, limiter, this.stats, this.emit, () => this.session.secrets);
     this.session = new AuthSession(api, this.endpoints, this.transport, this.stats, this.emit);
+    this.queue = options.queue ?? sharedRequestQueue();
+    this.canary = new TokenCanary((token) => this.tokenAccepted(token));
   }
 
   // ---- sales -------------------------------------------------------------------------------------------
@@ -190,37 +202,41 @@ export class PartnerApiClient {
   // ---- the one way every operation is called ------------------------------------------------------------
 
   /**
-   * Sends an authenticated call with retries. A 400/401/403 renews the token once and tries again (the
-   * token may have been revoked); a second one is an UpstreamError with the body (unless the renewed token
-   * waited so long in 503 retries that it may have been revoked in turn) — or, with `absent`,
-   * a 404 or that second 400 means "no such record" and is returned for the caller to read as empty.
+   * Sends an authenticated call through the request queue, with retries. A refusal (400/401/403) may mean
+   * the request is wrong or the token was revoked (the spec answers both with 400): the token canary tells
+   * which. A real refusal is an UpstreamError with the body at once — or, with `absent`, "no such record"
+   * (a 404 too), returned for the caller to read as empty: one request per unknown reference. A revoked
+   * token is renewed and the call sent again, up to `maxRenewals` times, at least `renewalBackoffMs` apart.
    */
   private async call(name: EndpointName, call: Call, options: { absent?: boolean } = {}): Promise<HttpAnswer> {
     const endpoint = this.endpoints[name];
     const url = expandEndpoint(this.api.baseUrl, endpoint, call.params, call.query);
-    let renewedAt: number | undefined;
-    let renewals = 0;
-    for (;;) {
+    for (let renewals = 0; ; renewals++) {
       let usedToken = '';
+      let sentAt = 0;
       let unclear = false;
-      const answer = await this.transport.retrying(endpoint, async (previous?: AttemptFailure) => {
-        unclear ||= previous?.ambiguous === true;
-        if (unclear && call.lookup) {
-          const found = await this.checkWrite(endpoint, call.lookup);
-          if (found) return found;
-        }
-        usedToken = await this.session.accessToken();
-        const request = { endpoint, url, headers: { authorization: `Bearer ${usedToken}` }, body: call.body };
-        return this.transport.exchange(request, call.download);
-      });
-      if (answer.status >= 200 && answer.status < 300) return answer;
+      const answer = await this.queue.run(callKindOf(name), () =>
+        this.transport.retrying(endpoint, async (previous?: AttemptFailure) => {
+          unclear ||= previous?.ambiguous === true;
+          if (unclear && call.lookup) {
+            const found = await this.checkWrite(endpoint, call.lookup);
+            if (found) return found;
+          }
+          usedToken = await this.session.accessToken();
+          sentAt = performance.now();
+          const request = { endpoint, url, headers: { authorization: `Bearer ${usedToken}` }, body: call.body };
+          return this.transport.exchange(request, call.download);
+        }),
+      );
+      if (answer.status >= 200 && answer.status < 300) {
+        this.canary.accepted(usedToken, sentAt);
+        return answer;
+      }
       if (options.absent && answer.status === 404) return { ...answer, json: undefined };
-      // Renew once; a second rejection right after is a real error. Only when the fresh token waited out
-      // 503s or retries for a while may it have been revoked in turn, and then it is renewed once more.
-      const mayBeRevoked = renewals === 0 || (renewals === 1 && Date.now() - (renewedAt ?? 0) > staleTokenMs);
-      if (rejections.has(answer.status) && mayBeRevoked) {
-        renewals++;
-        renewedAt = Date.now();
+      const refusedForReal = !rejections.has(answer.status) || !usedToken || (await this.canary.refused(usedToken));
+      if (!refusedForReal) {
+        if (renewals >= maxRenewals) throw this.keptRejecting(name, answer, renewals);
+        if (renewals > 0) await sleep(renewalBackoffMs);
         this.emit({ type: 'reauthenticated', endpoint: name, status: answer.status });
         await this.session.renewAfterRejection(usedToken);
         continue;
@@ -236,9 +252,39 @@ export class PartnerApiClient {
         endpoint: name,
         status: answer.status,
         body,
-        hint: hintFor(name, answer.status),
+        hint: hintFor(name, answer.status, call.params),
       });
     }
+  }
+
+  /** The canary: sends the cheapest read (the partner's collections) with exactly `token`. */
+  private async tokenAccepted(token: string): Promise<boolean> {
+    const endpoint = this.endpoints.partnerCollections;
+    const url = expandEndpoint(this.api.baseUrl, endpoint, undefined, this.catalogQuery());
+    const request = { endpoint, url, headers: { authorization: `Bearer ${token}` } };
+    const answer = await this.queue.run('lookup', () => this.transport.retrying(endpoint, () => this.transport.exchange(request)));
+    if (answer.status >= 200 && answer.status < 300) return true;
+    if (rejections.has(answer.status)) return false;
+    const body = quoteBody(answer.text, this.session.secrets);
+    throw new UpstreamError(`${describeEndpoint(endpoint)} answered ${answer.status} to the check that a refused call's token is still valid: ${body || '(no body)'}`, {
+      endpoint: 'partnerCollections',
+      status: answer.status,
+      body,
+      hint: 'pinrecon calls api.endpoints.partnerCollections to tell a refused request from a revoked token: check that endpoint.',
+    });
+  }
+
+  private keptRejecting(name: EndpointName, answer: HttpAnswer, renewals: number): UpstreamError {
+    const body = quoteBody(answer.text, this.session.secrets);
+    return new UpstreamError(
+      `${describeEndpoint(this.endpoints[name])}: the upstream kept rejecting the token — ${renewals + 1} tokens in a row, ${renewals} of them fresh, were refused (last answer ${answer.status}: ${body || 'no body'}).`,
+      {
+        endpoint: name,
+        status: answer.status,
+        body,
+        hint: 'Another process may be logging in with the same credentials (each login can revoke the tokens before it): make sure only one client uses api.identifier at a time, then re-run.',
+      },
+    );
   }
 
   private async checkWrite(endpoint: Endpoint, lookup: () => Promise<unknown>): Promise<HttpAnswer | undefined> {
@@ -277,10 +323,20 @@ export class PartnerApiClient {
   }
 }
 
-function hintFor(name: EndpointName, status: number): string {
+function hintFor(name: EndpointName, status: number, params: PathParams = {}): string {
   if (status === 404) return `The upstream has no such path: check api.endpoints.${name}.`;
-  if (name === 'salesByPeriod') return 'Check the window (at most 31 days, start before finish) and api.endpoints.salesByPeriod.';
-  return `The upstream refused the request even with a fresh token; check the request and api.endpoints.${name}.`;
+  if (name === 'salesByPeriod') {
+    const days = periodDays(String(params.startDate), String(params.finishDate));
+    // The 31-day rule is named only when it can be the reason.
+    if (days > 31) return `The window ${params.startDate}..${params.finishDate} is ${days} days; the upstream allows at most 31: lower extract.maxWindowDays.`;
+    return `The upstream refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; its answer says why. If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`;
+  }
+  return `The upstream refused the request with a valid token; check the request and api.endpoints.${name}.`;
+}
+
+/** Days of an inclusive YYYY-MM-DD period (NaN when unreadable). */
+function periodDays(start: string, finish: string): number {
+  return Math.round((Date.parse(`${finish}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000) + 1;
 }
 
 /** The status text of a canceled sale ("Canceled in stock"): the only cancellation the spec names. */

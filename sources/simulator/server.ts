@@ -120,9 +120,15 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     faults: new FaultInjector(seed, options.faults),
     counters: { requests: 0, rateLimited: 0, injected503: 0, injected500: 0, dropped: 0, slowed: 0, revocations: 0 },
     byEndpoint: {},
-    operations: simulatorOperations(dataset, tokens, options.maxPeriodDays ?? 31, () => url),
+    operations: simulatorOperations(dataset, tokens, options.maxPeriodDays ?? 31, () => url, () => afterLogin()),
   };
   const revocation = tokenRevocation(state);
+  /** Successful logins so far: the revokeAfterLogins fault revokes every token right after the listed ones. */
+  let logins = 0;
+  const afterLogin = () => {
+    logins++;
+    if (state.faults.faults.revokeAfterLogins?.includes(logins)) revocation.revokeAll();
+  };
 
   const server = createServer({ keepAlive: true }, (request, response) => {
     handleRequest(state, request, response).catch((error: unknown) => {
@@ -194,9 +200,19 @@ function tokenRevocation(state: SimulatorState): { revokeAll: () => void; schedu
 }
 
 /** The operations, by name: each returns its reply or throws a Rejection. `url` is the server's, once listening. */
-function simulatorOperations(dataset: Dataset, tokens: TokenAuthority, maxPeriodDays: number, url: () => string): Record<EndpointName, (call: Call) => Reply> {
+function simulatorOperations(
+  dataset: Dataset,
+  tokens: TokenAuthority,
+  maxPeriodDays: number,
+  url: () => string,
+  afterLogin: () => void,
+): Record<EndpointName, (call: Call) => Reply> {
   return {
-    getToken: ({ body }) => ({ json: tokens.authenticate(body) }),
+    getToken: ({ body }) => {
+      const record = tokens.authenticate(body);
+      afterLogin();
+      return { json: record };
+    },
     refreshToken: ({ body }) => ({ json: tokens.refresh(body) }),
     salesByPeriod: ({ params, query }) => salesByPeriod(dataset, maxPeriodDays, params, query),
     salesByTransactionId: ({ params }) => {

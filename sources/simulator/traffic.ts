@@ -50,6 +50,11 @@ export interface FaultOptions {
   slowMs?: number;
   /** Revoke every issued token every N seconds. Default 0 = never. */
   revokeEverySeconds?: number;
+  /**
+   * Revoke every token right after these logins (1 = the first login): the token just handed out is dead
+   * before it is used, as when another process logs in with the same credentials. Default none.
+   */
+  revokeAfterLogins?: number[];
 }
 
 export interface FaultDecision {
