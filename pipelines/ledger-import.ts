@@ -103,74 +103,8 @@ export async function importLedger(
         const where = rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
         output.info(`skipped ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} above the header (${where}): a title or notes, not data, not counted in the lines`);
       }
-      const summary = await warehouse.transaction(async () => {
-        const previous = await warehouse.all<{ file_hash: string; source_file: string; imported_at: string; lines: string }>(
-          `SELECT file_hash, source_file, strftime(imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, lines
-             FROM ledger_files WHERE file_hash = $1 OR source_file = $2`,
-          [fileHash, sourceFile],
-        );
-        const same = previous.find((p) => p.file_hash === fileHash);
-        const older = previous.find((p) => p.file_hash !== fileHash);
-        // Loaded once: the rows of a content stay under the path it was first loaded from.
-        const loadedFrom = same?.source_file ?? sourceFile;
-        await keepReplacedLines(warehouse, config, { sourceFile, fileHash, accepted: counts.accepted, replace: Boolean(options.replace), runId: run.runId });
-        // Supersede by the rows' own source_file (whatever is loaded from this path), and replace this content.
-        for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) {
-          await warehouse.run(`DELETE FROM ${table} WHERE source_file = $1 OR file_hash = $2`, [sourceFile, fileHash]);
-        }
-        await warehouse.run(
-          `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
-                               country_code, order_status, source_file, source_line, file_hash, run_id)
-           SELECT partner_reference, product_id,
-                  CASE WHEN paid_instant IS NOT NULL THEN CAST(paid_instant AS TIMESTAMPTZ)
-                       ELSE timezone($tz, CAST(paid_local AS TIMESTAMP)) END,
-                  paid_at_raw, CAST(sales_price AS DECIMAL(18,4)), CAST(expected_cost AS DECIMAL(18,4)), currency_code,
-                  country_code, order_status, $file, source_line, $hash, $run
-             FROM temp.ledger_import_rows`,
-          { tz: config.timezone, file: loadedFrom, hash: fileHash, run: run.runId },
-        );
-        await warehouse.run(
-          `INSERT INTO ledger_rejects (source_file, source_line, reason, raw, file_hash, run_id)
-           SELECT $file, source_line, reason, raw, $hash, $run FROM temp.ledger_import_rejects`,
-          { file: loadedFrom, hash: fileHash, run: run.runId },
-        );
-        await warehouse.run(
-          `INSERT INTO ledger_files (file_hash, source_file, format, lines, accepted, rejected, imported_at, run_id)
-           VALUES ($1, $2, $3, $4, $5, $6, now(), $7)`,
-          [fileHash, loadedFrom, format, counts.accepted + counts.rejected, counts.accepted, counts.rejected, run.runId],
-        );
-        const result: LedgerImportSummary = {
-          runId: run.runId,
-          file: sourceFile,
-          format,
-          fileHash,
-          ...(sheet !== undefined && { sheet }),
-          lines: counts.accepted + counts.rejected,
-          skippedAboveHeader: counts.aboveHeader.length,
-          accepted: counts.accepted,
-          rejected: counts.rejected,
-          firstRejects: counts.firstRejects,
-          seconds: 0,
-        };
-        if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
-        if (older) result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
-        return result;
-      });
-      if (summary.replaced?.sourceFile === sourceFile) {
-        output.info(`the same content was imported from ${sourceFile} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`);
-      } else if (summary.replaced) {
-        output.info(
-          `${sourceFile} has the same content (sha256 ${fileHash.slice(0, 12)}…) as ${summary.replaced.sourceFile}, imported at ${summary.replaced.importedAt}: ` +
-            `a content is loaded once, so its rows were replaced, not duplicated, and stay under ${summary.replaced.sourceFile} ` +
-            `(a later import of ${summary.replaced.sourceFile} supersedes them; one of ${sourceFile} does not)`,
-        );
-      }
-      if (summary.superseded) {
-        output.info(
-          `this import supersedes the earlier import of ${sourceFile} (different content, sha256 ${summary.superseded.fileHash.slice(0, 12)}…, imported at ${summary.superseded.importedAt}, ${summary.superseded.lines} lines): its rows were removed`,
-        );
-      }
-      if (summary.rejected > 0) output.warn(`${summary.rejected} of ${summary.lines} ledger lines of ${sourceFile} were rejected (kept in ledger_rejects)`);
+      const summary = await replaceLedgerRows(warehouse, config, { sourceFile, fileHash, format, sheet, counts, runId: run.runId, replace: Boolean(options.replace) });
+      tellImportOutcome(summary, fileHash, output);
       summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
       run.counters.rowsLoaded = summary.accepted;
       run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
@@ -216,6 +150,89 @@ async function keepReplacedLines(
      SELECT ${historyColumns}, now(), $3 FROM ledger WHERE source_file = $1 OR file_hash = $2`,
     [incoming.sourceFile, incoming.fileHash, incoming.runId],
   );
+}
+
+/**
+ * In one transaction: guards and keeps the lines it replaces (keepReplacedLines), removes the rows of this
+ * content and of whatever was loaded from this path before, loads the staged rows and rejects, and records the file.
+ */
+async function replaceLedgerRows(
+  warehouse: Warehouse,
+  config: Config,
+  { sourceFile, fileHash, format, sheet, counts, runId, replace }: { sourceFile: string; fileHash: string; format: LedgerFormat; sheet: string | undefined; counts: Awaited<ReturnType<typeof stage>>; runId: string; replace: boolean },
+): Promise<LedgerImportSummary> {
+  return warehouse.transaction(async () => {
+    const previous = await warehouse.all<{ file_hash: string; source_file: string; imported_at: string; lines: string }>(
+      `SELECT file_hash, source_file, strftime(imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, lines
+         FROM ledger_files WHERE file_hash = $1 OR source_file = $2`,
+      [fileHash, sourceFile],
+    );
+    const same = previous.find((p) => p.file_hash === fileHash);
+    const older = previous.find((p) => p.file_hash !== fileHash);
+    // Loaded once: the rows of a content stay under the path it was first loaded from.
+    const loadedFrom = same?.source_file ?? sourceFile;
+    await keepReplacedLines(warehouse, config, { sourceFile, fileHash, accepted: counts.accepted, replace, runId });
+    // Supersede by the rows' own source_file (whatever is loaded from this path), and replace this content.
+    for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) {
+      await warehouse.run(`DELETE FROM ${table} WHERE source_file = $1 OR file_hash = $2`, [sourceFile, fileHash]);
+    }
+    await warehouse.run(
+      `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
+                           country_code, order_status, source_file, source_line, file_hash, run_id)
+       SELECT partner_reference, product_id,
+              CASE WHEN paid_instant IS NOT NULL THEN CAST(paid_instant AS TIMESTAMPTZ)
+                   ELSE timezone($tz, CAST(paid_local AS TIMESTAMP)) END,
+              paid_at_raw, CAST(sales_price AS DECIMAL(18,4)), CAST(expected_cost AS DECIMAL(18,4)), currency_code,
+              country_code, order_status, $file, source_line, $hash, $run
+         FROM temp.ledger_import_rows`,
+      { tz: config.timezone, file: loadedFrom, hash: fileHash, run: runId },
+    );
+    await warehouse.run(
+      `INSERT INTO ledger_rejects (source_file, source_line, reason, raw, file_hash, run_id)
+       SELECT $file, source_line, reason, raw, $hash, $run FROM temp.ledger_import_rejects`,
+      { file: loadedFrom, hash: fileHash, run: runId },
+    );
+    await warehouse.run(
+      `INSERT INTO ledger_files (file_hash, source_file, format, lines, accepted, rejected, imported_at, run_id)
+       VALUES ($1, $2, $3, $4, $5, $6, now(), $7)`,
+      [fileHash, loadedFrom, format, counts.accepted + counts.rejected, counts.accepted, counts.rejected, runId],
+    );
+    const result: LedgerImportSummary = {
+      runId,
+      file: sourceFile,
+      format,
+      fileHash,
+      ...(sheet !== undefined && { sheet }),
+      lines: counts.accepted + counts.rejected,
+      skippedAboveHeader: counts.aboveHeader.length,
+      accepted: counts.accepted,
+      rejected: counts.rejected,
+      firstRejects: counts.firstRejects,
+      seconds: 0,
+    };
+    if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
+    if (older) result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
+    return result;
+  });
+}
+
+/** Says on the console what the import replaced or superseded, and how many lines were rejected. */
+function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, output: Output): void {
+  if (summary.replaced?.sourceFile === summary.file) {
+    output.info(`the same content was imported from ${summary.file} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`);
+  } else if (summary.replaced) {
+    output.info(
+      `${summary.file} has the same content (sha256 ${fileHash.slice(0, 12)}…) as ${summary.replaced.sourceFile}, imported at ${summary.replaced.importedAt}: ` +
+        `a content is loaded once, so its rows were replaced, not duplicated, and stay under ${summary.replaced.sourceFile} ` +
+        `(a later import of ${summary.replaced.sourceFile} supersedes them; one of ${summary.file} does not)`,
+    );
+  }
+  if (summary.superseded) {
+    output.info(
+      `this import supersedes the earlier import of ${summary.file} (different content, sha256 ${summary.superseded.fileHash.slice(0, 12)}…, imported at ${summary.superseded.importedAt}, ${summary.superseded.lines} lines): its rows were removed`,
+    );
+  }
+  if (summary.rejected > 0) output.warn(`${summary.rejected} of ${summary.lines} ledger lines of ${summary.file} were rejected (kept in ledger_rejects)`);
 }
 
 /**

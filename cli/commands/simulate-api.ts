@@ -5,7 +5,9 @@
  * never printed.
  */
 import type { Command } from 'commander';
+import type { Config } from '../../config/schema.js';
 import { ConfigError, JobError, UsageError } from '../../core/errors.js';
+import type { Output } from '../../core/output.js';
 import { startSimulator, type RequestLogEntry, type SimulatorOptions } from '../../sources/simulator/server.js';
 import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../sources/simulator/dataset.js';
 import { daysInclusive } from '../../sources/simulator/zoned-time.js';
@@ -57,77 +59,84 @@ export function registerSimulateApi(program: Command): void {
       .option('--identifier <id>', 'accepted identifier (default: api.identifier / $PINRECON_API_IDENTIFIER, else "demo-partner")')
       .option('--secret <secret>', 'accepted secret (default: api.secret / $PINRECON_API_SECRET, else "demo-secret")')
       .option('--verbose', 'log one line per request (method, path, status, time; never tokens)'),
-  ).action(
-    action<SimulateApiOptions, []>(async ({ config, output }, options) => {
-      const defaults = defaultDatasetOptions(config.timezone);
-      const from = parseDateOption(options.from, '--from') ?? defaults.from;
-      const to = parseDateOption(options.to, '--to') ?? defaults.to;
-      if (daysInclusive(from, to) < 1) throw new UsageError(`--to (${to}) is before --from (${from}).`);
-      const salesCount = options.sales === undefined ? daysInclusive(from, to) * DEFAULT_SALES_PER_DAY : count(options.sales, '--sales');
+  ).action(action<SimulateApiOptions, []>(({ config, output }, options) => serveSimulator(config, options, output)));
+}
 
-      const simulatorOptions: SimulatorOptions = {
-        host: options.host,
-        port: options.port === undefined ? portOf(config.api.baseUrl) : count(options.port, '--port', 65_535),
-        seed: count(options.seed, '--seed'),
-        identifier: options.identifier ?? config.api.identifier ?? 'demo-partner',
-        secret: options.secret ?? config.api.secret ?? 'demo-secret',
-        endpoints: config.api.endpoints,
-        dataset: { from, to, salesCount, timezone: config.timezone, malformedEvery: count(options.malformedEvery, '--malformed-every') },
-        tokenLifetimeSeconds: positive(options.tokenLifetime, '--token-lifetime'),
-        rateLimitPerSecond: positive(options.rateLimit, '--rate-limit'),
-        maxPeriodDays: positive(options.maxPeriodDays, '--max-period-days'),
-        faults: {
-          error503Rate: rate(options.fault503, '--fault-503'),
-          error500Rate: rate(options.fault500, '--fault-500'),
-          dropRate: rate(options.faultDrop, '--fault-drop'),
-          slowRate: rate(options.slowRate, '--slow-rate'),
-          slowMs: count(options.slowMs, '--slow-ms'),
-          revokeEverySeconds: count(options.revokeEvery, '--revoke-every'),
-        },
-        onRequest: options.verbose && !output.json ? (entry) => output.info(describeRequest(entry)) : undefined,
-      };
-      const credentialSource = options.identifier || options.secret ? 'the command line' : config.api.identifier || config.api.secret ? 'the configuration/environment' : 'the built-in demo pair';
+/** The simulator's options from the command line and the config (api.endpoints, credentials, time zone). */
+function simulatorOptionsFrom(config: Config, options: SimulateApiOptions, output: Output) {
+  const defaults = defaultDatasetOptions(config.timezone);
+  const from = parseDateOption(options.from, '--from') ?? defaults.from;
+  const to = parseDateOption(options.to, '--to') ?? defaults.to;
+  if (daysInclusive(from, to) < 1) throw new UsageError(`--to (${to}) is before --from (${from}).`);
+  const salesCount = options.sales === undefined ? daysInclusive(from, to) * DEFAULT_SALES_PER_DAY : count(options.sales, '--sales');
 
-      const simulator = await startSimulator(simulatorOptions).catch((error: unknown) => {
-        const code = (error as NodeJS.ErrnoException).code;
-        if (code === 'EADDRINUSE') {
-          throw new JobError(`Port ${simulatorOptions.port} on ${options.host} is already in use.`, 'pass --port with a free port (or 0 for any).');
-        }
-        if (error instanceof RangeError && /^endpoints\./.test(error.message)) {
-          throw new ConfigError(`api.${error.message}`, undefined, `api.${error.message.split(':')[0]}`);
-        }
-        throw error;
-      });
+  const simulatorOptions: SimulatorOptions = {
+    host: options.host,
+    port: options.port === undefined ? portOf(config.api.baseUrl) : count(options.port, '--port', 65_535),
+    seed: count(options.seed, '--seed'),
+    identifier: options.identifier ?? config.api.identifier ?? 'demo-partner',
+    secret: options.secret ?? config.api.secret ?? 'demo-secret',
+    endpoints: config.api.endpoints,
+    dataset: { from, to, salesCount, timezone: config.timezone, malformedEvery: count(options.malformedEvery, '--malformed-every') },
+    tokenLifetimeSeconds: positive(options.tokenLifetime, '--token-lifetime'),
+    rateLimitPerSecond: positive(options.rateLimit, '--rate-limit'),
+    maxPeriodDays: positive(options.maxPeriodDays, '--max-period-days'),
+    faults: {
+      error503Rate: rate(options.fault503, '--fault-503'),
+      error500Rate: rate(options.fault500, '--fault-500'),
+      dropRate: rate(options.faultDrop, '--fault-drop'),
+      slowRate: rate(options.slowRate, '--slow-rate'),
+      slowMs: count(options.slowMs, '--slow-ms'),
+      revokeEverySeconds: count(options.revokeEvery, '--revoke-every'),
+    },
+    onRequest: options.verbose && !output.json ? (entry) => output.info(describeRequest(entry)) : undefined,
+  };
+  return { simulatorOptions, from, to, salesCount };
+}
 
-      const summary = {
-        url: simulator.url,
-        seed: simulatorOptions.seed,
-        dataset: { from, to, salesCount, timezone: config.timezone, malformedEvery: simulatorOptions.dataset!.malformedEvery },
-        rateLimitPerSecond: simulatorOptions.rateLimitPerSecond,
-        tokenLifetimeSeconds: simulatorOptions.tokenLifetimeSeconds,
-        faults: simulatorOptions.faults,
-        endpoints: config.api.endpoints,
-      };
-      output.document(summary);
-      output.result(
-        [
-          `Simulator listening at ${simulator.url}`,
-          `  data set: ${salesCount} sales created ${from}..${to} (${config.timezone}), seed ${summary.seed}`,
-          `  credentials: ${credentialSource}; rate limit ${summary.rateLimitPerSecond}/s; tokens live ${summary.tokenLifetimeSeconds}s`,
-          'Press Ctrl-C to stop.',
-        ].join('\n'),
-      );
+/** Serves the simulator until SIGINT or SIGTERM, then says what it served. */
+async function serveSimulator(config: Config, options: SimulateApiOptions, output: Output): Promise<void> {
+  const { simulatorOptions, from, to, salesCount } = simulatorOptionsFrom(config, options, output);
+  const credentialSource = options.identifier || options.secret ? 'the command line' : config.api.identifier || config.api.secret ? 'the configuration/environment' : 'the built-in demo pair';
 
-      const signal = await new Promise<NodeJS.Signals>((resolve) => {
-        process.once('SIGINT', () => resolve('SIGINT'));
-        process.once('SIGTERM', () => resolve('SIGTERM'));
-      });
-      const stats = simulator.stats();
-      await simulator.close();
-      output.info(
-        `Stopped (${signal}) after ${stats.requests} requests: ${stats.rateLimited} rate-limited, ${stats.injected503 + stats.injected500} injected errors, ${stats.dropped} dropped; at most ${stats.maxInAnyRollingSecond} in any second.`,
-      );
-    }),
+  const simulator = await startSimulator(simulatorOptions).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE') {
+      throw new JobError(`Port ${simulatorOptions.port} on ${options.host} is already in use.`, 'pass --port with a free port (or 0 for any).');
+    }
+    if (error instanceof RangeError && /^endpoints\./.test(error.message)) {
+      throw new ConfigError(`api.${error.message}`, undefined, `api.${error.message.split(':')[0]}`);
+    }
+    throw error;
+  });
+
+  const summary = {
+    url: simulator.url,
+    seed: simulatorOptions.seed,
+    dataset: { from, to, salesCount, timezone: config.timezone, malformedEvery: simulatorOptions.dataset!.malformedEvery },
+    rateLimitPerSecond: simulatorOptions.rateLimitPerSecond,
+    tokenLifetimeSeconds: simulatorOptions.tokenLifetimeSeconds,
+    faults: simulatorOptions.faults,
+    endpoints: config.api.endpoints,
+  };
+  output.document(summary);
+  output.result(
+    [
+      `Simulator listening at ${simulator.url}`,
+      `  data set: ${salesCount} sales created ${from}..${to} (${config.timezone}), seed ${summary.seed}`,
+      `  credentials: ${credentialSource}; rate limit ${summary.rateLimitPerSecond}/s; tokens live ${summary.tokenLifetimeSeconds}s`,
+      'Press Ctrl-C to stop.',
+    ].join('\n'),
+  );
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGINT', () => resolve('SIGINT'));
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+  });
+  const stats = simulator.stats();
+  await simulator.close();
+  output.info(
+    `Stopped (${signal}) after ${stats.requests} requests: ${stats.rateLimited} rate-limited, ${stats.injected503 + stats.injected500} injected errors, ${stats.dropped} dropped; at most ${stats.maxInAnyRollingSecond} in any second.`,
   );
 }
 

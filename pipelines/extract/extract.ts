@@ -75,29 +75,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
   const windows = planWindows(options.from, options.to, options.by, config.extract.maxWindowDays);
   const plan = markWindows(windows, await completedWindows(warehouse, config.timezone), today, config.extract.lookbackDays);
   const toFetch = plan.filter((w) => w.action !== 'skip');
-  const summary: ExtractSummary = {
-    from: options.from,
-    to: options.to,
-    by: options.by,
-    dryRun: Boolean(options.dryRun),
-    landingDir: landingRoot(config),
-    plan,
-    windows: { planned: plan.length, fetched: 0, skipped: plan.length - toFetch.length },
-    records: 0,
-    loaded: 0,
-    notLoaded: 0,
-    newSales: 0,
-    statusChanges: 0,
-    quarantined: 0,
-    duplicates: 0,
-    unparseableDates: 0,
-    requests: 0,
-    retries: 0,
-    rateLimited: 0,
-    elapsedSeconds: 0,
-    downloadSeconds: 0,
-    loadSeconds: 0,
-  };
+  const summary = emptySummary(options, plan, toFetch.length, landingRoot(config));
   if (options.dryRun) {
     // One sales list per window, plus the token call.
     summary.requests = toFetch.length > 0 ? toFetch.length + 1 : 0;
@@ -144,17 +122,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         }
         for (const window of toFetch) {
           const counts = await extractWindow(warehouse, config, client, window, run.runId, summary.landingDir, output, keys);
-          summary.windows.fetched++;
-          summary.records += counts.records;
-          summary.loaded += counts.loaded;
-          summary.notLoaded += counts.notLoaded;
-          summary.newSales += counts.newSales;
-          summary.statusChanges += counts.statusChanges;
-          summary.quarantined += counts.quarantined;
-          summary.duplicates += counts.duplicates;
-          summary.unparseableDates += counts.unparseableDates;
-          summary.downloadSeconds += counts.downloadSeconds;
-          summary.loadSeconds += counts.loadSeconds;
+          addWindow(summary, counts);
           // A finished window is always drawn (the throttle would otherwise swallow the last one).
           if (output.isTerminal) showProgress(true);
         }
@@ -173,6 +141,48 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
     },
     options.parentRunId,
   );
+}
+
+/** The summary before any window is fetched: the plan, and every count at zero. */
+function emptySummary(options: ExtractOptions, plan: ExtractSummary['plan'], toFetch: number, landingDir: string): ExtractSummary {
+  return {
+    from: options.from,
+    to: options.to,
+    by: options.by,
+    dryRun: Boolean(options.dryRun),
+    landingDir,
+    plan,
+    windows: { planned: plan.length, fetched: 0, skipped: plan.length - toFetch },
+    records: 0,
+    loaded: 0,
+    notLoaded: 0,
+    newSales: 0,
+    statusChanges: 0,
+    quarantined: 0,
+    duplicates: 0,
+    unparseableDates: 0,
+    requests: 0,
+    retries: 0,
+    rateLimited: 0,
+    elapsedSeconds: 0,
+    downloadSeconds: 0,
+    loadSeconds: 0,
+  };
+}
+
+/** Adds one fetched window's counts to the summary. */
+function addWindow(summary: ExtractSummary, counts: Awaited<ReturnType<typeof extractWindow>>): void {
+  summary.windows.fetched++;
+  summary.records += counts.records;
+  summary.loaded += counts.loaded;
+  summary.notLoaded += counts.notLoaded;
+  summary.newSales += counts.newSales;
+  summary.statusChanges += counts.statusChanges;
+  summary.quarantined += counts.quarantined;
+  summary.duplicates += counts.duplicates;
+  summary.unparseableDates += counts.unparseableDates;
+  summary.downloadSeconds += counts.downloadSeconds;
+  summary.loadSeconds += counts.loadSeconds;
 }
 
 /** Downloads one window into the landing directory, then loads it and checkpoints it in one transaction. */

@@ -127,22 +127,7 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
   const canceled = shuffled([...extracted.values()].filter((s) => inPeriodBothWays(s) && classOf(s) === 'canceled'), 102);
   const perKind = Math.max(1, Math.floor(clean.length / salesPerBreak));
 
-  const planted = Object.fromEntries([...saleBreaks, 'missing_at_provider', 'canceled_but_booked', 'late_lookup'].map((k) => [k, []])) as unknown as Record<
-    BreakKind,
-    string[]
-  >;
-  const breakOf = new Map<number, BreakKind>();
-  let taken = 0;
-  for (const kind of saleBreaks) {
-    for (let n = 0; n < perKind && taken < clean.length; n++, taken++) {
-      breakOf.set(clean[taken]!.transactionId, kind);
-      planted[kind].push(clean[taken]!.partnerReference.trim());
-    }
-  }
-  for (const s of canceled.slice(0, perKind)) {
-    breakOf.set(s.transactionId, 'canceled_but_booked');
-    planted.canceled_but_booked.push(s.partnerReference.trim());
-  }
+  const { planted, breakOf } = plantBreaks(clean, canceled, perKind);
 
   const lines: Line[] = [];
   const lineOf = (s: SimulatedSale, status: Line['status'], paidAtMs = s.paidAt.getTime()): Line => ({
@@ -158,45 +143,7 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
   });
   for (const s of [...extracted.values()].sort((a, b) => a.transactionId - b.transactionId)) {
     const normal = lineOf(s, classOf(s) === 'canceled' ? 'canceled' : 'paid');
-    switch (breakOf.get(s.transactionId)) {
-      case undefined:
-        lines.push(normal);
-        break;
-      case 'missing_in_ledger':
-        break;
-      case 'cost_mismatch':
-        lines.push({ ...normal, cost: normal.cost + 5_000 });
-        break;
-      case 'price_mismatch':
-        lines.push({ ...normal, price: normal.price + 10_000 });
-        break;
-      case 'cost_and_price_mismatch':
-        lines.push({ ...normal, cost: normal.cost - 2_500, price: normal.price - 10_000 });
-        break;
-      case 'currency_mismatch':
-        lines.push({ ...normal, currency: normal.currency === 'USD' ? 'BRL' : 'USD' });
-        break;
-      case 'product_mismatch':
-        lines.push({ ...normal, productId: normal.productId + 9_000 });
-        break;
-      case 'duplicate_reference':
-        lines.push(normal, { ...normal });
-        break;
-      case 'refunded_not_reversed':
-        lines.push({ ...normal, status: 'refunded' });
-        break;
-      case 'canceled_but_booked':
-        lines.push({ ...normal, status: 'paid' });
-        break;
-      case 'spaces_trap':
-        lines.push({ ...normal, reference: `  ${normal.reference.trim()} ` });
-        break;
-      case 'within_tolerance_trap':
-        lines.push({ ...normal, cost: normal.cost + Math.floor(tenThousandths(options.reconciliation.costTolerance) / 2) });
-        break;
-      default:
-        throw new Error(`unplanned break ${breakOf.get(s.transactionId)}`);
-    }
+    lines.push(...linesWithBreak(normal, breakOf.get(s.transactionId), options.reconciliation.costTolerance));
   }
 
   // Orders the partner booked at 23:55 on the last day (already next month in UTC) whose sale the provider
@@ -215,21 +162,9 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
     planted.late_lookup.push(s.partnerReference.trim());
   }
   // Orders the provider never saw.
-  for (let n = 1; n <= perKind; n++) {
-    const reference = `PO-${options.period.replace('-', '')}-GHOST-${String(n).padStart(4, '0')}`;
-    const template = clean[n % Math.max(1, clean.length)];
-    lines.push({
-      reference,
-      productId: template?.productId ?? 1,
-      paidAtMs: clock.startOfDay(first) + Math.floor(hashUnit(seed, n, 105) * (clock.startOfDay(`${next}-01`) - clock.startOfDay(first))),
-      price: tenThousandths(template?.salesPrice ?? 10),
-      cost: tenThousandths(template?.partnerCostPrice ?? 9),
-      currency: template?.salesCurrencyCode ?? 'BRL',
-      country: template?.countryCode ?? 'BR',
-      status: 'paid',
-      shortDecimals: false,
-    });
-    planted.missing_at_provider.push(reference);
+  for (const line of ghostOrders(options.period, perKind, clean, clock, seed)) {
+    lines.push(line);
+    planted.missing_at_provider.push(line.reference);
   }
 
   writeFileSync(options.file, toCsv(lines, clock));
@@ -242,6 +177,81 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
   const byType: Record<string, number> = {};
   for (const f of findings) byType[f.exceptionType] = (byType[f.exceptionType] ?? 0) + 1;
   return { file: options.file, period: options.period, lines: lines.length, findings, byType, lookups: planted.late_lookup, planted };
+}
+
+/** Which sale gets which break: `perKind` clean sales per sale break, in order, and `perKind` canceled sales booked as paid. */
+function plantBreaks(clean: SimulatedSale[], canceled: SimulatedSale[], perKind: number): { planted: Record<BreakKind, string[]>; breakOf: Map<number, BreakKind> } {
+  const planted = Object.fromEntries([...saleBreaks, 'missing_at_provider', 'canceled_but_booked', 'late_lookup'].map((k) => [k, []])) as unknown as Record<
+    BreakKind,
+    string[]
+  >;
+  const breakOf = new Map<number, BreakKind>();
+  let taken = 0;
+  for (const kind of saleBreaks) {
+    for (let n = 0; n < perKind && taken < clean.length; n++, taken++) {
+      breakOf.set(clean[taken]!.transactionId, kind);
+      planted[kind].push(clean[taken]!.partnerReference.trim());
+    }
+  }
+  for (const s of canceled.slice(0, perKind)) {
+    breakOf.set(s.transactionId, 'canceled_but_booked');
+    planted.canceled_but_booked.push(s.partnerReference.trim());
+  }
+  return { planted, breakOf };
+}
+
+/** The ledger's line(s) for a sale: as it should be, or with the planted break (none for missing_in_ledger). */
+function linesWithBreak(normal: Line, kind: BreakKind | undefined, costTolerance: number): Line[] {
+  switch (kind) {
+    case undefined:
+      return [normal];
+    case 'missing_in_ledger':
+      return [];
+    case 'cost_mismatch':
+      return [{ ...normal, cost: normal.cost + 5_000 }];
+    case 'price_mismatch':
+      return [{ ...normal, price: normal.price + 10_000 }];
+    case 'cost_and_price_mismatch':
+      return [{ ...normal, cost: normal.cost - 2_500, price: normal.price - 10_000 }];
+    case 'currency_mismatch':
+      return [{ ...normal, currency: normal.currency === 'USD' ? 'BRL' : 'USD' }];
+    case 'product_mismatch':
+      return [{ ...normal, productId: normal.productId + 9_000 }];
+    case 'duplicate_reference':
+      return [normal, { ...normal }];
+    case 'refunded_not_reversed':
+      return [{ ...normal, status: 'refunded' }];
+    case 'canceled_but_booked':
+      return [{ ...normal, status: 'paid' }];
+    case 'spaces_trap':
+      return [{ ...normal, reference: `  ${normal.reference.trim()} ` }];
+    case 'within_tolerance_trap':
+      return [{ ...normal, cost: normal.cost + Math.floor(tenThousandths(costTolerance) / 2) }];
+    default:
+      throw new Error(`unplanned break ${kind}`);
+  }
+}
+
+/** `count` paid orders of the period the provider never saw (references PO-YYYYMM-GHOST-nnnn), priced like clean sales. */
+function ghostOrders(period: string, count: number, clean: SimulatedSale[], clock: ZonedClock, seed: number): Line[] {
+  const first = `${period}-01`;
+  const next = nextMonth(period);
+  const lines: Line[] = [];
+  for (let n = 1; n <= count; n++) {
+    const template = clean[n % Math.max(1, clean.length)];
+    lines.push({
+      reference: `PO-${period.replace('-', '')}-GHOST-${String(n).padStart(4, '0')}`,
+      productId: template?.productId ?? 1,
+      paidAtMs: clock.startOfDay(first) + Math.floor(hashUnit(seed, n, 105) * (clock.startOfDay(`${next}-01`) - clock.startOfDay(first))),
+      price: tenThousandths(template?.salesPrice ?? 10),
+      cost: tenThousandths(template?.partnerCostPrice ?? 9),
+      currency: template?.salesCurrencyCode ?? 'BRL',
+      country: template?.countryCode ?? 'BR',
+      status: 'paid',
+      shortDecimals: false,
+    });
+  }
+  return lines;
 }
 
 /** The rules of interface.md over the ledger lines and the provider's sales, for one period. */
