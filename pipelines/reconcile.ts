@@ -157,7 +157,7 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         if (lookup.provenAbsent > 0) {
           output.info(`${lookup.provenAbsent} of ${wouldBeMissing.all.length} paid orders without a provider sale proven absent by completed extract windows; ${references.length} to look up individually`);
         }
-        const skippedBecause = lookupSkippedBecause(config, options, references.length, completeness.complete);
+        const skippedBecause = lookupSkippedBecause(config, options, references.length, lookup.provenAbsent, completeness.complete);
         if (skippedBecause) {
           lookup.skippedBecause = skippedBecause;
           if (references.length > 0) output.info(`individual lookup of ${references.length} would-be missing references skipped: ${skippedBecause}`);
@@ -412,8 +412,12 @@ async function wouldBeMissingReferences(warehouse: Warehouse): Promise<{ all: st
   return { all: rows.map((r) => r.partner_reference), uncovered: rows.filter((r) => !r.covered).map((r) => r.partner_reference) };
 }
 
-function lookupSkippedBecause(config: Config, options: ReconcileOptions, references: number, complete: boolean): string | undefined {
-  if (references === 0) return 'no paid ledger order of the period lacks a provider sale';
+function lookupSkippedBecause(config: Config, options: ReconcileOptions, references: number, provenAbsent: number, complete: boolean): string | undefined {
+  if (references === 0) {
+    return provenAbsent > 0
+      ? `every paid ledger order without a provider sale (${provenAbsent}) is proven absent by completed extract windows`
+      : 'no paid ledger order of the period lacks a provider sale';
+  }
   // On a partial extraction most of them are only not fetched yet: asking one by one would flood the API.
   if (!complete) return 'the period is not completely extracted (verdict incomplete)';
   if (!config.reconciliation.lookupMissing) return 'reconciliation.lookupMissing is false';

@@ -335,7 +335,10 @@ describe('the runner', () => {
   test('without API credentials the individual lookup is skipped, and the console says why', async () => {
     f.config.reconciliation.lookupMissing = true;
     const { output, text } = capturingOutput();
-    await insertLedger(f.warehouse, [ledgerFor(sale())]);
+    // Paid on the period's last day, with April not extracted: its sale could lie after every completed
+    // window, so only an individual lookup could prove it absent.
+    await f.warehouse.run(`DELETE FROM extract_windows WHERE window_start = DATE '2024-04-01'`);
+    await insertLedger(f.warehouse, [ledgerFor(sale(), { paid_at: '2024-03-31T12:00:00-03:00' })]);
     const summary = await reconcile(f.warehouse, f.config, { period, asOf }, output);
     expect(summary.lookup).toMatchObject({ done: false, skippedBecause: expect.stringContaining('no API credentials') });
     expect(text()).toMatch(/individual lookup of 1 would-be missing references skipped: no API credentials configured \(api\.identifier/);
