@@ -8,6 +8,7 @@
  * unsigned) go out as text, nested values as JSON. PIN columns are text with only their last 4
  * characters (the masking of pipelines/query.ts: values equal to a stored PIN arrive masked already).
  */
+import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -27,9 +28,10 @@ import {
   makeData,
   RecordBatch,
   RecordBatchFileWriter,
-  RecordBatchStreamWriter,
   Schema,
   Struct,
+  Table,
+  tableToIPC,
   TimeMicrosecond,
   TimestampMicrosecond,
   TimestampMillisecond,
@@ -64,7 +66,7 @@ export interface ArrowResult {
 /**
  * Converts a streaming DuckDB result: `pinColumns` flags the columns to mask whole (text of their last
  * 4 characters), `timezone` is the session's zone TIMESTAMPTZ columns carry. Always at least one batch
- * (an empty one for no rows), so the schema reaches the reader.
+ * (an empty one for no rows), so a file's schema reaches the reader.
  */
 export function arrowResult(result: DuckDBResult, timezone: string, pinColumns: boolean[] = []): ArrowResult {
   const names = result.deduplicatedColumnNames();
@@ -89,10 +91,30 @@ export function arrowResult(result: DuckDBResult, timezone: string, pinColumns: 
   return { schema, batches: batches() };
 }
 
-/** Writes record batches as an Arrow IPC stream (`query --format arrow` to stdout), heeding backpressure. */
-export async function writeArrowStream(batches: AsyncIterable<RecordBatch>, destination: Writable, options: { end?: boolean } = {}): Promise<void> {
-  await pipeline(Readable.from(batches), RecordBatchStreamWriter.throughNode(), destination, { end: options.end ?? true });
+/**
+ * Writes record batches as an Arrow IPC stream (`query --format arrow` to stdout), one batch at a time:
+ * the next batch is not read while the destination is full. (apache-arrow's own node writer accepts
+ * every batch at once and queues the bytes, so a slow reader would let the whole result pile up.) Each
+ * batch is serialized on its own; the stream is the schema message once, then each batch's messages,
+ * then the end-of-stream marker, as the IPC format defines it.
+ */
+export async function writeArrowStream(schema: Schema, batches: AsyncIterable<RecordBatch>, destination: Writable): Promise<void> {
+  const write = async (bytes: Uint8Array) => {
+    if (!destination.write(bytes)) await once(destination, 'drain');
+  };
+  // An IPC stream of no batches is the schema message followed by the 8-byte end-of-stream marker.
+  const schemaOnly = tableToIPC(new Table(schema), 'stream');
+  const schemaBytes = schemaOnly.length - endOfStream.length;
+  await write(schemaOnly.subarray(0, schemaBytes));
+  for await (const batch of batches) {
+    const whole = tableToIPC(new Table([batch]), 'stream');
+    await write(whole.subarray(schemaBytes, whole.length - endOfStream.length));
+  }
+  await write(schemaOnly.subarray(schemaBytes));
 }
+
+/** The IPC stream's end: a continuation marker and a zero length. */
+const endOfStream = new Uint8Array([0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0]);
 
 /** Writes record batches as an Arrow IPC file (random access, `.arrow`); returns the rows written. */
 export async function writeArrowFile(batches: AsyncIterable<RecordBatch>, file: string): Promise<number> {

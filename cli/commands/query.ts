@@ -37,7 +37,10 @@ export function registerQuery(program: Command): void {
       }
       const warehouse = await openForReading(config, output, { live: options.live });
       try {
-        if (format === 'arrow') return await writeArrowStream((await queryArrow(warehouse, sql, config.timezone)).batches, process.stdout, { end: false });
+        if (format === 'arrow') {
+          const { schema, batches } = await queryArrow(warehouse, sql, config.timezone);
+          return await writeArrowStream(schema, batches, process.stdout);
+        }
         await printResult(await queryMasked(warehouse, sql), format as Exclude<(typeof formats)[number], 'arrow'>, maxRows, output);
       } finally {
         warehouse.close();
