@@ -1,6 +1,8 @@
 /**
- * A period with 1,000,000 provider sales (generated in DuckDB with SQL): the whole workbook is written,
- * the Sales sheet streamed from the database chunk by chunk. Targets: under 40 s, peak RSS under 600 MB.
+ * A period with 1,000,000 provider sales and 111,000 findings (generated in DuckDB with SQL, the findings
+ * spread over the six finding sheets as at the month-end of issue 9, 60,000 of them unredeemed keys): the
+ * whole workbook is written, every detail sheet streamed from the database chunk by chunk, its rows by
+ * the lean sheet writer. Targets (issue 9): ≤ 20 s, peak RSS ≤ 600 MiB.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,11 +10,13 @@ import path from 'node:path';
 import { loadReportFacts } from '../reports/report-facts.js';
 import { writeWorkbook } from '../reports/workbook.js';
 import { Warehouse } from '../core/warehouse.js';
+import { salesInsertSql } from './generators/sales.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
 
-export const name = 'report: 1,000,000-row sales sheet';
+export const name = 'report: 1,000,000-row sales sheet and 111,000 findings';
 
 const sales = 1_000_000;
+const findings = 111_000;
 const period = '2025-03';
 const timezone = 'America/Sao_Paulo';
 
@@ -20,19 +24,8 @@ export async function run(): Promise<BenchResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-bench-report-'));
   const warehouse = await Warehouse.open(path.join(dir, 'bench.duckdb'), { timezone });
   try {
-    // One sale every 2 seconds from 1 March (local): 1M sales end on 24 March, all inside the period.
     await warehouse.run(`
-      INSERT INTO sales (transaction_id, partner_reference, product_id, product_name, sales_price, partner_cost_price, status, status_class,
-                         transaction_at, transaction_date_raw, country_code, sales_currency_code, sales_currency_symbol, key,
-                         key_sent_to_customer, first_seen_at, last_seen_at)
-      SELECT i, 'PO-' || lpad(i::VARCHAR, 8, '0'), 100 + i % 50, 'Gift card ' || (i % 50),
-             (10 + i % 90)::DECIMAL(18,4), round((10 + i % 90) * 0.9137, 4)::DECIMAL(18,4),
-             CASE WHEN i % 10 = 0 THEN 'delivered' ELSE 'Redeemed by Client' END,
-             CASE WHEN i % 10 = 0 THEN 'booked' ELSE 'redeemed' END,
-             TIMESTAMPTZ '2025-03-01 03:00:00+00' + to_seconds(i * 2), '', CASE WHEN i % 5 = 0 THEN 'US' ELSE 'BR' END,
-             CASE WHEN i % 5 = 0 THEN 'USD' ELSE 'BRL' END, CASE WHEN i % 5 = 0 THEN '$' ELSE 'R$' END,
-             upper(md5(i::VARCHAR))[1:20], i % 10 <> 0, TIMESTAMPTZ '2025-04-02 09:00:00+00', TIMESTAMPTZ '2025-04-02 09:00:00+00'
-      FROM range(1, ${sales + 1}) AS t(i);
+      ${salesInsertSql(sales)}
       INSERT INTO recon_summary (period, as_of, currency_code, ledger_orders, ledger_active_orders, ledger_sales_total, ledger_cost_total,
                                  provider_sales, provider_billable_sales, provider_sales_total, provider_cost_total, provider_margin,
                                  matched, exceptions, built_at, run_id)
@@ -40,28 +33,51 @@ export async function run(): Promise<BenchResult> {
              sum(sales_price), sum(partner_cost_price), sum(sales_price) - sum(partner_cost_price), count(*), 0,
              TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench'
       FROM sales GROUP BY sales_currency_code;
+      ${findingsSql}
       CHECKPOINT;
     `);
     const facts = await loadReportFacts(warehouse, { period, timezone });
     const { seconds, value: workbook } = await timed(() => writeWorkbook(warehouse, facts, { file: path.join(dir, 'pinrecon-bench.xlsx') }));
     const rows = workbook.rowsByTitle['Sales'] ?? 0;
+    const findingRows = Object.entries(workbook.rowsByTitle).reduce((sum, [title, n]) => sum + (title === 'Sales' ? 0 : n), 0);
     const peak = peakRssMiB();
     return {
       metrics: {
         sales_rows: rows,
+        finding_rows: findingRows,
         seconds: Number(seconds.toFixed(1)),
         rows_per_s: Math.round(rows / seconds),
         workbook_MiB: Number((workbook.bytes / 1024 / 1024).toFixed(1)),
       },
       targets: [
         { label: 'sales sheet of 1,000,000 rows written', measured: String(rows), ok: rows === sales },
-        { label: 'workbook written in < 40 s', measured: `${seconds.toFixed(1)} s`, ok: seconds < 40 },
-        { label: 'peak RSS < 600 MB', measured: `${Math.round(peak)} MiB`, ok: peak < 600 },
+        { label: `${findings.toLocaleString('en-US')} findings written`, measured: String(findingRows), ok: findingRows === findings },
+        { label: 'workbook written in ≤ 20 s', measured: `${seconds.toFixed(1)} s`, ok: seconds <= 20 },
+        { label: 'peak RSS ≤ 600 MiB', measured: `${Math.round(peak)} MiB`, ok: peak <= 600 },
       ],
-      notes: 'All sheets of the workbook, the Sales sheet streamed from DuckDB in chunks through exceljs WorkbookWriter (per-row currency formats, dates, masked PINs); peak RSS includes DuckDB.',
+      notes:
+        'All sheets of the workbook: the Summary by exceljs, every detail sheet streamed from DuckDB a page at a time, its data rows as SpreadsheetML text by reports/xlsx-sheet-writer.ts (per-row currency formats, dates, masked PINs); peak RSS includes DuckDB.',
     };
   } finally {
     warehouse.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** 111,000 findings of the period: 60,000 unredeemed keys, the rest spread over the other five families. */
+const findingsSql = `
+  INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, product_id, ledger_value,
+                                provider_value, difference, currency_code, details, first_detected_at, ledger_source, status, status_class,
+                                order_status, transaction_at, paid_at, key_last4, age_days, aging_bucket, amount, as_of, built_at, run_id)
+  SELECT '${period}', md5(i::VARCHAR), kind.exception_type, kind.family, 'PO-' || lpad(i::VARCHAR, 8, '0'), i, 100 + i % 50,
+         CASE WHEN kind.family = 'amounts' THEN 45.5 END, (10 + i % 90) * 0.9137, CASE WHEN kind.family = 'amounts' THEN (10 + i % 90) * 0.9137 - 45.5 END,
+         CASE WHEN i % 5 = 0 THEN 'USD' ELSE 'BRL' END, kind.exception_type || ' of PO-' || i || ': values compared in words, as reconcile writes them',
+         TIMESTAMPTZ '2025-04-05 10:00:00+00', 'ledger-2025-03.csv:' || (i + 1), 'Redeemed by Client', 'redeemed', 'paid',
+         TIMESTAMPTZ '2025-03-01 03:00:00+00' + to_seconds(i * 2), TIMESTAMPTZ '2025-03-01 03:00:00+00' + to_seconds(i * 2),
+         right(upper(md5(i::VARCHAR)), 4), CASE WHEN kind.family = 'unredeemed' THEN i % 40 END,
+         CASE WHEN kind.family = 'unredeemed' THEN '8-30' END, (10 + i % 90) * 0.9137, DATE '2025-04-05', TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench'
+  FROM range(1, ${findings + 1}) AS t(i)
+  JOIN (VALUES (0, 'unredeemed_key', 'unredeemed'), (1, 'missing_at_provider', 'missing'), (2, 'cost_mismatch', 'amounts'),
+               (3, 'canceled_but_booked', 'status'), (4, 'duplicate_reference', 'duplicates'), (5, 'cutoff_difference', 'cutoff'))
+       AS kind(slot, exception_type, family)
+    ON kind.slot = CASE WHEN i <= 60000 THEN 0 ELSE 1 + i % 5 END;`;

@@ -1,7 +1,7 @@
 /**
  * `export`: writes a reconciled period's marts (`recon_exceptions`, `recon_summary`, `recon_bridge`,
  * `recon_aging`) for other tools, one file per mart, with DuckDB's `COPY … TO` (Parquet or CSV with a
- * header). Each file is written to a temporary name and renamed, so a reader never sees half a file.
+ * header), or as an Arrow IPC file (`.arrow`, exact decimals and zoned timestamps: pipelines/arrow.ts). Each file is written to a temporary name and renamed, so a reader never sees half a file.
  * A PIN never leaves whole (the same rules `pinrecon query` applies): any column named `key`, or whose
  * name holds "pin", goes out as its last 4 characters; so does any text value equal to a PIN stored in
  * `sales.key` (ignoring case and surrounding spaces), whatever its column is called.
@@ -11,6 +11,7 @@ import path from 'node:path';
 import { JobError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
+import { arrowResult, writeArrowFile } from './arrow.js';
 import { recordRun } from './run-trace.js';
 import { type Warehouse } from '../core/warehouse.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
@@ -18,7 +19,7 @@ import { hasStoredPins, isPinColumn, maskPinSql, maskPinValue, pinValuesCte } fr
 import { neutralizeFormulaSql } from '../core/text-safety.js';
 
 export const exportedMarts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging'] as const;
-export type ExportFormat = 'parquet' | 'csv';
+export type ExportFormat = 'parquet' | 'csv' | 'arrow';
 
 export interface ExportOptions {
   /** YYYY-MM */
@@ -61,13 +62,18 @@ export async function exportPeriod(warehouse: Warehouse, config: Config, options
       const target = path.join(options.outDir, `${mart}-${options.period}.${options.format}`);
       const temporary = `${target}.tmp-${process.pid}`;
       const copyOptions = options.format === 'parquet' ? '(FORMAT parquet)' : '(FORMAT csv, HEADER true)';
+      // The period is a validated YYYY-MM; COPY takes no parameters.
+      const query = `${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE period = ${sqlString(options.period)} ORDER BY ALL`;
       try {
-        // The period is a validated YYYY-MM; COPY takes no parameters.
-        const [result] = await warehouse.all<{ Count: string }>(
-          `COPY (${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE period = ${sqlString(options.period)} ORDER BY ALL) TO ${sqlString(temporary)} ${copyOptions}`,
-        );
+        let rows: number;
+        if (options.format === 'arrow') {
+          rows = await writeArrowFile(arrowResult(await warehouse.connection.stream(query), config.timezone).batches, temporary);
+        } else {
+          const [result] = await warehouse.all<{ Count: string }>(`COPY (${query}) TO ${sqlString(temporary)} ${copyOptions}`);
+          rows = Number(result?.Count ?? 0);
+        }
         renameSync(temporary, target);
-        files.push({ mart, path: target, rows: Number(result?.Count ?? 0) });
+        files.push({ mart, path: target, rows });
       } finally {
         rmSync(temporary, { force: true });
       }

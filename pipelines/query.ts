@@ -13,7 +13,7 @@
  * for analysts; the protection of keys is that they are not kept whole on disk and that files are private.
  */
 import { existsSync, statSync } from 'node:fs';
-import { DuckDBTypeId, StatementType, type DuckDBPreparedStatement } from '@duckdb/node-api';
+import { DuckDBTypeId, StatementType, type DuckDBPreparedStatement, type DuckDBResult } from '@duckdb/node-api';
 import type { Config } from '../config/schema.js';
 import { JobError, UsageError } from '../core/errors.js';
 import { hasStoredPins, isPinColumn, maskKeyFieldsSql, maskPin, maskPinValue, pinValuesCte } from '../core/masking.js';
@@ -67,6 +67,19 @@ function age(since: Date): string {
 
 /** Runs one reading statement of `sql` on `warehouse` and streams its rows with every PIN masked. */
 export async function queryMasked(warehouse: Warehouse, sql: string): Promise<MaskedResult> {
+  const { columns, pinColumns, result } = await queryForMasking(warehouse, sql);
+  const chunks = async function* (): AsyncGenerator<unknown[][]> {
+    for await (const chunk of result.yieldRowsJson()) yield chunk.map((row) => row.map((value, i) => (pinColumns[i] ? maskValue(value) : maskNested(value))));
+  };
+  return { columns, chunks: chunks() };
+}
+
+/**
+ * The statement's result with text values equal to a stored PIN already masked, and which columns are
+ * PIN columns: the caller masks those with `maskValue` and nested values with `maskNested` (queryMasked
+ * does so for JSON rows, pipelines/arrow.ts for typed Arrow columns).
+ */
+export async function queryForMasking(warehouse: Warehouse, sql: string): Promise<{ columns: string[]; pinColumns: boolean[]; result: DuckDBResult }> {
   await lockDownSession(warehouse);
   const statement = await maskingPinValues(warehouse, sql, await prepareReadOnly(warehouse, sql));
   let result;
@@ -76,11 +89,7 @@ export async function queryMasked(warehouse: Warehouse, sql: string): Promise<Ma
     throw externalAccessRefusal((error as Error).message) ?? new UsageError(`The query failed: ${(error as Error).message}`);
   }
   const columns = result.deduplicatedColumnNames();
-  const masked = columns.map(isPinColumn);
-  const chunks = async function* (): AsyncGenerator<unknown[][]> {
-    for await (const chunk of result.yieldRowsJson()) yield chunk.map((row) => row.map((value, i) => (masked[i] ? maskValue(value) : maskNested(value))));
-  };
-  return { columns, chunks: chunks() };
+  return { columns, pinColumns: columns.map(isPinColumn), result };
 }
 
 /**
@@ -157,13 +166,14 @@ async function maskingPinValues(warehouse: Warehouse, sql: string, statement: Du
   }
 }
 
-function maskValue(value: unknown): unknown {
+/** A PIN column's value as text: `****` and its last 4 characters. */
+export function maskValue(value: unknown): unknown {
   if (value === null || value === undefined) return null;
   return maskPin(typeof value === 'string' ? value : JSON.stringify(value));
 }
 
 /** Structs and lists may carry a PIN field (`SELECT s FROM sales s`): mask those fields too. */
-function maskNested(value: unknown): unknown {
+export function maskNested(value: unknown): unknown {
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map(maskNested);
   return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isPinColumn(k) ? maskValue(v) : maskNested(v)]));

@@ -1,7 +1,8 @@
 /**
  * Writes a period's Excel workbook, `pinrecon-<period>.xlsx`: the Summary first, then the detail sheets
  * of report-sheets.ts, streamed from DuckDB chunk by chunk through exceljs's streaming writer so memory
- * stays flat however many sales the period has. A sheet longer than Excel's row limit continues on
+ * stays flat however many sales the period has; the detail sheets' data rows are written as XML text by
+ * reports/xlsx-sheet-writer.ts (exceljs's per-cell objects were most of the time of a million-row sheet). A sheet longer than Excel's row limit continues on
  * "<name> (2)", "<name> (3)"…, and the Summary says so. The same data always gives the same cells: every
  * query has a total order, and the generation time is the only wall-clock value written.
  */
@@ -12,13 +13,13 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
-import { fitCell } from '../core/text-safety.js';
 import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
 import { noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { changeSummary, describeClose } from './close-facts.js';
 import { decisions } from '../core/decisions.js';
 import { describeCloseState } from './decision-facts.js';
+import { SheetRowsXml, workbookStyleId, writeSheetXml, type ColumnStyles } from './xlsx-sheet-writer.js';
 
 /** Excel's rows per sheet, header included. */
 export const excelMaxRows = 1_048_576;
@@ -178,7 +179,8 @@ async function streamSheet(
      FROM ${sheet.table} WHERE ${sheet.where}`,
   );
   const select = sheet.columns.map((column) => `${selectExpression(column, timezone)} AS "${column.key}"`).join(', ');
-  const writeRow = rowWriter(sheet.columns);
+  // The data rows go out as XML text (reports/xlsx-sheet-writer.ts); exceljs writes the rest of the sheet.
+  const rowsXml = new SheetRowsXml(sheet.columns, detailStyles, workbookStyleId(workbook));
   let written = writtenBefore;
   let partIndex = 0;
   let inSheet = 0;
@@ -193,13 +195,15 @@ async function streamSheet(
     for await (const rows of result.yieldRowsJs()) {
       for (const values of rows) {
         if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
+          writeSheetXml(worksheet, rowsXml.take());
           closeDetailWorksheet(worksheet, sheet.columns, inSheet);
           worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet.columns, print);
           inSheet = 0;
         }
-        writeRow(worksheet, values);
+        rowsXml.append(values, inSheet + 2);
         inSheet++;
       }
+      writeSheetXml(worksheet, rowsXml.take());
       written += rows.length;
       onProgress(written);
       await zipCaughtUp(worksheet);
@@ -304,22 +308,11 @@ function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: SheetColumn
   worksheet.commit();
 }
 
-/** Writes one row of selectExpression values as a committed worksheet row, each cell in its column's format. */
-function rowWriter(columns: SheetColumn[]): (worksheet: ExcelJS.Worksheet, values: unknown[]) => void {
-  const kindStyles: Partial<Record<SheetColumn['kind'], Style>> = { integer: styles.integer, datetime: styles.dateTime, date: styles.date };
-  const fixedStyles = columns.map((column) => (column.kind === 'money' ? undefined : (kindStyles[column.kind] ?? styles.plain)));
-  const currencyIndex = columns.map((column) => (column.currency ? columns.findIndex((c) => c.key === column.currency) : -1));
-  return (worksheet, values) => {
-    // Text from files may be longer than the 32,767 characters a cell holds (Excel would refuse the workbook).
-    const row = worksheet.addRow(values.map((value) => (value === null ? undefined : typeof value === 'string' ? fitCell(value) : value)) as ExcelJS.CellValue[]);
-    for (let i = 0; i < columns.length; i++) {
-      if (values[i] === null) continue;
-      const currency = values[currencyIndex[i]!];
-      row.getCell(i + 1).style = fixedStyles[i] ?? moneyStyle(typeof currency === 'string' ? currency : null);
-    }
-    row.commit();
-  };
-}
+/** The detail sheets' cell styles: by column kind, money by the row's currency. */
+const detailStyles: ColumnStyles = {
+  fixed: (column) => ({ integer: styles.integer, datetime: styles.dateTime, date: styles.date })[column.kind as string] ?? styles.plain,
+  money: moneyStyle,
+};
 
 /** A cell of the Summary: a value and how it looks. */
 type SummaryCell = { value: ExcelJS.CellValue; style: Style } | string | null;

@@ -1,4 +1,4 @@
-/** `pinrecon export --period P [--format parquet|csv] [--out DIR]`: writes the period's marts for other tools. */
+/** `pinrecon export --period P [--format parquet|csv|arrow] [--out DIR]`: writes the period's marts for other tools. */
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
@@ -21,12 +21,12 @@ export function registerExport(program: Command): void {
       .command('export')
       .description("write a reconciled period's marts (recon_exceptions, recon_summary, recon_bridge, recon_aging), one file each; PINs only as their last 4 characters")
       .requiredOption('--period <YYYY-MM>', 'the reconciled period')
-      .option('--format <format>', 'parquet or csv', 'parquet')
+      .option('--format <format>', 'parquet, csv or arrow (Arrow IPC file)', 'parquet')
       .option('--out <dir>', 'directory for the files (default: reports.outDir)'),
   ).action(
     action<ExportCommandOptions, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
-      if (options.format !== 'parquet' && options.format !== 'csv') throw new UsageError(`--format must be parquet or csv, got "${options.format}".`);
+      if (!['parquet', 'csv', 'arrow'].includes(options.format)) throw new UsageError(`--format must be parquet, csv or arrow, got "${options.format}".`);
       const outDir = options.out ?? config.reports.outDir;
       const warehouse = await openBusyAware(config, output);
       try {

@@ -1,12 +1,13 @@
 /**
- * `pinrecon query "SQL" [--format table|csv|json] [--live]`: ad hoc, read-only SQL against the database,
- * printed as a table, CSV or JSON. What it opens, what it refuses and how PINs are masked is the read-only
+ * `pinrecon query "SQL" [--format table|csv|json|arrow] [--live]`: ad hoc, read-only SQL against the
+ * database, printed as a table, CSV or JSON, or streamed as an Arrow IPC stream (pipelines/arrow.ts). What it opens, what it refuses and how PINs are masked is the read-only
  * session's (pipelines/query.ts).
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { formatTable, type Output } from '../../core/output.js';
 import { neutralizeFormula, printable } from '../../core/text-safety.js';
+import { queryArrow, writeArrowStream } from '../../pipelines/arrow.js';
 import { openForReading, queryMasked, type MaskedResult } from '../../pipelines/query.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 
@@ -16,7 +17,7 @@ interface QueryOptions extends GlobalOptions {
   live?: boolean;
 }
 
-const formats = ['table', 'csv', 'json'] as const;
+const formats = ['table', 'csv', 'json', 'arrow'] as const;
 
 export function registerQuery(program: Command): void {
   withGlobalOptions(
@@ -24,7 +25,7 @@ export function registerQuery(program: Command): void {
       .command('query <sql>')
       .description('ad hoc, read-only SQL against the snapshot published after each job (the main file with --live); PINs show their last 4 characters')
       .option('--format <format>', `output: ${formats.join(', ')} (--json means json)`, 'table')
-      .option('--max-rows <n>', 'rows shown in table format (csv and json stream every row)', '1000')
+      .option('--max-rows <n>', 'rows shown in table format (csv, json and arrow stream every row)', '1000')
       .option('--live', 'read the main database file itself (newer than the snapshot while a job runs, but it blocks jobs while open)'),
   ).action(
     action<QueryOptions, [string]>(async ({ config, output }, options, sql) => {
@@ -32,9 +33,16 @@ export function registerQuery(program: Command): void {
       if (!(formats as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${formats.join(', ')}, got "${format}".`);
       const maxRows = Number(options.maxRows);
       if (!Number.isInteger(maxRows) || maxRows <= 0) throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
+      if (format === 'arrow' && process.stdout.isTTY) {
+        throw new UsageError('--format arrow writes a binary Arrow IPC stream: redirect it to a file (> result.arrows) or pipe it to a reader.');
+      }
       const warehouse = await openForReading(config, output, { live: options.live });
       try {
-        await printResult(await queryMasked(warehouse, sql), format as (typeof formats)[number], maxRows, output);
+        if (format === 'arrow') {
+          const { schema, batches } = await queryArrow(warehouse, sql, config.timezone);
+          return await writeArrowStream(schema, batches, process.stdout);
+        }
+        await printResult(await queryMasked(warehouse, sql), format as Exclude<(typeof formats)[number], 'arrow'>, maxRows, output);
       } finally {
         warehouse.close();
       }
@@ -42,7 +50,7 @@ export function registerQuery(program: Command): void {
   );
 }
 
-async function printResult({ columns, chunks }: MaskedResult, format: (typeof formats)[number], maxRows: number, output: Output): Promise<void> {
+async function printResult({ columns, chunks }: MaskedResult, format: Exclude<(typeof formats)[number], 'arrow'>, maxRows: number, output: Output): Promise<void> {
   if (format === 'table') {
     const shown: Record<string, unknown>[] = [];
     let more = false;

@@ -166,7 +166,7 @@ describe('pinrecon export', () => {
     expect(never.stderr).toMatch(/The period 2023-12 has not been reconciled.*\n.*pinrecon reconcile --period 2023-12/);
     expect(existsSync(path.join(temp.dir, 'none'))).toBe(false);
     expect((await exportCli('--period', '2024-13')).code).toBe(2);
-    expect((await exportCli('--period', '2024-03', '--format', 'xlsx')).stderr).toMatch(/--format must be parquet or csv/);
+    expect((await exportCli('--period', '2024-03', '--format', 'xlsx')).stderr).toMatch(/--format must be parquet, csv or arrow/);
     const warehouse = await openWarehouse({ ...config, database: path.join(temp.dir, 'empty.duckdb') });
     try {
       await expect(exportPeriod(warehouse, config, { period: '2024-03', format: 'csv', outDir: temp.dir }, capturedOutput().output)).rejects.toThrow(/has not been reconciled/);

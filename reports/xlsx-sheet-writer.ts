@@ -1,0 +1,144 @@
+/**
+ * The lean SpreadsheetML writer for the detail sheets' data rows: each row becomes `<row>` XML text
+ * directly (inline strings, no shared-string table; shared styles by id), written into the worksheet's
+ * part of exceljs's zip. exceljs keeps everything around the rows: the workbook, styles.xml, the sheet's
+ * views (frozen header), column widths, header row, autofilter, data validations and page setup. Only the
+ * per-cell work moves here, because exceljs's row and cell objects cost ~45 s per million 13-column rows
+ * and this costs a few. Text is stripped of characters XML cannot hold, escaped, and cut to Excel's
+ * 32,767 characters per cell.
+ */
+import type ExcelJS from 'exceljs';
+import type { SheetColumn } from './report-sheets.js';
+
+/** Excel's longest cell text. */
+export const excelMaxCellChars = 32_767;
+
+/** A cell style as exceljs takes it; the writer asks the workbook for its shared id. */
+export type CellStyle = Partial<ExcelJS.Style>;
+
+/** How a column's cells look: a fixed style, or (money) one chosen by the row's currency. */
+export interface ColumnStyles {
+  fixed(column: SheetColumn): CellStyle;
+  money(currency: string | null): CellStyle;
+}
+
+/** Characters XML 1.0 cannot carry (controls other than tab/newline/return, lone surrogates, U+FFFE/U+FFFF). */
+const invalidXmlChars = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
+/** Excel reads `_xHHHH_` in a string as an escaped character: its underscore is escaped to keep the text. */
+const excelEscapeLike = /_(x[0-9A-Fa-f]{4}_)/g;
+const xmlEntities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
+
+/** Anything that needs more than copying: a character to escape or strip, `_`, a surrogate, edge whitespace. */
+const needsWork = /[^\x20-\x21\x23-\x25\x27-\x3B\x3D\x3F-\x5E\x60-\uD7FF\uE000-\uFFFD]|^\s|\s$/;
+
+/** Text as the content of an inline string's `<t>`, with the attribute that keeps edge whitespace. */
+export function inlineStringXml(text: string): string {
+  // Most cells (references, names, statuses) are plain: no regex replacing for them.
+  if (text.length <= excelMaxCellChars && !needsWork.test(text)) return `<is><t>${text}</t></is>`;
+  let clean = text.replace(invalidXmlChars, '');
+  if (clean.length > excelMaxCellChars) {
+    clean = clean.slice(0, excelMaxCellChars);
+    // Do not leave half a surrogate pair at the cut.
+    if (/[\uD800-\uDBFF]$/.test(clean)) clean = clean.slice(0, -1);
+  }
+  const escaped = clean.replace(excelEscapeLike, '_x005F_$1').replace(/[&<>"]/g, (c) => xmlEntities[c]!);
+  const preserve = /^\s|\s$/.test(clean) ? ' xml:space="preserve"' : '';
+  return `<is><t${preserve}>${escaped}</t></is>`;
+}
+
+/** "A", "B", … "Z", "AA"…: a column's letters from its 1-based number. */
+export function columnLetters(column: number): string {
+  let letters = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
+}
+
+/**
+ * Turns rows of a detail sheet's values (numbers, Excel serial dates, booleans, text, nulls: the forms
+ * workbook.ts selects) into `<row>` XML. `styleId` gives a style's shared id in the workbook's styles.
+ */
+export class SheetRowsXml {
+  private readonly letters: string[];
+  private readonly fixedIds: (number | undefined)[];
+  private readonly currencyIndex: number[];
+  private readonly moneyIds = new Map<string, number>();
+  private pending = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+
+  constructor(
+    private readonly columns: SheetColumn[],
+    private readonly styles: ColumnStyles,
+    private readonly styleId: (style: CellStyle) => number,
+  ) {
+    this.letters = columns.map((_, i) => columnLetters(i + 1));
+    this.fixedIds = columns.map((column) => (column.kind === 'money' ? undefined : styleId(styles.fixed(column))));
+    this.currencyIndex = columns.map((column) => (column.currency ? columns.findIndex((c) => c.key === column.currency) : -1));
+  }
+
+  /**
+   * Adds a row's XML to the pending bytes. Each row's text is copied into one buffer at once, so the
+   * short-lived strings die young: a chunk's text kept as one long string cost more in garbage
+   * collection than building it.
+   */
+  append(values: readonly unknown[], rowNumber: number): void {
+    const xml = this.row(values, rowNumber);
+    const most = xml.length * 3;
+    if (this.used + most > this.pending.length) {
+      const larger = Buffer.allocUnsafe(Math.max(this.pending.length * 2, this.used + most));
+      this.pending.copy(larger, 0, 0, this.used);
+      this.pending = larger;
+    }
+    this.used += this.pending.write(xml, this.used, 'utf8');
+  }
+
+  /** The rows appended since the last take, as bytes of their own. */
+  take(): Buffer {
+    const bytes = Buffer.from(this.pending.subarray(0, this.used));
+    this.used = 0;
+    return bytes;
+  }
+
+  /** One row's XML; `rowNumber` is its 1-based row in the worksheet. Null cells are left out. */
+  row(values: readonly unknown[], rowNumber: number): string {
+    let xml = `<row r="${rowNumber}">`;
+    for (let i = 0; i < this.columns.length; i++) {
+      const value = values[i];
+      if (value === null || value === undefined) continue;
+      const ref = `${this.letters[i]}${rowNumber}`;
+      const kind = this.columns[i]!.kind;
+      if (kind === 'text' || typeof value === 'string') {
+        xml += `<c r="${ref}" s="${this.fixedIds[i] ?? 0}" t="inlineStr">${inlineStringXml(String(value))}</c>`;
+      } else if (typeof value === 'boolean') {
+        xml += `<c r="${ref}" s="${this.fixedIds[i]}" t="b"><v>${value ? 1 : 0}</v></c>`;
+      } else if (typeof value === 'number' && Number.isFinite(value)) {
+        xml += `<c r="${ref}" s="${this.fixedIds[i] ?? this.moneyId(values[this.currencyIndex[i]!])}"><v>${value}</v></c>`;
+      } else {
+        // Excel has no NaN or infinity: say what it was as text.
+        xml += `<c r="${ref}" t="inlineStr">${inlineStringXml(String(value))}</c>`;
+      }
+    }
+    return `${xml}</row>`;
+  }
+
+  private moneyId(currency: unknown): number {
+    const key = typeof currency === 'string' ? currency : '';
+    let id = this.moneyIds.get(key);
+    if (id === undefined) this.moneyIds.set(key, (id = this.styleId(this.styles.money(key || null))));
+    return id;
+  }
+}
+
+/**
+ * The shared style id of `style` in a streaming workbook (exceljs's own cells get theirs the same way,
+ * so the ids are those its styles.xml is written with at commit).
+ */
+export function workbookStyleId(workbook: ExcelJS.stream.xlsx.WorkbookWriter): (style: CellStyle) => number {
+  const styles = (workbook as unknown as { styles: { addStyleModel(style: CellStyle, type: number): number } }).styles;
+  // ValueType.Number: a style without a number format gets "General", as exceljs gives a numeric cell.
+  return (style) => styles.addStyleModel(style, 2);
+}
+
+/** Writes row XML into the worksheet's part of the zip, after the header row exceljs has committed. */
+export function writeSheetXml(worksheet: ExcelJS.Worksheet, xml: Buffer): void {
+  if (xml.length > 0) (worksheet as unknown as { stream: { write(bytes: Buffer): unknown } }).stream.write(xml);
+}
