@@ -18,7 +18,9 @@ const range = ['--from', '2026-01-01', '--to', '2026-06-30'];
 
 /** Runs the CLI (not a terminal); with `kill`, sends SIGKILL `delayMs` after that many windows were reported done. */
 function extractCli(args: string[], kill?: { afterWindows: number; delayMs: number }, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
-  const running = startCli(args, { env: { CI: '1', ...env } });
+  // One key secret for every database of this file: quarantined records keep their key's HMAC (security.keys
+  // "hash"), so a clean and a resumed database compare equal only under the same secret.
+  const running = startCli(args, { env: { CI: '1', PINRECON_KEY_SECRET: 'extract-test-key-secret', ...env } });
   if (kill) {
     let killScheduled = false;
     running.child.stderr.on('data', () => {
