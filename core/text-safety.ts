@@ -37,5 +37,8 @@ export function neutralizeFormulaSql(expression: string): string {
 export function fitCell(text: string): string {
   if (text.length <= maxCellCharacters) return text;
   const note = `… (cut: ${text.length} characters)`;
-  return `${text.slice(0, maxCellCharacters - note.length)}${note}`;
+  let kept = text.slice(0, maxCellCharacters - note.length);
+  // Never half a surrogate pair at the cut: an emoji is kept whole or dropped.
+  if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
+  return `${kept}${note}`;
 }

@@ -9,9 +9,8 @@
  */
 import type ExcelJS from 'exceljs';
 import type { SheetColumn } from './report-sheets.js';
+import { fitCell, maxCellCharacters } from '../core/text-safety.js';
 
-/** Excel's longest cell text. */
-export const excelMaxCellChars = 32_767;
 
 /** A cell style as exceljs takes it; the writer asks the workbook for its shared id. */
 export type CellStyle = Partial<ExcelJS.Style>;
@@ -34,13 +33,8 @@ const needsWork = /[^\x20-\x21\x23-\x25\x27-\x3B\x3D\x3F-\x5E\x60-\uD7FF\uE000-\
 /** Text as the content of an inline string's `<t>`, with the attribute that keeps edge whitespace. */
 export function inlineStringXml(text: string): string {
   // Most cells (references, names, statuses) are plain: no regex replacing for them.
-  if (text.length <= excelMaxCellChars && !needsWork.test(text)) return `<is><t>${text}</t></is>`;
-  let clean = text.replace(invalidXmlChars, '');
-  if (clean.length > excelMaxCellChars) {
-    clean = clean.slice(0, excelMaxCellChars);
-    // Do not leave half a surrogate pair at the cut.
-    if (/[\uD800-\uDBFF]$/.test(clean)) clean = clean.slice(0, -1);
-  }
+  if (text.length <= maxCellCharacters && !needsWork.test(text)) return `<is><t>${text}</t></is>`;
+  const clean = fitCell(text.replace(invalidXmlChars, ''));
   const escaped = clean.replace(excelEscapeLike, '_x005F_$1').replace(/[&<>"]/g, (c) => xmlEntities[c]!);
   const preserve = /^\s|\s$/.test(clean) ? ' xml:space="preserve"' : '';
   return `<is><t${preserve}>${escaped}</t></is>`;

@@ -9,7 +9,8 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportFacts } from '../../reports/report-facts.js';
 import { writeWorkbook } from '../../reports/workbook.js';
-import { columnLetters, excelMaxCellChars, inlineStringXml } from '../../reports/xlsx-sheet-writer.js';
+import { maxCellCharacters } from '../../core/text-safety.js';
+import { columnLetters, inlineStringXml } from '../../reports/xlsx-sheet-writer.js';
 import { createReportFixture, period, timezone, unzipText, type ReportFixture } from '../support/report.js';
 import { awkwardTexts, insertAwkwardRejects } from '../support/xlsx.js';
 
@@ -23,10 +24,12 @@ describe('inline strings and column letters', () => {
     expect(inlineStringXml('😀 ünïcødé')).toBe('<is><t>😀 ünïcødé</t></is>');
   });
 
-  it(`cuts text to ${excelMaxCellChars} characters without splitting a surrogate pair`, () => {
-    const long = inlineStringXml('x'.repeat(excelMaxCellChars - 1) + '😀tail');
-    expect(long).toBe(`<is><t>${'x'.repeat(excelMaxCellChars - 1)}</t></is>`);
-    expect(inlineStringXml('y'.repeat(40_000))).toBe(`<is><t>${'y'.repeat(excelMaxCellChars)}</t></is>`);
+  it(`cuts text to ${maxCellCharacters} characters, saying so, without splitting a surrogate pair`, () => {
+    const note = '… (cut: 40000 characters)';
+    const cut = 'y'.repeat(maxCellCharacters - note.length) + note;
+    expect(inlineStringXml('y'.repeat(40_000))).toBe(`<is><t>${cut}</t></is>`);
+    const emojiAtCut = 'x'.repeat(maxCellCharacters - note.length - 1) + '😀' + 'z'.repeat(40_000 - maxCellCharacters + note.length - 1);
+    expect(inlineStringXml(emojiAtCut)).toBe(`<is><t>${'x'.repeat(maxCellCharacters - note.length - 1)}${note}</t></is>`);
   });
 
   it('names columns as Excel does', () => {
