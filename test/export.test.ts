@@ -49,7 +49,9 @@ beforeAll(async () => {
         [period],
       );
       await warehouse.run(
-        `INSERT INTO recon_summary VALUES ($1, '2024-05-01', 'BRL', 2, 2, 20.5, 19.0001, 2, 2, 21, 19.5, 1.5, 1, 2, now(), 'r')`,
+        `INSERT INTO recon_summary (period, as_of, currency_code, ledger_orders, ledger_active_orders, ledger_sales_total, ledger_cost_total,
+           provider_sales, provider_billable_sales, provider_sales_total, provider_cost_total, provider_margin, matched, exceptions, built_at, run_id)
+         VALUES ($1, '2024-05-01', 'BRL', 2, 2, 20.5, 19.0001, 2, 2, 21, 19.5, 1.5, 1, 2, now(), 'r')`,
         [period],
       );
       await warehouse.run(
