@@ -70,12 +70,17 @@ export async function readDecisionsWorkbook(file: string): Promise<DecisionsWork
       const entry = target ? parts.get(target) : undefined;
       if (!entry) continue; // a chart sheet, or a part the archive does not hold: nothing to read
       let columns: Partial<Record<DecisionField, number>> | undefined;
-      for await (const { number, values } of sheetRows(file, entry, strings)) {
+      // Until the header is found every cell is read; after it, only the decision columns.
+      const wanted = new Set<number>();
+      for await (const { number, values } of sheetRows(file, entry, strings, wanted)) {
         if (!columns) {
           if (number > headerSearchRows) break; // a sheet without decisions
           result.period ??= periodLine(values);
           columns = headerColumns(values);
-          if (columns) result.sheets.push({ name: sheet.name, headerRow: number });
+          if (columns) {
+            result.sheets.push({ name: sheet.name, headerRow: number });
+            for (const column of Object.values(columns)) wanted.add(column);
+          }
           continue;
         }
         const typed = typedDecision(sheet.name, number, values, columns, index.date1904);
@@ -124,14 +129,14 @@ function runsText(xml: string): string {
 }
 
 /** The rows of a worksheet part, streamed: each row's number and its cells by column (0-based, sparse). */
-async function* sheetRows(file: string, entry: ZipEntry, strings: string[]): AsyncGenerator<{ number: number; values: unknown[] }> {
+async function* sheetRows(file: string, entry: ZipEntry, strings: string[], wanted: Set<number>): AsyncGenerator<{ number: number; values: unknown[] }> {
   let pending = '';
   let previous = 0;
   const parse = function* (xml: string) {
     for (const match of xml.matchAll(/<(?:\w+:)?row\b([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:\w+:)?row>)/g)) {
       const number = Number(attribute(match[1]!, 'r') ?? previous + 1);
       previous = number;
-      yield { number, values: rowCells(match[2] ?? '', strings) };
+      yield { number, values: rowCells(match[2] ?? '', strings, wanted) };
     }
   };
   const stream = openZipEntry(file, entry);
@@ -149,13 +154,17 @@ async function* sheetRows(file: string, entry: ZipEntry, strings: string[]): Asy
   }
 }
 
-/** A row's cells as values: text, numbers (a date cell is its serial number), booleans. */
-function rowCells(xml: string, strings: string[]): unknown[] {
+/** A row's cells as values: text, numbers (a date cell is its serial number), booleans; only `wanted` columns unless it is empty. */
+function rowCells(xml: string, strings: string[], wanted: Set<number>): unknown[] {
   const values: unknown[] = [];
   let column = 0;
   for (const match of xml.matchAll(/<(?:\w+:)?c\b([^>]*?)(?:\/>|>([\s\S]*?)<\/(?:\w+:)?c>)/g)) {
     const reference = attribute(match[1]!, 'r');
     if (reference) column = columnIndex(reference);
+    if (wanted.size > 0 && !wanted.has(column)) {
+      column++;
+      continue;
+    }
     const type = attribute(match[1]!, 't') ?? 'n';
     const inner = match[2] ?? '';
     const raw = /<(?:\w+:)?v\b[^>]*>([\s\S]*?)<\/(?:\w+:)?v>/.exec(inner)?.[1];
@@ -183,8 +192,13 @@ function columnIndex(reference: string): number {
   return index - 1;
 }
 
+/** One compiled pattern per attribute name: a sheet of 100,000 rows asks for millions of attributes. */
+const attributePatterns = new Map<string, RegExp>();
+
 function attribute(attributes: string, name: string): string | undefined {
-  const match = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`).exec(attributes);
+  let pattern = attributePatterns.get(name);
+  if (!pattern) attributePatterns.set(name, (pattern = new RegExp(`(?:^|\\s)${name}\\s*=\\s*(?:"([^"]*)"|'([^']*)')`)));
+  const match = pattern.exec(attributes);
   return match ? (match[1] ?? match[2]) : undefined;
 }
 
