@@ -28,17 +28,12 @@ export function maskPinSql(expression: string, mask: string = textMask): string 
 }
 
 /**
- * A column holding only a PIN's last 4 characters (NULL when the PIN was 4 characters or fewer, as
- * `stg_provider__sales.key_last4` is built by `keyLast4Sql`), shown behind the mask.
+ * A column holding only a PIN's last 4 characters (NULL when the PIN was 4 characters or fewer: the rule
+ * as `stg_provider__sales.key_last4` applies it in SQL, `length(key) > 4`), shown behind the mask.
  */
 export function maskedLast4Sql(column: string, mask: string = cellMask): string {
   const glyphs = sqlText(mask);
   return `CASE WHEN ${column} IS NULL THEN NULL WHEN length(${column}) = 4 THEN ${glyphs} || ${column} ELSE ${glyphs} END`;
-}
-
-/** The last 4 characters a PIN may show under the rule, or NULL when it is masked entirely. */
-export function keyLast4Sql(expression: string): string {
-  return `CASE WHEN length(${expression}) > ${hiddenWholeUpTo} THEN right(${expression}, 4) END`;
 }
 
 /** A column that may hold a PIN: named `key`, or with "pin" in its name. */
