@@ -83,7 +83,7 @@ export function parsePeriodOption(value: string | undefined, option = '--period'
  * success, and always closes the database.
  */
 export async function withJobWarehouse<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
-  const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+  const warehouse = await Warehouse.open(config.database, { timezone: config.timezone, lockWaitSeconds: config.lockWaitSeconds });
   try {
     const result = await work(warehouse);
     await publishSnapshot(warehouse);

@@ -28,10 +28,8 @@ export const environmentOverrides: Record<string, string[]> = {
   PINRECON_DATABASE: ['database'],
   PINRECON_TIMEZONE: ['timezone'],
   PINRECON_REPORTS_DIR: ['reports', 'outDir'],
+  PINRECON_LOCK_WAIT_SECONDS: ['lockWaitSeconds'],
 };
-
-/** Numbers among the overridable keys are parsed from the variable's text. */
-const numericEnvironmentKeys = new Set(['api.maxRequestsPerSecond']);
 
 export function resolveConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
   if (explicit) return path.resolve(cwd, explicit);
@@ -93,7 +91,7 @@ function applyEnvironment(target: Record<string, unknown>, env: NodeJS.ProcessEn
       node = node[key] as Record<string, unknown>;
     }
     const leaf = keyPath[keyPath.length - 1]!;
-    node[leaf] = numericEnvironmentKeys.has(keyPath.join('.')) ? Number(value) : value;
+    node[leaf] = value;
   }
   return target;
 }

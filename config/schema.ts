@@ -73,35 +73,104 @@ export function normalizeDelimiter(text: string): LedgerDelimiter | undefined {
   return (ledgerDelimiters as readonly string[]).includes(value) ? (value as LedgerDelimiter) : undefined;
 }
 
+/** Text from an environment variable, as a number (a file's number passes as it is; anything else fails below). */
+const numberFromText = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value);
+
+/**
+ * Every option, documented where it is defined, with its default (`@default`). Relative paths in a config file are
+ * relative to that file (config/load.ts); some options can also be set by an environment variable
+ * (`environmentOverrides` in config/load.ts).
+ */
 export const configSchema = z.strictObject({
-  /** Calendar of periods, windows and dates. */
+  /**
+   * IANA time zone of the calendar: periods, extract windows, local dates and the report's times.
+   * @default 'America/Sao_Paulo'
+   */
   timezone: timeZone.default('America/Sao_Paulo'),
-  /** The DuckDB file. */
+  /**
+   * The DuckDB file; its read-only snapshot for analysts is published beside it.
+   * @default 'data/pinrecon.duckdb'
+   */
   database: z.string().min(1).default('data/pinrecon.duckdb'),
+  /**
+   * Seconds a job waits for the database when another process holds its lock, before failing (readers never wait:
+   * they read the snapshot). Environment: PINRECON_LOCK_WAIT_SECONDS.
+   * @default 60
+   */
+  lockWaitSeconds: z.preprocess(numberFromText, z.number().nonnegative().default(60)),
+  /** The partner's API. */
   api: z
     .strictObject({
+      /**
+       * The API's root URL; every endpoint path is relative to it.
+       * @default 'http://127.0.0.1:8787' (the simulator of `pinrecon simulate-api`)
+       */
       baseUrl: z.url().default('http://127.0.0.1:8787'),
+      /**
+       * The partner's API identifier (keep it in the environment: PINRECON_API_IDENTIFIER).
+       * @default undefined (jobs that call the API fail, reconcile skips its individual lookups)
+       */
       identifier: z.string().optional(),
+      /**
+       * The partner's API secret (keep it in the environment: PINRECON_API_SECRET).
+       * @default undefined
+       */
       secret: z.string().optional(),
-      /** This client's share of the one 50/s limit shared with the partner's live shop. */
+      /**
+       * This client's share of the one 50/s limit shared with the partner's live shop.
+       * @default 25
+       */
       maxRequestsPerSecond: z.number().positive().max(1000).default(25),
+      /**
+       * Time limit of one request, in milliseconds.
+       * @default 30000
+       */
       timeoutMs: z.number().int().positive().default(30_000),
-      /** Largest answer read into memory (tokens, lookups, catalog; sales downloads stream to disk): larger ones are refused. */
+      /**
+       * Largest answer read into memory (tokens, lookups, catalog; sales downloads stream to disk): a larger
+       * or endless answer is refused, not read.
+       * @default 67108864 (64 MB)
+       */
       maxAnswerBytes: z.number().int().positive().default(64 * 1024 * 1024),
-      /** Refresh the access token this many seconds before its `expiredAt`. */
+      /**
+       * Refresh the access token this many seconds before its `expiredAt`.
+       * @default 60
+       */
       refreshMarginSeconds: z.number().int().nonnegative().default(60),
-      /** Retries of one request after 5xx, timeouts and dropped connections (503s are not counted here). */
+      /**
+       * Retries of one request after 5xx, timeouts and dropped connections (503s are not counted here).
+       * @default 6
+       */
       maxRetries: z.number().int().nonnegative().default(6),
-      /** How many times in a row a request may be answered 503 before the job gives up. */
+      /**
+       * How many times in a row a request may be answered 503 before the job gives up.
+       * @default 60
+       */
       maxRateLimitedRetries: z.number().int().positive().default(60),
-      /** Query parameters of catalog and stock operations. */
+      /**
+       * Country of catalog and stock operations (a query parameter).
+       * @default 'BR'
+       */
       country: z.string().default('BR'),
+      /**
+       * Currency of catalog and stock operations (a query parameter).
+       * @default 'BRL'
+       */
       currency: z.string().default('BRL'),
+      /**
+       * Language of catalog and stock operations (a query parameter).
+       * @default 'pt-BR'
+       */
       language: z.string().default('pt-BR'),
+      /**
+       * Each operation as `"METHOD /path/{param}"`, relative to baseUrl; any one can be overridden.
+       * @default defaultEndpoints (above)
+       */
       endpoints: endpointsSchema.prefault({}),
       /**
-       * Allow a plain `http://` baseUrl to a host that is not loopback (default false: credentials and
-       * tokens only travel over https). Warned about on every run.
+       * Allow a plain `http://` baseUrl to a host that is not loopback (credentials, tokens and PINs then
+       * travel unencrypted). Warned about on every run.
+       * @default false (baseUrl must be https:// unless its host is loopback)
        */
       allowInsecureHttp: z.boolean().default(false),
     })
@@ -116,62 +185,136 @@ export const configSchema = z.strictObject({
       }
     })
     .prefault({}),
+  /** `pinrecon extract`: the provider's sales, by calendar windows. */
   extract: z
     .strictObject({
-      /** Windows within this many days of today are always fetched again (statuses change). */
+      /**
+       * Windows within this many days of today are always fetched again (statuses change).
+       * @default 35
+       */
       lookbackDays: z.number().int().nonnegative().default(35),
-      /** Where raw responses are kept, compressed (default: `landing/` beside the database). */
+      /**
+       * Where raw responses are kept, compressed.
+       * @default undefined (`landing/` beside the database)
+       */
       landingDir: z.string().optional(),
-      /** Longest window in days (the API allows 31). */
+      /**
+       * Longest window in days (the API allows 31).
+       * @default 31
+       */
       maxWindowDays: z.number().int().min(1).max(31).default(31),
-      /** DuckDB's memory while loading windows; beyond it, DuckDB spills to disk (a million-sale window fits in 512MB). */
+      /**
+       * DuckDB's memory while loading windows; beyond it, DuckDB spills to disk (a million-sale window fits in 512MB).
+       * @default '512MB'
+       */
       memoryLimit: z
         .string()
         .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as "512MB" or "2GB"')
         .default('512MB'),
     })
     .prefault({}),
+  /** `pinrecon ledger import`: the partner's own order ledger. */
   ledger: z
     .strictObject({
+      /**
+       * The ledger file (CSV, XLSX, JSON, NDJSON or Parquet, by extension) the month-end job imports.
+       * @default 'ledger.csv'
+       */
       path: z.string().default('ledger.csv'),
+      /**
+       * CSV field separator: `,`, `;`, `|` or tab (also written "tab" or "\\t").
+       * @default ','
+       */
       delimiter: z
         .string()
         .transform((text, context) => normalizeDelimiter(text) ?? (context.addIssue({ code: 'custom', message: 'must be ",", ";", "|" or tab' }), z.NEVER))
         .default(','),
+      /**
+       * CSV quote character.
+       * @default '"'
+       */
       quote: z.string().length(1).default('"'),
+      /**
+       * Decimal separator of money written as text.
+       * @default '.'
+       */
       decimalSeparator: z.enum(['.', ',']).default('.'),
+      /**
+       * Text encoding of a CSV file: utf-8, latin1 (ISO-8859-1) or windows-1252 (usual spellings accepted).
+       * @default 'utf-8'
+       */
       encoding: z
         .string()
         .transform((text, context) => normalizeEncoding(text) ?? (context.addIssue({ code: 'custom', message: 'must be utf-8, latin1 (ISO-8859-1) or windows-1252' }), z.NEVER))
         .default('utf-8'),
+      /**
+       * How dates written as text are read (date-fns tokens).
+       * @default 'yyyy-MM-dd'
+       */
       dateFormat: z.string().default('yyyy-MM-dd'),
-      /** Excel sheet to read (default: the first). */
+      /**
+       * Excel sheet to read.
+       * @default undefined (the first sheet)
+       */
       sheet: z.string().optional(),
-      /** Canonical column → header in the file. */
+      /**
+       * Canonical column → header in the file, for headers that differ from the canonical names.
+       * @default {} (the canonical names)
+       */
       columns: z.record(z.string(), z.string()).default({}),
     })
     .prefault({}),
+  /** `pinrecon reconcile`: how the two sides are compared. */
   reconciliation: z
     .strictObject({
+      /**
+       * Largest difference between expected and charged cost that is not a cost_mismatch.
+       * @default 0.01
+       */
       costTolerance: money.default(0.01),
-      /** Tolerance for sales prices (default: costTolerance). */
+      /**
+       * Largest difference between the two sales prices that is not a price_mismatch.
+       * @default undefined (costTolerance)
+       */
       priceTolerance: money.optional(),
+      /**
+       * A booked or unsent key older than this many days at as-of is an unredeemed_key.
+       * @default 3
+       */
       unredeemedAfterDays: z.number().int().nonnegative().default(3),
+      /**
+       * Provider status text → class (redeemed, canceled, booked); a status not listed is unknown_status.
+       * @default { 'Redeemed by Client': 'redeemed', 'Canceled in stock': 'canceled', delivered: 'booked' }
+       */
       statusMap: z
         .record(z.string(), z.enum(['redeemed', 'canceled', 'booked']))
         .default({ 'Redeemed by Client': 'redeemed', 'Canceled in stock': 'canceled', delivered: 'booked' }),
-      /** Look up every would-be missing_at_provider reference individually before concluding. */
+      /**
+       * Look up every would-be missing_at_provider reference individually before concluding (needs credentials).
+       * @default true
+       */
       lookupMissing: z.boolean().default(true),
     })
     .prefault({}),
+  /** `pinrecon report` and `export`. */
   reports: z
     .strictObject({
-      outDir: z.string().default('reports'),
+      /**
+       * Where workbooks (pinrecon-<period>.xlsx), dry-run emails and exports are written.
+       * Environment: PINRECON_REPORTS_DIR.
+       * @default 'data/reports'
+       */
+      outDir: z.string().default('data/reports'),
     })
     .prefault({}),
+  /** `pinrecon report --email`: the message to finance. */
   email: z
     .strictObject({
-      /** smtp[s]://[user[:password]@]host[:port]; a `/ # ? @ %` in user or password is percent-encoded. */
+      /**
+       * SMTP server as `smtp://` or `smtps://user:pass@host:port` (STARTTLS when offered); a `/ # ? @ %` in the
+       * user or password is percent-encoded. Checked at load, never echoed. Environment: PINRECON_SMTP_URL.
+       * @default 'smtp://127.0.0.1:2525'
+       */
       smtpUrl: z
         .string()
         .superRefine((text, context) => {
@@ -182,19 +325,37 @@ export const configSchema = z.strictObject({
           }
         })
         .default('smtp://127.0.0.1:2525'),
-      /** The SMTP password as is, no percent-encoding (best from env PINRECON_SMTP_PASSWORD); replaces the URL's. */
+      /**
+       * The SMTP password as is, no percent-encoding; replaces the URL's (the URL then names only the user).
+       * Environment: PINRECON_SMTP_PASSWORD (better than the file).
+       * @default undefined (the URL's password, if any)
+       */
       smtpPassword: z.string().min(1).optional(),
       /**
-       * Allow sending credentials without TLS to a host that is not loopback (default false: with a user or
-       * password, the connection must be smtps:// or upgrade with STARTTLS, else nothing is sent). Warned
-       * about on every run.
+       * Allow sending credentials without TLS to a host that is not loopback. Warned about on every run.
+       * @default false (with a user or password, the connection must be smtps:// or upgrade with STARTTLS, else nothing is sent)
        */
       allowPlaintextAuth: z.boolean().default(false),
       from: z.string().default('pinrecon@example.com'),
+      /**
+       * Recipients.
+       * @default ['finance@example.com']
+       */
       to: z.array(z.string()).default(['finance@example.com']),
+      /**
+       * Subject line; `{period}` in it becomes the period.
+       * @default undefined ("pinrecon <period>: N exceptions")
+       */
       subject: z.string().optional(),
-      /** Larger workbooks are replaced by a summary-only one in the email. */
+      /**
+       * Larger workbooks are replaced by a summary-only one in the email.
+       * @default 15728640 (15 MiB)
+       */
       maxAttachmentBytes: z.number().int().positive().default(15 * 1024 * 1024),
+      /**
+       * Retries of a failed send.
+       * @default 3
+       */
       retries: z.number().int().nonnegative().default(3),
     })
     .superRefine((email, context) => {
@@ -210,6 +371,11 @@ export const configSchema = z.strictObject({
       }
     })
     .prefault({}),
+  /**
+   * `pinrecon schedule`: jobs run on a cron expression, each with its job, the period it works on
+   * (`previous`, `current` or YYYY-MM, default previous), whether it emails (default false) and an optional ledger file.
+   * @default []
+   */
   schedules: z
     .array(
       z.strictObject({

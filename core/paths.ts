@@ -1,5 +1,5 @@
 /** Where pinrecon's own files (sql/, the example config) live, whether run from source or from dist/. */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -19,4 +19,17 @@ export function packageRoot(): string {
 
 export function sqlDir(): string {
   return path.join(packageRoot(), 'sql');
+}
+
+const sqlTexts = new Map<string, string>();
+
+/** The text of a query kept in `sql/` (e.g. `sqlText('report', 'cost_bridge.sql')`), trimmed of its final `;`. */
+export function sqlText(...parts: string[]): string {
+  const file = path.join(sqlDir(), ...parts);
+  let text = sqlTexts.get(file);
+  if (text === undefined) {
+    text = readFileSync(file, 'utf8').trim().replace(/;\s*$/, '');
+    sqlTexts.set(file, text);
+  }
+  return text;
 }

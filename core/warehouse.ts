@@ -3,8 +3,8 @@
  * small query helpers, transactions, and publishing the read-only snapshot analysts use.
  *
  * DuckDB lets one process write a file, and any open of it (even read-only) blocks a writer. So a writer
- * that finds the file locked waits for it (polling, up to `lockWaitSeconds`, default
- * $PINRECON_LOCK_WAIT_SECONDS or 60 s) before failing: a job started while another finishes, or while
+ * that finds the file locked waits for it (polling, up to `lockWaitSeconds`: the config's, which
+ * $PINRECON_LOCK_WAIT_SECONDS sets, default 60 s) before failing: a job started while another finishes, or while
  * someone briefly holds the main file, still runs. Analysts read the snapshot instead of the main file.
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -26,7 +26,7 @@ export interface OpenOptions {
   applySchema?: boolean;
   /**
    * How long to wait for a lock another process holds before failing: default 0 when read-only (a reader
-   * has somewhere else to go, the snapshot), else $PINRECON_LOCK_WAIT_SECONDS, else 60.
+   * has somewhere else to go, the snapshot), else 60. Jobs pass the config's `lockWaitSeconds`.
    */
   lockWaitSeconds?: number;
   /** Told once when the open starts waiting for the lock (default: a line on stderr). */
@@ -44,9 +44,7 @@ export function lockedByAnotherProcess(error: unknown): boolean {
 
 function lockWaitSeconds(options: OpenOptions): number {
   if (options.lockWaitSeconds !== undefined) return options.lockWaitSeconds;
-  if (options.readOnly) return 0;
-  const fromEnvironment = Number(process.env.PINRECON_LOCK_WAIT_SECONDS);
-  return process.env.PINRECON_LOCK_WAIT_SECONDS !== undefined && Number.isFinite(fromEnvironment) && fromEnvironment >= 0 ? fromEnvironment : defaultLockWaitSeconds;
+  return options.readOnly ? 0 : defaultLockWaitSeconds;
 }
 
 export class Warehouse {

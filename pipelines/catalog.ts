@@ -14,7 +14,7 @@ import { describeClientEvent, PartnerApiClient, UpstreamError } from '../sources
 import type { CatalogProduct, Collection, ProductDetail, StockStatus } from '../sources/partner-api/types.js';
 import { todayIn } from '../core/calendar.js';
 import { landingRoot } from './extract/landing.js';
-import { recordRun } from './runs.js';
+import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
 export interface CatalogOptions {

@@ -12,7 +12,7 @@ import { startMailSink } from '../sources/mail-sink/mail-sink.js';
 import { generateLedger, type LedgerPlant } from '../sources/simulator/ledger-generator.js';
 import { startSimulator } from '../sources/simulator/server.js';
 import { addMonths, periodOf, periodStart, todayIn } from '../core/calendar.js';
-import { runMonthEnd, type RunSummary } from './run.js';
+import { runMonthEnd, type RunSummary } from './month-end.js';
 import { publishSnapshot, Warehouse } from '../core/warehouse.js';
 
 /** What a demo run writes in its folder. */

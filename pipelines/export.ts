@@ -11,7 +11,7 @@ import path from 'node:path';
 import { JobError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
-import { recordRun } from './runs.js';
+import { recordRun } from './run-trace.js';
 import { type Warehouse } from '../core/warehouse.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
 import { hasStoredPins, isPinColumn, maskPinValue, pinValuesCte } from '../core/masking.js';

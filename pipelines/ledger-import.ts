@@ -22,7 +22,7 @@ import type { Output } from '../core/output.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import { chooseSheet } from '../sources/ledger/xlsx.js';
 import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
-import { recordRun } from './runs.js';
+import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
 export interface LedgerImportOptions {

@@ -9,7 +9,8 @@
  *
  * Configuration reaches the SQL as data, never as pasted text: the runner creates `cfg_params` (one row:
  * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap) and
- * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history).
+ * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history), each
+ * declared with its columns in `sql/inputs/`.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,7 +22,7 @@ import { PartnerApiClient } from '../sources/partner-api/client.js';
 import { redact } from '../sources/partner-api/errors.js';
 import { periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { lookUpReferences, type ReferenceLookupSummary } from './provider-lookup.js';
-import { recordRun } from './runs.js';
+import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
 import { sqlIdentifier } from '../core/sql.js';
@@ -37,8 +38,11 @@ export interface ReconcileOptions {
   parentRunId?: string;
 }
 
-
-export interface CurrencyTotals {
+/**
+ * One currency's line of reconcile's summary (and of its --json): counts as numbers. The report's fuller
+ * per-currency totals, read from the published marts, are `CurrencyTotals` in reports/report-facts.ts.
+ */
+export interface CurrencySummary {
   currencyCode: string | null;
   ledgerOrders: number;
   /** Money as exact decimal strings. */
@@ -56,7 +60,7 @@ export interface ReconcileSummary {
   asOf: string;
   exceptions: number;
   byType: Record<ExceptionType, number>;
-  currencies: CurrencyTotals[];
+  currencies: CurrencySummary[];
   history: { new: number; stillOpen: number; cleared: number };
   /** Match classes of the rows in the period's scope (and out_of_period for the rest), per side. */
   matchClasses: { side: string; matchClass: string; rows: number }[];
@@ -86,8 +90,8 @@ export interface SqlTest {
 const layers = ['staging', 'intermediate', 'marts'] as const;
 /** Marts that accumulate a row per run instead of holding the period's current state. */
 const appendOnlyMarts = new Set(['recon_exception_history', 'recon_runs']);
-/** Inputs the runner creates for the models. */
-const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions'];
+/** Inputs the runner creates for the models: each declared with its columns in `sql/inputs/`. */
+const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions'] as const;
 const failingRowsShown = 10;
 
 export async function reconcile(warehouse: Warehouse, config: Config, options: ReconcileOptions, output: Output): Promise<ReconcileSummary> {
@@ -252,10 +256,16 @@ interface RunParams {
   lookupsFound: number;
 }
 
+/** The runner's inputs, declared with their columns in `sql/inputs/<table>.sql`: created empty, then filled here. */
+function declareInput(warehouse: Warehouse, table: (typeof inputTables)[number]): Promise<void> {
+  return warehouse.run(readModelSql(path.join(sqlDir(), 'inputs', `${table}.sql`)));
+}
+
 async function createInputs(warehouse: Warehouse, config: Config, database: string, p: RunParams): Promise<void> {
   const r = config.reconciliation;
+  await declareInput(warehouse, 'cfg_params');
   await warehouse.run(
-    `CREATE OR REPLACE TEMP TABLE cfg_params AS SELECT
+    `INSERT INTO cfg_params BY NAME SELECT
        $1::VARCHAR AS period, $2::DATE AS period_start, $3::DATE AS period_end, $4::DATE AS as_of,
        $5::DECIMAL(18,4) AS cost_tolerance, $6::DECIMAL(18,4) AS price_tolerance, $7::INTEGER AS unredeemed_after_days,
        $8::VARCHAR AS timezone, $9::VARCHAR AS run_id, $10::TIMESTAMPTZ AS built_at,
@@ -275,12 +285,13 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
       p.lookupsFound,
     ],
   );
-  await warehouse.run('CREATE OR REPLACE TEMP TABLE cfg_status_map (status VARCHAR PRIMARY KEY, status_class VARCHAR NOT NULL)');
+  await declareInput(warehouse, 'cfg_status_map');
   for (const [status, statusClass] of Object.entries(r.statusMap)) {
     await warehouse.run('INSERT OR REPLACE INTO cfg_status_map VALUES (trim($1), $2)', [status, statusClass]);
   }
+  await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
-    `CREATE OR REPLACE TEMP TABLE prev_recon_exceptions AS
+    `INSERT INTO prev_recon_exceptions BY NAME
      SELECT finding_id, exception_type, partner_reference, transaction_id, first_detected_at
      FROM ${persistent(database, 'recon_exceptions')} WHERE period = $1`,
     [p.period],
@@ -314,7 +325,7 @@ async function buildModels(
 async function wouldBeMissingReferences(warehouse: Warehouse): Promise<string[]> {
   const rows = await warehouse.all<{ partner_reference: string }>(
     `SELECT DISTINCT l.partner_reference
-     FROM stg_ledger__orders l
+     FROM int_ledger__orders_classified l
      JOIN int_recon_rows_classified c ON c.side = 'ledger' AND c.ledger_line_id = l.ledger_line_id
      WHERE l.is_in_period AND l.is_active AND l.partner_reference IS NOT NULL AND c.provider_sales = 0
      ORDER BY 1`,

@@ -11,7 +11,7 @@ import type { Config } from '../config/schema.js';
 import { composeReportEmail, deliverReportEmail, type DeliverOptions, type Delivery } from '../reports/email.js';
 import { loadReportFacts, noLedgerOrdersWarning } from '../reports/report-facts.js';
 import { writeWorkbook, type WrittenSheet } from '../reports/workbook.js';
-import { recordRun } from './runs.js';
+import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
 export interface ReportOptions {

@@ -10,6 +10,7 @@ import { periodEnd, periodStart } from '../core/calendar.js';
 import { type Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { exceptionTypes } from '../core/exception-types.js';
+import { sqlText } from '../core/paths.js';
 import { formatCount } from './formats.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
 
@@ -159,14 +160,40 @@ const martTables = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_
 
 /**
  * Reads the period's facts. Fails with what to do when the period was never reconciled, or was
- * reconciled as of another date than the one asked for.
+ * reconciled as of another date than the one asked for. Each fact's query is a file of `sql/report/`.
  */
 export async function loadReportFacts(
   warehouse: Warehouse,
   options: { period: string; asOf?: string; timezone: string },
 ): Promise<ReportFacts> {
   const { period, timezone } = options;
-  const reconcileHint = `Run \`pinrecon reconcile --period ${period}${options.asOf ? ` --as-of ${options.asOf}` : ''}\` first.`;
+  const state = await loadReconciledState(warehouse, options);
+  const totals = await loadCurrencyTotals(warehouse, period);
+  const exceptionAmounts = await loadExceptionAmounts(warehouse, period);
+  const typeCounts = countByType(exceptionAmounts);
+  return {
+    period,
+    asOf: state.asOf,
+    timezone,
+    reconciledAt: state.reconciledAt,
+    totals,
+    bridge: await loadBridge(warehouse, period),
+    typeCounts,
+    exceptionAmounts,
+    totalFindings: typeCounts.reduce((sum, type) => sum + type.findings, 0),
+    changes: await loadChanges(warehouse, period, timezone),
+    aging: await loadAging(warehouse, period),
+    ledger: await loadLedgerFacts(warehouse, period, timezone, totals),
+    extraction: await loadExtraction(warehouse, period, timezone),
+  };
+}
+
+/** Checks the marts exist and the period was reconciled (as of the date asked for, if any). */
+async function loadReconciledState(
+  warehouse: Warehouse,
+  { period, asOf, timezone }: { period: string; asOf?: string; timezone: string },
+): Promise<{ asOf: string; reconciledAt: string }> {
+  const reconcileHint = `Run \`pinrecon reconcile --period ${period}${asOf ? ` --as-of ${asOf}` : ''}\` first.`;
   const present = await warehouse.all<{ name: string }>(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_name IN (${martTables.map(sqlString).join(', ')})`,
   );
@@ -174,177 +201,145 @@ export async function loadReportFacts(
   if (missing.length > 0) {
     throw new JobError(`The database ${warehouse.path} has no reconciliation tables (${missing.join(', ')}).`, reconcileHint);
   }
-
-  const p = sqlString(period);
-  const local = (column: string) => `strftime(timezone(${sqlString(timezone)}, ${column}), '%Y-%m-%d %H:%M:%S')`;
-  const state = await warehouse.one<{ as_of: string; reconciled_at: string }>(
-    `SELECT max(as_of)::VARCHAR AS as_of, ${local('max(built_at)')} AS reconciled_at FROM recon_summary WHERE period = ${p}`,
-  );
+  const state = await warehouse.one<{ as_of: string; reconciled_at: string }>(sqlText('report', 'summary_state.sql'), { period, timezone });
   if (!state?.as_of) throw new JobError(`The period ${period} has not been reconciled yet.`, reconcileHint);
-  if (options.asOf && options.asOf !== state.as_of) {
+  if (asOf && asOf !== state.as_of) {
     throw new JobError(
-      `The period ${period} was reconciled as of ${state.as_of}, not ${options.asOf}.`,
-      `Run \`pinrecon reconcile --period ${period} --as-of ${options.asOf}\` first, or leave out --as-of to report as of ${state.as_of}.`,
+      `The period ${period} was reconciled as of ${state.as_of}, not ${asOf}.`,
+      `Run \`pinrecon reconcile --period ${period} --as-of ${asOf}\` first, or leave out --as-of to report as of ${state.as_of}.`,
     );
   }
+  return { asOf: state.as_of, reconciledAt: state.reconciled_at };
+}
 
-  const totals = await warehouse.all(
-    `SELECT currency_code, ledger_orders, ledger_active_orders, ledger_sales_total, ledger_cost_total, provider_sales,
-            provider_billable_sales, provider_sales_total, provider_cost_total, provider_margin, matched, exceptions
-     FROM recon_summary WHERE period = ${p} ORDER BY currency_code NULLS LAST`,
-  );
-  const bridge = await warehouse.all(
-    `SELECT currency_code, step, label, exception_type, amount, items
-     FROM recon_bridge WHERE period = ${p} ORDER BY currency_code NULLS LAST, step`,
-  );
-  const amounts = await warehouse.all(
-    `SELECT exception_type, currency_code, count(*) AS findings, sum(ledger_value) AS ledger_value,
-            sum(provider_value) AS provider_value, sum(difference) AS difference, sum(amount) AS amount
-     FROM recon_exceptions WHERE period = ${p}
-     GROUP BY exception_type, currency_code ORDER BY exception_type, currency_code NULLS LAST`,
-  );
-  const runs = await warehouse.all(
-    `SELECT run_id, ${local('built_at')} AS built_at, "new", still_open, cleared
-     FROM recon_runs WHERE period = ${p} ORDER BY built_at DESC, run_id DESC LIMIT 2`,
-  );
+async function loadCurrencyTotals(warehouse: Warehouse, period: string): Promise<CurrencyTotals[]> {
+  const rows = await warehouse.all(sqlText('report', 'currency_totals.sql'), { period });
+  return rows.map((row) => ({
+    currency: text(row.currency_code),
+    ledgerOrders: String(row.ledger_orders),
+    ledgerPaidOrders: String(row.ledger_active_orders),
+    ledgerSalesTotal: text(row.ledger_sales_total),
+    ledgerCostTotal: text(row.ledger_cost_total),
+    providerSales: String(row.provider_sales),
+    providerBillableSales: String(row.provider_billable_sales),
+    providerSalesTotal: text(row.provider_sales_total),
+    providerCostTotal: text(row.provider_cost_total),
+    providerMargin: text(row.provider_margin),
+    matched: String(row.matched),
+    exceptions: String(row.exceptions),
+  }));
+}
+
+async function loadBridge(warehouse: Warehouse, period: string): Promise<BridgeLine[]> {
+  const rows = await warehouse.all(sqlText('report', 'cost_bridge.sql'), { period });
+  return rows.map((row) => ({
+    currency: text(row.currency_code),
+    step: Number(row.step),
+    label: String(row.label),
+    exceptionType: text(row.exception_type),
+    amount: text(row.amount),
+    items: String(row.items),
+  }));
+}
+
+async function loadExceptionAmounts(warehouse: Warehouse, period: string): Promise<ExceptionAmounts[]> {
+  const rows = await warehouse.all(sqlText('report', 'exception_amounts.sql'), { period });
+  return rows.map((row) => ({
+    exceptionType: String(row.exception_type),
+    currency: text(row.currency_code),
+    findings: String(row.findings),
+    ledgerValue: text(row.ledger_value),
+    providerValue: text(row.provider_value),
+    difference: text(row.difference),
+    bridgeAmount: text(row.amount),
+  }));
+}
+
+/** Every exception type of interface.md (zeros included), then any other type found, with its findings. */
+function countByType(amounts: ExceptionAmounts[]): TypeCount[] {
+  const counted = new Map<string, number>();
+  for (const row of amounts) counted.set(row.exceptionType, (counted.get(row.exceptionType) ?? 0) + Number(row.findings));
+  const otherTypes = [...counted.keys()].filter((type) => !(exceptionTypes as readonly string[]).includes(type)).sort();
+  return [...exceptionTypes, ...otherTypes].map((exceptionType) => ({ exceptionType, findings: counted.get(exceptionType) ?? 0 }));
+}
+
+async function loadChanges(warehouse: Warehouse, period: string, timezone: string): Promise<Changes | null> {
+  const runs = await warehouse.all(sqlText('report', 'latest_runs.sql'), { period, timezone });
   const latest = runs[0];
-  const changesByType = latest
-    ? await warehouse.all(
-        `SELECT exception_type,
-                count(*) FILTER (WHERE change = 'new') AS "new",
-                count(*) FILTER (WHERE change = 'still_open') AS still_open,
-                count(*) FILTER (WHERE change = 'cleared') AS cleared
-         FROM recon_exception_history WHERE run_id = ${sqlString(String(latest.run_id))}
-         GROUP BY exception_type ORDER BY exception_type`,
-      )
-    : [];
-  const aging = await warehouse.all(
-    `SELECT currency_code, aging_bucket, keys, cost_total FROM recon_aging WHERE period = ${p}
-     ORDER BY currency_code NULLS LAST,
-              CASE aging_bucket WHEN '0-7' THEN 1 WHEN '8-30' THEN 2 WHEN '31-90' THEN 3 WHEN '90+' THEN 4 ELSE 5 END, aging_bucket`,
-  );
+  if (!latest) return null;
+  const byType = await warehouse.all(sqlText('report', 'changes_by_type.sql'), { run_id: String(latest.run_id) });
+  return {
+    runId: String(latest.run_id),
+    builtAt: String(latest.built_at),
+    previousBuiltAt: runs[1] ? String(runs[1].built_at) : null,
+    new: Number(latest.new),
+    stillOpen: Number(latest.still_open),
+    cleared: Number(latest.cleared),
+    byType: byType.map((row) => ({
+      exceptionType: String(row.exception_type),
+      new: Number(row.new),
+      stillOpen: Number(row.still_open),
+      cleared: Number(row.cleared),
+    })),
+  };
+}
 
+async function loadAging(warehouse: Warehouse, period: string): Promise<AgingLine[]> {
+  const rows = await warehouse.all(sqlText('report', 'key_aging.sql'), { period });
+  return rows.map((row) => ({
+    currency: text(row.currency_code),
+    bucket: String(row.aging_bucket),
+    keys: String(row.keys),
+    costTotal: text(row.cost_total),
+  }));
+}
+
+/** The ledger orders reconciled (from the totals) and the rejected lines the report lists. */
+async function loadLedgerFacts(warehouse: Warehouse, period: string, timezone: string, totals: CurrencyTotals[]): Promise<LedgerFacts> {
+  // Built from the rejects sheet's own conditions (report-sheets.ts), so the count and the sheet agree.
   const rejects = await warehouse.one<{ lines: string; files: string; unplaced_lines: string; unplaced_files: string }>(
     `SELECT count(*) AS lines, count(DISTINCT file_hash) AS files,
             count(*) FILTER (WHERE ${unplacedLedgerRejectSql}) AS unplaced_lines,
             count(DISTINCT file_hash) FILTER (WHERE ${unplacedLedgerRejectSql}) AS unplaced_files
      FROM ledger_rejects WHERE ${ledgerRejectsOfPeriodSql(period, timezone)}`,
   );
-
-  const overlapsPeriod = `window_start <= DATE ${sqlString(periodEnd(period))} AND window_end >= DATE ${sqlString(periodStart(period))}`;
-  const windows = await warehouse.all(
-    `SELECT window_start::VARCHAR AS window_start, window_end::VARCHAR AS window_end, by_flag, ${local('completed_at')} AS completed_at,
-            records, quarantined, run_id
-     FROM extract_windows WHERE ${overlapsPeriod} ORDER BY window_start, window_end, by_flag`,
-  );
-  const extractRuns = await warehouse.all(
-    `SELECT run_id, command, ${local('started_at')} AS started_at, ${local('finished_at')} AS finished_at, status,
-            requests, retries, rate_limited, rows_loaded
-     FROM pipeline_runs WHERE run_id IN (SELECT run_id FROM extract_windows WHERE ${overlapsPeriod})
-     ORDER BY started_at, run_id`,
-  );
-  const lastFetch = await warehouse.one<{ at: string | null }>(
-    `SELECT ${local('max(fetched_at)')} AS at FROM landing_files WHERE ${overlapsPeriod}`,
-  );
-
-  const counted = new Map<string, number>();
-  for (const row of amounts) {
-    const type = String(row.exception_type);
-    counted.set(type, (counted.get(type) ?? 0) + Number(row.findings));
-  }
-  const otherTypes = [...counted.keys()].filter((type) => !(exceptionTypes as readonly string[]).includes(type)).sort();
-  const typeCounts = [...exceptionTypes, ...otherTypes].map((exceptionType) => ({ exceptionType, findings: counted.get(exceptionType) ?? 0 }));
-
   return {
-    period,
-    asOf: state.as_of,
-    timezone,
-    reconciledAt: state.reconciled_at,
-    totals: totals.map((row) => ({
-      currency: text(row.currency_code),
-      ledgerOrders: String(row.ledger_orders),
-      ledgerPaidOrders: String(row.ledger_active_orders),
-      ledgerSalesTotal: text(row.ledger_sales_total),
-      ledgerCostTotal: text(row.ledger_cost_total),
-      providerSales: String(row.provider_sales),
-      providerBillableSales: String(row.provider_billable_sales),
-      providerSalesTotal: text(row.provider_sales_total),
-      providerCostTotal: text(row.provider_cost_total),
-      providerMargin: text(row.provider_margin),
-      matched: String(row.matched),
-      exceptions: String(row.exceptions),
+    orders: totals.reduce((sum, row) => sum + Number(row.ledgerOrders), 0),
+    rejects: Number(rejects?.lines ?? 0),
+    rejectFiles: Number(rejects?.files ?? 0),
+    unplacedRejects: Number(rejects?.unplaced_lines ?? 0),
+    unplacedFiles: Number(rejects?.unplaced_files ?? 0),
+  };
+}
+
+/** The extract windows overlapping the period, the runs that completed them, and the last fetch. */
+async function loadExtraction(warehouse: Warehouse, period: string, timezone: string): Promise<ReportFacts['extraction']> {
+  const overlap = { period_start: periodStart(period), period_end: periodEnd(period), timezone };
+  const windows = await warehouse.all(sqlText('report', 'extract_windows.sql'), overlap);
+  const runs = await warehouse.all(sqlText('report', 'extract_runs.sql'), overlap);
+  const lastFetch = await warehouse.one<{ at: string | null }>(sqlText('report', 'last_fetch.sql'), overlap);
+  return {
+    windows: windows.map((row) => ({
+      windowStart: String(row.window_start),
+      windowEnd: String(row.window_end),
+      by: String(row.by_flag),
+      completedAt: String(row.completed_at),
+      records: String(row.records),
+      quarantined: String(row.quarantined),
+      runId: String(row.run_id),
     })),
-    bridge: bridge.map((row) => ({
-      currency: text(row.currency_code),
-      step: Number(row.step),
-      label: String(row.label),
-      exceptionType: text(row.exception_type),
-      amount: text(row.amount),
-      items: String(row.items),
+    runs: runs.map((row) => ({
+      runId: String(row.run_id),
+      command: String(row.command),
+      startedAt: String(row.started_at),
+      finishedAt: text(row.finished_at),
+      status: String(row.status),
+      requests: String(row.requests),
+      retries: String(row.retries),
+      rateLimited: String(row.rate_limited),
+      rowsLoaded: String(row.rows_loaded),
     })),
-    typeCounts,
-    exceptionAmounts: amounts.map((row) => ({
-      exceptionType: String(row.exception_type),
-      currency: text(row.currency_code),
-      findings: String(row.findings),
-      ledgerValue: text(row.ledger_value),
-      providerValue: text(row.provider_value),
-      difference: text(row.difference),
-      bridgeAmount: text(row.amount),
-    })),
-    totalFindings: typeCounts.reduce((sum, type) => sum + type.findings, 0),
-    changes: latest
-      ? {
-          runId: String(latest.run_id),
-          builtAt: String(latest.built_at),
-          previousBuiltAt: runs[1] ? String(runs[1].built_at) : null,
-          new: Number(latest.new),
-          stillOpen: Number(latest.still_open),
-          cleared: Number(latest.cleared),
-          byType: changesByType.map((row) => ({
-            exceptionType: String(row.exception_type),
-            new: Number(row.new),
-            stillOpen: Number(row.still_open),
-            cleared: Number(row.cleared),
-          })),
-        }
-      : null,
-    aging: aging.map((row) => ({
-      currency: text(row.currency_code),
-      bucket: String(row.aging_bucket),
-      keys: String(row.keys),
-      costTotal: text(row.cost_total),
-    })),
-    ledger: {
-      orders: totals.reduce((sum, row) => sum + Number(row.ledger_orders), 0),
-      rejects: Number(rejects?.lines ?? 0),
-      rejectFiles: Number(rejects?.files ?? 0),
-      unplacedRejects: Number(rejects?.unplaced_lines ?? 0),
-      unplacedFiles: Number(rejects?.unplaced_files ?? 0),
-    },
-    extraction: {
-      windows: windows.map((row) => ({
-        windowStart: String(row.window_start),
-        windowEnd: String(row.window_end),
-        by: String(row.by_flag),
-        completedAt: String(row.completed_at),
-        records: String(row.records),
-        quarantined: String(row.quarantined),
-        runId: String(row.run_id),
-      })),
-      runs: extractRuns.map((row) => ({
-        runId: String(row.run_id),
-        command: String(row.command),
-        startedAt: String(row.started_at),
-        finishedAt: text(row.finished_at),
-        status: String(row.status),
-        requests: String(row.requests),
-        retries: String(row.retries),
-        rateLimited: String(row.rate_limited),
-        rowsLoaded: String(row.rows_loaded),
-      })),
-      lastFetchAt: lastFetch?.at ?? null,
-    },
+    lastFetchAt: lastFetch?.at ?? null,
   };
 }
 

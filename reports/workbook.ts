@@ -279,6 +279,45 @@ function rowWriter(columns: SheetColumn[]): (worksheet: ExcelJS.Worksheet, value
 /** A cell of the Summary: a value and how it looks. */
 type SummaryCell = { value: ExcelJS.CellValue; style: Style } | string | null;
 
+/** What a Summary section writes with: whole rows, and the cells the Summary uses. */
+interface SummaryPen {
+  line(...cells: SummaryCell[]): void;
+  /** A blank row, then the section's title. */
+  heading(text: string): void;
+  header(...labels: string[]): void;
+  styled(value: ExcelJS.CellValue, style: Style): SummaryCell;
+  count(value: string | number): SummaryCell;
+  money(value: Decimal, currency: string | null): SummaryCell;
+  /** A local wall-clock time as the facts give it ("YYYY-MM-DD HH:MM:SS"). */
+  localTime(text: string | null): SummaryCell;
+}
+
+/** Everything a Summary section may show. */
+interface SummaryContext {
+  facts: ReportFacts;
+  sheets: DetailSheet[];
+  plan: WrittenSheet[];
+  generatedAt: Date;
+  rowsPerSheet: number;
+  summaryOnlyOf: WorkbookOptions['summaryOnlyOf'];
+}
+
+/** One section of the Summary: its facts (ReportFacts) written beside their labels. */
+type SummarySection = (pen: SummaryPen, context: SummaryContext) => void;
+
+/** The Summary, top to bottom. A new section is a new function here. */
+const summarySections: SummarySection[] = [
+  writeSummaryHeader,
+  writeExtractionSection,
+  writeLedgerSection,
+  writeTotalsSection,
+  writeBridgeSection,
+  writeExceptionsByTypeSection,
+  writeAmountsSection,
+  writeAgingSection,
+  writeSheetsSection,
+];
+
 function writeSummary(
   worksheet: ExcelJS.Worksheet,
   facts: ReportFacts,
@@ -290,6 +329,13 @@ function writeSummary(
 ): void {
   // A: labels; C holds the bridge's line texts, D exception type names; the rest are numbers.
   worksheet.columns = [{ width: 36 }, { width: 20 }, { width: 46 }, { width: 26 }, ...Array.from({ length: 8 }, () => ({ width: 20 }))];
+  const pen = summaryPen(worksheet);
+  const context: SummaryContext = { facts, sheets, plan, generatedAt, rowsPerSheet, summaryOnlyOf };
+  for (const section of summarySections) section(pen, context);
+  worksheet.commit();
+}
+
+function summaryPen(worksheet: ExcelJS.Worksheet): SummaryPen {
   const line = (...cells: SummaryCell[]) => {
     const row = worksheet.addRow(cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)));
     cells.forEach((cell, i) => {
@@ -298,15 +344,22 @@ function writeSummary(
     row.commit();
   };
   const styled = (value: ExcelJS.CellValue, style: Style): SummaryCell => ({ value, style });
-  const heading = (text: string) => {
-    line();
-    line(styled(text, styles.heading));
+  return {
+    line,
+    styled,
+    heading: (text) => {
+      line();
+      line(styled(text, styles.heading));
+    },
+    header: (...labels) => line(...labels.map((label) => styled(label, styles.header))),
+    count: (value) => styled(Number(value), styles.integer),
+    money: (value, currency) => (value === null ? null : styled(Number(value), moneyStyle(currency))),
+    localTime: (text) => (text === null ? null : styled(localTextDate(text), styles.dateTime)),
   };
-  const header = (...labels: string[]) => line(...labels.map((label) => styled(label, styles.header)));
-  const count = (value: string | number) => styled(Number(value), styles.integer);
-  const money = (value: Decimal, currency: string | null) => (value === null ? null : styled(Number(value), moneyStyle(currency)));
-  const localTime = (text: string | null) => (text === null ? null : styled(localTextDate(text), styles.dateTime));
+}
 
+/** The title, the period, its dates and time zone, a summary-only note and the no-ledger warning. */
+function writeSummaryHeader({ line, styled, localTime }: SummaryPen, { facts, generatedAt, summaryOnlyOf }: SummaryContext): void {
   line(styled(`pinrecon reconciliation — ${facts.period}`, styles.title));
   line();
   line(styled('Period', styles.bold), facts.period);
@@ -323,7 +376,10 @@ function writeSummary(
 
   const warning = noLedgerOrdersWarning(facts);
   if (warning) line(styled('WARNING', styles.warning), styled(warning, styles.warning));
+}
 
+/** When and from what the data was extracted: the last fetch, the windows and the runs behind them. */
+function writeExtractionSection({ line, heading, header, styled, count, localTime }: SummaryPen, { facts }: SummaryContext): void {
   const { windows, runs, lastFetchAt } = facts.extraction;
   heading('Data extracted from the provider API');
   line(styled('Last fetch', styles.bold), lastFetchAt ? localTime(lastFetchAt) : 'never: no extract covers this period');
@@ -341,7 +397,10 @@ function writeSummary(
       line(r.runId, r.command, localTime(r.startedAt), localTime(r.finishedAt), r.status, count(r.requests), count(r.retries), count(r.rateLimited), count(r.rowsLoaded));
     }
   }
+}
 
+/** The ledger orders reconciled and the rejected lines, with where the rejects are listed. */
+function writeLedgerSection({ line, heading, styled, count }: SummaryPen, { facts }: SummaryContext): void {
   heading('Ledger');
   line(styled('Ledger orders in the period', styles.bold), count(facts.ledger.orders));
   line(styled('Ledger lines rejected', styles.bold), count(facts.ledger.rejects), `from ${formatCount(facts.ledger.rejectFiles)} file(s), listed on the sheet Ledger rejects`);
@@ -356,20 +415,27 @@ function writeSummary(
     `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file holding orders paid in ${facts.period}, ` +
       `and of every file with no accepted line at all (it belongs to no period, so every report shows it until the file is imported again).`,
   );
+}
 
+function writeTotalsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Totals per currency');
   header('Currency', ...totalsColumns.map((c) => c.header));
   for (const t of facts.totals) {
     line(t.currency ?? '(none)', ...totalsColumns.map((c) => (c.kind === 'count' ? count(c.value(t) ?? 0) : money(c.value(t), t.currency))));
   }
+}
 
+function writeBridgeSection({ line, heading, header, styled, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Cost bridge: ledger expected cost → provider cost');
   header('Currency', 'Step', 'Line', 'Exception type', 'Items', 'Amount');
   for (const b of facts.bridge) {
     const isTotal = b.exceptionType === null && (b.step === 0 || b.step === Math.max(...facts.bridge.filter((x) => x.currency === b.currency).map((x) => x.step)));
     line(b.currency ?? '(none)', count(b.step), isTotal ? styled(b.label, styles.bold) : b.label, b.exceptionType, count(b.items), money(b.amount, b.currency));
   }
+}
 
+/** Findings per type, with what changed since the previous reconciliation of the period. */
+function writeExceptionsByTypeSection({ line, heading, header, styled, count }: SummaryPen, { facts }: SummaryContext): void {
   const changes = facts.changes;
   heading('Exceptions by type');
   line(
@@ -384,17 +450,24 @@ function writeSummary(
     line(t.exceptionType, count(t.findings), count(c?.new ?? 0), count(c?.stillOpen ?? 0), count(c?.cleared ?? 0));
   }
   line(styled('Total', styles.bold), count(facts.totalFindings), count(changes?.new ?? 0), count(changes?.stillOpen ?? 0), count(changes?.cleared ?? 0));
+}
 
+function writeAmountsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Amounts by exception type');
   header('Exception type', 'Currency', 'Findings', 'Ledger value', 'Provider value', 'Difference', 'Cost bridge effect');
   for (const a of facts.exceptionAmounts) {
     line(a.exceptionType, a.currency, count(a.findings), money(a.ledgerValue, a.currency), money(a.providerValue, a.currency), money(a.difference, a.currency), money(a.bridgeAmount, a.currency));
   }
+}
 
+function writeAgingSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Unredeemed keys by age');
   header('Currency', 'Aging bucket (days)', 'Keys', 'Cost');
   for (const a of facts.aging) line(a.currency ?? '(none)', a.bucket, count(a.keys), money(a.costTotal, a.currency));
+}
 
+/** The workbook's sheets with their rows, and a note for each sheet that continues on another. */
+function writeSheetsSection({ line, heading, header, styled, count }: SummaryPen, { sheets, plan, rowsPerSheet, summaryOnlyOf }: SummaryContext): void {
   heading(summaryOnlyOf ? 'Sheets of the full workbook' : 'Sheets');
   for (const { title } of sheets) {
     const parts = plan.filter((part) => part.title === title);
@@ -415,6 +488,4 @@ function writeSummary(
     const continued = part.name !== part.title ? ` (continued from ${part.title})` : '';
     line(part.name, count(part.rows), `${descriptions.get(part.title) ?? ''}${continued}`);
   }
-  worksheet.commit();
 }
-

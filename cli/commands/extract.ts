@@ -44,7 +44,9 @@ Example:
         const request = { from, to, by: options.by as SearchBy, dryRun: Boolean(options.dryRun) };
         // A dry run only reads the checkpoints: it never creates or locks the database for writing.
         const file = request.dryRun && !databaseExists(config.database) ? ':memory:' : config.database;
-        const summary = await withWarehouse(file, { timezone: config.timezone, readOnly: request.dryRun && file !== ':memory:' }, async (warehouse) => {
+        const readOnly = request.dryRun && file !== ':memory:';
+        const opening = { timezone: config.timezone, readOnly, lockWaitSeconds: readOnly ? 0 : config.lockWaitSeconds };
+        const summary = await withWarehouse(file, opening, async (warehouse) => {
           const result = await extractSales(warehouse, config, request, output);
           if (!request.dryRun) await publishSnapshot(warehouse);
           return result;

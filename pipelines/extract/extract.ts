@@ -11,7 +11,7 @@ import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
 import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
 import { todayIn } from '../../core/calendar.js';
-import { recordRun } from '../runs.js';
+import { recordRun } from '../run-trace.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { completedWindows, recordCompletedWindow } from './checkpoint.js';
 import { landingRoot, salesLandingPath } from './landing.js';

@@ -9,6 +9,7 @@
 import type { Config } from '../../config/schema.js';
 import { type Warehouse } from '../../core/warehouse.js';
 import { sqlString } from '../../core/sql.js';
+import { sqlText } from '../../core/paths.js';
 import type { ExtractWindow } from './plan.js';
 import { transactionAtSql, unparseableDateReason } from './transaction-date.js';
 
@@ -199,6 +200,7 @@ async function countsOfLoad(warehouse: Warehouse, landingPath: string): Promise<
 /**
  * One row per record of the file: its 0-based index, its raw JSON, each field typed (NULL when absent or
  * unusable), `problem` (why it cannot be loaded, or NULL) and `date_problem` (why transaction_at is NULL).
+ * The query is `sql/load/landed_sales.sql`; its per-field parts are written here from `fields`.
  */
 function stagingSql(file: string, config: Config): string {
   const paths = `[${fields.map((f) => sqlString(`$.${f.name}`)).join(', ')}]`;
@@ -255,30 +257,32 @@ function stagingSql(file: string, config: Config): string {
     .map(([status, cls]) => `WHEN ${sqlString(status)} THEN ${sqlString(cls)}`)
     .join(' ');
 
-  return `
-    WITH landed AS (
-      SELECT ordinality - 1 AS record_index, json AS raw
-      FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY
-    ), parsed AS (
-      SELECT record_index, raw, json_type(raw) AS shape, json_type(raw, ${paths}) AS types,
-             json_extract_string(raw, ${paths}) AS texts, ${moneyDigits.join(', ')}
-      FROM landed
-    ), typed AS (
-      SELECT *, ${values.join(',\n             ')},
-             CASE WHEN ${type(dateIndex)} = 'VARCHAR' THEN ${transactionAtSql(text(dateIndex), config.timezone)} END AS transaction_at
-      FROM parsed
-    ), checked AS (
-      SELECT record_index, raw, ${loadedColumns.filter((c) => c !== 'status_class' && c !== 'transaction_at').join(', ')},
-             CASE status ${statusClass} ELSE 'unknown' END AS status_class,
-             transaction_at,
-             CASE WHEN shape <> 'OBJECT' THEN 'not a JSON object but ' || ${describeJsonType('shape')}
-                  ELSE nullif(concat_ws('; ', ${problems.join(',\n                   ')}), '') END AS problem,
-             CASE WHEN ${type(dateIndex)} = 'VARCHAR' AND transaction_at IS NULL
-                  THEN ${sqlString(`${unparseableDateReason}: `)} || to_json(${text(dateIndex)})::VARCHAR END AS date_problem
-      FROM typed
-    )
-    -- The raw text is kept only for records bound for the quarantine: memory stays small for big responses.
-    SELECT * REPLACE (CASE WHEN problem IS NOT NULL OR date_problem IS NOT NULL THEN raw END AS raw), NULL::BIGINT AS superseded_by FROM checked`;
+  return fillPlaceholders(sqlText('load', 'landed_sales.sql'), {
+    landing_file: sqlString(file),
+    field_paths: paths,
+    money_digits: moneyDigits.join(', '),
+    typed_fields: values.join(',\n         '),
+    date_is_text: `${type(dateIndex)} = 'VARCHAR'`,
+    transaction_at: transactionAtSql(text(dateIndex), config.timezone),
+    record_columns: loadedColumns.filter((c) => c !== 'status_class' && c !== 'transaction_at').join(', '),
+    status_classes: statusClass,
+    shape_in_words: describeJsonType('shape'),
+    field_problems: problems.join(',\n                 '),
+    unparseable_date_reason: sqlString(`${unparseableDateReason}: `),
+    date_text: text(dateIndex),
+  });
+}
+
+/** `{{name}}` → its value; a placeholder without a value (or a value without a placeholder) is a bug here. */
+function fillPlaceholders(template: string, values: Record<string, string>): string {
+  const unused = new Set(Object.keys(values));
+  const filled = template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
+    unused.delete(name);
+    if (!(name in values)) throw new Error(`sql/load/landed_sales.sql: no value for {{${name}}}`);
+    return values[name]!;
+  });
+  if (unused.size > 0) throw new Error(`sql/load/landed_sales.sql: no {{${[...unused][0]}}} for its value`);
+  return filled;
 }
 
 /** json_type()'s name in words, for reasons. */

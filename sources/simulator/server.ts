@@ -102,56 +102,103 @@ const STREAM_CHUNK_CHARS = 64 * 1024;
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
   const seed = options.seed ?? 1;
   const timezone = options.dataset?.timezone ?? 'America/Sao_Paulo';
-  const clock = new ZonedClock(timezone);
   const dataset = new Dataset({ ...(options.dataset ?? defaultDatasetOptions(timezone)), seed, timezone });
-  const router = new Router(options.endpoints);
   const tokens = new TokenAuthority({
     identifier: options.identifier ?? 'demo-partner',
     secret: options.secret ?? 'demo-secret',
     lifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
     refreshLifetimeSeconds: options.refreshTokenLifetimeSeconds,
-    clock,
+    clock: new ZonedClock(timezone),
   });
-  const limiter = new SlidingWindowLimiter(options.rateLimitPerSecond ?? 50);
-  const faults = new FaultInjector(seed, options.faults);
-  const maxPeriodDays = options.maxPeriodDays ?? 31;
-  const counters = { requests: 0, rateLimited: 0, injected503: 0, injected500: 0, dropped: 0, slowed: 0, revocations: 0 };
-  const byEndpoint: Partial<Record<EndpointName, number>> = {};
   let url = '';
-
-  const revokeAllTokens = () => {
-    tokens.revokeAll();
-    counters.revocations++;
+  const state: SimulatorState = {
+    options,
+    dataset,
+    router: new Router(options.endpoints),
+    tokens,
+    limiter: new SlidingWindowLimiter(options.rateLimitPerSecond ?? 50),
+    faults: new FaultInjector(seed, options.faults),
+    counters: { requests: 0, rateLimited: 0, injected503: 0, injected500: 0, dropped: 0, slowed: 0, revocations: 0 },
+    byEndpoint: {},
+    operations: simulatorOperations(dataset, tokens, options.maxPeriodDays ?? 31, () => url),
   };
-  let revokeTimer: NodeJS.Timeout | undefined;
-  const scheduleRevocation = () => {
-    if (revokeTimer) clearInterval(revokeTimer);
-    revokeTimer = undefined;
-    const every = faults.faults.revokeEverySeconds ?? 0;
-    if (every > 0) revokeTimer = setInterval(revokeAllTokens, every * 1000).unref();
-  };
-  scheduleRevocation();
+  const revocation = tokenRevocation(state);
 
-  /** The operations, by name: each returns its reply or throws a Rejection. */
-  const operations: Record<EndpointName, (call: Call) => Reply> = {
+  const server = createServer({ keepAlive: true }, (request, response) => {
+    handleRequest(state, request, response).catch((error: unknown) => {
+      // A bug in the simulator: answer 500 rather than hang the client.
+      if (!response.headersSent) sendJson(response, 500, { message: `Simulator error: ${(error as Error).message}`, code: 'simulator_error' });
+      else response.destroy();
+    });
+  });
+  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address() as AddressInfo;
+  url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+
+  return {
+    url,
+    dataset,
+    stats: () => ({
+      ...state.counters,
+      byEndpoint: { ...state.byEndpoint },
+      maxInAnyRollingSecond: state.limiter.maxInAnyWindow,
+      tokensIssued: tokens.issued,
+      refreshes: tokens.refreshes,
+    }),
+    revokeAllTokens: revocation.revokeAll,
+    setFaults(next: FaultOptions) {
+      state.faults.set(next);
+      revocation.schedule();
+    },
+    close: async () => {
+      revocation.stop();
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}
+
+/** What a running simulator's request handling shares. */
+interface SimulatorState {
+  options: SimulatorOptions;
+  dataset: Dataset;
+  router: Router;
+  tokens: TokenAuthority;
+  limiter: SlidingWindowLimiter;
+  faults: FaultInjector;
+  counters: Omit<SimulatorStats, 'byEndpoint' | 'maxInAnyRollingSecond' | 'tokensIssued' | 'refreshes'>;
+  byEndpoint: Partial<Record<EndpointName, number>>;
+  operations: Record<EndpointName, (call: Call) => Reply>;
+}
+
+/** Revoking every token, now or every `faults.revokeEverySeconds` (re-read when the faults change). */
+function tokenRevocation(state: SimulatorState): { revokeAll: () => void; schedule: () => void; stop: () => void } {
+  let timer: NodeJS.Timeout | undefined;
+  const revokeAll = () => {
+    state.tokens.revokeAll();
+    state.counters.revocations++;
+  };
+  const stop = () => {
+    if (timer) clearInterval(timer);
+    timer = undefined;
+  };
+  const schedule = () => {
+    stop();
+    const every = state.faults.faults.revokeEverySeconds ?? 0;
+    if (every > 0) timer = setInterval(revokeAll, every * 1000).unref();
+  };
+  schedule();
+  return { revokeAll, schedule, stop };
+}
+
+/** The operations, by name: each returns its reply or throws a Rejection. `url` is the server's, once listening. */
+function simulatorOperations(dataset: Dataset, tokens: TokenAuthority, maxPeriodDays: number, url: () => string): Record<EndpointName, (call: Call) => Reply> {
+  return {
     getToken: ({ body }) => ({ json: tokens.authenticate(body) }),
     refreshToken: ({ body }) => ({ json: tokens.refresh(body) }),
-    salesByPeriod: ({ params, query }) => {
-      const { startDate, finishDate } = params as { startDate: string; finishDate: string };
-      for (const [name, value] of [['startDate', startDate], ['finishDate', finishDate]] as const) {
-        if (!isCalendarDate(value)) throw new Rejection('invalid_date', `${name} must be a date written YYYY-MM-DD, got "${value}".`);
-      }
-      const days = daysInclusive(startDate, finishDate);
-      if (days < 1) throw new Rejection('invalid_period', `finishDate ${finishDate} is before startDate ${startDate}.`);
-      if (days > maxPeriodDays) {
-        throw new Rejection('period_too_long', `The period ${startDate}..${finishDate} has ${days} days; at most ${maxPeriodDays} are allowed.`);
-      }
-      const flag = query.get('searchIsByCreateDate');
-      if (flag !== null && !/^(true|false)$/i.test(flag)) {
-        throw new Rejection('invalid_request', `searchIsByCreateDate must be true or false, got "${flag}".`);
-      }
-      return { sales: dataset.salesInPeriod(startDate, finishDate, flag?.toLowerCase() === 'true') };
-    },
+    salesByPeriod: ({ params, query }) => salesByPeriod(dataset, maxPeriodDays, params, query),
     salesByTransactionId: ({ params }) => {
       const id = integerParameter(params.transactionId!, 'transactionId');
       const sale = dataset.saleByTransactionId(id);
@@ -169,45 +216,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     catalogTree: ({ query }) => ({ json: dataset.catalog.tree(catalogQuery(query), true) }),
     partnerCollections: ({ query }) => ({ json: dataset.catalog.partnerCollections(catalogQuery(query)) }),
     listCollections: ({ query }) => ({ json: dataset.catalog.tree(catalogQuery(query), false) }),
-    getCollection: ({ params, query }) => ({ json: collectionOrReject(params.id!, query) }),
-    collectionProducts: ({ params, query }) => ({ json: [collectionOrReject(params.collectionId!, query)] }),
+    getCollection: ({ params, query }) => ({ json: collectionOrReject(dataset, params.id!, query) }),
+    collectionProducts: ({ params, query }) => ({ json: [collectionOrReject(dataset, params.collectionId!, query)] }),
     productInfo: ({ params, query }) => {
-      const product = productOrReject(params.productId!, query);
+      const product = productOrReject(dataset, params.productId!, query);
       return { json: dataset.catalog.productDetail(product, catalogQuery(query).language) };
     },
-    productStock: ({ params, query }) => ({ json: dataset.stock(productOrReject(params.productId!, query).id) }),
-    preRedeem: ({ body }) => {
-      const input = body as Record<string, unknown>;
-      if (!Number.isInteger(input.productId) || (input.productId as number) <= 0 || (input.productId as number) > 2 ** 31 - 1) {
-        throw new Rejection('invalid_request', 'productId is required and must be a positive 32-bit integer.');
-      }
-      if (typeof input.partnerReference !== 'string' || input.partnerReference.trim() === '' || input.partnerReference.length > 100) {
-        throw new Rejection('invalid_request', 'partnerReference is required: a non-empty string of at most 100 characters.');
-      }
-      for (const key of ['countryCode', 'currencyCode'] as const) {
-        if (input[key] !== undefined && (typeof input[key] !== 'string' || !/^[A-Za-z]{2,3}$/.test(input[key] as string))) {
-          throw new Rejection('invalid_request', `${key} must be an ISO code such as "BR" or "BRL".`);
-        }
-      }
-      const customer = input.customer === undefined || input.customer === null ? undefined : validateCustomer(input.customer);
-      const sale = dataset.preRedeem({
-        productId: input.productId as number,
-        partnerReference: input.partnerReference,
-        countryCode: ((input.countryCode as string | undefined) ?? 'BR').toUpperCase(),
-        currencyCode: ((input.currencyCode as string | undefined) ?? 'BRL').toUpperCase(),
-        customer,
-      });
-      const response: PreRedeemResponse = {
-        status: sale.status,
-        transaction: {
-          transactionId: sale.transactionId,
-          key: sale.key,
-          partnerReference: sale.partnerReference,
-          redirectLink: `${url}/redeem/${sale.transactionId}`,
-        },
-      };
-      return { json: response };
-    },
+    productStock: ({ params, query }) => ({ json: dataset.stock(productOrReject(dataset, params.productId!, query).id) }),
+    preRedeem: ({ body }) => ({ json: preRedeem(dataset, body, url()) }),
     reverseByTransactionId: ({ body }) => {
       const id = (body as Record<string, unknown>).transactionId;
       if (!Number.isInteger(id)) throw new Rejection('invalid_request', 'transactionId is required and must be an integer.');
@@ -215,136 +231,157 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     reverseByPartnerReference: ({ params }) => ({ json: dataset.reverseByPartnerReference(params.partnerReference!) }),
   };
+}
 
-  function collectionOrReject(idText: string, query: URLSearchParams) {
-    const id = integerParameter(idText, 'collection id');
-    const collection = dataset.catalog.collection(id, catalogQuery(query));
-    if (!collection) throw new Rejection('unknown_collection', `Collection ${id} does not exist or is not available for this country and currency.`);
-    return collection;
+/** The sales of a period by payment (or, with searchIsByCreateDate, creation) date, within the 31-day rule. */
+function salesByPeriod(dataset: Dataset, maxPeriodDays: number, params: Record<string, string>, query: URLSearchParams): Reply {
+  const { startDate, finishDate } = params as { startDate: string; finishDate: string };
+  for (const [name, value] of [['startDate', startDate], ['finishDate', finishDate]] as const) {
+    if (!isCalendarDate(value)) throw new Rejection('invalid_date', `${name} must be a date written YYYY-MM-DD, got "${value}".`);
   }
-
-  function productOrReject(idText: string, query: URLSearchParams) {
-    const id = integerParameter(idText, 'productId');
-    const product = dataset.catalog.product(id);
-    if (!product) throw new Rejection('unknown_product', `Product ${id} does not exist.`);
-    const q = catalogQuery(query);
-    if (!dataset.catalog.isAvailable(product, q)) {
-      throw new Rejection('product_not_available', `Product ${id} is not available for ${q.country ?? 'BR'}/${q.currency ?? 'BRL'}.`);
-    }
-    return product;
+  const days = daysInclusive(startDate, finishDate);
+  if (days < 1) throw new Rejection('invalid_period', `finishDate ${finishDate} is before startDate ${startDate}.`);
+  if (days > maxPeriodDays) {
+    throw new Rejection('period_too_long', `The period ${startDate}..${finishDate} has ${days} days; at most ${maxPeriodDays} are allowed.`);
   }
-
-  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
-    const started = performance.now();
-    counters.requests++;
-    const requestUrl = new URL(request.url ?? '/', 'http://simulator.invalid');
-    const log = (status: number, endpoint?: EndpointName, note?: string) =>
-      options.onRequest?.({ method: request.method ?? '', path: request.url ?? '', endpoint, status, ms: Math.round(performance.now() - started), note });
-
-    if (/^\/redeem\/\d+$/.test(requestUrl.pathname)) return redeemPage(request, response, requestUrl, log);
-
-    const match = router.match(request.method ?? '', requestUrl);
-    if (match) byEndpoint[match.name] = (byEndpoint[match.name] ?? 0) + 1;
-    if (!limiter.tryAccept()) {
-      counters.rateLimited++;
-      response.setHeader('Retry-After', '1');
-      sendJson(response, 503, { message: `Too many requests: at most ${options.rateLimitPerSecond ?? 50} per second.`, code: 'rate_limited' });
-      return log(503, match?.name, 'rate_limited');
-    }
-    const fate: FaultDecision = faults.decide();
-    if (fate.delayMs > 0) {
-      counters.slowed++;
-      await delay(fate.delayMs);
-    }
-    if (fate.drop === 'before-response') {
-      counters.dropped++;
-      request.socket.destroy();
-      return log(0, match?.name, 'dropped before response');
-    }
-    if (fate.status) {
-      counters[fate.status === 503 ? 'injected503' : 'injected500']++;
-      const body = fate.status === 503 ? { message: 'Service temporarily unavailable.', code: 'unavailable' } : { message: 'Internal server error.', code: 'internal_error' };
-      sendJson(response, fate.status, body);
-      return log(fate.status, match?.name, `injected ${fate.status}`);
-    }
-    const dropMidResponse = fate.drop === 'mid-response';
-    if (dropMidResponse) counters.dropped++;
-
-    if (!match) {
-      sendJson(response, 404, { message: `No operation at ${request.method} ${requestUrl.pathname}.`, code: 'not_found' }, dropMidResponse);
-      return log(404, undefined, 'not_found');
-    }
-    let reply: Reply;
-    try {
-      const body = await readJsonBody(request);
-      if (match.name !== 'getToken' && match.name !== 'refreshToken') tokens.verify(request.headers.authorization);
-      reply = operations[match.name]({ params: match.params, query: match.query, body });
-    } catch (error) {
-      if (!(error instanceof Rejection)) throw error;
-      sendJson(response, error.status, { message: error.message, code: error.code }, dropMidResponse);
-      return log(error.status, match.name, error.code);
-    }
-    if ('json' in reply) sendJson(response, 200, reply.json, dropMidResponse);
-    else await streamSales(response, reply.sales, dropMidResponse);
-    log(dropMidResponse ? 0 : 200, match.name, dropMidResponse ? 'dropped mid-response' : undefined);
+  const flag = query.get('searchIsByCreateDate');
+  if (flag !== null && !/^(true|false)$/i.test(flag)) {
+    throw new Rejection('invalid_request', `searchIsByCreateDate must be true or false, got "${flag}".`);
   }
+  return { sales: dataset.salesInPeriod(startDate, finishDate, flag?.toLowerCase() === 'true') };
+}
 
-  /** The service's redeem page: GET shows the transaction, POST completes the redemption. */
-  async function redeemPage(request: IncomingMessage, response: ServerResponse, requestUrl: URL, log: (status: number) => void) {
-    const id = Number(requestUrl.pathname.split('/')[2]);
-    try {
-      if (request.method === 'POST') {
-        await readJsonBody(request);
-        const sale = dataset.redeem(id);
-        sendJson(response, 200, { message: 'Redeemed.', status: sale.status, transactionId: id });
-        return log(200);
-      }
-      const sale = dataset.saleByTransactionId(id);
-      if (!sale) throw new Rejection('unknown_transaction', `Transaction ${id} does not exist.`);
-      const html = `<!doctype html><meta charset="utf-8"><title>Redeem</title><h1>${escapeHtml(sale.productName)}</h1><p>Status: ${escapeHtml(sale.status)}</p><form method="post"><button>Redeem</button></form>`;
-      response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
-      log(200);
-    } catch (error) {
-      if (!(error instanceof Rejection)) throw error;
-      sendJson(response, error.status, { message: error.message, code: error.code });
-      log(error.status);
+/** A pre-redeem: checks the request, creates the sale, and points `redirectLink` at the redeem page of `url`. */
+function preRedeem(dataset: Dataset, body: unknown, url: string): PreRedeemResponse {
+  const input = body as Record<string, unknown>;
+  if (!Number.isInteger(input.productId) || (input.productId as number) <= 0 || (input.productId as number) > 2 ** 31 - 1) {
+    throw new Rejection('invalid_request', 'productId is required and must be a positive 32-bit integer.');
+  }
+  if (typeof input.partnerReference !== 'string' || input.partnerReference.trim() === '' || input.partnerReference.length > 100) {
+    throw new Rejection('invalid_request', 'partnerReference is required: a non-empty string of at most 100 characters.');
+  }
+  for (const key of ['countryCode', 'currencyCode'] as const) {
+    if (input[key] !== undefined && (typeof input[key] !== 'string' || !/^[A-Za-z]{2,3}$/.test(input[key] as string))) {
+      throw new Rejection('invalid_request', `${key} must be an ISO code such as "BR" or "BRL".`);
     }
   }
-
-  const server = createServer({ keepAlive: true }, (request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      // A bug in the simulator: answer 500 rather than hang the client.
-      if (!response.headersSent) sendJson(response, 500, { message: `Simulator error: ${(error as Error).message}`, code: 'simulator_error' });
-      else response.destroy();
-    });
+  const customer = input.customer === undefined || input.customer === null ? undefined : validateCustomer(input.customer);
+  const sale = dataset.preRedeem({
+    productId: input.productId as number,
+    partnerReference: input.partnerReference,
+    countryCode: ((input.countryCode as string | undefined) ?? 'BR').toUpperCase(),
+    currencyCode: ((input.currencyCode as string | undefined) ?? 'BRL').toUpperCase(),
+    customer,
   });
-  server.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address() as AddressInfo;
-  url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-
   return {
-    url,
-    dataset,
-    stats: () => ({
-      ...counters,
-      byEndpoint: { ...byEndpoint },
-      maxInAnyRollingSecond: limiter.maxInAnyWindow,
-      tokensIssued: tokens.issued,
-      refreshes: tokens.refreshes,
-    }),
-    revokeAllTokens,
-    setFaults(next: FaultOptions) {
-      faults.set(next);
-      scheduleRevocation();
-    },
-    close: async () => {
-      if (revokeTimer) clearInterval(revokeTimer);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeAllConnections();
-      await closed;
+    status: sale.status,
+    transaction: {
+      transactionId: sale.transactionId,
+      key: sale.key,
+      partnerReference: sale.partnerReference,
+      redirectLink: `${url}/redeem/${sale.transactionId}`,
     },
   };
+}
+
+function collectionOrReject(dataset: Dataset, idText: string, query: URLSearchParams) {
+  const id = integerParameter(idText, 'collection id');
+  const collection = dataset.catalog.collection(id, catalogQuery(query));
+  if (!collection) throw new Rejection('unknown_collection', `Collection ${id} does not exist or is not available for this country and currency.`);
+  return collection;
+}
+
+function productOrReject(dataset: Dataset, idText: string, query: URLSearchParams) {
+  const id = integerParameter(idText, 'productId');
+  const product = dataset.catalog.product(id);
+  if (!product) throw new Rejection('unknown_product', `Product ${id} does not exist.`);
+  const q = catalogQuery(query);
+  if (!dataset.catalog.isAvailable(product, q)) {
+    throw new Rejection('product_not_available', `Product ${id} is not available for ${q.country ?? 'BR'}/${q.currency ?? 'BRL'}.`);
+  }
+  return product;
+}
+
+/**
+ * One request, in the service's order: the redeem page (outside the limit), then the rate limit, injected
+ * faults, routing, auth, and the operation's reply (JSON, or sales streamed). Every request is logged once.
+ */
+async function handleRequest(state: SimulatorState, request: IncomingMessage, response: ServerResponse): Promise<void> {
+  const { options, counters } = state;
+  const started = performance.now();
+  counters.requests++;
+  const requestUrl = new URL(request.url ?? '/', 'http://simulator.invalid');
+  const log = (status: number, endpoint?: EndpointName, note?: string) =>
+    options.onRequest?.({ method: request.method ?? '', path: request.url ?? '', endpoint, status, ms: Math.round(performance.now() - started), note });
+
+  if (/^\/redeem\/\d+$/.test(requestUrl.pathname)) return redeemPage(state.dataset, request, response, requestUrl, log);
+
+  const match = state.router.match(request.method ?? '', requestUrl);
+  if (match) state.byEndpoint[match.name] = (state.byEndpoint[match.name] ?? 0) + 1;
+  if (!state.limiter.tryAccept()) {
+    counters.rateLimited++;
+    response.setHeader('Retry-After', '1');
+    sendJson(response, 503, { message: `Too many requests: at most ${options.rateLimitPerSecond ?? 50} per second.`, code: 'rate_limited' });
+    return log(503, match?.name, 'rate_limited');
+  }
+  const fate: FaultDecision = state.faults.decide();
+  if (fate.delayMs > 0) {
+    counters.slowed++;
+    await delay(fate.delayMs);
+  }
+  if (fate.drop === 'before-response') {
+    counters.dropped++;
+    request.socket.destroy();
+    return log(0, match?.name, 'dropped before response');
+  }
+  if (fate.status) {
+    counters[fate.status === 503 ? 'injected503' : 'injected500']++;
+    const body = fate.status === 503 ? { message: 'Service temporarily unavailable.', code: 'unavailable' } : { message: 'Internal server error.', code: 'internal_error' };
+    sendJson(response, fate.status, body);
+    return log(fate.status, match?.name, `injected ${fate.status}`);
+  }
+  const dropMidResponse = fate.drop === 'mid-response';
+  if (dropMidResponse) counters.dropped++;
+
+  if (!match) {
+    sendJson(response, 404, { message: `No operation at ${request.method} ${requestUrl.pathname}.`, code: 'not_found' }, dropMidResponse);
+    return log(404, undefined, 'not_found');
+  }
+  let reply: Reply;
+  try {
+    const body = await readJsonBody(request);
+    if (match.name !== 'getToken' && match.name !== 'refreshToken') state.tokens.verify(request.headers.authorization);
+    reply = state.operations[match.name]({ params: match.params, query: match.query, body });
+  } catch (error) {
+    if (!(error instanceof Rejection)) throw error;
+    sendJson(response, error.status, { message: error.message, code: error.code }, dropMidResponse);
+    return log(error.status, match.name, error.code);
+  }
+  if ('json' in reply) sendJson(response, 200, reply.json, dropMidResponse);
+  else await streamSales(response, reply.sales, dropMidResponse);
+  log(dropMidResponse ? 0 : 200, match.name, dropMidResponse ? 'dropped mid-response' : undefined);
+}
+
+/** The service's redeem page: GET shows the transaction, POST completes the redemption. */
+async function redeemPage(dataset: Dataset, request: IncomingMessage, response: ServerResponse, requestUrl: URL, log: (status: number) => void) {
+  const id = Number(requestUrl.pathname.split('/')[2]);
+  try {
+    if (request.method === 'POST') {
+      await readJsonBody(request);
+      const sale = dataset.redeem(id);
+      sendJson(response, 200, { message: 'Redeemed.', status: sale.status, transactionId: id });
+      return log(200);
+    }
+    const sale = dataset.saleByTransactionId(id);
+    if (!sale) throw new Rejection('unknown_transaction', `Transaction ${id} does not exist.`);
+    const html = `<!doctype html><meta charset="utf-8"><title>Redeem</title><h1>${escapeHtml(sale.productName)}</h1><p>Status: ${escapeHtml(sale.status)}</p><form method="post"><button>Redeem</button></form>`;
+    response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
+    log(200);
+  } catch (error) {
+    if (!(error instanceof Rejection)) throw error;
+    sendJson(response, error.status, { message: error.message, code: error.code });
+    log(error.status);
+  }
 }
 
 interface Call {

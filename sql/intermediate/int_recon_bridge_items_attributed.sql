@@ -12,13 +12,13 @@ classified as (
 
 ledger as (
 
-    select * from stg_ledger__orders
+    select * from int_ledger__orders_classified
 
 ),
 
 sales as (
 
-    select * from stg_provider__sales
+    select * from int_provider__sales_classified
 
 ),
 

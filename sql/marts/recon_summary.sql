@@ -9,14 +9,14 @@ params as (
 
 ledger as (
 
-    select * from stg_ledger__orders
+    select * from int_ledger__orders_classified
     where is_in_period
 
 ),
 
 sales as (
 
-    select * from stg_provider__sales
+    select * from int_provider__sales_classified
     where is_in_period
 
 ),

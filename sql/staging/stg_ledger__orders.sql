@@ -1,12 +1,6 @@
--- One row per accepted ledger line: trimmed reference, exact money, normalized status, and the local
--- date and period the order was paid in, in the configured time zone.
+-- One row per accepted ledger line, renamed and cast: trimmed reference, exact money, normalized status.
+-- The local date and period the order was paid in are int_ledger__orders_classified's job.
 with
-
-params as (
-
-    select * from cfg_params
-
-),
 
 source as (
 
@@ -28,26 +22,10 @@ renamed as (
         cast(ledger.expected_cost as decimal(18, 4)) as expected_cost,
         upper(trim(ledger.currency_code)) as currency_code,
         ledger.country_code,
-        lower(trim(ledger.order_status)) as order_status,
-        cast(timezone(params.timezone, ledger.paid_at) as date) as paid_local_date
+        lower(trim(ledger.order_status)) as order_status
 
     from source as ledger
-    cross join params
-
-),
-
-final as (
-
-    select
-        renamed.*,
-        strftime(renamed.paid_local_date, '%Y-%m') as paid_period,
-        renamed.paid_local_date between params.period_start and params.period_end as is_in_period,
-        -- only paid orders are owed to the provider; refunded and canceled ones should have been reversed
-        renamed.order_status = 'paid' as is_active
-
-    from renamed
-    cross join params
 
 )
 
-select * from final
+select * from renamed

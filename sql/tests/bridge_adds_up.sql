@@ -6,7 +6,7 @@ with
 ledger_totals as (
 
     select currency_code, sum(expected_cost) as ledger_cost
-    from stg_ledger__orders
+    from int_ledger__orders_classified
     where is_in_period and is_active
     group by currency_code
 
@@ -15,7 +15,7 @@ ledger_totals as (
 provider_totals as (
 
     select currency_code, sum(partner_cost_price) as provider_cost
-    from stg_provider__sales
+    from int_provider__sales_classified
     where is_in_period and is_billable
     group by currency_code
 

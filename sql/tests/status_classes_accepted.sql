@@ -3,7 +3,7 @@ with
 
 final as (
 
-    select transaction_id, status, status_class from stg_provider__sales
+    select transaction_id, status, status_class from int_provider__sales_classified
     where status_class is null
         or status_class not in ('redeemed', 'canceled', 'booked', 'unknown')
 

@@ -6,8 +6,8 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../core/warehouse.js';
-import { startRun } from '../../pipelines/runs.js';
-import { holdOpen, temporaryDirectory } from '../ledger-support.js';
+import { startRun } from '../../pipelines/run-trace.js';
+import { holdOpen, temporaryDirectory } from '../support/ledger.js';
 
 const temp = temporaryDirectory('runs-abandoned');
 afterAll(() => temp.remove());
@@ -18,7 +18,7 @@ describe('a job whose process dies', () => {
     // A real job in another process (the built code), killed with SIGKILL while its run is open.
     const child = await holdOpen(`
       import { Warehouse } from './dist/core/warehouse.js';
-      import { startRun } from './dist/pipelines/runs.js';
+      import { startRun } from './dist/pipelines/run-trace.js';
       const warehouse = await Warehouse.open(${JSON.stringify(database)});
       await startRun(warehouse, 'ledger import', { file: 'bomb.xlsx' });`);
     const pid = child.pid!;

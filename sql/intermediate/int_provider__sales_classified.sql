@@ -1,0 +1,65 @@
+-- One row per provider sale (transactionId): the staged sale with its status class through
+-- reconciliation.statusMap, and its local date and period in the configured time zone.
+with
+
+params as (
+
+    select * from cfg_params
+
+),
+
+status_map as (
+
+    select * from cfg_status_map
+
+),
+
+sales as (
+
+    select * from stg_provider__sales
+
+),
+
+mapped as (
+
+    select
+        sales.transaction_id,
+        sales.partner_reference,
+        sales.partner_reference_raw,
+        sales.product_id,
+        sales.product_name,
+        sales.sales_price,
+        sales.partner_cost_price,
+        sales.status,
+        -- the configured map decides, not the class stored at load time: the map may have changed since
+        coalesce(status_map.status_class, 'unknown') as status_class,
+        sales.transaction_at,
+        sales.transaction_date_raw,
+        sales.currency_code,
+        sales.country_code,
+        sales.key_last4,
+        sales.key_sent_to_customer,
+        cast(timezone(params.timezone, sales.transaction_at) as date) as transaction_local_date
+
+    from sales
+    cross join params
+    left join status_map
+        on trim(sales.status) = status_map.status
+
+),
+
+final as (
+
+    select
+        mapped.*,
+        strftime(mapped.transaction_local_date, '%Y-%m') as transaction_period,
+        coalesce(mapped.transaction_local_date between params.period_start and params.period_end, false) as is_in_period,
+        -- a canceled sale is not billed; an unknown status is billed until someone says otherwise
+        mapped.status_class <> 'canceled' as is_billable
+
+    from mapped
+    cross join params
+
+)
+
+select * from final

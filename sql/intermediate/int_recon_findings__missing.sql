@@ -1,0 +1,106 @@
+-- The "missing" family: a paid ledger order of the period that no provider sale answers (missing_at_provider),
+-- and a billable provider sale of the period that no ledger order answers (missing_in_ledger). One row per finding,
+-- in the columns every int_recon_findings__<family> model shares (int_recon_findings_detected unions them).
+with
+
+classified as (
+
+    select * from int_recon_rows_classified
+
+),
+
+ledger as (
+
+    select * from int_ledger__orders_classified
+
+),
+
+sales as (
+
+    select * from int_provider__sales_classified
+
+),
+
+quarantined as (
+
+    select * from stg_provider__quarantined_references
+
+),
+
+missing_at_provider as (
+
+    select
+        'missing_at_provider' as exception_type,
+        classified.group_key,
+        ledger.partner_reference,
+        cast(null as bigint) as transaction_id,
+        ledger.product_id,
+        ledger.expected_cost as ledger_value,
+        cast(null as decimal(18, 4)) as provider_value,
+        -ledger.expected_cost as difference,
+        ledger.currency_code,
+        'paid ledger order has no provider sale; expected cost '
+            || ledger.expected_cost || ' ' || ledger.currency_code
+            || coalesce('. The provider did return ' || quarantined.records || ' record(s) with this reference that could not be loaded ('
+                || quarantined.reasons || '): see sales_quarantine', '') as details,
+        ledger.ledger_source,
+        cast(null as varchar) as status,
+        cast(null as varchar) as status_class,
+        ledger.order_status,
+        cast(null as timestamptz) as transaction_at,
+        ledger.paid_at,
+        cast(null as varchar) as key_last4,
+        cast(null as integer) as age_days
+
+    from ledger
+    inner join classified
+        on classified.side = 'ledger'
+        and classified.ledger_line_id = ledger.ledger_line_id
+    left join quarantined
+        on quarantined.partner_reference = ledger.partner_reference
+    where classified.match_class = 'ledger_only'
+        and ledger.is_active
+
+),
+
+missing_in_ledger as (
+
+    select
+        'missing_in_ledger' as exception_type,
+        classified.group_key,
+        sales.partner_reference,
+        sales.transaction_id,
+        sales.product_id,
+        cast(null as decimal(18, 4)) as ledger_value,
+        sales.partner_cost_price as provider_value,
+        sales.partner_cost_price as difference,
+        sales.currency_code,
+        'provider sale (' || sales.status || ') has no ledger order; cost '
+            || sales.partner_cost_price || ' ' || coalesce(sales.currency_code, '?') as details,
+        cast(null as varchar) as ledger_source,
+        sales.status,
+        sales.status_class,
+        cast(null as varchar) as order_status,
+        sales.transaction_at,
+        cast(null as timestamptz) as paid_at,
+        sales.key_last4,
+        cast(null as integer) as age_days
+
+    from sales
+    inner join classified
+        on classified.side = 'provider'
+        and classified.transaction_id = sales.transaction_id
+    where classified.match_class = 'provider_only'
+        and sales.is_billable
+
+),
+
+final as (
+
+    select * from missing_at_provider
+    union all by name
+    select * from missing_in_ledger
+
+)
+
+select * from final

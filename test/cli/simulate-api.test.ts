@@ -1,0 +1,95 @@
+/**
+ * `pinrecon simulate-api` as a user runs it (needs `npm run build`): serves the configured paths with the
+ * credentials from the environment, never prints them or a token, logs requests with --verbose, stops
+ * cleanly on SIGTERM, and refuses bad options with exit 2.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TokenRecord } from '../../sources/partner-api/types.js';
+import { runCli, startCli, type RunningCli } from '../support/cli.js';
+
+const workDir = mkdtempSync(path.join(os.tmpdir(), 'pinrecon-simulate-api-'));
+const env = { PINRECON_API_IDENTIFIER: 'cli-partner', PINRECON_API_SECRET: 'cli-secret-XYZ', PINRECON_CONFIG: '' };
+
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
+
+function start(args: string[]): RunningCli {
+  return startCli(['simulate-api', '--port', '0', ...args], { cwd: workDir, env });
+}
+
+async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
+  for (let waited = 0; waited < 20_000; waited += 50) {
+    const value = probe();
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+async function stop(running: RunningCli): Promise<number | null> {
+  running.child.kill('SIGTERM');
+  return (await running.done).code;
+}
+
+describe('pinrecon simulate-api', () => {
+  it('prints {url, ...} with --json, serves the configured paths with the env credentials, stops on SIGTERM', async () => {
+    writeFileSync(path.join(workDir, 'custom.json'), JSON.stringify({ api: { endpoints: { getToken: 'POST /v3/token' } } }));
+    const running = start(['--json', '--sales', '2000', '--from', '2026-01-01', '--to', '2026-01-31', '--seed', '4', '--config', 'custom.json']);
+    try {
+      const summary = await waitFor(() => {
+        try {
+          return JSON.parse(running.stdout()) as { url: string; seed: number; dataset: { salesCount: number }; endpoints: Record<string, string> };
+        } catch {
+          return undefined;
+        }
+      }, 'the JSON summary');
+      expect(summary).toMatchObject({ seed: 4, dataset: { salesCount: 2000 }, endpoints: { getToken: 'POST /v3/token' } });
+      const login = await fetch(`${summary.url}/v3/token`, { method: 'POST', body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }) });
+      expect(login.status).toBe(200);
+      const { accessToken } = (await login.json()) as TokenRecord;
+      const sales = await fetch(`${summary.url}/sales/period/2026-01-10/2026-01-10`, { headers: { Authorization: `Bearer ${accessToken}` } });
+      expect(((await sales.json()) as unknown[]).length).toBeGreaterThan(30);
+      expect(await stop(running)).toBe(0);
+      expect(running.stdout() + running.stderr()).not.toContain('cli-secret-XYZ');
+      expect(running.stdout() + running.stderr()).not.toContain(accessToken);
+    } finally {
+      running.child.kill('SIGKILL');
+    }
+  });
+
+  it('logs one line per request with --verbose, without tokens or secrets', async () => {
+    const running = start(['--verbose', '--sales', '500']);
+    try {
+      const url = await waitFor(() => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
+      expect(running.stdout()).toMatch(/credentials: the configuration\/environment/);
+      const login = await fetch(`${url}/auth/token`, { method: 'POST', body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }) });
+      const { accessToken } = (await login.json()) as TokenRecord;
+      await (await fetch(`${url}/catalog`, { headers: { Authorization: `Bearer ${accessToken}` } })).text();
+      await (await fetch(`${url}/catalog/products/999`, { headers: { Authorization: `Bearer ${accessToken}` } })).text();
+      await waitFor(() => (running.stderr().includes('unknown_product') ? true : undefined), 'the request log');
+      expect(running.stderr()).toMatch(/POST \/auth\/token → 200 \d+ms \[getToken\]/);
+      expect(running.stderr()).toMatch(/GET \/catalog → 200 \d+ms \[catalogTree\]/);
+      expect(await stop(running)).toBe(0);
+      expect(running.stderr()).toMatch(/Stopped \(SIGTERM\) after 3 requests/);
+      expect(running.stdout() + running.stderr()).not.toContain('cli-secret-XYZ');
+      expect(running.stdout() + running.stderr()).not.toContain(accessToken);
+    } finally {
+      running.child.kill('SIGKILL');
+    }
+  });
+
+  it('refuses bad options with exit 2, naming the option', async () => {
+    for (const [args, message] of [
+      [['--fault-503', '1.5'], /--fault-503 must be a share between 0 and 1/],
+      [['--from', '2026-02-30'], /--from must be a date/],
+      [['--from', '2026-02-10', '--to', '2026-02-01'], /--to \(2026-02-01\) is before --from/],
+      [['--rate-limit', 'lots'], /--rate-limit must be a number/],
+    ] as const) {
+      const result = await runCli(['simulate-api', '--port', '0', ...args], { cwd: workDir, env });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toMatch(message);
+    }
+  });
+});
