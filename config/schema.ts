@@ -127,8 +127,9 @@ export const configSchema = z.strictObject({
        */
       timeoutMs: z.number().int().positive().default(30_000),
       /**
-       * Largest answer read into memory (tokens, lookups, catalog; sales downloads stream to disk): larger ones are refused.
-       * @default 67108864 (64 MiB)
+       * Largest answer read into memory (tokens, lookups, catalog; sales downloads stream to disk): a larger
+       * or endless answer is refused, not read.
+       * @default 67108864 (64 MB)
        */
       maxAnswerBytes: z.number().int().positive().default(64 * 1024 * 1024),
       /**
@@ -167,8 +168,9 @@ export const configSchema = z.strictObject({
        */
       endpoints: endpointsSchema.prefault({}),
       /**
-       * Allow a plain `http://` baseUrl to a host that is not loopback (default false: credentials and
-       * tokens only travel over https). Warned about on every run.
+       * Allow a plain `http://` baseUrl to a host that is not loopback (credentials, tokens and PINs then
+       * travel unencrypted). Warned about on every run.
+       * @default false (baseUrl must be https:// unless its host is loopback)
        */
       allowInsecureHttp: z.boolean().default(false),
     })
@@ -325,8 +327,8 @@ export const configSchema = z.strictObject({
   email: z
     .strictObject({
       /**
-       * SMTP server as smtp[s]://[user[:password]@]host[:port]; a `/ # ? @ %` in user or password is percent-encoded.
-       * STARTTLS when offered. Environment: PINRECON_SMTP_URL.
+       * SMTP server as `smtp://` or `smtps://user:pass@host:port` (STARTTLS when offered); a `/ # ? @ %` in the
+       * user or password is percent-encoded. Checked at load, never echoed. Environment: PINRECON_SMTP_URL.
        * @default 'smtp://127.0.0.1:2525'
        */
       smtpUrl: z
@@ -339,7 +341,11 @@ export const configSchema = z.strictObject({
           }
         })
         .default('smtp://127.0.0.1:2525'),
-      /** The SMTP password as is, no percent-encoding (best from env PINRECON_SMTP_PASSWORD); replaces the URL's. */
+      /**
+       * The SMTP password as is, no percent-encoding; replaces the URL's (the URL then names only the user).
+       * Environment: PINRECON_SMTP_PASSWORD (better than the file).
+       * @default undefined (the URL's password, if any)
+       */
       smtpPassword: z.string().min(1).optional(),
       /**
        * Allow sending credentials without TLS to a host that is not loopback (with a user or password, the
