@@ -90,6 +90,8 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
     args,
     async (run) => {
       summary.runId = run.runId;
+      // Before anything that must be stopped: a refused key mode fails the run with nothing left running.
+      const keys = await keyProtectionFor(warehouse, config);
       const client = options.client ?? new PartnerApiClient(config.api);
       const statsBefore = { ...client.stats };
       const clientDelta = () => ({
@@ -109,13 +111,12 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           ...(done > 0 ? { etaSeconds: (seconds / done) * (toFetch.length - done) } : {}),
         }, force);
       };
-      // Keeps the bar's rates alive while a large window downloads or loads (off a terminal, the output
-      // turns these into a plain line every ~10 s).
-      const ticker = setInterval(() => showProgress(), 500);
       // DuckDB's default (80% of RAM) lets the buffer cache grow with every window; capped, staging and
       // merging a million-sale window spill to disk instead and the job stays well under 1 GB.
       await warehouse.run(`SET memory_limit = '${config.extract.memoryLimit}'`);
-      const keys = await keyProtectionFor(warehouse, config);
+      // Keeps the bar's rates alive while a large window downloads or loads (off a terminal, the output
+      // turns these into a plain line every ~10 s).
+      const ticker = setInterval(() => showProgress(), 500);
       try {
         if (summary.windows.skipped > 0) {
           output.info(`${summary.windows.skipped} of ${plan.length} windows already extracted; skipping them`);
