@@ -8,11 +8,13 @@ import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:
 import type { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 
+/** An entry of a ZIP archive as its central directory describes it (sizes as declared: a hostile file may lie). */
 export interface ZipEntry {
   name: string;
   method: number;
   compressedSize: number;
-  /** Where the entry's compressed bytes start. */
+  uncompressedSize: number;
+  /** Where the entry's compressed bytes start (after its local header). */
   dataOffset: number;
 }
 
@@ -44,14 +46,15 @@ export function zipEntries(file: string): Map<string, ZipEntry> {
         return Number(zip64.readBigUInt64LE(next - 8));
       };
       let compressedSize = directory.readUInt32LE(at + 20);
+      let uncompressedSize = directory.readUInt32LE(at + 24);
       let localOffset = directory.readUInt32LE(at + 42);
-      if (directory.readUInt32LE(at + 24) === 0xffffffff) take();
+      if (uncompressedSize === 0xffffffff) uncompressedSize = take();
       if (compressedSize === 0xffffffff) compressedSize = take();
       if (localOffset === 0xffffffff) localOffset = take();
       const local = read(localOffset, 30);
       if (local.readUInt32LE(0) !== 0x04034b50) throw new Error(`the ZIP entry ${name} is damaged`);
       const dataOffset = localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
-      entries.set(name.replace(/^\//, ''), { name, method: directory.readUInt16LE(at + 10), compressedSize, dataOffset });
+      entries.set(name.replace(/^\//, ''), { name, method: directory.readUInt16LE(at + 10), compressedSize, uncompressedSize, dataOffset });
       at += 46 + nameLength + extraLength + commentLength;
     }
     return entries;

@@ -6,7 +6,8 @@
  */
 import { createReadStream } from 'node:fs';
 import { createInflateRaw } from 'node:zlib';
-import { listZipEntries, type ZipEntry } from './xlsx-workbook.js';
+import { type ZipEntry } from '../../core/zip-entries.js';
+import { listZipEntries } from './xlsx-workbook.js';
 
 /** The workbook passes a limit (other errors are a damaged archive, said as such by the reader). */
 export class XlsxLimitExceeded extends Error {

@@ -7,6 +7,7 @@
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
+import { zipEntries, type ZipEntry } from '../../core/zip-entries.js';
 
 export interface WorkbookIndex {
   /** Sheet names, in tab order. */
@@ -31,60 +32,9 @@ export function readWorkbookIndex(file: string): WorkbookIndex {
   return { sheets, date1904 };
 }
 
-/** An entry of a ZIP archive as its central directory describes it (sizes as declared: a hostile file may lie). */
-export interface ZipEntry {
-  name: string;
-  method: number;
-  compressedSize: number;
-  uncompressedSize: number;
-  /** Where the entry's data starts (after its local header). */
-  dataOffset: number;
-}
-
-/** Every entry of the archive, from its central directory (ZIP64 too). */
+/** Every entry of the archive, in the order of its central directory. */
 export function listZipEntries(file: string): ZipEntry[] {
-  const size = statSync(file).size;
-  const descriptor = openSync(file, 'r');
-  const read = (position: number, length: number): Buffer => {
-    if (position < 0 || length < 0 || position + length > size) throw new Error('the ZIP archive is truncated');
-    const buffer = Buffer.alloc(length);
-    readSync(descriptor, buffer, 0, length, position);
-    return buffer;
-  };
-  try {
-    const directory = centralDirectory(read, size);
-    const entries: ZipEntry[] = [];
-    let at = 0;
-    while (at + 46 <= directory.length && directory.readUInt32LE(at) === 0x02014b50) {
-      const method = directory.readUInt16LE(at + 10);
-      let compressedSize = directory.readUInt32LE(at + 20);
-      let uncompressedSize = directory.readUInt32LE(at + 24);
-      const nameLength = directory.readUInt16LE(at + 28);
-      const extraLength = directory.readUInt16LE(at + 30);
-      const commentLength = directory.readUInt16LE(at + 32);
-      let localOffset = directory.readUInt32LE(at + 42);
-      const name = directory.toString('utf8', at + 46, at + 46 + nameLength);
-      // ZIP64: sizes and offset that do not fit in 32 bits are in the extra field 0x0001, in this order.
-      const zip64 = extraField(directory.subarray(at + 46 + nameLength, at + 46 + nameLength + extraLength), 0x0001);
-      let next = 0;
-      const take = (): number => {
-        if (!zip64 || next + 8 > zip64.length) throw new Error('a damaged ZIP64 archive');
-        next += 8;
-        return Number(zip64.readBigUInt64LE(next - 8));
-      };
-      if (uncompressedSize === 0xffffffff) uncompressedSize = take();
-      if (compressedSize === 0xffffffff) compressedSize = take();
-      if (localOffset === 0xffffffff) localOffset = take();
-      const local = read(localOffset, 30);
-      if (local.readUInt32LE(0) !== 0x04034b50) throw new Error(`the ZIP entry ${name} is damaged`);
-      const dataOffset = localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
-      entries.push({ name, method, compressedSize, uncompressedSize, dataOffset });
-      at += 46 + nameLength + extraLength + commentLength;
-    }
-    return entries;
-  } finally {
-    closeSync(descriptor);
-  }
+  return [...zipEntries(file).values()];
 }
 
 /** One entry of a ZIP archive (stored or deflated), located through the central directory. */
@@ -104,39 +54,6 @@ function readZipEntry(file: string, entryName: string): Buffer {
   if (entry.method === 0) return data;
   if (entry.method === 8) return inflateRawSync(data, { maxOutputLength: maxPartBytes });
   throw new Error(`${entryName} is compressed with ZIP method ${entry.method}, which Excel does not write`);
-}
-
-/** The central directory's bytes, found from the end-of-central-directory record (ZIP64 too). */
-function centralDirectory(read: (position: number, length: number) => Buffer, size: number): Buffer {
-  // The end record is 22 bytes plus a comment of up to 64 KiB, at the very end of the file.
-  const tailLength = Math.min(size, 22 + 0xffff);
-  const tail = read(size - tailLength, tailLength);
-  let end = -1;
-  for (let i = tail.length - 22; i >= 0; i--) {
-    if (tail.readUInt32LE(i) === 0x06054b50) {
-      end = i;
-      break;
-    }
-  }
-  if (end < 0) throw new Error('no ZIP central directory (the file is truncated)');
-  let directorySize = tail.readUInt32LE(end + 12);
-  let directoryOffset = tail.readUInt32LE(end + 16);
-  if (directoryOffset === 0xffffffff || directorySize === 0xffffffff) {
-    const locator = end - 20;
-    if (locator < 0 || tail.readUInt32LE(locator) !== 0x07064b50) throw new Error('a damaged ZIP64 archive');
-    const record = read(Number(tail.readBigUInt64LE(locator + 8)), 56);
-    if (record.readUInt32LE(0) !== 0x06064b50) throw new Error('a damaged ZIP64 archive');
-    directorySize = Number(record.readBigUInt64LE(40));
-    directoryOffset = Number(record.readBigUInt64LE(48));
-  }
-  return read(directoryOffset, directorySize);
-}
-
-function extraField(extra: Buffer, id: number): Buffer | undefined {
-  for (let at = 0; at + 4 <= extra.length; at += 4 + extra.readUInt16LE(at + 2)) {
-    if (extra.readUInt16LE(at) === id) return extra.subarray(at + 4, at + 4 + extra.readUInt16LE(at + 2));
-  }
-  return undefined;
 }
 
 function decodeXml(text: string): string {
