@@ -164,7 +164,10 @@ describe('extract against the simulator', () => {
   });
 
   it('survives tokens revoked mid-run', async () => {
-    const revoking = await simulator({ faults: { slowRate: 1, slowMs: 700, revokeEverySeconds: 3 } });
+    // Every 4 s, not 3: a renewal cycle (canary, ≥ 1 s back-off, login, request) takes about 3 s with 700 ms
+    // answers, and a revocation period that close to it can hit every fresh token in a row (the client gives
+    // up after 3 renewals by design). Six windows of ≥ 700 ms each outlast one period, so revocations happen.
+    const revoking = await simulator({ faults: { slowRate: 1, slowMs: 700, revokeEverySeconds: 4 } });
     const target = extractConfig(tempDir('extract-revoked'), revoking.url);
     const { summary } = await extract(target);
     expect(revoking.stats().revocations).toBeGreaterThan(0);
