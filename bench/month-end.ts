@@ -7,6 +7,8 @@
  * Scale: PINRECON_BENCH_MONTH_SALES sales created 2026-10-01..2026-11-23 (default 1,782,000, which puts
  * ~1,000,000 in October). The 10M figure of BENCHMARKS.md is this bench with 17,820,000, run once:
  *   PINRECON_BENCH_MONTH_SALES=17820000 npm run bench -- month-end
+ * PINRECON_BENCH_KEEP=1 keeps the folder (database, landing files, ledger, config) and prints its path,
+ * to look into a run afterwards.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -115,7 +117,8 @@ export async function run(): Promise<BenchResult> {
         '(breaks of every kind planted, one in 250 clean sales per kind). Steps as the job records them; the ledger generation is not part of the job.',
     };
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (process.env.PINRECON_BENCH_KEEP === '1') process.stderr.write(`month-end bench: kept ${dir}\n`);
+    else rmSync(dir, { recursive: true, force: true });
   }
 }
 

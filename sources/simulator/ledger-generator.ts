@@ -11,7 +11,7 @@
  * Traps that must NOT become findings are planted too: references with surrounding spaces, amounts written
  * `10.3` where the provider says `10.30`, costs off by less than the tolerance.
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Dataset, SimulatedSale } from './dataset.js';
 import { hashUnit } from './random.js';
 import { nextDay, ZonedClock } from './zoned-time.js';
@@ -167,7 +167,7 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
     planted.missing_at_provider.push(line.reference);
   }
 
-  writeFileSync(options.file, toCsv(lines, clock));
+  writeCsv(options.file, lines, clock);
 
   const plantedReferences = new Set(Object.entries(planted).filter(([k]) => !k.endsWith('_trap')).flatMap(([, refs]) => refs));
   const findings = expectedFindings(lines, [...extracted.values(), ...lookedUp.values()], options, clock).map((f) => ({
@@ -302,27 +302,34 @@ function expectedFindings(lines: Line[], sales: SimulatedSale[], options: Ledger
   return findings.sort((a, b) => a.exceptionType.localeCompare(b.exceptionType) || a.partnerReference.localeCompare(b.partnerReference));
 }
 
-function toCsv(lines: Line[], clock: ZonedClock): string {
+/** Writes the lines as CSV a block at a time: a ledger of millions of lines is longer than a string may be. */
+function writeCsv(file: string, lines: Line[], clock: ZonedClock): void {
   const money = (v: number, short: boolean) => {
     const text = (v / 10_000).toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
     return short ? text : (v / 10_000).toFixed(Math.max(2, text.split('.')[1]?.length ?? 0));
   };
-  const out = ['partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status'];
-  for (const l of lines) {
-    out.push(
-      [
-        `"${l.reference.replace(/"/g, '""')}"`,
-        l.productId,
-        clock.isoLocal(l.paidAtMs).replace('T', ' '),
-        money(l.price, l.shortDecimals),
-        money(l.cost, l.shortDecimals),
-        l.currency,
-        l.country,
-        l.status,
-      ].join(','),
-    );
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n');
+    const blockLines = 50_000;
+    for (let start = 0; start < lines.length; start += blockLines) {
+      const block = lines.slice(start, start + blockLines).map((l) =>
+        [
+          `"${l.reference.replace(/"/g, '""')}"`,
+          l.productId,
+          clock.isoLocal(l.paidAtMs).replace('T', ' '),
+          money(l.price, l.shortDecimals),
+          money(l.cost, l.shortDecimals),
+          l.currency,
+          l.country,
+          l.status,
+        ].join(','),
+      );
+      writeSync(fd, `${block.join('\n')}\n`);
+    }
+  } finally {
+    closeSync(fd);
   }
-  return `${out.join('\n')}\n`;
 }
 
 function tenThousandths(value: number): number {
