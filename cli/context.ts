@@ -10,6 +10,7 @@ import { publishSnapshot, Warehouse } from '../core/warehouse.js';
 import type { Output } from '../core/output.js';
 import { ConsoleOutput } from './output.js';
 import { protectOwnedFiles } from '../pipelines/private-files.js';
+import { warehouseSettings } from '../config/warehouse-settings.js';
 
 export interface CommandContext extends LoadedConfig {
   output: Output;
@@ -85,7 +86,7 @@ export function parsePeriodOption(value: string | undefined, option = '--period'
  * success, and always closes the database.
  */
 export async function withJobWarehouse<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
-  const warehouse = await Warehouse.open(config.database, { timezone: config.timezone, lockWaitSeconds: config.lockWaitSeconds });
+  const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
   try {
     const result = await work(warehouse);
     await publishSnapshot(warehouse);

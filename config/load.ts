@@ -29,6 +29,7 @@ export const environmentOverrides: Record<string, string[]> = {
   PINRECON_TIMEZONE: ['timezone'],
   PINRECON_REPORTS_DIR: ['reports', 'outDir'],
   PINRECON_LOCK_WAIT_SECONDS: ['lockWaitSeconds'],
+  PINRECON_MEMORY_LIMIT: ['memoryLimit'],
 };
 
 export function resolveConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | undefined {

@@ -31,6 +31,8 @@ export interface OpenOptions {
   lockWaitSeconds?: number;
   /** Told once when the open starts waiting for the lock (default: a line on stderr). */
   onLockWait?: (message: string) => void;
+  /** DuckDB's memory_limit for this session, e.g. "512MB" (the config's `memoryLimit`); default DuckDB's own (80 % of RAM). */
+  memoryLimit?: string;
 }
 
 const defaultLockWaitSeconds = 60;
@@ -88,8 +90,23 @@ export class Warehouse {
     const connection = await instance.connect();
     const warehouse = new Warehouse(file, instance, connection, readOnly);
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
+    if (options.memoryLimit) await warehouse.setMemoryLimit(options.memoryLimit);
     if (options.applySchema ?? !readOnly) await warehouse.applySchema();
     return warehouse;
+  }
+
+  /** DuckDB's current memory_limit, as it shows it (e.g. "488.2 MiB"). */
+  async memoryLimit(): Promise<string> {
+    return (await this.one<{ limit: string }>(`SELECT current_setting('memory_limit') AS limit`))!.limit;
+  }
+
+  /**
+   * Sets DuckDB's memory_limit. To go back, set the value memoryLimit() returned before: in a job that had
+   * loaded windows, `RESET memory_limit` showed the default again while the buffer pool kept refusing
+   * allocations beyond the old cap (DuckDB 1.5).
+   */
+  async setMemoryLimit(limit: string): Promise<void> {
+    await this.run(`SET memory_limit = ${sqlString(limit)}`);
   }
 
   /** Runs every `sql/schema/*.sql` in name order; each statement is idempotent (CREATE ... IF NOT EXISTS). */

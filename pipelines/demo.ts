@@ -14,6 +14,7 @@ import { startSimulator } from '../sources/simulator/server.js';
 import { addMonths, periodOf, periodStart, todayIn } from '../core/calendar.js';
 import { runMonthEnd, type RunSummary } from './month-end.js';
 import { publishSnapshot, Warehouse } from '../core/warehouse.js';
+import { warehouseSettings } from '../config/warehouse-settings.js';
 
 /** What a demo run writes in its folder. */
 const demoEntries = ['pinrecon.duckdb', 'pinrecon.duckdb.wal', 'pinrecon.snapshot.duckdb', 'landing', 'reports', 'mail', 'ledger.csv'];
@@ -85,7 +86,7 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
       seed: options.seed ?? 7,
     });
 
-    const warehouse = await Warehouse.open(config.database, { timezone });
+    const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
     let run: RunSummary;
     let findings: DemoSummary['findings'];
     let totals: DemoSummary['totals'];

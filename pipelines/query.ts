@@ -20,6 +20,7 @@ import { hasStoredPins, isPinColumn, maskKeyFieldsSql, maskPin, maskPinValue, pi
 import type { Output } from '../core/output.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
 import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../core/warehouse.js';
+import { warehouseSettings } from '../config/warehouse-settings.js';
 
 const readingStatements = new Set([StatementType.SELECT, StatementType.EXPLAIN, StatementType.PRAGMA, StatementType.CALL]);
 
@@ -43,10 +44,10 @@ export async function openForReading(config: Config, output: Output, options: { 
   if (hasSnapshot && !options.live) {
     const published = statSync(snapshot).mtime;
     output.info(`reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job`);
-    return Warehouse.open(snapshot, { readOnly: true, timezone: config.timezone });
+    return Warehouse.open(snapshot, warehouseSettings(config, { readOnly: true }));
   }
   try {
-    return await Warehouse.open(config.database, { readOnly: true, timezone: config.timezone });
+    return await Warehouse.open(config.database, warehouseSettings(config, { readOnly: true }));
   } catch (error) {
     if (!lockedByAnotherProcess(error)) throw error;
     const instead = hasSnapshot ? `Drop --live to read the snapshot ${snapshot}` : 'No snapshot has been published yet: wait for the job to finish, then query again';

@@ -8,6 +8,7 @@ import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
 import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
 import { openForReading } from '../../pipelines/query.js';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
 
 interface ExportCommandOptions extends GlobalOptions {
   period?: string;
@@ -48,7 +49,7 @@ async function openBusyAware(config: Config, output: Output): Promise<Warehouse>
   // No database yet: openForReading says so (rather than creating an empty one).
   if (!existsSync(config.database)) return openForReading(config, output);
   try {
-    return await Warehouse.open(config.database, { timezone: config.timezone, lockWaitSeconds: 0 });
+    return await Warehouse.open(config.database, warehouseSettings(config, { lockWaitSeconds: 0 }));
   } catch (error) {
     if (!lockedByAnotherProcess(error)) throw error;
     return openForReading(config, output);

@@ -8,6 +8,7 @@ import type { SearchBy } from '../../pipelines/extract/plan.js';
 import { databaseExists, publishSnapshot, withWarehouse } from '../../core/warehouse.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
 import { formatDuration, formatTable, type Output } from '../../core/output.js';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
 
 interface ExtractCommandOptions extends GlobalOptions {
   from?: string;
@@ -54,7 +55,7 @@ Example:
         // A dry run only reads the checkpoints: it never creates or locks the database for writing.
         const file = request.dryRun && !databaseExists(config.database) ? ':memory:' : config.database;
         const readOnly = request.dryRun && file !== ':memory:';
-        const opening = { timezone: config.timezone, readOnly, lockWaitSeconds: readOnly ? 0 : config.lockWaitSeconds };
+        const opening = warehouseSettings(config, { readOnly });
         const summary = await withWarehouse(file, opening, async (warehouse) => {
           const result = await extractSales(warehouse, config, request, output);
           if (!request.dryRun) await publishSnapshot(warehouse);
@@ -70,7 +71,7 @@ Example:
 async function rebuild(config: Config, options: ExtractCommandOptions, output: Output): Promise<void> {
   if (options.dryRun) throw new UsageError('--dry-run and --from-landing do not go together: --from-landing calls nothing anyway.');
   const range = { ...(options.from !== undefined && { from: parseDateOption(options.from, '--from')! }), ...(options.to !== undefined && { to: parseDateOption(options.to, '--to')! }) };
-  const summary = await withWarehouse(config.database, { timezone: config.timezone }, async (warehouse) => {
+  const summary = await withWarehouse(config.database, warehouseSettings(config), async (warehouse) => {
     const result = await rebuildFromLanding(warehouse, config, range, output);
     await publishSnapshot(warehouse);
     return result;

@@ -10,6 +10,7 @@ import { Warehouse } from '../../core/warehouse.js';
 import { decideFindings, describeDecisions, importDecisions, listFindings } from '../../pipelines/findings.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { csvField } from './query.js';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
 
 interface ImportOptions extends GlobalOptions {
   by?: string;
@@ -98,7 +99,7 @@ Example:
       const period = parsePeriodOption(options.period);
       const format = options.json ? 'json' : options.format;
       if (!(listFormats as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
-      const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+      const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
       let rows;
       try {
         rows = await listFindings(warehouse, { period, undecided: options.undecided });

@@ -111,9 +111,9 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           ...(done > 0 ? { etaSeconds: (seconds / done) * (toFetch.length - done) } : {}),
         }, force);
       };
-      // DuckDB's default (80% of RAM) lets the buffer cache grow with every window; capped, staging and
-      // merging a million-sale window spill to disk instead and the job stays well under 1 GB.
-      await warehouse.run(`SET memory_limit = '${config.extract.memoryLimit}'`);
+      // The job's memory limit, unless the windows should have their own (extract.memoryLimit).
+      const jobMemoryLimit = await warehouse.memoryLimit();
+      if (config.extract.memoryLimit) await warehouse.setMemoryLimit(config.extract.memoryLimit);
       // Keeps the bar's rates alive while a large window downloads or loads (off a terminal, the output
       // turns these into a plain line every ~10 s).
       const ticker = setInterval(() => showProgress(), 500);
@@ -128,7 +128,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
           if (output.isTerminal) showProgress(true);
         }
       } finally {
-        await warehouse.run('RESET memory_limit').catch(() => undefined);
+        if (config.extract.memoryLimit) await warehouse.setMemoryLimit(jobMemoryLimit).catch(() => undefined);
         clearInterval(ticker);
         output.clearProgress();
         Object.assign(summary, clientDelta());
