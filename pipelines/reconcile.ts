@@ -81,7 +81,7 @@ export interface ReconcileSummary {
   byType: Record<ExceptionType, number>;
   currencies: CurrencySummary[];
   history: { new: number; stillOpen: number; cleared: number };
-  /** Match classes of the rows in the period's scope (and out_of_period for the rest), per side. */
+  /** Match classes of the rows in the period's scope (and out_of_period for the rest, built or not), per side. */
   matchClasses: { side: string; matchClass: string; rows: number }[];
   /** provenAbsent: would-be-missing orders not looked up because completed windows cover their dates. */
   lookup: { done: boolean; skippedBecause?: string; provenAbsent?: number } & Partial<ReferenceLookupSummary>;
@@ -104,6 +104,11 @@ export interface SqlModel {
   file: string;
   sql: string;
   dependsOn: string[];
+  /**
+   * A temporary table (default), or a view when the file says `-- materialized: view`: a model only one
+   * other model reads, and cheaply, is not worth holding a million rows in memory for.
+   */
+  materialized: 'table' | 'view';
 }
 
 export interface SqlTest {
@@ -208,7 +213,10 @@ export function planModels(root: string = sqlDir()): SqlModel[] {
   for (const layer of layers) {
     const dir = path.join(root, layer);
     for (const file of sqlFiles(dir)) {
-      found.push({ name: path.basename(file, '.sql'), layer, file, sql: readModelSql(file) });
+      const sql = readModelSql(file);
+      const materialized = /^--\s*materialized:\s*view\s*$/m.test(sql) ? 'view' : 'table';
+      if (materialized === 'view' && layer === 'marts') throw new JobError(`${file} says "materialized: view": marts are published as tables.`, 'Remove that line from the mart.');
+      found.push({ name: path.basename(file, '.sql'), layer, file, sql, materialized });
     }
   }
   const names = new Set(found.map((m) => m.name));
@@ -364,7 +372,7 @@ async function buildModels(
     output.progress({ label: 'models', done: index, total: models.length, facts: { building: model.name } });
     const started = Date.now();
     try {
-      await warehouse.run(`CREATE OR REPLACE TEMP TABLE ${sqlIdentifier(model.name)} AS ${model.sql}`);
+      await warehouse.run(`CREATE OR REPLACE TEMP ${model.materialized === 'view' ? 'VIEW' : 'TABLE'} ${sqlIdentifier(model.name)} AS ${model.sql}`);
     } catch (error) {
       throw new JobError(`Building the model ${model.name} (${model.file}) failed: ${(error as Error).message}`, 'Fix the SQL of that model, then re-run reconcile.', {
         cause: error,
@@ -485,9 +493,10 @@ async function publishMarts(warehouse: Warehouse, database: string, models: SqlM
 }
 
 async function dropTemporaries(warehouse: Warehouse, models: SqlModel[]): Promise<void> {
-  for (const name of [...models.map((m) => m.name).reverse(), ...inputTables]) {
-    await warehouse.run(`DROP TABLE IF EXISTS temp.main.${sqlIdentifier(name)}`).catch(() => undefined);
+  for (const model of [...models].reverse()) {
+    await warehouse.run(`DROP ${model.materialized === 'view' ? 'VIEW' : 'TABLE'} IF EXISTS temp.main.${sqlIdentifier(model.name)}`).catch(() => undefined);
   }
+  for (const name of inputTables) await warehouse.run(`DROP TABLE IF EXISTS temp.main.${sqlIdentifier(name)}`).catch(() => undefined);
 }
 
 async function summarize(
@@ -529,7 +538,13 @@ async function summarize(
   const runRow = (await warehouse.one<Record<string, string>>('SELECT exceptions, new, still_open, cleared FROM temp.main.recon_runs'))!;
   const matchClasses = (
     await warehouse.all<{ side: string; match_class: string; n: string }>(
-      'SELECT side, match_class, count(*) AS n FROM temp.main.int_recon_rows_classified GROUP BY ALL ORDER BY side, match_class',
+      // Rows outside the period's scope are not built (int_recon_scope_references): they are out_of_period too.
+      `WITH built AS (SELECT side, match_class, count(*) AS n FROM temp.main.int_recon_rows_classified GROUP BY ALL),
+            totals AS (SELECT 'ledger' AS side, count(*) AS n FROM ledger UNION ALL SELECT 'provider', count(*) FROM sales),
+            unbuilt AS (SELECT totals.side, 'out_of_period' AS match_class, totals.n - coalesce(sum(built.n), 0) AS n
+                        FROM totals LEFT JOIN built ON built.side = totals.side GROUP BY totals.side, totals.n)
+       SELECT side, match_class, sum(n) AS n FROM (SELECT * FROM built UNION ALL SELECT * FROM unbuilt WHERE n > 0)
+       GROUP BY ALL ORDER BY side, match_class`,
     )
   ).map((r) => ({ side: r.side, matchClass: r.match_class, rows: Number(r.n) }));
   return {

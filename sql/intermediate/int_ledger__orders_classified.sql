@@ -1,4 +1,4 @@
--- One row per accepted ledger line: the staged line with the local date and period it was paid in, in the
+-- One row per accepted ledger line of the period's scope: the staged line with the local date and period it was paid in, in the
 -- configured time zone, whether that is the period being reconciled, and whether the order is active (paid).
 with
 
@@ -8,16 +8,31 @@ params as (
 
 ),
 
+scope as (
+
+    select * from int_recon_scope_references
+
+),
+
 ledger as (
 
-    select * from stg_ledger__orders
+    -- the rows of the period's scope (int_recon_scope_references): a reference of the period's days, or no
+    -- reference and dated within a day of the period
+    select staged.*
+    from stg_ledger__orders as staged
+    cross join cfg_params as params
+    where staged.partner_reference in (select partner_reference from scope)
+        or staged.partner_reference is null
+            and staged.paid_at >= timezone(params.timezone, cast(params.period_start as timestamp)) - interval 1 day
+            and staged.paid_at < timezone(params.timezone, cast(params.period_end as timestamp)) + interval 2 day
 
 ),
 
 dated as (
 
     select
-        ledger.*,
+        -- what no later model reads stays in the staging view: every column here is held in memory
+        ledger.* exclude (partner_reference_raw, paid_at_raw, country_code),
         cast(timezone(params.timezone, ledger.paid_at) as date) as paid_local_date
 
     from ledger

@@ -1,4 +1,4 @@
--- One row per provider sale (transactionId): the staged sale with its status class through
+-- One row per provider sale (transactionId) of the period's scope: the staged sale with its status class through
 -- reconciliation.statusMap, and its local date and period in the configured time zone.
 with
 
@@ -14,20 +14,33 @@ status_map as (
 
 ),
 
+scope as (
+
+    select * from int_recon_scope_references
+
+),
+
 sales as (
 
-    select * from stg_provider__sales
+    -- the rows of the period's scope (int_recon_scope_references): a reference of the period's days, or no
+    -- reference and dated within a day of the period
+    select staged.*
+    from stg_provider__sales as staged
+    cross join cfg_params as params
+    where staged.partner_reference in (select partner_reference from scope)
+        or staged.partner_reference is null
+            and staged.transaction_at >= timezone(params.timezone, cast(params.period_start as timestamp)) - interval 1 day
+            and staged.transaction_at < timezone(params.timezone, cast(params.period_end as timestamp)) + interval 2 day
 
 ),
 
 mapped as (
 
     select
+        -- what no later model reads (product name, raw reference, country) stays in the staging view
         sales.transaction_id,
         sales.partner_reference,
-        sales.partner_reference_raw,
         sales.product_id,
-        sales.product_name,
         sales.sales_price,
         sales.partner_cost_price,
         sales.status,
@@ -36,7 +49,6 @@ mapped as (
         sales.transaction_at,
         sales.transaction_date_raw,
         sales.currency_code,
-        sales.country_code,
         sales.key_last4,
         sales.key_sent_to_customer,
         cast(timezone(params.timezone, sales.transaction_at) as date) as transaction_local_date

@@ -59,7 +59,7 @@ provider_items as (
 
     select
         'provider' as side,
-        cast(sales.transaction_id as varchar) as row_id,
+        sales.transaction_id as row_id,
         classified.group_key,
         classified.match_class,
         sales.currency_code,

@@ -11,8 +11,12 @@ pairs as (
 
 flagged_pairs as (
 
-    select * from pairs
-    where is_cost_mismatch or is_price_mismatch or is_currency_mismatch or is_product_mismatch
+    -- the ledger line's place, which the pairs do not carry, for the few flagged ones
+    select pairs.*, ledger.ledger_source
+    from pairs
+    inner join int_ledger__orders_classified as ledger
+        on ledger.ledger_line_id = pairs.ledger_line_id
+    where pairs.is_cost_mismatch or pairs.is_price_mismatch or pairs.is_currency_mismatch or pairs.is_product_mismatch
 
 ),
 

@@ -24,8 +24,12 @@ pairs as (
 
 flagged_pairs as (
 
-    select * from pairs
-    where is_canceled_but_booked or is_refunded_not_reversed
+    -- the ledger line's place, which the pairs do not carry, for the few flagged ones
+    select pairs.*, ledger.ledger_source
+    from pairs
+    inner join int_ledger__orders_classified as ledger
+        on ledger.ledger_line_id = pairs.ledger_line_id
+    where pairs.is_canceled_but_booked or pairs.is_refunded_not_reversed
 
 ),
 

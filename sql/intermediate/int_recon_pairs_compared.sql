@@ -1,5 +1,7 @@
 -- One row per matched pair in the period's scope (one ledger line, one provider sale, same reference),
--- with every comparison the exception rules need and the exception type that explains its cost difference.
+-- with every comparison the exception rules need and the exception type that explains its cost difference. Wide
+-- texts only a finding shows (the ledger line's place, the raw sale date) are not carried: the few pairs with a
+-- finding fetch them by id (int_recon_findings__amounts, __cutoff, __status).
 with
 
 params as (
@@ -37,22 +39,11 @@ matched_ledger as (
 
 ),
 
-matched_sales as (
-
-    select sales.*
-    from sales
-    inner join classified
-        on classified.side = 'provider'
-        and classified.transaction_id = sales.transaction_id
-
-),
-
 paired as (
 
     select
         matched_ledger.partner_reference,
         matched_ledger.ledger_line_id,
-        matched_ledger.ledger_source,
         matched_sales.transaction_id,
         matched_ledger.product_id as ledger_product_id,
         matched_sales.product_id as provider_product_id,
@@ -74,13 +65,13 @@ paired as (
         matched_sales.transaction_at,
         matched_sales.transaction_local_date,
         matched_sales.transaction_period,
-        matched_sales.transaction_date_raw,
         matched_sales.is_in_period as provider_in_period,
         matched_sales.key_last4
 
+    -- a matched group holds one line and one sale of the same reference: the sale is the only one with it
     from matched_ledger
-    inner join matched_sales
-        on matched_ledger.partner_reference = matched_sales.partner_reference
+    inner join sales as matched_sales
+        on matched_sales.partner_reference = matched_ledger.partner_reference
 
 ),
 

@@ -1,5 +1,6 @@
--- One row per ledger line and per provider sale (all of them, every period), each in exactly one match class:
--- matched | duplicate | ledger_only | provider_only | out_of_period. Rows meet by trimmed partner reference.
+-- One row per ledger line and per provider sale of the period's scope (int_recon_scope_references), each in exactly
+-- one match class: matched | duplicate | ledger_only | provider_only | out_of_period. Rows meet by trimmed partner
+-- reference. A row outside the scope is out_of_period and not listed here.
 with
 
 ledger as (
@@ -32,8 +33,8 @@ rows_unioned as (
 
     select
         'provider' as side,
-        cast(transaction_id as varchar) as row_id,
-        cast(null as varchar) as ledger_line_id,
+        transaction_id as row_id,
+        cast(null as bigint) as ledger_line_id,
         transaction_id,
         partner_reference,
         coalesce(partner_reference, '#sale:' || transaction_id) as group_key,

@@ -1,17 +1,20 @@
 -- One row per accepted ledger line, renamed and cast: trimmed reference, exact money, normalized status.
 -- The local date and period the order was paid in are int_ledger__orders_classified's job.
+-- materialized: view
 with
 
 source as (
 
-    select * from ledger
+    -- the line's place in the ledger table: an integer joins far faster than file hash + line, and
+    -- nothing changes the table while a reconciliation runs
+    select rowid as ledger_line_id, * from ledger
 
 ),
 
 renamed as (
 
     select
-        ledger.file_hash || ':' || ledger.source_line as ledger_line_id,
+        ledger.ledger_line_id,
         ledger.source_file || ':' || ledger.source_line as ledger_source,
         nullif(trim(ledger.partner_reference), '') as partner_reference,
         ledger.partner_reference as partner_reference_raw,

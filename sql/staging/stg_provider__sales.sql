@@ -1,5 +1,6 @@
 -- One row per provider sale (transactionId), renamed and cast: trimmed reference, exact money, the PIN's last 4
 -- characters. Status classes and the sale's local date and period are int_provider__sales_classified's job.
+-- materialized: view
 with
 
 source as (

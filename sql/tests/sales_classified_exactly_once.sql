@@ -1,9 +1,12 @@
--- Conservation: every provider sale lands in exactly one match class. Fails with the sales that do not.
+-- Conservation: every provider sale lands in exactly one match class — the sales of the period's scope here, every
+-- other one out_of_period by not being listed. Fails with a sale classified twice, and with an unlisted sale that
+-- belongs to the period: dated in it (local date, recomputed here from the stored sale) or sharing its trimmed
+-- reference with a row of the period.
 with
 
-sales as (
+params as (
 
-    select transaction_id from sales
+    select * from cfg_params
 
 ),
 
@@ -20,17 +23,36 @@ classified as (
 
 ),
 
+period_references as (
+
+    select partner_reference from int_recon_rows_classified
+    where is_in_period and partner_reference is not null
+
+),
+
+unlisted as (
+
+    select sales.transaction_id, sales.partner_reference, sales.transaction_at
+    from sales
+    anti join classified
+        on classified.transaction_id = sales.transaction_id
+
+),
+
 final as (
 
-    select
-        sales.transaction_id,
-        coalesce(classified.classes, 0) as classes,
-        classified.match_classes
+    select transaction_id, classes, match_classes
+    from classified
+    where classes <> 1
 
-    from sales
-    left join classified
-        on classified.transaction_id = sales.transaction_id
-    where coalesce(classified.classes, 0) <> 1
+    union all
+
+    select unlisted.transaction_id, 0 as classes, null as match_classes
+    from unlisted
+    cross join params
+    where coalesce(cast(timezone(params.timezone, unlisted.transaction_at) as date)
+                between params.period_start and params.period_end, false)
+        or nullif(trim(unlisted.partner_reference), '') in (select partner_reference from period_references)
 
 )
 

@@ -268,6 +268,19 @@ describe('traps that are not findings', () => {
     ]);
   });
 
+  test('a row months away that shares a reference with the period is still in its group (the scope follows references, not dates)', async () => {
+    const march = sale({ partner_reference: 'PO-OLD-1' });
+    const lastYear = sale({ partner_reference: ' PO-OLD-1', transaction_at: '2023-06-10T10:00:00-03:00' });
+    const unrelated = sale({ transaction_at: '2023-06-11T10:00:00-03:00' });
+    const summary = await run([march, lastYear, unrelated], [ledgerFor(march)]);
+    expect(await findingsOf(f.warehouse, period)).toEqual(['duplicate_reference PO-OLD-1']);
+    expect(summary.matchClasses).toEqual([
+      { side: 'ledger', matchClass: 'duplicate', rows: 1 },
+      { side: 'provider', matchClass: 'duplicate', rows: 2 },
+      { side: 'provider', matchClass: 'out_of_period', rows: 1 },
+    ]);
+  });
+
   test('the status class comes from the configured statusMap, not from the one stored at load time', async () => {
     f.config.reconciliation.statusMap = { 'Redeemed by Client': 'redeemed', 'Canceled in stock': 'canceled', delivered: 'booked', 'Pending review': 'booked' };
     const s = sale({ status: 'Pending review', transaction_at: '2024-03-02T10:00:00-03:00' });
