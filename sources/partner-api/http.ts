@@ -14,7 +14,7 @@ import path from 'node:path';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createGzip } from 'node:zlib';
+import { constants, createGzip } from 'node:zlib';
 import type { ApiConfig } from '../../config/schema.js';
 import { describeEndpoint, type Endpoint } from './endpoints.js';
 import { quoteBody, UpstreamError } from './errors.js';
@@ -272,8 +272,10 @@ export class Transport {
     const file = createWriteStream(temporary);
     try {
       // The rewrite (security.keys: masking the PINs) runs before the gzip: its input never reaches the disk.
-      if (target.rewrite) await pipeline(response, check, target.rewrite(), createGzip(), file);
-      else await pipeline(response, check, createGzip(), file);
+      // Level 1: a month-end lands ~1.5 GB of JSON; the default level 6 costs 50 % more CPU for ~15 % smaller files.
+      const gzip = () => createGzip({ level: constants.Z_BEST_SPEED });
+      if (target.rewrite) await pipeline(response, check, target.rewrite(), gzip(), file);
+      else await pipeline(response, check, gzip(), file);
       renameSync(temporary, filePath);
     } catch (error) {
       // The file may still be opening when the body fails: remove it only once it is closed.

@@ -4,9 +4,9 @@
  * only the nesting stack, never the body. (Structural check only: strings, nesting and the closing `]`.)
  */
 import { Transform, type TransformCallback } from 'node:stream';
+import { StringScanner } from '../../core/json-string-scan.js';
 
 const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
 const COMMA = 0x2c;
 const OPEN_ARRAY = 0x5b;
 const CLOSE_ARRAY = 0x5d;
@@ -28,6 +28,7 @@ export class JsonArrayCheck extends Transform {
   private escaped = false;
   private commasAtTop = 0;
   private valueAtTop = false;
+  private readonly strings = new StringScanner();
 
   /** Top-level elements of the array (valid once the stream has ended). */
   get elements(): number {
@@ -50,13 +51,15 @@ export class JsonArrayCheck extends Transform {
   /** Scans one chunk; returns a reason when the body cannot be a JSON array. UTF-8 never hides ASCII bytes. */
   private scan(chunk: Buffer): string | undefined {
     for (let i = 0; i < chunk.length; i++) {
-      const byte = chunk[i]!;
       if (this.inString) {
-        if (this.escaped) this.escaped = false;
-        else if (byte === BACKSLASH) this.escaped = true;
-        else if (byte === QUOTE) this.inString = false;
+        const end = this.strings.end(chunk, i, this.escaped);
+        this.escaped = end.escaped;
+        if (end.at === -1) return undefined;
+        this.inString = false;
+        i = end.at;
         continue;
       }
+      const byte = chunk[i]!;
       if (isWhitespace(byte)) continue;
       const at = this.bytes + i;
       if (this.finished) return `unexpected data after the closing ] at byte ${at}`;

@@ -1,0 +1,87 @@
+/**
+ * The streaming PIN masker, fed the same answer cut into chunks at every kind of boundary (inside a PIN, inside
+ * an escape, between `"key"` and its colon): the result must not depend on where the chunks end, and must mean
+ * exactly the received records with each key replaced by its kept form.
+ */
+import { createHmac } from 'node:crypto';
+import { describe, expect, test } from 'vitest';
+import { keyHmac, KeyMasker, type KeyProtection } from '../../core/key-protection.js';
+import { maskPin } from '../../core/masking.js';
+
+const secret = Buffer.from('test-secret-of-the-hmac');
+const hash: KeyProtection = { mode: 'hash', secret };
+
+/** Records with the strings a scanner can trip on: escaped quotes and backslashes, "key" as a value, nesting. */
+const records = [
+  { transactionId: 1, key: 'ABCD-EFGH-1234', productName: 'Gift "key" card', status: 'Redeemed by Client' },
+  { transactionId: 2, productName: 'ends with a backslash \\', key: 'Q\\"W\\\\E-9876', note: 'key' },
+  { transactionId: 3, key: null, productName: 'no key here', extra: { key: 'NESTED-KEY-5555', list: ['"key"', 'k\\'] } },
+  { transactionId: 4, 'key ': 'not the key member', key: '  SPACED-KEY-4321  ', unicode: 'ação ✓ \u0001' },
+  { transactionId: 5, key: 'abc', keyish: 'xyz', k: 'key' },
+];
+
+/** The same text a few ways: compact, pretty-printed (whitespace around colons), and with a space before a colon. */
+const texts = [
+  JSON.stringify(records),
+  JSON.stringify(records, null, 2),
+  JSON.stringify(records).replace(/"key":/g, '"key" :\n '),
+];
+
+/** Cuts a text's bytes at the given lengths (cycled), as a network would deliver it. */
+function chunked(bytes: Buffer, sizes: number[]): Buffer[] {
+  const chunks: Buffer[] = [];
+  for (let at = 0, n = 0; at < bytes.length; n++) {
+    const size = sizes[n % sizes.length]!;
+    chunks.push(bytes.subarray(at, at + size));
+    at += size;
+  }
+  return chunks;
+}
+
+const chunkings = [[1], [2], [3], [7], [13, 1, 5], [64], [1_000_000]];
+
+/** What a record means after masking: each `key` string member masked, with its HMAC beside it. */
+function expectedMeaning(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(expectedMeaning);
+  if (value === null || typeof value !== 'object') return value;
+  const out: Record<string, unknown> = {};
+  for (const [name, member] of Object.entries(value)) {
+    if (name === 'key' && typeof member === 'string') {
+      out.key = maskPin(member.trim());
+      out.keyHmac = keyHmac(secret, member);
+    } else out[name] = expectedMeaning(member);
+  }
+  return out;
+}
+
+describe('KeyMasker', () => {
+  for (const [t, text] of texts.entries()) {
+    test(`text ${t}: every chunking gives the same bytes, which mean the records with their keys masked`, () => {
+      const bytes = Buffer.from(text, 'utf8');
+      const outputs = chunkings.map((sizes) => {
+        const masker = new KeyMasker(hash);
+        return Buffer.concat(chunked(bytes, sizes).map((chunk) => masker.push(chunk))).toString('utf8');
+      });
+      for (const output of outputs) expect(output).toBe(outputs[0]);
+      expect(JSON.parse(outputs[0]!)).toEqual(expectedMeaning(records));
+      for (const pin of ['ABCD-EFGH-1234', 'NESTED-KEY-5555', 'SPACED-KEY-4321']) expect(outputs[0]).not.toContain(pin);
+    });
+  }
+
+  test('a key already masked is left as it is (protecting twice changes nothing), and store mode passes bytes through', () => {
+    const once = new KeyMasker({ mode: 'drop' }).push(Buffer.from(texts[0]!)).toString('utf8');
+    const again = new KeyMasker({ mode: 'drop' });
+    expect(again.push(Buffer.from(once)).toString('utf8')).toBe(once);
+    expect(again.masked).toBe(0);
+    const bytes = Buffer.from(texts[1]!);
+    expect(new KeyMasker({ mode: 'store' }).push(bytes)).toBe(bytes);
+  });
+});
+
+test('keyHmac is HMAC-SHA256 of the trimmed key, for short and long secrets', () => {
+  for (const key of [Buffer.from('s'), secret, Buffer.alloc(64, 7), Buffer.alloc(65, 9), Buffer.alloc(200, 1)]) {
+    for (const pin of ['ABCD-EFGH-1234', ' spaced ', 'ação-✓']) {
+      expect(keyHmac(key, pin)).toBe(createHmac('sha256', key).update(pin.trim(), 'utf8').digest('hex'));
+    }
+  }
+});
