@@ -1,7 +1,8 @@
 -- Conservation: every ledger line (file hash + line) is loaded once and lands in exactly one match class — the lines
 -- of the period's scope here, every other one out_of_period by not being listed. Fails with the lines that do not:
 -- `copies` > 1 is a line loaded twice, `classes` > 1 a line doubled, `classes` = 0 a line of the period (paid in it,
--- or sharing its trimmed reference with a row of the period) that was lost.
+-- or sharing its trimmed reference with a row of the period) that was lost. Only integer keys are grouped over all
+-- lines (a million of them must not need much memory); texts are gathered for the failing lines alone.
 with
 
 params as (
@@ -13,25 +14,23 @@ params as (
 ledger as (
 
     -- the models' line id is the row's place in the table (stg_ledger__orders); a line is its file and line
-    select
-        rowid as ledger_line_id,
-        file_hash,
-        source_file,
-        source_line,
-        partner_reference,
-        paid_at
-
+    select rowid as ledger_line_id, file_hash, source_file, source_line, partner_reference, paid_at
     from ledger
 
 ),
 
-classified as (
+copied_lines as (
 
-    select
-        ledger_line_id,
-        count(*) as classes,
-        string_agg(match_class, ', ') as match_classes
+    select file_hash, source_line
+    from ledger
+    group by file_hash, source_line
+    having count(*) > 1
 
+),
+
+classes as (
+
+    select ledger_line_id, count(*) as classes
     from int_recon_rows_classified
     where side = 'ledger'
     group by ledger_line_id
@@ -45,39 +44,52 @@ period_references as (
 
 ),
 
-checked as (
+failing as (
 
-    select
-        ledger.file_hash,
-        ledger.source_file,
-        ledger.source_line,
-        coalesce(classified.classes, 0) as classes,
-        classified.match_classes,
-        classified.ledger_line_id is null
-            and (cast(timezone(params.timezone, ledger.paid_at) as date) between params.period_start and params.period_end
-                or nullif(trim(ledger.partner_reference), '') in (select partner_reference from period_references)) as is_lost
-
+    select ledger.ledger_line_id
     from ledger
     cross join params
-    left join classified
-        on classified.ledger_line_id = ledger.ledger_line_id
+    left join classes
+        on classes.ledger_line_id = ledger.ledger_line_id
+    where classes.classes > 1
+        or classes.ledger_line_id is null
+            and (cast(timezone(params.timezone, ledger.paid_at) as date) between params.period_start and params.period_end
+                or nullif(trim(ledger.partner_reference), '') in (select partner_reference from period_references))
+
+    union
+
+    select ledger.ledger_line_id
+    from ledger
+    semi join copied_lines
+        on copied_lines.file_hash = ledger.file_hash
+        and copied_lines.source_line = ledger.source_line
+
+),
+
+failing_classes as (
+
+    select ledger_line_id, match_class
+    from int_recon_rows_classified
+    where side = 'ledger'
+        and ledger_line_id in (select ledger_line_id from failing)
 
 ),
 
 final as (
 
     select
-        source_file,
-        source_line,
-        count(*) as copies,
-        sum(classes) as classes,
-        string_agg(match_classes, ', ') as match_classes
+        any_value(ledger.source_file) as source_file,
+        ledger.source_line,
+        count(distinct ledger.ledger_line_id) as copies,
+        count(failing_classes.match_class) as classes,
+        string_agg(failing_classes.match_class, ', ') as match_classes
 
-    from checked
-    group by file_hash, source_file, source_line
-    having count(*) <> 1
-        or max(classes) > 1
-        or bool_or(is_lost)
+    from ledger
+    semi join failing
+        on failing.ledger_line_id = ledger.ledger_line_id
+    left join failing_classes
+        on failing_classes.ledger_line_id = ledger.ledger_line_id
+    group by ledger.file_hash, ledger.source_line
 
 )
 

@@ -1,7 +1,7 @@
 -- Conservation: every provider sale lands in exactly one match class — the sales of the period's scope here, every
 -- other one out_of_period by not being listed. Fails with a sale classified twice, and with an unlisted sale that
 -- belongs to the period: dated in it (local date, recomputed here from the stored sale) or sharing its trimmed
--- reference with a row of the period.
+-- reference with a row of the period. Only integer keys are grouped over all sales; texts for the failing ones.
 with
 
 params as (
@@ -10,13 +10,9 @@ params as (
 
 ),
 
-classified as (
+classes as (
 
-    select
-        transaction_id,
-        count(*) as classes,
-        string_agg(match_class, ', ') as match_classes
-
+    select transaction_id, count(*) as classes
     from int_recon_rows_classified
     where side = 'provider'
     group by transaction_id
@@ -30,29 +26,33 @@ period_references as (
 
 ),
 
-unlisted as (
+failing as (
 
-    select sales.transaction_id, sales.partner_reference, sales.transaction_at
+    select transaction_id, classes from classes
+    where classes <> 1
+
+    union all
+
+    select sales.transaction_id, 0 as classes
     from sales
-    anti join classified
-        on classified.transaction_id = sales.transaction_id
+    cross join params
+    anti join classes
+        on classes.transaction_id = sales.transaction_id
+    where coalesce(cast(timezone(params.timezone, sales.transaction_at) as date)
+                between params.period_start and params.period_end, false)
+        or nullif(trim(sales.partner_reference), '') in (select partner_reference from period_references)
 
 ),
 
 final as (
 
-    select transaction_id, classes, match_classes
-    from classified
-    where classes <> 1
+    select
+        failing.transaction_id,
+        failing.classes,
+        (select string_agg(match_class, ', ') from int_recon_rows_classified as classified
+         where classified.side = 'provider' and classified.transaction_id = failing.transaction_id) as match_classes
 
-    union all
-
-    select unlisted.transaction_id, 0 as classes, null as match_classes
-    from unlisted
-    cross join params
-    where coalesce(cast(timezone(params.timezone, unlisted.transaction_at) as date)
-                between params.period_start and params.period_end, false)
-        or nullif(trim(unlisted.partner_reference), '') in (select partner_reference from period_references)
+    from failing
 
 )
 
