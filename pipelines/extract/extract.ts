@@ -1,8 +1,8 @@
 /**
  * `extract`: pulls the provider's sales for a date range, window by window, under the shared rate limit.
- * Each window's response is landed as received (gzip), then loaded by DuckDB, and the window's rows,
- * quarantine, landing record and checkpoint commit in one transaction, so a run killed at any moment
- * and started again finishes only the missing windows and ends with exactly the clean result.
+ * Each window's response is landed as received (gzip), then loaded by DuckDB while the next one downloads,
+ * and the window's rows, quarantine, landing record and checkpoint commit in one transaction, so a run killed
+ * at any moment and started again finishes only the missing windows and ends with exactly the clean result.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -121,9 +121,22 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         if (summary.windows.skipped > 0) {
           output.info(`${summary.windows.skipped} of ${plan.length} windows already extracted; skipping them`);
         }
-        for (const window of toFetch) {
-          const counts = await extractWindow(warehouse, config, client, window, run.runId, summary.landingDir, output, keys);
-          addWindow(summary, counts);
+        // The next window downloads while this one loads: the download is the network and this process's
+        // masking and gzip, the load is DuckDB's threads, so the two overlap instead of taking turns.
+        // Loads and checkpoints stay in window order; a download never commits anything.
+        let next = toFetch.length > 0 ? settle(downloadWindow(client, toFetch[0]!, run.runId, summary.landingDir, keys)) : undefined;
+        for (const [index, window] of toFetch.entries()) {
+          const downloaded = await next!;
+          next = index + 1 < toFetch.length ? settle(downloadWindow(client, toFetch[index + 1]!, run.runId, summary.landingDir, keys)) : undefined;
+          try {
+            if (!downloaded.ok) throw downloaded.error;
+            const counts = await loadWindow(warehouse, config, window, run.runId, downloaded.value, output);
+            addWindow(summary, counts);
+          } catch (error) {
+            // The download under way has nothing to commit: let it finish (or fail) before the run ends.
+            await next;
+            throw error;
+          }
           // A finished window is always drawn (the throttle would otherwise swallow the last one).
           if (output.isTerminal) showProgress(true);
         }
@@ -172,7 +185,7 @@ function emptySummary(options: ExtractOptions, plan: ExtractSummary['plan'], toF
 }
 
 /** Adds one fetched window's counts to the summary. */
-function addWindow(summary: ExtractSummary, counts: Awaited<ReturnType<typeof extractWindow>>): void {
+function addWindow(summary: ExtractSummary, counts: Awaited<ReturnType<typeof loadWindow>>): void {
   summary.windows.fetched++;
   summary.records += counts.records;
   summary.loaded += counts.loaded;
@@ -186,30 +199,48 @@ function addWindow(summary: ExtractSummary, counts: Awaited<ReturnType<typeof ex
   summary.loadSeconds += counts.loadSeconds;
 }
 
-/** Downloads one window into the landing directory, then loads it and checkpoints it in one transaction. */
-async function extractWindow(
-  warehouse: Warehouse,
-  config: Config,
-  client: PartnerApiClient,
-  window: PlannedWindow,
-  runId: string,
-  root: string,
-  output: Output,
-  keys: KeyProtection,
-): Promise<LoadCounts & { downloadSeconds: number; loadSeconds: number }> {
+/** A window's answer, landed (gzip, PINs masked) and not yet loaded. */
+interface DownloadedWindow {
+  file: string;
+  download: Awaited<ReturnType<PartnerApiClient['downloadSalesByPeriod']>>;
+  seconds: number;
+}
+
+/** Downloads one window into the landing directory. */
+async function downloadWindow(client: PartnerApiClient, window: PlannedWindow, runId: string, root: string, keys: KeyProtection): Promise<DownloadedWindow> {
   const started = Date.now();
-  const where = `${window.start}..${window.end} (by ${window.flag})`;
   const file = salesLandingPath(root, window, runId);
   mkdirSync(path.dirname(file), { recursive: true });
-  let download: Awaited<ReturnType<PartnerApiClient['downloadSalesByPeriod']>>;
   try {
     // In hash and drop mode the PINs are masked before the response's bytes are written.
     const rewrite = keys.mode === 'store' ? undefined : () => keyMaskingStream(keys);
-    download = await client.downloadSalesByPeriod(window.start, window.end, window.flag === 'created', file, rewrite);
+    const download = await client.downloadSalesByPeriod(window.start, window.end, window.flag === 'created', file, rewrite);
+    return { file, download, seconds: (Date.now() - started) / 1000 };
   } catch (error) {
-    throw explainDownloadFailure(error, where);
+    throw explainDownloadFailure(error, `${window.start}..${window.end} (by ${window.flag})`);
   }
-  const downloaded = Date.now();
+}
+
+/** A promise that never rejects: its outcome is looked at when its turn comes (no unhandled rejection meanwhile). */
+async function settle<T>(work: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
+  try {
+    return { ok: true, value: await work };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/** Loads a downloaded window and checkpoints it in one transaction. */
+async function loadWindow(
+  warehouse: Warehouse,
+  config: Config,
+  window: PlannedWindow,
+  runId: string,
+  { file, download, seconds: downloadSeconds }: DownloadedWindow,
+  output: Output,
+): Promise<LoadCounts & { downloadSeconds: number; loadSeconds: number }> {
+  const started = Date.now();
+  const where = `${window.start}..${window.end} (by ${window.flag})`;
   let counts: LoadCounts;
   try {
     counts = await warehouse.transaction(async () => {
@@ -219,7 +250,7 @@ async function extractWindow(
       if (loaded.records !== download.records) {
         throw new Error(`the client received ${download.records} records but DuckDB read ${loaded.records} from the file`);
       }
-      await recordCompletedWindow(warehouse, window, runId, loaded, file);
+      await recordCompletedWindow(warehouse, window, runId, loaded, file, download.fetchedAt);
       return loaded;
     });
   } catch (error) {
@@ -241,9 +272,9 @@ async function extractWindow(
     window: { start: window.start, end: window.end, flag: window.flag },
     ...(checkpoint && { completedAtUtc: checkpoint.at }),
   });
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const loadSeconds = (Date.now() - started) / 1000;
   if (!output.isTerminal) {
-    output.info(`window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined, ${seconds} s`);
+    output.info(`window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined; ${downloadSeconds.toFixed(1)} s download, ${loadSeconds.toFixed(1)} s load`);
   }
   if (counts.duplicates > 0) {
     output.warn(`window ${where}: ${counts.duplicates} records repeated a transactionId of the same response; the last occurrence of each was loaded, the others are in sales_quarantine`);
@@ -251,7 +282,7 @@ async function extractWindow(
   if (counts.unparseableDates > 0) {
     output.warn(`window ${where}: ${counts.unparseableDates} records have a transactionDate that could not be read; loaded with transaction_at NULL and listed in sales_quarantine`);
   }
-  return { ...counts, downloadSeconds: (downloaded - started) / 1000, loadSeconds: (Date.now() - downloaded) / 1000 };
+  return { ...counts, downloadSeconds, loadSeconds };
 }
 
 function explainDownloadFailure(error: unknown, where: string): unknown {

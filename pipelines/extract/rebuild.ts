@@ -97,7 +97,7 @@ export async function rebuildFromLanding(warehouse: Warehouse, config: Config, o
 /** The window's checkpoint, as the original run committed it (without a record of its time: the fetch time). */
 async function recordCompletedWindowAt(warehouse: Warehouse, file: LandedFile, counts: Awaited<ReturnType<typeof loadLandedSales>>): Promise<void> {
   const { window, runId, fetchedAt, completedAtUtc } = file.record;
-  await recordCompletedWindow(warehouse, window!, runId, counts, file.path);
+  await recordCompletedWindow(warehouse, window!, runId, counts, file.path, new Date(fetchedAt));
   const completedAt = completedAtUtc ? `timezone('UTC', $1::TIMESTAMP)` : '$1::TIMESTAMPTZ';
   await warehouse.run(
     `UPDATE extract_windows SET completed_at = ${completedAt} WHERE window_start = $2::DATE AND window_end = $3::DATE AND by_flag = $4`,

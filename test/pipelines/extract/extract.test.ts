@@ -114,7 +114,7 @@ describe('extract against the simulator', () => {
       expect(existsSync(file.path)).toBe(true);
       expect(file.path).toMatch(new RegExp(`sales/2026-0[1-3]/(paid|created)_2026-0[1-3]-01_2026-0[1-3]-\\d\\d_${first.summary.runId}\\.json\\.gz$`));
     }
-    expect(first.console.match(/window 2026-\d\d-01\.\.2026-\d\d-\d\d \(by (paid|created)\): \d+ records, \d+ loaded, 0 quarantined, [\d.]+ s/g)).toHaveLength(6);
+    expect(first.console.match(/window 2026-\d\d-01\.\.2026-\d\d-\d\d \(by (paid|created)\): \d+ records, \d+ loaded, 0 quarantined; [\d.]+ s download, [\d.]+ s load/g)).toHaveLength(6);
   });
 
   it('a re-run skips the done windows; a run within the lookback re-fetches without duplicating anything', async () => {
