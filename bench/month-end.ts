@@ -24,7 +24,7 @@ const target = big ? { seconds: 15 * 60, rssMiB: 4096 } : { seconds: 60, rssMiB:
 const maxLookups = 100;
 
 interface RunJson {
-  steps: { step: string; status: string; seconds: number; summary: string }[];
+  steps: { step: string; status: string; seconds: number; summary: string; peakRssMiB?: number }[];
   extract: { records: number; requests: number; loadSeconds: number; downloadSeconds: number; quarantined: number };
   ledger?: { lines: number; accepted: number; rejected: number };
   reconcile: { exceptions: number; lookup: { references?: number; provenAbsent?: number; done: boolean } };
@@ -43,7 +43,9 @@ export async function run(): Promise<BenchResult> {
     const { json } = job;
     const findings = await checkFindings(month);
     const lookups = json.reconcile.lookup.references ?? 0;
-    const stepSeconds = Object.fromEntries(json.steps.map((s) => [`${s.step.replace(/\W+/g, '_')}_s`, round(s.seconds)]));
+    const step = (s: { step: string }) => s.step.replace(/\W+/g, '_');
+    const stepSeconds = Object.fromEntries(json.steps.map((s) => [`${step(s)}_s`, round(s.seconds)]));
+    const stepRss = Object.fromEntries(json.steps.map((s) => [`peak_rss_MiB_after_${step(s)}`, s.peakRssMiB ?? 0]));
     return {
       metrics: {
         sales_in_data_set: sales,
@@ -63,6 +65,7 @@ export async function run(): Promise<BenchResult> {
         extract_load_s: round(json.extract.loadSeconds),
         run_wall_s: round(job.seconds),
         run_peak_rss_MiB: job.peakRssMiB,
+        ...stepRss,
       },
       targets: [
         { label: `\`run\` wall time ≤ ${target.seconds} s`, measured: `${round(job.seconds)} s`, ok: job.seconds <= target.seconds },

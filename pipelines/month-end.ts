@@ -39,6 +39,8 @@ export interface StepOutcome {
   seconds: number;
   /** What the step did, or for a failed step its error. */
   summary: string;
+  /** The process's peak resident memory (MiB) by the end of the step: the step that raised it shows. */
+  peakRssMiB?: number;
 }
 
 /** What a job did, step by step: all of a finished job, or a failed one up to the step that failed. */
@@ -118,7 +120,7 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
         const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
         try {
           const result = await work();
-          steps.push({ step: name, status: 'succeeded', seconds: seconds(), summary: describe(result) });
+          steps.push({ step: name, status: 'succeeded', seconds: seconds(), summary: describe(result), peakRssMiB: peakRssMiB() });
           return result;
         } catch (error) {
           // Bad configuration or usage keeps its own error (and exit code 2); anything else ends the job here.
@@ -181,6 +183,10 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
   } finally {
     client.close();
   }
+}
+
+function peakRssMiB(): number {
+  return Math.round(process.resourceUsage().maxRSS / 1024);
 }
 
 function isFile(file: string): boolean {
