@@ -6,4 +6,6 @@ const name = process.argv[2];
 if (!name) throw new Error('usage: node dist/bench/child.js <bench-file-name>');
 const module = (await import(`./${name}.js`)) as BenchModule;
 const result = await module.run();
-process.stdout.write(`\n@@BENCH ${JSON.stringify({ name: module.name, file: name, peakRssMiB: Math.round(peakRssMiB()), ...result })}\n`);
+// `section`: the BENCHMARKS.md section a run replaces (a bench run at another scale keeps its own).
+const section = module.section ?? name;
+process.stdout.write(`\n@@BENCH ${JSON.stringify({ name: module.name, file: section, peakRssMiB: Math.round(peakRssMiB()), ...result })}\n`);

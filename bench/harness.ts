@@ -18,6 +18,8 @@ export interface BenchResult {
 
 export interface BenchModule {
   name: string;
+  /** The BENCHMARKS.md section this run replaces; default the file's name. */
+  section?: string;
   run(): Promise<BenchResult>;
 }
 
