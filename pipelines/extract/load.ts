@@ -4,7 +4,9 @@
  * memory stays flat however large the response. Nothing is dropped: a record with a missing or wrongly typed
  * field, or superseded by a later duplicate of its transactionId, goes whole to `sales_quarantine` with the
  * reason and its place in the file; a record whose date cannot be read is loaded (transaction_at NULL) and
- * quarantined too. Money is cast from the JSON number's own digits, never through a double.
+ * quarantined too. Money is cast from the JSON number's own digits, never through a double. A record stored
+ * unchanged already (same md5 of its JSON and of the settings that typed it) is not parsed again: it takes the
+ * stored sale's typed columns, so a re-fetched window, or the created window after the paid one, costs a hash.
  */
 import type { Config } from '../../config/schema.js';
 import { type Warehouse } from '../../core/warehouse.js';
@@ -73,7 +75,7 @@ const accepted: Record<FieldKind, { types: string[]; described: string }> = {
   boolean: { types: ['BOOLEAN'], described: 'true or false' },
 };
 
-const loadedColumns = [...fields.map((f) => f.column), 'status_class', 'transaction_at'];
+const loadedColumns = [...fields.map((f) => f.column), 'status_class', 'transaction_at', 'record_hash'];
 
 /**
  * Loads `landed` into `sales`, `sales_status_history`, `sales_quarantine` and `landing_files`.
@@ -82,7 +84,22 @@ const loadedColumns = [...fields.map((f) => f.column), 'status_class', 'transact
 export async function loadLandedSales(warehouse: Warehouse, config: Config, landed: LandedSales): Promise<LoadCounts> {
   const window = landed.window;
   try {
+    // Records stored unchanged (same JSON, typed under the same settings) are not parsed again: the paid and the
+    // created window bring the same sales, and a re-fetch within the lookback brings mostly unchanged ones.
+    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_unchanged AS
+      WITH hashes AS (
+        SELECT ordinality - 1 AS record_index, ${recordHashSql('json', config)} AS record_hash
+        FROM read_json_objects(${sqlString(landed.path)}, format = 'array', compression = 'gzip') WITH ORDINALITY
+      )
+      -- a sale with an unreadable date is read again: its quarantine row belongs to each window that brings it
+      SELECT hashes.record_index, sales.transaction_id
+      FROM hashes JOIN sales ON sales.record_hash = hashes.record_hash
+      WHERE sales.transaction_at IS NOT NULL`);
     await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales AS ${stagingSql(landed.path, config)}`);
+    // The unchanged records, as parsing them would give them: the stored sale's own typed columns.
+    await warehouse.run(`INSERT INTO landed_sales BY NAME
+      SELECT unchanged.record_index, ${loadedColumns.map((c) => `sales.${c}`).join(', ')}
+      FROM landed_unchanged AS unchanged JOIN sales USING (transaction_id)`);
     // Only repeated transactionIds among loadable records: normally none, so this stays tiny.
     await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_duplicates AS
       SELECT transaction_id, max(record_index) AS kept_index, count(*) AS occurrences
@@ -154,7 +171,7 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     return counts;
   } finally {
     await warehouse.run(
-      'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales',
+      'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged',
     ).catch(() => undefined);
   }
 }
@@ -261,18 +278,28 @@ function stagingSql(file: string, config: Config): string {
 
   return fillPlaceholders(sqlText('load', 'landed_sales.sql'), {
     landing_file: sqlString(file),
+    record_hash: recordHashSql('json', config),
     field_paths: paths,
     money_digits: moneyDigits.join(', '),
     typed_fields: values.join(',\n         '),
     date_is_text: `${type(dateIndex)} = 'VARCHAR'`,
     transaction_at: transactionAtSql(text(dateIndex), config.timezone),
-    record_columns: loadedColumns.filter((c) => c !== 'status_class' && c !== 'transaction_at').join(', '),
+    record_columns: loadedColumns.filter((c) => c !== 'status_class' && c !== 'transaction_at' && c !== 'record_hash').join(', '),
     status_classes: statusClass,
     shape_in_words: describeJsonType('shape'),
     field_problems: problems.join(',\n                 '),
     unparseable_date_reason: sqlString(`${unparseableDateReason}: `),
     date_text: text(dateIndex),
   });
+}
+
+/**
+ * The md5 of a record's JSON text together with what types it (the time zone of offset-less dates and the
+ * status map): the same record under changed settings is parsed again, never taken from an older typing.
+ */
+function recordHashSql(json: string, config: Config): string {
+  const typing = JSON.stringify({ timezone: config.timezone, statusMap: config.reconciliation.statusMap });
+  return `md5_number(${json} || ${sqlString(typing)})`;
 }
 
 /** `{{name}}` → its value; a placeholder without a value (or a value without a placeholder) is a bug here. */

@@ -1,4 +1,5 @@
--- One row per record of a landed sales response (a gzip JSON array): its 0-based index, its raw JSON, each field
+-- One row per record of a landed sales response (a gzip JSON array) not stored unchanged already: its 0-based
+-- index, its raw JSON, its hash, each field
 -- of the Sales record typed (NULL when absent or unusable), `problem` (why it cannot be loaded, or NULL) and
 -- `date_problem` (why transaction_at is NULL). Materialized as the temporary table landed_sales by
 -- pipelines/extract/load.ts, which then quarantines, de-duplicates and upserts from it.
@@ -7,16 +8,20 @@
 -- required), the one list the upsert also uses: each {{ name }} in the query is filled with the part the comment
 -- above it describes as <name>.
 WITH landed AS (
-  SELECT ordinality - 1 AS record_index, json AS raw
-  -- <landing_file>: the .json.gz file, as a string literal
+  -- <record_hash>: the record's md5 with what typed it (load.ts); <landing_file>: the .json.gz file, as a string literal
+  SELECT ordinality - 1 AS record_index, json AS raw, {{record_hash}} AS record_hash
   FROM read_json_objects({{landing_file}}, format = 'array', compression = 'gzip') WITH ORDINALITY
+), fresh AS (
+  -- a record stored unchanged (landed_unchanged, by its hash) is not parsed again: load.ts adds it from `sales`
+  SELECT * FROM landed
+  WHERE record_index NOT IN (SELECT record_index FROM landed_unchanged)
 ), parsed AS (
   -- types[i] and texts[i]: json_type and text of field i (<field_paths>: the fields' JSON paths, in order);
   -- <money_digits>: for each money field, the number's own characters as found in the raw text (digits_<name>),
   -- checked against the parsed value in the problems
-  SELECT record_index, raw, json_type(raw) AS shape, json_type(raw, {{field_paths}}) AS types,
+  SELECT record_index, raw, record_hash, json_type(raw) AS shape, json_type(raw, {{field_paths}}) AS types,
          json_extract_string(raw, {{field_paths}}) AS texts, {{money_digits}}
-  FROM landed
+  FROM fresh
 ), typed AS (
   -- <typed_fields>: each field as its column, NULL unless its JSON type is accepted for its kind; money from its
   -- digits, never through a double. <transaction_at>: transactionDate read in the configured zone, NULL when
@@ -29,7 +34,7 @@ WITH landed AS (
   -- <field_problems>: one CASE per check (wrong type, missing, empty, out of range, inexact money), joined by '; '
   SELECT record_index, raw, {{record_columns}},
          CASE status {{status_classes}} ELSE 'unknown' END AS status_class,
-         transaction_at,
+         transaction_at, record_hash,
          CASE WHEN shape <> 'OBJECT' THEN 'not a JSON object but ' || {{shape_in_words}}
               ELSE nullif(concat_ws('; ', {{field_problems}}), '') END AS problem,
          CASE WHEN {{date_is_text}} AND transaction_at IS NULL

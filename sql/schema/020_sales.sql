@@ -77,6 +77,10 @@ CREATE TABLE IF NOT EXISTS sales_quarantine (
 -- security.keys "hash": HMAC-SHA256 of the key (hex) under the database's key secret (NULL in store and drop modes).
 ALTER TABLE sales ADD COLUMN IF NOT EXISTS key_hmac VARCHAR;
 
+-- md5 of the record's JSON as last received (with the time zone and status map that typed it): a window that
+-- brings the same record again is not parsed again (pipelines/extract/load.ts). NULL for sales loaded before.
+ALTER TABLE sales ADD COLUMN IF NOT EXISTS record_hash UHUGEINT;
+
 -- How this database keeps keys (security.keys), decided when it first held sales: store | hash | drop.
 CREATE TABLE IF NOT EXISTS key_protection (
   mode               VARCHAR NOT NULL,

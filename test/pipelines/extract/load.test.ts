@@ -212,3 +212,50 @@ describe('loading a landed sales response', () => {
     expect(await warehouse.one('SELECT count(*) AS n FROM landing_files')).toEqual(before);
   });
 });
+
+describe('records stored unchanged are not parsed again', () => {
+  const created = { start: '2026-01-01', end: '2026-01-31', flag: 'created' as const };
+  const sales = () =>
+    warehouse.all(`SELECT * EXCLUDE (first_seen_at, last_seen_at, seen_by_paid, paid_window_start, seen_by_created, created_window_start, last_run_id)
+                   FROM sales WHERE transaction_id BETWEEN 9100 AND 9199 ORDER BY transaction_id`);
+  const quarantine = (flag: string) =>
+    warehouse.all(`SELECT record_index, transaction_id, reason FROM sales_quarantine WHERE by_flag = $1 AND transaction_id BETWEEN 9100 AND 9199 ORDER BY record_index`, [flag]);
+
+  it('a second window with the same records takes them from the stored sales: same rows, same counts, every quarantine rule kept', async () => {
+    const records = [sale(9101), sale(9102, { transactionDate: '"yesterday"' }), sale(9103, { partnerCostPrice: '' }), sale(9104), sale(9104)];
+    const paid = await load(land('unchanged-paid', records), '2026-02-01T10:00:00Z');
+    const before = await sales();
+    const unchanged = await load(land('unchanged-created', records), '2026-02-01T10:05:00Z', { window: created });
+    // The same counts: 5 records, the duplicate and the missing cost not loaded, the unreadable date quarantined in each window.
+    expect({ ...unchanged, newSales: paid.newSales }).toEqual(paid);
+    expect(paid).toMatchObject({ records: 5, loaded: 3, notLoaded: 2, duplicates: 1, unparseableDates: 1, newSales: 3 });
+    expect(unchanged).toMatchObject({ newSales: 0 });
+    expect(await sales()).toEqual(before);
+    expect(await quarantine('created')).toEqual(await quarantine('paid'));
+    expect((await quarantine('created')).map((q) => q.transaction_id)).toEqual(['9102', '9103', '9104']);
+    const seen = await warehouse.all(`SELECT transaction_id, seen_by_paid, seen_by_created FROM sales WHERE transaction_id IN (9101, 9104) ORDER BY 1`);
+    expect(seen).toEqual([
+      { transaction_id: '9101', seen_by_paid: true, seen_by_created: true },
+      { transaction_id: '9104', seen_by_paid: true, seen_by_created: true },
+    ]);
+  });
+
+  it('a changed record is parsed and rewritten, with its status change in the history', async () => {
+    const counts = await load(land('changed', [sale(9101, { status: '"Canceled in stock"' }), sale(9104)]), '2026-02-02T10:00:00Z');
+    expect(counts).toMatchObject({ records: 2, loaded: 2, statusChanges: 1, newSales: 0 });
+    expect(await warehouse.one(`SELECT status, status_class FROM sales WHERE transaction_id = 9101`)).toEqual({ status: 'Canceled in stock', status_class: 'canceled' });
+    expect(await warehouse.all(`SELECT status, previous_status FROM sales_status_history WHERE transaction_id = 9101 ORDER BY observed_at`)).toEqual([
+      { status: 'Redeemed by Client', previous_status: null },
+      { status: 'Canceled in stock', previous_status: 'Redeemed by Client' },
+    ]);
+  });
+
+  it('changed settings (the status map) make the same JSON be parsed again under them', async () => {
+    const file = land('remapped', [sale(9104)]);
+    const remapped = configSchema.parse({ ...config, reconciliation: { statusMap: { 'Redeemed by Client': 'booked' } } });
+    await warehouse.transaction(() =>
+      loadLandedSales(warehouse, remapped, { path: file, runId: 'run-remapped', endpoint: 'salesByPeriod', fetchedAt: new Date('2026-02-03T10:00:00Z'), bytes: 1, window }),
+    );
+    expect(await warehouse.one(`SELECT status_class FROM sales WHERE transaction_id = 9104`)).toEqual({ status_class: 'booked' });
+  });
+});
