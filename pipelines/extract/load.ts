@@ -86,20 +86,22 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
   try {
     // Records stored unchanged (same JSON, typed under the same settings) are not parsed again: the paid and the
     // created window bring the same sales, and a re-fetch within the lookback brings mostly unchanged ones.
+    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_hashes AS
+      SELECT ordinality - 1 AS record_index, ${recordHashSql('json', config)} AS record_hash
+      FROM read_json_objects(${sqlString(landed.path)}, format = 'array', compression = 'gzip') WITH ORDINALITY`);
+    // A sale with an unreadable date is read again: its quarantine row belongs to each window that brings it.
     await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_unchanged AS
-      WITH hashes AS (
-        SELECT ordinality - 1 AS record_index, ${recordHashSql('json', config)} AS record_hash
-        FROM read_json_objects(${sqlString(landed.path)}, format = 'array', compression = 'gzip') WITH ORDINALITY
-      )
-      -- a sale with an unreadable date is read again: its quarantine row belongs to each window that brings it
       SELECT hashes.record_index, sales.transaction_id
-      FROM hashes JOIN sales ON sales.record_hash = hashes.record_hash
+      FROM landed_hashes AS hashes JOIN sales ON sales.record_hash = hashes.record_hash
       WHERE sales.transaction_at IS NOT NULL`);
-    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales AS ${stagingSql(landed.path, config)}`);
-    // The unchanged records, as parsing them would give them: the stored sale's own typed columns.
-    await warehouse.run(`INSERT INTO landed_sales BY NAME
-      SELECT unchanged.record_index, ${loadedColumns.map((c) => `sales.${c}`).join(', ')}
-      FROM landed_unchanged AS unchanged JOIN sales USING (transaction_id)`);
+    const seen = (await warehouse.one<{ records: string; unchanged: string }>(
+      'SELECT (SELECT count(*) FROM landed_hashes) AS records, (SELECT count(*) FROM landed_unchanged) AS unchanged',
+    ))!;
+    // Nothing new in the file: the staging query only gives landed_sales its columns.
+    const staging = stagingSql(landed.path, config);
+    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales AS ${seen.records === seen.unchanged ? `SELECT * FROM (${staging}) LIMIT 0` : staging}`);
+    // The unchanged records need only their sale: they are not compared, rewritten or history (just seen again).
+    await warehouse.run(`INSERT INTO landed_sales BY NAME SELECT record_index, transaction_id, true AS is_unchanged FROM landed_unchanged`);
     // Only repeated transactionIds among loadable records: normally none, so this stays tiny.
     await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_duplicates AS
       SELECT transaction_id, max(record_index) AS kept_index, count(*) AS occurrences
@@ -134,21 +136,28 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     // History first: it compares against the sales rows as they were before this response.
     await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_changes AS
       SELECT k.transaction_id, k.status, t.status AS previous_status, t.transaction_id IS NULL AS is_new
-      FROM landed_sales_kept k LEFT JOIN sales t ON t.transaction_id = k.transaction_id
+      FROM (SELECT * FROM landed_sales_kept WHERE NOT is_unchanged) k LEFT JOIN sales t ON t.transaction_id = k.transaction_id
       WHERE t.transaction_id IS NULL OR t.status IS DISTINCT FROM k.status`);
     await warehouse.run(
       `INSERT INTO sales_status_history (transaction_id, status, previous_status, observed_at, run_id)
        SELECT transaction_id, status, previous_status, $1::TIMESTAMPTZ, $2 FROM landed_sales_changes ORDER BY transaction_id`,
       [landed.fetchedAt.toISOString(), landed.runId],
     );
-    await warehouse.run(upsertSql(), [
+    const seenParams = [
       landed.fetchedAt.toISOString(),
       window?.flag === 'paid',
       window?.flag === 'paid' ? window.start : null,
       window?.flag === 'created',
       window?.flag === 'created' ? window.start : null,
       landed.runId,
-    ]);
+    ];
+    await warehouse.run(upsertSql(), seenParams);
+    await warehouse.run(
+      `UPDATE sales SET ${seenColumnsSql('$1::TIMESTAMPTZ', '$2::BOOLEAN', '$3::DATE', '$4::BOOLEAN', '$5::DATE', '$6::VARCHAR')}
+       FROM (SELECT transaction_id FROM landed_sales_kept WHERE is_unchanged) AS unchanged
+       WHERE sales.transaction_id = unchanged.transaction_id`,
+      seenParams,
+    );
 
     const counts = await countsOfLoad(warehouse, landed.path);
     await warehouse.run(
@@ -171,7 +180,7 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     return counts;
   } finally {
     await warehouse.run(
-      'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged',
+      'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged; DROP TABLE IF EXISTS landed_hashes',
     ).catch(() => undefined);
   }
 }
@@ -321,20 +330,25 @@ function describeJsonType(expression: string): string {
     WHEN 'NULL' THEN 'null' ELSE lower(${expression}) END`;
 }
 
+/** What seeing a sale again sets: when, by which search and window, in which run. */
+function seenColumnsSql(seenAt: string, byPaid: string, paidStart: string, byCreated: string, createdStart: string, runId: string): string {
+  return `last_seen_at = ${seenAt},
+      seen_by_paid = sales.seen_by_paid OR ${byPaid},
+      paid_window_start = coalesce(${paidStart}, sales.paid_window_start),
+      seen_by_created = sales.seen_by_created OR ${byCreated},
+      created_window_start = coalesce(${createdStart}, sales.created_window_start),
+      last_run_id = ${runId}`;
+}
+
 function upsertSql(): string {
   const columns = loadedColumns;
   const updated = columns.filter((c) => c !== 'transaction_id').map((c) => `${c} = incoming.${c}`);
   const inserted = [...columns, 'first_seen_at', 'last_seen_at', 'seen_by_paid', 'paid_window_start', 'seen_by_created', 'created_window_start', 'last_run_id'];
   const insertedValues = [...columns.map((c) => `incoming.${c}`), 'incoming.seen_at', 'incoming.seen_at', 'incoming.by_paid', 'incoming.paid_start', 'incoming.by_created', 'incoming.created_start', 'incoming.run_id'];
-  const seenUpdate = `last_seen_at = incoming.seen_at,
-      seen_by_paid = sales.seen_by_paid OR incoming.by_paid,
-      paid_window_start = coalesce(incoming.paid_start, sales.paid_window_start),
-      seen_by_created = sales.seen_by_created OR incoming.by_created,
-      created_window_start = coalesce(incoming.created_start, sales.created_window_start),
-      last_run_id = incoming.run_id`;
+  const seenUpdate = seenColumnsSql('incoming.seen_at', 'incoming.by_paid', 'incoming.paid_start', 'incoming.by_created', 'incoming.created_start', 'incoming.run_id');
   return `MERGE INTO sales
     USING (SELECT ${columns.join(', ')}, $1::TIMESTAMPTZ AS seen_at, $2::BOOLEAN AS by_paid, $3::DATE AS paid_start,
-                  $4::BOOLEAN AS by_created, $5::DATE AS created_start, $6::VARCHAR AS run_id FROM landed_sales_kept) AS incoming
+                  $4::BOOLEAN AS by_created, $5::DATE AS created_start, $6::VARCHAR AS run_id FROM landed_sales_kept WHERE NOT is_unchanged) AS incoming
     ON sales.transaction_id = incoming.transaction_id
     -- Rewriting every column of an unchanged sale would cost memory for nothing on a re-fetched window: only
     -- changed sales are rewritten; the others get their seen-at, seen-by and run columns.

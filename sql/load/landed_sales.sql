@@ -12,7 +12,7 @@ WITH landed AS (
   SELECT ordinality - 1 AS record_index, json AS raw, {{record_hash}} AS record_hash
   FROM read_json_objects({{landing_file}}, format = 'array', compression = 'gzip') WITH ORDINALITY
 ), fresh AS (
-  -- a record stored unchanged (landed_unchanged, by its hash) is not parsed again: load.ts adds it from `sales`
+  -- a record stored unchanged (landed_unchanged, by its hash) is not parsed again: load.ts adds its row (is_unchanged)
   SELECT * FROM landed
   WHERE record_index NOT IN (SELECT record_index FROM landed_unchanged)
 ), parsed AS (
@@ -42,5 +42,6 @@ WITH landed AS (
   FROM typed
 )
 -- The raw text is kept only for records bound for the quarantine: memory stays small for big responses.
-SELECT * REPLACE (CASE WHEN problem IS NOT NULL OR date_problem IS NOT NULL THEN raw END AS raw), NULL::BIGINT AS superseded_by
+SELECT * REPLACE (CASE WHEN problem IS NOT NULL OR date_problem IS NOT NULL THEN raw END AS raw), NULL::BIGINT AS superseded_by,
+       false AS is_unchanged
 FROM checked
