@@ -22,9 +22,10 @@ import type { DuckDBAppender } from '@duckdb/node-api';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
+import { dropBulkTables, readCsvInBulk } from '../sources/ledger/csv-bulk.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import { chooseSheet } from '../sources/ledger/xlsx.js';
-import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
+import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerItem, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -36,7 +37,15 @@ export interface LedgerImportOptions {
   overrides?: Partial<Omit<LedgerReadSettings, 'format' | 'columns'>>;
   /** Replace the path's lines even when the file holds far fewer accepted lines (`ledger.minReplaceRatio`). */
   replace?: boolean;
+  /**
+   * How a CSV is read: `auto` (default) in bulk by DuckDB where that reads it exactly, else line by line;
+   * `streaming` line by line always (the tests and the bench compare the two).
+   */
+  reader?: 'auto' | 'streaming';
 }
+
+/** How a file was read: CSV in bulk by DuckDB (sources/ledger/csv-bulk.ts), or line by line (every other format). */
+export type LedgerReader = 'bulk' | 'streaming';
 
 export interface LedgerImportSummary {
   runId: string;
@@ -56,6 +65,7 @@ export interface LedgerImportSummary {
   rejected: number;
   /** The first 5 rejects, in file order. */
   firstRejects: LedgerReject[];
+  reader: LedgerReader;
   /**
    * The same content was imported before: its rows were replaced, and stay under `sourceFile`, the path it
    * was first loaded from (which may differ from `file`: a content is loaded once).
@@ -97,7 +107,7 @@ export async function importLedger(
     async (run) => {
       output.info(`reading ${sourceFile} (${format}, sha256 ${fileHash.slice(0, 12)}…)`);
       const sheet = format === 'xlsx' ? chosenSheet(sourceFile, settings.sheet, output) : undefined;
-      const counts = await stage(warehouse, sourceFile, settings, output);
+      const counts = await stage(warehouse, sourceFile, settings, options, output);
       if (counts.aboveHeader.length > 0) {
         const rows = counts.aboveHeader;
         const where = rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
@@ -107,7 +117,7 @@ export async function importLedger(
       tellImportOutcome(summary, fileHash, output);
       summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
       run.counters.rowsLoaded = summary.accepted;
-      run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
+      run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, reader: summary.reader, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
       return summary;
     },
     options.parentRunId,
@@ -179,12 +189,9 @@ async function replaceLedgerRows(
     await warehouse.run(
       `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
                            country_code, order_status, source_file, source_line, file_hash, run_id)
-       SELECT partner_reference, product_id,
-              CASE WHEN paid_instant IS NOT NULL THEN CAST(paid_instant AS TIMESTAMPTZ)
-                   ELSE timezone($tz, CAST(paid_local AS TIMESTAMP)) END,
-              paid_at_raw, CAST(sales_price AS DECIMAL(18,4)), CAST(expected_cost AS DECIMAL(18,4)), currency_code,
-              country_code, order_status, $file, source_line, $hash, $run
-         FROM temp.ledger_import_rows`,
+       SELECT partner_reference, product_id, coalesce(paid_instant, timezone($tz, paid_local)), paid_at_raw, sales_price,
+              expected_cost, currency_code, country_code, order_status, $file, source_line, $hash, $run
+         FROM temp.ledger_import_staged`,
       { tz: config.timezone, file: loadedFrom, hash: fileHash, run: runId },
     );
     await warehouse.run(
@@ -208,6 +215,7 @@ async function replaceLedgerRows(
       accepted: counts.accepted,
       rejected: counts.rejected,
       firstRejects: counts.firstRejects,
+      reader: counts.reader,
       seconds: 0,
     };
     if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
@@ -248,25 +256,58 @@ function chosenSheet(file: string, wanted: string | undefined, output: Output): 
   return sheet;
 }
 
-/** Reads the file into the temporary staging tables; returns the counts and the first rejects. */
-async function stage(
-  warehouse: Warehouse,
-  file: string,
-  settings: LedgerReadSettings,
-  output: Output,
-): Promise<{ accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[] }> {
+type StageCounts = { accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[]; reader: LedgerReader };
+
+/**
+ * The streaming reader's rows as staged rows (typed: exact DECIMAL money, the wall-clock or zoned paid_at), the
+ * columns the bulk reader's view temp.ledger_csv_rows has too; the final insert reads their union,
+ * temp.ledger_import_staged, and applies the time zone.
+ */
+const streamedRows = `SELECT partner_reference, product_id, CAST(paid_local AS TIMESTAMP) AS paid_local, CAST(paid_instant AS TIMESTAMPTZ) AS paid_instant,
+    paid_at_raw, CAST(sales_price AS DECIMAL(18,4)) AS sales_price, CAST(expected_cost AS DECIMAL(18,4)) AS expected_cost,
+    currency_code, country_code, order_status, source_line
+  FROM temp.ledger_import_rows`;
+
+/**
+ * Reads the file into the temporary staging tables (a CSV in bulk when the bulk reader can read it exactly,
+ * see sources/ledger/csv-bulk.ts) and the view temp.ledger_import_staged over all staged rows; returns the
+ * counts and the first rejects.
+ */
+async function stage(warehouse: Warehouse, file: string, settings: LedgerReadSettings, options: LedgerImportOptions, output: Output): Promise<StageCounts> {
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rows (
     partner_reference VARCHAR, product_id BIGINT, paid_local VARCHAR, paid_instant VARCHAR, paid_at_raw VARCHAR,
     sales_price VARCHAR, expected_cost VARCHAR, currency_code VARCHAR, country_code VARCHAR, order_status VARCHAR,
     source_line BIGINT)`);
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`);
-  const rows = await warehouse.connection.createAppender('ledger_import_rows', 'main', 'temp');
-  const rejects = await warehouse.connection.createAppender('ledger_import_rejects', 'main', 'temp');
+  const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming' };
+  const bulk = settings.format === 'csv' && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings) : undefined;
+  if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
+  let staged = streamedRows;
+  if (bulk?.read) {
+    counts.reader = 'bulk';
+    counts.accepted = bulk.read.accepted;
+    counts.aboveHeader = bulk.read.aboveHeader.map((row) => row.line);
+    staged += ' UNION ALL SELECT * FROM temp.ledger_csv_rows';
+  }
+  await warehouse.run(`CREATE OR REPLACE TEMP VIEW ledger_import_staged AS ${staged}`);
   // Parquet streams from DuckDB: on a connection of its own, as the appenders use the main one.
   const reader = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
-  const counts = { accepted: 0, rejected: 0, firstRejects: [] as LedgerReject[], aboveHeader: [] as number[] };
+  try {
+    const items =
+      bulk?.read?.items ??
+      readLedger(file, settings, { connection: reader, onProgress: progressReporter(settings, counts, output), onAboveHeader: (line) => counts.aboveHeader.push(line) });
+    await appendItems(warehouse, items, counts);
+  } finally {
+    reader?.closeSync();
+    output.clearProgress();
+  }
+  return counts;
+}
+
+/** Progress of a streaming read: MiB of the file (rows of a Parquet file), with the counts so far. */
+function progressReporter(settings: LedgerReadSettings, counts: StageCounts, output: Output): (done: number, total: number) => void {
   let lastPlainLine = Date.now();
-  const onProgress = (done: number, total: number) => {
+  return (done, total) => {
     const plainLineDue = Date.now() - lastPlainLine >= 5000;
     if (plainLineDue) lastPlainLine = Date.now();
     const unit = settings.format === 'parquet' ? 1 : 1024 * 1024;
@@ -280,8 +321,14 @@ async function stage(
       plainLineDue,
     );
   };
+}
+
+/** Appends rows and rejects to the staging tables with DuckDB's appender, counting them. */
+async function appendItems(warehouse: Warehouse, items: AsyncIterable<LedgerItem>, counts: StageCounts): Promise<void> {
+  const rows = await warehouse.connection.createAppender('ledger_import_rows', 'main', 'temp');
+  const rejects = await warehouse.connection.createAppender('ledger_import_rejects', 'main', 'temp');
   try {
-    for await (const item of readLedger(file, settings, { connection: reader, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) })) {
+    for await (const item of items) {
       if (item.row) {
         const r = item.row;
         appendText(rows, r.partner_reference);
@@ -312,10 +359,7 @@ async function stage(
   } finally {
     rows.closeSync();
     rejects.closeSync();
-    reader?.closeSync();
-    output.clearProgress();
   }
-  return counts;
 }
 
 function appendText(appender: DuckDBAppender, value: string | null): void {
@@ -324,6 +368,8 @@ function appendText(appender: DuckDBAppender, value: string | null): void {
 }
 
 async function dropStaging(warehouse: Warehouse): Promise<void> {
+  await warehouse.run('DROP VIEW IF EXISTS temp.ledger_import_staged');
+  await dropBulkTables(warehouse.connection);
   await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rows');
   await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rejects');
 }

@@ -1,0 +1,120 @@
+/**
+ * The SQL of the CSV bulk reader (sql/load/ledger_csv_lines.sql and ledger_csv_rows.sql) filled in for one
+ * file's settings: the ledger's own rules (numbers.ts, dates.ts, validate.ts) written as the patterns and
+ * expressions DuckDB runs. Each piece is derived from the rule's own constants or compiled pattern, so the
+ * two readers share one source of truth; the differential test holds them to the same results.
+ */
+import { fillSqlTemplate, sqlString } from '../../core/sql.js';
+import { sqlText } from '../../core/paths.js';
+import type { ColumnIndexes } from './columns.js';
+import type { DateField, DateFormatPattern } from './dates.js';
+import { maxDecimals, maxIntegerDigits } from './numbers.js';
+import { ledgerColumns, type LedgerColumn, type LedgerReadSettings } from './types.js';
+import { statusSynonyms } from './validate.js';
+
+/**
+ * The characters JavaScript's `String.prototype.trim` removes and its `\s` matches (white space and line
+ * terminators of ECMAScript), as the body of an RE2 character class.
+ */
+export const javaScriptSpaceClass = '\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
+
+/** Separates nothing: a byte the file is checked not to hold, so DuckDB reads each line as one value. */
+export const lineDelimiter = '\u0001';
+
+/** Where a CSV's data lines are and how they are read: the settings, the header, the compiled date format. */
+export interface BulkCsvShape {
+  settings: Pick<LedgerReadSettings, 'delimiter' | 'quote' | 'decimalSeparator'>;
+  file: string;
+  /** Physical lines up to and including the header. */
+  skip: number;
+  encoding: 'utf-8' | 'latin-1';
+  fieldCount: number;
+  indexes: ColumnIndexes;
+  datePattern: DateFormatPattern;
+}
+
+/** The query of ledger_csv_lines: the file's data lines, in order, decoded and checked. */
+export function linesSql(shape: BulkCsvShape): string {
+  const { settings, datePattern } = shape;
+  const groupSeparator = settings.decimalSeparator === '.' ? ',' : '.';
+  const escaped = (character: string) => character.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const [group, decimal] = [escaped(groupSeparator), escaped(settings.decimalSeparator)];
+  // "1.234,5" → "1234.5": DuckDB's cast reads a point and no thousands separator.
+  const digits = (column: string) =>
+    settings.decimalSeparator === '.' ? `replace(${column}, ',', '')` : `replace(replace(${column}, '.', ''), ',', '.')`;
+  return fillSqlTemplate('sql/load/ledger_csv_lines.sql', sqlText('load', 'ledger_csv_lines.sql'), {
+    file: sqlString(shape.file),
+    skip: String(shape.skip),
+    encoding: sqlString(shape.encoding),
+    line_delimiter: sqlString(lineDelimiter),
+    decoded: shape.encoding === 'latin-1' ? windows1252Sql('line') : 'line',
+    delimiter: sqlString(settings.delimiter),
+    quote: sqlString(settings.quote),
+    field_count: String(shape.fieldCount),
+    cells: ledgerColumns.map(({ name }) => `${field(shape.indexes, name)} AS ${name}`).join(',\n         '),
+    space: javaScriptSpaceClass,
+    date_pattern: sqlString(datePattern.source(javaScriptSpaceClass)),
+    date_groups: `[${datePattern.groups.map((_, i) => `'g${i + 1}'`).join(', ')}]`,
+    year: dateFieldSql(datePattern, ['year', 'year2']),
+    month: dateFieldSql(datePattern, ['month']),
+    day: dateFieldSql(datePattern, ['day']),
+    hour: dateFieldSql(datePattern, ['hour']),
+    minute: dateFieldSql(datePattern, ['minute']),
+    second: dateFieldSql(datePattern, ['second']),
+    fraction: dateFieldSql(datePattern, ['fraction']),
+    money_pattern: sqlString(`^-?(?:\\d{1,3}(?:${group}\\d{3})+|\\d+)(?:${decimal}\\d{1,${maxDecimals}}0*)?$`),
+    ambiguous_number: sqlString(`^-?\\d{1,3}${group}\\d{3}$`),
+    price_digits: digits('sales_price'),
+    cost_digits: digits('expected_cost'),
+    decimal_type: `DECIMAL(${maxIntegerDigits + maxDecimals}, ${maxDecimals})`,
+    status_cases: Object.entries(statusSynonyms)
+      .map(([word, status]) => `WHEN ${sqlString(word)} THEN ${sqlString(status)}`)
+      .join(' '),
+  });
+}
+
+/** The query of the view ledger_csv_rows: the accepted lines as staged rows. */
+export function rowsSql(shape: Pick<BulkCsvShape, 'settings' | 'indexes' | 'skip'>): string {
+  return fillSqlTemplate('sql/load/ledger_csv_rows.sql', sqlText('load', 'ledger_csv_rows.sql'), {
+    first_line: String(shape.skip + 1),
+    delimiter: sqlString(shape.settings.delimiter),
+    reference: field(shape.indexes, 'partner_reference'),
+    paid_at_raw: field(shape.indexes, 'paid_at'),
+    currency: field(shape.indexes, 'currency_code'),
+    country: field(shape.indexes, 'country_code'),
+  });
+}
+
+/** A column's field of the split line `f` (1-based in SQL), NULL for an absent optional column. */
+function field(indexes: ColumnIndexes, column: LedgerColumn): string {
+  const index = indexes[column];
+  return index === undefined ? 'NULL::VARCHAR' : `f[${index + 1}]`;
+}
+
+/**
+ * `expression` with the C1 controls DuckDB's Latin-1 decoding gives for bytes 0x80-0x9F turned into the
+ * characters the WHATWG "latin1" decoder (Windows-1252) gives for them: the streaming reader's decoding.
+ */
+function windows1252Sql(expression: string): string {
+  const bytes = Array.from({ length: 0x20 }, (_, i) => 0x80 + i);
+  const latin1 = String.fromCharCode(...bytes);
+  const windows1252 = new TextDecoder('windows-1252').decode(Uint8Array.from(bytes));
+  return `CASE WHEN regexp_matches(${expression}, '[\\x{80}-\\x{9F}]') THEN translate(${expression}, ${sqlString(latin1)}, ${sqlString(windows1252)}) ELSE ${expression} END`;
+}
+
+/**
+ * One date field from the groups of the compiled format that fill it: the last group that took part in the
+ * match wins (as dates.ts reads them), NULL when none did. `yy` is 2000 + its value; the fraction stays text.
+ */
+function dateFieldSql(pattern: DateFormatPattern, fields: DateField[]): string {
+  const parts = pattern.groups
+    .map((field, i) => ({ field, group: `d.g${i + 1}` }))
+    .filter(({ field }) => fields.includes(field))
+    .reverse()
+    .map(({ field, group }) => {
+      const value = field === 'fraction' ? group : field === 'year2' ? `2000 + TRY_CAST(${group} AS INTEGER)` : `TRY_CAST(${group} AS INTEGER)`;
+      return `CASE WHEN ${group} <> '' THEN ${value} END`;
+    });
+  if (parts.length === 0) return fields.includes('fraction') ? 'NULL::VARCHAR' : 'NULL::INTEGER';
+  return parts.length === 1 ? parts[0]! : `coalesce(${parts.join(', ')})`;
+}

@@ -1,0 +1,242 @@
+/**
+ * CSV ledgers in bulk: DuckDB reads the file's data lines and checks them by the ledger's rules written in SQL
+ * (sql/load/ledger_csv_lines.sql, ledger_csv_rows.sql), so a million-line file is not parsed value by value
+ * in JavaScript. The result must be the streaming reader's (readLedger) to the byte, so this reader
+ * only does what it can do exactly, and otherwise says why and leaves the file to the streaming reader:
+ *
+ * - Lines: the streaming reader's header search reads the top of the file; DuckDB then reads each later
+ *   physical line whole, numbered, which needs a file without lone CRs (old Mac, or a CR inside a line), NUL
+ *   or \x01 bytes, or lines over 1 MiB, and a date format dates.ts compiles; the row count is checked.
+ * - Records: a line without the quote character is split like the streaming reader splits it; a line with
+ *   one is split by the streaming reader's own code, and must hold its whole record (a quoted field that runs
+ *   on to the next line sends the file to the streaming reader).
+ * - Values: SQL accepts only the lines it recognizes as certainly good (common spellings of numbers and
+ *   dates, see the SQL); every other line (bad ones included) goes through the streaming reader's own record
+ *   and value rules (csvRecordEvent, lineItem), which give every reject its reason. SQL never rejects.
+ *
+ * What it leaves behind: the temporary table ledger_csv_lines and the view ledger_csv_rows of its accepted
+ * lines as staged rows, dropped by dropBulkTables.
+ */
+import { createReadStream } from 'node:fs';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { resolveHeaders, type ColumnIndexes } from './columns.js';
+import { linesSql, rowsSql, type BulkCsvShape } from './csv-bulk-sql.js';
+import { csvRecordEvent, readCsv, splitCsvLine } from './csv.js';
+import { dateFormatPattern } from './dates.js';
+import { lineItem } from './read-ledger.js';
+import type { LedgerItem, LedgerReadSettings, SourceEvent } from './types.js';
+import { createRowValidator } from './validate.js';
+
+/** What the bulk reader staged and what is left to stage. */
+export interface BulkCsvRead {
+  /** Lines accepted by the SQL rules, in temp.ledger_csv_lines (`accepted`). */
+  accepted: number;
+  /** Rows above the header (a title, an export date): not data, not counted. */
+  aboveHeader: { line: number; raw: string }[];
+  /** Every other data line as the streaming reader makes it (accepted row or reject), in file order. */
+  items: AsyncGenerator<LedgerItem>;
+}
+
+export type BulkCsvOutcome = { read: BulkCsvRead; notRead?: undefined } | { notRead: string; read?: undefined };
+
+/** The longest line the streaming reader reads as a line (longer ones are rejected and skipped there). */
+const maxLineBytes = 1024 * 1024;
+/** Lines handed to the streaming reader's rules at a time (memory stays flat whatever the file). */
+const pageLines = 20_000;
+
+/**
+ * Reads a CSV ledger in bulk into temp.ledger_csv_lines, or says why it cannot read it exactly (nothing is
+ * left staged then). Throws what the streaming reader throws for a header without the required columns.
+ */
+export async function readCsvInBulk(connection: DuckDBConnection, file: string, settings: LedgerReadSettings): Promise<BulkCsvOutcome> {
+  const datePattern = dateFormatPattern(settings.dateFormat);
+  if (!datePattern) return { notRead: `ledger.dateFormat "${settings.dateFormat}" has tokens only the streaming reader reads` };
+  const bytes = await scanBytes(file);
+  const unfit = bytesUnfit(bytes, settings);
+  if (unfit) return { notRead: unfit };
+  const head = await readHead(file, settings);
+  if (!head) return { notRead: 'the file has no header line' };
+  const shape: BulkCsvShape = {
+    settings,
+    file,
+    skip: head.lastLine,
+    encoding: bytes.utf8Bom || settings.encoding === 'utf-8' ? 'utf-8' : 'latin-1',
+    fieldCount: head.names.length,
+    indexes: resolveHeaders(head.names, settings.columns, file),
+    datePattern,
+  };
+  try {
+    await connection.run(`CREATE OR REPLACE TEMP TABLE ledger_csv_lines AS ${linesSql(shape)}`);
+  } catch (error) {
+    return notRead(connection, `DuckDB could not read its lines (${(error as Error).message.split('\n')[0]})`);
+  }
+  try {
+    const [lines, accepted] = (await connection.runAndReadAll('SELECT count(*), count(*) FILTER (WHERE accepted) FROM temp.ledger_csv_lines')).getRowsJS()[0]!.map(Number);
+    if (lines !== bytes.lines - shape.skip) return notRead(connection, `DuckDB read ${lines} data lines where the file has ${bytes.lines - shape.skip}`);
+    const differing = await firstDifferingSample(connection, bytes.samples, shape);
+    if (differing !== undefined) return notRead(connection, `DuckDB read line ${differing} differently`);
+    if (!(await quotedLinesEndOnTheirLine(connection, settings, shape.skip))) return notRead(connection, 'a quoted field runs on to the next line');
+    await connection.run(`CREATE OR REPLACE TEMP VIEW ledger_csv_rows AS ${rowsSql(shape)}`);
+    return { read: { accepted: accepted!, aboveHeader: head.aboveHeader, items: otherLines(connection, settings, head, shape) } };
+  } catch (error) {
+    await dropBulkTables(connection);
+    throw error;
+  }
+}
+
+/** Drops what the bulk reader staged (the view of its rows and the table of the file's lines). */
+export async function dropBulkTables(connection: DuckDBConnection): Promise<void> {
+  await connection.run('DROP VIEW IF EXISTS temp.ledger_csv_rows; DROP TABLE IF EXISTS temp.ledger_csv_lines');
+}
+
+async function notRead(connection: DuckDBConnection, why: string): Promise<BulkCsvOutcome> {
+  await dropBulkTables(connection);
+  return { notRead: why };
+}
+
+interface ByteFacts {
+  /** Physical lines: line breaks, plus a last line without one. */
+  lines: number;
+  longestLineBytes: number;
+  /** A CR not followed by LF: an old-Mac file, or a CR inside a line. */
+  loneCarriageReturn: boolean;
+  /** NUL or \x01: DuckDB would not read the line whole. */
+  controlBytes: boolean;
+  utf8Bom: boolean;
+  /** Every sampleEvery-th line's bytes (without its line break), by line number: to check DuckDB's rows against. */
+  samples: Map<number, Buffer>;
+}
+
+/** Lines sampled: enough to catch rows out of order or decoded differently, cheap to compare. */
+const sampleEvery = 4096;
+
+/** One pass over the file's bytes for what the bulk reader needs to hold (indexOf: no per-byte loop in JavaScript). */
+async function scanBytes(file: string): Promise<ByteFacts> {
+  const facts: ByteFacts = { lines: 0, longestLineBytes: 0, loneCarriageReturn: false, controlBytes: false, utf8Bom: false, samples: new Map() };
+  // The sampled line's start when it began in an earlier chunk.
+  let pending: Buffer | undefined;
+  let offset = 0;
+  let lineStart = 0;
+  let crAtChunkEnd = false;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    if (offset === 0) facts.utf8Bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+    if (crAtChunkEnd && chunk[0] !== 0x0a) facts.loneCarriageReturn = true;
+    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) {
+      facts.lines++;
+      facts.longestLineBytes = Math.max(facts.longestLineBytes, offset + i - lineStart);
+      if (facts.lines % sampleEvery === 0 || facts.lines === 2) facts.samples.set(facts.lines, sampledLine(pending, chunk, lineStart - offset, i));
+      pending = undefined;
+      lineStart = offset + i + 1;
+    }
+    const nextLine = facts.lines + 1;
+    // (A line over the limit is not read in bulk at all: its sample need not be whole.)
+    if ((nextLine % sampleEvery === 0 || nextLine === 2) && (pending?.length ?? 0) <= maxLineBytes) {
+      pending = Buffer.concat([pending ?? Buffer.alloc(0), chunk.subarray(Math.max(0, lineStart - offset))]);
+    }
+    for (let i = chunk.indexOf(0x0d); i >= 0 && !facts.loneCarriageReturn; i = chunk.indexOf(0x0d, i + 1)) {
+      if (i + 1 < chunk.length && chunk[i + 1] !== 0x0a) facts.loneCarriageReturn = true;
+    }
+    crAtChunkEnd = chunk[chunk.length - 1] === 0x0d;
+    facts.controlBytes ||= chunk.includes(0x00) || chunk.includes(0x01);
+    offset += chunk.length;
+  }
+  if (crAtChunkEnd) facts.loneCarriageReturn = true;
+  if (offset > lineStart) {
+    facts.lines++;
+    if (pending) facts.samples.set(facts.lines, pending);
+  }
+  facts.longestLineBytes = Math.max(facts.longestLineBytes, offset - lineStart);
+  return facts;
+}
+
+/** A sampled line's bytes from `start` (negative: it began in `pending`) to the LF at `end`, without CR or LF. */
+function sampledLine(pending: Buffer | undefined, chunk: Buffer, start: number, end: number): Buffer {
+  const line = pending ? Buffer.concat([pending, chunk.subarray(0, end)]) : chunk.subarray(Math.max(0, start), end);
+  return Buffer.from(line[line.length - 1] === 0x0d ? line.subarray(0, line.length - 1) : line);
+}
+
+function bytesUnfit(bytes: ByteFacts, settings: LedgerReadSettings): string | undefined {
+  if (bytes.loneCarriageReturn) return 'a line break is a lone CR (an old-Mac file, or a CR inside a line)';
+  if (bytes.controlBytes) return 'the file holds NUL or \\x01 bytes';
+  if (bytes.longestLineBytes > maxLineBytes) return 'a line is longer than 1 MiB';
+  if (settings.quote === settings.delimiter) return 'the quote character is the delimiter';
+  return undefined;
+}
+
+interface Head {
+  names: string[];
+  /** The header's last physical line: data starts on the next one. */
+  lastLine: number;
+  aboveHeader: { line: number; raw: string }[];
+  /** Data lines before the header (blank lines above it): the streaming reader's events. */
+  events: Extract<SourceEvent, { kind: 'values' | 'reject' }>[];
+}
+
+/** The streaming reader's own header search, on the top of the file; undefined when the file has no header. */
+async function readHead(file: string, settings: LedgerReadSettings): Promise<Head | undefined> {
+  const aboveHeader: Head['aboveHeader'] = [];
+  const events: Head['events'] = [];
+  for await (const event of readCsv(file, settings)) {
+    if (event.kind === 'header') return { names: event.names, lastLine: event.lastLine!, aboveHeader, events };
+    if (event.kind === 'above-header') aboveHeader.push({ line: event.line, raw: event.raw });
+    else if (event.kind === 'values' || event.kind === 'reject') events.push(event);
+  }
+  return undefined;
+}
+
+/**
+ * The first sampled line DuckDB's row does not hold as the streaming reader decodes it (rows out of order,
+ * or decoded otherwise), or undefined when all agree.
+ */
+async function firstDifferingSample(connection: DuckDBConnection, samples: Map<number, Buffer>, shape: BulkCsvShape): Promise<number | undefined> {
+  const wanted = [...samples.keys()].filter((line) => line > shape.skip);
+  if (wanted.length === 0) return undefined;
+  const rows = (
+    await connection.runAndReadAll(`SELECT rowid + ${shape.skip + 1} AS line_number, coalesce(line, '') FROM temp.ledger_csv_lines WHERE rowid IN (${wanted.map((line) => line - shape.skip - 1).join(', ')})`)
+  ).getRowsJS() as [bigint, string][];
+  const read = new Map(rows.map(([line, text]) => [Number(line), text]));
+  // The streaming reader's decoder for this file (text-stream.ts: a BOM means UTF-8).
+  const decoder = new TextDecoder(shape.encoding === 'utf-8' ? 'utf-8' : 'windows-1252');
+  return wanted.find((line) => read.get(line) !== decoder.decode(samples.get(line)));
+}
+
+/** Whether every line holding the quote character holds its whole record (read in pages: flat memory). */
+async function quotedLinesEndOnTheirLine(connection: DuckDBConnection, settings: LedgerReadSettings, skip: number): Promise<boolean> {
+  for await (const page of linePages(connection, skip, `NOT accepted AND contains(line, $quote)`, { quote: settings.quote })) {
+    for (const [lineNumber, line] of page) {
+      if (!splitCsvLine(line, lineNumber, settings.delimiter, settings.quote)) return false;
+    }
+  }
+  return true;
+}
+
+/** The lines SQL did not accept, through the streaming reader's record and value rules, after the head's. */
+async function* otherLines(connection: DuckDBConnection, settings: LedgerReadSettings, head: Head, shape: BulkCsvShape): AsyncGenerator<LedgerItem> {
+  const validate = createRowValidator(settings, { sheetNumbers: false });
+  for (const event of head.events) yield lineItem(event, validate, shape.indexes);
+  for await (const page of linePages(connection, shape.skip, 'NOT accepted', {})) {
+    for (const [lineNumber, line] of page) {
+      const record = splitCsvLine(line, lineNumber, settings.delimiter, settings.quote);
+      // Checked before anything was staged (quotedLinesEndOnTheirLine): a bug if it happens.
+      if (!record) throw new Error(`line ${lineNumber}: its record does not end on it, yet the bulk reader read the file`);
+      const event = csvRecordEvent(record, head.names.length, settings);
+      if (event.kind === 'values' || event.kind === 'reject') yield lineItem(event, validate, shape.indexes);
+    }
+  }
+}
+
+/** Lines of ledger_csv_lines matching `where`, with their line numbers, in file order, a page at a time. */
+async function* linePages(connection: DuckDBConnection, skip: number, where: string, params: Record<string, string>): AsyncGenerator<[number, string][]> {
+  let after = -1;
+  for (;;) {
+    const page = (
+      await connection.runAndReadAll(
+        `SELECT rowid, coalesce(line, '') FROM temp.ledger_csv_lines WHERE rowid > $after::BIGINT AND ${where} ORDER BY rowid LIMIT ${pageLines}`,
+        { ...params, after },
+      )
+    ).getRowsJS() as [bigint, string][];
+    if (page.length === 0) return;
+    yield page.map(([rowid, line]) => [Number(rowid) + skip + 1, line]);
+    after = Number(page[page.length - 1]![0]);
+  }
+}
