@@ -66,6 +66,8 @@ export interface LedgerImportSummary {
   /** The first 5 rejects, in file order. */
   firstRejects: LedgerReject[];
   reader: LedgerReader;
+  /** Bulk reader: the lines its SQL rules accepted (every other line went through the streaming reader's rules). */
+  acceptedInBulk?: number;
   /**
    * The same content was imported before: its rows were replaced, and stay under `sourceFile`, the path it
    * was first loaded from (which may differ from `file`: a content is loaded once).
@@ -117,7 +119,7 @@ export async function importLedger(
       tellImportOutcome(summary, fileHash, output);
       summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
       run.counters.rowsLoaded = summary.accepted;
-      run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, reader: summary.reader, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
+      run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, reader: summary.reader, acceptedInBulk: summary.acceptedInBulk ?? null, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
       return summary;
     },
     options.parentRunId,
@@ -216,6 +218,7 @@ async function replaceLedgerRows(
       rejected: counts.rejected,
       firstRejects: counts.firstRejects,
       reader: counts.reader,
+      ...(counts.reader === 'bulk' && { acceptedInBulk: counts.acceptedInBulk }),
       seconds: 0,
     };
     if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
@@ -256,7 +259,7 @@ function chosenSheet(file: string, wanted: string | undefined, output: Output): 
   return sheet;
 }
 
-type StageCounts = { accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[]; reader: LedgerReader };
+type StageCounts = { accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[]; reader: LedgerReader; acceptedInBulk: number };
 
 /**
  * The streaming reader's rows as staged rows (typed: exact DECIMAL money, the wall-clock or zoned paid_at), the
@@ -279,13 +282,14 @@ async function stage(warehouse: Warehouse, file: string, settings: LedgerReadSet
     sales_price VARCHAR, expected_cost VARCHAR, currency_code VARCHAR, country_code VARCHAR, order_status VARCHAR,
     source_line BIGINT)`);
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`);
-  const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming' };
+  const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming', acceptedInBulk: 0 };
   const bulk = settings.format === 'csv' && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings) : undefined;
   if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
   let staged = streamedRows;
   if (bulk?.read) {
     counts.reader = 'bulk';
     counts.accepted = bulk.read.accepted;
+    counts.acceptedInBulk = bulk.read.accepted;
     counts.aboveHeader = bulk.read.aboveHeader.map((row) => row.line);
     staged += ' UNION ALL SELECT * FROM temp.ledger_csv_rows';
   }

@@ -47,7 +47,6 @@ export function linesSql(shape: BulkCsvShape): string {
     skip: String(shape.skip),
     encoding: sqlString(shape.encoding),
     line_delimiter: sqlString(lineDelimiter),
-    decoded: shape.encoding === 'latin-1' ? windows1252Sql('line') : 'line',
     delimiter: sqlString(settings.delimiter),
     quote: sqlString(settings.quote),
     field_count: String(shape.fieldCount),
@@ -89,17 +88,6 @@ export function rowsSql(shape: Pick<BulkCsvShape, 'settings' | 'indexes' | 'skip
 function field(indexes: ColumnIndexes, column: LedgerColumn): string {
   const index = indexes[column];
   return index === undefined ? 'NULL::VARCHAR' : `f[${index + 1}]`;
-}
-
-/**
- * `expression` with the C1 controls DuckDB's Latin-1 decoding gives for bytes 0x80-0x9F turned into the
- * characters the WHATWG "latin1" decoder (Windows-1252) gives for them: the streaming reader's decoding.
- */
-function windows1252Sql(expression: string): string {
-  const bytes = Array.from({ length: 0x20 }, (_, i) => 0x80 + i);
-  const latin1 = String.fromCharCode(...bytes);
-  const windows1252 = new TextDecoder('windows-1252').decode(Uint8Array.from(bytes));
-  return `CASE WHEN regexp_matches(${expression}, '[\\x{80}-\\x{9F}]') THEN translate(${expression}, ${sqlString(latin1)}, ${sqlString(windows1252)}) ELSE ${expression} END`;
 }
 
 /**

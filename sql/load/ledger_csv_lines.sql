@@ -14,9 +14,8 @@
 --
 -- What csv-bulk-sql.ts fills in (each <name> below stands for the placeholder of that name):
 -- <file>: the ledger as a string literal; <skip>: the lines up to and including the header;
--- <encoding>: 'utf-8' or 'latin-1'; <line_delimiter>: the \x01 character (DuckDB reads each line whole);
--- <decoded>: the line as the streaming reader decodes it (Latin-1 files: bytes 0x80-0x9F are the
--- Windows-1252 characters the WHATWG "latin1" decoder gives for them);
+-- <encoding>: 'utf-8' or 'latin-1' (DuckDB refuses the bytes 0x80-0x9F, which the streaming reader decodes
+-- as Windows-1252: such a file is left to it); <line_delimiter>: the \x01 character (each line is one value);
 -- <delimiter>, <quote>: the CSV settings; <field_count>: the header's fields; <cells>: each canonical column as
 -- its field, `f[i] AS column` (NULL for an absent optional column);
 -- <space>: the body of a regular-expression class of JavaScript's white space (what String.trim removes);
@@ -29,7 +28,7 @@
 -- DECIMAL of numbers.ts's limits (its cast refuses more integer digits, as numbers.ts does);
 -- <status_cases>: the status synonyms as WHEN/THEN pairs.
 WITH numbered AS (
-  SELECT {{decoded}} AS line
+  SELECT line
   FROM read_csv({{file}}, columns = {'line': 'VARCHAR'}, header = false, skip = {{skip}}, auto_detect = false,
                 delim = {{line_delimiter}}, quote = '', escape = '', new_line = '\r\n', strict_mode = false,
                 encoding = {{encoding}})
