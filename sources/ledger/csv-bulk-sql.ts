@@ -47,8 +47,7 @@ export function linesSql(shape: BulkCsvShape): string {
     skip: String(shape.skip),
     encoding: sqlString(shape.encoding),
     line_delimiter: sqlString(lineDelimiter),
-    delimiter: sqlString(settings.delimiter),
-    quote: sqlString(settings.quote),
+    split: splitSql(settings),
     field_count: String(shape.fieldCount),
     cells: ledgerColumns.map(({ name }) => `${field(shape.indexes, name)} AS ${name}`).join(',\n         '),
     space: javaScriptSpaceClass,
@@ -76,12 +75,34 @@ export function linesSql(shape: BulkCsvShape): string {
 export function rowsSql(shape: Pick<BulkCsvShape, 'settings' | 'indexes' | 'skip'>): string {
   return fillSqlTemplate('sql/load/ledger_csv_rows.sql', sqlText('load', 'ledger_csv_rows.sql'), {
     first_line: String(shape.skip + 1),
-    delimiter: sqlString(shape.settings.delimiter),
+    split: splitSql(shape.settings),
     reference: field(shape.indexes, 'partner_reference'),
     paid_at_raw: field(shape.indexes, 'paid_at'),
     currency: field(shape.indexes, 'currency_code'),
     country: field(shape.indexes, 'country_code'),
   });
+}
+
+/**
+ * The fields of `line` as the streaming reader's CsvSplitter makes them, where SQL can tell exactly: a line
+ * without the quote character is split at each delimiter; a line whose every field is either unquoted without
+ * a quote character or quoted whole without a quote inside ("a;b") gives those fields, unquoted. Any other
+ * line (a doubled quote, a quote inside an unquoted field, text after a closing quote) is NULL: it is left to
+ * the streaming reader. An empty line (NULL) is one empty field, as there.
+ */
+function splitSql(settings: Pick<LedgerReadSettings, 'delimiter' | 'quote'>): string {
+  const [delimiter, quote] = [regexCharacter(settings.delimiter), regexCharacter(settings.quote)];
+  const field = `${quote}[^${quote}]*${quote}|[^${delimiter}${quote}]*`;
+  const quotedFields = `list_transform(regexp_extract_all(line || ${sqlString(settings.delimiter)}, ${sqlString(`(${field})${delimiter}`)}, 1),
+        cell -> CASE WHEN starts_with(cell, ${sqlString(settings.quote)}) THEN substr(cell, 2, length(cell) - 2) ELSE cell END)`;
+  return `CASE WHEN NOT contains(coalesce(line, ''), ${sqlString(settings.quote)}) THEN string_split(coalesce(line, ''), ${sqlString(settings.delimiter)})
+      WHEN regexp_full_match(line, ${sqlString(`(?:${field})(?:${delimiter}(?:${field}))*`)}) THEN ${quotedFields} END`;
+}
+
+/** A character as a regular expression reads it literally, in a class or outside one (RE2 and JavaScript). */
+function regexCharacter(character: string): string {
+  if (character === '\t') return '\\t';
+  return /^[!-/:-@[-`{-~]$/.test(character) ? `\\${character}` : character;
 }
 
 /** A column's field of the split line `f` (1-based in SQL), NULL for an absent optional column. */

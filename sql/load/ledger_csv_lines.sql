@@ -16,8 +16,10 @@
 -- <file>: the ledger as a string literal; <skip>: the lines up to and including the header;
 -- <encoding>: 'utf-8' or 'latin-1' (DuckDB refuses the bytes 0x80-0x9F, which the streaming reader decodes
 -- as Windows-1252: such a file is left to it); <line_delimiter>: the \x01 character (each line is one value);
--- <delimiter>, <quote>: the CSV settings; <field_count>: the header's fields; <cells>: each canonical column as
--- its field, `f[i] AS column` (NULL for an absent optional column);
+-- <split>: the line's fields as the streaming reader splits them, or NULL for a line whose quotes it leaves
+-- to the streaming reader (a doubled quote, a quote inside an unquoted field, text after a closing quote);
+-- <field_count>: the header's fields; <cells>: each canonical column as its field, `f[i] AS column` (NULL
+-- for an absent optional column);
 -- <space>: the body of a regular-expression class of JavaScript's white space (what String.trim removes);
 -- <date_pattern>: ledger.dateFormat compiled by dates.ts, <date_groups>: its groups' names, <year> ...
 -- <fraction>: each date field from its groups (NULL when absent);
@@ -33,10 +35,9 @@ WITH numbered AS (
                 delim = {{line_delimiter}}, quote = '', escape = '', new_line = '\r\n', strict_mode = false,
                 encoding = {{encoding}})
 ), cells AS (
-  -- A line holding the quote character is split by the streaming reader (quoted fields).
-  SELECT line, len(f) = {{field_count}} AND NOT contains(coalesce(line, ''), {{quote}}) AS split_plainly,
+  SELECT line, coalesce(len(f) = {{field_count}}, false) AS split_whole,
          {{cells}}
-  FROM (SELECT line, string_split(coalesce(line, ''), {{delimiter}}) AS f FROM numbered)
+  FROM (SELECT line, {{split}} AS f FROM numbered)
 ), parts AS (
   SELECT *, regexp_extract(paid_at, {{date_pattern}}, {{date_groups}}) AS d
   FROM cells
@@ -48,7 +49,7 @@ WITH numbered AS (
          CAST(rpad(left(coalesce({{fraction}}, ''), 6), 6, '0') AS INTEGER) AS d_micros
   FROM parts
 ), typed AS (
-  SELECT line, split_plainly, partner_reference, paid_at, currency_code, country_code,
+  SELECT line, split_whole, partner_reference, paid_at, currency_code, country_code,
          CASE WHEN regexp_full_match(product_id, '\d{1,18}') AND NOT regexp_full_match(product_id, '0+') THEN TRY_CAST(product_id AS BIGINT) END AS product_id,
          -- A calendar date and time, year 1900-2999, as the format reads it (no surrounding white space).
          CASE WHEN NOT regexp_matches(paid_at, '^[{{space}}]|[{{space}}]$')
@@ -63,7 +64,7 @@ WITH numbered AS (
   FROM fields
 ), checked AS (
   SELECT *,
-         coalesce(split_plainly
+         coalesce(split_whole
                   AND NOT contains(line, chr(65533))
                   AND regexp_matches(partner_reference, '[^{{space}}]')
                   AND product_id IS NOT NULL AND paid_local IS NOT NULL AND sales_price IS NOT NULL AND expected_cost IS NOT NULL

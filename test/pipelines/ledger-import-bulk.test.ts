@@ -40,14 +40,20 @@ const references: Variant[] = [
   [' PED-2 ', true],
   ['São Paulo Nº 3', true],
   ['=1+2', true],
+  // DuckDB must not read these as a comment, a NULL or an escape.
+  ['#1', true],
+  ['NULL', true],
+  ['a\\b', true],
   ['\u2003x', true],
   ['', false],
   ['   ', false],
   ['\u00a0', false],
-  ['a"b', false],
-  ['"quoted; with, delimiters"', false],
-  ['"say ""hi"""', false],
-  ['"closed"then text', false],
+  // Quotes: SQL splits a line whose quoted fields are quoted whole without a quote inside (see `line`).
+  ['a"b', true],
+  ['"quoted; with, delimiters"', true],
+  ['""', false],
+  ['"say ""hi"""', true],
+  ['"closed"then text', true],
   // A U+FFFD is never accepted by SQL (the streaming reader rejects it in a UTF-8 file); Latin-1 writes it as ý.
   ['x\uFFFDy', true],
 ];
@@ -264,11 +270,14 @@ function dialectLines(dialect: Dialect): { text: string; sql: boolean }[] {
   };
   const line = (pick: Record<Column, Variant>) => {
     const cells = columns.map((column) => pick[column][0]);
-    // A cell holding the delimiter is written quoted (and then read by the streaming reader's rules).
-    const text = cells.map((cell) => (cell.includes(delimiter) && !cell.startsWith('"') ? `"${cell}"` : cell)).join(delimiter);
+    // A cell holding the delimiter is written quoted.
+    const written = cells.map((cell) => (cell.includes(delimiter) && !cell.startsWith('"') ? `"${cell}"` : cell));
+    const text = written.join(delimiter);
+    // SQL splits unquoted cells without a quote and cells quoted whole without a quote inside.
+    const splitBySql = written.every((cell) => !cell.includes('"') || /^"[^"]*"$/.test(cell));
     // What the file holds once written in its encoding (Latin-1 keeps only each character's low byte).
-    const written = dialect.encoding === 'latin1' ? Buffer.from(text, 'latin1').toString('latin1') : text;
-    return { text, sql: columns.every((column) => pick[column][1]) && !written.includes('"') && !written.includes('\uFFFD') };
+    const stored = dialect.encoding === 'latin1' ? Buffer.from(text, 'latin1').toString('latin1') : text;
+    return { text, sql: columns.every((column) => pick[column][1]) && splitBySql && !stored.includes('\uFFFD') };
   };
   const good = Object.fromEntries((Object.keys(variants) as Column[]).map((column) => [column, variants[column][0]!])) as Record<Column, Variant>;
   const lines = [line(good)];
