@@ -22,7 +22,7 @@ import type { DuckDBAppender } from '@duckdb/node-api';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
-import { dropBulkTables, readCsvInBulk } from '../sources/ledger/csv-bulk.js';
+import { CsvByteScan, dropBulkTables, readCsvInBulk, type ByteFacts } from '../sources/ledger/csv-bulk.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import { chooseSheet } from '../sources/ledger/xlsx.js';
 import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerItem, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
@@ -99,7 +99,7 @@ export async function importLedger(
   const settings: LedgerReadSettings = { ...config.ledger, ...defined(options.overrides ?? {}), format };
   // A .tsv file is tab-separated unless a delimiter was asked for on the command line.
   if (path.extname(sourceFile).toLowerCase() === '.tsv' && options.overrides?.delimiter === undefined) settings.delimiter = '\t';
-  const fileHash = await sha256(sourceFile);
+  const { fileHash, csvBytes } = await readFileOnce(sourceFile, format);
   const args = { file: sourceFile, format, fileHash };
 
   return recordRun(
@@ -109,7 +109,7 @@ export async function importLedger(
     async (run) => {
       output.info(`reading ${sourceFile} (${format}, sha256 ${fileHash.slice(0, 12)}…)`);
       const sheet = format === 'xlsx' ? chosenSheet(sourceFile, settings.sheet, output) : undefined;
-      const counts = await stage(warehouse, sourceFile, settings, options, output);
+      const counts = await stage(warehouse, sourceFile, settings, { ...options, csvBytes }, output);
       if (counts.aboveHeader.length > 0) {
         const rows = counts.aboveHeader;
         const where = rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
@@ -276,14 +276,20 @@ const streamedRows = `SELECT partner_reference, product_id, CAST(paid_local AS T
  * see sources/ledger/csv-bulk.ts) and the view temp.ledger_import_staged over all staged rows; returns the
  * counts and the first rejects.
  */
-async function stage(warehouse: Warehouse, file: string, settings: LedgerReadSettings, options: LedgerImportOptions, output: Output): Promise<StageCounts> {
+async function stage(
+  warehouse: Warehouse,
+  file: string,
+  settings: LedgerReadSettings,
+  options: LedgerImportOptions & { csvBytes?: ByteFacts },
+  output: Output,
+): Promise<StageCounts> {
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rows (
     partner_reference VARCHAR, product_id BIGINT, paid_local VARCHAR, paid_instant VARCHAR, paid_at_raw VARCHAR,
     sales_price VARCHAR, expected_cost VARCHAR, currency_code VARCHAR, country_code VARCHAR, order_status VARCHAR,
     source_line BIGINT)`);
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`);
   const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming', acceptedInBulk: 0 };
-  const bulk = settings.format === 'csv' && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings) : undefined;
+  const bulk = options.csvBytes && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings, options.csvBytes) : undefined;
   if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
   let staged = streamedRows;
   if (bulk?.read) {
@@ -385,10 +391,15 @@ function ledgerFilesIn(directory: string): string {
   return `, e.g. ${files.slice(0, 5).map((name) => path.join(directory, name)).join(', ')}${files.length > 5 ? ` (${files.length} such files there)` : ''}`;
 }
 
-async function sha256(file: string): Promise<string> {
+/** The file's sha256, read once; a CSV's bytes are scanned on the way for the bulk reader (CsvByteScan). */
+async function readFileOnce(file: string, format: LedgerFormat): Promise<{ fileHash: string; csvBytes?: ByteFacts }> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const scan = format === 'csv' ? new CsvByteScan() : undefined;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    scan?.push(chunk);
+  }
+  return { fileHash: hash.digest('hex'), csvBytes: scan?.end() };
 }
 
 function defined<T extends object>(values: T): Partial<T> {

@@ -17,7 +17,6 @@
  * What it leaves behind: the temporary table ledger_csv_lines and the view ledger_csv_rows of its accepted
  * lines as staged rows, dropped by dropBulkTables.
  */
-import { createReadStream } from 'node:fs';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { resolveHeaders, type ColumnIndexes } from './columns.js';
 import { linesSql, rowsSql, type BulkCsvShape } from './csv-bulk-sql.js';
@@ -46,12 +45,11 @@ const pageLines = 20_000;
 
 /**
  * Reads a CSV ledger in bulk into temp.ledger_csv_lines, or says why it cannot read it exactly (nothing is
- * left staged then). Throws what the streaming reader throws for a header without the required columns.
+ * left staged then). `bytes`: the file's CsvByteScan. Throws what the streaming reader throws for a header without the required columns.
  */
-export async function readCsvInBulk(connection: DuckDBConnection, file: string, settings: LedgerReadSettings): Promise<BulkCsvOutcome> {
+export async function readCsvInBulk(connection: DuckDBConnection, file: string, settings: LedgerReadSettings, bytes: ByteFacts): Promise<BulkCsvOutcome> {
   const datePattern = dateFormatPattern(settings.dateFormat);
   if (!datePattern) return { notRead: `ledger.dateFormat "${settings.dateFormat}" has tokens only the streaming reader reads` };
-  const bytes = await scanBytes(file);
   const unfit = bytesUnfit(bytes, settings);
   if (unfit) return { notRead: unfit };
   const head = await readHead(file, settings);
@@ -94,7 +92,7 @@ async function notRead(connection: DuckDBConnection, why: string): Promise<BulkC
   return { notRead: why };
 }
 
-interface ByteFacts {
+export interface ByteFacts {
   /** Physical lines: line breaks, plus a last line without one. */
   lines: number;
   longestLineBytes: number;
@@ -110,43 +108,56 @@ interface ByteFacts {
 /** Lines sampled: enough to catch rows out of order or decoded differently, cheap to compare. */
 const sampleEvery = 4096;
 
-/** One pass over the file's bytes for what the bulk reader needs to hold (indexOf: no per-byte loop in JavaScript). */
-async function scanBytes(file: string): Promise<ByteFacts> {
-  const facts: ByteFacts = { lines: 0, longestLineBytes: 0, loneCarriageReturn: false, controlBytes: false, utf8Bom: false, samples: new Map() };
-  // The sampled line's start when it began in an earlier chunk.
-  let pending: Buffer | undefined;
-  let offset = 0;
-  let lineStart = 0;
-  let crAtChunkEnd = false;
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-    if (offset === 0) facts.utf8Bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
-    if (crAtChunkEnd && chunk[0] !== 0x0a) facts.loneCarriageReturn = true;
+/**
+ * What the bulk reader must know of a file's bytes, gathered chunk by chunk as the import reads the file
+ * once for its hash (indexOf: no per-byte loop in JavaScript).
+ */
+export class CsvByteScan {
+  private readonly facts: ByteFacts = { lines: 0, longestLineBytes: 0, loneCarriageReturn: false, controlBytes: false, utf8Bom: false, samples: new Map() };
+  private offset = 0;
+  private lineStart = 0;
+  private crAtChunkEnd = false;
+  /** The start of a sampled line that began in an earlier chunk. */
+  private pending: Buffer | undefined;
+
+  push(chunk: Buffer): void {
+    const facts = this.facts;
+    if (this.offset === 0) facts.utf8Bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+    if (this.crAtChunkEnd && chunk[0] !== 0x0a) facts.loneCarriageReturn = true;
     for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) {
       facts.lines++;
-      facts.longestLineBytes = Math.max(facts.longestLineBytes, offset + i - lineStart);
-      if (facts.lines % sampleEvery === 0 || facts.lines === 2) facts.samples.set(facts.lines, sampledLine(pending, chunk, lineStart - offset, i));
-      pending = undefined;
-      lineStart = offset + i + 1;
+      facts.longestLineBytes = Math.max(facts.longestLineBytes, this.offset + i - this.lineStart);
+      if (sampled(facts.lines)) facts.samples.set(facts.lines, sampledLine(this.pending, chunk, this.lineStart - this.offset, i));
+      this.pending = undefined;
+      this.lineStart = this.offset + i + 1;
     }
-    const nextLine = facts.lines + 1;
     // (A line over the limit is not read in bulk at all: its sample need not be whole.)
-    if ((nextLine % sampleEvery === 0 || nextLine === 2) && (pending?.length ?? 0) <= maxLineBytes) {
-      pending = Buffer.concat([pending ?? Buffer.alloc(0), chunk.subarray(Math.max(0, lineStart - offset))]);
+    if (sampled(facts.lines + 1) && (this.pending?.length ?? 0) <= maxLineBytes) {
+      this.pending = Buffer.concat([this.pending ?? Buffer.alloc(0), chunk.subarray(Math.max(0, this.lineStart - this.offset))]);
     }
     for (let i = chunk.indexOf(0x0d); i >= 0 && !facts.loneCarriageReturn; i = chunk.indexOf(0x0d, i + 1)) {
       if (i + 1 < chunk.length && chunk[i + 1] !== 0x0a) facts.loneCarriageReturn = true;
     }
-    crAtChunkEnd = chunk[chunk.length - 1] === 0x0d;
+    this.crAtChunkEnd = chunk[chunk.length - 1] === 0x0d;
     facts.controlBytes ||= chunk.includes(0x00) || chunk.includes(0x01);
-    offset += chunk.length;
+    this.offset += chunk.length;
   }
-  if (crAtChunkEnd) facts.loneCarriageReturn = true;
-  if (offset > lineStart) {
-    facts.lines++;
-    if (pending) facts.samples.set(facts.lines, pending);
+
+  end(): ByteFacts {
+    const facts = this.facts;
+    if (this.crAtChunkEnd) facts.loneCarriageReturn = true;
+    if (this.offset > this.lineStart) {
+      facts.lines++;
+      if (this.pending) facts.samples.set(facts.lines, this.pending);
+    }
+    facts.longestLineBytes = Math.max(facts.longestLineBytes, this.offset - this.lineStart);
+    return facts;
   }
-  facts.longestLineBytes = Math.max(facts.longestLineBytes, offset - lineStart);
-  return facts;
+}
+
+/** The lines sampled: the first data line after a one-line header, then every sampleEvery-th. */
+function sampled(line: number): boolean {
+  return line === 2 || line % sampleEvery === 0;
 }
 
 /** A sampled line's bytes from `start` (negative: it began in `pending`) to the LF at `end`, without CR or LF. */
