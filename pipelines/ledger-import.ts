@@ -289,23 +289,24 @@ async function stage(
     source_line BIGINT)`);
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`);
   const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming', acceptedInBulk: 0 };
-  const bulk = options.csvBytes && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings, options.csvBytes) : undefined;
-  if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
-  let staged = streamedRows;
-  if (bulk?.read) {
-    counts.reader = 'bulk';
-    counts.accepted = bulk.read.accepted;
-    counts.acceptedInBulk = bulk.read.accepted;
-    counts.aboveHeader = bulk.read.aboveHeader.map((row) => row.line);
-    staged += ' UNION ALL SELECT * FROM temp.ledger_csv_rows';
-  }
-  await warehouse.run(`CREATE OR REPLACE TEMP VIEW ledger_import_staged AS ${staged}`);
+  const onProgress = progressReporter(settings, counts, output);
   // Parquet streams from DuckDB: on a connection of its own, as the appenders use the main one.
   const reader = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
   try {
+    const bulk = options.csvBytes && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings, options.csvBytes, onProgress) : undefined;
+    if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
+    let staged = streamedRows;
+    if (bulk?.read) {
+      counts.reader = 'bulk';
+      counts.accepted = bulk.read.accepted;
+      counts.acceptedInBulk = bulk.read.accepted;
+      counts.aboveHeader = bulk.read.aboveHeader.map((row) => row.line);
+      staged += ' UNION ALL SELECT * FROM temp.ledger_csv_rows';
+    }
+    await warehouse.run(`CREATE OR REPLACE TEMP VIEW ledger_import_staged AS ${staged}`);
     const items =
       bulk?.read?.items ??
-      readLedger(file, settings, { connection: reader, onProgress: progressReporter(settings, counts, output), onAboveHeader: (line) => counts.aboveHeader.push(line) });
+      readLedger(file, settings, { connection: reader, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) });
     await appendItems(warehouse, items, counts);
   } finally {
     reader?.closeSync();
@@ -314,7 +315,7 @@ async function stage(
   return counts;
 }
 
-/** Progress of a streaming read: MiB of the file (rows of a Parquet file), with the counts so far. */
+/** Progress of a read: MiB of the file (rows of a Parquet file), with the counts so far. */
 function progressReporter(settings: LedgerReadSettings, counts: StageCounts, output: Output): (done: number, total: number) => void {
   let lastPlainLine = Date.now();
   return (done, total) => {

@@ -23,7 +23,7 @@ import { linesSql, rowsSql, type BulkCsvShape } from './csv-bulk-sql.js';
 import { csvRecordEvent, readCsv, splitCsvLine } from './csv.js';
 import { dateFormatPattern } from './dates.js';
 import { lineItem } from './read-ledger.js';
-import type { LedgerItem, LedgerReadSettings, SourceEvent } from './types.js';
+import type { LedgerItem, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
 import { createRowValidator } from './validate.js';
 
 /** What the bulk reader staged and what is left to stage. */
@@ -45,9 +45,15 @@ const pageLines = 20_000;
 
 /**
  * Reads a CSV ledger in bulk into temp.ledger_csv_lines, or says why it cannot read it exactly (nothing is
- * left staged then). `bytes`: the file's CsvByteScan. Throws what the streaming reader throws for a header without the required columns.
+ * left staged then). `bytes`: the file's CsvByteScan; `onProgress`: bytes read so far, while DuckDB reads. Throws what the streaming reader throws for a header without the required columns.
  */
-export async function readCsvInBulk(connection: DuckDBConnection, file: string, settings: LedgerReadSettings, bytes: ByteFacts): Promise<BulkCsvOutcome> {
+export async function readCsvInBulk(
+  connection: DuckDBConnection,
+  file: string,
+  settings: LedgerReadSettings,
+  bytes: ByteFacts,
+  onProgress?: ProgressCallback,
+): Promise<BulkCsvOutcome> {
   const datePattern = dateFormatPattern(settings.dateFormat);
   if (!datePattern) return { notRead: `ledger.dateFormat "${settings.dateFormat}" has tokens only the streaming reader reads` };
   const unfit = bytesUnfit(bytes, settings);
@@ -64,7 +70,8 @@ export async function readCsvInBulk(connection: DuckDBConnection, file: string, 
     datePattern,
   };
   try {
-    await connection.run(`CREATE OR REPLACE TEMP TABLE ledger_csv_lines AS ${linesSql(shape)}`);
+    const report = onProgress && ((fraction: number) => onProgress(Math.round(fraction * bytes.size), bytes.size));
+    await runWithProgress(connection, `CREATE OR REPLACE TEMP TABLE ledger_csv_lines AS ${linesSql(shape)}`, report);
   } catch (error) {
     return notRead(connection, `DuckDB could not read its lines (${(error as Error).message.split('\n')[0]})`);
   }
@@ -82,6 +89,26 @@ export async function readCsvInBulk(connection: DuckDBConnection, file: string, 
   }
 }
 
+/**
+ * Runs `sql`, telling `report` every half second how far DuckDB is (0-1): its progress is tracked (not
+ * printed) for this statement only.
+ */
+async function runWithProgress(connection: DuckDBConnection, sql: string, report?: (fraction: number) => void): Promise<void> {
+  if (!report) return void (await connection.run(sql));
+  await connection.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
+  const timer = setInterval(() => {
+    const { percentage } = connection.progress;
+    if (percentage >= 0) report(percentage / 100);
+  }, 500);
+  try {
+    await connection.run(sql);
+    report(1);
+  } finally {
+    clearInterval(timer);
+    await connection.run('RESET enable_progress_bar; RESET enable_progress_bar_print');
+  }
+}
+
 /** Drops what the bulk reader staged (the view of its rows and the table of the file's lines). */
 export async function dropBulkTables(connection: DuckDBConnection): Promise<void> {
   await connection.run('DROP VIEW IF EXISTS temp.ledger_csv_rows; DROP TABLE IF EXISTS temp.ledger_csv_lines');
@@ -93,6 +120,7 @@ async function notRead(connection: DuckDBConnection, why: string): Promise<BulkC
 }
 
 export interface ByteFacts {
+  size: number;
   /** Physical lines: line breaks, plus a last line without one. */
   lines: number;
   longestLineBytes: number;
@@ -113,7 +141,7 @@ const sampleEvery = 4096;
  * once for its hash (indexOf: no per-byte loop in JavaScript).
  */
 export class CsvByteScan {
-  private readonly facts: ByteFacts = { lines: 0, longestLineBytes: 0, loneCarriageReturn: false, controlBytes: false, utf8Bom: false, samples: new Map() };
+  private readonly facts: ByteFacts = { size: 0, lines: 0, longestLineBytes: 0, loneCarriageReturn: false, controlBytes: false, utf8Bom: false, samples: new Map() };
   private offset = 0;
   private lineStart = 0;
   private crAtChunkEnd = false;
@@ -151,6 +179,7 @@ export class CsvByteScan {
       if (this.pending) facts.samples.set(facts.lines, this.pending);
     }
     facts.longestLineBytes = Math.max(facts.longestLineBytes, this.offset - this.lineStart);
+    facts.size = this.offset;
     return facts;
   }
 }
