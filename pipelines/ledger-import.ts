@@ -99,7 +99,7 @@ export async function importLedger(
   const settings: LedgerReadSettings = { ...config.ledger, ...defined(options.overrides ?? {}), format };
   // A .tsv file is tab-separated unless a delimiter was asked for on the command line.
   if (path.extname(sourceFile).toLowerCase() === '.tsv' && options.overrides?.delimiter === undefined) settings.delimiter = '\t';
-  const { fileHash, csvBytes } = await readFileOnce(sourceFile, format);
+  const { fileHash, csvBytes } = await readFileOnce(sourceFile, settings);
   const args = { file: sourceFile, format, fileHash };
 
   return recordRun(
@@ -393,9 +393,9 @@ function ledgerFilesIn(directory: string): string {
 }
 
 /** The file's sha256, read once; a CSV's bytes are scanned on the way for the bulk reader (CsvByteScan). */
-async function readFileOnce(file: string, format: LedgerFormat): Promise<{ fileHash: string; csvBytes?: ByteFacts }> {
+async function readFileOnce(file: string, settings: LedgerReadSettings): Promise<{ fileHash: string; csvBytes?: ByteFacts }> {
   const hash = createHash('sha256');
-  const scan = format === 'csv' ? new CsvByteScan() : undefined;
+  const scan = settings.format === 'csv' ? new CsvByteScan(settings.encoding !== 'utf-8') : undefined;
   for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
     hash.update(chunk);
     scan?.push(chunk);

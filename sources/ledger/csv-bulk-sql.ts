@@ -21,20 +21,24 @@ export const javaScriptSpaceClass = '\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{200
 /** Separates nothing: a byte the file is checked not to hold, so DuckDB reads each line as one value. */
 export const lineDelimiter = '\u0001';
 
-/** Where a CSV's data lines are and how they are read: the settings, the header, the compiled date format. */
+/** How a CSV's data lines are read: the settings, where the header ends, its columns, the compiled date format. */
 export interface BulkCsvShape {
   settings: Pick<LedgerReadSettings, 'delimiter' | 'quote' | 'decimalSeparator'>;
-  file: string;
   /** Physical lines up to and including the header. */
   skip: number;
-  encoding: 'utf-8' | 'latin-1';
   fieldCount: number;
   indexes: ColumnIndexes;
   datePattern: DateFormatPattern;
 }
 
+/** The file DuckDB reads, and as what. */
+export interface BulkCsvSource {
+  file: string;
+  encoding: 'utf-8' | 'latin-1';
+}
+
 /** The query of ledger_csv_lines: the file's data lines, in order, decoded and checked. */
-export function linesSql(shape: BulkCsvShape): string {
+export function linesSql(shape: BulkCsvShape, source: BulkCsvSource): string {
   const { settings, datePattern } = shape;
   const groupSeparator = settings.decimalSeparator === '.' ? ',' : '.';
   const escaped = (character: string) => character.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -43,9 +47,9 @@ export function linesSql(shape: BulkCsvShape): string {
   const digits = (column: string) =>
     settings.decimalSeparator === '.' ? `replace(${column}, ',', '')` : `replace(replace(${column}, '.', ''), ',', '.')`;
   return fillSqlTemplate('sql/load/ledger_csv_lines.sql', sqlText('load', 'ledger_csv_lines.sql'), {
-    file: sqlString(shape.file),
+    file: sqlString(source.file),
     skip: String(shape.skip),
-    encoding: sqlString(shape.encoding),
+    encoding: sqlString(source.encoding),
     line_delimiter: sqlString(lineDelimiter),
     split: splitSql(settings),
     field_count: String(shape.fieldCount),

@@ -5,11 +5,13 @@
  * only does what it can do exactly, and otherwise says why and leaves the file to the streaming reader:
  *
  * - Lines: the streaming reader's header search reads the top of the file; DuckDB then reads each later
- *   physical line whole, numbered, which needs a file without lone CRs (old Mac, or a CR inside a line), NUL
- *   or \x01 bytes, or lines over 1 MiB, and a date format dates.ts compiles; the row count is checked.
- * - Records: a line without the quote character is split like the streaming reader splits it; a line with
- *   one is split by the streaming reader's own code, and must hold its whole record (a quoted field that runs
- *   on to the next line sends the file to the streaming reader).
+ *   physical line whole, in order (its number is its rowid), which needs a file without lone CRs (old Mac, or
+ *   a CR inside a line), NUL or \x01 bytes, or lines over 1 MiB, and a date format dates.ts compiles. The row
+ *   count and a sample of lines (decoded as the streaming reader decodes them) are checked against the file.
+ *   A Latin-1 file with bytes 0x80-0x9F (which DuckDB refuses) is read from a UTF-8 copy.
+ * - Records: SQL splits a line without the quote character, or one whose quoted fields are quoted whole;
+ *   any other line with a quote is split by the streaming reader's own code, and must hold its whole record
+ *   (a quoted field that runs on to the next line sends the file to the streaming reader).
  * - Values: SQL accepts only the lines it recognizes as certainly good (common spellings of numbers and
  *   dates, see the SQL); every other line (bad ones included) goes through the streaming reader's own record
  *   and value rules (csvRecordEvent, lineItem), which give every reject its reason. SQL never rejects.
@@ -17,12 +19,18 @@
  * What it leaves behind: the temporary table ledger_csv_lines and the view ledger_csv_rows of its accepted
  * lines as staged rows, dropped by dropBulkTables.
  */
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { resolveHeaders, type ColumnIndexes } from './columns.js';
-import { linesSql, rowsSql, type BulkCsvShape } from './csv-bulk-sql.js';
+import { linesSql, rowsSql, type BulkCsvShape, type BulkCsvSource } from './csv-bulk-sql.js';
 import { csvRecordEvent, readCsv, splitCsvLine } from './csv.js';
 import { dateFormatPattern } from './dates.js';
 import { lineItem } from './read-ledger.js';
+import { decodeText, readTextChunks } from './text-stream.js';
 import type { LedgerItem, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
 import { createRowValidator } from './validate.js';
 
@@ -62,23 +70,17 @@ export async function readCsvInBulk(
   if (!head) return { notRead: 'the file has no header line' };
   const shape: BulkCsvShape = {
     settings,
-    file,
     skip: head.lastLine,
-    encoding: bytes.utf8Bom || settings.encoding === 'utf-8' ? 'utf-8' : 'latin-1',
     fieldCount: head.names.length,
     indexes: resolveHeaders(head.names, settings.columns, file),
     datePattern,
   };
-  try {
-    const report = onProgress && ((fraction: number) => onProgress(Math.round(fraction * bytes.size), bytes.size));
-    await runWithProgress(connection, `CREATE OR REPLACE TEMP TABLE ledger_csv_lines AS ${linesSql(shape)}`, report);
-  } catch (error) {
-    return notRead(connection, `DuckDB could not read its lines (${(error as Error).message.split('\n')[0]})`);
-  }
+  const unread = await readLines(connection, file, shape, settings, bytes, onProgress);
+  if (unread) return notRead(connection, unread);
   try {
     const [lines, accepted] = (await connection.runAndReadAll('SELECT count(*), count(*) FILTER (WHERE accepted) FROM temp.ledger_csv_lines')).getRowsJS()[0]!.map(Number);
     if (lines !== bytes.lines - shape.skip) return notRead(connection, `DuckDB read ${lines} data lines where the file has ${bytes.lines - shape.skip}`);
-    const differing = await firstDifferingSample(connection, bytes.samples, shape);
+    const differing = await firstDifferingSample(connection, bytes, settings, shape.skip);
     if (differing !== undefined) return notRead(connection, `DuckDB read line ${differing} differently`);
     if (!(await quotedLinesEndOnTheirLine(connection, settings, shape.skip))) return notRead(connection, 'a quoted field runs on to the next line');
     await connection.run(`CREATE OR REPLACE TEMP VIEW ledger_csv_rows AS ${rowsSql(shape)}`);
@@ -87,6 +89,51 @@ export async function readCsvInBulk(
     await dropBulkTables(connection);
     throw error;
   }
+}
+
+/**
+ * Materializes temp.ledger_csv_lines; says why when DuckDB cannot read the file. Decoded as the streaming reader decodes it (text-stream.ts: a BOM means UTF-8, and "latin1"
+ * is Windows-1252, as the WHATWG decoder has it): DuckDB refuses the bytes 0x80-0x9F as Latin-1, so a file
+ * holding them (€, curly quotes) is read from a UTF-8 copy in the temporary directory, removed right after.
+ */
+async function readLines(
+  connection: DuckDBConnection,
+  file: string,
+  shape: BulkCsvShape,
+  settings: LedgerReadSettings,
+  bytes: ByteFacts,
+  onProgress?: ProgressCallback,
+): Promise<string | undefined> {
+  const decodedAs = bytes.utf8Bom ? 'utf-8' : settings.encoding;
+  const copy = decodedAs !== 'utf-8' && bytes.windows1252Bytes ? await utf8Copy(file, decodedAs) : undefined;
+  const source: BulkCsvSource = copy ? { file: copy.file, encoding: 'utf-8' } : { file, encoding: decodedAs === 'utf-8' ? 'utf-8' : 'latin-1' };
+  const report = onProgress && ((fraction: number) => onProgress(Math.round(fraction * bytes.size), bytes.size));
+  try {
+    await runWithProgress(connection, `CREATE OR REPLACE TEMP TABLE ledger_csv_lines AS ${linesSql(shape, source)}`, report);
+    return undefined;
+  } catch (error) {
+    return `DuckDB could not read its lines (${(error as Error).message.split('\n')[0]})`;
+  } finally {
+    copy?.remove();
+  }
+}
+
+/** The file decoded by the streaming reader's own decoding (readTextChunks) and written as UTF-8 into a temporary directory. */
+async function utf8Copy(file: string, encoding: LedgerReadSettings['encoding']): Promise<{ file: string; remove(): void }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-ledger-utf8-'));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const copy = path.join(dir, 'ledger-utf8.csv');
+  try {
+    await pipeline(
+      Readable.from(readTextChunks(file, encoding)),
+      new Transform({ transform: (text: string, _encoding, done) => done(null, Buffer.from(text, 'utf8')), writableObjectMode: true }),
+      createWriteStream(copy),
+    );
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return { file: copy, remove };
 }
 
 /**
@@ -129,6 +176,8 @@ export interface ByteFacts {
   /** NUL or \x01: DuckDB would not read the line whole. */
   controlBytes: boolean;
   utf8Bom: boolean;
+  /** Bytes 0x80-0x9F (looked for only when the file is read as Latin-1 or Windows-1252). */
+  windows1252Bytes: boolean;
   /** Every sampleEvery-th line's bytes (without its line break), by line number: to check DuckDB's rows against. */
   samples: Map<number, Buffer>;
 }
@@ -141,12 +190,24 @@ const sampleEvery = 4096;
  * once for its hash (indexOf: no per-byte loop in JavaScript).
  */
 export class CsvByteScan {
-  private readonly facts: ByteFacts = { size: 0, lines: 0, longestLineBytes: 0, loneCarriageReturn: false, controlBytes: false, utf8Bom: false, samples: new Map() };
+  private readonly facts: ByteFacts = {
+    size: 0,
+    lines: 0,
+    longestLineBytes: 0,
+    loneCarriageReturn: false,
+    controlBytes: false,
+    utf8Bom: false,
+    windows1252Bytes: false,
+    samples: new Map(),
+  };
   private offset = 0;
   private lineStart = 0;
   private crAtChunkEnd = false;
   /** The start of a sampled line that began in an earlier chunk. */
   private pending: Buffer | undefined;
+
+  /** `singleByte`: the file is read as Latin-1 or Windows-1252 (unless it starts with a UTF-8 BOM). */
+  constructor(private readonly singleByte: boolean) {}
 
   push(chunk: Buffer): void {
     const facts = this.facts;
@@ -168,6 +229,7 @@ export class CsvByteScan {
     }
     this.crAtChunkEnd = chunk[chunk.length - 1] === 0x0d;
     facts.controlBytes ||= chunk.includes(0x00) || chunk.includes(0x01);
+    if (this.singleByte && !facts.windows1252Bytes) facts.windows1252Bytes = /[\x80-\x9f]/.test(chunk.toString('latin1'));
     this.offset += chunk.length;
   }
 
@@ -228,16 +290,16 @@ async function readHead(file: string, settings: LedgerReadSettings): Promise<Hea
  * The first sampled line DuckDB's row does not hold as the streaming reader decodes it (rows out of order,
  * or decoded otherwise), or undefined when all agree.
  */
-async function firstDifferingSample(connection: DuckDBConnection, samples: Map<number, Buffer>, shape: BulkCsvShape): Promise<number | undefined> {
-  const wanted = [...samples.keys()].filter((line) => line > shape.skip);
+async function firstDifferingSample(connection: DuckDBConnection, bytes: ByteFacts, settings: LedgerReadSettings, skip: number): Promise<number | undefined> {
+  const wanted = [...bytes.samples.keys()].filter((line) => line > skip);
   if (wanted.length === 0) return undefined;
   const rows = (
-    await connection.runAndReadAll(`SELECT rowid + ${shape.skip + 1} AS line_number, coalesce(line, '') FROM temp.ledger_csv_lines WHERE rowid IN (${wanted.map((line) => line - shape.skip - 1).join(', ')})`)
+    await connection.runAndReadAll(`SELECT rowid + ${skip + 1} AS line_number, coalesce(line, '') FROM temp.ledger_csv_lines WHERE rowid IN (${wanted.map((line) => line - skip - 1).join(', ')})`)
   ).getRowsJS() as [bigint, string][];
   const read = new Map(rows.map(([line, text]) => [Number(line), text]));
-  // The streaming reader's decoder for this file (text-stream.ts: a BOM means UTF-8).
-  const decoder = new TextDecoder(shape.encoding === 'utf-8' ? 'utf-8' : 'windows-1252');
-  return wanted.find((line) => read.get(line) !== decoder.decode(samples.get(line)));
+  // As the streaming reader decodes the file (text-stream.ts: a BOM means UTF-8).
+  const encoding = bytes.utf8Bom ? 'utf-8' : settings.encoding;
+  return wanted.find((line) => read.get(line) !== decodeText(bytes.samples.get(line)!, encoding));
 }
 
 /** Whether every line holding the quote character holds its whole record (read in pages: flat memory). */
