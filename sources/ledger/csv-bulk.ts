@@ -53,7 +53,8 @@ const pageLines = 20_000;
 
 /**
  * Reads a CSV ledger in bulk into temp.ledger_csv_lines, or says why it cannot read it exactly (nothing is
- * left staged then). `bytes`: the file's CsvByteScan; `onProgress`: bytes read so far, while DuckDB reads. Throws what the streaming reader throws for a header without the required columns.
+ * left staged then). `bytes`: the file's CsvByteScan; `onProgress`: bytes read so far, while DuckDB reads.
+ * Throws what the streaming reader throws for a header without the required columns.
  */
 export async function readCsvInBulk(
   connection: DuckDBConnection,
@@ -92,9 +93,10 @@ export async function readCsvInBulk(
 }
 
 /**
- * Materializes temp.ledger_csv_lines; says why when DuckDB cannot read the file. Decoded as the streaming reader decodes it (text-stream.ts: a BOM means UTF-8, and "latin1"
- * is Windows-1252, as the WHATWG decoder has it): DuckDB refuses the bytes 0x80-0x9F as Latin-1, so a file
- * holding them (€, curly quotes) is read from a UTF-8 copy in the temporary directory, removed right after.
+ * Materializes temp.ledger_csv_lines; says why when DuckDB cannot read the file. The lines must be decoded
+ * as the streaming reader decodes them (text-stream.ts: a BOM means UTF-8; "latin1" is read as Windows-1252):
+ * DuckDB refuses the bytes 0x80-0x9F as Latin-1, so a file holding them (€, curly quotes) is read from a
+ * UTF-8 copy in the temporary directory, removed right after.
  */
 async function readLines(
   connection: DuckDBConnection,
@@ -118,7 +120,7 @@ async function readLines(
   }
 }
 
-/** The file decoded by the streaming reader's own decoding (readTextChunks) and written as UTF-8 into a temporary directory. */
+/** The file decoded by the streaming reader's own decoding (readTextChunks), written as UTF-8 to a temporary directory. */
 async function utf8Copy(file: string, encoding: LedgerReadSettings['encoding']): Promise<{ file: string; remove(): void }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-ledger-utf8-'));
   const remove = () => rmSync(dir, { recursive: true, force: true });
