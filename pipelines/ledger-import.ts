@@ -11,9 +11,12 @@
  * Different files accumulate. An import that would replace a path's accepted lines with none, or with fewer
  * than `ledger.minReplaceRatio` of them (a truncated or wrong export), is refused unless `replace` is set;
  * the rows an import removes are copied to `ledger_history` first, so nothing is deleted for good.
- * Rows are staged in temporary tables with DuckDB's appender while the file
- * streams, then moved into place in one transaction with the `ledger_files` row, so a crash (even kill -9)
- * leaves the previous state untouched. DuckDB casts money (exact DECIMAL) and applies the time zone.
+ * Rows are staged in temporary tables, then moved into place in one transaction with the `ledger_files` row,
+ * so a crash (even kill -9) leaves the previous state untouched. A CSV is staged in bulk by DuckDB where that
+ * reads it exactly (sources/ledger/csv-bulk.ts: the lines SQL accepts stay in DuckDB, every other line goes
+ * through the streaming reader's rules); any other file, and the rest of a CSV, streams through the readers
+ * of sources/ledger into the staging tables with DuckDB's appender. DuckDB casts money (exact DECIMAL) and
+ * applies the time zone.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
@@ -291,7 +294,7 @@ async function stage(
   const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming', acceptedInBulk: 0 };
   const onProgress = progressReporter(settings, counts, output);
   // Parquet streams from DuckDB: on a connection of its own, as the appenders use the main one.
-  const reader = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
+  const parquetConnection = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
   try {
     const bulk = options.csvBytes && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings, options.csvBytes, onProgress) : undefined;
     if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
@@ -306,10 +309,10 @@ async function stage(
     await warehouse.run(`CREATE OR REPLACE TEMP VIEW ledger_import_staged AS ${staged}`);
     const items =
       bulk?.read?.items ??
-      readLedger(file, settings, { connection: reader, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) });
+      readLedger(file, settings, { connection: parquetConnection, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) });
     await appendItems(warehouse, items, counts);
   } finally {
-    reader?.closeSync();
+    parquetConnection?.closeSync();
     output.clearProgress();
   }
   return counts;

@@ -6,7 +6,7 @@
  *
  * The common tokens (yyyy yy MM M dd d HH H mm ss S…, quoted literals) are compiled to a regular
  * expression: date-fns `parse` costs ~70 µs a call, too slow for a million lines; any other token falls
- * back to it.
+ * back to it. The CSV bulk reader runs the same compiled pattern in DuckDB (dateFormatPattern).
  */
 import { parse as parseWithDateFns, isValid } from 'date-fns';
 import { tz } from '@date-fns/tz';
