@@ -19,7 +19,7 @@ import { statusSynonyms } from './validate.js';
 export const javaScriptSpaceClass = '\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
 
 /** Separates nothing: a byte the file is checked not to hold, so DuckDB reads each line as one value. */
-export const lineDelimiter = '\u0001';
+const lineDelimiter = '\u0001';
 
 /** How a CSV's data lines are read: the settings, where the header ends, its columns, the compiled date format. */
 export interface BulkCsvShape {

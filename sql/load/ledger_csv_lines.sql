@@ -1,21 +1,20 @@
 -- The data lines of a CSV ledger, each checked by the ledger's rules written in SQL. Materialized as the
--- temporary table ledger_csv_lines by sources/ledger/csv-bulk.ts, which first checks what makes the lines
--- DuckDB reads the file's physical lines (no lone CR, no NUL or \x01 byte, no line over 1 MiB) and afterwards
--- that the number of rows is the file's and that sampled rows hold the lines the file holds there. One row
--- per physical line after the header, in file order (so line number = rowid + 1 + the lines skipped; no
--- window function numbers them, as that would read the file on one thread):
+-- temporary table ledger_csv_lines by sources/ledger/csv-bulk.ts, which first checks that DuckDB will read
+-- the file's physical lines as they are (no lone CR, no NUL or \x01 byte, no line over 1 MiB), and afterwards
+-- that the number of rows is the file's and that sampled rows hold the file's lines. One row per physical line
+-- after the header, in file order (line number = rowid + 1 + the lines skipped; no window function numbers
+-- them, as that would read the file on one thread):
 -- - `line`: the line's decoded text without its line break (NULL for an empty line);
 -- - `accepted`: the line is certainly an accepted ledger row, as sources/ledger/validate.ts would make it; its
 --   typed values are here (product_id, paid_local, sales_price, expected_cost, order_status) and its text
 --   columns are taken from `line` by ledger_csv_rows.sql. These rules only recognize the common, unambiguous
 --   spellings: every other line (bad ones included) is read again by the streaming reader's own code, which
---   gives each reject its reason. SQL never rejects. test/sources/ledger/csv-bulk.test.ts runs the same
---   lines through both readers.
+--   gives each reject its reason. SQL never rejects. test/pipelines/ledger-import-bulk.test.ts imports the
+--   same files with both readers and compares.
 --
 -- What csv-bulk-sql.ts fills in (each <name> below stands for the placeholder of that name):
--- <file>: the ledger as a string literal; <skip>: the lines up to and including the header;
--- <encoding>: 'utf-8' or 'latin-1' (DuckDB refuses the bytes 0x80-0x9F, which the streaming reader decodes
--- as Windows-1252: such a file is left to it); <line_delimiter>: the \x01 character (each line is one value);
+-- <file>: the ledger (or its UTF-8 copy) as a string literal; <skip>: the lines up to and including the
+-- header; <encoding>: 'utf-8' or 'latin-1'; <line_delimiter>: the \x01 character (each line is one value);
 -- <split>: the line's fields as the streaming reader splits them, or NULL for a line whose quotes it leaves
 -- to the streaming reader (a doubled quote, a quote inside an unquoted field, text after a closing quote);
 -- <field_count>: the header's fields; <cells>: each canonical column as its field, `f[i] AS column` (NULL
