@@ -426,6 +426,11 @@ describe('files the bulk reader cannot read exactly go to the streaming reader, 
     { name: 'a NUL byte', bytes: Buffer.from(`${head}\n${good(1)}\nR-\u00002,1,2024-03-05,1,1,BRL,paid\n`), why: /NUL/ },
     { name: 'bytes that are not UTF-8', bytes: Buffer.concat([Buffer.from(`${head}\n${good(1)}\nR-`), Buffer.from([0xff, 0xfe]), Buffer.from(`,1,2024-03-05,1,1,BRL,paid\n`)]), why: /DuckDB could not read/ },
     { name: 'a line over 1 MiB', bytes: Buffer.from(`${head}\n${good(1)}\nR-2,${'x'.repeat(1_100_000)}\n${good(3)}\n`), why: /longer than 1 MiB/ },
+    {
+      name: 'a large file whose lines SQL mostly leaves to the streaming reader (" BRL")',
+      bytes: Buffer.from(`${head}\n${Array.from({ length: 60_000 }, (_, i) => `R-${i},1,2024-03-05,1.00,1, BRL,paid`).join('\n')}\n${good(1)}\n`),
+      why: /60000 of its 60001 lines need the streaming reader's rules/,
+    },
     { name: 'a date format with month names', bytes: Buffer.from(`${head}\nR-1,1,5 Mar 2024,1,1,BRL,paid\n`), ledger: { dateFormat: 'd MMM yyyy' }, why: /dateFormat "d MMM yyyy"/ },
   ];
   for (const { name, bytes, ledger, why } of cases) {
