@@ -409,6 +409,8 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
     const only = path.join(temp.dir, 'only-header.csv');
     writeFileSync(only, `${head}\r\n`);
     expect((await expectSameImport(only, {})).bulk.summary).toMatchObject({ reader: 'bulk', lines: 0 });
+    writeFileSync(only, head);
+    expect((await expectSameImport(only, {})).bulk.summary).toMatchObject({ reader: 'bulk', lines: 0 });
     const unterminated = path.join(temp.dir, 'no-final-break.csv');
     writeFileSync(unterminated, `${head}\nR-1,1,2024-03-05,1,1,BRL,paid\nR-2,1,2024-03-05,1,1,BRL,paid`);
     expect((await expectSameImport(unterminated, {})).bulk.summary).toMatchObject({ reader: 'bulk', lines: 2, acceptedInBulk: 2 });
