@@ -404,6 +404,24 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
     expect(bulk.summary).toMatchObject({ reader: 'bulk', acceptedInBulk: 1, lines: 3, rejected: 2, skippedAboveHeader: 1 });
   });
 
+  it("reads another quote character (') and a date format with a literal T and fractions", async () => {
+    const file = path.join(temp.dir, 'single-quote.csv');
+    const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
+    const lines = [
+      "'R;1';1;2024-03-05T10:15:00.500000000;1;1;BRL;paid",
+      'R-2;2;2024-03-05T10:15:00.123456789;1;1;BRL;paid',
+      "'R-3';3;2024-03-05;1;1;BRL;paid",
+      "'R-''4''';4;2024-03-05T10:15:00.000000000;1;1;BRL;paid",
+      'R-"5";5;2024-03-05T10:15:00.000000001;1;1;BRL;paid',
+      'R-6;6;2024-03-05T24:00:00.000000000;1;1;BRL;paid',
+      'R-7;7;2024-03-05T10:15:00,5;1;1;BRL;paid',
+    ];
+    writeFileSync(file, [head, ...lines, ''].join('\n'));
+    const { bulk } = await expectSameImport(file, { delimiter: ';', quote: "'", dateFormat: "yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS" });
+    // R-4 (a doubled quote) and the two odd dates are left to the streaming reader, which rejects 24:00.
+    expect(bulk.summary).toMatchObject({ reader: 'bulk', lines: 7, rejected: 1, acceptedInBulk: 4 });
+  });
+
   it('reads a file of only a header, and one without a final line break', async () => {
     const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
     const only = path.join(temp.dir, 'only-header.csv');
