@@ -11,9 +11,12 @@
  * Different files accumulate. An import that would replace a path's accepted lines with none, or with fewer
  * than `ledger.minReplaceRatio` of them (a truncated or wrong export), is refused unless `replace` is set;
  * the rows an import removes are copied to `ledger_history` first, so nothing is deleted for good.
- * Rows are staged in temporary tables with DuckDB's appender while the file
- * streams, then moved into place in one transaction with the `ledger_files` row, so a crash (even kill -9)
- * leaves the previous state untouched. DuckDB casts money (exact DECIMAL) and applies the time zone.
+ * Rows are staged in temporary tables, then moved into place in one transaction with the `ledger_files` row,
+ * so a crash (even kill -9) leaves the previous state untouched. A CSV is staged in bulk by DuckDB where that
+ * reads it exactly (sources/ledger/csv-bulk.ts: the lines SQL accepts stay in DuckDB, every other line goes
+ * through the streaming reader's rules); any other file, and the rest of a CSV, streams through the readers
+ * of sources/ledger into the staging tables with DuckDB's appender. DuckDB casts money (exact DECIMAL) and
+ * applies the time zone.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
@@ -22,9 +25,10 @@ import type { DuckDBAppender } from '@duckdb/node-api';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
+import { CsvByteScan, dropBulkTables, readCsvInBulk, type ByteFacts } from '../sources/ledger/csv-bulk.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import { chooseSheet } from '../sources/ledger/xlsx.js';
-import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
+import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerItem, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -36,7 +40,15 @@ export interface LedgerImportOptions {
   overrides?: Partial<Omit<LedgerReadSettings, 'format' | 'columns'>>;
   /** Replace the path's lines even when the file holds far fewer accepted lines (`ledger.minReplaceRatio`). */
   replace?: boolean;
+  /**
+   * How a CSV is read: `auto` (default) in bulk by DuckDB where that reads it exactly, else line by line;
+   * `streaming` line by line always (the tests and the bench compare the two).
+   */
+  reader?: 'auto' | 'streaming';
 }
+
+/** How a file was read: CSV in bulk by DuckDB (sources/ledger/csv-bulk.ts), or line by line (every other format). */
+export type LedgerReader = 'bulk' | 'streaming';
 
 export interface LedgerImportSummary {
   runId: string;
@@ -56,6 +68,9 @@ export interface LedgerImportSummary {
   rejected: number;
   /** The first 5 rejects, in file order. */
   firstRejects: LedgerReject[];
+  reader: LedgerReader;
+  /** Bulk reader: the lines its SQL rules accepted (every other line went through the streaming reader's rules). */
+  acceptedInBulk?: number;
   /**
    * The same content was imported before: its rows were replaced, and stay under `sourceFile`, the path it
    * was first loaded from (which may differ from `file`: a content is loaded once).
@@ -87,7 +102,7 @@ export async function importLedger(
   const settings: LedgerReadSettings = { ...config.ledger, ...defined(options.overrides ?? {}), format };
   // A .tsv file is tab-separated unless a delimiter was asked for on the command line.
   if (path.extname(sourceFile).toLowerCase() === '.tsv' && options.overrides?.delimiter === undefined) settings.delimiter = '\t';
-  const fileHash = await sha256(sourceFile);
+  const { fileHash, csvBytes } = await readFileOnce(sourceFile, settings);
   const args = { file: sourceFile, format, fileHash };
 
   return recordRun(
@@ -97,7 +112,7 @@ export async function importLedger(
     async (run) => {
       output.info(`reading ${sourceFile} (${format}, sha256 ${fileHash.slice(0, 12)}…)`);
       const sheet = format === 'xlsx' ? chosenSheet(sourceFile, settings.sheet, output) : undefined;
-      const counts = await stage(warehouse, sourceFile, settings, output);
+      const counts = await stage(warehouse, sourceFile, settings, { ...options, csvBytes }, output);
       if (counts.aboveHeader.length > 0) {
         const rows = counts.aboveHeader;
         const where = rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
@@ -107,7 +122,7 @@ export async function importLedger(
       tellImportOutcome(summary, fileHash, output);
       summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
       run.counters.rowsLoaded = summary.accepted;
-      run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
+      run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, reader: summary.reader, acceptedInBulk: summary.acceptedInBulk ?? null, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
       return summary;
     },
     options.parentRunId,
@@ -179,12 +194,9 @@ async function replaceLedgerRows(
     await warehouse.run(
       `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
                            country_code, order_status, source_file, source_line, file_hash, run_id)
-       SELECT partner_reference, product_id,
-              CASE WHEN paid_instant IS NOT NULL THEN CAST(paid_instant AS TIMESTAMPTZ)
-                   ELSE timezone($tz, CAST(paid_local AS TIMESTAMP)) END,
-              paid_at_raw, CAST(sales_price AS DECIMAL(18,4)), CAST(expected_cost AS DECIMAL(18,4)), currency_code,
-              country_code, order_status, $file, source_line, $hash, $run
-         FROM temp.ledger_import_rows`,
+       SELECT partner_reference, product_id, coalesce(paid_instant, timezone($tz, paid_local)), paid_at_raw, sales_price,
+              expected_cost, currency_code, country_code, order_status, $file, source_line, $hash, $run
+         FROM temp.ledger_import_staged`,
       { tz: config.timezone, file: loadedFrom, hash: fileHash, run: runId },
     );
     await warehouse.run(
@@ -208,6 +220,8 @@ async function replaceLedgerRows(
       accepted: counts.accepted,
       rejected: counts.rejected,
       firstRejects: counts.firstRejects,
+      reader: counts.reader,
+      ...(counts.reader === 'bulk' && { acceptedInBulk: counts.acceptedInBulk }),
       seconds: 0,
     };
     if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
@@ -248,25 +262,66 @@ function chosenSheet(file: string, wanted: string | undefined, output: Output): 
   return sheet;
 }
 
-/** Reads the file into the temporary staging tables; returns the counts and the first rejects. */
+type StageCounts = { accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[]; reader: LedgerReader; acceptedInBulk: number };
+
+/**
+ * The streaming reader's rows as staged rows (typed: exact DECIMAL money, the wall-clock or zoned paid_at), the
+ * columns the bulk reader's view temp.ledger_csv_rows has too; the final insert reads their union,
+ * temp.ledger_import_staged, and applies the time zone.
+ */
+const streamedRows = `SELECT partner_reference, product_id, CAST(paid_local AS TIMESTAMP) AS paid_local, CAST(paid_instant AS TIMESTAMPTZ) AS paid_instant,
+    paid_at_raw, CAST(sales_price AS DECIMAL(18,4)) AS sales_price, CAST(expected_cost AS DECIMAL(18,4)) AS expected_cost,
+    currency_code, country_code, order_status, source_line
+  FROM temp.ledger_import_rows`;
+
+/**
+ * Reads the file into the temporary staging tables (a CSV in bulk when the bulk reader can read it exactly,
+ * see sources/ledger/csv-bulk.ts) and the view temp.ledger_import_staged over all staged rows; returns the
+ * counts and the first rejects.
+ */
 async function stage(
   warehouse: Warehouse,
   file: string,
   settings: LedgerReadSettings,
+  options: LedgerImportOptions & { csvBytes?: ByteFacts },
   output: Output,
-): Promise<{ accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[] }> {
+): Promise<StageCounts> {
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rows (
     partner_reference VARCHAR, product_id BIGINT, paid_local VARCHAR, paid_instant VARCHAR, paid_at_raw VARCHAR,
     sales_price VARCHAR, expected_cost VARCHAR, currency_code VARCHAR, country_code VARCHAR, order_status VARCHAR,
     source_line BIGINT)`);
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`);
-  const rows = await warehouse.connection.createAppender('ledger_import_rows', 'main', 'temp');
-  const rejects = await warehouse.connection.createAppender('ledger_import_rejects', 'main', 'temp');
+  const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming', acceptedInBulk: 0 };
+  const onProgress = progressReporter(settings, counts, output);
   // Parquet streams from DuckDB: on a connection of its own, as the appenders use the main one.
-  const reader = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
-  const counts = { accepted: 0, rejected: 0, firstRejects: [] as LedgerReject[], aboveHeader: [] as number[] };
+  const parquetConnection = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
+  try {
+    const bulk = options.csvBytes && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings, options.csvBytes, onProgress) : undefined;
+    if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
+    let staged = streamedRows;
+    if (bulk?.read) {
+      counts.reader = 'bulk';
+      counts.accepted = bulk.read.accepted;
+      counts.acceptedInBulk = bulk.read.accepted;
+      counts.aboveHeader = bulk.read.aboveHeader.map((row) => row.line);
+      staged += ' UNION ALL SELECT * FROM temp.ledger_csv_rows';
+    }
+    await warehouse.run(`CREATE OR REPLACE TEMP VIEW ledger_import_staged AS ${staged}`);
+    const items =
+      bulk?.read?.items ??
+      readLedger(file, settings, { connection: parquetConnection, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) });
+    await appendItems(warehouse, items, counts);
+  } finally {
+    parquetConnection?.closeSync();
+    output.clearProgress();
+  }
+  return counts;
+}
+
+/** Progress of a read: MiB of the file (rows of a Parquet file), with the counts so far. */
+function progressReporter(settings: LedgerReadSettings, counts: StageCounts, output: Output): (done: number, total: number) => void {
   let lastPlainLine = Date.now();
-  const onProgress = (done: number, total: number) => {
+  return (done, total) => {
     const plainLineDue = Date.now() - lastPlainLine >= 5000;
     if (plainLineDue) lastPlainLine = Date.now();
     const unit = settings.format === 'parquet' ? 1 : 1024 * 1024;
@@ -280,8 +335,14 @@ async function stage(
       plainLineDue,
     );
   };
+}
+
+/** Appends rows and rejects to the staging tables with DuckDB's appender, counting them. */
+async function appendItems(warehouse: Warehouse, items: AsyncIterable<LedgerItem>, counts: StageCounts): Promise<void> {
+  const rows = await warehouse.connection.createAppender('ledger_import_rows', 'main', 'temp');
+  const rejects = await warehouse.connection.createAppender('ledger_import_rejects', 'main', 'temp');
   try {
-    for await (const item of readLedger(file, settings, { connection: reader, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) })) {
+    for await (const item of items) {
       if (item.row) {
         const r = item.row;
         appendText(rows, r.partner_reference);
@@ -312,10 +373,7 @@ async function stage(
   } finally {
     rows.closeSync();
     rejects.closeSync();
-    reader?.closeSync();
-    output.clearProgress();
   }
-  return counts;
 }
 
 function appendText(appender: DuckDBAppender, value: string | null): void {
@@ -324,6 +382,8 @@ function appendText(appender: DuckDBAppender, value: string | null): void {
 }
 
 async function dropStaging(warehouse: Warehouse): Promise<void> {
+  await warehouse.run('DROP VIEW IF EXISTS temp.ledger_import_staged');
+  await dropBulkTables(warehouse.connection);
   await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rows');
   await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rejects');
 }
@@ -335,10 +395,15 @@ function ledgerFilesIn(directory: string): string {
   return `, e.g. ${files.slice(0, 5).map((name) => path.join(directory, name)).join(', ')}${files.length > 5 ? ` (${files.length} such files there)` : ''}`;
 }
 
-async function sha256(file: string): Promise<string> {
+/** The file's sha256, read once; a CSV's bytes are scanned on the way for the bulk reader (CsvByteScan). */
+async function readFileOnce(file: string, settings: LedgerReadSettings): Promise<{ fileHash: string; csvBytes?: ByteFacts }> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) hash.update(chunk as Buffer);
-  return hash.digest('hex');
+  const scan = settings.format === 'csv' ? new CsvByteScan(settings.encoding !== 'utf-8') : undefined;
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
+    hash.update(chunk);
+    scan?.push(chunk);
+  }
+  return { fileHash: hash.digest('hex'), csvBytes: scan?.end() };
 }
 
 function defined<T extends object>(values: T): Partial<T> {

@@ -191,6 +191,50 @@ function countLineBreaks(text: string): number {
   return count;
 }
 
+/**
+ * One physical line (without its line break) split as the streaming reader splits it in a file, when the
+ * record starting on it also ends on it; undefined when a quote opened on the line is not closed on it (in a
+ * file the record would run on to later lines, or be rejected as unterminated). `line` is its line number.
+ */
+export function splitCsvLine(text: string, line: number, delimiter: string, quote: string): CsvRecord | undefined {
+  if (text === '') return { line, fields: [''], raw: '' };
+  const splitter = new CsvSplitter(delimiter, quote);
+  const records = [...splitter.push(text), ...splitter.end()];
+  const record = records[0];
+  if (records.length !== 1 || !record || record.error?.startsWith('unterminated')) return undefined;
+  return { ...record, line };
+}
+
+/**
+ * What a record after the header is: a data line, or a reject (the splitter's error, a blank line, a line
+ * of only separators, undecodable bytes, the wrong number of fields). `fieldCount` is the header's.
+ */
+export function csvRecordEvent(record: CsvRecord, fieldCount: number | undefined, settings: Pick<LedgerReadSettings, 'delimiter' | 'encoding'>): SourceEvent {
+  if (record.error) return { kind: 'reject', line: record.line, reason: record.error, raw: record.raw };
+  if (record.raw.trim() === '') return { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
+  // Excel saves the formatted empty rows below a table as `;;;;;;;`: still a line, but nothing in it.
+  if (record.fields.every((f) => f.trim() === '')) return { kind: 'reject', line: record.line, reason: 'empty line (only separators)', raw: record.raw };
+  if (record.raw.includes('\uFFFD') && settings.encoding === 'utf-8') {
+    return {
+      kind: 'reject',
+      line: record.line,
+      reason: 'bytes that are not UTF-8: is the file Latin-1 or Windows-1252? Set ledger.encoding or pass --encoding',
+      raw: record.raw,
+    };
+  }
+  if (record.fields.length !== fieldCount) {
+    const shownDelimiter = settings.delimiter === '\t' ? 'tab' : `"${settings.delimiter}"`;
+    const hint = record.fields.length === 1 ? ` — is the delimiter ${shownDelimiter} right (ledger.delimiter)?` : '';
+    return {
+      kind: 'reject',
+      line: record.line,
+      reason: `expected ${fieldCount} fields separated by ${shownDelimiter}, found ${record.fields.length}${hint}`,
+      raw: record.raw,
+    };
+  }
+  return { kind: 'values', line: record.line, values: record.fields, raw: record.raw };
+}
+
 /** Reads a delimited text file: the header (see HeaderSearch), then each later record as a data line. */
 export async function* readCsv(
   file: string,
@@ -200,38 +244,13 @@ export async function* readCsv(
   const splitter = new CsvSplitter(settings.delimiter, settings.quote);
   const search = new HeaderSearch<CsvRecord>((record) => (record.raw.trim() === '' ? undefined : record.fields.map((f) => f.trim())), settings.columns);
   let fieldCount: number | undefined;
-  const shownDelimiter = settings.delimiter === '\t' ? 'tab' : `"${settings.delimiter}"`;
-  const toEvent = (record: CsvRecord): SourceEvent => {
-    if (record.error) return { kind: 'reject', line: record.line, reason: record.error, raw: record.raw };
-    if (record.raw.trim() === '') return { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
-    // Excel saves the formatted empty rows below a table as `;;;;;;;`: still a line, but nothing in it.
-    if (record.fields.every((f) => f.trim() === '')) return { kind: 'reject', line: record.line, reason: 'empty line (only separators)', raw: record.raw };
-    if (record.raw.includes('\uFFFD') && settings.encoding === 'utf-8') {
-      return {
-        kind: 'reject',
-        line: record.line,
-        reason: 'bytes that are not UTF-8: is the file Latin-1 or Windows-1252? Set ledger.encoding or pass --encoding',
-        raw: record.raw,
-      };
-    }
-    if (record.fields.length !== fieldCount) {
-      const hint = record.fields.length === 1 ? ` — is the delimiter ${shownDelimiter} right (ledger.delimiter)?` : '';
-      return {
-        kind: 'reject',
-        line: record.line,
-        reason: `expected ${fieldCount} fields separated by ${shownDelimiter}, found ${record.fields.length}${hint}`,
-        raw: record.raw,
-      };
-    }
-    return { kind: 'values', line: record.line, values: record.fields, raw: record.raw };
-  };
   function* emit(placed: PlacedRow<CsvRecord>[]): Generator<SourceEvent> {
     for (const { role, row } of placed) {
       if (role === 'above-header') yield { kind: 'above-header', line: row.line, raw: row.raw };
       else if (role === 'header') {
         fieldCount = row.fields.length;
-        yield { kind: 'header', names: row.fields.map((f) => f.trim()) };
-      } else yield toEvent(row);
+        yield { kind: 'header', names: row.fields.map((f) => f.trim()), lastLine: row.line + countLineBreaks(row.raw) };
+      } else yield csvRecordEvent(row, fieldCount, settings);
     }
   }
   // Decided by the first line break: LF (or CRLF), or a lone CR (old Mac), then read as LF.

@@ -6,7 +6,7 @@
  *
  * The common tokens (yyyy yy MM M dd d HH H mm ss S…, quoted literals) are compiled to a regular
  * expression: date-fns `parse` costs ~70 µs a call, too slow for a million lines; any other token falls
- * back to it.
+ * back to it. The CSV bulk reader runs the same compiled pattern in DuckDB (dateFormatPattern).
  */
 import { parse as parseWithDateFns, isValid } from 'date-fns';
 import { tz } from '@date-fns/tz';
@@ -116,53 +116,32 @@ interface CompiledFormat {
   read(match: RegExpExecArray): Fields;
 }
 
+/** A field of a date or time, as a capture group of a compiled date format fills it (`year2`: `yy`, 2000 + it). */
+export type DateField = 'year' | 'year2' | 'month' | 'day' | 'hour' | 'minute' | 'second' | 'fraction';
+
+/**
+ * A compiled date format as a pattern another regular-expression engine can run: `source(space)` writes it
+ * with `space` (the body of a character class) for the white-space characters, JavaScript's `\s`;
+ * `groups[i]` is the field the (i+1)-th capture group fills. Only digits, escaped literals, groups, classes
+ * and optional parts are used, which RE2 (DuckDB) and JavaScript read alike; the later of two groups for one
+ * field wins, as in `read`.
+ */
+export interface DateFormatPattern {
+  source(space: string): string;
+  groups: DateField[];
+}
+
+/** The pattern of a date format made only of the common tokens; undefined when it holds any other. */
+export function dateFormatPattern(format: string): DateFormatPattern | undefined {
+  return compilePattern(format);
+}
+
 /** Compiles a format made only of the common tokens; undefined when it holds any other. */
 function compileFormat(format: string): CompiledFormat | undefined {
-  const tokens = format.match(/'[^']*'|([A-Za-z])\1*|[^A-Za-z']+/g) ?? [];
-  // With separators between the fields, spreadsheets drop leading zeros (1/2/2026): accept one digit too.
-  const twoDigits = /[^A-Za-z']/.test(format.replace(/'[^']*'/g, '')) ? '\\d{1,2}' : '\\d{2}';
-  const readers: ((fields: Fields, value: string) => void)[] = [];
-  let source = '^';
-  const group = (regex: string, reader: (fields: Fields, value: string) => void) => {
-    source += `(${regex})`;
-    readers.push(reader);
-  };
-  // Where the time part starts (with the literal before it): it is optional, so a date alone is midnight.
-  let timeStart: number | undefined;
-  let literalStart = -1;
-  for (const token of tokens) {
-    if (timeStart === undefined && /^H/.test(token)) timeStart = literalStart >= 0 ? literalStart : source.length;
-    const isLiteral = token.startsWith("'") || !/^[A-Za-z]/.test(token);
-    if (isLiteral && literalStart < 0) literalStart = source.length;
-    if (!isLiteral) literalStart = -1;
-    if (token.startsWith("'")) source += escape(token.slice(1, -1));
-    else if (!/^[A-Za-z]/.test(token)) source += escape(token);
-    else if (token === 'yyyy') group('\\d{4}', (f, v) => (f.year = +v));
-    else if (token === 'yy') group('\\d{2}', (f, v) => (f.year = 2000 + +v));
-    else if (token === 'MM') group(twoDigits, (f, v) => (f.month = +v));
-    else if (token === 'M') group('\\d{1,2}', (f, v) => (f.month = +v));
-    else if (token === 'dd') group(twoDigits, (f, v) => (f.day = +v));
-    else if (token === 'd') group('\\d{1,2}', (f, v) => (f.day = +v));
-    else if (token === 'HH') group('\\d{2}', (f, v) => (f.hour = +v));
-    else if (token === 'H') group('\\d{1,2}', (f, v) => (f.hour = +v));
-    else if (token === 'mm') group('\\d{2}', (f, v) => (f.minute = +v));
-    else if (token === 'ss') group('\\d{2}', (f, v) => (f.second = +v));
-    else if (/^S+$/.test(token)) group(`\\d{${token.length}}`, (f, v) => (f.fraction = v));
-    else return undefined;
-  }
-  if (!/yy/.test(format) || !/M/.test(format) || !/d/.test(format)) return undefined;
-  if (timeStart !== undefined) source = `${source.slice(0, timeStart)}(?:${source.slice(timeStart)})?`;
-  else {
-    // A date format, yet the export wrote date-times ("31/01/2026 23:55:00"): read the time too.
-    source += '(?:[T\\s]+';
-    group('\\d{1,2}', (f, v) => (f.hour = +v));
-    source += ':';
-    group('\\d{2}', (f, v) => (f.minute = +v));
-    source += '(?::';
-    group('\\d{2}', (f, v) => (f.second = +v));
-    source += ')?)?';
-  }
-  const pattern = new RegExp(`${source}$`);
+  const compiled = compilePattern(format);
+  if (!compiled) return undefined;
+  const pattern = new RegExp(compiled.source('\\s'));
+  const readers = compiled.groups.map((field) => fieldReaders[field]);
   return {
     pattern,
     read(match) {
@@ -176,6 +155,69 @@ function compileFormat(format: string): CompiledFormat | undefined {
   };
 }
 
+const fieldReaders: Record<DateField, (fields: Fields, value: string) => void> = {
+  year: (f, v) => (f.year = +v),
+  year2: (f, v) => (f.year = 2000 + +v),
+  month: (f, v) => (f.month = +v),
+  day: (f, v) => (f.day = +v),
+  hour: (f, v) => (f.hour = +v),
+  minute: (f, v) => (f.minute = +v),
+  second: (f, v) => (f.second = +v),
+  fraction: (f, v) => (f.fraction = v),
+};
+
+/** Stands for the white-space characters inside a character class of a compiled format's source. */
+const spaceMark = '\u0000';
+
+function compilePattern(format: string): DateFormatPattern | undefined {
+  const tokens = format.match(/'[^']*'|([A-Za-z])\1*|[^A-Za-z']+/g) ?? [];
+  // With separators between the fields, spreadsheets drop leading zeros (1/2/2026): accept one digit too.
+  const twoDigits = /[^A-Za-z']/.test(format.replace(/'[^']*'/g, '')) ? '\\d{1,2}' : '\\d{2}';
+  const groups: DateField[] = [];
+  let source = '^';
+  const group = (regex: string, field: DateField) => {
+    source += `(${regex})`;
+    groups.push(field);
+  };
+  // Where the time part starts (with the literal before it): it is optional, so a date alone is midnight.
+  let timeStart: number | undefined;
+  let literalStart = -1;
+  for (const token of tokens) {
+    if (timeStart === undefined && /^H/.test(token)) timeStart = literalStart >= 0 ? literalStart : source.length;
+    const isLiteral = token.startsWith("'") || !/^[A-Za-z]/.test(token);
+    if (isLiteral && literalStart < 0) literalStart = source.length;
+    if (!isLiteral) literalStart = -1;
+    if (token.startsWith("'")) source += escape(token.slice(1, -1));
+    else if (!/^[A-Za-z]/.test(token)) source += escape(token);
+    else if (token === 'yyyy') group('\\d{4}', 'year');
+    else if (token === 'yy') group('\\d{2}', 'year2');
+    else if (token === 'MM') group(twoDigits, 'month');
+    else if (token === 'M') group('\\d{1,2}', 'month');
+    else if (token === 'dd') group(twoDigits, 'day');
+    else if (token === 'd') group('\\d{1,2}', 'day');
+    else if (token === 'HH') group('\\d{2}', 'hour');
+    else if (token === 'H') group('\\d{1,2}', 'hour');
+    else if (token === 'mm') group('\\d{2}', 'minute');
+    else if (token === 'ss') group('\\d{2}', 'second');
+    else if (/^S+$/.test(token)) group(`\\d{${token.length}}`, 'fraction');
+    else return undefined;
+  }
+  if (!/yy/.test(format) || !/M/.test(format) || !/d/.test(format)) return undefined;
+  if (timeStart !== undefined) source = `${source.slice(0, timeStart)}(?:${source.slice(timeStart)})?`;
+  else {
+    // A date format, yet the export wrote date-times ("31/01/2026 23:55:00"): read the time too.
+    source += `(?:[T${spaceMark}]+`;
+    group('\\d{1,2}', 'hour');
+    source += ':';
+    group('\\d{2}', 'minute');
+    source += '(?::';
+    group('\\d{2}', 'second');
+    source += ')?)?';
+  }
+  const complete = `${source}$`;
+  return { source: (space) => complete.replaceAll(spaceMark, space), groups };
+}
+
 function escape(literal: string): string {
-  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, '\\s+');
+  return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, `[${spaceMark}]+`);
 }

@@ -7,9 +7,9 @@
 
 export type Parsed<T> = { value: T; error?: undefined } | { error: string; value?: undefined };
 
-const maxDecimals = 4;
+export const maxDecimals = 4;
 /** DECIMAL(18,4) holds 14 integer digits. */
-const maxIntegerDigits = 14;
+export const maxIntegerDigits = 14;
 /** Binary doubles hold 15 significant decimal digits exactly (Excel shows no more either). */
 const maxFloatDigits = 15;
 

@@ -14,7 +14,7 @@ import { readCsv } from './csv.js';
 import { readJsonArray, readNdjson } from './json.js';
 import { readParquet } from './parquet.js';
 import { type CellValue, type LedgerColumn, type LedgerItem, type LedgerReadSettings, type ProgressCallback, type SourceEvent } from './types.js';
-import { createRowValidator } from './validate.js';
+import { createRowValidator, type RowValidator } from './validate.js';
 import { listSheets, readXlsx } from './xlsx.js';
 
 export interface ReadLedgerOptions {
@@ -39,17 +39,9 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
         options.onAboveHeader?.(event.line, event.raw);
         break;
       case 'reject':
-        yield { reject: { source_line: event.line, reason: event.reason, raw: fitCell(event.raw) } };
+      case 'values':
+        yield lineItem(event, validate, indexes!);
         break;
-      case 'values': {
-        const values = event.values;
-        const outcome = validate((column) => {
-          const index = indexes![column];
-          return index === undefined ? null : (values[index] ?? null);
-        }, event.line);
-        yield outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: fitCell(event.raw) } };
-        break;
-      }
       case 'object': {
         if (!keys) {
           keys = new KeyResolver(settings.columns);
@@ -69,6 +61,24 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
   if (!indexes && (settings.format === 'csv' || settings.format === 'xlsx')) {
     throw new JobError(`${file}: the file is empty (no header line).`, 'Export the ledger again, with its header line.');
   }
+}
+
+/**
+ * A data line as an accepted row or a reject: the reader's own reject (blank, wrong field count...) as it is,
+ * else the line's values checked by the validator, its columns found by the header's `indexes`.
+ */
+export function lineItem(
+  event: Extract<SourceEvent, { kind: 'values' | 'reject' }>,
+  validate: RowValidator,
+  indexes: ColumnIndexes,
+): LedgerItem {
+  if (event.kind === 'reject') return { reject: { source_line: event.line, reason: event.reason, raw: fitCell(event.raw) } };
+  const values = event.values;
+  const outcome = validate((column) => {
+    const index = indexes[column];
+    return index === undefined ? null : (values[index] ?? null);
+  }, event.line);
+  return outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: fitCell(event.raw) } };
 }
 
 /**

@@ -2,7 +2,9 @@
  * A text file read as a stream of decoded chunks, in flat memory: UTF-8 (a BOM is dropped), Latin-1 or
  * Windows-1252. A UTF-8 byte-order mark decides the encoding whatever the config says (it cannot be a
  * Latin-1 file's first three characters in practice). A multi-byte character split between two chunks is
- * decoded whole (`TextDecoder` in stream mode).
+ * decoded whole (`TextDecoder` in stream mode). Stream mode matters for Latin-1 too: Node's decoder reads
+ * "latin1" and "windows-1252" as Windows-1252 (0x80 is €) only in stream mode, as ISO-8859-1 otherwise; so
+ * every decoding of ledger text goes through here.
  */
 import { createReadStream, statSync } from 'node:fs';
 import { TextDecoder } from 'node:util';
@@ -35,4 +37,10 @@ export async function* readTextChunks(
   } finally {
     stream.destroy();
   }
+}
+
+/** Bytes of a text without a BOM (one line of a file) decoded exactly as readTextChunks decodes them. */
+export function decodeText(bytes: Uint8Array, encoding: LedgerReadSettings['encoding']): string {
+  const decoder = new TextDecoder(encoding);
+  return decoder.decode(bytes, { stream: true }) + decoder.decode();
 }

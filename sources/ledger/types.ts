@@ -93,8 +93,11 @@ export function formatFromExtension(file: string): LedgerFormat {
  * sheet or file row (XLSX, Parquet), or the element's ordinal in a JSON array (see `locationUnit`).
  */
 export type SourceEvent =
-  /** `excelDates`: a workbook's header; a plain number in its paid_at column is a date serial of its date system. */
-  | { kind: 'header'; names: string[]; excelDates?: { date1904: boolean } }
+  /**
+   * `excelDates`: a workbook's header; a plain number in its paid_at column is a date serial of its date system.
+   * `lastLine`: a CSV header's last physical line (the data lines follow it).
+   */
+  | { kind: 'header'; names: string[]; excelDates?: { date1904: boolean }; lastLine?: number }
   | { kind: 'values'; line: number; values: CellValue[]; raw: string }
   | { kind: 'object'; line: number; object: Record<string, CellValue>; raw: string }
   | { kind: 'reject'; line: number; reason: string; raw: string }

@@ -35,8 +35,11 @@ export interface ValueSource {
   excelDates?: { date1904: boolean };
 }
 
+/** Checks one record: its cells by canonical column, and where it is. */
+export type RowValidator = (get: (column: LedgerColumn) => CellValue, sourceLine: number) => RowOutcome;
+
 /** Builds the validator for one import (compiles the date format once). */
-export function createRowValidator(settings: Pick<LedgerReadSettings, 'decimalSeparator' | 'dateFormat'>, source: ValueSource) {
+export function createRowValidator(settings: Pick<LedgerReadSettings, 'decimalSeparator' | 'dateFormat'>, source: ValueSource): RowValidator {
   const { sheetNumbers, excelDates } = source;
   const parseDate = createDateParser(settings.dateFormat);
 

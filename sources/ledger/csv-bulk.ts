@@ -1,0 +1,356 @@
+/**
+ * CSV ledgers in bulk: DuckDB reads the file's data lines and checks them by the ledger's rules written in SQL
+ * (sql/load/ledger_csv_lines.sql, ledger_csv_rows.sql), so a million-line file is not parsed value by value
+ * in JavaScript. The result must be the streaming reader's (readLedger) to the byte, so this reader
+ * only does what it can do exactly, and otherwise says why and leaves the file to the streaming reader:
+ *
+ * - Lines: the streaming reader's header search reads the top of the file; DuckDB then reads each later
+ *   physical line whole, in order (its number is its rowid), which needs a file without lone CRs (old Mac, or
+ *   a CR inside a line), NUL or \x01 bytes, or lines over 1 MiB, and a date format dates.ts compiles. The row
+ *   count and a sample of lines (decoded as the streaming reader decodes them) are checked against the file.
+ *   A Latin-1 file with bytes 0x80-0x9F (which DuckDB refuses) is read from a UTF-8 copy.
+ * - Records: SQL splits a line without the quote character, or one whose quoted fields are quoted whole;
+ *   any other line with a quote is split by the streaming reader's own code, and must hold its whole record
+ *   (a quoted field that runs on to the next line sends the file to the streaming reader).
+ * - Values: SQL accepts only the lines it recognizes as certainly good (common spellings of numbers and
+ *   dates, see the SQL); every other line (bad ones included) goes through the streaming reader's own record
+ *   and value rules (csvRecordEvent, lineItem), which give every reject its reason. SQL never rejects.
+ *
+ * What it leaves behind: the temporary table ledger_csv_lines and the view ledger_csv_rows of its accepted
+ * lines as staged rows, dropped by dropBulkTables.
+ */
+import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable, Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { resolveHeaders, type ColumnIndexes } from './columns.js';
+import { linesSql, rowsSql, type BulkCsvShape, type BulkCsvSource } from './csv-bulk-sql.js';
+import { csvRecordEvent, readCsv, splitCsvLine } from './csv.js';
+import { dateFormatPattern } from './dates.js';
+import { lineItem } from './read-ledger.js';
+import { decodeText, readTextChunks } from './text-stream.js';
+import type { LedgerItem, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
+import { createRowValidator } from './validate.js';
+
+/** What the bulk reader staged and what is left to stage. */
+export interface BulkCsvRead {
+  /** Lines accepted by the SQL rules, in temp.ledger_csv_lines (`accepted`). */
+  accepted: number;
+  /** Rows above the header (a title, an export date): not data, not counted. */
+  aboveHeader: { line: number; raw: string }[];
+  /** Every other data line as the streaming reader makes it (accepted row or reject), in file order. */
+  items: AsyncGenerator<LedgerItem>;
+}
+
+export type BulkCsvOutcome = { read: BulkCsvRead; notRead?: undefined } | { notRead: string; read?: undefined };
+
+/** The longest line the streaming reader reads as a line (longer ones are rejected and skipped there). */
+const maxLineBytes = 1024 * 1024;
+/**
+ * A file most of whose lines (and more than this many) SQL leaves to the streaming reader's rules is read by
+ * the streaming reader whole: faster than handing each line over, and the result is the same.
+ */
+const mostlyLeftLines = 50_000;
+/** Rows of ledger_csv_lines read at a time for the streaming reader's rules (memory stays flat whatever the file). */
+const pageLines = 50_000;
+
+/**
+ * Reads a CSV ledger in bulk into temp.ledger_csv_lines, or says why it cannot read it exactly (nothing is
+ * left staged then). `bytes`: the file's CsvByteScan; `onProgress`: bytes read so far, while DuckDB reads.
+ * Throws what the streaming reader throws for a header without the required columns.
+ */
+export async function readCsvInBulk(
+  connection: DuckDBConnection,
+  file: string,
+  settings: LedgerReadSettings,
+  bytes: ByteFacts,
+  onProgress?: ProgressCallback,
+): Promise<BulkCsvOutcome> {
+  const datePattern = dateFormatPattern(settings.dateFormat);
+  if (!datePattern) return { notRead: `ledger.dateFormat "${settings.dateFormat}" has tokens only the streaming reader reads` };
+  const unfit = bytesUnfit(bytes, settings);
+  if (unfit) return { notRead: unfit };
+  const head = await readHead(file, settings);
+  if (!head) return { notRead: 'the file has no header line' };
+  const shape: BulkCsvShape = {
+    settings,
+    skip: head.lastLine,
+    fieldCount: head.names.length,
+    indexes: resolveHeaders(head.names, settings.columns, file),
+    datePattern,
+  };
+  const unread = await readLines(connection, file, shape, settings, bytes, onProgress);
+  if (unread) return notRead(connection, unread);
+  try {
+    const [lines, accepted] = (await connection.runAndReadAll('SELECT count(*), count(*) FILTER (WHERE accepted) FROM temp.ledger_csv_lines')).getRowsJS()[0]!.map(Number);
+    if (lines !== bytes.lines - shape.skip) return notRead(connection, `DuckDB read ${lines} data lines where the file has ${bytes.lines - shape.skip}`);
+    const left = lines! - accepted!;
+    if (left > mostlyLeftLines && left > lines! / 2) {
+      return notRead(connection, `${left} of its ${lines} lines need the streaming reader's rules (spellings the SQL rules do not know), so it reads them all`);
+    }
+    const differing = await firstDifferingSample(connection, bytes, settings, shape.skip);
+    if (differing !== undefined) return notRead(connection, `DuckDB read line ${differing} differently`);
+    if (!(await quotedLinesEndOnTheirLine(connection, settings, shape.skip))) return notRead(connection, 'a quoted field runs on to the next line');
+    await connection.run(`CREATE OR REPLACE TEMP VIEW ledger_csv_rows AS ${rowsSql(shape)}`);
+    return { read: { accepted: accepted!, aboveHeader: head.aboveHeader, items: otherLines(connection, settings, head, shape) } };
+  } catch (error) {
+    await dropBulkTables(connection);
+    throw error;
+  }
+}
+
+/**
+ * Materializes temp.ledger_csv_lines; says why when DuckDB cannot read the file. The lines must be decoded
+ * as the streaming reader decodes them (text-stream.ts: a BOM means UTF-8; "latin1" is read as Windows-1252):
+ * DuckDB refuses the bytes 0x80-0x9F as Latin-1, so a file holding them (€, curly quotes) is read from a
+ * UTF-8 copy in the temporary directory, removed right after.
+ */
+async function readLines(
+  connection: DuckDBConnection,
+  file: string,
+  shape: BulkCsvShape,
+  settings: LedgerReadSettings,
+  bytes: ByteFacts,
+  onProgress?: ProgressCallback,
+): Promise<string | undefined> {
+  const decodedAs = bytes.utf8Bom ? 'utf-8' : settings.encoding;
+  const copy = decodedAs !== 'utf-8' && bytes.windows1252Bytes ? await utf8Copy(file, decodedAs) : undefined;
+  const source: BulkCsvSource = copy ? { file: copy.file, encoding: 'utf-8' } : { file, encoding: decodedAs === 'utf-8' ? 'utf-8' : 'latin-1' };
+  const report = onProgress && ((fraction: number) => onProgress(Math.round(fraction * bytes.size), bytes.size));
+  try {
+    await runWithProgress(connection, `CREATE OR REPLACE TEMP TABLE ledger_csv_lines AS ${linesSql(shape, source)}`, report);
+    return undefined;
+  } catch (error) {
+    return `DuckDB could not read its lines (${(error as Error).message.split('\n')[0]})`;
+  } finally {
+    copy?.remove();
+  }
+}
+
+/** The file decoded by the streaming reader's own decoding (readTextChunks), written as UTF-8 to a temporary directory. */
+async function utf8Copy(file: string, encoding: LedgerReadSettings['encoding']): Promise<{ file: string; remove(): void }> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-ledger-utf8-'));
+  const remove = () => rmSync(dir, { recursive: true, force: true });
+  const copy = path.join(dir, 'ledger-utf8.csv');
+  try {
+    await pipeline(
+      Readable.from(readTextChunks(file, encoding)),
+      new Transform({ transform: (text: string, _encoding, done) => done(null, Buffer.from(text, 'utf8')), writableObjectMode: true }),
+      createWriteStream(copy),
+    );
+  } catch (error) {
+    remove();
+    throw error;
+  }
+  return { file: copy, remove };
+}
+
+/**
+ * Runs `sql`, telling `report` every half second how far DuckDB is (0-1): its progress is tracked (not
+ * printed) for this statement only.
+ */
+async function runWithProgress(connection: DuckDBConnection, sql: string, report?: (fraction: number) => void): Promise<void> {
+  if (!report) return void (await connection.run(sql));
+  await connection.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
+  const timer = setInterval(() => {
+    const { percentage } = connection.progress;
+    if (percentage >= 0) report(percentage / 100);
+  }, 500);
+  try {
+    await connection.run(sql);
+    report(1);
+  } finally {
+    clearInterval(timer);
+    await connection.run('RESET enable_progress_bar; RESET enable_progress_bar_print');
+  }
+}
+
+/** Drops what the bulk reader staged (the view of its rows and the table of the file's lines). */
+export async function dropBulkTables(connection: DuckDBConnection): Promise<void> {
+  await connection.run('DROP VIEW IF EXISTS temp.ledger_csv_rows; DROP TABLE IF EXISTS temp.ledger_csv_lines');
+}
+
+async function notRead(connection: DuckDBConnection, why: string): Promise<BulkCsvOutcome> {
+  await dropBulkTables(connection);
+  return { notRead: why };
+}
+
+export interface ByteFacts {
+  size: number;
+  /** Physical lines: line breaks, plus a last line without one. */
+  lines: number;
+  longestLineBytes: number;
+  /** A CR not followed by LF: an old-Mac file, or a CR inside a line. */
+  loneCarriageReturn: boolean;
+  /** NUL or \x01: DuckDB would not read the line whole. */
+  controlBytes: boolean;
+  utf8Bom: boolean;
+  /** Bytes 0x80-0x9F (looked for only when the file is read as Latin-1 or Windows-1252). */
+  windows1252Bytes: boolean;
+  /** Every sampleEvery-th line's bytes (without its line break), by line number: to check DuckDB's rows against. */
+  samples: Map<number, Buffer>;
+}
+
+/** Lines sampled: enough to catch rows out of order or decoded differently, cheap to compare. */
+const sampleEvery = 4096;
+
+/**
+ * What the bulk reader must know of a file's bytes, gathered chunk by chunk as the import reads the file
+ * once for its hash (indexOf: no per-byte loop in JavaScript).
+ */
+export class CsvByteScan {
+  private readonly facts: ByteFacts = {
+    size: 0,
+    lines: 0,
+    longestLineBytes: 0,
+    loneCarriageReturn: false,
+    controlBytes: false,
+    utf8Bom: false,
+    windows1252Bytes: false,
+    samples: new Map(),
+  };
+  private offset = 0;
+  private lineStart = 0;
+  private crAtChunkEnd = false;
+  /** The start of a sampled line that began in an earlier chunk. */
+  private pending: Buffer | undefined;
+
+  /** `singleByte`: the file is read as Latin-1 or Windows-1252 (unless it starts with a UTF-8 BOM). */
+  constructor(private readonly singleByte: boolean) {}
+
+  push(chunk: Buffer): void {
+    const facts = this.facts;
+    if (this.offset === 0) facts.utf8Bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
+    if (this.crAtChunkEnd && chunk[0] !== 0x0a) facts.loneCarriageReturn = true;
+    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) {
+      facts.lines++;
+      facts.longestLineBytes = Math.max(facts.longestLineBytes, this.offset + i - this.lineStart);
+      if (sampled(facts.lines)) facts.samples.set(facts.lines, sampledLine(this.pending, chunk, this.lineStart - this.offset, i));
+      this.pending = undefined;
+      this.lineStart = this.offset + i + 1;
+    }
+    // (A line over the limit is not read in bulk at all: its sample need not be whole.)
+    if (sampled(facts.lines + 1) && (this.pending?.length ?? 0) <= maxLineBytes) {
+      this.pending = Buffer.concat([this.pending ?? Buffer.alloc(0), chunk.subarray(Math.max(0, this.lineStart - this.offset))]);
+    }
+    for (let i = chunk.indexOf(0x0d); i >= 0 && !facts.loneCarriageReturn; i = chunk.indexOf(0x0d, i + 1)) {
+      if (i + 1 < chunk.length && chunk[i + 1] !== 0x0a) facts.loneCarriageReturn = true;
+    }
+    this.crAtChunkEnd = chunk[chunk.length - 1] === 0x0d;
+    facts.controlBytes ||= chunk.includes(0x00) || chunk.includes(0x01);
+    if (this.singleByte && !facts.windows1252Bytes) facts.windows1252Bytes = /[\x80-\x9f]/.test(chunk.toString('latin1'));
+    this.offset += chunk.length;
+  }
+
+  end(): ByteFacts {
+    const facts = this.facts;
+    if (this.crAtChunkEnd) facts.loneCarriageReturn = true;
+    if (this.offset > this.lineStart) {
+      facts.lines++;
+      if (this.pending) facts.samples.set(facts.lines, this.pending);
+    }
+    facts.longestLineBytes = Math.max(facts.longestLineBytes, this.offset - this.lineStart);
+    facts.size = this.offset;
+    return facts;
+  }
+}
+
+/** The lines sampled: the first data line after a one-line header, then every sampleEvery-th. */
+function sampled(line: number): boolean {
+  return line === 2 || line % sampleEvery === 0;
+}
+
+/** A sampled line's bytes from `start` (negative: it began in `pending`) to the LF at `end`, without CR or LF. */
+function sampledLine(pending: Buffer | undefined, chunk: Buffer, start: number, end: number): Buffer {
+  const line = pending ? Buffer.concat([pending, chunk.subarray(0, end)]) : chunk.subarray(Math.max(0, start), end);
+  return Buffer.from(line[line.length - 1] === 0x0d ? line.subarray(0, line.length - 1) : line);
+}
+
+function bytesUnfit(bytes: ByteFacts, settings: LedgerReadSettings): string | undefined {
+  if (bytes.loneCarriageReturn) return 'a line break is a lone CR (an old-Mac file, or a CR inside a line)';
+  if (bytes.controlBytes) return 'the file holds NUL or \\x01 bytes';
+  if (bytes.longestLineBytes > maxLineBytes) return 'a line is longer than 1 MiB';
+  if (settings.quote === settings.delimiter) return 'the quote character is the delimiter';
+  return undefined;
+}
+
+interface Head {
+  names: string[];
+  /** The header's last physical line: data starts on the next one. */
+  lastLine: number;
+  aboveHeader: { line: number; raw: string }[];
+  /** Data lines before the header (blank lines above it): the streaming reader's events. */
+  events: Extract<SourceEvent, { kind: 'values' | 'reject' }>[];
+}
+
+/** The streaming reader's own header search, on the top of the file; undefined when the file has no header. */
+async function readHead(file: string, settings: LedgerReadSettings): Promise<Head | undefined> {
+  const aboveHeader: Head['aboveHeader'] = [];
+  const events: Head['events'] = [];
+  for await (const event of readCsv(file, settings)) {
+    if (event.kind === 'header') return { names: event.names, lastLine: event.lastLine!, aboveHeader, events };
+    if (event.kind === 'above-header') aboveHeader.push({ line: event.line, raw: event.raw });
+    else if (event.kind === 'values' || event.kind === 'reject') events.push(event);
+  }
+  return undefined;
+}
+
+/**
+ * The first sampled line DuckDB's row does not hold as the streaming reader decodes it (rows out of order,
+ * or decoded otherwise), or undefined when all agree.
+ */
+async function firstDifferingSample(connection: DuckDBConnection, bytes: ByteFacts, settings: LedgerReadSettings, skip: number): Promise<number | undefined> {
+  const wanted = [...bytes.samples.keys()].filter((line) => line > skip);
+  if (wanted.length === 0) return undefined;
+  const rows = (
+    await connection.runAndReadAll(`SELECT rowid + ${skip + 1} AS line_number, coalesce(line, '') FROM temp.ledger_csv_lines WHERE rowid IN (${wanted.map((line) => line - skip - 1).join(', ')})`)
+  ).getRowsJS() as [bigint, string][];
+  const read = new Map(rows.map(([line, text]) => [Number(line), text]));
+  // As the streaming reader decodes the file (text-stream.ts: a BOM means UTF-8).
+  const encoding = bytes.utf8Bom ? 'utf-8' : settings.encoding;
+  return wanted.find((line) => read.get(line) !== decodeText(bytes.samples.get(line)!, encoding));
+}
+
+/** Whether every line holding the quote character holds its whole record (read in pages: flat memory). */
+async function quotedLinesEndOnTheirLine(connection: DuckDBConnection, settings: LedgerReadSettings, skip: number): Promise<boolean> {
+  for await (const page of linePages(connection, skip, `NOT accepted AND contains(line, $quote)`, { quote: settings.quote })) {
+    for (const [lineNumber, line] of page) {
+      if (!splitCsvLine(line, lineNumber, settings.delimiter, settings.quote)) return false;
+    }
+  }
+  return true;
+}
+
+/** The lines SQL did not accept, through the streaming reader's record and value rules, after the head's. */
+async function* otherLines(connection: DuckDBConnection, settings: LedgerReadSettings, head: Head, shape: BulkCsvShape): AsyncGenerator<LedgerItem> {
+  const validate = createRowValidator(settings, { sheetNumbers: false });
+  for (const event of head.events) yield lineItem(event, validate, shape.indexes);
+  for await (const page of linePages(connection, shape.skip, 'NOT accepted', {})) {
+    for (const [lineNumber, line] of page) {
+      const record = splitCsvLine(line, lineNumber, settings.delimiter, settings.quote);
+      // Checked before anything was staged (quotedLinesEndOnTheirLine): a bug if it happens.
+      if (!record) throw new Error(`line ${lineNumber}: its record does not end on it, yet the bulk reader read the file`);
+      const event = csvRecordEvent(record, head.names.length, settings);
+      if (event.kind === 'values' || event.kind === 'reject') yield lineItem(event, validate, shape.indexes);
+    }
+  }
+}
+
+/**
+ * Lines of ledger_csv_lines matching `where`, with their line numbers, in file order, a range of rows at a
+ * time (each query reads only its range: flat memory, and linear time however many lines match).
+ */
+async function* linePages(connection: DuckDBConnection, skip: number, where: string, params: Record<string, string>): AsyncGenerator<[number, string][]> {
+  const rows = Number((await connection.runAndReadAll('SELECT count(*) FROM temp.ledger_csv_lines')).getRowsJS()[0]![0]);
+  for (let from = 0; from < rows; from += pageLines) {
+    const page = (
+      await connection.runAndReadAll(
+        `SELECT rowid, coalesce(line, '') FROM temp.ledger_csv_lines WHERE rowid >= $from::BIGINT AND rowid < $to::BIGINT AND ${where} ORDER BY rowid`,
+        { ...params, from, to: from + pageLines },
+      )
+    ).getRowsJS() as [bigint, string][];
+    if (page.length > 0) yield page.map(([rowid, line]) => [Number(rowid) + skip + 1, line]);
+  }
+}
