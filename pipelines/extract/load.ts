@@ -10,7 +10,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import { type Warehouse } from '../../core/warehouse.js';
-import { sqlString } from '../../core/sql.js';
+import { fillSqlTemplate, sqlString } from '../../core/sql.js';
 import { sqlText } from '../../core/paths.js';
 import type { ExtractWindow } from './plan.js';
 import { transactionAtSql, unparseableDateReason } from './transaction-date.js';
@@ -285,7 +285,7 @@ function stagingSql(file: string, config: Config): string {
     .map(([status, cls]) => `WHEN ${sqlString(status)} THEN ${sqlString(cls)}`)
     .join(' ');
 
-  return fillPlaceholders(sqlText('load', 'landed_sales.sql'), {
+  return fillSqlTemplate('sql/load/landed_sales.sql', sqlText('load', 'landed_sales.sql'), {
     landing_file: sqlString(file),
     record_hash: recordHashSql('json', config),
     field_paths: paths,
@@ -311,17 +311,6 @@ function recordHashSql(json: string, config: Config): string {
   return `md5_number(${json} || ${sqlString(typing)})`;
 }
 
-/** `{{name}}` → its value; a placeholder without a value (or a value without a placeholder) is a bug here. */
-function fillPlaceholders(template: string, values: Record<string, string>): string {
-  const unused = new Set(Object.keys(values));
-  const filled = template.replace(/\{\{(\w+)\}\}/g, (_, name: string) => {
-    unused.delete(name);
-    if (!(name in values)) throw new Error(`sql/load/landed_sales.sql: no value for {{${name}}}`);
-    return values[name]!;
-  });
-  if (unused.size > 0) throw new Error(`sql/load/landed_sales.sql: no {{${[...unused][0]}}} for its value`);
-  return filled;
-}
 
 /** json_type()'s name in words, for reasons. */
 function describeJsonType(expression: string): string {
