@@ -5,8 +5,9 @@
  * seconds, the requests and lookups, and checks that the findings are exactly the planted ones.
  *
  * Scale: PINRECON_BENCH_MONTH_SALES sales created 2026-10-01..2026-11-23 (default 1,782,000, which puts
- * ~1,000,000 in October). The 10M figure of BENCHMARKS.md is this bench with 17,820,000, run once:
- *   PINRECON_BENCH_MONTH_SALES=17820000 npm run bench -- month-end
+ * ~1,000,000 in October). The 10M figure of BENCHMARKS.md is this bench with 17,820,000, run once (its own
+ * section, month-end-10m): `PINRECON_BENCH_MONTH_SALES=17820000 npm run bench -- month-end`, or in a separate
+ * checkout `node dist/bench/child.js month-end > FILE` then `npm run bench -- --record FILE` here.
  * PINRECON_BENCH_KEEP=1 keeps the folder (database, landing files, ledger, config) and prints its path.
  */
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -19,6 +19,22 @@ interface ChildResult extends BenchResult {
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
 const infrastructure = new Set(['run', 'child', 'harness']);
+
+// `npm run bench -- --record FILE…`: records results a bench child printed elsewhere (e.g. the 10M month-end,
+// run once in its own checkout: `node dist/bench/child.js month-end > FILE`) instead of running anything.
+if (process.argv[2] === '--record') {
+  const recorded = process.argv.slice(3).flatMap((file) =>
+    readFileSync(file, 'utf8')
+      .split('\n')
+      .filter((line) => line.startsWith('@@BENCH '))
+      .map((line) => JSON.parse(line.slice('@@BENCH '.length)) as ChildResult),
+  );
+  if (recorded.length === 0) throw new Error(`no @@BENCH line in ${process.argv.slice(3).join(', ')}`);
+  for (const result of recorded) process.stderr.write(`${formatResult(result)}\n`);
+  writeReport(recorded);
+  process.exit(0);
+}
+
 const wanted = process.argv.slice(2);
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.js') && !infrastructure.has(f.slice(0, -3)))
