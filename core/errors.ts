@@ -38,3 +38,12 @@ export class JobError extends Error {
 export function exitCodeFor(error: unknown): number {
   return error instanceof ConfigError || error instanceof UsageError ? 2 : 1;
 }
+
+/**
+ * DuckDB ran out of the memory `memoryLimit` gives it: the hint to give instead of "fix the SQL" (a month of
+ * many millions of sales needs more than the default), or undefined for any other error.
+ */
+export function outOfMemoryHint(error: unknown): string | undefined {
+  if (!(error instanceof Error) || !/Out of Memory Error/i.test(error.message)) return undefined;
+  return 'DuckDB needed more memory than memoryLimit allows: raise it in the config (e.g. "memoryLimit": "3GB") or with PINRECON_MEMORY_LIMIT, then re-run; finished work is kept.';
+}

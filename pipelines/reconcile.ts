@@ -15,7 +15,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { JobError, UsageError } from '../core/errors.js';
+import { JobError, outOfMemoryHint, UsageError } from '../core/errors.js';
 import { sqlDir } from '../core/paths.js';
 import type { Config } from '../config/schema.js';
 import { formatTable, type Output } from '../core/output.js';
@@ -374,7 +374,7 @@ async function buildModels(
     try {
       await warehouse.run(`CREATE OR REPLACE TEMP ${model.materialized === 'view' ? 'VIEW' : 'TABLE'} ${sqlIdentifier(model.name)} AS ${model.sql}`);
     } catch (error) {
-      throw new JobError(`Building the model ${model.name} (${model.file}) failed: ${(error as Error).message}`, 'Fix the SQL of that model, then re-run reconcile.', {
+      throw new JobError(`Building the model ${model.name} (${model.file}) failed: ${(error as Error).message}`, outOfMemoryHint(error) ?? 'Fix the SQL of that model, then re-run reconcile.', {
         cause: error,
       });
     }
@@ -443,7 +443,7 @@ async function runDataTests(warehouse: Warehouse, tests: SqlTest[]): Promise<{ n
     try {
       rows = await warehouse.all(`SELECT * FROM (${test.sql}) AS failing LIMIT ${failingRowsShown + 1}`);
     } catch (error) {
-      throw new JobError(`The data test ${test.name} (${test.file}) could not run: ${(error as Error).message}`, 'Fix the SQL of that test, then re-run reconcile.', {
+      throw new JobError(`The data test ${test.name} (${test.file}) could not run: ${(error as Error).message}`, outOfMemoryHint(error) ?? 'Fix the SQL of that test, then re-run reconcile.', {
         cause: error,
       });
     }

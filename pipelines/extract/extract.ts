@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { ConfigError, JobError, UsageError } from '../../core/errors.js';
+import { ConfigError, JobError, outOfMemoryHint, UsageError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
 import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
@@ -256,7 +256,8 @@ async function loadWindow(
   } catch (error) {
     throw new JobError(
       `Loading the sales of window ${where} from ${file} failed: ${(error as Error).message}`,
-      'The response is kept at that path for inspection (it should be a JSON array of sales records). Re-run the same command: completed windows are kept and this one is fetched again.',
+      outOfMemoryHint(error) ??
+        'The response is kept at that path for inspection (it should be a JSON array of sales records). Re-run the same command: completed windows are kept and this one is fetched again.',
       { cause: error },
     );
   }
