@@ -4,16 +4,15 @@
  * million known sales. The simulator runs in a child process (`pinrecon simulate-api`), so the peak RSS the
  * harness records is the extractor's own. Reports rows/s and seconds per stage.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConsoleOutput } from '../cli/output.js';
-import { packageRoot } from '../core/paths.js';
 import { configSchema } from '../config/schema.js';
 import { extractSales, type ExtractSummary } from '../pipelines/extract/extract.js';
 import { withWarehouse } from '../core/warehouse.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
+import { startSimulatorProcess } from './simulator-process.js';
 
 export const name = 'extract volume (1,000,000 sales in one month)';
 
@@ -21,41 +20,9 @@ const SALES = 1_000_000;
 const RATE = 50;
 const credentials = { identifier: 'bench-partner', secret: 'bench-secret-extract' };
 
-/** Starts `pinrecon simulate-api` on a free port and resolves with its URL. */
-async function startSimulatorProcess(dir: string): Promise<{ url: string; child: ChildProcess }> {
-  const config = path.join(dir, 'simulator.config.json');
-  writeFileSync(config, JSON.stringify({ timezone: 'America/Sao_Paulo' }));
-  const child = spawn(
-    process.execPath,
-    [
-      path.join(packageRoot(), 'dist', 'cli', 'main.js'),
-      'simulate-api',
-      '--config', config,
-      '--port', '0',
-      '--from', '2026-01-01',
-      '--to', '2026-01-31',
-      '--sales', String(SALES),
-      '--rate-limit', String(RATE),
-      '--identifier', credentials.identifier,
-      '--secret', credentials.secret,
-    ],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    child.stdout!.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /listening at (http:\/\/\S+)/.exec(out);
-      if (match) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`simulate-api exited (${code}) before listening:\n${out}`)));
-  });
-  return { url, child };
-}
-
 export async function run(): Promise<BenchResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-bench-extract-'));
-  const simulator = await startSimulatorProcess(dir);
+  const simulator = await startSimulatorProcess({ dir, from: '2026-01-01', to: '2026-01-31', sales: SALES, rateLimit: RATE, ...credentials });
   try {
     const config = configSchema.parse({
       database: path.join(dir, 'pinrecon.duckdb'),
@@ -98,7 +65,7 @@ export async function run(): Promise<BenchResult> {
         'under the extract memory cap. The second run re-fetches the same window within the lookback.',
     };
   } finally {
-    simulator.child.kill('SIGTERM');
+    await simulator.stop();
     rmSync(dir, { recursive: true, force: true });
   }
 }
