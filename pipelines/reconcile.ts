@@ -319,6 +319,8 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   await warehouse.run(
     `INSERT INTO cfg_params BY NAME SELECT
        $1::VARCHAR AS period, $2::DATE AS period_start, $3::DATE AS period_end, $4::DATE AS as_of,
+       timezone($8::VARCHAR, $2::DATE::TIMESTAMP) - INTERVAL 1 DAY AS scope_starts_at,
+       timezone($8::VARCHAR, $3::DATE::TIMESTAMP) + INTERVAL 2 DAY AS scope_ends_at,
        $5::DECIMAL(18,4) AS cost_tolerance, $6::DECIMAL(18,4) AS price_tolerance, $7::INTEGER AS unredeemed_after_days,
        $8::VARCHAR AS timezone, $9::VARCHAR AS run_id, $10::TIMESTAMPTZ AS built_at,
        $11::BIGINT AS lookups, $12::BIGINT AS lookups_found,

@@ -5,6 +5,8 @@ CREATE OR REPLACE TEMP TABLE cfg_params (
   period                VARCHAR NOT NULL,        -- YYYY-MM: the period being reconciled
   period_start          DATE NOT NULL,           -- its first local date
   period_end            DATE NOT NULL,           -- its last local date
+  scope_starts_at       TIMESTAMPTZ NOT NULL,    -- a day before the period's first local midnight: rows dated from here to
+  scope_ends_at         TIMESTAMPTZ NOT NULL,    -- a day after its end are in the period's scope (int_recon_scope_references)
   as_of                 DATE NOT NULL,           -- the date unredeemed keys are aged at (--as-of, default today)
   cost_tolerance        DECIMAL(18,4) NOT NULL,  -- reconciliation.costTolerance
   price_tolerance       DECIMAL(18,4) NOT NULL,  -- reconciliation.priceTolerance (default: costTolerance)

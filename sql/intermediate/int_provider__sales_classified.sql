@@ -29,8 +29,8 @@ sales as (
     cross join cfg_params as params
     where staged.partner_reference in (select partner_reference from scope)
         or staged.partner_reference is null
-            and staged.transaction_at >= timezone(params.timezone, cast(params.period_start as timestamp)) - interval 1 day
-            and staged.transaction_at < timezone(params.timezone, cast(params.period_end as timestamp)) + interval 2 day
+            and staged.transaction_at >= params.scope_starts_at
+            and staged.transaction_at < params.scope_ends_at
 
 ),
 

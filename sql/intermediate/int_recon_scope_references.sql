@@ -7,11 +7,7 @@ with
 
 params as (
 
-    select
-        timezone(timezone, cast(period_start as timestamp)) - interval 1 day as scope_starts_at,
-        timezone(timezone, cast(period_end as timestamp)) + interval 2 day as scope_ends_at
-
-    from cfg_params
+    select * from cfg_params
 
 ),
 
