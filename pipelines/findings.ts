@@ -402,14 +402,16 @@ function checkRow(row: Candidate, current: Map<string, CurrentFinding>, check: C
   const asNow = { decision: finding.decision, note: finding.decision_note, owner: finding.owner, expected_clear_by: finding.expected_clear_by };
   if (sameDecision(row, decision, asNow)) return { kind: 'unchanged', decision };
   // A workbook with Decision refs: was the row edited, and did the database move since the workbook was written?
-  if (row.decisionRef !== undefined && !check.overwrite) {
+  // A row left as written never overwrites a newer decision; --overwrite only lets edited rows through.
+  if (row.decisionRef !== undefined) {
     const ref = row.decisionRef;
     const written = ref === null ? null : check.written.get(ref);
+    if (written && written.finding_id === row.findingId && sameDecision(row, decision, written)) {
+      return { kind: 'unchanged', decision, reason: `left as written (${written.decision}); the finding is decided "${finding.decision}" since` };
+    }
+    if (check.overwrite) return { kind: 'record', decision };
     if (ref !== null && (!written || written.finding_id !== row.findingId)) {
       return { kind: 'refuse', reason: `its Decision ref ${ref.slice(0, 12)}… is no decision of this finding here: run \`pinrecon report\` for a fresh workbook, or --overwrite` };
-    }
-    if (written && sameDecision(row, decision, written)) {
-      return { kind: 'unchanged', decision, reason: `left as written (${written.decision}); the finding is decided "${finding.decision}" since` };
     }
     if ((finding.decision_sha256 ?? null) !== ref) {
       const since = finding.decided_by ? `changed by ${finding.decided_by} at ${finding.decided_at} (${check.timezone})` : 'changed';
