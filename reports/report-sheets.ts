@@ -115,7 +115,7 @@ function exceptionSheet(period: string, timezone: string, family: string, title:
 export function signoffChangesSheet(period: string, signoffId: string): DetailSheet {
   return {
     title: 'Changed since sign-off',
-    description: 'findings new, cleared or changed since the period was signed off, with the amount delta',
+    description: 'findings new, cleared or changed (amounts, statuses or decision) since the period was signed off, with the amount delta',
     columns: [
       { key: 'change', header: 'Change', kind: 'text', sql: 'change', width: 10 },
       { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 24 },
@@ -127,6 +127,8 @@ export function signoffChangesSheet(period: string, signoffId: string): DetailSh
       money('amount_delta', 'Delta', 'amount_delta', 'currency'),
       { key: 'signed_details', header: 'Details as signed', kind: 'text', sql: 'signed_details', width: 50 },
       { key: 'current_details', header: 'Details now', kind: 'text', sql: 'current_details', width: 50 },
+      { key: 'signed_decision', header: 'Decision as signed', kind: 'text', sql: 'signed_decision', width: 15 },
+      { key: 'current_decision', header: 'Decision now', kind: 'text', sql: 'current_decision', width: 15 },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
     ],
     table: 'recon_signoff_changes',
