@@ -1,7 +1,8 @@
 /**
  * The audit chain over a period's decisions (issue 14 item 5): every recorded decision links to the one
  * before it by hash, in the order recorded; `verifyPeriod` recomputes it and names the first row that was
- * changed, removed or slipped in; a database from before the chain gets its decisions chained once when opened.
+ * changed, removed or slipped in, and a sign-off whose signed rows changed (but not one whose table gained a
+ * column since); a database from before the chain gets its decisions chained once when opened.
  */
 import { DuckDBInstance } from '@duckdb/node-api';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -10,6 +11,7 @@ import path from 'node:path';
 import { expect, test } from 'vitest';
 import { canonicalDecision, decisionSha256 } from '../../core/decision-chain.js';
 import { Warehouse } from '../../core/warehouse.js';
+import { closePeriod } from '../../pipelines/close.js';
 import { decideFindings } from '../../pipelines/findings.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { verifyPeriod } from '../../pipelines/verify.js';
@@ -128,4 +130,26 @@ test('a database from before the chain has its decisions chained once, when it i
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test("verify checks each sign-off's rows as signed, even after the table gained columns, and names one that changed", async () => {
+  const { costBreak } = await fillFindings(f);
+  const quiet = capturingOutput().output;
+  await reconcile(f.warehouse, f.config, { period, asOf }, quiet);
+  const costId = await findingIdOf(f, costBreak.partner_reference);
+  await decideFindings(f.warehouse, [costId], { decision: 'claim', by: 'ana' });
+  const signoff = await closePeriod(f.warehouse, f.config, { period, by: 'Ana Lima', allowUndecided: true }, quiet);
+  expect(signoff.manifest.decisionChainHead).toMatchObject({ position: 1 });
+  expect(await verifyPeriod(f.warehouse, period)).toMatchObject({ ok: true, signoffs: [{ signoffId: signoff.signoffId, reopened: false }] });
+
+  // A later version adds a column to the findings (and so to the signed rows): the sign-off still verifies.
+  await f.warehouse.run('ALTER TABLE recon_exceptions_signed ADD COLUMN some_later_column VARCHAR');
+  expect((await verifyPeriod(f.warehouse, period)).ok).toBe(true);
+
+  // A signed row rewritten: the sign-off is named.
+  await f.warehouse.run(`UPDATE recon_exceptions_signed SET difference = difference + 1 WHERE finding_id = $1`, [costId]);
+  const broken = await verifyPeriod(f.warehouse, period);
+  expect(broken.mismatches).toEqual([
+    { kind: 'signoff', subject: `sign-off ${signoff.signoffId} (by Ana Lima)`, reason: `its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ${signoff.contentSha256}` },
+  ]);
 });
