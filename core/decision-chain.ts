@@ -137,7 +137,10 @@ export async function chainExistingDecisions(warehouse: Warehouse): Promise<numb
     );
     if (rows.length === 0) return 0;
     const heads = new Map<string, { position: number; sha256: string | null }>();
-    await warehouse.run(`CREATE OR REPLACE TEMP TABLE decision_chain_migration (row_id BIGINT, chain_position BIGINT, prev_sha256 VARCHAR, row_sha256 VARCHAR)`);
+    await warehouse.run(
+      `CREATE OR REPLACE TEMP TABLE decision_chain_migration
+       (row_id BIGINT, chain_position BIGINT, prev_sha256 VARCHAR, row_sha256 VARCHAR)`,
+    );
     const appender = await warehouse.connection.createAppender('decision_chain_migration', 'main', 'temp');
     try {
       for (const row of rows) {

@@ -115,7 +115,13 @@ type CurrentFinding = {
 };
 
 /** A decision as a workbook was written with it (the recon_decisions row its Decision ref names). */
-type WrittenDecision = { finding_id: string; decision: string; note: string | null; owner: string | null; expected_clear_by: string | null };
+type WrittenDecision = {
+  finding_id: string;
+  decision: string;
+  note: string | null;
+  owner: string | null;
+  expected_clear_by: string | null;
+};
 
 /** A row to check: where it came from and what it asks. */
 type Candidate = Omit<TypedDecision, 'sheet' | 'row'> & { sheet?: string; row?: number };
@@ -146,7 +152,12 @@ export interface ImportOptions {
 }
 
 /** `findings import WORKBOOK`: records the decisions typed into a workbook that differ from the current ones. */
-export async function importDecisions(warehouse: Warehouse, file: string, options: ImportOptions, output: Output): Promise<DecisionsResult> {
+export async function importDecisions(
+  warehouse: Warehouse,
+  file: string,
+  options: ImportOptions,
+  output: Output,
+): Promise<DecisionsResult> {
   if (!existsSync(file)) throw new UsageError(`${file}: no such file (give the path of a pinrecon workbook saved as .xlsx).`);
   const by = options.by ?? defaultDecidedBy();
   const timezone = options.timezone ?? 'UTC';
@@ -171,7 +182,8 @@ export async function importDecisions(warehouse: Warehouse, file: string, option
         'Import the workbook as `pinrecon report` wrote it (keep its Summary sheet), or copy the decisions into that workbook.',
       );
     }
-    await refuseSignedPeriods(warehouse, period !== null ? [period] : [...new Set([...current.values()].map((f) => f.period))], timezone, 'findings import');
+    const periods = period !== null ? [period] : [...new Set([...current.values()].map((f) => f.period))];
+    await refuseSignedPeriods(warehouse, periods, timezone, 'findings import');
     const refs = workbook.rows.map((r) => r.decisionRef).filter((ref): ref is string => typeof ref === 'string' && ref !== '');
     const written = await writtenDecisions(warehouse, refs);
     const context = { period, overwrite: Boolean(options.overwrite), timezone, written };
@@ -193,17 +205,17 @@ export interface DecideOptions {
 
 /** `findings decide ID…`: records one decision for each finding; options left out keep the finding's current value. */
 export async function decideFindings(warehouse: Warehouse, findingIds: string[], options: DecideOptions): Promise<DecisionsResult> {
-  if (findingIds.length === 0) throw new UsageError('Name at least one finding id (see `pinrecon findings list --period P`), or choose findings with --period.');
+  if (findingIds.length === 0) {
+    throw new UsageError('Name at least one finding id (see `pinrecon findings list --period P`), or choose findings with --period.');
+  }
   const by = options.by ?? defaultDecidedBy();
   const timezone = options.timezone ?? 'UTC';
   return recordRun(warehouse, 'findings decide', { findingIds, ...options, by }, async (run) => {
     const current = await currentFindings(warehouse, findingIds, null, timezone);
     await refuseSignedPeriods(warehouse, [...new Set([...current.values()].map((f) => f.period))], timezone, 'findings decide');
-    const result = await checkAndRecord(warehouse, commandLineRows(findingIds, current, options), current, { period: null, overwrite: false, timezone, written: new Map() }, {
-      by,
-      source: 'cli',
-      runId: run.runId,
-    });
+    const check = { period: null, overwrite: false, timezone, written: new Map() };
+    const rows = commandLineRows(findingIds, current, options);
+    const result = await checkAndRecord(warehouse, rows, current, check, { by, source: 'cli', runId: run.runId });
     run.counters.rowsLoaded = result.recorded.length;
     run.details = { source: 'cli', recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };
     return result;
@@ -225,7 +237,11 @@ export interface FindingFilter {
  * `findings decide --period P [filters] --decision D [--dry-run]`: one decision for every finding of the
  * period the filters choose (a month's 589 unredeemed keys at once); a dry run only says what it would decide.
  */
-export async function decideInBulk(warehouse: Warehouse, filter: FindingFilter, options: DecideOptions & { dryRun?: boolean }): Promise<DecisionsResult> {
+export async function decideInBulk(
+  warehouse: Warehouse,
+  filter: FindingFilter,
+  options: DecideOptions & { dryRun?: boolean },
+): Promise<DecisionsResult> {
   const by = options.by ?? defaultDecidedBy();
   const timezone = options.timezone ?? 'UTC';
   const work = async (runId: string): Promise<DecisionsResult> => {
@@ -235,11 +251,8 @@ export async function decideInBulk(warehouse: Warehouse, filter: FindingFilter, 
     await warehouse.run('DROP TABLE decision_bulk_selection');
     if (options.dryRun) return { ...emptyResult(runId, 'cli', by, filter.period), selected, dryRun: true };
     const current = await currentFindings(warehouse, chosen, filter.period, timezone);
-    const result = await checkAndRecord(warehouse, commandLineRows(chosen, current, options), current, { period: filter.period, overwrite: false, timezone, written: new Map() }, {
-      by,
-      source: 'cli',
-      runId,
-    });
+    const check = { period: filter.period, overwrite: false, timezone, written: new Map() };
+    const result = await checkAndRecord(warehouse, commandLineRows(chosen, current, options), current, check, { by, source: 'cli', runId });
     return { ...result, selected, dryRun: false };
   };
   // A dry run changes nothing, so it leaves no trace either.
@@ -247,7 +260,8 @@ export async function decideInBulk(warehouse: Warehouse, filter: FindingFilter, 
   return recordRun(warehouse, 'findings decide', { ...filter, ...options, by }, async (run) => {
     const result = await work(run.runId);
     run.counters.rowsLoaded = result.recorded.length;
-    run.details = { source: 'cli', bulk: filter, recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };
+    const counts = { recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };
+    run.details = { source: 'cli', bulk: filter, ...counts };
     return result;
   });
 }
@@ -343,8 +357,9 @@ async function checkAndRecord(
     seen.set(row.findingId!, row);
     if (verdict.kind === 'unchanged') {
       result.unchanged++;
-      result.unchangedRows.push({ ...place, findingId: row.findingId!, decision: verdict.decision, ...(verdict.reason ? { reason: verdict.reason } : {}) });
-      result.rows.push({ ...place, findingId: row.findingId, outcome: 'unchanged', decision: verdict.decision, ...(verdict.reason ? { reason: verdict.reason } : {}) });
+      const why = verdict.reason ? { reason: verdict.reason } : {};
+      result.unchangedRows.push({ ...place, findingId: row.findingId!, decision: verdict.decision, ...why });
+      result.rows.push({ ...place, findingId: row.findingId, outcome: 'unchanged', decision: verdict.decision, ...why });
       continue;
     }
     const finding = current.get(row.findingId!)!;
@@ -377,7 +392,8 @@ function checkRow(row: Candidate, current: Map<string, CurrentFinding>, check: C
   if (row.findingId === null) return { kind: 'refuse', reason: 'no Finding ID on this row (decisions are matched to findings by it)' };
   const finding = current.get(row.findingId);
   // A workbook written undecided, left undecided, while the database has decided since: left as written.
-  const leftUndecided = row.decisionRef === null && row.decision === null && row.note === null && row.owner === null && row.expectedClearBy === null;
+  const leftUndecided =
+    row.decisionRef === null && row.decision === null && row.note === null && row.owner === null && row.expectedClearBy === null;
   if (row.decision === null) {
     if (row.note !== null || row.owner !== null || row.expectedClearBy !== null) return { kind: 'refuse', reason: 'Note, Owner or Expected clear by without a Decision' };
     if (finding?.decision && leftUndecided) {
@@ -395,11 +411,21 @@ function checkRow(row: Candidate, current: Map<string, CurrentFinding>, check: C
   }
   const earlier = seen.get(row.findingId);
   if (earlier) {
-    const same = normalized(earlier.decision) === decision && earlier.note === row.note && earlier.owner === row.owner && earlier.expectedClearBy === row.expectedClearBy;
+    const same = sameDecision(row, decision, {
+      decision: normalized(earlier.decision),
+      note: earlier.note,
+      owner: earlier.owner,
+      expected_clear_by: earlier.expectedClearBy,
+    });
     if (same) return { kind: 'skip' };
     return { kind: 'refuse', reason: `the finding is also on ${earlier.sheet ?? ''} row ${earlier.row ?? ''} with another decision: keep one` };
   }
-  const asNow = { decision: finding.decision, note: finding.decision_note, owner: finding.owner, expected_clear_by: finding.expected_clear_by };
+  const asNow = {
+    decision: finding.decision,
+    note: finding.decision_note,
+    owner: finding.owner,
+    expected_clear_by: finding.expected_clear_by,
+  };
   if (sameDecision(row, decision, asNow)) return { kind: 'unchanged', decision };
   // A workbook with Decision refs: was the row edited, and did the database move since the workbook was written?
   // A row left as written never overwrites a newer decision; --overwrite only lets edited rows through.
@@ -407,29 +433,35 @@ function checkRow(row: Candidate, current: Map<string, CurrentFinding>, check: C
     const ref = row.decisionRef;
     const written = ref === null ? null : check.written.get(ref);
     if (written && written.finding_id === row.findingId && sameDecision(row, decision, written)) {
-      return { kind: 'unchanged', decision, reason: `left as written (${written.decision}); the finding is decided "${finding.decision}" since` };
+      const reason = `left as written (${written.decision}); the finding is decided "${finding.decision}" since`;
+      return { kind: 'unchanged', decision, reason };
     }
     if (check.overwrite) return { kind: 'record', decision };
     if (ref !== null && (!written || written.finding_id !== row.findingId)) {
-      return { kind: 'refuse', reason: `its Decision ref ${ref.slice(0, 12)}… is no decision of this finding here: run \`pinrecon report\` for a fresh workbook, or --overwrite` };
+      const reason = `its Decision ref ${ref.slice(0, 12)}… is no decision of this finding here: ${freshWorkbook}`;
+      return { kind: 'refuse', reason };
     }
     if ((finding.decision_sha256 ?? null) !== ref) {
       const since = finding.decided_by ? `changed by ${finding.decided_by} at ${finding.decided_at} (${check.timezone})` : 'changed';
       return {
         kind: 'refuse',
-        reason: `${since} after this workbook was written (now "${finding.decision ?? 'undecided'}"): run \`pinrecon report\` for a fresh workbook, or --overwrite`,
+        reason: `${since} after this workbook was written (now "${finding.decision ?? 'undecided'}"): ${freshWorkbook}`,
       };
     }
   }
   return { kind: 'record', decision };
 }
 
+const freshWorkbook = 'run `pinrecon report` for a fresh workbook, or --overwrite';
+
 function sameDecision(
   row: Candidate,
   decision: string,
   other: { decision: string | null; note: string | null; owner: string | null; expected_clear_by: string | null },
 ): boolean {
-  return other.decision === decision && other.note === row.note && other.owner === row.owner && other.expected_clear_by === row.expectedClearBy;
+  return (
+    other.decision === decision && other.note === row.note && other.owner === row.owner && other.expected_clear_by === row.expectedClearBy
+  );
 }
 
 /**
@@ -466,7 +498,10 @@ async function recordDecisions(warehouse: Warehouse, recorded: RecordedDecision[
       warehouse,
       'decision_changes',
       ['finding_id', 'period', 'decision', 'note', 'owner', 'expected_clear_by', 'chain_position', 'prev_sha256', 'row_sha256'],
-      recorded.map((r, i) => [r.findingId, r.period, r.decision, r.note, r.owner, r.expectedClearBy, String(r.chainPosition), prevSha256[i]!, r.rowSha256!]),
+      recorded.map((r, i) => {
+        const chain = [String(r.chainPosition), prevSha256[i]!, r.rowSha256!];
+        return [r.findingId, r.period, r.decision, r.note, r.owner, r.expectedClearBy, ...chain];
+      }),
     );
     await warehouse.run(
       `UPDATE recon_decisions SET superseded_at = $1::TIMESTAMPTZ
@@ -474,16 +509,16 @@ async function recordDecisions(warehouse: Warehouse, recorded: RecordedDecision[
       [decidedAt],
     );
     await warehouse.run(
-      `INSERT INTO recon_decisions (finding_id, period, decision, note, owner, expected_clear_by, decided_by, decided_at, source, superseded_at,
-                                    chain_position, prev_sha256, row_sha256)
+      `INSERT INTO recon_decisions (finding_id, period, decision, note, owner, expected_clear_by, decided_by, decided_at, source,
+                                    superseded_at, chain_position, prev_sha256, row_sha256)
        SELECT finding_id, period, decision, note, owner, expected_clear_by::DATE, $1, $2::TIMESTAMPTZ, $3, NULL,
               chain_position::BIGINT, prev_sha256, row_sha256
        FROM decision_changes`,
       [context.by, decidedAt, context.source],
     );
     await warehouse.run(
-      `UPDATE recon_exceptions SET decision = c.decision, decision_note = c.note, owner = c.owner, expected_clear_by = c.expected_clear_by::DATE,
-              decided_by = $1, decided_at = $2::TIMESTAMPTZ, decision_sha256 = c.row_sha256
+      `UPDATE recon_exceptions SET decision = c.decision, decision_note = c.note, owner = c.owner,
+              expected_clear_by = c.expected_clear_by::DATE, decided_by = $1, decided_at = $2::TIMESTAMPTZ, decision_sha256 = c.row_sha256
        FROM decision_changes c WHERE recon_exceptions.finding_id = c.finding_id AND recon_exceptions.period = c.period`,
       [context.by, decidedAt],
     );
@@ -495,7 +530,12 @@ async function recordDecisions(warehouse: Warehouse, recorded: RecordedDecision[
  * The current findings among `ids`, with their current decision. With the workbook's period known, that
  * period's findings are read whole (one scan), and only the ids not among them are looked up elsewhere.
  */
-async function currentFindings(warehouse: Warehouse, ids: string[], period: string | null, timezone: string): Promise<Map<string, CurrentFinding>> {
+async function currentFindings(
+  warehouse: Warehouse,
+  ids: string[],
+  period: string | null,
+  timezone: string,
+): Promise<Map<string, CurrentFinding>> {
   const columns = `finding_id, period, decision, decision_note, owner, expected_clear_by::VARCHAR AS expected_clear_by, decided_by,
     strftime(timezone(${sqlString(timezone)}, decided_at), '%Y-%m-%d %H:%M') AS decided_at, decision_sha256`;
   const found = new Map<string, CurrentFinding>();
@@ -610,7 +650,9 @@ export function describeDecisions(result: DecisionsResult, shown = 50): string {
     lines.push(`  recorded  ${place(r)}: ${r.findingId} ${r.previous ?? '(undecided)'} → ${r.decision}${r.expectedClearBy ? ` by ${r.expectedClearBy}` : ''}${r.owner ? ` (owner ${r.owner})` : ''}`);
   }
   more(result.recorded.length, 'recorded');
-  for (const r of result.unchangedRows.slice(0, shown)) lines.push(`  unchanged ${place(r)}: ${r.findingId} ${r.decision ?? '(undecided)'}${r.reason ? `: ${r.reason}` : ''}`);
+  for (const r of result.unchangedRows.slice(0, shown)) {
+    lines.push(`  unchanged ${place(r)}: ${r.findingId} ${r.decision ?? '(undecided)'}${r.reason ? `: ${r.reason}` : ''}`);
+  }
   more(result.unchangedRows.length, 'unchanged');
   for (const r of result.refused.slice(0, shown)) lines.push(`  refused   ${place(r)}: ${r.findingId ?? '(no finding id)'}: ${r.reason}`);
   more(result.refused.length, 'refused');
@@ -637,7 +679,11 @@ export type DecisionHistoryRow = {
 };
 
 /** `findings history (ID | --period P)`: who decided what, when and from which source, in the order recorded. */
-export async function decisionHistory(warehouse: Warehouse, selector: { findingId?: string; period?: string }, timezone: string): Promise<DecisionHistoryRow[]> {
+export async function decisionHistory(
+  warehouse: Warehouse,
+  selector: { findingId?: string; period?: string },
+  timezone: string,
+): Promise<DecisionHistoryRow[]> {
   const zone = sqlString(timezone);
   const local = (column: string) => `strftime(timezone(${zone}, ${column}), '%Y-%m-%d %H:%M:%S') || ' (' || ${zone} || ')'`;
   const where = selector.findingId !== undefined ? 'd.finding_id = $1' : 'd.period = $1';
@@ -646,15 +692,21 @@ export async function decisionHistory(warehouse: Warehouse, selector: { findingI
             d.decision, d.note, d.owner, d.expected_clear_by::VARCHAR AS expected_clear_by, d.decided_by,
             ${local('d.decided_at')} AS decided_at, d.source, ${local('d.superseded_at')} AS superseded_at, d.row_sha256
      FROM recon_decisions d
-     LEFT JOIN (SELECT DISTINCT ON (finding_id) finding_id, exception_type, partner_reference FROM recon_exceptions) e ON e.finding_id = d.finding_id
+     LEFT JOIN (SELECT DISTINCT ON (finding_id) finding_id, exception_type, partner_reference FROM recon_exceptions) e
+       ON e.finding_id = d.finding_id
      WHERE ${where}
      ORDER BY d.period, d.chain_position NULLS LAST, d.decided_at, d.finding_id`,
     [selector.findingId ?? selector.period!],
   );
   if (rows.length === 0 && selector.findingId !== undefined) {
-    const known = await warehouse.one<{ n: string }>('SELECT count(*)::VARCHAR AS n FROM recon_exceptions WHERE finding_id = $1', [selector.findingId]);
+    const known = await warehouse.one<{ n: string }>('SELECT count(*)::VARCHAR AS n FROM recon_exceptions WHERE finding_id = $1', [
+      selector.findingId,
+    ]);
     if (Number(known?.n ?? 0) === 0) {
-      throw new JobError(`No finding ${selector.findingId} and no decision on it in the database.`, 'Find the finding ids with pinrecon findings list --period P.');
+      throw new JobError(
+        `No finding ${selector.findingId} and no decision on it in the database.`,
+        'Find the finding ids with pinrecon findings list --period P.',
+      );
     }
   }
   return rows;

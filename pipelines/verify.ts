@@ -65,7 +65,10 @@ export async function verifyPeriod(warehouse: Warehouse, period: string): Promis
           mismatches.push({
             kind: 'file',
             subject: file.path,
-            reason: now === null ? `it is gone (sign-off ${signoff.signoff_id} recorded sha256 ${file.sha256})` : `its sha256 is ${now}, sign-off ${signoff.signoff_id} recorded ${file.sha256}`,
+            reason:
+              now === null
+                ? `it is gone (sign-off ${signoff.signoff_id} recorded sha256 ${file.sha256})`
+                : `its sha256 is ${now}, sign-off ${signoff.signoff_id} recorded ${file.sha256}`,
           });
         }
       }
@@ -75,11 +78,22 @@ export async function verifyPeriod(warehouse: Warehouse, period: string): Promis
       ok: mismatches.length === 0,
       decisions: chain.rows.length,
       chainHead: chain.head,
-      signoffs: signoffs.map((s) => ({ signoffId: s.signoff_id, signedBy: s.signed_by, reopened: s.reopened, contentSha256: s.content_sha256 })),
+      signoffs: signoffs.map((s) => ({
+        signoffId: s.signoff_id,
+        signedBy: s.signed_by,
+        reopened: s.reopened,
+        contentSha256: s.content_sha256,
+      })),
       filesChecked: fileHashes.size,
       mismatches,
     };
-    run.details = { ok: report.ok, decisions: report.decisions, signoffs: signoffs.length, filesChecked: report.filesChecked, mismatches: mismatches.slice(0, 20) };
+    run.details = {
+      ok: report.ok,
+      decisions: report.decisions,
+      signoffs: signoffs.length,
+      filesChecked: report.filesChecked,
+      mismatches: mismatches.slice(0, 20),
+    };
     return report;
   });
 }
@@ -94,15 +108,19 @@ async function verifyChain(warehouse: Warehouse, period: string, mismatches: Ver
     [period],
   );
   const name = (row: StoredDecisionRow, index: number) =>
-    `recon_decisions row ${row.chain_position ?? `#${index + 1} (no chain position)`} of ${period}: finding ${row.finding_id}, ${row.decision} by ${row.decided_by}`;
+    `recon_decisions row ${row.chain_position ?? `#${index + 1} (no chain position)`} of ${period}: ` +
+    `finding ${row.finding_id}, ${row.decision} by ${row.decided_by}`;
   let previous: string | null = null;
   rows.forEach((row, index) => {
     const subject = name(row, index);
     const fail = (reason: string) => mismatches.push({ kind: 'decision', subject, reason });
     if (row.row_sha256 === null || row.chain_position === null) fail('it is not chained (no row_sha256): it was written outside pinrecon');
-    else if (Number(row.chain_position) !== index + 1) fail(`it is at chain position ${row.chain_position}, expected ${index + 1}: a row before it was removed or reordered`);
-    else if (decisionSha256(toChainedDecision(row)) !== row.row_sha256) fail('its content does not hash to its row_sha256: it was changed after it was recorded');
-    else if (row.prev_sha256 !== previous) fail("its prev_sha256 is not the row_sha256 of the row before it: the chain was rewritten");
+    else if (Number(row.chain_position) !== index + 1) {
+      fail(`it is at chain position ${row.chain_position}, expected ${index + 1}: a row before it was removed or reordered`);
+    } else if (decisionSha256(toChainedDecision(row)) !== row.row_sha256) {
+      fail('its content does not hash to its row_sha256: it was changed after it was recorded');
+    }
+    else if (row.prev_sha256 !== previous) fail('its prev_sha256 is not the row_sha256 of the row before it: the chain was rewritten');
     previous = row.row_sha256;
   });
   // superseded_at is left out of the hash (it is filled later): it must be the decided_at of the finding's next decision.
@@ -114,13 +132,17 @@ async function verifyChain(warehouse: Warehouse, period: string, mismatches: Ver
       mismatches.push({
         kind: 'decision',
         subject: name(row, index),
-        reason: expected === null ? `superseded_at is ${row.superseded_at}, but no later decision of the finding exists` : `superseded_at is ${row.superseded_at ?? 'empty'}, the next decision of the finding was recorded at ${expected}`,
+        reason:
+          expected === null
+            ? `superseded_at is ${row.superseded_at}, but no later decision of the finding exists`
+            : `superseded_at is ${row.superseded_at ?? 'empty'}, the next decision of the finding was recorded at ${expected}`,
       });
     }
     next.set(row.finding_id, row.decided_at);
   }
   const last = rows.at(-1);
-  const head = last && last.row_sha256 !== null && last.chain_position !== null ? { position: Number(last.chain_position), sha256: last.row_sha256 } : null;
+  const chained = last && last.row_sha256 !== null && last.chain_position !== null;
+  const head = chained ? { position: Number(last.chain_position), sha256: last.row_sha256! } : null;
   return { rows, head };
 }
 
@@ -132,7 +154,8 @@ function checkChainHead(manifest: Manifest, signoff: SignoffRow, chain: ChainFac
   if (signed.position > 0) {
     const row = chain.rows.find((r) => Number(r.chain_position) === signed.position);
     if (!row || row.row_sha256 !== signed.sha256) {
-      mismatches.push({ kind: 'signoff', subject, reason: `its manifest's decision chain head (position ${signed.position}, ${signed.sha256}) is no longer in the chain` });
+      const reason = `its manifest's decision chain head (position ${signed.position}, ${signed.sha256}) is no longer in the chain`;
+      mismatches.push({ kind: 'signoff', subject, reason });
       return;
     }
   }
@@ -141,7 +164,9 @@ function checkChainHead(manifest: Manifest, signoff: SignoffRow, chain: ChainFac
     if (after) {
       mismatches.push({
         kind: 'decision',
-        subject: `recon_decisions row ${after.chain_position ?? '(no chain position)'}: finding ${after.finding_id}, ${after.decision} by ${after.decided_by}`,
+        subject:
+          `recon_decisions row ${after.chain_position ?? '(no chain position)'}: ` +
+          `finding ${after.finding_id}, ${after.decision} by ${after.decided_by}`,
         reason: `it was recorded after sign-off ${signoff.signoff_id}, while the period is signed off`,
       });
     }

@@ -312,8 +312,10 @@ function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: SheetColumn
 
 /** The detail sheets' cell styles: by column kind, money by the row's currency. */
 const detailStyles: ColumnStyles = {
-  fixed: (column) =>
-    column.readOnly ? styles.readOnly : (({ integer: styles.integer, datetime: styles.dateTime, date: styles.date })[column.kind as string] ?? styles.plain),
+  fixed: (column) => {
+    if (column.readOnly) return styles.readOnly;
+    return ({ integer: styles.integer, datetime: styles.dateTime, date: styles.date })[column.kind as string] ?? styles.plain;
+  },
   money: moneyStyle,
 };
 

@@ -122,13 +122,16 @@ Examples:
       action<DecideOptions, [string[]]>(async ({ config, output }, options, findingIds) => {
         if (!isDecision(options.decision)) throw new UsageError(`--decision must be one of ${decisions.join(', ')}, got "${options.decision}".`);
         const expectedClearBy = parseDateOption(options.expectedClearBy, '--expected-clear-by');
-        const decide = { decision: options.decision, note: options.note, owner: options.owner, expectedClearBy, by: options.by, timezone: config.timezone };
+        const { decision, note, owner, by } = options;
+        const decide = { decision, note, owner, expectedClearBy, by, timezone: config.timezone };
         const filters = ['type', 'family', 'undecided', 'maxAmount', 'dryRun'] as const;
         const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
         if (options.period === undefined) {
           const used = filters.filter((name) => options[name] !== undefined);
           if (used.length > 0) throw new UsageError(`${used.map(flag).join(', ')} choose findings of a period: give --period YYYY-MM too.`);
-          if (findingIds.length === 0) throw new UsageError('Name the findings: finding ids (see pinrecon findings list --period P), or --period P with filters.');
+          if (findingIds.length === 0) {
+            throw new UsageError('Name the findings: finding ids (see pinrecon findings list --period P), or --period P with filters.');
+          }
           const result = await withJobWarehouse(config, (warehouse) => decideFindings(warehouse, findingIds, decide));
           report(output, result);
           return;
@@ -136,7 +139,9 @@ Examples:
         if (findingIds.length > 0) throw new UsageError('Choose findings either by id or with --period and filters, not both.');
         const period = parsePeriodOption(options.period);
         for (const type of options.type ?? []) {
-          if (!(exceptionTypes as readonly string[]).includes(type)) throw new UsageError(`--type must be among ${exceptionTypes.join(', ')}, got "${type}".`);
+          if (!(exceptionTypes as readonly string[]).includes(type)) {
+            throw new UsageError(`--type must be among ${exceptionTypes.join(', ')}, got "${type}".`);
+          }
         }
         if (options.family !== undefined && !(families as readonly string[]).includes(options.family)) {
           throw new UsageError(`--family must be one of ${families.join(', ')}, got "${options.family}".`);
@@ -145,7 +150,8 @@ Examples:
           throw new UsageError(`--max-amount must be a non-negative amount such as 50 or 12.50, got "${options.maxAmount}".`);
         }
         const filter = { period, types: options.type, family: options.family, undecided: options.undecided, maxAmount: options.maxAmount };
-        const result = await withJobWarehouse(config, (warehouse) => decideInBulk(warehouse, filter, { ...decide, dryRun: Boolean(options.dryRun) }));
+        const bulk = { ...decide, dryRun: Boolean(options.dryRun) };
+        const result = await withJobWarehouse(config, (warehouse) => decideInBulk(warehouse, filter, bulk));
         report(output, result);
       }),
     );
@@ -159,8 +165,11 @@ Examples:
   ).action(
     action<HistoryOptions, [string | undefined]>(async ({ config }, options, findingId) => {
       const format = options.json ? 'json' : options.format;
-      if (!(listFormats as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
-      if ((findingId === undefined) === (options.period === undefined)) throw new UsageError('Give either a finding id or --period YYYY-MM.');
+      if (!(listFormats as readonly string[]).includes(format)) {
+        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
+      }
+      const chosenBy = [findingId, options.period].filter((choice) => choice !== undefined);
+      if (chosenBy.length !== 1) throw new UsageError('Give either a finding id or --period YYYY-MM.');
       const selector = findingId !== undefined ? { findingId } : { period: parsePeriodOption(options.period) };
       const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
       let rows;
