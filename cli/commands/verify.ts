@@ -33,8 +33,8 @@ Example:
         const period = parsePeriodOption(options.period);
         const report = await withJobWarehouse(config, (warehouse) => verifyPeriod(warehouse, period));
         const head = report.chainHead ? ` (head ${report.chainHead.position}: ${report.chainHead.sha256.slice(0, 16)}…)` : '';
-        const facts =
-          `${report.decisions} decision(s) in the chain${head}, ` + `${report.signoffs.length} sign-off(s), ${report.filesChecked} file(s)`;
+        const signoffs = `${report.signoffs.length} sign-off(s)`;
+        const facts = `${report.decisions} decision(s) in the chain${head}, ${signoffs}, ${report.filesChecked} file(s)`;
         output.document(report);
         if (report.ok) {
           output.result(`verified ${period}: ${facts}`);
