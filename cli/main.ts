@@ -22,6 +22,7 @@ import { registerReport } from './commands/report.js';
 import { registerRun } from './commands/run.js';
 import { registerSchedule } from './commands/schedule.js';
 import { registerSimulateApi } from './commands/simulate-api.js';
+import { registerVerify } from './commands/verify.js';
 
 export function buildProgram(): Command {
   const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
@@ -40,6 +41,7 @@ export function buildProgram(): Command {
     registerRun,
     registerClose,
     registerReopen,
+    registerVerify,
     registerSchedule,
     registerQuery,
     registerExport,

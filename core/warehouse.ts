@@ -10,6 +10,7 @@
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { chainExistingDecisions, decisionsNeedChaining } from './decision-chain.js';
 import { JobError } from './errors.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
@@ -112,9 +113,12 @@ export class Warehouse {
   /** Runs every `sql/schema/*.sql` in name order; each statement is idempotent (CREATE ... IF NOT EXISTS). */
   async applySchema(): Promise<void> {
     const dir = path.join(sqlDir(), 'schema');
+    // Decisions recorded before the audit chain existed are chained once, as the chain's columns arrive.
+    const unchained = await decisionsNeedChaining(this);
     for (const name of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
       await this.run(readFileSync(path.join(dir, name), 'utf8'));
     }
+    if (unchained) await chainExistingDecisions(this);
   }
 
   async run(sql: string, params?: Params): Promise<void> {

@@ -11,6 +11,7 @@ import { createReadStream, existsSync, readdirSync, readFileSync, statSync } fro
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { periodEnd, periodStart } from '../core/calendar.js';
+import { chainHead } from '../core/decision-chain.js';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Output } from '../core/output.js';
 import { packageRoot, sqlDir } from '../core/paths.js';
@@ -59,6 +60,8 @@ export interface Manifest {
   sqlSha256: string;
   landingFiles: { path: string; sha256: string | null }[];
   ledgerFiles: { path: string; sha256: string | null; importedSha256: string }[];
+  /** The last row of the period's decision chain when signed (recon_decisions): `verify` checks it is still there. */
+  decisionChainHead?: { position: number; sha256: string | null };
 }
 
 export interface CloseOptions {
@@ -153,19 +156,44 @@ export async function signoffState(warehouse: Warehouse, period: string, changes
  * sha256 of a sign-off's rows as signed (every column but signoff_id, as JSON lines in finding order).
  * Timestamps are written in UTC, so any session (any configured time zone) gets the same hash.
  */
-export async function signedContentSha256(warehouse: Warehouse, signoffId: string): Promise<string> {
+export async function signedContentSha256(warehouse: Warehouse, signoffId: string, columns?: string[]): Promise<string> {
   const zone = await warehouse.one<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
   await warehouse.run(`SET TimeZone = 'UTC'`);
   try {
+    const selected = columns ? columns.map(sqlIdentifier).join(', ') : '* EXCLUDE (signoff_id)';
     const row = await warehouse.one<{ sha: string }>(
       `SELECT sha256(coalesce(string_agg(to_json(r)::VARCHAR, chr(10) ORDER BY r.finding_id), '')) AS sha
-       FROM (SELECT * EXCLUDE (signoff_id) FROM recon_exceptions_signed WHERE signoff_id = $1) AS r`,
+       FROM (SELECT ${selected} FROM recon_exceptions_signed WHERE signoff_id = $1) AS r`,
       [signoffId],
     );
     return row!.sha;
   } finally {
     await warehouse.run(`SET TimeZone = ${sqlString(zone!.zone)}`);
   }
+}
+
+/**
+ * Whether a sign-off's rows still hash to `expected`. Columns that recon_exceptions gained after the sign-off
+ * were added to recon_exceptions_signed at the end, empty for its rows; so the rows as signed are hashed over a
+ * prefix of today's columns: every prefix whose left-out columns are empty for this sign-off is tried.
+ */
+export async function signedContentMatches(warehouse: Warehouse, signoffId: string, expected: string): Promise<boolean> {
+  const columns = (
+    await warehouse.all<{ column_name: string }>(
+      `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions_signed' AND column_name <> 'signoff_id'
+       ORDER BY column_index`,
+    )
+  ).map((c) => c.column_name);
+  for (let count = columns.length; count > 0; count--) {
+    if ((await signedContentSha256(warehouse, signoffId, columns.slice(0, count))) === expected) return true;
+    const dropped = columns[count - 1]!;
+    const filled = await warehouse.one<{ n: string }>(
+      `SELECT count(${sqlIdentifier(dropped)})::VARCHAR AS n FROM recon_exceptions_signed WHERE signoff_id = $1`,
+      [signoffId],
+    );
+    if (Number(filled?.n ?? 0) > 0) return false;
+  }
+  return false;
 }
 
 export async function closePeriod(warehouse: Warehouse, config: Config, options: CloseOptions, output: Output): Promise<CloseSummary> {
@@ -290,11 +318,12 @@ async function buildManifest(warehouse: Warehouse, config: Config, period: strin
   for (const { path: file } of landing) landingFiles.push({ path: file, sha256: await fileSha256(file) });
   const ledgerFiles: Manifest['ledgerFiles'] = [];
   for (const l of ledger) ledgerFiles.push({ path: l.source_file, sha256: await fileSha256(l.source_file), importedSha256: l.file_hash });
-  return { pinreconVersion: version, sqlSha256: sqlModelsSha256(), landingFiles, ledgerFiles };
+  const head = await chainHead(warehouse, period);
+  return { pinreconVersion: version, sqlSha256: sqlModelsSha256(), landingFiles, ledgerFiles, decisionChainHead: head };
 }
 
 /** sha256 of a file's bytes, or null when it is no longer there. */
-async function fileSha256(file: string): Promise<string | null> {
+export async function fileSha256(file: string): Promise<string | null> {
   if (!existsSync(file)) return null;
   const hash = createHash('sha256');
   for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);

@@ -1,6 +1,7 @@
 /**
  * `export`: writes a reconciled period's marts (`recon_exceptions`, `recon_summary`, `recon_bridge`,
- * `recon_aging`) for other tools, one file per mart, with DuckDB's `COPY … TO` (Parquet or CSV with a
+ * `recon_aging`) and its decisions (`recon_decisions`) for other tools,
+ * one file per mart, with DuckDB's `COPY … TO` (Parquet or CSV with a
  * header), or as an Arrow IPC file (`.arrow`, exact decimals and zoned timestamps: pipelines/arrow.ts). Each file is written to a temporary name and renamed, so a reader never sees half a file.
  * A PIN never leaves whole (the same rules `pinrecon query` applies): any column named `key`, or whose
  * name holds "pin", goes out as its last 4 characters; so does any text value equal to a PIN stored in
@@ -18,7 +19,8 @@ import { sqlIdentifier, sqlString } from '../core/sql.js';
 import { hasStoredPins, isPinColumn, maskPinSql, maskPinValue, pinValuesCte } from '../core/masking.js';
 import { neutralizeFormulaSql } from '../core/text-safety.js';
 
-export const exportedMarts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging'] as const;
+/** recon_decisions goes out too: who decided what, when and from where, with its hash chain. */
+export const exportedMarts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging', 'recon_decisions'] as const;
 export type ExportFormat = 'parquet' | 'csv' | 'arrow';
 
 export interface ExportOptions {

@@ -357,7 +357,7 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   // Decisions are kept apart from the marts (findings import/decide), so they survive this rebuild.
   await warehouse.run(
     `CREATE OR REPLACE TEMP TABLE cur_recon_decisions AS
-     SELECT finding_id, decision, note, owner, expected_clear_by
+     SELECT finding_id, decision, note, owner, expected_clear_by, decided_by, decided_at, row_sha256
      FROM ${persistent(database, 'recon_decisions')} WHERE period = $1 AND superseded_at IS NULL`,
     [p.period],
   );

@@ -20,6 +20,7 @@ export const decisionHeaders = {
   note: 'Note',
   owner: 'Owner',
   expectedClearBy: 'Expected clear by',
+  decisionRef: 'Decision ref',
 } as const;
 
 type DecisionField = keyof typeof decisionHeaders;
@@ -35,6 +36,11 @@ export interface TypedDecision {
   owner: string | null;
   /** YYYY-MM-DD. */
   expectedClearBy: string | null;
+  /**
+   * The decision the workbook was written with (its recon_decisions row_sha256; null: undecided then);
+   * undefined when the sheet has no `Decision ref` column (a workbook from before it, or the column deleted).
+   */
+  decisionRef?: string | null;
   /** Why the row cannot be read as a decision (e.g. a date that is not one). */
   problem?: string;
 }
@@ -245,6 +251,7 @@ function typedDecision(
   const date = typeof typedDate === 'number' && date1904 ? typedDate + 1462 : typedDate;
   if (findingId === null && decision === null && note === null && owner === null && (date === null || date === undefined || text(date) === null)) return undefined;
   const typed: TypedDecision = { sheet, row, findingId, decision, note, owner, expectedClearBy: null };
+  if (columns.decisionRef !== undefined) typed.decisionRef = text(at('decisionRef'));
   const parsed = parseDate(date);
   if (typeof parsed === 'object' && parsed !== null) typed.problem = parsed.problem;
   else typed.expectedClearBy = parsed;

@@ -24,6 +24,8 @@ export interface SheetColumn {
   width: number;
   /** money: the key of the column holding the row's ISO 4217 code. */
   currency?: string;
+  /** Shown for reading only, in grey: what pinrecon wrote, never read back. */
+  readOnly?: boolean;
 }
 
 export interface DetailSheet {
@@ -43,14 +45,30 @@ const money = (key: string, header: string, sql: string, currency: string): Shee
 
 /**
  * The decision columns every finding sheet ends with (interface.md "Decisions on findings"), after `Finding ID`:
- * filled with the current decision, edited by the controller, read back by `findings import`.
+ * filled with the current decision, edited by the controller, read back by `findings import`. Then, for reading
+ * only (grey, never read back): who decided and when, in the configured zone, and `Decision ref`, the
+ * recon_decisions row the row was written with, by which an import tells a row left as written from one
+ * edited over a decision taken since.
  */
-export const decisionColumns: SheetColumn[] = [
-  { key: 'decision', header: 'Decision', kind: 'text', sql: 'decision', width: 15 },
-  { key: 'decision_note', header: 'Note', kind: 'text', sql: 'decision_note', width: 40 },
-  { key: 'owner', header: 'Owner', kind: 'text', sql: 'owner', width: 16 },
-  { key: 'expected_clear_by', header: 'Expected clear by', kind: 'date', sql: 'expected_clear_by', width: 14 },
-];
+export function decisionColumns(timezone: string): SheetColumn[] {
+  const zone = sqlString(timezone);
+  return [
+    { key: 'decision', header: 'Decision', kind: 'text', sql: 'decision', width: 15 },
+    { key: 'decision_note', header: 'Note', kind: 'text', sql: 'decision_note', width: 40 },
+    { key: 'owner', header: 'Owner', kind: 'text', sql: 'owner', width: 16 },
+    { key: 'expected_clear_by', header: 'Expected clear by', kind: 'date', sql: 'expected_clear_by', width: 14 },
+    { key: 'decided_by', header: 'Decided by', kind: 'text', sql: 'decided_by', width: 16, readOnly: true },
+    {
+      key: 'decided_at',
+      header: 'Decided at',
+      kind: 'text',
+      sql: `strftime(timezone(${zone}, decided_at), '%Y-%m-%d %H:%M') || ' (' || ${zone} || ')'`,
+      width: 30,
+      readOnly: true,
+    },
+    { key: 'decision_ref', header: 'Decision ref', kind: 'text', sql: 'decision_sha256', width: 12, readOnly: true },
+  ];
+}
 
 /** The exception families (contracts.md), each on its own sheet, in this order. */
 export const exceptionFamilySheets = [
@@ -61,7 +79,7 @@ export const exceptionFamilySheets = [
   { family: 'cutoff', title: 'Cutoff', description: 'matched orders the two sides put in different periods' },
 ] as const;
 
-function exceptionSheet(period: string, family: string, title: string, description: string): DetailSheet {
+function exceptionSheet(period: string, timezone: string, family: string, title: string, description: string): DetailSheet {
   return {
     title,
     description,
@@ -85,7 +103,7 @@ function exceptionSheet(period: string, family: string, title: string, descripti
       { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
-      ...decisionColumns,
+      ...decisionColumns(timezone),
     ],
     table: 'recon_exceptions',
     where: `period = ${sqlString(period)} AND family = ${sqlString(family)}`,
@@ -97,7 +115,7 @@ function exceptionSheet(period: string, family: string, title: string, descripti
 export function signoffChangesSheet(period: string, signoffId: string): DetailSheet {
   return {
     title: 'Changed since sign-off',
-    description: 'findings new, cleared or changed since the period was signed off, with the amount delta',
+    description: 'findings new, cleared or changed (amounts, statuses or decision) since the period was signed off, with the amount delta',
     columns: [
       { key: 'change', header: 'Change', kind: 'text', sql: 'change', width: 10 },
       { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 24 },
@@ -109,6 +127,8 @@ export function signoffChangesSheet(period: string, signoffId: string): DetailSh
       money('amount_delta', 'Delta', 'amount_delta', 'currency'),
       { key: 'signed_details', header: 'Details as signed', kind: 'text', sql: 'signed_details', width: 50 },
       { key: 'current_details', header: 'Details now', kind: 'text', sql: 'current_details', width: 50 },
+      { key: 'signed_decision', header: 'Decision as signed', kind: 'text', sql: 'signed_decision', width: 15 },
+      { key: 'current_decision', header: 'Decision now', kind: 'text', sql: 'current_decision', width: 15 },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
     ],
     table: 'recon_signoff_changes',
@@ -140,7 +160,7 @@ export function ledgerRejectsOfPeriodSql(period: string, timezone: string): stri
 export function detailSheets(period: string, timezone: string): DetailSheet[] {
   const p = sqlString(period);
   return [
-    ...exceptionFamilySheets.map((sheet) => exceptionSheet(period, sheet.family, sheet.title, sheet.description)),
+    ...exceptionFamilySheets.map((sheet) => exceptionSheet(period, timezone, sheet.family, sheet.title, sheet.description)),
     {
       title: 'Unredeemed keys',
       description: `keys booked or not sent to the customer, older than the configured days at the as-of date`,
@@ -161,7 +181,7 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
         { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
         { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
-        ...decisionColumns,
+        ...decisionColumns(timezone),
       ],
       table: 'recon_exceptions',
       where: `period = ${p} AND family = 'unredeemed'`,

@@ -65,6 +65,8 @@ const styles = {
   bold: { font: { bold: true } } as Style,
   warning: { font: { bold: true, color: { argb: 'FFB00020' } } } as Style,
   alertBand: { font: { bold: true, size: 13, color: { argb: 'FFFFFFFF' } }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFB00020' } } } as Style,
+  /** Cells pinrecon writes for reading only (Decided by/at, Decision ref): grey. */
+  readOnly: { font: { color: { argb: 'FF808080' } } } as Style,
   integer: { numFmt: integerFormat } as Style,
   date: { numFmt: dateFormat } as Style,
   dateTime: { numFmt: dateTimeFormat } as Style,
@@ -310,7 +312,10 @@ function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: SheetColumn
 
 /** The detail sheets' cell styles: by column kind, money by the row's currency. */
 const detailStyles: ColumnStyles = {
-  fixed: (column) => ({ integer: styles.integer, datetime: styles.dateTime, date: styles.date })[column.kind as string] ?? styles.plain,
+  fixed: (column) => {
+    if (column.readOnly) return styles.readOnly;
+    return ({ integer: styles.integer, datetime: styles.dateTime, date: styles.date })[column.kind as string] ?? styles.plain;
+  },
   money: moneyStyle,
 };
 

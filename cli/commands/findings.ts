@@ -1,19 +1,30 @@
 /**
- * `pinrecon findings import|decide|list`: decisions on findings (interface.md "Decisions on findings").
- * Decisions are typed into the workbook's finding sheets (or given here) and outlive every re-run of reconcile.
+ * `pinrecon findings import|decide|list|history`: decisions on findings (interface.md "Decisions on findings",
+ * "Decisions after sign-off, stale workbooks, audit"). Decisions are typed into the workbook's finding sheets
+ * (or given here, one by one or in bulk) and outlive every re-run of reconcile.
  */
 import type { Command } from 'commander';
 import { decisions, isDecision } from '../../core/decisions.js';
 import { UsageError } from '../../core/errors.js';
-import { formatTable } from '../../core/output.js';
+import { formatTable, type Output } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { decideFindings, describeDecisions, importDecisions, listFindings } from '../../pipelines/findings.js';
+import { exceptionTypes } from '../../core/exception-types.js';
+import {
+  decideFindings,
+  decideInBulk,
+  decisionHistory,
+  describeDecisions,
+  importDecisions,
+  listFindings,
+  type DecisionsResult,
+} from '../../pipelines/findings.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { csvField } from './query.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 
 interface ImportOptions extends GlobalOptions {
   by?: string;
+  overwrite?: boolean;
 }
 
 interface DecideOptions extends GlobalOptions {
@@ -22,7 +33,20 @@ interface DecideOptions extends GlobalOptions {
   owner?: string;
   expectedClearBy?: string;
   by?: string;
+  period?: string;
+  type?: string[];
+  family?: string;
+  undecided?: boolean;
+  maxAmount?: string;
+  dryRun?: boolean;
 }
+
+interface HistoryOptions extends GlobalOptions {
+  period?: string;
+  format: string;
+}
+
+const families = ['missing', 'amounts', 'status', 'duplicates', 'cutoff', 'unredeemed'] as const;
 
 interface ListOptions extends GlobalOptions {
   period: string;
@@ -38,16 +62,22 @@ export function registerFindings(program: Command): void {
     findings
       .command('import <workbook>')
       .description('read the decisions typed into a pinrecon workbook (saved by Excel or LibreOffice) into the database')
-      .option('--by <name>', 'who decided (default: the OS user name)'),
+      .option('--by <name>', 'who decided (default: the OS user name)')
+      .option('--overwrite', 'record rows edited over a decision taken after the workbook was written (else refused)'),
   )
     .addHelpText(
       'after',
       `
 The finding sheets (Missing, Amounts, Status, Duplicates, Cutoff, Unredeemed keys) carry the columns
-Finding ID, Decision, Note, Owner and Expected clear by. Sheets are found by that header row, so sheets
-may be renamed, reordered or deleted, rows sorted or filtered, columns added. Only rows that differ from
-the current decision are recorded; importing the same file twice changes nothing. Rows naming an unknown
-finding, another period or an invalid decision are listed with sheet and row, and change nothing.
+Finding ID, Decision, Note, Owner and Expected clear by, then (grey, never read back) Decided by, Decided at
+and Decision ref: the decision the row was written with. Sheets are found by that header row, so sheets may
+be renamed, reordered or deleted, rows sorted or filtered, columns added.
+
+Each row is recorded, unchanged (equal to the current decision, or left as written) or refused. A row
+edited over a decision taken after the workbook was written is refused (run pinrecon report for a fresh
+workbook, or --overwrite); so are rows naming an unknown finding, another period or an invalid decision.
+The other rows are still recorded. Importing the same file twice changes nothing. A signed-off period
+refuses every row: reopen it first. Exit 0 when no row was refused, 1 otherwise; --json lists every row.
 
 Decisions: ${decisions.join(', ')} (timing needs Expected clear by).
 
@@ -56,36 +86,101 @@ Example:
     )
     .action(
       action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
-        const result = await withJobWarehouse(config, (warehouse) => importDecisions(warehouse, file, { by: options.by }, output));
-        output.result(describeDecisions(result));
-        output.document({ ok: true, ...result });
+        const result = await withJobWarehouse(config, (warehouse) =>
+          importDecisions(warehouse, file, { by: options.by, overwrite: Boolean(options.overwrite), timezone: config.timezone }, output),
+        );
+        report(output, result);
       }),
     );
 
   withGlobalOptions(
     findings
-      .command('decide <findingId...>')
-      .description('record a decision on one or more findings from the command line')
+      .command('decide [findingId...]')
+      .description('record a decision on findings from the command line: named by id, or chosen with --period and filters')
       .requiredOption('--decision <decision>', `one of ${decisions.join(', ')}`)
       .option('--note <text>', 'why (default: keep the current note)')
       .option('--owner <name>', 'who follows it up (default: keep the current owner)')
       .option('--expected-clear-by <date>', 'YYYY-MM-DD: when a timing difference should clear (needed for timing)')
-      .option('--by <name>', 'who decided (default: the OS user name)'),
+      .option('--by <name>', 'who decided (default: the OS user name)')
+      .option('--period <YYYY-MM>', "decide the period's findings the filters choose (instead of ids)")
+      .option('--type <type...>', `with --period: only these exception types (${exceptionTypes.join(', ')})`)
+      .option('--family <family>', `with --period: only this family (${families.join(', ')})`)
+      .option('--undecided', 'with --period: only findings without a decision')
+      .option('--max-amount <amount>', 'with --period: only findings whose amount is at most this (absolute value)')
+      .option('--dry-run', 'with --period: print what would be decided, record nothing'),
   )
-    .addHelpText('after', `\nExample:\n  pinrecon findings decide 3f2a… 9b1c… --decision timing --expected-clear-by 2026-02-10 --owner ana`)
+    .addHelpText(
+      'after',
+      `
+A signed-off period refuses every decision (exit 1): reopen it first.
+
+Examples:
+  pinrecon findings decide 3f2a… 9b1c… --decision timing --expected-clear-by 2026-02-10 --owner ana
+  pinrecon findings decide --period 2026-01 --type unredeemed_key --undecided --decision investigating --owner ops --dry-run`,
+    )
     .action(
       action<DecideOptions, [string[]]>(async ({ config, output }, options, findingIds) => {
         if (!isDecision(options.decision)) throw new UsageError(`--decision must be one of ${decisions.join(', ')}, got "${options.decision}".`);
         const expectedClearBy = parseDateOption(options.expectedClearBy, '--expected-clear-by');
-        const result = await withJobWarehouse(config, (warehouse) =>
-          decideFindings(warehouse, findingIds, { decision: options.decision, note: options.note, owner: options.owner, expectedClearBy, by: options.by }),
-        );
-        output.result(describeDecisions(result));
-        output.document({ ok: result.refused.length === 0, ...result });
-        // A finding id that could not be decided is a failed request, not a partial success to overlook.
-        if (result.refused.length > 0) process.exitCode = 1;
+        const { decision, note, owner, by } = options;
+        const decide = { decision, note, owner, expectedClearBy, by, timezone: config.timezone };
+        const filters = ['type', 'family', 'undecided', 'maxAmount', 'dryRun'] as const;
+        const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+        if (options.period === undefined) {
+          const used = filters.filter((name) => options[name] !== undefined);
+          if (used.length > 0) throw new UsageError(`${used.map(flag).join(', ')} choose findings of a period: give --period YYYY-MM too.`);
+          if (findingIds.length === 0) {
+            throw new UsageError('Name the findings: finding ids (see pinrecon findings list --period P), or --period P with filters.');
+          }
+          const result = await withJobWarehouse(config, (warehouse) => decideFindings(warehouse, findingIds, decide));
+          report(output, result);
+          return;
+        }
+        if (findingIds.length > 0) throw new UsageError('Choose findings either by id or with --period and filters, not both.');
+        const period = parsePeriodOption(options.period);
+        for (const type of options.type ?? []) {
+          if (!(exceptionTypes as readonly string[]).includes(type)) {
+            throw new UsageError(`--type must be among ${exceptionTypes.join(', ')}, got "${type}".`);
+          }
+        }
+        if (options.family !== undefined && !(families as readonly string[]).includes(options.family)) {
+          throw new UsageError(`--family must be one of ${families.join(', ')}, got "${options.family}".`);
+        }
+        if (options.maxAmount !== undefined && !/^\d+(\.\d{1,4})?$/.test(options.maxAmount)) {
+          throw new UsageError(`--max-amount must be a non-negative amount such as 50 or 12.50, got "${options.maxAmount}".`);
+        }
+        const filter = { period, types: options.type, family: options.family, undecided: options.undecided, maxAmount: options.maxAmount };
+        const bulk = { ...decide, dryRun: Boolean(options.dryRun) };
+        const result = await withJobWarehouse(config, (warehouse) => decideInBulk(warehouse, filter, bulk));
+        report(output, result);
       }),
     );
+
+  withGlobalOptions(
+    findings
+      .command('history [findingId]')
+      .description('who decided what, when (with the zone) and from which source: one finding, or every decision of a period')
+      .option('--period <YYYY-MM>', "every decision of the period (instead of one finding's)")
+      .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
+  ).action(
+    action<HistoryOptions, [string | undefined]>(async ({ config }, options, findingId) => {
+      const format = options.json ? 'json' : options.format;
+      if (!(listFormats as readonly string[]).includes(format)) {
+        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
+      }
+      const chosenBy = [findingId, options.period].filter((choice) => choice !== undefined);
+      if (chosenBy.length !== 1) throw new UsageError('Give either a finding id or --period YYYY-MM.');
+      const selector = findingId !== undefined ? { findingId } : { period: parsePeriodOption(options.period) };
+      const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
+      let rows;
+      try {
+        rows = await decisionHistory(warehouse, selector, config.timezone);
+      } finally {
+        warehouse.close();
+      }
+      printRows(rows, format, '(no decisions recorded)');
+    }),
+  );
 
   withGlobalOptions(
     findings
@@ -106,11 +201,22 @@ Example:
       } finally {
         warehouse.close();
       }
-      if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else if (format === 'csv') {
-        const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-        process.stdout.write([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
-      } else process.stdout.write(`${rows.length === 0 ? '(no findings)' : formatTable(rows as unknown as Record<string, unknown>[])}\n`);
+      printRows(rows, format, '(no findings)');
     }),
   );
+}
+
+function printRows(rows: object[], format: string, none: string): void {
+  if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+  else if (format === 'csv') {
+    const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
+    process.stdout.write([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
+  } else process.stdout.write(`${rows.length === 0 ? none : formatTable(rows as Record<string, unknown>[])}\n`);
+}
+
+/** What an import or decide did; a refused row (or finding id) makes the command fail (exit 1), the others still recorded. */
+function report(output: Output, result: DecisionsResult): void {
+  output.result(describeDecisions(result));
+  output.document({ ok: result.refused.length === 0, ...result });
+  if (result.refused.length > 0) process.exitCode = 1;
 }

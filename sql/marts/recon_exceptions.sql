@@ -80,7 +80,10 @@ final as (
         decisions.decision,
         decisions.note as decision_note,
         decisions.owner,
-        decisions.expected_clear_by
+        decisions.expected_clear_by,
+        decisions.decided_by,
+        decisions.decided_at,
+        decisions.row_sha256 as decision_sha256
 
     from findings
     cross join params

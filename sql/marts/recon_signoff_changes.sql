@@ -1,9 +1,9 @@
 -- One row per finding that differs between the period's active sign-off and this reconciliation: `new` (not
 -- among the signed findings), `cleared` (signed, no longer found) or `changed` (its amounts, currency or
--- statuses differ from the signed row). Empty when the period has no active sign-off.
+-- statuses or its decision differ from the signed row). Empty when the period has no active sign-off.
 -- Columns: period, signoff_id, finding_id, change, exception_type, partner_reference, transaction_id,
 -- currency_code, signed_amount, current_amount, amount_delta (current - signed, a missing side counting 0),
--- signed_details, current_details, as_of, built_at, run_id.
+-- signed_details, current_details, signed_decision, current_decision, as_of, built_at, run_id.
 with
 
 params as (
@@ -41,7 +41,9 @@ compared as (
         found.amount as current_amount,
         cast(coalesce(found.amount, 0) - coalesce(signed.amount, 0) as decimal(18, 4)) as amount_delta,
         signed.details as signed_details,
-        found.details as current_details
+        found.details as current_details,
+        signed.decision as signed_decision,
+        found.decision as current_decision
 
     from found
     full outer join signed
@@ -55,6 +57,11 @@ compared as (
         or found.currency_code is distinct from signed.currency_code
         or found.status_class is distinct from signed.status_class
         or found.order_status is distinct from signed.order_status
+        -- a decision taken after the sign-off (the period reopened) is a change like any other
+        or found.decision is distinct from signed.decision
+        or found.decision_note is distinct from signed.decision_note
+        or found.owner is distinct from signed.owner
+        or found.expected_clear_by is distinct from signed.expected_clear_by
 
 ),
 

@@ -5,6 +5,8 @@
  * line); once complete, `close` refuses undecided findings, then signs off with a manifest; the provider
  * reverses two sales; `run` finds the period changed since sign-off with exactly the new and cleared
  * findings and their amount delta, the signed rows untouched; `reopen` keeps the sign-off in the history.
+ * A signed period refuses decisions and imports until reopened; `verify` proves the decision chain, the
+ * sign-off's content hash and the files behind it, and names a landing file or a decision row altered.
  */
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -159,6 +161,46 @@ describe('closing a month (spawned CLI)', () => {
     expect(await summaryFirstCell()).toMatch(/^Signed off by Ana Lima at \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(America\/Sao_Paulo\): March close$/);
   }, stepTimeout);
 
+  it('a signed period refuses decisions and imports (reopen first); verify proves it, and names a landing file that changed', async () => {
+    const [finding] = await query<{ finding_id: string }>(`SELECT finding_id FROM recon_exceptions WHERE period = $1 ORDER BY finding_id LIMIT 1`, [period]);
+    const signedOff = new RegExp(
+      `changed nothing: ${period} is signed off by Ana Lima at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(America/Sao_Paulo\\): ` +
+        `run \`pinrecon reopen --period ${period} --by NAME --reason TEXT\` first`,
+    );
+    const decide = await pinrecon('findings', 'decide', finding!.finding_id, '--decision', 'accepted', '--by', 'Bo');
+    expect(decide.code).toBe(1);
+    expect(decide.stderr).toMatch(signedOff);
+    const bulk = await pinrecon('findings', 'decide', '--period', period, '--undecided', '--decision', 'investigating', '--by', 'Bo');
+    expect(bulk.code).toBe(1);
+    expect(bulk.stderr).toMatch(signedOff);
+    const imported = await pinrecon('findings', 'import', path.join('reports', `pinrecon-${period}.xlsx`), '--by', 'Bo');
+    expect(imported.code).toBe(1);
+    expect(imported.stderr).toMatch(signedOff);
+    expect(await query(`SELECT count(*)::INTEGER AS n FROM recon_decisions`)).toEqual([{ n: 0 }]);
+
+    const verified = await pinrecon('verify', '--period', period);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toMatch(new RegExp(`^verified ${period}: 0 decision\\(s\\) in the chain, 1 sign-off\\(s\\), [1-9]\\d* file\\(s\\)`));
+
+    // A landing file changed after the sign-off: verify names it.
+    const [signoff] = await query<{ manifest: string }>(`SELECT manifest FROM period_signoffs`);
+    const landing = (JSON.parse(signoff!.manifest) as { landingFiles: { path: string }[] }).landingFiles[0]!.path;
+    const file = path.resolve(dir, landing);
+    const original = readFileSync(file);
+    writeFileSync(file, Buffer.concat([original, Buffer.from('tampered')]));
+    try {
+      const broken = await pinrecon('verify', '--period', period, '--json');
+      expect(broken.code).toBe(1);
+      expect(broken.stderr).toContain(`${period} does not verify: ${landing}: its sha256 is ${sha256(file)}`);
+      const report = JSON.parse(broken.stdout) as { ok: boolean; mismatches: { kind: string; subject: string }[] };
+      expect(report.ok).toBe(false);
+      expect(report.mismatches).toEqual([expect.objectContaining({ kind: 'file', subject: landing })]);
+    } finally {
+      writeFileSync(file, original);
+    }
+    expect((await pinrecon('verify', '--period', period)).code).toBe(0);
+  }, stepTimeout);
+
   it('after the provider reverses two sales, run finds the period changed since sign-off, exactly, and keeps the signed rows', async () => {
     const [signoff] = await query<{ signoff_id: string; content_sha256: string }>(`SELECT signoff_id, content_sha256 FROM period_signoffs`);
     // A: a matched sale of the period without any finding; B: a sale whose only finding is missing_in_ledger.
@@ -242,6 +284,48 @@ describe('closing a month (spawned CLI)', () => {
     const twice = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'again');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`The period ${period} is not signed off`);
+  }, stepTimeout);
+  it('after reopen, decisions are recorded and chained; close holds the chain head; a decision altered by SQL fails verify and shows as changed', async () => {
+    const findings = Number((await query<{ n: bigint }>(`SELECT count(*) AS n FROM recon_exceptions WHERE period = $1`, [period]))[0]!.n);
+    const bulk = await pinrecon('findings', 'decide', '--period', period, '--undecided', '--decision', 'investigating', '--by', 'Bo', '--json');
+    expect(bulk.code, bulk.stderr).toBe(0);
+    expect((JSON.parse(bulk.stdout) as { recorded: unknown[] }).recorded).toHaveLength(findings);
+    const closed = await pinrecon('close', '--period', period, '--by', 'Ana Lima', '--json');
+    expect(closed.code, closed.stderr).toBe(0);
+    const signoff = JSON.parse(closed.stdout) as { signoffId: string; undecided: number; manifest: { decisionChainHead: { position: number; sha256: string } } };
+    expect(signoff.undecided).toBe(0);
+    const [head] = await query<{ position: number; sha256: string }>(
+      `SELECT chain_position::INTEGER AS position, row_sha256 AS sha256 FROM recon_decisions WHERE period = $1 ORDER BY chain_position DESC LIMIT 1`,
+      [period],
+    );
+    expect(signoff.manifest.decisionChainHead).toEqual({ position: findings, sha256: head!.sha256 });
+    const verified = await pinrecon('verify', '--period', period);
+    expect(verified.code, verified.stderr).toBe(0);
+    expect(verified.stdout).toContain(`verified ${period}: ${findings} decision(s) in the chain (head ${findings}: ${head!.sha256.slice(0, 16)}…), 2 sign-off(s)`);
+
+    // Someone rewrites a signed decision in the database, behind pinrecon's back.
+    const [victim] = await query<{ finding_id: string; position: number }>(
+      `SELECT finding_id, chain_position::INTEGER AS position FROM recon_decisions WHERE period = $1 ORDER BY chain_position LIMIT 1`,
+      [period],
+    );
+    const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'));
+    try {
+      await warehouse.run(`UPDATE recon_decisions SET decision = 'write_off' WHERE period = $1 AND chain_position = $2`, [period, victim!.position]);
+    } finally {
+      warehouse.close();
+    }
+    const broken = await pinrecon('verify', '--period', period);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toContain(
+      `${period} does not verify: recon_decisions row ${victim!.position} of ${period}: finding ${victim!.finding_id}, write_off by Bo: ` +
+        'its content does not hash to its row_sha256',
+    );
+    // The signed-vs-current comparison sees the decision changed since the sign-off.
+    expect((await pinrecon('reconcile', '--period', period, '--as-of', asOf)).code).toBe(0);
+    expect(await query(`SELECT DISTINCT signoff_status FROM recon_summary WHERE period = $1`, [period])).toEqual([{ signoff_status: 'changed_since_signoff' }]);
+    expect(await query(`SELECT finding_id, change, signed_decision, current_decision FROM recon_signoff_changes WHERE period = $1`, [period])).toEqual([
+      { finding_id: victim!.finding_id, change: 'changed', signed_decision: 'investigating', current_decision: 'write_off' },
+    ]);
   }, stepTimeout);
 });
 

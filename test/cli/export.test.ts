@@ -62,6 +62,11 @@ beforeAll(async () => {
       );
       await warehouse.run(`INSERT INTO recon_aging VALUES ($1, '2024-05-01', 'BRL', '0-7', 1, 6, now(), 'r')`, [period]);
       await warehouse.run(`INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', $1, '2024-05-01', now(), 2, 2, 0, 0)`, [period]);
+      await warehouse.run(
+        `INSERT INTO recon_decisions (finding_id, period, decision, note, decided_by, decided_at, source, chain_position, row_sha256)
+         VALUES ('f1', $1, 'claim', 'charged twice', 'ana', now(), 'cli', 1, 'not-a-real-hash')`,
+        [period],
+      );
     }
     await publishSnapshot(warehouse);
   } finally {
@@ -90,6 +95,10 @@ describe('pinrecon export', () => {
     ]);
     expect(await readBack(path.join(out, 'recon_summary-2024-03.parquet'))).toHaveLength(1);
     expect(await readBack(path.join(out, 'recon_aging-2024-03.parquet'))).toEqual([expect.objectContaining({ aging_bucket: '0-7', keys: '1', cost_total: '6.0000' })]);
+    // Who decided what goes out with the figures (issue 14).
+    expect(await readBack(path.join(out, 'recon_decisions-2024-03.parquet'))).toEqual([
+      expect.objectContaining({ finding_id: 'f1', decision: 'claim', decided_by: 'ana', source: 'cli', row_sha256: 'not-a-real-hash' }),
+    ]);
   });
 
   it('writes CSV with headers into reports.outDir by default, and records the run', async () => {
@@ -101,6 +110,7 @@ describe('pinrecon export', () => {
       ['recon_summary', 1],
       ['recon_bridge', 3],
       ['recon_aging', 1],
+      ['recon_decisions', 1],
     ]);
     const file = path.join(temp.dir, 'reports', 'recon_exceptions-2024-04.csv');
     expect(summary.files[0]!.path).toBe(file);

@@ -3,7 +3,10 @@
  * into the workbook, `findings import` (recorded and refused rows printed with sheet and row; a second
  * import changes nothing), `findings list` and `decide`, two re-runs of reconcile keeping the decisions, the
  * next workbook showing them; and a workbook saved by LibreOffice (a real round trip through `soffice`, when
- * this machine has it) imported the same way, and printed to PDF in landscape.
+ * this machine has it) imported the same way, and printed to PDF in landscape. Then (issue 14): a workbook
+ * edited over a decision taken after it was written is refused row by row (through LibreOffice), rows left
+ * as written are unchanged, --overwrite records them, --json lists every row; decide in bulk by period and
+ * filters (a dry run first); `findings history` says who decided what, when (with the zone) and from where.
  */
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -67,16 +70,19 @@ describe('pinrecon findings (spawned)', () => {
     });
 
     const first = await pinrecon(['findings', 'import', typed], cwd);
-    expect(first.code, first.stderr).toBe(0);
+    // A refused row fails the import (exit 1); the other rows are still recorded.
+    expect(first.code, first.stderr).toBe(1);
     // --by left out: the OS user name.
     expect(first.stdout).toContain(`recorded 2 decision(s) for 2024-03 by ${userInfo().username} `);
+    expect(first.stdout).toContain('0 unchanged; refused 1');
     expect(first.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${costId} \\(undecided\\) → claim`));
     expect(first.stdout).toMatch(new RegExp(`refused   Amounts row \\d+: ${fixableId}: "not-a-decision" is not a decision`));
 
     const second = await pinrecon(['findings', 'import', typed, '--by', 'controller'], cwd);
-    expect(second.code).toBe(0);
+    expect(second.code).toBe(1); // the row typed "not-a-decision" is still refused
     expect(second.stdout).toContain('recorded 0 decision(s) for 2024-03 by controller');
     expect(second.stdout).toContain('2 unchanged');
+    expect(second.stdout).toMatch(new RegExp(`unchanged Amounts row \\d+: ${costId} claim`));
 
     expect((await list('--undecided')).map((r) => r.finding_id)).toEqual([fixableId]);
     const bad = await pinrecon(['findings', 'decide', fixableId, '--decision', 'maybe'], cwd);
@@ -129,5 +135,120 @@ describe('pinrecon findings (spawned)', () => {
     const boxes = [...readFileSync(pdf).toString('latin1').matchAll(/\/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]/g)];
     expect(boxes.length).toBeGreaterThan(0);
     for (const box of boxes) expect(Number(box[1])).toBeGreaterThan(Number(box[2]));
+  }, 300_000);
+  it('refuses a row edited over a decision taken after the workbook was written; rows left as written are unchanged; --overwrite records it', async () => {
+    const costId = await idOf(found.costBreak.partner_reference);
+    const missingId = await idOf(found.missing.partner_reference);
+    const fixableId = await idOf(found.fixable.partner_reference);
+    expect((await pinrecon(['report', '--period', period], cwd)).code).toBe(0);
+    const written = path.join(cwd, 'written-before.xlsx');
+    copyFileSync(workbook, written);
+    // After the workbook was written, someone decides two findings on the command line.
+    for (const [id, decision] of [
+      [costId, 'write_off'],
+      [missingId, 'accepted'],
+    ] as const) {
+      const decided = await pinrecon(['findings', 'decide', id, '--decision', decision, '--by', 'Rui Costa'], cwd);
+      expect(decided.code, decided.stderr).toBe(0);
+    }
+    const fixableBefore = (await list()).find((r) => r.finding_id === fixableId)!.decision;
+    const nextDecision = fixableBefore === 'reverse' ? 'claim' : 'reverse';
+    // The old workbook: the cost row edited (over Rui's newer decision), the fixable row edited, the missing row left as written.
+    const typed = path.join(cwd, 'stale.xlsx');
+    await typeDecisions(written, typed, { [costId]: { decision: 'accepted', note: 'old view' }, [fixableId]: { decision: nextDecision } });
+    const saved = soffice ? convertWithSoffice(typed, path.join(cwd, 'stale-libreoffice'), 'xlsx') : typed;
+
+    const stale = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima'], cwd);
+    expect(stale.code).toBe(1);
+    expect(stale.stdout).toContain('recorded 1 decision(s) for 2024-03 by Ana Lima');
+    expect(stale.stdout).toContain('refused 1');
+    expect(stale.stdout).toMatch(
+      new RegExp(
+        `refused   Amounts row \\d+: ${costId}: changed by Rui Costa at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(${f.config.timezone}\\) ` +
+          'after this workbook was written \\(now "write_off"\\): run `pinrecon report` for a fresh workbook, or --overwrite',
+      ),
+    );
+    expect(stale.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${fixableId} ${fixableBefore ?? '\\(undecided\\)'} → ${nextDecision}`));
+    expect(stale.stdout).toMatch(new RegExp(`unchanged Missing row \\d+: ${missingId} \\S+: left as written \\(\\S+\\); the finding is decided "accepted" since`));
+    const afterStale = new Map((await list()).map((r) => [r.finding_id, r.decision]));
+    expect([afterStale.get(costId), afterStale.get(missingId), afterStale.get(fixableId)]).toEqual(['write_off', 'accepted', nextDecision]);
+
+    // --json lists every row with its outcome.
+    const again = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--json'], cwd);
+    expect(again.code).toBe(1);
+    const document = JSON.parse(again.stdout) as { ok: boolean; rows: { findingId: string; outcome: string; sheet: string; row: number }[] };
+    expect(document.ok).toBe(false);
+    const outcomes = new Map(document.rows.map((r) => [r.findingId, r.outcome]));
+    expect([outcomes.get(costId), outcomes.get(fixableId), outcomes.get(missingId)]).toEqual(['refused', 'unchanged', 'unchanged']);
+    expect(document.rows.every((r) => typeof r.sheet === 'string' && r.row > 1)).toBe(true);
+
+    const overwrite = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--overwrite'], cwd);
+    expect(overwrite.code, overwrite.stdout + overwrite.stderr).toBe(0);
+    expect(overwrite.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${costId} write_off → accepted`));
+    expect((await list()).find((r) => r.finding_id === costId)).toMatchObject({ decision: 'accepted' });
+  }, 600_000);
+
+  it('decides in bulk by period and filters: a dry run says what it would decide, per currency; ids and --period exclude each other', async () => {
+    const listed = (await list()) as (Listed & { exception_type: string; amount: string; currency_code: string })[];
+    const costs = listed.filter((r) => r.exception_type === 'cost_mismatch');
+    expect(costs.length).toBe(2);
+    const total = costs.reduce((sum, r) => sum + Math.round(Number(r.amount) * 10_000), 0);
+    const decisionsBefore = (await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout;
+
+    const dry = await pinrecon(['findings', 'decide', '--period', period, '--type', 'cost_mismatch', '--decision', 'claim', '--by', 'Ana Lima', '--dry-run'], cwd);
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`would decide 2 finding(s) of ${period}:`);
+    expect(dry.stdout).toContain(`BRL: 2 finding(s), amount ${(total / 10_000).toFixed(4)}`);
+    expect(dry.stdout).toContain('dry run: nothing recorded');
+    expect((await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout).toBe(decisionsBefore);
+
+    // Only the smaller of the two cost breaks (|amount| at most the smaller one's).
+    const smaller = costs.reduce((a, b) => (Math.abs(Number(a.amount)) <= Math.abs(Number(b.amount)) ? a : b));
+    const limit = Math.abs(Number(smaller.amount)).toFixed(4);
+    const bulk = await pinrecon(
+      ['findings', 'decide', '--period', period, '--type', 'cost_mismatch', '--max-amount', limit, '--decision', 'investigating', '--owner', 'ops', '--by', 'Ana Lima'],
+      cwd,
+    );
+    expect(bulk.code, bulk.stderr).toBe(0);
+    expect(bulk.stdout).toContain(`chose 1 finding(s) of ${period}:`);
+    expect(bulk.stdout).toContain('recorded 1 decision(s) for 2024-03 by Ana Lima (source cli)');
+    expect((await list()).find((r) => r.finding_id === smaller.finding_id)).toMatchObject({ decision: 'investigating', owner: 'ops' });
+
+    const both = await pinrecon(['findings', 'decide', smaller.finding_id, '--period', period, '--decision', 'claim'], cwd);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('either by id or with --period');
+    const filterAlone = await pinrecon(['findings', 'decide', smaller.finding_id, '--type', 'cost_mismatch', '--decision', 'claim'], cwd);
+    expect(filterAlone.code).toBe(2);
+    expect(filterAlone.stderr).toContain('--type choose findings of a period');
+  }, 300_000);
+
+  it('findings history says who decided what, when (with the zone) and from which source', async () => {
+    const costId = await idOf(found.costBreak.partner_reference);
+    const one = await pinrecon(['findings', 'history', costId], cwd);
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stdout).toContain('Rui Costa');
+    expect(one.stdout).toContain(`(${f.config.timezone})`);
+
+    const all = await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd);
+    expect(all.code, all.stderr).toBe(0);
+    const rows = JSON.parse(all.stdout) as { chain_position: string; finding_id: string; decision: string; decided_by: string; decided_at: string; source: string }[];
+    expect(rows.map((r) => Number(r.chain_position))).toEqual(rows.map((_, i) => i + 1));
+    const ofCost = rows.filter((r) => r.finding_id === costId);
+    expect(ofCost.map((r) => [r.decision, r.decided_by, r.source.split(':')[0]])).toEqual([
+      ['claim', userInfo().username, 'workbook'],
+      ['write_off', 'Rui Costa', 'cli'],
+      ['accepted', 'Ana Lima', 'workbook'],
+    ]);
+    for (const r of rows) expect(r.decided_at).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\(${f.config.timezone}\\)$`));
+
+    const csv = await pinrecon(['findings', 'history', '--period', period, '--format', 'csv'], cwd);
+    expect(csv.stdout.split('\n')[0]).toBe(
+      'period,chain_position,finding_id,exception_type,partner_reference,decision,note,owner,expected_clear_by,decided_by,decided_at,source,superseded_at,row_sha256',
+    );
+    const neither = await pinrecon(['findings', 'history'], cwd);
+    expect(neither.code).toBe(2);
+    const unknown = await pinrecon(['findings', 'history', 'no-such-finding'], cwd);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('No finding no-such-finding');
   }, 300_000);
 });

@@ -26,13 +26,20 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   await workbook.xlsx.readFile(file);
   const amounts = workbook.getWorksheet('Amounts')!;
   const headers = (amounts.getRow(1).values as unknown[]).slice(1);
-  expect(headers.slice(-5)).toEqual(['Finding ID', 'Decision', 'Note', 'Owner', 'Expected clear by']);
+  expect(headers.slice(-8)).toEqual(['Finding ID', 'Decision', 'Note', 'Owner', 'Expected clear by', 'Decided by', 'Decided at', 'Decision ref']);
   // The columns before them are as they were.
   expect(headers.slice(0, 3)).toEqual(['Exception type', 'Partner reference', 'Transaction ID']);
-  const decided = amounts.getRows(2, amounts.rowCount - 1)!.find((row) => row.getCell(headers.length - 4).value === costId)!;
-  expect(decided.getCell(headers.length - 3).value).toBe('timing');
-  expect(decided.getCell(headers.length - 1).value).toBe('ana');
-  expect(decided.getCell(headers.length).numFmt).toMatch(/yy/);
+  const column = (name: string) => headers.indexOf(name) + 1;
+  const decided = amounts.getRows(2, amounts.rowCount - 1)!.find((row) => row.getCell(column('Finding ID')).value === costId)!;
+  expect(decided.getCell(column('Decision')).value).toBe('timing');
+  expect(decided.getCell(column('Owner')).value).toBe('ana');
+  expect(decided.getCell(column('Expected clear by')).numFmt).toMatch(/yy/);
+  // Who decided and when (in the configured zone, named), and the decision the row was written with: grey, for reading.
+  expect(decided.getCell(column('Decided by')).value).toBe('controller');
+  expect(decided.getCell(column('Decided at')).value).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(${f.config.timezone}\\)$`));
+  const [current] = await f.warehouse.all<{ row_sha256: string }>('SELECT row_sha256 FROM recon_decisions WHERE finding_id = $1 AND superseded_at IS NULL', [costId]);
+  expect(decided.getCell(column('Decision ref')).value).toBe(current!.row_sha256);
+  expect(decided.getCell(column('Decision ref')).font?.color?.argb).toBe('FF808080');
 
   const xml = unzipText(file);
   const sheetXml = [...xml.entries()].filter(([name]) => /^xl\/worksheets\/sheet\d+\.xml$/.test(name));

@@ -1,0 +1,169 @@
+/**
+ * The hash chain over a period's decisions (interface.md "Decisions after sign-off, stale workbooks, audit"):
+ * each `recon_decisions` row carries its place in the period's chain (`chain_position`, 1, 2, … in the order
+ * the rows were recorded), the hash of the row before it (`prev_sha256`, NULL for the first) and its own
+ * (`row_sha256`). Changing, removing or reordering a recorded row breaks every hash after it, and the
+ * sign-off's manifest holds the head, so `pinrecon verify` can show that nothing moved since.
+ *
+ * The canonical serialization of a row (version 1) is the UTF-8 bytes of the JSON array
+ *
+ *   ["pinrecon.decision.v1", period, chain_position, finding_id, decision, note, owner, expected_clear_by,
+ *    decided_by, decided_at, source, prev_sha256]
+ *
+ * as JavaScript's JSON.stringify writes it (no whitespace; chain_position a number; every other value a
+ * string or null; expected_clear_by `YYYY-MM-DD`; decided_at in UTC as `YYYY-MM-DDTHH:MM:SS.ffffffZ`, six
+ * fraction digits). `row_sha256` is the lowercase hex SHA-256 of those bytes. `superseded_at` is left out:
+ * it is filled when a later decision replaces the row, and is checked instead against the decided_at of the
+ * finding's next decision in the chain.
+ */
+import { createHash } from 'node:crypto';
+import type { Warehouse } from './warehouse.js';
+
+export const decisionChainVersion = 'pinrecon.decision.v1';
+
+/** A recon_decisions row in its canonical form (the hash's input). */
+export interface ChainedDecision {
+  period: string;
+  chainPosition: number;
+  findingId: string;
+  decision: string;
+  note: string | null;
+  owner: string | null;
+  /** YYYY-MM-DD. */
+  expectedClearBy: string | null;
+  decidedBy: string;
+  /** UTC, `YYYY-MM-DDTHH:MM:SS.ffffffZ`. */
+  decidedAt: string;
+  source: string;
+  prevSha256: string | null;
+}
+
+export function canonicalDecision(row: ChainedDecision): string {
+  return JSON.stringify([
+    decisionChainVersion,
+    row.period,
+    row.chainPosition,
+    row.findingId,
+    row.decision,
+    row.note,
+    row.owner,
+    row.expectedClearBy,
+    row.decidedBy,
+    row.decidedAt,
+    row.source,
+    row.prevSha256,
+  ]);
+}
+
+export function decisionSha256(row: ChainedDecision): string {
+  return createHash('sha256').update(canonicalDecision(row), 'utf8').digest('hex');
+}
+
+/** A JavaScript time as the chain writes decided_at (DuckDB keeps microseconds; a Date has milliseconds). */
+export function canonicalTimestamp(date: Date): string {
+  return `${date.toISOString().slice(0, 23)}000Z`;
+}
+
+/** SQL: a TIMESTAMPTZ column as the chain writes decided_at, whatever the session's time zone. */
+export function canonicalTimestampSql(column: string): string {
+  return `strftime(timezone('UTC', ${column}), '%Y-%m-%dT%H:%M:%S.%fZ')`;
+}
+
+/** The SELECT list reading recon_decisions rows in their canonical form (plus the stored hashes and superseded_at). */
+export const chainedDecisionColumns = `period, chain_position, finding_id, decision, note, owner,
+  strftime(expected_clear_by, '%Y-%m-%d') AS expected_clear_by, decided_by, ${canonicalTimestampSql('decided_at')} AS decided_at,
+  source, prev_sha256, row_sha256, ${canonicalTimestampSql('superseded_at')} AS superseded_at`;
+
+export type StoredDecisionRow = {
+  period: string;
+  chain_position: string | null;
+  finding_id: string;
+  decision: string;
+  note: string | null;
+  owner: string | null;
+  expected_clear_by: string | null;
+  decided_by: string;
+  decided_at: string;
+  source: string;
+  prev_sha256: string | null;
+  row_sha256: string | null;
+  superseded_at: string | null;
+};
+
+export function toChainedDecision(row: StoredDecisionRow): ChainedDecision {
+  return {
+    period: row.period,
+    chainPosition: Number(row.chain_position),
+    findingId: row.finding_id,
+    decision: row.decision,
+    note: row.note,
+    owner: row.owner,
+    expectedClearBy: row.expected_clear_by,
+    decidedBy: row.decided_by,
+    decidedAt: row.decided_at,
+    source: row.source,
+    prevSha256: row.prev_sha256,
+  };
+}
+
+/** The last row of a period's chain: where the next decision links on (position 0 and no hash when empty). */
+export async function chainHead(warehouse: Warehouse, period: string): Promise<{ position: number; sha256: string | null }> {
+  const row = await warehouse.one<{ position: string; sha256: string | null }>(
+    `SELECT chain_position::VARCHAR AS position, row_sha256 AS sha256 FROM recon_decisions
+     WHERE period = $1 AND chain_position IS NOT NULL ORDER BY chain_position DESC LIMIT 1`,
+    [period],
+  );
+  return row ? { position: Number(row.position), sha256: row.sha256 } : { position: 0, sha256: null };
+}
+
+/** Whether recon_decisions exists without the chain's columns: a database from before the chain. */
+export async function decisionsNeedChaining(warehouse: Warehouse): Promise<boolean> {
+  const columns = await warehouse.all<{ column_name: string }>(
+    `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_decisions'`,
+  );
+  return columns.length > 0 && !columns.some((c) => c.column_name === 'row_sha256');
+}
+
+/**
+ * The migration of a database from before the chain (run once, right after the schema adds the columns):
+ * every period's rows are chained in the order they were recorded (decided_at, then the order DuckDB
+ * appended them). Later rows without a hash are never chained here: `verify` reports them.
+ */
+export async function chainExistingDecisions(warehouse: Warehouse): Promise<number> {
+  return warehouse.transaction(async () => {
+    const rows = await warehouse.all<StoredDecisionRow & { row_id: string }>(
+      `SELECT rowid::VARCHAR AS row_id, ${chainedDecisionColumns} FROM recon_decisions
+       WHERE row_sha256 IS NULL ORDER BY period, decided_at, rowid`,
+    );
+    if (rows.length === 0) return 0;
+    const heads = new Map<string, { position: number; sha256: string | null }>();
+    await warehouse.run(
+      `CREATE OR REPLACE TEMP TABLE decision_chain_migration
+       (row_id BIGINT, chain_position BIGINT, prev_sha256 VARCHAR, row_sha256 VARCHAR)`,
+    );
+    const appender = await warehouse.connection.createAppender('decision_chain_migration', 'main', 'temp');
+    try {
+      for (const row of rows) {
+        const head = heads.get(row.period) ?? { position: 0, sha256: null };
+        const chained = { ...toChainedDecision(row), chainPosition: head.position + 1, prevSha256: head.sha256 };
+        const sha256 = decisionSha256(chained);
+        appender.appendBigInt(BigInt(row.row_id));
+        appender.appendBigInt(BigInt(chained.chainPosition));
+        if (chained.prevSha256 === null) appender.appendNull();
+        else appender.appendVarchar(chained.prevSha256);
+        appender.appendVarchar(sha256);
+        appender.endRow();
+        heads.set(row.period, { position: chained.chainPosition, sha256 });
+      }
+      appender.flushSync();
+    } finally {
+      appender.closeSync();
+    }
+    await warehouse.run(
+      `UPDATE recon_decisions SET chain_position = m.chain_position, prev_sha256 = m.prev_sha256, row_sha256 = m.row_sha256
+       FROM decision_chain_migration m WHERE recon_decisions.rowid = m.row_id`,
+    );
+    await warehouse.run('DROP TABLE decision_chain_migration');
+    return rows.length;
+  });
+}
