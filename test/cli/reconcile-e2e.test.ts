@@ -67,12 +67,14 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
       plant.findings.map((f) => asText({ exception_type: f.exceptionType, partner_reference: f.partnerReference, transaction_id: f.transactionId })).sort(),
     );
 
-    // The late orders were looked up individually and found: cutoff differences, not missing. Ghosts paid
-    // where the March windows cover the days around their payment are proven absent without asking.
+    // Without extract.historyStart no window proves absence (the former rule — windows around the paid date
+    // — was an assumption): every order without a sale is looked up. The late orders are found (cutoff
+    // differences, not missing); the ghosts are not, and their findings say proof `lookup`.
     const ghosts = plant.planted.missing_at_provider.length;
-    expect(summary.lookup).toMatchObject({ done: true, found: plant.lookups.length });
-    expect(summary.lookup.provenAbsent).toBeGreaterThan(0);
-    expect(summary.lookup.references! + summary.lookup.provenAbsent!).toBe(plant.lookups.length + ghosts);
+    expect(summary.lookup).toMatchObject({ done: true, found: plant.lookups.length, provenAbsent: 0, references: plant.lookups.length + ghosts });
+    expect(summary.proof).toEqual({ windows: 0, lookup: ghosts, unproven: 0 });
+    const proofs = await warehouse.all<{ proof: string }>(`SELECT DISTINCT proof FROM recon_exceptions WHERE period = $1 AND exception_type = 'missing_at_provider'`, [period]);
+    expect(proofs).toEqual([{ proof: 'lookup' }]);
     for (const reference of plant.lookups) {
       expect(found.filter((f) => f.partner_reference === reference).map((f) => f.exception_type)).toEqual(['cutoff_difference']);
     }
