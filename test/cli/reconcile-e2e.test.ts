@@ -103,6 +103,7 @@ test('the CLI: exit 0 with counts per type and totals per currency; exit 2 on a 
   const human = await cli('reconcile', '--period', period, '--as-of', asOf);
   expect(human.code, human.stderr).toBe(0);
   expect(human.stdout).toMatch(/missing_at_provider\s+\d+/);
+  expect(human.stdout).toMatch(/missing at provider: 0 proven by windows, [1-9]\d* by lookup, 0 unproven/);
   expect(human.stdout).toMatch(/BRL\s+\d+\s+[\d.]+/);
   const warehouse = await Warehouse.open(config.database, { readOnly: true });
   try {
