@@ -5,7 +5,7 @@
  * (0 look-ups) — and an order the provider never saw is missing_at_provider with the proof that holds:
  * `lookup`, `windows`, or `unproven` when look-ups are off.
  */
-import { appendFileSync, mkdtempSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,9 @@ import { ConsoleOutput } from '../../cli/output.js';
 import { configSchema, type Config } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { runMonthEnd, type RunSummary } from '../../pipelines/month-end.js';
+import { importLedger } from '../../pipelines/ledger-import.js';
+import { readersOf, planModels, reconcile } from '../../pipelines/reconcile.js';
+import { capturingOutput } from '../support/reconcile.js';
 import { loadReportFacts } from '../../reports/report-facts.js';
 import { generateLedger, type LedgerPlant } from '../../sources/simulator/ledger-generator.js';
 import type { SimulatedSale } from '../../sources/simulator/dataset.js';
@@ -97,6 +100,8 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     }
   }
 
+  /** The first run id of the look-up rows (the month-end's reconcile). */
+  const run0 = (rows: { run_id: string }[]) => rows[0]!.run_id;
   const expected = () => [...plant.findings.map((f) => `${f.exceptionType} ${f.partnerReference}`), `cutoff_difference ${early.partnerReference}`].sort();
   const ghosts = () => plant.planted.missing_at_provider;
   const proofs = (findings: { t: string; proof: string | null }[]) => [...new Set(findings.filter((f) => f.t === 'missing_at_provider').map((f) => f.proof))];
@@ -111,6 +116,51 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     expect(run.summary.reconcile.lookup).toMatchObject({ done: true, references: ghosts().length + 1, found: 1 });
     expect(run.lookupRequests).toBe(ghosts().length + 1);
     expect(run.facts.missingProof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
+  }, 120_000);
+
+  it('asks again on the next reconcile (an answer proves absence when it was given), keeps every answer, rebuilds only what reads them', async () => {
+    const config = configFor('lookup', {});
+    const warehouse = await Warehouse.open(config.database, { timezone });
+    try {
+      const before = simulator.stats().byEndpoint.salesByPartnerReference ?? 0;
+      const summary = await reconcile(warehouse, config, { period, asOf }, quiet);
+      // The early sale is stored now: only the ghosts are asked about, and nothing is found or loaded.
+      expect(summary.lookup).toMatchObject({ done: true, references: ghosts().length, found: 0, loaded: 0 });
+      expect((simulator.stats().byEndpoint.salesByPartnerReference ?? 0) - before).toBe(ghosts().length);
+      expect(summary.proof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
+      const asked = await warehouse.all<{ run_id: string; found: boolean; n: string }>(
+        `SELECT run_id, found, count(*) AS n FROM provider_lookups GROUP BY run_id, found ORDER BY run_id = $1, found`,
+        [summary.runId],
+      );
+      expect(asked).toEqual([
+        { run_id: run0(asked), found: false, n: String(ghosts().length) },
+        { run_id: run0(asked), found: true, n: '1' },
+        { run_id: summary.runId, found: false, n: String(ghosts().length) },
+      ]);
+    } finally {
+      warehouse.close();
+    }
+    // Only the look-ups' readers are rebuilt when nothing was loaded: the proof's path to the mart.
+    const rebuilt = readersOf(planModels(), 'stg_provider__lookups').map((m) => m.name);
+    expect(rebuilt).toEqual(expect.arrayContaining(['stg_provider__lookups', 'int_recon_findings__missing', 'int_recon_findings_detected', 'recon_exceptions']));
+    expect(rebuilt).not.toContain('int_recon_rows_classified');
+  }, 120_000);
+
+  it('a run with more than 100 look-ups says that extract.historyStart avoids them', async () => {
+    const config = configFor('lookup', {});
+    const extra = path.join(dir, 'ledger-more-ghosts.csv');
+    const lines = Array.from({ length: 101 }, (_, n) => `"PO-202603-MORE-${String(n).padStart(4, '0')}",1,2026-03-15 10:00:00,10.00,9.00,BRL,BR,paid`);
+    writeFileSync(extra, `partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n${lines.join('\n')}\n`);
+    const warehouse = await Warehouse.open(config.database, { timezone });
+    try {
+      await importLedger(warehouse, config, extra, {}, quiet);
+      const { output, text } = capturingOutput();
+      const summary = await reconcile(warehouse, config, { period, asOf }, output);
+      expect(summary.lookup.references).toBe(ghosts().length + 101);
+      expect(text()).toMatch(/\d+ individual look-ups were needed: set extract\.historyStart .* back-fill the by-creation windows from it once/);
+    } finally {
+      warehouse.close();
+    }
   }, 120_000);
 
   it('with historyStart: the back-filled windows hold the early sale and prove the ghosts absent, with 0 look-ups', async () => {
