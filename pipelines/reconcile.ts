@@ -176,8 +176,8 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
 
         const coverage = await windowCoverage(warehouse);
         const wouldBeMissing = await wouldBeMissingReferences(warehouse);
-        // With the windows proving absence only references they cannot speak for are asked about: those the
-        // provider returned a record for that could not be loaded (asking gives the same record again).
+        // When the windows prove absence nothing is asked: the only orders they leave unproven are those the
+        // provider returned a record for that could not be loaded, and asking would return the same record.
         const references = options.lookupScope === 'all' || !coverage.provesAbsence ? wouldBeMissing.all : [];
         lookup.provenAbsent = coverage.provesAbsence ? wouldBeMissing.all.length - wouldBeMissing.quarantined : 0;
         if (lookup.provenAbsent > 0) {
@@ -206,7 +206,8 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
           stages.lookup = seconds(lookupStarted);
           await warehouse.run('UPDATE cfg_params SET lookups = $1, lookups_found = $2', [lookup.references ?? 0, lookup.found ?? 0]);
           const rebuildStarted = Date.now();
-          // Sales found are matched by every model; otherwise only what reads the look-ups' answers changes.
+          // Sales found are matched by every model; otherwise only what reads the look-ups' answers changes
+          // (recon_exceptions' proof, and recon_runs' look-up counts through the history).
           const rebuilt = (lookup.loaded ?? 0) > 0 ? models : readersOf(models, 'stg_provider__lookups');
           await buildModels(warehouse, rebuilt, {}, modelSeconds, output);
           stages.rebuild = seconds(rebuildStarted);

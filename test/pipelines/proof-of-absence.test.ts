@@ -128,6 +128,10 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
       expect(summary.lookup).toMatchObject({ done: true, references: ghosts().length, found: 0, loaded: 0 });
       expect((simulator.stats().byEndpoint.salesByPartnerReference ?? 0) - before).toBe(ghosts().length);
       expect(summary.proof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
+      expect(await warehouse.one(`SELECT lookups, lookups_found FROM recon_runs WHERE run_id = $1`, [summary.runId])).toEqual({
+        lookups: String(ghosts().length),
+        lookups_found: '0',
+      });
       const asked = await warehouse.all<{ run_id: string; found: boolean; n: string }>(
         `SELECT run_id, found, count(*) AS n FROM provider_lookups GROUP BY run_id, found ORDER BY run_id = $1, found`,
         [summary.runId],
@@ -142,7 +146,7 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     }
     // Only the look-ups' readers are rebuilt when nothing was loaded: the proof's path to the mart.
     const rebuilt = readersOf(planModels(), 'stg_provider__lookups').map((m) => m.name);
-    expect(rebuilt).toEqual(expect.arrayContaining(['stg_provider__lookups', 'int_recon_findings__missing', 'int_recon_findings_detected', 'recon_exceptions']));
+    expect(rebuilt).toEqual(expect.arrayContaining(['stg_provider__lookups', 'int_recon_findings__missing', 'int_recon_findings_detected', 'recon_exceptions', 'recon_runs']));
     expect(rebuilt).not.toContain('int_recon_rows_classified');
   }, 120_000);
 
