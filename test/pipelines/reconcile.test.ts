@@ -378,6 +378,16 @@ describe('proof of absence (interface.md): windows from extract.historyStart, or
     expect(summary.lookup.provenAbsent).toBe(0);
   });
 
+  test('an incomplete period (--allow-incomplete) asks nothing: without windows from historyStart its missing orders are unproven', async () => {
+    f.config.reconciliation.lookupMissing = true;
+    await f.warehouse.run(`DELETE FROM extract_windows WHERE window_start = DATE '2024-03-01'`);
+    const paid = sale();
+    await insertLedger(f.warehouse, [ledgerFor(paid)]);
+    const summary = await reconcile(f.warehouse, f.config, { period, asOf, allowIncomplete: true }, capturingOutput().output);
+    expect(summary.lookup).toMatchObject({ done: false, skippedBecause: expect.stringContaining('not completely extracted') });
+    expect(await proofOf(paid.partner_reference!)).toBe('unproven');
+  });
+
   test('a provider sale created two months before the paid date is a cutoff_difference, not missing', async () => {
     f.config.extract.historyStart = '2020-01-01';
     const early = sale({ transaction_at: '2024-01-10T12:00:00-03:00' });
