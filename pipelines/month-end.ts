@@ -138,10 +138,14 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       if (config.extract.historyStart) {
         backfill = await step(
           'back-fill',
-          () => backfillCreatedWindows(warehouse, config, { until: extractRange.from, client, parentRunId, today: options.today ?? asOf }, output),
+          () => {
+            const today = options.today ?? asOf;
+            return backfillCreatedWindows(warehouse, config, { until: extractRange.from, client, parentRunId, today }, output);
+          },
           (r) =>
             r
-              ? `by creation ${r.from}..${r.to}: ${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ${r.records} records, ${r.newSales} new sales`
+              ? `by creation ${r.from}..${r.to}: ${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ` +
+                `${r.records} records, ${r.newSales} new sales`
               : `nothing before ${extractRange.from} (extract.historyStart ${config.extract.historyStart})`,
         );
       }

@@ -95,7 +95,8 @@ export async function lookUpReferences(
   renameSync(`${file}.tmp`, file);
   summary.landingPath = file;
   const counts = await warehouse.transaction(async () => {
-    const loaded = await loadLandedSales(warehouse, config, { path: file, runId: options.runId, endpoint: 'salesByPartnerReference', fetchedAt, bytes: body.length });
+    const landed = { path: file, runId: options.runId, endpoint: 'salesByPartnerReference', fetchedAt, bytes: body.length };
+    const loaded = await loadLandedSales(warehouse, config, landed);
     await recordLookups(warehouse, asked, options.runId);
     return loaded;
   });
@@ -109,7 +110,11 @@ export async function lookUpReferences(
 }
 
 /** The run's questions, one row each, into `provider_lookups` (one statement, however many). */
-async function recordLookups(warehouse: Warehouse, asked: { reference: string; askedAt: string; records: number }[], runId: string): Promise<void> {
+async function recordLookups(
+  warehouse: Warehouse,
+  asked: { reference: string; askedAt: string; records: number }[],
+  runId: string,
+): Promise<void> {
   if (asked.length === 0) return;
   await warehouse.run(
     `INSERT INTO provider_lookups (partner_reference, run_id, asked_at, found, records)

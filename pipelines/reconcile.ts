@@ -182,7 +182,8 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         lookup.provenAbsent = coverage.provesAbsence ? wouldBeMissing.all.length - wouldBeMissing.quarantined : 0;
         if (lookup.provenAbsent > 0) {
           output.info(
-            `${lookup.provenAbsent} of ${wouldBeMissing.all.length} paid orders without a provider sale proven absent by the by-creation windows (${coverage.historyStart}..${coverage.coveredThrough})`,
+            `${lookup.provenAbsent} of ${wouldBeMissing.all.length} paid orders without a provider sale proven absent ` +
+              `by the by-creation windows (${coverage.historyStart}..${coverage.coveredThrough})`,
           );
         } else if (wouldBeMissing.all.length > 0) {
           output.info(`${wouldBeMissing.all.length} paid orders without a provider sale: ${describeCoverageGap(coverage)}`);
@@ -190,7 +191,10 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         const skippedBecause = lookupSkippedBecause(config, options, references.length, lookup.provenAbsent, completeness.complete);
         if (skippedBecause) {
           lookup.skippedBecause = skippedBecause;
-          if (references.length > 0) output.info(`individual lookup of ${references.length} would-be missing references skipped: ${skippedBecause}; their findings say proof unproven`);
+          if (references.length > 0) {
+            const what = `individual lookup of ${references.length} would-be missing references skipped`;
+            output.info(`${what}: ${skippedBecause}; their findings say proof unproven`);
+          }
         } else {
           const client = options.client ?? new PartnerApiClient(config.api);
           const statsBefore = { ...client.stats };
@@ -222,7 +226,8 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         await publishMarts(warehouse, database, models, period, { ...stages });
         stages.publish = seconds(publishStarted);
 
-        const summary = await summarize(warehouse, { runId: run.runId, period, asOf, lookup, coverage, stages, modelSeconds, started, testResults, completeness });
+        const facts = { runId: run.runId, period, asOf, lookup, coverage, stages, modelSeconds, started, testResults, completeness };
+        const summary = await summarize(warehouse, facts);
         run.counters.rowsLoaded = summary.exceptions;
         run.details = { ...summary, models: undefined };
         return summary;
@@ -452,17 +457,23 @@ async function windowCoverage(warehouse: Warehouse): Promise<WindowCoverage> {
 /** Why the windows do not prove absence, in words. */
 function describeCoverageGap(c: WindowCoverage): string {
   if (!c.historyStart) return 'extract.historyStart is not set, so the windows prove no absence; only an individual look-up does';
-  const gap = c.firstUncoveredDay === c.lastUncoveredDay ? c.firstUncoveredDay : `${c.firstUncoveredDay}..${c.lastUncoveredDay}`;
-  return `the by-creation windows do not cover ${c.uncoveredDays} day(s) from extract.historyStart ${c.historyStart} to ${c.coveredThrough} (e.g. ${gap}), so they prove no absence`;
+  const gap =
+    c.firstUncoveredDay === c.lastUncoveredDay ? `on ${c.firstUncoveredDay}` : `between ${c.firstUncoveredDay} and ${c.lastUncoveredDay}`;
+  return (
+    `the by-creation windows do not cover ${c.uncoveredDays} day(s) from extract.historyStart ${c.historyStart} to ${c.coveredThrough} ` +
+    `(${gap}), so they prove no absence`
+  );
 }
 
 /** Said when a run needed more than `manyLookups` look-ups: what makes them unnecessary. */
 function manyLookupsAdvice(lookups: number, c: WindowCoverage): string {
   return c.historyStart
-    ? `${lookups} individual look-ups were needed because the by-creation windows from extract.historyStart ${c.historyStart} to ${c.coveredThrough} have gaps (first: ${c.firstUncoveredDay}): ` +
-        '`pinrecon extract` or `pinrecon run` back-fills them, and the windows then prove absence without look-ups.'
+    ? `${lookups} individual look-ups were needed because the by-creation windows from extract.historyStart ${c.historyStart} ` +
+        `to ${c.coveredThrough} have gaps (first: ${c.firstUncoveredDay}): \`pinrecon extract --from ${c.firstUncoveredDay} ` +
+        `--to ${c.lastUncoveredDay} --by created\` fills them, and the windows then prove absence without look-ups.`
     : `${lookups} individual look-ups were needed: set extract.historyStart (the date before which the provider holds no sale of ours; ` +
-        'env PINRECON_HISTORY_START) and `pinrecon extract` / `pinrecon run` back-fill the by-creation windows from it once, so the windows prove absence without look-ups.';
+        'env PINRECON_HISTORY_START) and `pinrecon extract` / `pinrecon run` back-fill the by-creation windows from it once, ' +
+        'so the windows prove absence without look-ups.';
 }
 
 /** `name` and every model that reads it, directly or through others, in build order. */
@@ -483,7 +494,10 @@ function lookupSkippedBecause(config: Config, options: ReconcileOptions, referen
   if (!complete) return 'the period is not completely extracted (verdict incomplete)';
   if (!config.reconciliation.lookupMissing) return 'reconciliation.lookupMissing is false';
   if (!options.client && !(config.api.identifier && config.api.secret)) {
-    return 'no API credentials configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET); those orders are reported missing_at_provider, unproven, without asking';
+    return (
+      'no API credentials configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET); ' +
+      'those orders are reported missing_at_provider, unproven, without asking'
+    );
   }
   return undefined;
 }

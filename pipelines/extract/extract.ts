@@ -77,7 +77,8 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
   checkOptions(options);
   const today = options.today ?? todayIn(config.timezone);
   const windows = planWindows(options.from, options.to, options.by, config.extract.maxWindowDays);
-  const plan = markWindows(windows, await completedWindows(warehouse, config.timezone), today, options.lookbackDays ?? config.extract.lookbackDays);
+  const lookbackDays = options.lookbackDays ?? config.extract.lookbackDays;
+  const plan = markWindows(windows, await completedWindows(warehouse, config.timezone), today, lookbackDays);
   const toFetch = plan.filter((w) => w.action !== 'skip');
   const summary = emptySummary(options, plan, toFetch.length, landingRoot(config));
   if (options.dryRun) {

@@ -71,9 +71,13 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
     // — was an assumption): every order without a sale is looked up. The late orders are found (cutoff
     // differences, not missing); the ghosts are not, and their findings say proof `lookup`.
     const ghosts = plant.planted.missing_at_provider.length;
-    expect(summary.lookup).toMatchObject({ done: true, found: plant.lookups.length, provenAbsent: 0, references: plant.lookups.length + ghosts });
+    const asked = plant.lookups.length + ghosts;
+    expect(summary.lookup).toMatchObject({ done: true, found: plant.lookups.length, provenAbsent: 0, references: asked });
     expect(summary.proof).toEqual({ windows: 0, lookup: ghosts, unproven: 0 });
-    const proofs = await warehouse.all<{ proof: string }>(`SELECT DISTINCT proof FROM recon_exceptions WHERE period = $1 AND exception_type = 'missing_at_provider'`, [period]);
+    const proofs = await warehouse.all<{ proof: string }>(
+      `SELECT DISTINCT proof FROM recon_exceptions WHERE period = $1 AND exception_type = 'missing_at_provider'`,
+      [period],
+    );
     expect(proofs).toEqual([{ proof: 'lookup' }]);
     for (const reference of plant.lookups) {
       expect(found.filter((f) => f.partner_reference === reference).map((f) => f.exception_type)).toEqual(['cutoff_difference']);

@@ -38,8 +38,11 @@ describe('configuration', () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'pinrecon-empty-'));
     expect(loadConfig({ env: {}, cwd }).config.extract.historyStart).toBeUndefined();
     expect(loadConfig({ env: { PINRECON_HISTORY_START: '2025-01-01' }, cwd }).config.extract.historyStart).toBe('2025-01-01');
-    expect(loadConfig({ file: writeConfig('{ "extract": { "historyStart": "2024-07-01" } }'), env: {} }).config.extract.historyStart).toBe('2024-07-01');
-    expect(() => loadConfig({ env: { PINRECON_HISTORY_START: '2025-02-30' }, cwd })).toThrow(/PINRECON_HISTORY_START: extract\.historyStart/);
+    const file = writeConfig('{ "extract": { "historyStart": "2024-07-01" } }');
+    expect(loadConfig({ file, env: {} }).config.extract.historyStart).toBe('2024-07-01');
+    expect(() => loadConfig({ env: { PINRECON_HISTORY_START: '2025-02-30' }, cwd })).toThrow(
+      /PINRECON_HISTORY_START: extract\.historyStart/,
+    );
     expect(() => loadConfig({ env: { PINRECON_HISTORY_START: '01/01/2025' }, cwd })).toThrow(/YYYY-MM-DD/);
   });
 

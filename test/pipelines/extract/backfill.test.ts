@@ -47,7 +47,9 @@ describe('back-fill of the by-creation windows', () => {
   const state = () =>
     withWarehouse(config.database, { timezone: config.timezone }, async (warehouse) => ({
       sales: await salesState(warehouse),
-      windows: await warehouse.all(`SELECT window_start::VARCHAR AS s, window_end::VARCHAR AS e, by_flag, records FROM extract_windows ORDER BY ALL`),
+      windows: await warehouse.all(
+        `SELECT window_start::VARCHAR AS s, window_end::VARCHAR AS e, by_flag, records FROM extract_windows ORDER BY ALL`,
+      ),
     }));
 
   it('has no range without historyStart, or when historyStart is not before the caller\'s first day', () => {
@@ -94,7 +96,10 @@ describe('back-fill of the by-creation windows', () => {
 
   it('fetches again a window fetched before its days had ended', async () => {
     await withWarehouse(config.database, { timezone: config.timezone }, (warehouse) =>
-      warehouse.run(`UPDATE extract_windows SET completed_at = TIMESTAMPTZ '2026-02-20 12:00:00-03' WHERE window_start = DATE '2026-02-01'`),
+      warehouse.run(
+        `UPDATE extract_windows SET completed_at = TIMESTAMPTZ '2026-02-20 12:00:00-03'
+         WHERE window_start = DATE '2026-02-01'`,
+      ),
     );
     const again = await backfill();
     expect(again.requests).toBe(1);
