@@ -58,7 +58,9 @@ export async function prepareMonth(dir: string, sales = monthSales()): Promise<M
       timezone,
       database,
       api: { baseUrl: simulator.url, ...credentials, maxRequestsPerSecond: 50 },
-      extract: { landingDir: path.join(dir, 'landing') },
+      // The simulator holds no sale created before its first day: the windows prove absence (0 look-ups),
+      // as a partner with extract.historyStart set and back-filled would run.
+      extract: { landingDir: path.join(dir, 'landing'), historyStart: dataset.from },
       reports: { outDir: path.join(dir, 'reports') },
     }),
   );

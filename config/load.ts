@@ -30,6 +30,7 @@ export const environmentOverrides: Record<string, string[]> = {
   PINRECON_REPORTS_DIR: ['reports', 'outDir'],
   PINRECON_LOCK_WAIT_SECONDS: ['lockWaitSeconds'],
   PINRECON_MEMORY_LIMIT: ['memoryLimit'],
+  PINRECON_HISTORY_START: ['extract', 'historyStart'],
 };
 
 export function resolveConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | undefined {

@@ -77,6 +77,15 @@ export function normalizeDelimiter(text: string): LedgerDelimiter | undefined {
 /** A DuckDB memory size: "512MB", "2GB", "1.5GiB". */
 const memorySize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as "512MB" or "2GB"');
 
+/** A calendar date written YYYY-MM-DD that exists (2026-02-30 does not). */
+const calendarDate = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date written YYYY-MM-DD')
+  .refine((text) => {
+    const time = Date.parse(`${text}T00:00:00Z`);
+    return !Number.isNaN(time) && new Date(time).toISOString().slice(0, 10) === text;
+  }, 'is not a calendar date');
+
 const numberFromText = (value: unknown) => (typeof value === 'string' && value.trim() !== '' ? Number(value) : value);
 
 /**
@@ -219,6 +228,15 @@ export const configSchema = z.strictObject({
        * @default memoryLimit
        */
       memoryLimit: memorySize.optional(),
+      /**
+       * YYYY-MM-DD: the provider holds no sale of ours created before this date (the partner's first sale, or
+       * the start of the contract). With it, `extract` and `run` first back-fill the by-creation windows from
+       * it, and the stored windows then prove a paid order without a provider sale absent (proof `windows`)
+       * with no individual look-up; without it, only a look-up proves absence (interface.md "Proof of
+       * absence"). Environment: PINRECON_HISTORY_START.
+       * @default undefined (no back-fill: absence is proven by look-ups)
+       */
+      historyStart: calendarDate.optional(),
     })
     .prefault({}),
   /** `pinrecon ledger import`: the partner's own order ledger. */

@@ -72,7 +72,8 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
       timezone,
       database: path.join(outDir, 'pinrecon.duckdb'),
       api: { baseUrl: simulator.url, identifier, secret },
-      extract: { landingDir: path.join(outDir, 'landing') },
+      // The simulator holds no sale created before the period: the windows prove absence, with no look-ups.
+      extract: { landingDir: path.join(outDir, 'landing'), historyStart: from },
       ledger: { path: path.join(outDir, 'ledger.csv') },
       reports: { outDir: path.join(outDir, 'reports') },
       email: { smtpUrl: sink.url, from: 'pinrecon-demo@example.com', to: ['finance@example.com'] },

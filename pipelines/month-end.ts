@@ -15,7 +15,8 @@ import type { Output } from '../core/output.js';
 import { addDays, minDate, periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { extractSales } from './extract/extract.js';
 import { importLedger } from './ledger-import.js';
-import { reconcile, saleDateMargin } from './reconcile.js';
+import { describeProof, reconcile } from './reconcile.js';
+import { backfillCreatedWindows } from './extract/backfill.js';
 import { writeReport } from './report.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
@@ -53,6 +54,8 @@ export interface RunProgress {
 }
 
 export interface RunSummary extends RunProgress {
+  /** The by-creation windows from extract.historyStart to the period (absent without historyStart). */
+  backfill?: Awaited<ReturnType<typeof extractSales>>;
   extract: Awaited<ReturnType<typeof extractSales>>;
   ledger?: Awaited<ReturnType<typeof importLedger>>;
   reconcile: Awaited<ReturnType<typeof reconcile>>;
@@ -75,13 +78,11 @@ export class MonthEndJobError extends JobError {
 
 /**
  * The extract range of the month-end job: the period, plus up to `lookbackDays` after it (capped at the
- * as-of date), so sales the provider dated just after the cut-off, and status changes since, are in; and
- * the last day(s) of the previous month (saleDateMargin.daysBefore: two requests, one per search), so a
- * paid order of the period's first day without a provider sale is proven absent by the windows instead of
- * being looked up individually.
+ * as-of date), so sales the provider dated just after the cut-off, and status changes since, are in. What
+ * lies before the period is the back-fill's (extract.historyStart), in whole months like every window.
  */
 export function monthEndExtractRange(period: string, asOf: string, lookbackDays: number): { from: string; to: string } {
-  const from = addDays(periodStart(period), -saleDateMargin.daysBefore);
+  const from = periodStart(period);
   const to = minDate(asOf, addDays(periodEnd(period), lookbackDays));
   // Asking for a period that has not begun is bad usage, not a job that failed.
   if (to < periodStart(period)) throw new UsageError(`The period ${period} starts after the as-of date ${asOf}: pass an earlier --period or a later --as-of.`);
@@ -109,7 +110,7 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       }
 
       const reportStep = options.email ? 'report + email' : 'report';
-      const plan = ['extract', 'ledger import', 'reconcile', reportStep];
+      const plan = [...(config.extract.historyStart ? ['back-fill'] : []), 'extract', 'ledger import', 'reconcile', reportStep];
       const progress: RunProgress = { runId: run.runId, period: options.period, asOf, extractRange, steps: [] };
       const steps = progress.steps;
       // Recorded with the job's row whether it succeeds or fails.
@@ -132,6 +133,22 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
         }
       };
       const parentRunId = run.runId;
+
+      let backfill: RunSummary['backfill'];
+      if (config.extract.historyStart) {
+        backfill = await step(
+          'back-fill',
+          () => {
+            const today = options.today ?? asOf;
+            return backfillCreatedWindows(warehouse, config, { until: extractRange.from, client, parentRunId, today }, output);
+          },
+          (r) =>
+            r
+              ? `by creation ${r.from}..${r.to}: ${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ` +
+                `${r.records} records, ${r.newSales} new sales`
+              : `nothing before ${extractRange.from} (extract.historyStart ${config.extract.historyStart})`,
+        );
+      }
 
       const extract = await step(
         'extract',
@@ -167,7 +184,9 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       const reconciled = await step(
         'reconcile',
         () => reconcile(warehouse, config, { period: options.period, asOf, client, parentRunId, allowIncomplete: options.allowIncomplete }, output),
-        (r) => `${r.exceptions} findings (${r.history.new} new, ${r.history.stillOpen} still open, ${r.history.cleared} cleared)`,
+        (r) =>
+          `${r.exceptions} findings (${r.history.new} new, ${r.history.stillOpen} still open, ${r.history.cleared} cleared)` +
+          (r.byType.missing_at_provider > 0 ? `; missing at provider: ${describeProof(r.proof)}` : ''),
       );
       const report = await step(
         reportStep,
@@ -178,7 +197,7 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       run.counters.requests = client.stats.requests;
       run.counters.retries = client.stats.retries;
       run.counters.rateLimited = client.stats.rateLimited;
-      return { ...progress, extract, ledger, reconcile: reconciled, report };
+      return { ...progress, ...(backfill && { backfill }), extract, ledger, reconcile: reconciled, report };
     });
   } finally {
     client.close();

@@ -2,7 +2,9 @@
  * Looks partner references up individually at the provider (salesByPartnerReference, through the client's
  * request queue and rate limit) and loads what comes back into `sales` exactly as extract does: the answers are landed first
  * (one gzip JSON array per lookup batch under the landing directory), then upserted by extract's loader.
- * Reconcile uses it before it concludes `missing_at_provider`.
+ * Reconcile uses it before it concludes `missing_at_provider`. Every question and whether the provider held
+ * anything is kept in `provider_lookups` (with the run), in the same transaction as what was loaded: a finding
+ * proven by `lookup` points at the row that shows when the provider said it had nothing.
  */
 import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -48,6 +50,7 @@ export async function lookUpReferences(
 ): Promise<ReferenceLookupSummary> {
   const summary: ReferenceLookupSummary = { references: references.length, found: 0, records: 0, loaded: 0 };
   const answers: SalesRecord[][] = new Array(references.length);
+  const answeredAt: string[] = new Array(references.length);
   const started = Date.now();
   let done = 0;
   // All of a batch go to the client's request queue at once (it bounds and paces them); batches only let
@@ -66,6 +69,7 @@ export async function lookUpReferences(
             { cause: error },
           );
         }
+        answeredAt[first + offset] = new Date().toISOString();
         if (answers[first + offset]!.length > 0) summary.found++;
         done++;
         output.progress({ label: 'reference lookups', done, total: references.length, facts: { found: summary.found } }, done === references.length);
@@ -76,7 +80,11 @@ export async function lookUpReferences(
   const received = answers.flat();
   output.clearProgress();
   summary.records = received.length;
-  if (received.length === 0) return summary;
+  const asked = references.map((reference, i) => ({ reference, askedAt: answeredAt[i]!, records: answers[i]!.length }));
+  if (received.length === 0) {
+    await recordLookups(warehouse, asked, options.runId);
+    return summary;
+  }
 
   const fetchedAt = new Date();
   const file = path.join(landingRoot(config), 'sales', 'lookups', `by-reference_${options.label}_${options.runId}.json.gz`);
@@ -86,9 +94,12 @@ export async function lookUpReferences(
   writeFileSync(`${file}.tmp`, body);
   renameSync(`${file}.tmp`, file);
   summary.landingPath = file;
-  const counts = await warehouse.transaction(() =>
-    loadLandedSales(warehouse, config, { path: file, runId: options.runId, endpoint: 'salesByPartnerReference', fetchedAt, bytes: body.length }),
-  );
+  const counts = await warehouse.transaction(async () => {
+    const landed = { path: file, runId: options.runId, endpoint: 'salesByPartnerReference', fetchedAt, bytes: body.length };
+    const loaded = await loadLandedSales(warehouse, config, landed);
+    await recordLookups(warehouse, asked, options.runId);
+    return loaded;
+  });
   writeLandingRecord(file, { endpoint: 'salesByPartnerReference', runId: options.runId, fetchedAt: fetchedAt.toISOString() });
   summary.loaded = counts.loaded;
   if (counts.quarantined > 0) {
@@ -96,4 +107,19 @@ export async function lookUpReferences(
   }
   output.info(`looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`);
   return summary;
+}
+
+/** The run's questions, one row each, into `provider_lookups` (one statement, however many). */
+async function recordLookups(
+  warehouse: Warehouse,
+  asked: { reference: string; askedAt: string; records: number }[],
+  runId: string,
+): Promise<void> {
+  if (asked.length === 0) return;
+  await warehouse.run(
+    `INSERT INTO provider_lookups (partner_reference, run_id, asked_at, found, records)
+     SELECT a.reference, $2, a.askedAt::TIMESTAMPTZ, a.records > 0, a.records
+     FROM (SELECT unnest(json_transform($1, '[{"reference":"VARCHAR","askedAt":"VARCHAR","records":"BIGINT"}]')) AS a)`,
+    [JSON.stringify(asked), runId],
+  );
 }

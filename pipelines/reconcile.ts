@@ -4,8 +4,11 @@
  * the data tests of `sql/tests/` (a failing test fails the job and shows its rows), then publishes the marts:
  * the period's rows replaced and the finding history appended, in one transaction.
  *
- * Before a paid ledger order is concluded `missing_at_provider`, its reference is looked up individually at
- * the provider (reconciliation.lookupMissing); whatever is found is loaded into `sales` and the models rebuilt.
+ * A paid ledger order without a provider sale is `missing_at_provider` with a proof (interface.md "Proof of
+ * absence"): `windows` when the stored by-creation windows cover every day from extract.historyStart to the day
+ * before the as-of date (int_provider__created_coverage); otherwise its reference is looked up individually at
+ * the provider (reconciliation.lookupMissing), whatever is found is loaded into `sales` and the models rebuilt,
+ * and one found nothing for is proven by `lookup`; where neither is possible the finding says `unproven`.
  *
  * Configuration reaches the SQL as data, never as pasted text: the runner creates `cfg_params` (one row:
  * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap),
@@ -42,20 +45,20 @@ export interface ReconcileOptions {
   /** Reconcile a period that is not completely extracted: findings are stored with the verdict `incomplete`. */
   allowIncomplete?: boolean;
   /**
-   * Which would-be-missing references are looked up individually: only those whose sale could lie outside
-   * every completed extract window ('uncovered', the default), or all of them ('all': for tests and
-   * benchmarks that prove both give the same findings).
+   * Which would-be-missing references are looked up individually: only those the windows do not prove
+   * absent ('unproven', the default), or all of them ('all': for tests and benchmarks that prove both give
+   * the same findings).
    */
-  lookupScope?: 'uncovered' | 'all';
+  lookupScope?: 'unproven' | 'all';
 }
 
-/**
- * How far the provider's dates of a sale may lie from the ledger's payment date: a day before (clocks and
- * zones around midnight), a few days after (an order booked at 23:55 whose sale the provider creates or
- * marks paid in the next days). A paid ledger order without a provider sale is proven absent, without an
- * individual look-up, when completed windows of one search (paid or created) cover all those days.
- */
-export const saleDateMargin = { daysBefore: 1, daysAfter: 3 };
+/** "3 proven by windows, 1 by lookup, 2 unproven": the missing_at_provider findings by proof. */
+export function describeProof(proof: ReconcileSummary['proof']): string {
+  return `${proof.windows} proven by windows, ${proof.lookup} by lookup, ${proof.unproven} unproven`;
+}
+
+/** Runs with more look-ups than this say that extract.historyStart (and its back-fill) would avoid them. */
+export const manyLookups = 100;
 
 /**
  * One currency's line of reconcile's summary (and of its --json): counts as numbers. The report's fuller
@@ -83,8 +86,12 @@ export interface ReconcileSummary {
   history: { new: number; stillOpen: number; cleared: number };
   /** Match classes of the rows in the period's scope (and out_of_period for the rest, built or not), per side. */
   matchClasses: { side: string; matchClass: string; rows: number }[];
-  /** provenAbsent: would-be-missing orders not looked up because completed windows cover their dates. */
+  /** provenAbsent: would-be-missing orders not looked up because the by-creation windows prove them absent. */
   lookup: { done: boolean; skippedBecause?: string; provenAbsent?: number } & Partial<ReferenceLookupSummary>;
+  /** missing_at_provider findings by how their absence was proven. */
+  proof: { windows: number; lookup: number; unproven: number };
+  /** Whether the by-creation windows prove absence, and the first gap when they do not. */
+  coverage: WindowCoverage;
   tests: { name: string; passed: boolean }[];
   /** Seconds per stage: staging, intermediate, marts, lookup, rebuild, tests, publish. */
   stages: Record<string, number>;
@@ -125,6 +132,17 @@ const appendOnlyMarts = new Set(['recon_exception_history', 'recon_runs']);
  * in `sql/inputs/`; `signed_recon_exceptions` is the active sign-off's rows of `recon_exceptions_signed` (pipelines/close.ts);
  * `cur_recon_decisions` the current decision of each finding of the period (recon_decisions).
  */
+export interface WindowCoverage {
+  historyStart: string | null;
+  /** The day before the as-of date: the last day the windows must cover. */
+  coveredThrough: string;
+  provesAbsence: boolean;
+  /** Days from historyStart to coveredThrough no completed by-creation window holds (0 when proven). */
+  uncoveredDays: number;
+  firstUncoveredDay: string | null;
+  lastUncoveredDay: string | null;
+}
+
 const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions', 'signed_recon_exceptions', 'cur_recon_decisions'] as const;
 const failingRowsShown = 10;
 
@@ -156,16 +174,27 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         await createSignedInput(warehouse, database, signoff?.signoffId ?? null);
         await buildModels(warehouse, models, stages, modelSeconds, output);
 
+        const coverage = await windowCoverage(warehouse);
         const wouldBeMissing = await wouldBeMissingReferences(warehouse);
-        const references = options.lookupScope === 'all' ? wouldBeMissing.all : wouldBeMissing.uncovered;
-        lookup.provenAbsent = wouldBeMissing.all.length - references.length;
+        // When the windows prove absence nothing is asked: the only orders they leave unproven are those the
+        // provider returned a record for that could not be loaded, and asking would return the same record.
+        const references = options.lookupScope === 'all' || !coverage.provesAbsence ? wouldBeMissing.all : [];
+        lookup.provenAbsent = coverage.provesAbsence ? wouldBeMissing.all.length - wouldBeMissing.quarantined : 0;
         if (lookup.provenAbsent > 0) {
-          output.info(`${lookup.provenAbsent} of ${wouldBeMissing.all.length} paid orders without a provider sale proven absent by completed extract windows; ${references.length} to look up individually`);
+          output.info(
+            `${lookup.provenAbsent} of ${wouldBeMissing.all.length} paid orders without a provider sale proven absent ` +
+              `by the by-creation windows (${coverage.historyStart}..${coverage.coveredThrough})`,
+          );
+        } else if (wouldBeMissing.all.length > 0) {
+          output.info(`${wouldBeMissing.all.length} paid orders without a provider sale: ${describeCoverageGap(coverage)}`);
         }
         const skippedBecause = lookupSkippedBecause(config, options, references.length, lookup.provenAbsent, completeness.complete);
         if (skippedBecause) {
           lookup.skippedBecause = skippedBecause;
-          if (references.length > 0) output.info(`individual lookup of ${references.length} would-be missing references skipped: ${skippedBecause}`);
+          if (references.length > 0) {
+            const what = `individual lookup of ${references.length} would-be missing references skipped`;
+            output.info(`${what}: ${skippedBecause}; their findings say proof unproven`);
+          }
         } else {
           const client = options.client ?? new PartnerApiClient(config.api);
           const statsBefore = { ...client.stats };
@@ -180,11 +209,13 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
           }
           stages.lookup = seconds(lookupStarted);
           await warehouse.run('UPDATE cfg_params SET lookups = $1, lookups_found = $2', [lookup.references ?? 0, lookup.found ?? 0]);
-          if ((lookup.loaded ?? 0) > 0) {
-            const rebuildStarted = Date.now();
-            await buildModels(warehouse, models, {}, modelSeconds, output);
-            stages.rebuild = seconds(rebuildStarted);
-          }
+          const rebuildStarted = Date.now();
+          // Sales found are matched by every model; otherwise only what reads the look-ups' answers changes
+          // (recon_exceptions' proof, and recon_runs' look-up counts through the history).
+          const rebuilt = (lookup.loaded ?? 0) > 0 ? models : readersOf(models, 'stg_provider__lookups');
+          await buildModels(warehouse, rebuilt, {}, modelSeconds, output);
+          stages.rebuild = seconds(rebuildStarted);
+          if ((lookup.references ?? 0) > manyLookups) output.warn(manyLookupsAdvice(lookup.references!, coverage));
         }
 
         const testsStarted = Date.now();
@@ -195,7 +226,8 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         await publishMarts(warehouse, database, models, period, { ...stages });
         stages.publish = seconds(publishStarted);
 
-        const summary = await summarize(warehouse, { runId: run.runId, period, asOf, lookup, stages, modelSeconds, started, testResults, completeness });
+        const facts = { runId: run.runId, period, asOf, lookup, coverage, stages, modelSeconds, started, testResults, completeness };
+        const summary = await summarize(warehouse, facts);
         run.counters.rowsLoaded = summary.exceptions;
         run.details = { ...summary, models: undefined };
         return summary;
@@ -324,7 +356,8 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
        $5::DECIMAL(18,4) AS cost_tolerance, $6::DECIMAL(18,4) AS price_tolerance, $7::INTEGER AS unredeemed_after_days,
        $8::VARCHAR AS timezone, $9::VARCHAR AS run_id, $10::TIMESTAMPTZ AS built_at,
        $11::BIGINT AS lookups, $12::BIGINT AS lookups_found,
-       $13::BOOLEAN AS complete, $14::VARCHAR AS incomplete_reasons, $15::VARCHAR AS signoff_id`,
+       $13::BOOLEAN AS complete, $14::VARCHAR AS incomplete_reasons, $15::VARCHAR AS signoff_id,
+       $16::DATE AS history_start`,
     [
       p.period,
       periodStart(p.period),
@@ -341,6 +374,7 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
       p.completeness.complete,
       p.completeness.complete ? null : JSON.stringify(p.completeness.reasons),
       p.signoffId,
+      config.extract.historyStart ?? null,
     ],
   );
   await declareInput(warehouse, 'cfg_status_map');
@@ -388,51 +422,82 @@ async function buildModels(
 }
 
 /**
- * Paid ledger references of the period that no provider sale carries (yet): all of them, and those whose
- * sale could lie outside every completed window (the only ones worth an individual look-up). A day of a
- * window counts when it had ended before the window's checkpoint was committed (its sales were all
- * there); an order is covered when such days of one search hold every day of its saleDateMargin.
+ * Paid ledger references of the period that no provider sale carries (yet): the candidates of an individual
+ * look-up, and how many of them the provider returned a record for that could not be loaded (quarantined).
  */
-async function wouldBeMissingReferences(warehouse: Warehouse): Promise<{ all: string[]; uncovered: string[] }> {
-  const rows = await warehouse.all<{ partner_reference: string; covered: boolean }>(
-    `WITH covered_days AS (
-       -- the days of each window that had ended when it was fetched (a day still under way may gain sales)
-       SELECT DISTINCT w.by_flag,
-              unnest(generate_series(w.window_start, least(w.window_end, cast(timezone(p.timezone, w.completed_at) AS DATE) - 1), INTERVAL 1 DAY))::DATE AS day
-       FROM extract_windows w CROSS JOIN cfg_params p
-     ),
-     missing AS (
-       SELECT l.partner_reference, min(l.paid_local_date) AS first_day, max(l.paid_local_date) AS last_day
-       FROM int_ledger__orders_classified l
-       JOIN int_recon_rows_classified c ON c.side = 'ledger' AND c.ledger_line_id = l.ledger_line_id
-       WHERE l.is_in_period AND l.is_active AND l.partner_reference IS NOT NULL AND c.provider_sales = 0
-       GROUP BY l.partner_reference
-     )
-     SELECT m.partner_reference,
-            EXISTS (
-              SELECT 1 FROM covered_days d
-              WHERE d.day BETWEEN m.first_day - $1::INTEGER AND m.last_day + $2::INTEGER
-              GROUP BY d.by_flag
-              HAVING count(*) = (m.last_day - m.first_day) + $1::INTEGER + $2::INTEGER + 1
-            ) AS covered
-     FROM missing m
+async function wouldBeMissingReferences(warehouse: Warehouse): Promise<{ all: string[]; quarantined: number }> {
+  const rows = await warehouse.all<{ partner_reference: string; quarantined: boolean }>(
+    `SELECT l.partner_reference, bool_or(q.partner_reference IS NOT NULL) AS quarantined
+     FROM int_ledger__orders_classified l
+     JOIN int_recon_rows_classified c ON c.side = 'ledger' AND c.ledger_line_id = l.ledger_line_id
+     LEFT JOIN stg_provider__quarantined_references q ON q.partner_reference = l.partner_reference
+     WHERE l.is_in_period AND l.is_active AND l.partner_reference IS NOT NULL AND c.provider_sales = 0
+     GROUP BY l.partner_reference
      ORDER BY 1`,
-    [saleDateMargin.daysBefore, saleDateMargin.daysAfter],
   );
-  return { all: rows.map((r) => r.partner_reference), uncovered: rows.filter((r) => !r.covered).map((r) => r.partner_reference) };
+  return { all: rows.map((r) => r.partner_reference), quarantined: rows.filter((r) => r.quarantined).length };
+}
+
+async function windowCoverage(warehouse: Warehouse): Promise<WindowCoverage> {
+  const row = (await warehouse.one<Record<string, string | boolean | null>>(
+    `SELECT history_start::VARCHAR AS history_start, covered_through::VARCHAR AS covered_through, proves_absence,
+            uncovered_days, first_uncovered_day::VARCHAR AS first_uncovered_day, last_uncovered_day::VARCHAR AS last_uncovered_day
+     FROM int_provider__created_coverage`,
+  ))!;
+  return {
+    historyStart: (row.history_start as string | null) ?? null,
+    coveredThrough: row.covered_through as string,
+    provesAbsence: Boolean(row.proves_absence),
+    uncoveredDays: Number(row.uncovered_days ?? 0),
+    firstUncoveredDay: (row.first_uncovered_day as string | null) ?? null,
+    lastUncoveredDay: (row.last_uncovered_day as string | null) ?? null,
+  };
+}
+
+/** Why the windows do not prove absence, in words. */
+function describeCoverageGap(c: WindowCoverage): string {
+  if (!c.historyStart) return 'extract.historyStart is not set, so the windows prove no absence; only an individual look-up does';
+  const gap =
+    c.firstUncoveredDay === c.lastUncoveredDay ? `on ${c.firstUncoveredDay}` : `between ${c.firstUncoveredDay} and ${c.lastUncoveredDay}`;
+  return (
+    `the by-creation windows do not cover ${c.uncoveredDays} day(s) from extract.historyStart ${c.historyStart} to ${c.coveredThrough} ` +
+    `(${gap}), so they prove no absence`
+  );
+}
+
+/** Said when a run needed more than `manyLookups` look-ups: what makes them unnecessary. */
+function manyLookupsAdvice(lookups: number, c: WindowCoverage): string {
+  return c.historyStart
+    ? `${lookups} individual look-ups were needed because the by-creation windows from extract.historyStart ${c.historyStart} ` +
+        `to ${c.coveredThrough} have gaps (first: ${c.firstUncoveredDay}): \`pinrecon extract --from ${c.firstUncoveredDay} ` +
+        `--to ${c.lastUncoveredDay} --by created\` fills them, and the windows then prove absence without look-ups.`
+    : `${lookups} individual look-ups were needed: set extract.historyStart (the date before which the provider holds no sale of ours; ` +
+        'env PINRECON_HISTORY_START) and `pinrecon extract` / `pinrecon run` back-fill the by-creation windows from it once, ' +
+        'so the windows prove absence without look-ups.';
+}
+
+/** `name` and every model that reads it, directly or through others, in build order. */
+export function readersOf(models: SqlModel[], name: string): SqlModel[] {
+  const affected = new Set([name]);
+  // Build order puts every model after what it reads, so one pass finds all readers.
+  for (const model of models) if (model.dependsOn.some((d) => affected.has(d))) affected.add(model.name);
+  return models.filter((m) => affected.has(m.name));
 }
 
 function lookupSkippedBecause(config: Config, options: ReconcileOptions, references: number, provenAbsent: number, complete: boolean): string | undefined {
   if (references === 0) {
     return provenAbsent > 0
-      ? `every paid ledger order without a provider sale (${provenAbsent}) is proven absent by completed extract windows`
-      : 'no paid ledger order of the period lacks a provider sale';
+      ? `every paid ledger order without a provider sale (${provenAbsent}) is proven absent by the by-creation windows`
+      : 'no paid ledger order of the period lacks a provider sale, or the windows speak for each';
   }
   // On a partial extraction most of them are only not fetched yet: asking one by one would flood the API.
   if (!complete) return 'the period is not completely extracted (verdict incomplete)';
   if (!config.reconciliation.lookupMissing) return 'reconciliation.lookupMissing is false';
   if (!options.client && !(config.api.identifier && config.api.secret)) {
-    return 'no API credentials configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET); those orders are reported missing_at_provider without asking';
+    return (
+      'no API credentials configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET); ' +
+      'those orders are reported missing_at_provider, unproven, without asking'
+    );
   }
   return undefined;
 }
@@ -508,6 +573,7 @@ async function summarize(
     period: string;
     asOf: string;
     lookup: ReconcileSummary['lookup'];
+    coverage: WindowCoverage;
     stages: Record<string, number>;
     modelSeconds: Record<string, number>;
     started: number;
@@ -520,6 +586,12 @@ async function summarize(
     'SELECT exception_type, count(*) AS n FROM temp.main.recon_exceptions GROUP BY 1',
   )) {
     byType[row.exception_type] = Number(row.n);
+  }
+  const proof = { windows: 0, lookup: 0, unproven: 0 };
+  for (const row of await warehouse.all<{ proof: keyof typeof proof; n: string }>(
+    `SELECT proof, count(*) AS n FROM temp.main.recon_exceptions WHERE exception_type = 'missing_at_provider' GROUP BY 1`,
+  )) {
+    proof[row.proof] = Number(row.n);
   }
   const currencies = (
     await warehouse.all<Record<string, string | null>>(
@@ -559,6 +631,8 @@ async function summarize(
     history: { new: Number(runRow.new), stillOpen: Number(runRow.still_open), cleared: Number(runRow.cleared) },
     matchClasses,
     lookup: facts.lookup,
+    proof,
+    coverage: facts.coverage,
     tests: facts.testResults,
     stages: facts.stages,
     models: facts.modelSeconds,

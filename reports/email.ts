@@ -14,7 +14,7 @@ import { JobError } from '../core/errors.js';
 import { parseSmtpUrl, redactUrl, smtpRequiresTls } from '../config/transport-security.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
-import { describeLedgerRejects, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
+import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
 
@@ -52,6 +52,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const changeNote = changes
     ? ` (since the previous reconciliation: ${formatCount(changes.new)} new, ${formatCount(changes.stillOpen)} still open, ${formatCount(changes.cleared)} cleared)`
     : '';
+  const missingProof = describeMissingProof(facts.missingProof);
   const rejects = `${describeLedgerRejects(facts.ledger)} · API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
   const attachmentNote = options.fullWorkbook
     ? `The full workbook (${formatFileSize(options.fullWorkbook.bytes)}) is larger than the ${formatFileSize(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
@@ -76,6 +77,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     'Exceptions by type',
     ...facts.typeCounts.map((t) => `  ${t.exceptionType.padEnd(24)} ${formatCount(t.findings).padStart(9)}`),
     `  ${'total'.padEnd(24)} ${formatCount(facts.totalFindings).padStart(9)}${changeNote}`,
+    ...(missingProof ? [missingProof] : []),
     '',
     rejects,
     '',
@@ -108,6 +110,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     ),
     `<p style="font-family:sans-serif"><b>Exceptions by type</b></p>`,
     table(['Exception type', 'Findings'], [...facts.typeCounts.map((t) => row([t.exceptionType, formatCount(t.findings)])), row(['total', formatCount(facts.totalFindings)])]),
+    missingProof ? paragraph(missingProof) : '',
     changeNote ? paragraph(`Total ${formatCount(facts.totalFindings)}${changeNote}.`) : '',
     paragraph(rejects),
     paragraph(attachmentNote),

@@ -159,6 +159,14 @@ export interface ReportFacts {
   close?: CloseFacts;
   /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
   decisions: DecisionFacts;
+  /** missing_at_provider findings by proof (interface.md "Proof of absence"). */
+  missingProof: MissingProof;
+}
+
+export interface MissingProof {
+  windows: number;
+  lookup: number;
+  unproven: number;
 }
 
 /** The marts the report reads: all written by `pinrecon reconcile`. */
@@ -192,7 +200,17 @@ export async function loadReportFacts(
     ledger: await loadLedgerFacts(warehouse, period, timezone, totals),
     extraction: await loadExtraction(warehouse, period, timezone),
     decisions: await loadDecisionFacts(warehouse, period),
+    missingProof: await loadMissingProof(warehouse, period),
   };
+}
+
+async function loadMissingProof(warehouse: Warehouse, period: string): Promise<MissingProof> {
+  const proof: MissingProof = { windows: 0, lookup: 0, unproven: 0 };
+  for (const row of await warehouse.all(sqlText('report', 'missing_proof.sql'), { period })) {
+    const kind = String(row.proof) as keyof MissingProof;
+    if (kind in proof) proof[kind] = Number(row.findings);
+  }
+  return proof;
 }
 
 /** Checks the marts exist and the period was reconciled (as of the date asked for, if any). */
@@ -360,6 +378,19 @@ export function noLedgerOrdersWarning(facts: ReportFacts): string | null {
   return (
     `No ledger orders for ${facts.period}: every provider sale shows as missing_in_ledger — check the ledger import ` +
     `(${formatCount(rejected)} line${rejected === 1 ? '' : 's'} rejected)`
+  );
+}
+
+/**
+ * The Summary's and the email's one line on the missing_at_provider findings: how many are proven absent, and
+ * how many are not (a controller must not refund or re-deliver on an unproven one). Null when there are none.
+ */
+export function describeMissingProof(proof: MissingProof): string | null {
+  const total = proof.windows + proof.lookup + proof.unproven;
+  if (total === 0) return null;
+  return (
+    `missing_at_provider: ${formatCount(proof.unproven)} of ${formatCount(total)} UNPROVEN ` +
+    `(proven absent: ${formatCount(proof.windows)} by the extract windows, ${formatCount(proof.lookup)} by an individual look-up)`
   );
 }
 

@@ -101,6 +101,8 @@ function exceptionSheet(period: string, timezone: string, family: string, title:
       { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key_last4', 'last4'), width: 12 },
       { key: 'ledger_source', header: 'Ledger line', kind: 'text', sql: 'ledger_source', width: 28 },
       { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
+      // missing_at_provider: windows | lookup | unproven (interface.md "Proof of absence")
+      ...(family === 'missing' ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
       ...decisionColumns(timezone),

@@ -14,7 +14,7 @@ import ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
-import { noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
+import { describeMissingProof, noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { changeSummary, describeClose } from './close-facts.js';
 import { decisions } from '../core/decisions.js';
@@ -536,6 +536,8 @@ function writeExceptionsByTypeSection({ line, heading, header, styled, count }: 
     line(t.exceptionType, count(t.findings), count(c?.new ?? 0), count(c?.stillOpen ?? 0), count(c?.cleared ?? 0));
   }
   line(styled('Total', styles.bold), count(facts.totalFindings), count(changes?.new ?? 0), count(changes?.stillOpen ?? 0), count(changes?.cleared ?? 0));
+  const missingProof = describeMissingProof(facts.missingProof);
+  if (missingProof) line(facts.missingProof.unproven > 0 ? styled(missingProof, styles.warning) : missingProof);
 }
 
 function writeAmountsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {

@@ -4,6 +4,7 @@ import { UsageError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
 import { extractSales, type ExtractSummary } from '../../pipelines/extract/extract.js';
 import { rebuildFromLanding, type RebuildSummary } from '../../pipelines/extract/rebuild.js';
+import { backfillCreatedWindows } from '../../pipelines/extract/backfill.js';
 import type { SearchBy } from '../../pipelines/extract/plan.js';
 import { databaseExists, publishSnapshot, withWarehouse } from '../../core/warehouse.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
@@ -35,6 +36,9 @@ export function registerExtract(program: Command): void {
 Windows never cross a month boundary. Windows already extracted are skipped, except those within
 extract.lookbackDays of today (statuses still change there). A killed run continues where it stopped.
 Raw responses are kept in extract.landingDir (default: landing/ beside the database).
+With extract.historyStart set, the by-creation windows from it to the day before --from are back-filled
+first (once: windows completed after their days ended are skipped), so the stored windows prove that a
+paid order without a provider sale has none, without asking about it.
 
 --from-landing loads every archived response the database does not hold yet, in the order it was
 fetched: on a new (or deleted) database it rebuilds exactly what the original extraction loaded.
@@ -56,14 +60,21 @@ Example:
         const file = request.dryRun && !databaseExists(config.database) ? ':memory:' : config.database;
         const readOnly = request.dryRun && file !== ':memory:';
         const opening = warehouseSettings(config, { readOnly });
-        const summary = await withWarehouse(file, opening, async (warehouse) => {
+        const { backfill, summary } = await withWarehouse(file, opening, async (warehouse) => {
+          const backfill = await backfillCreatedWindows(warehouse, config, { until: from, dryRun: request.dryRun }, output);
           const result = await extractSales(warehouse, config, request, output);
           if (!request.dryRun) await publishSnapshot(warehouse);
-          return result;
+          return { backfill, summary: result };
         });
+        if (backfill) {
+          output.result(`back-fill from extract.historyStart ${config.extract.historyStart} (by creation date):`);
+          if (request.dryRun) printPlan(backfill, config, output);
+          else printSummary(backfill, output);
+          output.result('');
+        }
         if (request.dryRun) printPlan(summary, config, output);
         else printSummary(summary, output);
-        output.document({ ok: true, ...summary });
+        output.document({ ok: true, ...summary, ...(backfill && { backfill }) });
       }),
     );
 }

@@ -1,7 +1,7 @@
 /** `pinrecon reconcile`: (re)builds the reconciliation models of one period and prints what it found. */
 import type { Command } from 'commander';
 import { exceptionTypes } from '../../core/exception-types.js';
-import { reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
+import { describeProof, manyLookups, reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { formatTable, type Output } from '../../core/output.js';
 
@@ -24,8 +24,10 @@ export function registerReconcile(program: Command): void {
       'after',
       `
 A period's findings are about the ledger orders paid in it and the provider sales dated in it.
-Paid ledger orders without a provider sale are first looked up one by one at the provider
-(reconciliation.lookupMissing; needs api.identifier and api.secret). The data tests of sql/tests run
+A paid ledger order without a provider sale is missing_at_provider with a proof: "windows" when the
+stored by-creation windows cover every day from extract.historyStart to the day before --as-of (the
+back-fill of extract/run stores them), else "lookup" when asking the provider for its reference found
+nothing (reconciliation.lookupMissing; needs api.identifier and api.secret), else "unproven". The data tests of sql/tests run
 after the build; if one fails, nothing is published and the command exits 1 showing the failing rows.
 Findings keep their identity across runs: recon_exception_history says what is new, still open, cleared.
 A period is reconciled only when it is completely extracted (every day by paid and by creation date,
@@ -61,6 +63,10 @@ function printSummary(s: ReconcileSummary, output: Output): void {
   const lookup = s.lookup.done
     ? `individual lookups: ${s.lookup.references} references, ${s.lookup.found} found`
     : `individual lookups: skipped (${s.lookup.skippedBecause})`;
+  const proof =
+    `missing at provider: ${describeProof(s.proof)}` +
+    (s.coverage.provesAbsence ? ` (by-creation windows cover ${s.coverage.historyStart}..${s.coverage.coveredThrough})` : '') +
+    ((s.lookup.references ?? 0) > manyLookups ? ' — extract.historyStart, with its back-fill, avoids the look-ups' : '');
   const signoff = s.signoff.signoff
     ? `sign-off: ${s.signoff.status} (by ${s.signoff.signoff.signedBy} at ${s.signoff.signoff.signedAt}; since: ${s.signoff.changes.new} new, ${s.signoff.changes.cleared} cleared, ${s.signoff.changes.changed} changed${s.signoff.deltas.map((d) => `, ${d.currencyCode ?? '(none)'} ${d.amountDelta}`).join('')})`
     : 'sign-off: unsigned';
@@ -75,6 +81,7 @@ function printSummary(s: ReconcileSummary, output: Output): void {
       formatTable(currencies),
       '',
       lookup,
+      proof,
       `data tests: ${s.tests.filter((t) => t.passed).length}/${s.tests.length} passed`,
       `stages: ${Object.entries(s.stages)
         .map(([stage, seconds]) => `${stage} ${seconds.toFixed(2)} s`)

@@ -34,6 +34,10 @@ export interface ExtractOptions {
   /** A client to share (e.g. with the other steps of `run`); by default one is made and closed here. */
   client?: PartnerApiClient;
   parentRunId?: string;
+  /** Days before today always fetched again (default extract.lookbackDays; the back-fill uses 0). */
+  lookbackDays?: number;
+  /** What the progress bar and plain progress lines call the windows (default "windows"). */
+  progressLabel?: string;
 }
 
 export interface ExtractSummary {
@@ -73,7 +77,8 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
   checkOptions(options);
   const today = options.today ?? todayIn(config.timezone);
   const windows = planWindows(options.from, options.to, options.by, config.extract.maxWindowDays);
-  const plan = markWindows(windows, await completedWindows(warehouse, config.timezone), today, config.extract.lookbackDays);
+  const lookbackDays = options.lookbackDays ?? config.extract.lookbackDays;
+  const plan = markWindows(windows, await completedWindows(warehouse, config.timezone), today, lookbackDays);
   const toFetch = plan.filter((w) => w.action !== 'skip');
   const summary = emptySummary(options, plan, toFetch.length, landingRoot(config));
   if (options.dryRun) {
@@ -104,7 +109,7 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         const delta = clientDelta();
         const done = summary.windows.fetched;
         output.progress({
-          label: 'windows',
+          label: options.progressLabel ?? 'windows',
           done,
           total: toFetch.length,
           facts: { rows: summary.loaded, 'req/s': (delta.requests / Math.max(seconds, 0.001)).toFixed(1), '503s': delta.rateLimited },

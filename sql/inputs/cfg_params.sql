@@ -18,5 +18,6 @@ CREATE OR REPLACE TEMP TABLE cfg_params (
   lookups_found         BIGINT NOT NULL,         -- of which the provider returned a sale
   complete              BOOLEAN NOT NULL,        -- whether the period is completely extracted (pipelines/completeness.ts)
   incomplete_reasons    VARCHAR,                 -- JSON list of what is missing when not complete, else NULL
-  signoff_id            VARCHAR                  -- the period's active sign-off (period_signoffs), NULL when unsigned
+  signoff_id            VARCHAR,                 -- the period's active sign-off (period_signoffs), NULL when unsigned
+  history_start         DATE                     -- extract.historyStart: no sale of ours was created before it (NULL: unset)
 )

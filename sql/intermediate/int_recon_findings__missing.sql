@@ -1,6 +1,8 @@
 -- The "missing" family: a paid ledger order of the period that no provider sale answers (missing_at_provider),
 -- and a billable provider sale of the period that no ledger order answers (missing_in_ledger). One row per finding,
--- in the columns every int_recon_findings__<family> model shares (int_recon_findings_detected unions them).
+-- in the columns every int_recon_findings__<family> model shares (int_recon_findings_detected unions them), plus
+-- `proof`: how the provider's having no sale for a missing_at_provider order was proven (interface.md "Proof of
+-- absence") — by the stored by-creation windows, by this run's individual look-up, or not at all (unproven).
 with
 
 classified as (
@@ -27,6 +29,18 @@ quarantined as (
 
 ),
 
+coverage as (
+
+    select * from int_provider__created_coverage
+
+),
+
+lookups as (
+
+    select * from stg_provider__lookups
+
+),
+
 missing_at_provider as (
 
     select
@@ -50,14 +64,24 @@ missing_at_provider as (
         cast(null as timestamptz) as transaction_at,
         ledger.paid_at,
         cast(null as varchar) as key_last4,
-        cast(null as integer) as age_days
+        cast(null as integer) as age_days,
+        case
+            -- the windows hold every sale created since historyStart: none carries it (a record the provider
+            -- returned for it but that could not be loaded is something, not nothing)
+            when coverage.proves_absence and quarantined.partner_reference is null then 'windows'
+            when lookups.found = false then 'lookup'
+            else 'unproven'
+        end as proof
 
     from ledger
     inner join classified
         on classified.side = 'ledger'
         and classified.ledger_line_id = ledger.ledger_line_id
+    cross join coverage
     left join quarantined
         on quarantined.partner_reference = ledger.partner_reference
+    left join lookups
+        on lookups.partner_reference = ledger.partner_reference
     where classified.match_class = 'ledger_only'
         and ledger.is_active
 
@@ -84,7 +108,8 @@ missing_in_ledger as (
         sales.transaction_at,
         cast(null as timestamptz) as paid_at,
         sales.key_last4,
-        cast(null as integer) as age_days
+        cast(null as integer) as age_days,
+        cast(null as varchar) as proof
 
     from sales
     inner join classified

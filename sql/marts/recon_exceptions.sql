@@ -73,6 +73,8 @@ final as (
         findings.key_last4,
         findings.age_days,
         findings.aging_bucket,
+        -- missing_at_provider only (windows | lookup | unproven); NULL for the other types
+        findings.proof,
         coalesce(bridge_amounts.amount, 0) as amount,
         params.as_of,
         params.built_at,

@@ -87,3 +87,15 @@ CREATE TABLE IF NOT EXISTS key_protection (
   secret_fingerprint VARCHAR,                -- hash mode: identifies the HMAC secret (never the secret itself)
   decided_at         TIMESTAMPTZ NOT NULL
 );
+
+-- One row per individual look-up of a partner reference (salesByPartnerReference) before reconcile concludes
+-- missing_at_provider: when it was asked and whether the provider held anything for it. A finding proven by
+-- `lookup` is the row of its reconcile run (recon_exceptions.run_id) that found nothing: kept, so a controller
+-- can show when the provider was asked.
+CREATE TABLE IF NOT EXISTS provider_lookups (
+  partner_reference VARCHAR NOT NULL,         -- trimmed, as asked
+  run_id            VARCHAR NOT NULL,         -- the reconcile run that asked
+  asked_at          TIMESTAMPTZ NOT NULL,     -- when the answer came
+  found             BOOLEAN NOT NULL,         -- the provider returned at least one record
+  records           BIGINT NOT NULL           -- records returned (loaded into sales, or quarantined)
+);

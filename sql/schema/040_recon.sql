@@ -107,3 +107,8 @@ CREATE TABLE IF NOT EXISTS recon_runs (
   lookups_found   BIGINT,
   stage_seconds   VARCHAR                    -- JSON: seconds per stage
 );
+
+-- missing_at_provider only: how the provider's having no sale was proven (interface.md "Proof of absence"):
+-- windows (the stored by-creation windows cover every day from extract.historyStart to the day before as_of),
+-- lookup (an individual look-up in this run found nothing: provider_lookups) or unproven. NULL for other types.
+ALTER TABLE recon_exceptions ADD COLUMN IF NOT EXISTS proof VARCHAR;

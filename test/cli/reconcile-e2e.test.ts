@@ -67,12 +67,18 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
       plant.findings.map((f) => asText({ exception_type: f.exceptionType, partner_reference: f.partnerReference, transaction_id: f.transactionId })).sort(),
     );
 
-    // The late orders were looked up individually and found: cutoff differences, not missing. Ghosts paid
-    // where the March windows cover the days around their payment are proven absent without asking.
+    // Without extract.historyStart no window proves absence (the former rule — windows around the paid date
+    // — was an assumption): every order without a sale is looked up. The late orders are found (cutoff
+    // differences, not missing); the ghosts are not, and their findings say proof `lookup`.
     const ghosts = plant.planted.missing_at_provider.length;
-    expect(summary.lookup).toMatchObject({ done: true, found: plant.lookups.length });
-    expect(summary.lookup.provenAbsent).toBeGreaterThan(0);
-    expect(summary.lookup.references! + summary.lookup.provenAbsent!).toBe(plant.lookups.length + ghosts);
+    const asked = plant.lookups.length + ghosts;
+    expect(summary.lookup).toMatchObject({ done: true, found: plant.lookups.length, provenAbsent: 0, references: asked });
+    expect(summary.proof).toEqual({ windows: 0, lookup: ghosts, unproven: 0 });
+    const proofs = await warehouse.all<{ proof: string }>(
+      `SELECT DISTINCT proof FROM recon_exceptions WHERE period = $1 AND exception_type = 'missing_at_provider'`,
+      [period],
+    );
+    expect(proofs).toEqual([{ proof: 'lookup' }]);
     for (const reference of plant.lookups) {
       expect(found.filter((f) => f.partner_reference === reference).map((f) => f.exception_type)).toEqual(['cutoff_difference']);
     }
@@ -101,6 +107,7 @@ test('the CLI: exit 0 with counts per type and totals per currency; exit 2 on a 
   const human = await cli('reconcile', '--period', period, '--as-of', asOf);
   expect(human.code, human.stderr).toBe(0);
   expect(human.stdout).toMatch(/missing_at_provider\s+\d+/);
+  expect(human.stdout).toMatch(/missing at provider: 0 proven by windows, [1-9]\d* by lookup, 0 unproven/);
   expect(human.stdout).toMatch(/BRL\s+\d+\s+[\d.]+/);
   const warehouse = await Warehouse.open(config.database, { readOnly: true });
   try {

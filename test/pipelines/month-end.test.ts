@@ -16,9 +16,11 @@ const asOf = '2026-04-20';
 const quiet = new ConsoleOutput(true);
 
 describe('month-end extract range', () => {
-  it('is the period plus the lookback, capped at the as-of date, and the previous month\'s last day', () => {
-    expect(monthEndExtractRange('2026-03', '2026-04-20', 35)).toEqual({ from: '2026-02-28', to: '2026-04-20' });
-    expect(monthEndExtractRange('2026-03', '2026-11-22', 35)).toEqual({ from: '2026-02-28', to: '2026-05-05' });
+  // The previous month's last day no longer belongs to it: it only served the removed rule that windows
+  // around the paid date prove absence; what lies before the period is the back-fill's (extract.historyStart).
+  it('is the period plus the lookback, capped at the as-of date', () => {
+    expect(monthEndExtractRange('2026-03', '2026-04-20', 35)).toEqual({ from: '2026-03-01', to: '2026-04-20' });
+    expect(monthEndExtractRange('2026-03', '2026-11-22', 35)).toEqual({ from: '2026-03-01', to: '2026-05-05' });
     expect(() => monthEndExtractRange('2026-12', '2026-11-22', 35)).toThrow(/starts after the as-of date/);
     // A period that has not begun is bad usage (exit 2), not a failed job.
     expect(() => monthEndExtractRange('2026-12', '2026-11-22', 35)).toThrow(UsageError);
@@ -81,7 +83,7 @@ describe('pinrecon run (month-end job) against the simulator', () => {
     try {
       const first = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file, email: true }, quiet);
       expect(first.steps.map((s) => s.step)).toEqual(['extract', 'ledger import', 'reconcile', 'report + email']);
-      expect(first.extractRange).toEqual({ from: '2026-02-28', to: asOf });
+      expect(first.extractRange).toEqual({ from: '2026-03-01', to: asOf });
       expect(first.ledger?.accepted).toBe(plant.lines);
       expect(sink.received).toHaveLength(1);
 

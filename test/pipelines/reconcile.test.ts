@@ -312,6 +312,96 @@ describe('the bridge', () => {
   });
 });
 
+describe('proof of absence (interface.md): windows from extract.historyStart, or unproven', () => {
+  async function proofOf(reference: string): Promise<unknown> {
+    return (await exception('missing_at_provider', reference)).proof;
+  }
+
+  test('without historyStart and without look-ups a missing order is unproven; other types carry no proof', async () => {
+    const paid = sale();
+    const extra = sale();
+    const summary = await run([extra], [ledgerFor(paid)]);
+    expect(await proofOf(paid.partner_reference!)).toBe('unproven');
+    expect((await exception('missing_in_ledger', extra.partner_reference!)).proof).toBeNull();
+    expect(summary.proof).toEqual({ windows: 0, lookup: 0, unproven: 1 });
+    expect(summary.coverage).toMatchObject({ historyStart: null, provesAbsence: false });
+  });
+
+  test('by-creation windows from historyStart to the day before as-of, fetched after their days ended, prove it', async () => {
+    // The fixture's windows: every month of 2020–2025, both kinds, fetched now (long after they ended).
+    f.config.extract.historyStart = '2020-01-01';
+    const paid = sale();
+    const summary = await run([], [ledgerFor(paid)]);
+    expect(await proofOf(paid.partner_reference!)).toBe('windows');
+    expect(summary.proof).toEqual({ windows: 1, lookup: 0, unproven: 0 });
+    expect(summary.coverage).toMatchObject({ historyStart: '2020-01-01', coveredThrough: '2024-04-04', provesAbsence: true });
+    expect(summary.coverage.uncoveredDays).toBe(0);
+  });
+
+  test('a by-creation month missing anywhere since historyStart leaves it unproven, and the console names the gap', async () => {
+    f.config.extract.historyStart = '2020-01-01';
+    // Two years before the paid date: a provider sale created then would still answer the order.
+    await f.warehouse.run(`DELETE FROM extract_windows WHERE window_start = DATE '2022-06-01' AND by_flag = 'created'`);
+    // The paid-date windows prove nothing about creation.
+    await f.warehouse.run(`DELETE FROM extract_windows WHERE window_start = DATE '2022-07-01' AND by_flag = 'paid'`);
+    const { output, text } = capturingOutput();
+    const paid = sale();
+    await insertLedger(f.warehouse, [ledgerFor(paid)]);
+    const summary = await reconcile(f.warehouse, f.config, { period, asOf }, output);
+    expect(await proofOf(paid.partner_reference!)).toBe('unproven');
+    expect(summary.coverage).toMatchObject({ provesAbsence: false, uncoveredDays: 30, firstUncoveredDay: '2022-06-01' });
+    expect(summary.coverage.lastUncoveredDay).toBe('2022-06-30');
+    expect(text()).toMatch(/do not cover 30 day\(s\) from extract\.historyStart 2020-01-01 to 2024-04-04 /);
+    expect(text()).toMatch(/\(between 2022-06-01 and 2022-06-30\), so they prove no absence/);
+  });
+
+  test('a window fetched before its days ended counts only the days that had ended', async () => {
+    f.config.extract.historyStart = '2020-01-01';
+    // April's creation window fetched on April 3 (local): April 3 and 4 were not over, and as of April 5 they must be.
+    await f.warehouse.run(
+      `UPDATE extract_windows SET completed_at = TIMESTAMPTZ '2024-04-03 10:00:00-03'
+       WHERE window_start = DATE '2024-04-01' AND by_flag = 'created'`,
+    );
+    const paid = sale();
+    const summary = await run([], [ledgerFor(paid)]);
+    expect(await proofOf(paid.partner_reference!)).toBe('unproven');
+    expect(summary.coverage).toMatchObject({ firstUncoveredDay: '2024-04-03', lastUncoveredDay: '2024-04-04' });
+    // As of April 3 the same windows prove it: only the days before the as-of date must be covered.
+    await reconcile(f.warehouse, f.config, { period, asOf: '2024-04-03' }, capturingOutput().output);
+    expect(await proofOf(paid.partner_reference!)).toBe('windows');
+  });
+
+  test('a reference the provider returned an unloadable record for is not proven absent by the windows', async () => {
+    f.config.extract.historyStart = '2020-01-01';
+    const paid = sale();
+    await f.warehouse.run(
+      `INSERT INTO sales_quarantine (landing_path, record_index, reason, raw, run_id, quarantined_at)
+       VALUES ('landing/x.json.gz', 0, 'partnerCostPrice is missing', $1, 'r1', now())`,
+      [JSON.stringify({ transactionId: 1, partnerReference: paid.partner_reference })],
+    );
+    const summary = await run([], [ledgerFor(paid)]);
+    expect(await proofOf(paid.partner_reference!)).toBe('unproven');
+    expect(summary.lookup.provenAbsent).toBe(0);
+  });
+
+  test('an incomplete period (--allow-incomplete) asks nothing: without windows from historyStart, missing is unproven', async () => {
+    f.config.reconciliation.lookupMissing = true;
+    await f.warehouse.run(`DELETE FROM extract_windows WHERE window_start = DATE '2024-03-01'`);
+    const paid = sale();
+    await insertLedger(f.warehouse, [ledgerFor(paid)]);
+    const summary = await reconcile(f.warehouse, f.config, { period, asOf, allowIncomplete: true }, capturingOutput().output);
+    expect(summary.lookup).toMatchObject({ done: false, skippedBecause: expect.stringContaining('not completely extracted') });
+    expect(await proofOf(paid.partner_reference!)).toBe('unproven');
+  });
+
+  test('a provider sale created two months before the paid date is a cutoff_difference, not missing', async () => {
+    f.config.extract.historyStart = '2020-01-01';
+    const early = sale({ transaction_at: '2024-01-10T12:00:00-03:00' });
+    await run([early], [ledgerFor(early, { paid_at: '2024-03-10T12:00:00-03:00' })]);
+    expect(await findingsOf(f.warehouse, period)).toEqual([`cutoff_difference ${early.partner_reference}`]);
+  });
+});
+
 describe('the runner', () => {
   test('orders models by their from/join references and refuses a cycle, naming it', () => {
     const models = planModels();
@@ -348,14 +438,15 @@ describe('the runner', () => {
   test('without API credentials the individual lookup is skipped, and the console says why', async () => {
     f.config.reconciliation.lookupMissing = true;
     const { output, text } = capturingOutput();
-    // Paid on the period's last day, with April not extracted: its sale could lie after every completed
-    // window, so only an individual lookup could prove it absent.
-    await f.warehouse.run(`DELETE FROM extract_windows WHERE window_start = DATE '2024-04-01'`);
+    // Without extract.historyStart no window proves absence (formerly the windows around the paid date did,
+    // by an assumption about the provider's dates): only an individual lookup could, and it cannot be made.
     await insertLedger(f.warehouse, [ledgerFor(sale(), { paid_at: '2024-03-31T12:00:00-03:00' })]);
     const summary = await reconcile(f.warehouse, f.config, { period, asOf }, output);
     expect(summary.lookup).toMatchObject({ done: false, skippedBecause: expect.stringContaining('no API credentials') });
     expect(text()).toMatch(/individual lookup of 1 would-be missing references skipped: no API credentials configured \(api\.identifier/);
+    expect(text()).toMatch(/extract\.historyStart is not set/);
     expect(summary.byType.missing_at_provider).toBe(1);
+    expect(summary.proof).toEqual({ windows: 0, lookup: 0, unproven: 1 });
   });
 
   test('bad options are usage errors', async () => {

@@ -268,6 +268,10 @@ describe('report email', () => {
     expect(mail.subject).toBe(`pinrecon ${period}: 9 exceptions`);
     expect(mail.attachments[0]!.content.equals(readFileSync(summary.workbook))).toBe(true);
     expect(mail.text).toContain(await dbAmount(fixture, 'provider_cost_total', 'BRL', 'R$'));
+    // The fixture's missing_at_provider finding carries no proof: the body counts it as unproven.
+    const unproven = 'missing_at_provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)';
+    expect(mail.text).toContain(unproven);
+    expect(mail.html).toContain(unproven);
   });
 });
 

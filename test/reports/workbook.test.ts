@@ -108,6 +108,9 @@ describe('report workbook', () => {
     expect(missing[0]!['Difference']!.value).toBe(-30);
     expect(missing[1]!['Provider value']!.numFmt).toContain('US$');
     expect(missing[1]!['PIN (last 4)']!.value).toBe('••••9999');
+    // How the provider's having no sale was proven: the fixture's finding has no proof (unproven); other types none.
+    expect(missing.map((r) => r['Proof']!.value)).toEqual([null, null]);
+    expect(records(sheet(workbook, 'Amounts'))[0]!['Proof']).toBeUndefined();
     const amounts = records(sheet(workbook, 'Amounts'));
     expect(amounts.map((r) => r['Exception type']!.value)).toEqual(['cost_mismatch', 'currency_mismatch']);
     expect((amounts[0]!['Ledger paid at']!.value as Date).toISOString()).toBe('2025-03-01T00:00:00.000Z');
@@ -184,6 +187,9 @@ describe('report workbook', () => {
     expect(summaryRow(ws, 'unknown_status', typesStart).getCell(2).value).toBe(0);
     const total = summaryRow(ws, 'Total', typesStart);
     expect([total.getCell(2).value, total.getCell(3).value, total.getCell(4).value, total.getCell(5).value]).toEqual([9, 3, 6, 1]);
+    expect(ws.getRow(total.number + 1).getCell(1).value).toBe(
+      'missing_at_provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)',
+    );
 
     const sheetsStart = summaryRow(ws, 'Sheets').number;
     expect(summaryRow(ws, 'Sales', sheetsStart).getCell(2).value).toBe(salesInPeriod.length);
