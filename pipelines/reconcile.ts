@@ -195,7 +195,7 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         await publishMarts(warehouse, database, models, period, { ...stages });
         stages.publish = seconds(publishStarted);
 
-        const summary = await summarize(warehouse, { runId: run.runId, period, asOf, lookup, stages, modelSeconds, started, testResults, completeness });
+        const summary = await summarize(warehouse, { runId: run.runId, period, asOf, lookup, stages, modelSeconds, started, testResults, completeness, timezone: config.timezone });
         run.counters.rowsLoaded = summary.exceptions;
         run.details = { ...summary, models: undefined };
         return summary;
@@ -513,6 +513,8 @@ async function summarize(
     started: number;
     testResults: { name: string; passed: boolean }[];
     completeness: Completeness;
+    /** The configured zone: the sign-off's time is shown in it. */
+    timezone: string;
   },
 ): Promise<ReconcileSummary> {
   const byType = Object.fromEntries(exceptionTypes.map((t) => [t, 0])) as Record<ExceptionType, number>;
@@ -565,7 +567,7 @@ async function summarize(
     elapsedSeconds: seconds(facts.started),
     verdict: (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))?.verdict ?? (facts.completeness.complete ? 'reconciled' : 'incomplete'),
     completeness: facts.completeness,
-    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes'),
+    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone),
   };
 }
 

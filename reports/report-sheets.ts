@@ -6,6 +6,7 @@
 import { addMonths, periodEnd, periodStart } from '../core/calendar.js';
 import { sqlString } from '../core/sql.js';
 import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
+import { findingAmountSql } from './finding-amount.js';
 
 /**
  * How a column is written: `money` as a number in the currency format of the row's `currency` column,
@@ -37,6 +38,12 @@ export interface DetailSheet {
   where: string;
   /** A total order (ends in a unique key). */
   orderBy: string;
+  /**
+   * The columns a printout must show on every page (a finding sheet's key columns): those at the start are
+   * repeated at the left of each page, the others (a run of adjacent columns) are the print area; the rest
+   * stay on screen only. Absent: the whole sheet prints, one page wide.
+   */
+  printColumns?: string[];
 }
 
 const money = (key: string, header: string, sql: string, currency: string): SheetColumn => ({ key, header, kind: 'money', sql, width: 15, currency });
@@ -61,19 +68,27 @@ export const exceptionFamilySheets = [
   { family: 'cutoff', title: 'Cutoff', description: 'matched orders the two sides put in different periods' },
 ] as const;
 
+/** The amount of a finding sheet's row (finding-amount.ts: for an unredeemed key, its cost at stake). */
+const findingAmount = (header: string) => money('finding_amount', header, findingAmountSql('recon_exceptions'), 'currency');
+
+/** What a finding sheet prints on every page: what the finding is, its amounts and the decision on it. */
+const findingPrintColumns = ['exception_type', 'partner_reference', 'finding_amount', 'difference', 'finding_id', 'decision', 'decision_note'];
+
 function exceptionSheet(period: string, family: string, title: string, description: string): DetailSheet {
   return {
     title,
     description,
+    // The key columns first (they repeat at the left of every printed page), then the rest of the data, then the decision.
     columns: [
-      { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 24 },
-      { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
+      { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 22 },
+      { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 20 },
+      findingAmount('Amount'),
+      money('difference', 'Difference', 'difference', 'currency'),
       { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
       { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
       { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
       money('ledger_value', 'Ledger value', 'ledger_value', 'currency'),
       money('provider_value', 'Provider value', 'provider_value', 'currency'),
-      money('difference', 'Difference', 'difference', 'currency'),
       money('bridge_amount', 'Cost bridge effect', 'amount', 'currency'),
       { key: 'order_status', header: 'Ledger status', kind: 'text', sql: 'order_status', width: 13 },
       { key: 'status', header: 'Provider status', kind: 'text', sql: 'status', width: 22 },
@@ -90,6 +105,7 @@ function exceptionSheet(period: string, family: string, title: string, descripti
     table: 'recon_exceptions',
     where: `period = ${sqlString(period)} AND family = ${sqlString(family)}`,
     orderBy: 'exception_type, partner_reference NULLS LAST, transaction_id NULLS LAST, finding_id',
+    printColumns: findingPrintColumns,
   };
 }
 
@@ -143,10 +159,12 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
     ...exceptionFamilySheets.map((sheet) => exceptionSheet(period, sheet.family, sheet.title, sheet.description)),
     {
       title: 'Unredeemed keys',
-      description: `keys booked or not sent to the customer, older than the configured days at the as-of date`,
+      description: `keys booked or not sent to the customer, older than the configured days at the as-of date; amount: the cost at stake`,
       columns: [
+        { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 16 },
+        { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 20 },
+        findingAmount('Amount (cost at stake)'),
         { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
-        { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
         { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
         { key: 'status', header: 'Provider status', kind: 'text', sql: 'status', width: 22 },
         { key: 'status_class', header: 'Status class', kind: 'text', sql: 'status_class', width: 12 },
@@ -166,6 +184,7 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       table: 'recon_exceptions',
       where: `period = ${p} AND family = 'unredeemed'`,
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
+      printColumns: ['exception_type', 'partner_reference', 'finding_amount', 'finding_id', 'decision', 'decision_note'],
     },
     {
       title: 'Sales',

@@ -62,7 +62,7 @@ function printSummary(s: ReconcileSummary, output: Output): void {
     ? `individual lookups: ${s.lookup.references} references, ${s.lookup.found} found`
     : `individual lookups: skipped (${s.lookup.skippedBecause})`;
   const signoff = s.signoff.signoff
-    ? `sign-off: ${s.signoff.status} (by ${s.signoff.signoff.signedBy} at ${s.signoff.signoff.signedAt}; since: ${s.signoff.changes.new} new, ${s.signoff.changes.cleared} cleared, ${s.signoff.changes.changed} changed${s.signoff.deltas.map((d) => `, ${d.currencyCode ?? '(none)'} ${d.amountDelta}`).join('')})`
+    ? `sign-off: ${s.signoff.status} (by ${s.signoff.signoff.signedBy} at ${s.signoff.signoff.signedAtZoned}; since: ${s.signoff.changes.new} new, ${s.signoff.changes.cleared} cleared, ${s.signoff.changes.changed} changed${s.signoff.deltas.map((d) => `, ${d.currencyCode ?? '(none)'} ${d.amountDelta}`).join('')})`
     : 'sign-off: unsigned';
   output.result(
     [
