@@ -13,7 +13,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
-import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, moneyFormat, wallClockDate } from './formats.js';
+import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
 import { closeOf, noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { describeClose } from './close-facts.js';
@@ -327,7 +327,8 @@ function printArea(sheet: DetailSheet, rows: number): string | undefined {
   const first = area[0]!.at;
   const last = area[area.length - 1]!.at;
   if (last - first + 1 !== area.length) throw new RangeError(`the print columns of ${sheet.title} after the leading ones must be adjacent`);
-  return `${columnLetter(first)}1:${columnLetter(last)}${rows + 1}`;
+  // exceljs puts `$` before the columns only; the rows are made absolute here (a relative one would move with the cursor).
+  return `${columnLetter(first)}$1:${columnLetter(last)}$${rows + 1}`;
 }
 
 /** 1 → A, 27 → AA. */
@@ -442,7 +443,7 @@ function writeSummary(
   const pen = summaryPen(worksheet, facts.timezone);
   const context: SummaryContext = { facts, sheets, plan, generatedAt, rowsPerSheet, summaryOnlyOf };
   for (const section of summarySections) section(pen, context);
-  worksheet.pageSetup.printArea = `A1:${columnLetter(summaryColumnWidths.length)}${pen.rows()}`;
+  worksheet.pageSetup.printArea = `A$1:${columnLetter(summaryColumnWidths.length)}$${pen.rows()}`;
   worksheet.commit();
 }
 
@@ -502,7 +503,8 @@ function writeSummaryHeader({ line, note, styled, localTime, instant }: SummaryP
   if (close.alert) note(close.alert, styles.alertBand);
   for (const text of close.lines) note(text, close.alert ? styles.warning : styles.bold);
   line(styled(`pinrecon reconciliation — ${facts.period}`, styles.title));
-  line(styled('Period', styles.bold), facts.period, styled(`as of ${facts.asOf}`, styles.plain));
+  line(styled('Period', styles.bold), facts.period);
+  line(styled('As of', styles.bold), styled(localTextDate(facts.asOf), styles.date));
   line(styled('Time zone', styles.bold), facts.timezone, 'every date is in it; every time shows its UTC offset');
   line(styled('Reconciled at', styles.bold), localTime(facts.reconciledAt));
   line(styled('Report generated at', styles.bold), instant(generatedAt));

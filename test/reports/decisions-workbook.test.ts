@@ -27,8 +27,8 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   const amounts = workbook.getWorksheet('Amounts')!;
   const headers = (amounts.getRow(1).values as unknown[]).slice(1);
   expect(headers.slice(-5)).toEqual(['Finding ID', 'Decision', 'Note', 'Owner', 'Expected clear by']);
-  // The columns before them are as they were.
-  expect(headers.slice(0, 3)).toEqual(['Exception type', 'Partner reference', 'Transaction ID']);
+  // The key columns first: what the finding is and its amounts (they repeat on every printed page).
+  expect(headers.slice(0, 5)).toEqual(['Exception type', 'Partner reference', 'Amount', 'Difference', 'Transaction ID']);
   const decided = amounts.getRows(2, amounts.rowCount - 1)!.find((row) => row.getCell(headers.length - 4).value === costId)!;
   expect(decided.getCell(headers.length - 3).value).toBe('timing');
   expect(decided.getCell(headers.length - 1).value).toBe('ana');
@@ -37,30 +37,47 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   const xml = unzipText(file);
   const sheetXml = [...xml.entries()].filter(([name]) => /^xl\/worksheets\/sheet\d+\.xml$/.test(name));
   for (const [, text] of sheetXml) {
-    expect(text).toMatch(/<pageSetup[^>]*orientation="landscape"/);
-    expect(text).toMatch(/<pageSetup[^>]*fitToWidth="1"/);
-    expect(text).toMatch(/<pageSetUpPr fitToPage="1"\/>/);
+    expect(text).toMatch(/<pageSetup[^>]*paperSize="9"/); // A4, the default reports.paperSize
     expect(text).toMatch(/<oddFooter>[^<]*2024-03[^<]*as of 2024-04-05[^<]*&amp;P/);
   }
+  const [summaryXml, ...detailXml] = sheetXml.sort(([a], [b]) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0])).map(([, text]) => text);
+  // The Summary portrait at a fixed scale of 73 % or more (8 pt of the 11 pt body font); the finding sheets
+  // landscape at theirs, their key columns repeated and the decision ones as the print area; the others one page wide.
+  expect(summaryXml).toMatch(/<pageSetup[^>]*orientation="portrait"/);
+  const scales = detailXml.slice(0, 6).map((text) => Number(/<pageSetup[^>]*scale="(\d+)"/.exec(text)?.[1]));
+  for (const scale of [Number(/<pageSetup[^>]*scale="(\d+)"/.exec(summaryXml!)?.[1]), ...scales]) expect(scale).toBeGreaterThanOrEqual(73);
+  for (const text of detailXml.slice(0, 6)) {
+    expect(text).toMatch(/<pageSetup[^>]*orientation="landscape"/);
+    expect(text).not.toMatch(/<pageSetUpPr fitToPage="1"\/>/);
+  }
+  for (const text of detailXml.slice(6)) {
+    expect(text).toMatch(/<pageSetup[^>]*fitToWidth="1"/);
+    expect(text).toMatch(/<pageSetUpPr fitToPage="1"\/>/);
+  }
+  const names = xml.get('xl/workbook.xml')!.replaceAll('&apos;', "'");
+  expect(names).toContain(`<definedName name="_xlnm.Print_Titles" localSheetId="2">'Amounts'!$A:$D,'Amounts'!$1:$1<`);
+  expect(names).toContain(`<definedName name="_xlnm.Print_Area" localSheetId="2">'Amounts'!$T$1:$V$3<`);
   const validated = sheetXml.filter(([, text]) => /<dataValidation [^>]*type="list"/.test(text));
   expect(validated).toHaveLength(6); // Missing, Amounts, Status, Duplicates, Cutoff, Unredeemed keys
   expect(validated[0]![1]).toContain('&quot;investigating,timing,claim,fix_ledger,reverse,write_off,accepted&quot;');
   expect(xml.get('xl/workbook.xml')).toMatch(/_xlnm\.Print_Titles/);
 
-  // The Summary: decisions and states per currency, with gross debit and credit.
+  // The Summary: per currency, findings by decision and by state, each block counting every finding once with
+  // its total, and gross debit and credit beside every net amount.
   const summary = workbook.getWorksheet('Summary')!;
   const rows = Array.from(summary.getSheetValues(), (row) => (Array.isArray(row) ? row.slice(1) : []));
-  const section = rows.findIndex((row) => row[0] === 'Decisions, pending and overdue per currency');
+  const section = rows.findIndex((row) => row[0] === 'Decisions and states per currency');
   expect(section).toBeGreaterThan(0);
-  expect(rows[section + 2]).toEqual(['Currency', 'Decision / state', 'Findings', 'Net amount', 'Gross debit', 'Gross credit']);
-  const lines = rows.slice(section + 3, section + 8).filter((row) => row[0] === 'BRL');
+  const block = (title: string) => {
+    const start = rows.findIndex((row, i) => i > section && row[0] === title);
+    expect(rows[start]).toEqual([title, 'Findings', 'Net amount', 'Gross debit', 'Gross credit']);
+    const end = rows.findIndex((row, i) => i > start && row[0] === 'Total');
+    return { lines: rows.slice(start + 1, end).map((row) => row.slice(0, 2)), total: rows[end]!.slice(1, 2) };
+  };
   // cost break 9.00 vs 8.00 (timing, overdue), missing_in_ledger 7.25 and price 8.50 vs 8.00 (undecided).
-  expect(lines.map((row) => row.slice(1, 3))).toEqual([
-    ['timing', 1],
-    ['OVERDUE', 1],
-    ['UNDECIDED', 2],
-  ]);
-  const bridgeHeader = rows.find((row) => row[0] === 'Currency' && row[1] === 'Step');
+  expect(block('BRL by decision')).toEqual({ lines: [['timing', 1], ['undecided', 2]], total: [3] });
+  expect(block('BRL by state')).toEqual({ lines: [['UNDECIDED', 2], ['OVERDUE', 1]], total: [3] });
+  const bridgeHeader = rows.find((row) => row[0] === 'BRL' && row[2] === 'Items');
   expect(bridgeHeader?.slice(-2)).toEqual(['Gross debit', 'Gross credit']);
 });
 
