@@ -47,9 +47,9 @@ export interface CloseDescription {
   /** The verdict label ("reconciled_with_findings", "not computed"). */
   verdict: string;
   signoffState: SignoffDisplayState;
-  /** The sign-off state in one phrase: "signed off by X at T", "changed since the sign-off by X at T: …". */
+  /** The sign-off state in one phrase: "signed off by X at T", "changed since sign-off by X at T: …". */
   signoff: string;
-  /** The sign-off state without what changed, for a page footer: "verdict … · changed since the sign-off by X at T". */
+  /** The sign-off state without what changed, for a page footer: "verdict … · changed since sign-off by X at T". */
   footer: string;
 }
 
@@ -92,7 +92,7 @@ function signoffPhrase(close: CloseFacts | undefined): SignoffPhrase {
   if (close && s && close.status === 'changed_since_signoff') {
     const by = `by ${s.signedBy} at ${s.signedAtZoned}`;
     const what = changeSummary(close);
-    const short = `changed since the sign-off ${by}`;
+    const short = `changed since sign-off ${by}`;
     return { state: 'changed_since_signoff', phrase: `${short}: ${what}`, short, band: `CHANGED SINCE SIGN-OFF ${by}: ${what}` };
   }
   if (s) {

@@ -14,7 +14,7 @@ export const papers: Record<PaperSize, { excelCode: number; widthPt: number; hei
 };
 
 /** Page margins in inches (exceljs's unit): narrow at the sides, room for the footer at the bottom. */
-export const printMargins = { left: 0.4, right: 0.4, top: 0.5, bottom: 0.6, header: 0.25, footer: 0.25 };
+export const printMargins = { left: 0.3, right: 0.3, top: 0.5, bottom: 0.6, header: 0.25, footer: 0.25 };
 
 /** The workbook's body font (exceljs's default, Calibri 11) and the smallest text a controller should read. */
 export const bodyFontPt = 11;
@@ -23,12 +23,12 @@ export const minimumTextPt = 8;
 export const minimumScale = Math.ceil((minimumTextPt / bodyFontPt) * 100);
 
 /**
- * A column's printed width in points: Excel's width is in characters of the default font's widest digit
- * (7 px for Calibri 11) plus 5 px of padding, at 96 px an inch.
+ * A column's printed width in points, as LibreOffice prints an .xlsx width (characters): 7 pt a character,
+ * measured from its PDF (test/cli/workbook-print.test.ts). Excel prints the same width narrower (7 px of
+ * Calibri 11 plus 5 px of padding, at 96 px an inch), so a layout that fits LibreOffice fits Excel.
  */
 export function columnWidthPt(width: number): number {
-  const pixels = Math.trunc(((width * 7 + 5) / 7) * 256) / 256 * 7;
-  return pixels * 0.75;
+  return width * 7;
 }
 
 export function printableWidthPt(paper: PaperSize, orientation: 'portrait' | 'landscape'): number {

@@ -407,8 +407,8 @@ interface SummaryContext {
 type SummarySection = (pen: SummaryPen, context: SummaryContext) => void;
 
 /**
- * The Summary, top to bottom. A new section is a new function here, written in the seven columns below
- * (labels in A, values in B–G) so the Summary keeps printing on at most 2 pages at 8 pt or more
+ * The Summary, top to bottom. A new section is a new function here, written in the six columns below
+ * (labels in A, values in B–F) so the Summary keeps printing on at most 2 pages at 8 pt or more
  * (test/cli/workbook-print.test.ts converts it with LibreOffice and counts).
  */
 const summarySections: SummarySection[] = [
@@ -420,13 +420,12 @@ const summarySections: SummarySection[] = [
   writeBridgeSection,
   writeDecisionsSection,
   writeExceptionsByTypeSection,
-  writeAmountsSection,
   writeAgingSection,
   writeSheetsSection,
 ];
 
-/** A: labels; B: a value or a time (with its offset); C–G: numbers. Nothing is written right of G. */
-const summaryColumnWidths = [26, 24, 16, 16, 16, 16, 16];
+/** A: labels; B: a value or a time (with its offset); C–F: numbers. Nothing is written right of F. */
+const summaryColumnWidths = [23, 23, 14, 14, 14, 14];
 /** Characters of body text a wrapped note holds per printed line (a little under the columns' width). */
 const noteLineChars = Math.floor(summaryColumnWidths.reduce((sum, width) => sum + width, 0) * 1.1);
 
@@ -528,14 +527,14 @@ function writeExtractionSection({ line, heading, header, styled, count, localTim
   line(styled('Last fetch', styles.bold), lastFetchAt ? localTime(lastFetchAt) : 'never: no extract covers this period');
   line(styled('Extract windows', styles.bold), count(windows.length), 'covering the period');
   if (windows.length > 0) {
-    header('Window', 'Completed at', 'By date', 'Records', 'Quarantined', 'Run');
-    for (const w of windows) line(`${w.windowStart} – ${w.windowEnd}`, localTime(w.completedAt), w.by, count(w.records), count(w.quarantined), w.runId);
+    header('Window', 'Completed at', 'By date', 'Records', 'Quarantined');
+    for (const w of windows) line(`${w.windowStart} – ${w.windowEnd}`, localTime(w.completedAt), w.by, count(w.records), count(w.quarantined));
   }
-  line(styled('Extract runs', styles.bold), count(runs.length), 'behind them');
+  line(styled('Extract runs', styles.bold), count(runs.length), 'that completed them');
   if (runs.length > 0) {
-    header('Run', 'Started', 'Command', 'Status', 'Requests', 'Retries · 503', 'Rows loaded');
+    header('Run', 'Started', 'Status', 'Requests', 'Retries · 503', 'Rows loaded');
     for (const r of runs) {
-      line(r.runId, localTime(r.startedAt), r.command, r.status, count(r.requests), `${formatCount(r.retries)} · ${formatCount(r.rateLimited)}`, count(r.rowsLoaded));
+      line(r.runId, localTime(r.startedAt), `${r.command} ${r.status}`, count(r.requests), `${formatCount(r.retries)} · ${formatCount(r.rateLimited)}`, count(r.rowsLoaded));
     }
   }
 }
@@ -543,10 +542,10 @@ function writeExtractionSection({ line, heading, header, styled, count, localTim
 /** The ledger orders reconciled and the rejected lines, with where the rejects are listed. */
 function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, { facts }: SummaryContext): void {
   heading('Ledger');
-  line(styled('Ledger orders in the period', styles.bold), count(facts.ledger.orders));
+  line(styled('Ledger orders', styles.bold), count(facts.ledger.orders), 'in the period');
   line(styled('Ledger lines rejected', styles.bold), count(facts.ledger.rejects), `from ${formatCount(facts.ledger.rejectFiles)} file(s), on the sheet Ledger rejects`);
   if (facts.ledger.unplacedRejects > 0) {
-    line(styled('… from files with no line taken', styles.warning), count(facts.ledger.unplacedRejects), `from ${formatCount(facts.ledger.unplacedFiles)} file(s)`);
+    line(styled('… of unreadable files', styles.warning), count(facts.ledger.unplacedRejects), `from ${formatCount(facts.ledger.unplacedFiles)} file(s)`);
     note('Not one line of those files was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, columns) and import again.', styles.warning);
   }
   note(
@@ -558,8 +557,9 @@ function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, 
 /** Per currency, the ledger side and the provider side, each in a row of its own. */
 function writeTotalsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Totals per currency');
-  const ledgerColumns = totalsColumns.filter((c) => c.header.startsWith('Ledger') || c.header === 'of which paid' || c.header === 'Matched' || c.header === 'Exceptions');
-  const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c));
+  // The exceptions per currency are the totals of the decisions table below.
+  const ledgerColumns = totalsColumns.filter((c) => c.header.startsWith('Ledger') || c.header === 'of which paid' || c.header === 'Matched');
+  const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c) && c.header !== 'Exceptions');
   for (const columns of [ledgerColumns, providerColumns]) {
     header('Currency', ...columns.map((c) => c.header));
     for (const t of facts.totals) {
@@ -576,7 +576,8 @@ function writeBridgeSection({ line, heading, header, styled, count, money }: Sum
     header(currency ?? '(none)', null, 'Items', 'Amount', 'Gross debit', 'Gross credit');
     const steps = facts.bridge.filter((b) => b.currency === currency);
     const lastStep = Math.max(...steps.map((x) => x.step));
-    for (const b of steps) {
+    // A step with no item and no amount says nothing: left out (the detail is on the sheets).
+    for (const b of steps.filter((x) => x.exceptionType === null || Number(x.items) > 0 || Number(x.amount ?? 0) !== 0)) {
       const isTotal = b.exceptionType === null && (b.step === 0 || b.step === lastStep);
       const gross = facts.decisions.bridgeGross.find((g) => g.currency === b.currency && g.exceptionType === b.exceptionType);
       line(isTotal ? styled(b.label, styles.bold) : b.label, null, count(b.items), money(b.amount, b.currency),
@@ -629,18 +630,11 @@ function writeExceptionsByTypeSection({ line, note, heading, header, styled, cou
   line(styled('Total', styles.bold), count(facts.totalFindings), count(changes?.new ?? 0), count(changes?.stillOpen ?? 0), count(changes?.cleared ?? 0));
 }
 
-function writeAmountsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
-  heading('Amounts by exception type');
-  header('Exception type', 'Currency', 'Findings', 'Ledger value', 'Provider value', 'Difference', 'Cost bridge effect');
-  for (const a of facts.exceptionAmounts) {
-    line(a.exceptionType, a.currency, count(a.findings), money(a.ledgerValue, a.currency), money(a.providerValue, a.currency), money(a.difference, a.currency), money(a.bridgeAmount, a.currency));
-  }
-}
-
 function writeAgingSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Unredeemed keys by age');
   header('Currency', 'Aging bucket (days)', 'Keys', 'Cost at stake');
-  for (const a of facts.aging) line(a.currency ?? '(none)', a.bucket, count(a.keys), money(a.costTotal, a.currency));
+  for (const a of facts.aging.filter((x) => Number(x.keys) > 0)) line(a.currency ?? '(none)', a.bucket, count(a.keys), money(a.costTotal, a.currency));
+  if (!facts.aging.some((x) => Number(x.keys) > 0)) line('No unredeemed key.');
 }
 
 /** The workbook's sheets with their rows, and a note for each sheet that continues on another. */

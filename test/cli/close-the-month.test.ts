@@ -46,6 +46,17 @@ describe('closing a month (spawned CLI)', () => {
     return String(workbook.getWorksheet('Summary')!.getCell('A1').value);
   };
   const email = async () => simpleParser(readFileSync(path.join(dir, 'reports', `pinrecon-${period}.eml`)));
+  /** Every text cell of the Summary, and the page footer of every sheet. */
+  const summaryTexts = async (): Promise<string[]> => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
+    return (workbook.getWorksheet('Summary')!.getSheetValues() as unknown[][]).flat().filter((v): v is string => typeof v === 'string');
+  };
+  const footers = async (): Promise<string[]> => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
+    return workbook.worksheets.map((sheet) => sheet.headerFooter.oddFooter ?? '');
+  };
 
   beforeAll(async () => {
     simulator = await startSimulator({ seed: 31, identifier, secret, dataset: { from: '2026-03-01', to: asOf, salesCount: 600, timezone: 'America/Sao_Paulo' } });
@@ -156,7 +167,7 @@ describe('closing a month (spawned CLI)', () => {
     expect(again.stderr).toContain(`is already signed off by Ana Lima`);
 
     expect((await pinrecon('report', '--period', period)).code).toBe(0);
-    expect(await summaryFirstCell()).toMatch(/^Signed off by Ana Lima at \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(America\/Sao_Paulo\): March close$/);
+    expect(await summaryFirstCell()).toMatch(/^Signed off by Ana Lima at \d{4}-\d{2}-\d{2} \d{2}:\d{2} -03:00 \(America\/Sao_Paulo\)$/);
   }, stepTimeout);
 
   it('after the provider reverses two sales, run finds the period changed since sign-off, exactly, and keeps the signed rows', async () => {
@@ -222,10 +233,13 @@ describe('closing a month (spawned CLI)', () => {
 
     expect((await pinrecon('report', '--period', period, '--email', '--dry-run')).code).toBe(0);
     const mail = await email();
-    expect(mail.subject).toMatch(/ — changed since sign-off by Ana Lima: 1 new, 1 cleared, 0 changed; amount delta /);
+    expect(mail.subject).toMatch(/ — changed since sign-off by Ana Lima at [\d-]+ [\d:]+ -03:00 \(America\/Sao_Paulo\): 1 new, 1 cleared, 0 changed; amount delta /);
     expect(mail.subject?.startsWith('[INCOMPLETE]')).toBe(false);
-    expect(mail.text).toContain('Changed since sign-off: 1 new, 1 cleared, 0 changed');
-    expect(await summaryFirstCell()).toMatch(/^CHANGED SINCE SIGN-OFF: 1 new, 1 cleared, 0 changed/);
+    // Said once, in the band: not again on the next line (issue 14).
+    expect(mail.text!.match(/1 new, 1 cleared, 0 changed/g)).toHaveLength(1);
+    expect(mail.text).toMatch(/CHANGED SINCE SIGN-OFF by Ana Lima at [\d-]+ [\d:]+ -03:00 \(America\/Sao_Paulo\): 1 new, 1 cleared, 0 changed/);
+    expect(await summaryFirstCell()).toMatch(/^CHANGED SINCE SIGN-OFF by Ana Lima at .+: 1 new, 1 cleared, 0 changed/);
+    expect((await summaryTexts()).filter((text) => text.includes('1 new, 1 cleared, 0 changed'))).toHaveLength(1);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
     expect(workbook.getWorksheet('Changed since sign-off')!.actualRowCount).toBe(3);
@@ -242,6 +256,46 @@ describe('closing a month (spawned CLI)', () => {
     const twice = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'again');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`The period ${period} is not signed off`);
+  }, stepTimeout);
+
+  it('after reopen → close → reconcile, subject, body, Summary and footer say one sign-off state, every time with its zone', async () => {
+    const zoned = '\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} -03:00 \\(America/Sao_Paulo\\)';
+    /** The report's subject, body, Summary and footers, which must all say `state`. */
+    const reportSays = async (state: RegExp, footerState = state) => {
+      const report = await pinrecon('report', '--period', period, '--email', '--dry-run');
+      expect(report.code, report.stderr).toBe(0);
+      const mail = await email();
+      expect(mail.subject).toMatch(new RegExp(` — ${state.source}$`));
+      const body = mail.text!;
+      expect(body.match(new RegExp(state.source, 'gi'))).toHaveLength(1);
+      expect((await summaryTexts()).filter((text) => new RegExp(state.source, 'i').test(text))).toHaveLength(1);
+      for (const footer of await footers()) expect(footer).toMatch(new RegExp(`verdict reconciled_with_findings · ${footerState.source}`));
+      for (const other of ['changed_since_signoff', 'changed since sign-off', 'Sign-off: unsigned']) expect(body).not.toContain(other);
+      return { report, body };
+    };
+
+    // Reopened (and reconciled since): the state names who reopened it and whose sign-off it was.
+    const reopened = await reportSays(
+      new RegExp(`reopened by Bo at ${zoned} \\(signed off by Ana Lima at ${zoned}\\): provider reversals`),
+      new RegExp(`reopened by Bo at ${zoned}`),
+    );
+    expect(reopened.report.stdout + reopened.report.stderr).toMatch(new RegExp(`${period} reopened by Bo at ${zoned}`));
+
+    // Signed again: close prints the time with its zone, and every reader says the same words and time.
+    const closed = await pinrecon('close', '--period', period, '--by', 'Cy Tan', '--allow-undecided');
+    expect(closed.code, closed.stderr).toBe(0);
+    const signedAt = new RegExp(`signed off by Cy Tan at (${zoned})`).exec(closed.stdout)?.[1];
+    expect(signedAt, closed.stdout).toBeTruthy();
+    const signed = new RegExp(`signed off by Cy Tan at ${signedAt!.replace(/[()]/g, '\\$&')}`);
+    await reportSays(signed);
+    expect(await summaryFirstCell()).toMatch(new RegExp(`^S${signed.source.slice(1)}$`));
+
+    // reconcile compares itself with the new sign-off (nothing changed) and prints the same time and zone.
+    const reconciled = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+    expect(reconciled.code, reconciled.stderr).toBe(0);
+    expect(reconciled.stdout).toContain(`sign-off: signed (by Cy Tan at ${signedAt};`);
+    const again = await reportSays(signed);
+    expect(again.report.stdout + again.report.stderr).toContain(`${period} signed off by Cy Tan at ${signedAt}`);
   }, stepTimeout);
 });
 
