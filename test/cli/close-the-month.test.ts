@@ -50,7 +50,14 @@ describe('closing a month (spawned CLI)', () => {
   const summaryTexts = async (): Promise<string[]> => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
-    return (workbook.getWorksheet('Summary')!.getSheetValues() as unknown[][]).flat().filter((v): v is string => typeof v === 'string');
+    const texts: string[] = [];
+    // A merged cell's text once (the reader repeats it in every cell of the merge).
+    workbook.getWorksheet('Summary')!.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (cell.master.address === cell.address && typeof cell.value === 'string') texts.push(cell.value);
+      }),
+    );
+    return texts;
   };
   const footers = async (): Promise<string[]> => {
     const workbook = new ExcelJS.Workbook();

@@ -1,16 +1,18 @@
 /**
  * The workbook's side of decisions: the finding sheets end with the decision columns (a drop-down of the
- * decisions, a date format), every sheet prints landscape one page wide with its header row repeated and a
- * footer; the Summary shows decisions, pending, overdue and undecided with gross amounts; the reader finds
+ * decisions, a date format), every sheet has a page setup for the configured paper and a footer; the Summary
+ * shows findings by decision and by state, each block adding up to the findings, with gross amounts; an
+ * unredeemed key's amount is its cost at stake wherever a finding's amount is shown; the reader finds
  * the decision sheets by their header row whatever the user did to the sheets, and reads typed dates.
  */
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import ExcelJS from 'exceljs';
-import { decideFindings } from '../../pipelines/findings.js';
+import { decideFindings, listFindings } from '../../pipelines/findings.js';
+import { loadDecisionFacts } from '../../reports/decision-facts.js';
 import { parseDate, readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { unzipText } from '../support/report.js';
-import { fixtureForEachTest } from '../support/reconcile.js';
+import { fixtureForEachTest, insertLedger, insertSales, ledgerFor, sale } from '../support/reconcile.js';
 import { fillFindings, findingIdOf, reconcileAndReport, typeDecisions } from '../support/decisions.js';
 
 const f = fixtureForEachTest();
@@ -79,6 +81,46 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   expect(block('BRL by state')).toEqual({ lines: [['UNDECIDED', 2], ['OVERDUE', 1]], total: [3] });
   const bridgeHeader = rows.find((row) => row[0] === 'BRL' && row[2] === 'Items');
   expect(bridgeHeader?.slice(-2)).toEqual(['Gross debit', 'Gross credit']);
+});
+
+test("an unredeemed key's amount is its cost at stake in findings list, the decisions table and its sheet; each block adds up", async () => {
+  await fillFindings(f);
+  // A key booked and never redeemed, paid in the ledger: its only finding is unredeemed_key.
+  const booked = sale({ status: 'delivered', key_sent_to_customer: false, partner_cost_price: '24.8331' });
+  await insertSales(f.warehouse, [booked]);
+  await insertLedger(f.warehouse, [ledgerFor(booked, { expected_cost: '24.8331' })]);
+  const file = await reconcileAndReport(f);
+  const period = '2024-03';
+
+  const listed = await listFindings(f.warehouse, { period });
+  expect(listed.find((row) => row.exception_type === 'unredeemed_key')).toMatchObject({ partner_reference: booked.partner_reference, amount: '24.8331' });
+  // The other findings keep their cost bridge effect.
+  const bridge = await f.warehouse.all<{ finding_id: string; amount: string }>(`SELECT finding_id, amount::VARCHAR AS amount FROM recon_exceptions WHERE exception_type <> 'unredeemed_key'`);
+  for (const b of bridge) expect(listed.find((row) => row.finding_id === b.finding_id)?.amount).toBe(b.amount);
+
+  // Each block counts every finding once, and its total is the findings count and their amounts.
+  const facts = await loadDecisionFacts(f.warehouse, period);
+  const [total] = facts.totals;
+  expect(total).toMatchObject({ currency: 'BRL', findings: listed.length });
+  const sum = (rows: { amount: string | null }[]) => rows.reduce((acc, row) => acc + Math.round(Number(row.amount) * 10_000), 0);
+  expect(Math.round(Number(total!.net) * 10_000)).toBe(sum(listed));
+  for (const kind of ['decision', 'state'] as const) {
+    const lines = facts.lines.filter((line) => line.kind === kind);
+    expect(lines.reduce((n, line) => n + line.findings, 0)).toBe(listed.length);
+    expect(lines.reduce((acc, line) => acc + Math.round(Number(line.net) * 10_000), 0)).toBe(sum(listed));
+  }
+  expect(facts.lines.find((line) => line.kind === 'decision' && line.label === 'undecided')).toMatchObject({ findings: listed.length });
+
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(file);
+  const unredeemed = workbook.getWorksheet('Unredeemed keys')!;
+  const headers = (unredeemed.getRow(1).values as unknown[]).slice(1);
+  expect(unredeemed.getRow(2).getCell(headers.indexOf('Amount (cost at stake)') + 1).value).toBe(24.8331);
+  const summary = workbook.getWorksheet('Summary')!;
+  const rows = Array.from(summary.getSheetValues(), (row) => (Array.isArray(row) ? row.slice(1) : []));
+  const byDecision = rows.findIndex((row) => row[0] === 'BRL by decision');
+  expect(rows[byDecision + 1]!.slice(0, 3)).toEqual(['undecided', listed.length, Number(total!.net)]);
+  expect(rows[byDecision + 2]!.slice(0, 2)).toEqual(['Total', listed.length]);
 });
 
 test('the reader finds decision sheets by their header row: a sheet deleted, a column added in front', async () => {
