@@ -543,7 +543,7 @@ function writeExtractionSection({ line, heading, header, styled, count, localTim
 function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, { facts }: SummaryContext): void {
   heading('Ledger');
   line(styled('Ledger orders', styles.bold), count(facts.ledger.orders), 'in the period');
-  line(styled('Ledger lines rejected', styles.bold), count(facts.ledger.rejects), `from ${formatCount(facts.ledger.rejectFiles)} file(s), on the sheet Ledger rejects`);
+  line(styled('Ledger lines rejected', styles.bold), count(facts.ledger.rejects), `from ${formatCount(facts.ledger.rejectFiles)} file(s), listed on the sheet Ledger rejects`);
   if (facts.ledger.unplacedRejects > 0) {
     line(styled('… of unreadable files', styles.warning), count(facts.ledger.unplacedRejects), `from ${formatCount(facts.ledger.unplacedFiles)} file(s)`);
     note('Not one line of those files was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, columns) and import again.', styles.warning);
