@@ -66,6 +66,11 @@ const styles = {
   title: { font: { bold: true, size: 14 } } as Style,
   heading: { font: { bold: true, size: 12 } } as Style,
   header: { font: { bold: true }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7ECF3' } } } as Style,
+  wrappedHeader: {
+    font: { bold: true },
+    fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7ECF3' } },
+    alignment: { wrapText: true, vertical: 'top' },
+  } as Style,
   bold: { font: { bold: true } } as Style,
   warning: { font: { bold: true, color: { argb: 'FFB00020' } } } as Style,
   alertBand: { font: { bold: true, size: 13, color: { argb: 'FFFFFFFF' } }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFB00020' } } } as Style,
@@ -448,14 +453,16 @@ function writeSummary(
 
 function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen & { rows(): number } {
   let rows = 0;
-  const line = (...cells: SummaryCell[]) => {
+  const addRow = (cells: SummaryCell[], lines = 1) => {
     const row = worksheet.addRow(cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)));
     cells.forEach((cell, i) => {
       if (cell !== null) row.getCell(i + 1).style = typeof cell === 'object' ? cell.style : styles.plain;
     });
+    if (lines > 1) row.height = 15 * lines;
     row.commit();
     rows = row.number;
   };
+  const line = (...cells: SummaryCell[]) => addRow(cells);
   const styled = (value: ExcelJS.CellValue, style: Style): SummaryCell => ({ value, style });
   // A time cell's format carries the zone's offset at that instant, so "every time says its zone" holds in print too.
   const timeCell = (instant: Date): SummaryCell => {
@@ -479,7 +486,11 @@ function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen 
       line();
       line(styled(text, styles.heading));
     },
-    header: (...labels) => line(...labels.map((label) => (label === null ? null : styled(label, styles.header)))),
+    // A label wider than its column wraps onto more lines of a taller row, so it prints whole.
+    header: (...labels) => {
+      const lines = Math.max(...labels.map((label, i) => Math.ceil((label ?? '').length / (summaryColumnWidths[i] ?? 1))));
+      addRow(labels.map((label) => (label === null ? null : styled(label, lines > 1 ? styles.wrappedHeader : styles.header))), lines);
+    },
     count: (value) => styled(Number(value), styles.integer),
     money: (value, currency) => (value === null ? null : styled(Number(value), moneyStyle(currency))),
     localTime: (text) => (text === null ? null : timeCell(localTimeInstant(text, timezone))),
