@@ -284,7 +284,7 @@ interface PrintSetup {
 
 /**
  * How each sheet prints on `paper` (reports/print-layout.ts), with a footer giving the period, the as-of, the
- * verdict and sign-off state (the one state of close-facts.ts) and the page number:
+ * time zone, the verdict and sign-off state (the one state of close-facts.ts) and the page number:
  * - the Summary portrait, at the scale its columns fit across the page (it is laid out for at most 2 pages);
  * - a finding sheet landscape, its key columns on every page (the leading ones repeated at the left, the
  *   decision ones as the print area) at the scale they fit across; the rest of its columns stay on screen;
@@ -293,7 +293,8 @@ interface PrintSetup {
 function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
   const footerText = (text: string) => text.replaceAll('&', '&&');
   const headerFooter = {
-    oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf}`)}&C${footerText(describeClose(closeOf(facts)).footer)}&RPage &P of &N`,
+    // Every printed page says the zone its dates and times are in (the time cells of a detail sheet cannot).
+    oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf} · times in ${facts.timezone}`)}&C${footerText(describeClose(closeOf(facts)).footer)}&RPage &P of &N`,
   };
   const common = { paperSize: papers[paper].excelCode, margins: printMargins, horizontalCentered: false };
   return {

@@ -155,7 +155,7 @@ describe('report workbook', () => {
     // Every time shows its UTC offset (São Paulo: -03:00).
     expect(summaryRow(ws, 'Reconciled at').getCell(2).numFmt).toBe('yyyy-mm-dd hh:mm "-03:00"');
     expect(summaryRow(ws, 'Extract windows').getCell(2).value).toBe(2);
-    expect(summaryRow(ws, 'run-extract-1').getCell(5).value).toBe(12);
+    expect(summaryRow(ws, 'run-extract-1').getCell(4).value).toBe(12);
 
     // Two rows per currency: the ledger side, then the provider side, each under its header.
     const brl = summaryRow(ws, 'BRL');
