@@ -336,25 +336,31 @@ export async function closeFacts(warehouse: Warehouse, config: Config, period: s
   const completeness = await checkCompleteness(warehouse, config, period);
   const storedReasons = stored?.reasons ? (JSON.parse(stored.reasons) as string[]) : [];
   const incomplete = !completeness.complete || stored?.verdict === 'incomplete';
-  const state = await signoffState(warehouse, period, 'recon_signoff_changes', config.timezone);
-  // Read now, not from recon_summary: a close or reopen since the last reconcile must show at once.
-  const latest = state.signoff ? undefined : (await signoffsOf(warehouse, period, config.timezone))[0];
   return {
     verdict: incomplete ? 'incomplete' : (stored?.verdict ?? null),
     incompleteReasons: completeness.complete ? storedReasons.map((r) => `when reconciled: ${r} (extracted since: run pinrecon reconcile --period ${period} again)`) : completeness.reasons,
     fillCommands: completeness.commands,
+    ...(await signoffFacts(warehouse, period, 'recon_signoff_changes', config.timezone)),
+  };
+}
+
+/**
+ * The sign-off part of the close facts, read now (not from recon_summary: a close or reopen since the last
+ * reconcile must show at once): the active sign-off and what changed since it, or the latest one if reopened.
+ * `reconcile` passes its own, not yet published, `recon_signoff_changes`.
+ */
+export async function signoffFacts(
+  warehouse: Warehouse,
+  period: string,
+  changesTable: string,
+  timezone: string,
+): Promise<Pick<CloseFacts, 'status' | 'signoff' | 'reopened' | 'changes' | 'deltas'>> {
+  const state = await signoffState(warehouse, period, changesTable, timezone);
+  const latest = state.signoff ? undefined : (await signoffsOf(warehouse, period, timezone))[0];
+  const s = state.signoff;
+  return {
     status: state.status,
-    ...(state.signoff
-      ? {
-          signoff: {
-            signoffId: state.signoff.signoffId,
-            signedBy: state.signoff.signedBy,
-            signedAt: state.signoff.signedAt,
-            signedAtZoned: state.signoff.signedAtZoned,
-            note: state.signoff.note,
-          },
-        }
-      : {}),
+    ...(s ? { signoff: { signoffId: s.signoffId, signedBy: s.signedBy, signedAt: s.signedAt, signedAtZoned: s.signedAtZoned, note: s.note } } : {}),
     ...(latest?.reopenedAt
       ? {
           reopened: {

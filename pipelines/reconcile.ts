@@ -29,7 +29,8 @@ import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
 import { sqlIdentifier } from '../core/sql.js';
 import { maskPin } from '../core/masking.js';
 import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
-import { activeSignoff, createSignedInput, signoffState, type SignoffState } from './close.js';
+import { activeSignoff, createSignedInput, signoffFacts, signoffState, type SignoffState } from './close.js';
+import { describeClose } from '../reports/close-facts.js';
 
 export interface ReconcileOptions {
   /** YYYY-MM, in the configured time zone. */
@@ -96,6 +97,8 @@ export interface ReconcileSummary {
   completeness: Completeness;
   /** The period's sign-off and what changed since it (recon_signoff_changes). */
   signoff: SignoffState;
+  /** The sign-off state in words: "signed off by X at T (zone)", "changed since sign-off by …", "reopened by …". */
+  signoffDescription: string;
 }
 
 export interface SqlModel {
@@ -568,6 +571,13 @@ async function summarize(
     verdict: (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))?.verdict ?? (facts.completeness.complete ? 'reconciled' : 'incomplete'),
     completeness: facts.completeness,
     signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone),
+    // The same words the report, its email and its footer use (reports/close-facts.ts).
+    signoffDescription: describeClose({
+      verdict: null,
+      incompleteReasons: [],
+      fillCommands: [],
+      ...(await signoffFacts(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone)),
+    }).signoff,
   };
 }
 

@@ -61,9 +61,7 @@ function printSummary(s: ReconcileSummary, output: Output): void {
   const lookup = s.lookup.done
     ? `individual lookups: ${s.lookup.references} references, ${s.lookup.found} found`
     : `individual lookups: skipped (${s.lookup.skippedBecause})`;
-  const signoff = s.signoff.signoff
-    ? `sign-off: ${s.signoff.status} (by ${s.signoff.signoff.signedBy} at ${s.signoff.signoff.signedAtZoned}; since: ${s.signoff.changes.new} new, ${s.signoff.changes.cleared} cleared, ${s.signoff.changes.changed} changed${s.signoff.deltas.map((d) => `, ${d.currencyCode ?? '(none)'} ${d.amountDelta}`).join('')})`
-    : 'sign-off: unsigned';
+  const signoff = `sign-off: ${s.signoffDescription}`;
   output.result(
     [
       `reconcile ${s.period} as of ${s.asOf}: ${s.exceptions} findings (${s.history.new} new, ${s.history.stillOpen} still open, ${s.history.cleared} cleared)`,

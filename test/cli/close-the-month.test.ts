@@ -300,7 +300,7 @@ describe('closing a month (spawned CLI)', () => {
     // reconcile compares itself with the new sign-off (nothing changed) and prints the same time and zone.
     const reconciled = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
     expect(reconciled.code, reconciled.stderr).toBe(0);
-    expect(reconciled.stdout).toContain(`sign-off: signed (by Cy Tan at ${signedAt};`);
+    expect(reconciled.stdout).toContain(`sign-off: signed off by Cy Tan at ${signedAt}\n`);
     const again = await reportSays(signed);
     expect(again.report.stdout + again.report.stderr).toContain(`${period} signed off by Cy Tan at ${signedAt}`);
   }, stepTimeout);
