@@ -478,7 +478,8 @@ function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen 
       const row = worksheet.addRow([text]);
       row.getCell(1).style = { ...style, alignment: { wrapText: true, vertical: 'top' } };
       const lines = Math.max(1, Math.ceil(text.length / noteLineChars));
-      if (lines > 1) row.height = 15 * lines;
+      // 15 pt a line of the 11 pt body font; a larger font (the alert band) needs proportionally more.
+      if (lines > 1) row.height = Math.ceil((15 * lines * Math.max(11, style.font?.size ?? 11)) / 11);
       worksheet.mergeCells(row.number, 1, row.number, summaryColumnWidths.length);
       row.commit();
       rows = row.number;

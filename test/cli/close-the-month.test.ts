@@ -258,8 +258,11 @@ describe('closing a month (spawned CLI)', () => {
     expect(await query(`SELECT signed_by, reopened_by, reopen_reason, reopened_at IS NOT NULL AS reopened FROM period_signoffs`)).toEqual([
       { signed_by: 'Ana Lima', reopened_by: 'Bo', reopen_reason: 'provider reversals', reopened: true },
     ]);
-    expect((await pinrecon('reconcile', '--period', period, '--as-of', asOf)).code).toBe(0);
+    const reconciled = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+    expect(reconciled.code).toBe(0);
     expect(await query(`SELECT DISTINCT signoff_status FROM recon_summary WHERE period = $1`, [period])).toEqual([{ signoff_status: 'unsigned' }]);
+    // Unsigned in the table's vocabulary; to a person, reopened — by whom, when, in which zone, whose sign-off.
+    expect(reconciled.stdout).toMatch(/sign-off: reopened by Bo at [\d-]+ [\d:]+ -03:00 \(America\/Sao_Paulo\) \(signed off by Ana Lima at .+\): provider reversals\n/);
     const twice = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'again');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`The period ${period} is not signed off`);
