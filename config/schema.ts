@@ -336,6 +336,13 @@ export const configSchema = z.strictObject({
        * @default 'data/reports'
        */
       outDir: z.string().default('data/reports'),
+      /**
+       * The paper the workbook is laid out for when printed: `A4` (most of the world) or `letter` (US). The
+       * Summary prints portrait on at most 2 pages, each finding sheet landscape with its key columns (finding
+       * id, reference, type, amounts, decision, note) on every page; text is never scaled below 8 pt.
+       * @default 'A4'
+       */
+      paperSize: z.enum(['A4', 'letter']).default('A4'),
     })
     .prefault({}),
   security: z

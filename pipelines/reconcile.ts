@@ -32,7 +32,8 @@ import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
 import { sqlIdentifier } from '../core/sql.js';
 import { maskPin } from '../core/masking.js';
 import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
-import { activeSignoff, createSignedInput, signoffState, type SignoffState } from './close.js';
+import { activeSignoff, createSignedInput, signoffFacts, signoffState, type SignoffState } from './close.js';
+import { describeClose } from '../reports/close-facts.js';
 
 export interface ReconcileOptions {
   /** YYYY-MM, in the configured time zone. */
@@ -103,6 +104,8 @@ export interface ReconcileSummary {
   completeness: Completeness;
   /** The period's sign-off and what changed since it (recon_signoff_changes). */
   signoff: SignoffState;
+  /** The sign-off state in words: "signed off by X at T (zone)", "changed since sign-off by …", "reopened by …". */
+  signoffDescription: string;
 }
 
 export interface SqlModel {
@@ -226,7 +229,7 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         await publishMarts(warehouse, database, models, period, { ...stages });
         stages.publish = seconds(publishStarted);
 
-        const facts = { runId: run.runId, period, asOf, lookup, coverage, stages, modelSeconds, started, testResults, completeness };
+        const facts = { runId: run.runId, period, asOf, lookup, coverage, stages, modelSeconds, started, testResults, completeness, timezone: config.timezone };
         const summary = await summarize(warehouse, facts);
         run.counters.rowsLoaded = summary.exceptions;
         run.details = { ...summary, models: undefined };
@@ -579,6 +582,8 @@ async function summarize(
     started: number;
     testResults: { name: string; passed: boolean }[];
     completeness: Completeness;
+    /** The configured zone: the sign-off's time is shown in it. */
+    timezone: string;
   },
 ): Promise<ReconcileSummary> {
   const byType = Object.fromEntries(exceptionTypes.map((t) => [t, 0])) as Record<ExceptionType, number>;
@@ -639,7 +644,14 @@ async function summarize(
     elapsedSeconds: seconds(facts.started),
     verdict: (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))?.verdict ?? (facts.completeness.complete ? 'reconciled' : 'incomplete'),
     completeness: facts.completeness,
-    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes'),
+    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone),
+    // The same words the report, its email and its footer use (reports/close-facts.ts).
+    signoffDescription: describeClose({
+      verdict: null,
+      incompleteReasons: [],
+      fillCommands: [],
+      ...(await signoffFacts(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone)),
+    }).signoff,
   };
 }
 

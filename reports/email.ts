@@ -14,7 +14,7 @@ import { JobError } from '../core/errors.js';
 import { parseSmtpUrl, redactUrl, smtpRequiresTls } from '../config/transport-security.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
-import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
+import { closeOf, describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
 
@@ -40,7 +40,7 @@ export interface ComposeOptions {
 export function composeReportEmail(config: EmailConfig, facts: ReportFacts, options: ComposeOptions): ReportEmail {
   const warning = noLedgerOrdersWarning(facts);
   // An incomplete month is never sent as a plain report: the subject says so first, whatever the template.
-  const close = describeClose(facts.close, facts.timezone);
+  const close = describeClose(closeOf(facts));
   const subject =
     close.subjectPrefix +
     (config.subject

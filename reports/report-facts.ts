@@ -369,6 +369,23 @@ async function loadExtraction(warehouse: Warehouse, period: string, timezone: st
 }
 
 /**
+ * The period's close facts: those the report job read (pipelines/close.ts closeFacts), else what the
+ * reconciliation stored in recon_summary (verdict and status, no sign-off details).
+ */
+export function closeOf(facts: ReportFacts): CloseFacts {
+  if (facts.close) return facts.close;
+  const status = facts.decisions.signoffStatus;
+  return {
+    verdict: facts.decisions.verdict,
+    incompleteReasons: [],
+    fillCommands: [],
+    status: status === 'signed' || status === 'changed_since_signoff' ? status : 'unsigned',
+    changes: { new: 0, cleared: 0, changed: 0 },
+    deltas: [],
+  };
+}
+
+/**
  * The warning the Summary and the email lead with when the period has no ledger order at all: then every
  * provider sale is a missing_in_ledger finding, which almost always means the ledger import failed.
  */
