@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
+import { rememberSecrets } from '../core/secret-redaction.js';
 import { configSchema, type Config } from './schema.js';
 import { isLoopbackHost, parseSmtpUrl, redactUrl as redactUrlText } from './transport-security.js';
 
@@ -64,7 +65,25 @@ export function loadConfig(
   config.reports.outDir = path.resolve(base, config.reports.outDir);
   config.ledger.path = path.resolve(base, config.ledger.path);
   if (config.extract.landingDir) config.extract.landingDir = path.resolve(base, config.extract.landingDir);
+  rememberSecrets(configCredentials(config));
   return { config, file, warnings: transportWarnings(config) };
+}
+
+/**
+ * The API secret and the SMTP password (as given and as written in the URL): never in an error. (The API
+ * identifier is redacted from upstream answers; it may be a common word, so it is not removed everywhere.)
+ */
+export function configCredentials(config: Config): string[] {
+  const smtp = URL.canParse(config.email.smtpUrl) ? new URL(config.email.smtpUrl).password : '';
+  let decoded = smtp;
+  try {
+    decoded = decodeURIComponent(smtp);
+  } catch {
+    // A malformed encoding is refused by the schema; the raw form is remembered anyway.
+  }
+  return [config.api.secret, config.email.smtpPassword, smtp, decoded].filter(
+    (value): value is string => typeof value === 'string' && value.length > 0,
+  );
 }
 
 /** The opt-outs of TLS that are in effect: credentials would travel in plain text past this machine. */

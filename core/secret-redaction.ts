@@ -91,3 +91,19 @@ function base64Hides(run: string, secrets: string[]): boolean {
   }
   return false;
 }
+
+/** The credentials of this process's configuration (remembered when it is loaded). */
+const rememberedSecrets = new Set<string>();
+
+/** Remembers credentials so that every error recorded or printed by this process is redacted of them. */
+export function rememberSecrets(values: Iterable<string | undefined>): void {
+  for (const value of values) if (value !== undefined && value.length >= minimumSecretLength) rememberedSecrets.add(value);
+}
+
+/**
+ * The last line of defence where errors leave the process (`pipeline_runs.error`, the console): the text
+ * redacted of every remembered credential, whichever module's error carried it.
+ */
+export function redactRememberedSecrets(text: string): string {
+  return rememberedSecrets.size === 0 ? text : redactSecrets(text, rememberedSecrets);
+}

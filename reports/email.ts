@@ -12,6 +12,7 @@ import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../core/errors.js';
 import { parseSmtpUrl, redactUrl, smtpRequiresTls } from '../config/transport-security.js';
+import { redactSecrets } from '../core/secret-redaction.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
@@ -206,7 +207,7 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
             : isTransient(error)
             ? 'The mail server is unreachable or busy: check email.smtpUrl (or PINRECON_SMTP_URL) and the server, then send again.'
             : 'The mail server refused the message: check email.smtpUrl credentials, email.from and email.to, then send again.',
-          { cause: error },
+          { cause: redactedSmtpCause(error, reason) },
         );
       }
       const delayMs = (options.retryBaseDelayMs ?? 2000) * 2 ** (attempt - 1);
@@ -237,14 +238,39 @@ function isMissingStartTls(error: unknown): boolean {
   return code === 'ETLS' || /STARTTLS/i.test(message ?? '');
 }
 
-/** The server's answer or the socket error, with any credential of the URL removed. */
+/**
+ * The server's answer or the socket error, with the credentials removed in every form a server may quote
+ * them: the user and password as given and percent-encoded (URL or PINRECON_SMTP_PASSWORD), AUTH LOGIN's
+ * base64 of each and AUTH PLAIN's base64 of "\0user\0password" (any base64 run that decodes to hold one).
+ */
 function describeSmtpError(error: unknown, smtpUrl: string, password: string | undefined): string {
   const { code, responseCode, message } = error as SmtpError;
-  let text = `${message ?? String(error)}${responseCode ? ` (SMTP ${responseCode})` : code ? ` (${code})` : ''}`;
-  text = text.replaceAll(smtpUrl, redactUrl(smtpUrl));
-  const encoded = URL.canParse(smtpUrl) ? new URL(smtpUrl).password : '';
-  for (const secret of [password ?? '', encoded].filter((s) => s.length > 0)) text = text.replaceAll(secret, '***');
-  return text;
+  const text = `${message ?? String(error)}${responseCode ? ` (SMTP ${responseCode})` : code ? ` (${code})` : ''}`;
+  return redactSecrets(text.replaceAll(smtpUrl, redactUrl(smtpUrl)), smtpCredentials(smtpUrl, password));
+}
+
+/** The user and password of an SMTP URL (decoded and as written) and the separate password, if any. */
+function smtpCredentials(smtpUrl: string, password: string | undefined): string[] {
+  const url = URL.canParse(smtpUrl) ? new URL(smtpUrl) : undefined;
+  const decode = (value: string) => {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  };
+  const user = url?.username ?? '';
+  const urlPassword = url?.password ?? '';
+  return [password ?? '', urlPassword, decode(urlPassword), user, decode(user)].filter((value) => value.length > 0);
+}
+
+/**
+ * nodemailer's error with its text redacted and nothing else kept: the raw error carries the server's
+ * answer (`response`) and would put the credentials it echoed wherever the cause is shown.
+ */
+function redactedSmtpCause(error: unknown, reason: string): Error {
+  const { code, responseCode } = error as SmtpError;
+  return Object.assign(new Error(reason), { ...(code ? { code } : {}), ...(responseCode ? { responseCode } : {}) });
 }
 
 function escapeHtml(value: string): string {
