@@ -10,6 +10,7 @@ import { Warehouse } from '../../core/warehouse.js';
 import { decideFindings, describeDecisions, importDecisions, listFindings } from '../../pipelines/findings.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { csvField } from './query.js';
+import { printableCells, printJson, printText } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 
 interface ImportOptions extends GlobalOptions {
@@ -106,11 +107,12 @@ Example:
       } finally {
         warehouse.close();
       }
-      if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      // References and notes come from files and the upstream: printed only through the printable-text rule.
+      if (format === 'json') await printJson(rows, 2);
       else if (format === 'csv') {
         const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-        process.stdout.write([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
-      } else process.stdout.write(`${rows.length === 0 ? '(no findings)' : formatTable(rows as unknown as Record<string, unknown>[])}\n`);
+        await printText([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
+      } else await printText(`${rows.length === 0 ? '(no findings)' : formatTable(printableCells(rows as unknown as Record<string, unknown>[]))}\n`);
     }),
   );
 }
