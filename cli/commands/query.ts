@@ -9,7 +9,7 @@ import { formatTable, type Output } from '../../core/output.js';
 import { neutralizeFormula, printable, printableJson } from '../../core/text-safety.js';
 import { printText } from '../print.js';
 import { queryArrow, writeArrowStream } from '../../pipelines/arrow.js';
-import { openForReading, queryMasked, type MaskedResult } from '../../pipelines/query.js';
+import { openForReading, queryMasked, wholeKeysWarning, type MaskedResult } from '../../pipelines/query.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 
 interface QueryOptions extends GlobalOptions {
@@ -39,6 +39,8 @@ export function registerQuery(program: Command): void {
       }
       const warehouse = await openForReading(config, output, { live: options.live });
       try {
+        const exposure = await wholeKeysWarning(warehouse);
+        if (exposure) output.warn(exposure);
         if (format === 'arrow') {
           const { schema, batches } = await queryArrow(warehouse, sql, config.timezone);
           return await writeArrowStream(schema, batches, process.stdout);
