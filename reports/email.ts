@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../core/errors.js';
-import { parseSmtpUrl, redactUrl, smtpRequiresTls } from '../config/transport-security.js';
+import { parseSmtpUrl, redactUrl, resolveLoopback, smtpRequiresTls } from '../config/transport-security.js';
 import { redactSecrets } from '../core/secret-redaction.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
@@ -177,12 +177,17 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
   const target = parseSmtpUrl(config.smtpUrl);
   const password = config.smtpPassword ?? target.password;
   const hasCredentials = target.user !== undefined || password !== undefined;
-  const requireTLS = smtpRequiresTls(target, hasCredentials, config.allowPlaintextAuth);
+  // Loopback by the addresses the host resolves to, not by its name (issue 18); looked up only when it matters.
+  const resolution = hasCredentials && !target.secure && !config.allowPlaintextAuth ? await resolveLoopback(target.host) : undefined;
+  const requireTLS = smtpRequiresTls(target, hasCredentials, config.allowPlaintextAuth, resolution?.loopback ?? false);
+  // Credentials in plain text to loopback: connect to the address checked, so a second lookup cannot lead elsewhere.
+  const connectHost = resolution?.loopback ? resolution.addresses[0]! : target.host;
+  const tls = connectHost !== target.host ? { servername: target.host, ...options.tls } : options.tls;
   const attempts = config.retries + 1;
   for (let attempt = 1; ; attempt++) {
     // Options built from the parsed URL, not `url:`: nodemailer would fall back to the deprecated url.parse.
     const transport = nodemailer.createTransport({
-      host: target.host,
+      host: connectHost,
       ...(target.port !== undefined ? { port: target.port } : {}),
       secure: target.secure,
       ...(hasCredentials ? { auth: { user: target.user ?? '', pass: password ?? '' } } : {}),
@@ -191,7 +196,7 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
       connectionTimeout: 15_000,
       greetingTimeout: 15_000,
       socketTimeout: 60_000,
-      ...(options.tls ? { tls: options.tls } : {}),
+      ...(tls ? { tls } : {}),
     });
     try {
       const info = await transport.sendMail(mail);

@@ -4,12 +4,17 @@
  * of it onto the console, into the error (or its causes) or into `pipeline_runs.error`. A real smtp-server
  * on 127.0.0.1, port 0; the report job as `pinrecon report --email` runs it.
  */
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { inspect } from 'node:util';
 import { SMTPServer, type SMTPServerAuthentication } from 'smtp-server';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConsoleOutput } from '../../cli/output.js';
-import type { JobError } from '../../core/errors.js';
+import { JobError } from '../../core/errors.js';
+import { configSchema } from '../../config/schema.js';
+import { deliverReportEmail } from '../../reports/email.js';
 import { writeReport } from '../../pipelines/report.js';
 import { recordRun } from '../../pipelines/run-trace.js';
 import { reportFailure } from '../../cli/context.js';
@@ -121,5 +126,46 @@ describe('the last line of defence', () => {
       expect(text).not.toContain('Pa%24%24');
       expect(text).not.toContain(Buffer.from(`\0u\0${secret}`).toString('base64'));
     }
+  });
+});
+
+describe('SMTP to a host that claims loopback by its name only (issue 18 item 7)', () => {
+  it('sends no credentials in plain text to probe.localhost, which does not resolve to loopback', async () => {
+    const logins: string[] = [];
+    const server = new SMTPServer({
+      authMethods: ['PLAIN', 'LOGIN'],
+      allowInsecureAuth: true,
+      disabledCommands: ['STARTTLS'],
+      logger: false,
+      onAuth(auth, _session, callback) {
+        logins.push(`${auth.username}:${auth.password}`);
+        callback(null, { user: auth.username });
+      },
+      onData(stream, _session, callback) {
+        stream.resume();
+        stream.on('end', () => callback());
+      },
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const port = (server.server.address() as AddressInfo).port;
+    // The name is routed to the server on loopback by the test (nothing leaves the machine); what it resolves to decides trust.
+    const routeTo = (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
+      const connection = connect(port, '127.0.0.1', () => callback(null, { connection }));
+      connection.once('error', (error) => callback(error));
+    };
+    const attachment = path.join(mkdtempSync(path.join(tmpdir(), 'pinrecon-mail-')), 'report.xlsx');
+    writeFileSync(attachment, 'not really a workbook');
+    const message = { subject: 'probe', text: 'hello', html: '<p>hello</p>', attachment };
+    const config = configSchema.parse({ email: { retries: 0, smtpUrl: `smtp://reporter:pw-secret@probe.localhost:${port}` } }).email;
+
+    const error = await deliverReportEmail(config, message, { getSocket: routeTo }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(JobError);
+    expect((error as JobError).hint).toMatch(/offered no TLS.*credentials were not sent/);
+    expect(logins).toEqual([]);
+
+    const loopback = configSchema.parse({ email: { retries: 0, smtpUrl: `smtp://reporter:pw-local@localhost:${port}` } }).email;
+    await deliverReportEmail(loopback, message);
+    expect(logins).toEqual(['reporter:pw-local']);
   });
 });
