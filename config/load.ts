@@ -9,7 +9,7 @@ import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
 import { rememberSecrets } from '../core/secret-redaction.js';
 import { configSchema, type Config } from './schema.js';
-import { isLoopbackHost, parseSmtpUrl, redactUrl as redactUrlText } from './transport-security.js';
+import { isLoopbackAddress, parseSmtpUrl, redactUrl as redactUrlText } from './transport-security.js';
 
 export interface LoadedConfig {
   config: Config;
@@ -86,16 +86,19 @@ export function configCredentials(config: Config): string[] {
   );
 }
 
-/** The opt-outs of TLS that are in effect: credentials would travel in plain text past this machine. */
+/**
+ * The opt-outs of TLS that are in effect: credentials would travel in plain text past this machine. Loading is
+ * synchronous, so a name is not resolved here: only a loopback address spares the warning (issue 18).
+ */
 export function transportWarnings(config: Config): string[] {
   const warnings: string[] = [];
   const api = new URL(config.api.baseUrl);
-  if (config.api.allowInsecureHttp && api.protocol !== 'https:' && !isLoopbackHost(api.hostname)) {
+  if (config.api.allowInsecureHttp && api.protocol !== 'https:' && !isLoopbackAddress(api.hostname)) {
     warnings.push(`api.allowInsecureHttp is set: the API credentials, tokens and PINs travel unencrypted to ${api.host}. Use an https:// baseUrl.`);
   }
   const smtp = parseSmtpUrl(config.email.smtpUrl);
   const hasCredentials = smtp.user !== undefined || smtp.password !== undefined || config.email.smtpPassword !== undefined;
-  if (config.email.allowPlaintextAuth && hasCredentials && !smtp.secure && !isLoopbackHost(smtp.host)) {
+  if (config.email.allowPlaintextAuth && hasCredentials && !smtp.secure && !isLoopbackAddress(smtp.host)) {
     warnings.push(`email.allowPlaintextAuth is set: the SMTP password may be sent unencrypted to ${smtp.host} when the server offers no STARTTLS. Use smtps:// or a server with STARTTLS.`);
   }
   return warnings;

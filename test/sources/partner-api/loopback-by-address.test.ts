@@ -7,6 +7,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../core/errors.js';
 import { isLoopbackAddress, resolveLoopback } from '../../../config/transport-security.js';
+import { transportWarnings } from '../../../config/load.js';
+import { configSchema } from '../../../config/schema.js';
 import { PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
 import { apiConfig, authorized, closeScripted, json, running, Upstream } from '../../support/scripted-upstream.js';
@@ -50,5 +52,15 @@ describe('loopback by resolved address', () => {
     expect(await resolveLoopback('localhost')).toMatchObject({ loopback: true });
     expect(await resolveLoopback('probe.localhost')).toEqual({ loopback: false, addresses: [] });
     expect(await resolveLoopback('10.1.2.3')).toEqual({ loopback: false, addresses: ['10.1.2.3'] });
+  });
+
+  it('warns about an opt-out of TLS to any name (loading cannot resolve it), not to a loopback address', () => {
+    const warnings = (baseUrl: string, smtpUrl: string) =>
+      transportWarnings(configSchema.parse({ api: { baseUrl, allowInsecureHttp: true }, email: { smtpUrl, allowPlaintextAuth: true } }));
+    expect(warnings('http://foo.localhost:8787', 'smtp://u:p@foo.localhost:25')).toEqual([
+      expect.stringMatching(/api\.allowInsecureHttp is set: .*unencrypted to foo\.localhost:8787/),
+      expect.stringMatching(/email\.allowPlaintextAuth is set: .*foo\.localhost/),
+    ]);
+    expect(warnings('http://127.0.0.1:8787', 'smtp://u:p@[::1]:25')).toEqual([]);
   });
 });
