@@ -17,7 +17,8 @@ export async function printJson(value: unknown, indent?: number): Promise<void> 
 
 /** Rows whose text cells are printable before a table is laid out (so the columns line up after stripping). */
 export function printableCells(rows: Record<string, unknown>[]): Record<string, unknown>[] {
-  return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, typeof value === 'string' ? printable(value) : value])));
+  const clean = (value: unknown) => (typeof value === 'string' ? printable(value) : value);
+  return rows.map((row) => Object.fromEntries(Object.entries(row).map(([key, value]) => [key, clean(value)])));
 }
 
 /** Writes to stdout, waiting when the pipe is full (a million rows into `head` or a file). */

@@ -56,7 +56,8 @@ export async function checkXlsxLimits(file: string, limits: XlsxLimits = default
 }
 
 function tooLarge(bytes: number, limits: XlsxLimits): string {
-  return `it inflates to ${formatBytes(bytes)} or more, over the ${formatBytes(limits.maxUncompressedBytes)} any ledger or report workbook needs: it may be a zip bomb`;
+  const limit = formatBytes(limits.maxUncompressedBytes);
+  return `it inflates to ${formatBytes(bytes)} or more, over the ${limit} any ledger or report workbook needs: it may be a zip bomb`;
 }
 
 function checkRatio(entry: ZipEntry, bytes: number, limits: XlsxLimits): void {
@@ -110,7 +111,10 @@ class SharedStringCounter {
       this.checkLength(at);
       this.lastStart = at;
       if (++this.count > this.limits.maxSharedStrings) {
-        throw new XlsxLimitExceeded(`its shared strings number more than ${this.limits.maxSharedStrings.toLocaleString('en-US')}, more than any ledger or report workbook holds: it may be a zip bomb`);
+        const limit = this.limits.maxSharedStrings.toLocaleString('en-US');
+        throw new XlsxLimitExceeded(
+          `its shared strings number more than ${limit}, more than any ledger or report workbook holds: it may be a zip bomb`,
+        );
       }
     }
     this.offset += chunk.length;

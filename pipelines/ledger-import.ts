@@ -159,13 +159,18 @@ export async function importLedger(
 const historyColumns =
   'partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code, order_status, source_file, source_line, file_hash, run_id';
 
+function replacedPaths(sourceFile: string, insteadOf: string): string {
+  return insteadOf === sourceFile ? sourceFile : `${sourceFile} and ${insteadOf}`;
+}
+
 async function keepReplacedLines(
   warehouse: Warehouse,
   config: Config,
   incoming: { sourceFile: string; fileHash: string; accepted: number; replace: boolean; runId: string; insteadOf: string },
 ): Promise<void> {
   const current = (await warehouse.one<{ lines: string; other_content: string }>(
-    `SELECT count(*) AS lines, count(*) FILTER (WHERE file_hash <> $2) AS other_content FROM ledger WHERE source_file IN ($1, $3) OR file_hash = $2`,
+    `SELECT count(*) AS lines, count(*) FILTER (WHERE file_hash <> $2) AS other_content
+       FROM ledger WHERE source_file IN ($1, $3) OR file_hash = $2`,
     [incoming.sourceFile, incoming.fileHash, incoming.insteadOf],
   ))!;
   const lines = Number(current.lines);
@@ -173,7 +178,8 @@ async function keepReplacedLines(
   const ratio = config.ledger.minReplaceRatio;
   if (!incoming.replace && (incoming.accepted === 0 || incoming.accepted < lines * ratio)) {
     throw new JobError(
-      `Refused to replace the ${lines} accepted ledger lines loaded from ${incoming.insteadOf === incoming.sourceFile ? incoming.sourceFile : `${incoming.sourceFile} and ${incoming.insteadOf}`} with the ${incoming.accepted} accepted lines of this file ` +
+      `Refused to replace the ${lines} accepted ledger lines loaded from ${replacedPaths(incoming.sourceFile, incoming.insteadOf)} ` +
+        `with the ${incoming.accepted} accepted lines of this file ` +
         `(fewer than ${Math.round(ratio * 100)}% of them: a truncated or wrong export?). Nothing was changed.`,
       `Check the file (its size, its last line, the delimiter and encoding). If it is right, import it again with --replace; ` +
         `the lines it replaces are kept in ledger_history. The threshold is ledger.minReplaceRatio (now ${ratio}).`,
@@ -223,20 +229,28 @@ async function overlapWithOtherFile(
     [incoming.sourceFile, incoming.fileHash, incoming.insteadOf],
   );
   if (!row || Number(row.shared) <= Number(row.references) * overlapRatio) return undefined;
-  return { otherFile: row.other_file, importedAt: row.imported_at ?? 'an earlier import', shared: Number(row.shared), references: Number(row.references) };
+  return {
+    otherFile: row.other_file,
+    importedAt: row.imported_at ?? 'an earlier import',
+    shared: Number(row.shared),
+    references: Number(row.references),
+  };
 }
 
 function describeOverlap(file: string, overlap: LedgerOverlap): string {
   const share = Math.round((overlap.shared / overlap.references) * 100);
-  return `${overlap.shared} of the ${overlap.references} references of ${file} (${share}%) are already loaded from ${overlap.otherFile} (imported at ${overlap.importedAt})`;
+  const where = `${overlap.otherFile} (imported at ${overlap.importedAt})`;
+  return `${overlap.shared} of the ${overlap.references} references of ${file} (${share}%) are already loaded from ${where}`;
 }
 
 function overlapRefused(file: string, overlap: LedgerOverlap): JobError {
   return new JobError(
     `Refused to import ${file}: ${describeOverlap(file, overlap)}. A copy, a truncated copy or another export of the same ledger ` +
       `would count those orders twice (duplicate_reference findings). Nothing was changed.`,
-    `If ${file} replaces ${overlap.otherFile}, import it instead of it: pinrecon ledger import ${quoteArgument(file)} --instead-of ${quoteArgument(overlap.otherFile)} ` +
-      `(the lines it replaces are kept in ledger_history). If both are genuine ledgers that share references, import it with --allow-overlap.`,
+    `If ${file} replaces ${overlap.otherFile}, import it instead of it: ` +
+      `pinrecon ledger import ${quoteArgument(file)} --instead-of ${quoteArgument(overlap.otherFile)} ` +
+      `(the lines it replaces are kept in ledger_history). ` +
+      `If both are genuine ledgers that share references, import it with --allow-overlap.`,
   );
 }
 
@@ -274,7 +288,8 @@ async function replaceLedgerRows(
     );
     if (insteadOf !== sourceFile && !previous.some((p) => p.source_file === insteadOf)) {
       throw new UsageError(
-        `--instead-of ${insteadOf}: nothing is loaded from that path. The imported files are listed by pinrecon query "SELECT source_file, imported_at, lines FROM ledger_files".`,
+        `--instead-of ${insteadOf}: nothing is loaded from that path. The imported files are listed by ` +
+          `pinrecon query "SELECT source_file, imported_at, lines FROM ledger_files".`,
       );
     }
     const overlap = await overlapWithOtherFile(warehouse, { sourceFile, fileHash, insteadOf });
@@ -345,7 +360,8 @@ function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, outpu
     );
   }
   if (summary.overlap) {
-    output.warn(`${describeOverlap(summary.file, summary.overlap)}: imported anyway (--allow-overlap); those orders are counted twice unless the files are separate ledgers`);
+    const overlap = describeOverlap(summary.file, summary.overlap);
+    output.warn(`${overlap}: imported anyway (--allow-overlap); those orders are counted twice unless the files are separate ledgers`);
   }
   if (summary.rejected > 0) output.warn(`${summary.rejected} of ${summary.lines} ledger lines of ${summary.file} were rejected (kept in ledger_rejects)`);
 }

@@ -112,7 +112,10 @@ Example:
       else if (format === 'csv') {
         const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
         await printText([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
-      } else await printText(`${rows.length === 0 ? '(no findings)' : formatTable(printableCells(rows as unknown as Record<string, unknown>[]))}\n`);
+      } else {
+        const table = rows.length === 0 ? '(no findings)' : formatTable(printableCells(rows as unknown as Record<string, unknown>[]));
+        await printText(`${table}\n`);
+      }
     }),
   );
 }

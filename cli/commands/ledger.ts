@@ -34,8 +34,8 @@ export function registerLedger(program: Command): void {
       .option('--date-format <pattern>', 'date-fns pattern of paid_at, e.g. dd/MM/yyyy HH:mm:ss (default: ledger.dateFormat; ISO 8601 always accepted)')
       .option('--sheet <name>', 'Excel sheet to read (default: ledger.sheet, else the first)')
       .option('--replace', "replace the path's lines even when this file has far fewer accepted lines (ledger.minReplaceRatio); the old lines stay in ledger_history")
-      .option('--instead-of <file>', 'this file replaces the one imported from that other path (its lines are superseded and kept in ledger_history)')
-      .option('--allow-overlap', 'import even though most of its references are already loaded from another file (two ledgers that share references)'),
+      .option('--instead-of <file>', 'this file replaces the one imported from that other path (its lines kept in ledger_history)')
+      .option('--allow-overlap', 'import although most of its references are loaded from another file (ledgers sharing references)'),
   ).action(
     action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
       const importOptions = parseOverrides(options);

@@ -305,7 +305,10 @@ async function firstDifferingSample(connection: DuckDBConnection, bytes: ByteFac
   const wanted = [...bytes.samples.keys()].filter((line) => line > skip);
   if (wanted.length === 0) return undefined;
   const rows = (
-    await connection.runAndReadAll(`SELECT rowid + ${skip + 1} AS line_number, ${lineText} FROM temp.ledger_csv_lines WHERE rowid IN (${wanted.map((line) => line - skip - 1).join(', ')})`)
+    await connection.runAndReadAll(
+      `SELECT rowid + ${skip + 1} AS line_number, ${lineText} FROM temp.ledger_csv_lines
+        WHERE rowid IN (${wanted.map((line) => line - skip - 1).join(', ')})`,
+    )
   ).getRowsJS() as [bigint, string, boolean][];
   const read = new Map(rows.map(([line, text, bom]) => [Number(line), withBom(text, bom)]));
   // As the streaming reader decodes the file (text-stream.ts: a BOM means UTF-8).
@@ -357,7 +360,8 @@ async function* linePages(connection: DuckDBConnection, skip: number, where: str
   for (let from = 0; from < rows; from += pageLines) {
     const page = (
       await connection.runAndReadAll(
-        `SELECT rowid, ${lineText} FROM temp.ledger_csv_lines WHERE rowid >= $from::BIGINT AND rowid < $to::BIGINT AND ${where} ORDER BY rowid`,
+        `SELECT rowid, ${lineText} FROM temp.ledger_csv_lines
+          WHERE rowid >= $from::BIGINT AND rowid < $to::BIGINT AND ${where} ORDER BY rowid`,
         { ...params, from, to: from + pageLines },
       )
     ).getRowsJS() as [bigint, string, boolean][];

@@ -124,11 +124,15 @@ function partnerReference(value: CellValue): Parsed<string> {
   const parsed = text(value);
   if (parsed.value === undefined) return parsed;
   const nul = parsed.value.indexOf('\u0000');
-  if (nul >= 0) return { error: `holds a NUL byte at character ${nul + 1}: the file is damaged or not plain text; export the ledger again` };
+  if (nul >= 0) {
+    return { error: `holds a NUL byte at character ${nul + 1}: the file is damaged or not plain text; export the ledger again` };
+  }
   const bom = parsed.value.indexOf('\uFEFF');
   if (bom >= 0) {
     return {
-      error: `holds a byte order mark (U+FEFF) at character ${bom + 1}, which starts a file, not a reference: were two exports joined into one file? Export the ledger again as one file`,
+      error:
+        `holds a byte order mark (U+FEFF) at character ${bom + 1}, which starts a file, not a reference: ` +
+        'were two exports joined into one file? Export the ledger again as one file',
     };
   }
   return parsed;

@@ -102,7 +102,11 @@ function rateLimitedWaitMs(retryAfterMs?: number): number {
 export class Transport {
   // Plain http is allowed to loopback only: every connection's lookup must give loopback addresses, so a
   // name checked once cannot resolve elsewhere later (issue 18).
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256, lookup: (host: string, options: LookupOptions, callback: LookupCallback) => this.loopbackLookup(host, options, callback) } as http.AgentOptions);
+  private readonly httpAgent = new http.Agent({
+    keepAlive: true,
+    maxSockets: 256,
+    lookup: (host: string, options: LookupOptions, callback: LookupCallback) => this.loopbackLookup(host, options, callback),
+  } as http.AgentOptions);
   /** The check of a plain-http baseUrl's host by its addresses, made before the first request. */
   private plainHttpChecked: Promise<unknown> | undefined;
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
@@ -232,7 +236,8 @@ export class Transport {
     dns.lookup(host, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error);
       if (!this.api.allowInsecureHttp && !addresses.every((entry) => isLoopbackAddress(entry.address))) {
-        return callback(Object.assign(new Error(`${host} resolves to ${addresses.map((a) => a.address).join(', ')}, not loopback`), { code: 'ENOTLOOPBACK' }));
+        const found = addresses.map((a) => a.address).join(', ');
+        return callback(Object.assign(new Error(`${host} resolves to ${found}, not loopback`), { code: 'ENOTLOOPBACK' }));
       }
       if (options.all) return callback(null, addresses);
       const first = addresses[0];
