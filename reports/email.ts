@@ -17,6 +17,7 @@ import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
+import { actionEmailLines } from './actions-sheet.js';
 
 export type EmailConfig = Config['email'];
 
@@ -59,6 +60,8 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 
   const brief = closeBriefLines(facts);
+  // Issue 15: what waits for a second person's approval, and what failed at the provider.
+  const actionLines = actionEmailLines(facts.actions);
   const text = [
     heading,
     '',
@@ -79,6 +82,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     '',
     rejects,
     '',
+    ...actionLines,
     attachmentNote,
     '',
   ].join('\n');
@@ -110,6 +114,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     table(['Exception type', 'Findings'], [...facts.typeCounts.map((t) => row([t.exceptionType, formatCount(t.findings)])), row(['total', formatCount(facts.totalFindings)])]),
     changeNote ? paragraph(`Total ${formatCount(facts.totalFindings)}${changeNote}.`) : '',
     paragraph(rejects),
+    actionLines.length > 0 ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(actionLines.join('\n'))}</pre>` : '',
     paragraph(attachmentNote),
   ].join('\n');
 

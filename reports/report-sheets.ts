@@ -6,6 +6,7 @@
 import { addMonths, periodEnd, periodStart } from '../core/calendar.js';
 import { sqlString } from '../core/sql.js';
 import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
+import { actionsSheet } from './actions-sheet.js';
 
 /**
  * How a column is written: `money` as a number in the currency format of the row's `currency` column,
@@ -167,6 +168,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       where: `period = ${p} AND family = 'unredeemed'`,
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
     },
+    // Issue 15: every action of the period and where it stands.
+    actionsSheet(period),
     {
       title: 'Sales',
       description: `provider sales dated in ${period} (${timezone})`,

@@ -17,6 +17,7 @@ import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat,
 import { noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { changeSummary, describeClose } from './close-facts.js';
+import { writeRollForwardSection } from './roll-forward.js';
 import { decisions } from '../core/decisions.js';
 import { describeCloseState } from './decision-facts.js';
 import { SheetRowsXml, workbookStyleId, writeSheetXml, type ColumnStyles } from './xlsx-sheet-writer.js';
@@ -353,6 +354,8 @@ const summarySections: SummarySection[] = [
   writeBridgeSection,
   writeDecisionsSection,
   writeExceptionsByTypeSection,
+  // Issue 15: the roll-forward per currency, its own section (reports/roll-forward.ts).
+  (pen, { facts }) => writeRollForwardSection(pen, facts.rollForward),
   writeAmountsSection,
   writeAgingSection,
   writeSheetsSection,
