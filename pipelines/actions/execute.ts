@@ -203,7 +203,8 @@ async function readAndStoreSale(
     await landAndLoadSales(warehouse, config, [sale], {
       runId: run.runId,
       endpoint: 'salesByTransactionId',
-      file: `by-transaction_${action.action_id}_${run.runId}_${read}`,
+      // Named by the period like a lookup's batch, so `extract --from-landing --from … --to …` of that month reloads it.
+      file: `by-transaction_${action.period}_${action.action_id}_${run.runId}_${read}`,
     });
   }
   return sale;
