@@ -355,12 +355,16 @@ export const configSchema = z.strictObject({
         .record(z.string().min(1), z.strictObject({ debit: z.string().min(1), credit: z.string().min(1) }))
         .default({ default: { debit: '6100', credit: '2100' } })
         .superRefine((accounts, context) => {
-          if (!('default' in accounts)) context.addIssue({ code: 'custom', message: 'needs a "default" entry ({ "debit": "…", "credit": "…" })' });
+          if (!('default' in accounts)) {
+            context.addIssue({ code: 'custom', message: 'needs a "default" entry ({ "debit": "…", "credit": "…" })' });
+          }
           for (const key of Object.keys(accounts)) {
             const [type, decision, ...rest] = key.split(':');
-            const known = key === 'default' || isDecision(key) || (isExceptionType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision)));
+            const typed = isExceptionType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision));
+            const known = key === 'default' || isDecision(key) || typed;
             if (!known) {
-              context.addIssue({ code: 'custom', path: [key], message: 'must be "default", a decision, an exception type, or "<exception type>:<decision>"' });
+              const message = 'must be "default", a decision, an exception type, or "<exception type>:<decision>"';
+              context.addIssue({ code: 'custom', path: [key], message });
             }
           }
         }),

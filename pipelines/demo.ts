@@ -75,15 +75,18 @@ async function actOnOneFinding(warehouse: Warehouse, config: Config, period: str
     [period],
   );
   if (!finding) return null;
-  output.info(`demo: ${demoController} decides to reverse one refunded sale; ${demoApprover} approves; execute reverses it at the provider`);
-  await decideFindings(warehouse, [finding.finding_id], { decision: 'reverse', note: 'refunded to the customer: reverse at the provider', by: demoController });
+  output.info(`demo: ${demoController} decides to reverse one refunded sale; ${demoApprover} approves; execute reverses it`);
+  const note = 'refunded to the customer: reverse at the provider';
+  await decideFindings(warehouse, [finding.finding_id], { decision: 'reverse', note, by: demoController });
   const plan = await planActions(warehouse, config, { period, by: demoController });
   const action = plan.proposed.find((p) => p.findingId === finding.finding_id && p.kind === 'reversal');
   if (!action) return null;
   await approveActions(warehouse, config, { period, actionIds: [action.actionId], by: demoApprover });
   const executed = await executeActions(warehouse, config, { period, by: demoController }, output);
   const done = executed.actions.find((a) => a.actionId === action.actionId)!;
-  const stored = await warehouse.one<{ partner_reference: string | null }>(`SELECT partner_reference FROM recon_actions WHERE action_id = $1`, [action.actionId]);
+  const stored = await warehouse.one<{ partner_reference: string | null }>(`SELECT partner_reference FROM recon_actions WHERE action_id = $1`, [
+    action.actionId,
+  ]);
   return {
     actionId: action.actionId,
     findingId: finding.finding_id,

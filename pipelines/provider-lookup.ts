@@ -78,11 +78,18 @@ export async function lookUpReferences(
   summary.records = received.length;
   if (received.length === 0) return summary;
 
-  const landed = await landAndLoadSales(warehouse, config, received, { runId: options.runId, endpoint: 'salesByPartnerReference', file: `by-reference_${options.label}_${options.runId}` });
+  const landed = await landAndLoadSales(warehouse, config, received, {
+    runId: options.runId,
+    endpoint: 'salesByPartnerReference',
+    file: `by-reference_${options.label}_${options.runId}`,
+  });
   summary.landingPath = landed.landingPath;
   summary.loaded = landed.loaded;
   if (landed.quarantined > 0) {
-    output.warn(`${landed.quarantined} of the ${landed.records} sales found by reference could not be loaded as they are; see sales_quarantine (landing_path ${landed.landingPath})`);
+    output.warn(
+      `${landed.quarantined} of the ${landed.records} sales found by reference could not be loaded as they are; ` +
+        `see sales_quarantine (landing_path ${landed.landingPath})`,
+    );
   }
   output.info(`looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`);
   return summary;

@@ -47,10 +47,12 @@ export async function writeActionFile(file: string, format: 'xlsx' | 'csv', cont
 }
 
 function csvText(content: ActionFile): string {
-  const line = (columns: FileColumn[], row: Record<string, string | null>) => columns.map((c) => csvField(row[c.key] ?? null, c.kind)).join(',');
-  const lines = [content.columns.map((c) => csvField(c.header, 'text')).join(','), ...content.rows.map((row) => line(content.columns, row))];
+  const line = (columns: FileColumn[], row: Record<string, string | null>) =>
+    columns.map((c) => csvField(row[c.key] ?? null, c.kind)).join(',');
+  const header = (columns: FileColumn[]) => columns.map((c) => csvField(c.header, 'text')).join(',');
+  const lines = [header(content.columns), ...content.rows.map((row) => line(content.columns, row))];
   if (content.csvTotals && content.totals.rows.length > 0) {
-    lines.push('', content.totals.columns.map((c) => csvField(c.header, 'text')).join(','), ...content.totals.rows.map((row) => line(content.totals.columns, row)));
+    lines.push('', header(content.totals.columns), ...content.totals.rows.map((row) => line(content.totals.columns, row)));
   }
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -82,9 +82,20 @@ export async function loadActionFacts(warehouse: Warehouse, period: string): Pro
 export function actionEmailLines(facts: ActionFacts | undefined, shown = 20): string[] {
   if (!facts || (facts.waitingForApproval.length === 0 && facts.failed.length === 0)) return [];
   const describe = (a: PendingAction) =>
-    `  ${a.actionId} ${a.kind} ${a.amount ?? ''} ${a.currency ?? ''}${a.transactionId ? ` tx ${a.transactionId}` : ''}${a.partnerReference ? ` ${a.partnerReference}` : ''}` +
+    `  ${a.actionId} ${a.kind} ${a.amount ?? ''} ${a.currency ?? ''}` +
+    `${a.transactionId ? ` tx ${a.transactionId}` : ''}${a.partnerReference ? ` ${a.partnerReference}` : ''}` +
     `${a.status === 'failed' && a.why ? ` — ${a.why}` : ''}`;
   const block = (title: string, list: PendingAction[]) =>
-    list.length === 0 ? [] : [`${title}: ${list.length}`, ...list.slice(0, shown).map(describe), ...(list.length > shown ? [`  … and ${list.length - shown} more (Actions sheet)`] : [])];
-  return [...block('Actions waiting for approval (pinrecon actions approve)', facts.waitingForApproval), ...block('Failed actions', facts.failed), ''];
+    list.length === 0
+      ? []
+      : [
+          `${title}: ${list.length}`,
+          ...list.slice(0, shown).map(describe),
+          ...(list.length > shown ? [`  … and ${list.length - shown} more (Actions sheet)`] : []),
+        ];
+  return [
+    ...block('Actions waiting for approval (pinrecon actions approve)', facts.waitingForApproval),
+    ...block('Failed actions', facts.failed),
+    '',
+  ];
 }

@@ -63,12 +63,14 @@ export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollFo
   pen.heading('Roll-forward of open findings per currency');
   pen.line(
     'Open = not decided write_off. From the previous reconciliation of the period to this one (on the first, nothing was open before). ' +
-      'Open at start + new − cleared − written off (+ remeasured amounts) = open at end; the check must be 0 (a reconcile whose check is not 0 fails).',
+      'Open at start + new − cleared − written off (+ remeasured amounts) = open at end; ' +
+      'the check must be 0 (a reconcile whose check is not 0 fails).',
   );
   pen.header('Currency', 'Measure', 'Open at start', 'New', 'Cleared', 'Written off', 'Remeasured', 'Open at end', 'Check (must be 0)');
   for (const r of rollForward) {
     const currency = r.currency ?? '(none)';
-    pen.line(currency, 'Findings', pen.count(r.openAtStart), pen.count(r.new), pen.count(r.cleared), pen.count(r.writtenOff), null, pen.count(r.openAtEnd), pen.count(r.checkCount));
+    const counts = [r.openAtStart, r.new, r.cleared, r.writtenOff].map((n) => pen.count(n));
+    pen.line(currency, 'Findings', ...counts, null, pen.count(r.openAtEnd), pen.count(r.checkCount));
     pen.line(
       currency,
       'Amount (cost bridge effect)',

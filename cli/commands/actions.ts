@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { formatTable } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
+import type { Config } from '../../config/schema.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 import { approveActions } from '../../pipelines/actions/approve.js';
 import { executeActions } from '../../pipelines/actions/execute.js';
@@ -31,7 +32,7 @@ export function registerActions(program: Command): void {
   withGlobalOptions(
     actions
       .command('plan')
-      .description("turn the period's current decisions into proposed actions (reverse → reversal, claim → claim, fix_ledger/write_off → journal)")
+      .description("turn the period's decisions into proposed actions (reverse → reversal, claim → claim, fix_ledger/write_off → journal)")
       .requiredOption('--period <YYYY-MM>', 'the month')
       .option('--by <name>', 'who proposes (default: the OS user name)'),
   ).action(
@@ -39,11 +40,19 @@ export function registerActions(program: Command): void {
       const period = parsePeriodOption(options.period);
       const by = options.by ?? defaultDecidedBy();
       const result = await withJobWarehouse(config, (warehouse) => planActions(warehouse, config, { period, by }));
-      const lines = [`planned ${period}: ${result.proposed.length} proposed, ${result.unchanged} unchanged, ${result.canceled.length} canceled, ${result.skipped.length} reverse decision(s) skipped`];
-      for (const p of result.proposed) lines.push(`  proposed  ${p.actionId} ${p.kind.padEnd(8)} ${p.amount ?? ''} ${p.currency ?? ''} finding ${p.findingId}${p.transactionId ? ` tx ${p.transactionId}` : ''}`);
+      const lines = [
+        `planned ${period}: ${result.proposed.length} proposed, ${result.unchanged} unchanged, ${result.canceled.length} canceled, ` +
+          `${result.skipped.length} reverse decision(s) skipped`,
+      ];
+      for (const p of result.proposed) {
+        const sale = p.transactionId ? ` tx ${p.transactionId}` : '';
+        lines.push(`  proposed  ${p.actionId} ${p.kind.padEnd(8)} ${p.amount ?? ''} ${p.currency ?? ''} finding ${p.findingId}${sale}`);
+      }
       for (const c of result.canceled) lines.push(`  canceled  ${c.actionId}: ${c.reason}`);
       for (const s of result.skipped) lines.push(`  skipped   finding ${s.findingId}: ${s.reason}`);
-      if (result.proposed.length > 0) lines.push(`next: a second person runs \`pinrecon actions approve --period ${period} --all --by NAME\``);
+      if (result.proposed.length > 0) {
+        lines.push(`next: a second person runs \`pinrecon actions approve --period ${period} --all --by NAME\``);
+      }
       output.result(lines.join('\n'));
       output.document({ ok: true, ...result });
     }),
@@ -106,7 +115,9 @@ Exit 1 when any action failed.`,
             : `executed ${period}: ${result.verified} verified, ${result.failed} failed`,
         ];
         for (const a of result.actions) lines.push(`  ${a.outcome.padEnd(9)} ${a.actionId} tx ${a.transactionId}: ${a.detail}`);
-        if (!options.dryRun && result.verified > 0) lines.push(`next: \`pinrecon reconcile --period ${period}\` clears the reversed findings`);
+        if (!options.dryRun && result.verified > 0) {
+          lines.push(`next: \`pinrecon reconcile --period ${period}\` clears the reversed findings`);
+        }
         output.result(lines.join('\n'));
         output.document({ ok: result.failed === 0, ...result });
         if (result.failed > 0) process.exitCode = 1;
@@ -124,7 +135,9 @@ Exit 1 when any action failed.`,
     action<PeriodOptions & { status?: string; format: string }, []>(async ({ config }, options) => {
       const period = parsePeriodOption(options.period);
       const format = options.json ? 'json' : options.format;
-      if (!(listFormats as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
+      if (!(listFormats as readonly string[]).includes(format)) {
+        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
+      }
       const rows = await withReadWarehouse(config, (warehouse) => listActions(warehouse, { period, status: options.status }));
       if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
       else if (format === 'csv') {
@@ -147,21 +160,35 @@ Exit 1 when any action failed.`,
     action<PeriodOptions & { kind: string; format?: string; out?: string }, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
       if (options.kind !== 'claim' && options.kind !== 'journal') throw new UsageError(`--kind must be claim or journal, got "${options.kind}".`);
-      if (options.format !== undefined && options.format !== 'xlsx' && options.format !== 'csv') throw new UsageError(`--format must be xlsx or csv, got "${options.format}".`);
+      if (options.format !== undefined && options.format !== 'xlsx' && options.format !== 'csv') {
+        throw new UsageError(`--format must be xlsx or csv, got "${options.format}".`);
+      }
       const by = options.by ?? defaultDecidedBy();
       const result = await withJobWarehouse(config, (warehouse) =>
-        exportActions(warehouse, config, { period, kind: options.kind as ExportKind, format: options.format as ExportFileFormat | undefined, out: options.out, by }),
+        exportActions(warehouse, config, {
+          period,
+          kind: options.kind as ExportKind,
+          format: options.format as ExportFileFormat | undefined,
+          out: options.out,
+          by,
+        }),
       );
-      const lines = [`wrote ${result.file}: ${result.entries} ${result.kind === 'claim' ? 'claim(s)' : `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`}`];
-      for (const t of result.totals) lines.push(`  ${t.currency ?? '(no currency)'}: ${Object.entries(t).filter(([k]) => k !== 'currency').map(([k, v]) => `${k} ${v}`).join(', ')}`);
-      if (result.unapproved > 0) output.warn(`${result.unapproved} ${result.kind} action(s) of ${period} are still proposed and were not exported: approve them first`);
+      const what = result.kind === 'claim' ? 'claim(s)' : `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`;
+      const lines = [`wrote ${result.file}: ${result.entries} ${what}`];
+      for (const t of result.totals) {
+        const figures = Object.entries(t).filter(([k]) => k !== 'currency').map(([k, v]) => `${k} ${v}`);
+        lines.push(`  ${t.currency ?? '(no currency)'}: ${figures.join(', ')}`);
+      }
+      if (result.unapproved > 0) {
+        output.warn(`${result.unapproved} ${result.kind} action(s) of ${period} are still proposed and were not exported: approve them first`);
+      }
       output.result(lines.join('\n'));
       output.document({ ok: true, ...result });
     }),
   );
 }
 
-async function withReadWarehouse<T>(config: Parameters<typeof warehouseSettings>[0], work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
+async function withReadWarehouse<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
   const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
   try {
     return await work(warehouse);

@@ -23,10 +23,15 @@ export async function approveActions(
   options: { period: string; actionIds?: string[]; all?: boolean; by: string },
 ): Promise<ApproveSummary> {
   const period = checkPeriod(options.period);
-  if (!options.all && (options.actionIds?.length ?? 0) === 0) throw new UsageError('Name the actions to approve (--action ID…) or give --all (every proposed action of the period).');
+  if (!options.all && (options.actionIds?.length ?? 0) === 0) {
+    throw new UsageError('Name the actions to approve (--action ID…) or give --all (every proposed action of the period).');
+  }
   if (options.all && (options.actionIds?.length ?? 0) > 0) throw new UsageError('Give either --action ID… or --all, not both.');
-  return recordRun(warehouse, 'actions approve', { period, actionIds: options.actionIds ?? null, all: Boolean(options.all), by: options.by }, async (run) => {
-    const actions = options.all ? await actionsOf(warehouse, period, `status = 'proposed'`) : await named(warehouse, period, options.actionIds!);
+  const args = { period, actionIds: options.actionIds ?? null, all: Boolean(options.all), by: options.by };
+  return recordRun(warehouse, 'actions approve', args, async (run) => {
+    const actions = options.all
+      ? await actionsOf(warehouse, period, `status = 'proposed'`)
+      : await named(warehouse, period, options.actionIds!);
     const refusals = actions.flatMap((action) => {
       const reason = refusal(action, options.by, config);
       return reason ? [`  ${action.action_id}: ${reason}`] : [];
@@ -34,19 +39,22 @@ export async function approveActions(
     if (refusals.length > 0) {
       throw new JobError(
         `${options.by} cannot approve ${refusals.length} of the ${actions.length} action(s); nothing was approved:\n${refusals.join('\n')}`,
-        'Maker-checker: a second person approves (not the one who decided the finding); above actions.approvalLimit, one of actions.approvers. ' +
+        'Maker-checker: a second person approves (not the one who decided the finding); ' +
+          'above actions.approvalLimit, one of actions.approvers. ' +
           'Approve the others by naming them with --action, or have the right person approve.',
       );
     }
     const now = new Date().toISOString();
     await warehouse.transaction(async () => {
       for (const action of actions) {
-        await changeStatus(warehouse, action.action_id, 'proposed', 'approved', options.by, null, { approved_by: options.by, approved_at: now });
+        const fields = { approved_by: options.by, approved_at: now };
+        await changeStatus(warehouse, action.action_id, 'proposed', 'approved', options.by, null, fields);
       }
     });
     run.counters.rowsLoaded = actions.length;
     run.details = { approved: actions.map((a) => a.action_id) };
-    return { runId: run.runId, period, approvedBy: options.by, approved: actions.map((a) => ({ actionId: a.action_id, kind: a.kind, amount: a.amount, currency: a.currency_code })) };
+    const approved = actions.map((a) => ({ actionId: a.action_id, kind: a.kind, amount: a.amount, currency: a.currency_code }));
+    return { runId: run.runId, period, approvedBy: options.by, approved };
   });
 }
 
@@ -67,7 +75,8 @@ function refusal(action: StoredAction, by: string, config: Config): string | und
   const limit = action.currency_code ? config.actions.approvalLimit[action.currency_code] : undefined;
   const amount = Math.abs(Number(action.amount ?? 0));
   if (limit !== undefined && amount > limit && !config.actions.approvers.some((name) => sameName(name, by))) {
-    return `${action.amount} ${action.currency_code} is above actions.approvalLimit.${action.currency_code} (${limit}): only ${config.actions.approvers.join(', ') || '(no one: actions.approvers is empty)'} may approve it`;
+    const who = config.actions.approvers.join(', ') || '(no one: actions.approvers is empty)';
+    return `${action.amount} ${action.currency_code} is above actions.approvalLimit.${action.currency_code} (${limit}): only ${who} may approve it`;
   }
   return undefined;
 }

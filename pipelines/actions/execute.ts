@@ -72,7 +72,10 @@ export async function executeActions(
     };
   }
   if (pending.length > 0 && !options.client && !(config.api.identifier && config.api.secret)) {
-    throw new ConfigError('actions execute calls the provider, but no API credentials are configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET).');
+    throw new ConfigError(
+      'actions execute calls the provider, but no API credentials are configured ' +
+        '(api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET).',
+    );
   }
   return recordRun(warehouse, 'actions execute', { period, by }, async (run) => {
     const summary: ExecuteSummary = { runId: run.runId, period, dryRun: false, actions: [], verified: 0, failed: 0 };
@@ -90,7 +93,8 @@ export async function executeActions(
       run.counters.retries += client.stats.retries - before.retries;
       run.counters.rateLimited += client.stats.rateLimited - before.rateLimited;
       if (!options.client) client.close();
-      run.details = { verified: summary.verified, failed: summary.failed, actions: summary.actions.map((a) => `${a.actionId} ${a.outcome}`) };
+      const outcomes = summary.actions.map((a) => `${a.actionId} ${a.outcome}`);
+      run.details = { verified: summary.verified, failed: summary.failed, actions: outcomes };
     }
     run.counters.rowsLoaded = summary.actions.length;
     return summary;
@@ -126,7 +130,8 @@ async function executeOne(
     const detail = interrupted
       ? `settled after an interrupted execute: the sale reads "${first.status}", so the earlier request took effect; no second reversal`
       : `the sale already reads "${first.status}": no reversal requested`;
-    await changeStatus(warehouse, action.action_id, action.status, 'verified', by, detail, { provider_status: first.status, verified_at: new Date().toISOString() });
+    const fields = { provider_status: first.status, verified_at: new Date().toISOString() };
+    await changeStatus(warehouse, action.action_id, action.status, 'verified', by, detail, fields);
     return result('verified', false, detail);
   }
 
@@ -140,7 +145,8 @@ async function executeOne(
       detail: `after an interrupted execute the sale still reads "${first.status}": the reversal did not take effect; requesting it again`,
     });
   } else {
-    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, `sale reads "${first.status}": requesting its reversal`, { provider_status: first.status });
+    const detail = `sale reads "${first.status}": requesting its reversal`;
+    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, { provider_status: first.status });
   }
 
   // 3. The call, once. A refusal is recorded, never retried; reading the sale settles it.
@@ -149,7 +155,8 @@ async function executeOne(
   try {
     const answer = await client.reverseByTransactionId(transactionId);
     message = answer.message;
-    await changeStatus(warehouse, action.action_id, 'in_flight', 'executed', by, `provider answered: ${answer.status} — ${answer.message}`, {
+    const detail = `provider answered: ${answer.status} — ${answer.message}`;
+    await changeStatus(warehouse, action.action_id, 'in_flight', 'executed', by, detail, {
       executed_at: new Date().toISOString(),
       provider_status: answer.status,
       provider_message: answer.message,
@@ -159,20 +166,23 @@ async function executeOne(
     if (!(error instanceof UpstreamError) || error.status === undefined || error.status < 400 || error.status >= 500) {
       throw new JobError(
         `Reversing transaction ${transactionId} (action ${action.action_id}) got no clear answer: ${(error as Error).message}`,
-        `The action stays in_flight. Re-run \`pinrecon actions execute --period ${action.period}\`: it reads the sale first and requests the reversal again only if it did not take effect.`,
+        `The action stays in_flight. Re-run \`pinrecon actions execute --period ${action.period}\`: ` +
+          'it reads the sale first and requests the reversal again only if it did not take effect.',
         { cause: error },
       );
     }
     message = error.body || error.message;
     await warehouse.run(`UPDATE recon_actions SET provider_message = $2 WHERE action_id = $1`, [action.action_id, message]);
-    await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail: `provider refused (${error.status}): ${message}` });
+    const detail = `provider refused (${error.status}): ${message}`;
+    await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail });
   }
 
   // 4. Read again: the sale's status, not the answer, says whether it is reversed.
   const after = await readSale();
   if (after && isCanceled(after, config)) {
     const detail = `the sale now reads "${after.status}"`;
-    await changeStatus(warehouse, action.action_id, status, 'verified', by, detail, { provider_status: after.status, verified_at: new Date().toISOString() });
+    const fields = { provider_status: after.status, verified_at: new Date().toISOString() };
+    await changeStatus(warehouse, action.action_id, status, 'verified', by, detail, fields);
     return result('verified', true, detail);
   }
   const detail = `the sale still reads "${after?.status ?? '(not found)'}" after the reversal was requested; provider said: ${message}`;
@@ -195,7 +205,8 @@ async function readAndStoreSale(
   } catch (error) {
     throw new JobError(
       `Reading sale ${action.transaction_id} (action ${action.action_id}) at the provider failed: ${(error as Error).message}`,
-      `Nothing was requested for it in this step. Re-run \`pinrecon actions execute --period ${action.period}\` when the provider answers again.`,
+      `Nothing was requested for it in this step. ` +
+        `Re-run \`pinrecon actions execute --period ${action.period}\` when the provider answers again.`,
       { cause: error },
     );
   }

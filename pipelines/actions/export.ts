@@ -42,7 +42,8 @@ export async function exportActions(
   const period = checkPeriod(options.period);
   const format = options.format ?? (options.out?.toLowerCase().endsWith('.csv') ? 'csv' : 'xlsx');
   if (!['xlsx', 'csv'].includes(format)) throw new UsageError(`--format must be xlsx or csv, got "${format}".`);
-  const file = options.out ?? path.join(config.reports.outDir, `pinrecon-${period}-${options.kind === 'claim' ? 'claims' : 'journal'}.${format}`);
+  const name = `pinrecon-${period}-${options.kind === 'claim' ? 'claims' : 'journal'}.${format}`;
+  const file = options.out ?? path.join(config.reports.outDir, name);
   return recordRun(warehouse, 'actions export', { period, kind: options.kind, format, file }, async (run) => {
     const kindName = options.kind === 'claim' ? 'claim' : 'journal';
     const content = options.kind === 'claim' ? await claimFile(warehouse, config, period) : await journalFile(warehouse, config, period);
@@ -54,7 +55,8 @@ export async function exportActions(
     );
     await warehouse.transaction(async () => {
       for (const { action_id } of approved) {
-        await changeStatus(warehouse, action_id, 'approved', 'executed', options.by, `exported to ${file}`, { executed_at: new Date().toISOString() });
+        const fields = { executed_at: new Date().toISOString() };
+        await changeStatus(warehouse, action_id, 'approved', 'executed', options.by, `exported to ${file}`, fields);
       }
     });
     const unapproved = (await warehouse.one<{ n: number }>(
@@ -64,7 +66,17 @@ export async function exportActions(
     const entries = new Set(content.rows.map((r) => r.entry_id ?? r.action_id)).size;
     run.counters.rowsLoaded = content.rows.length;
     run.details = { file, entries, lines: content.rows.length, unapproved };
-    return { runId: run.runId, period, kind: options.kind, file, entries, lines: content.rows.length, totals: content.totals.rows, unapproved, markedExecuted: approved.length };
+    return {
+      runId: run.runId,
+      period,
+      kind: options.kind,
+      file,
+      entries,
+      lines: content.rows.length,
+      totals: content.totals.rows,
+      unapproved,
+      markedExecuted: approved.length,
+    };
   });
 }
 
@@ -117,7 +129,11 @@ async function claimFile(warehouse: Warehouse, config: Config, period: string): 
     rows,
     totals: {
       title: 'Total per currency',
-      columns: [text('currency', 'Currency', 9), { key: 'claims', header: 'Claims', kind: 'integer', width: 10 }, money('difference', 'Difference')],
+      columns: [
+        text('currency', 'Currency', 9),
+        { key: 'claims', header: 'Claims', kind: 'integer', width: 10 },
+        money('difference', 'Difference'),
+      ],
       rows: totals,
     },
     csvTotals: true,
@@ -142,7 +158,8 @@ async function journalFile(warehouse: Warehouse, config: Config, period: string)
   for (const a of actions) {
     const accounts = accountsFor(config, a.exception_type ?? '', a.decision ?? '');
     const [debit, credit]: string[] = String(a.gain) === 'true' ? [accounts.credit, accounts.debit] : [accounts.debit, accounts.credit];
-    const memo = [a.decision, a.exception_type, a.partner_reference, a.transaction_id ? `tx ${a.transaction_id}` : null, a.note].filter(Boolean).join(' · ');
+    const transaction = a.transaction_id ? `tx ${a.transaction_id}` : null;
+    const memo = [a.decision, a.exception_type, a.partner_reference, transaction, a.note].filter(Boolean).join(' · ');
     const base = { date, entry_id: a.action_id ?? null, currency: a.currency_code ?? null, memo, finding_id: a.finding_id ?? null };
     const amount = a.amount ?? null;
     rows.push({ ...base, account: debit!, debit: amount, credit: '0.0000' });
@@ -168,7 +185,12 @@ async function journalFile(warehouse: Warehouse, config: Config, period: string)
     rows,
     totals: {
       title: 'Total per currency',
-      columns: [text('currency', 'currency', 9), { key: 'entries', header: 'entries', kind: 'integer', width: 10 }, money('debit', 'debit'), money('credit', 'credit')],
+      columns: [
+        text('currency', 'currency', 9),
+        { key: 'entries', header: 'entries', kind: 'integer', width: 10 },
+        money('debit', 'debit'),
+        money('credit', 'credit'),
+      ],
       rows: totals,
     },
     // A ledger imports the CSV line by line: a totals block would read as more entries.

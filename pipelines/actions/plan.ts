@@ -30,10 +30,19 @@ type Wanted = {
   note: string | null;
 };
 
+export interface ProposedAction {
+  actionId: string;
+  kind: ActionKind;
+  findingId: string;
+  transactionId: string | null;
+  amount: string | null;
+  currency: string | null;
+}
+
 export interface PlanSummary {
   runId: string;
   period: string;
-  proposed: { actionId: string; kind: ActionKind; findingId: string; transactionId: string | null; amount: string | null; currency: string | null }[];
+  proposed: ProposedAction[];
   /** Open actions the current decisions still call for. */
   unchanged: number;
   canceled: { actionId: string; reason: string }[];
@@ -51,14 +60,22 @@ export async function planActions(warehouse: Warehouse, config: Config, options:
       .filter(([, statusClass]) => statusClass === 'canceled')
       .map(([status]) => sqlString(status.trim()));
     const isCanceled = (alias: string) =>
-      `coalesce(${alias}.status_class = 'canceled', false) OR trim(${alias}.status) IN (${canceledStatuses.length > 0 ? canceledStatuses.join(', ') : 'NULL'})`;
+      `coalesce(${alias}.status_class = 'canceled', false) OR trim(${alias}.status) IN (${canceledStatuses.join(', ') || 'NULL'})`;
     const wanted = await warehouse.all<Wanted>(wantedSql(isCanceled), [period]);
     const skipped = await warehouse.all<{ finding_id: string; reason: string }>(skippedSql(isCanceled), [period]);
     const open = await actionsOf(warehouse, period, `status IN (${holding.map(sqlString).join(', ')})`);
 
-    const key = (a: { finding_id: string; kind: string; transaction_id: string | null }) => `${a.finding_id}|${a.kind}|${a.transaction_id ?? ''}`;
+    const key = (a: { finding_id: string; kind: string; transaction_id: string | null }) =>
+      `${a.finding_id}|${a.kind}|${a.transaction_id ?? ''}`;
     const wantedByKey = new Map(wanted.map((w) => [key(w), w]));
-    const summary: PlanSummary = { runId: run.runId, period, proposed: [], unchanged: 0, canceled: [], skipped: skipped.map((s) => ({ findingId: s.finding_id, reason: s.reason })) };
+    const summary: PlanSummary = {
+      runId: run.runId,
+      period,
+      proposed: [],
+      unchanged: 0,
+      canceled: [],
+      skipped: skipped.map((s) => ({ findingId: s.finding_id, reason: s.reason })),
+    };
     const toCancel: { action: StoredAction; reason: string }[] = [];
     const held = new Set<string>();
     for (const action of open) {
@@ -69,7 +86,10 @@ export async function planActions(warehouse: Warehouse, config: Config, options:
         held.add(key(action));
         summary.unchanged++;
       } else if (cancelable) {
-        toCancel.push({ action, reason: w ? `the decision was recorded again (${w.decision} by ${w.decided_by} at ${w.decided_at})` : await whyGone(warehouse, action) });
+        const reason = w
+          ? `the decision was recorded again (${w.decision} by ${w.decided_by} at ${w.decided_at})`
+          : await whyGone(warehouse, action);
+        toCancel.push({ action, reason });
       } else held.add(key(action)); // in flight or done: never undone by a plan
     }
     const fresh = wanted.filter((w) => !held.has(key(w)));
@@ -85,26 +105,38 @@ export async function planActions(warehouse: Warehouse, config: Config, options:
         await warehouse.run(
           `INSERT INTO recon_actions (action_id, period, finding_id, kind, transaction_id, partner_reference, amount, currency_code, status,
              proposed_by, proposed_at, decision, decided_by, decided_at, exception_type, note)
-           VALUES ($1, $2, $3, $4, $5::BIGINT, $6, $7::DECIMAL(18,4), $8, 'proposed', $9, $10::TIMESTAMPTZ, $11, $12, $13::TIMESTAMPTZ, $14, $15)`,
-          [actionId, period, w.finding_id, w.kind, w.transaction_id, w.partner_reference, w.amount, w.currency_code, options.by, now, w.decision,
-            w.decided_by, w.decided_at, w.exception_type, w.note],
+           VALUES ($1, $2, $3, $4, $5::BIGINT, $6, $7::DECIMAL(18,4), $8, 'proposed', $9, $10::TIMESTAMPTZ, $11, $12,
+                   $13::TIMESTAMPTZ, $14, $15)`,
+          [
+            actionId, period, w.finding_id, w.kind, w.transaction_id, w.partner_reference, w.amount, w.currency_code, options.by, now,
+            w.decision, w.decided_by, w.decided_at, w.exception_type, w.note,
+          ],
         );
-        await appendEvent(warehouse, { actionId, at: now, by: options.by, from: null, to: 'proposed', detail: `${w.decision} decided by ${w.decided_by} at ${w.decided_at}` });
-        summary.proposed.push({ actionId, kind: w.kind, findingId: w.finding_id, transactionId: w.transaction_id, amount: w.amount, currency: w.currency_code });
+        const detail = `${w.decision} decided by ${w.decided_by} at ${w.decided_at}`;
+        await appendEvent(warehouse, { actionId, at: now, by: options.by, from: null, to: 'proposed', detail });
+        summary.proposed.push({
+          actionId,
+          kind: w.kind,
+          findingId: w.finding_id,
+          transactionId: w.transaction_id,
+          amount: w.amount,
+          currency: w.currency_code,
+        });
       }
     });
     run.counters.rowsLoaded = summary.proposed.length;
-    run.details = { proposed: summary.proposed.length, canceled: summary.canceled.length, unchanged: summary.unchanged, skipped: summary.skipped.length };
+    const { proposed, canceled, unchanged, skipped: skippedReverses } = summary;
+    run.details = { proposed: proposed.length, canceled: canceled.length, unchanged, skipped: skippedReverses.length };
     return summary;
   });
 }
 
 /** Why an open action no longer has its decision: the finding's decision now, or the finding is gone. */
 async function whyGone(warehouse: Warehouse, action: StoredAction): Promise<string> {
-  const now = await warehouse.one<{ decision: string | null }>(`SELECT decision FROM recon_exceptions WHERE finding_id = $1 AND period = $2`, [
-    action.finding_id,
-    action.period,
-  ]);
+  const now = await warehouse.one<{ decision: string | null }>(
+    `SELECT decision FROM recon_exceptions WHERE finding_id = $1 AND period = $2`,
+    [action.finding_id, action.period],
+  );
   if (!now) return 'the finding is no longer open (cleared by a later reconcile)';
   return `the decision changed from ${action.decision} to ${now.decision ?? '(none)'}`;
 }
@@ -143,11 +175,13 @@ function wantedSql(isCanceled: (alias: string) => string): string {
            d.decision, d.decided_by, d.decided_at, d.exception_type, d.note
     FROM decided d JOIN targets t USING (finding_id) WHERE NOT t.canceled
     UNION ALL
-    SELECT d.finding_id, 'claim', d.transaction_id::VARCHAR, d.partner_reference, coalesce(d.difference, d.amount)::VARCHAR, d.currency_code,
+    SELECT d.finding_id, 'claim', d.transaction_id::VARCHAR, d.partner_reference, coalesce(d.difference, d.amount)::VARCHAR,
+           d.currency_code,
            d.decision, d.decided_by, d.decided_at, d.exception_type, d.note
     FROM decided d WHERE d.decision = 'claim'
     UNION ALL
-    SELECT d.finding_id, 'journal', d.transaction_id::VARCHAR, d.partner_reference, abs(coalesce(d.difference, d.amount))::VARCHAR, d.currency_code,
+    SELECT d.finding_id, 'journal', d.transaction_id::VARCHAR, d.partner_reference, abs(coalesce(d.difference, d.amount))::VARCHAR,
+           d.currency_code,
            d.decision, d.decided_by, d.decided_at, d.exception_type, d.note
     FROM decided d WHERE d.decision IN ('fix_ledger', 'write_off')
     ORDER BY 1, 2, 3`;

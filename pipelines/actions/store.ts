@@ -76,7 +76,10 @@ export async function changeStatus(
 ): Promise<void> {
   const now = new Date().toISOString();
   const entries = Object.entries(fields);
-  const sets = entries.map(([column, value], i) => `${column} = $${i + 4}${column.endsWith('_at') && value !== null ? '::TIMESTAMPTZ' : ''}`);
+  const sets = entries.map(([column, value], i) => {
+    const cast = column.endsWith('_at') && value !== null ? '::TIMESTAMPTZ' : '';
+    return `${column} = $${i + 4}${cast}`;
+  });
   const changed = await warehouse.all<{ action_id: string }>(
     `UPDATE recon_actions SET ${['status = $2', ...sets].join(', ')} WHERE action_id = $1 AND status = $3 RETURNING action_id`,
     [actionId, to, from, ...entries.map(([, value]) => value ?? null)] as Params,

@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS recon_actions (
 );
 
 -- What each action carries out, fixed when it was planned (maker-checker compares decided_by with the approver).
-ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS decision VARCHAR;        -- the finding's decision: reverse | claim | fix_ledger | write_off
+-- decision: the finding's decision (reverse | claim | fix_ledger | write_off)
+ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS decision VARCHAR;
 ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS decided_by VARCHAR;      -- who took that decision (recon_decisions.decided_by)
 ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS decided_at TIMESTAMPTZ;  -- when (identifies the decision row)
 ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS exception_type VARCHAR;
