@@ -24,9 +24,10 @@ test('journal.accounts: the most specific key wins; a key that is no type or dec
   expect(accountsFor(config, 'cost_mismatch', 'fix_ledger')).toEqual({ debit: '5', credit: '6' });
   expect(accountsFor(config, 'price_mismatch', 'write_off')).toEqual({ debit: '3', credit: '4' });
   expect(accountsFor(config, 'price_mismatch', 'fix_ledger')).toEqual({ debit: '1', credit: '2' });
-  expect(() => configSchema.parse({ journal: { accounts: { default: { debit: '1', credit: '2' }, cost_mismatch_: { debit: '1', credit: '2' } } } })).toThrow(
+  const pair = { debit: '1', credit: '2' };
+  expect(() => configSchema.parse({ journal: { accounts: { default: pair, cost_mismatch_: pair } } })).toThrow(
     /an exception type, or \\?"<exception type>:<decision>/,
   );
-  expect(() => configSchema.parse({ journal: { accounts: { write_off: { debit: '1', credit: '2' } } } })).toThrow(/needs a \\?"default\\?" entry/);
+  expect(() => configSchema.parse({ journal: { accounts: { write_off: pair } } })).toThrow(/needs a \\?"default\\?" entry/);
   expect(() => configSchema.parse({ actions: { approvalLimit: { brl: 10 } } })).toThrow(/ISO 4217/);
 });

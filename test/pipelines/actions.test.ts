@@ -24,6 +24,11 @@ import { asOf, capturingOutput, fixtureForEachTest, insertLedger, insertSales, l
 import { authorized, closeScripted, json, sale as wireSale, setup, type Hit } from '../support/scripted-upstream.js';
 
 const f = fixtureForEachTest();
+
+async function findingOf(type: string): Promise<string> {
+  const sql = `SELECT finding_id FROM recon_exceptions WHERE exception_type = $1`;
+  return (await f.warehouse.one<{ finding_id: string }>(sql, [type]))!.finding_id;
+}
 afterEach(closeScripted);
 
 const quiet = () => capturingOutput().output;
@@ -35,14 +40,14 @@ async function refundedDecidedReverse(): Promise<{ transactionId: number; findin
   await insertSales(f.warehouse, [refunded, costBreak]);
   await insertLedger(f.warehouse, [ledgerFor(refunded, { order_status: 'refunded' }), ledgerFor(costBreak, { expected_cost: '8.00' })]);
   await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
-  const findingId = (await f.warehouse.one<{ finding_id: string }>(`SELECT finding_id FROM recon_exceptions WHERE exception_type = 'refunded_not_reversed'`))!.finding_id;
+  const findingId = await findingOf('refunded_not_reversed');
   await decideFindings(f.warehouse, [findingId], { decision: 'reverse', by: 'Ana' });
   return { transactionId: refunded.transaction_id, findingId };
 }
 
 test('plan: idempotent; a changed decision cancels the proposal; a reverse no reversal can carry out is skipped', async () => {
   const { findingId } = await refundedDecidedReverse();
-  const costId = (await f.warehouse.one<{ finding_id: string }>(`SELECT finding_id FROM recon_exceptions WHERE exception_type = 'cost_mismatch'`))!.finding_id;
+  const costId = await findingOf('cost_mismatch');
   await decideFindings(f.warehouse, [costId], { decision: 'reverse', by: 'Ana' });
 
   const first = await planActions(f.warehouse, f.config, { period, by: 'Ana' });
@@ -66,17 +71,23 @@ test('plan: idempotent; a changed decision cancels the proposal; a reverse no re
     `SELECT from_status, to_status FROM recon_action_events WHERE action_id = $1 ORDER BY "at"`,
     [first.proposed[0]!.actionId],
   );
-  expect(events).toEqual([{ from_status: null, to_status: 'proposed' }, { from_status: 'proposed', to_status: 'approved' }, { from_status: 'approved', to_status: 'canceled' }]);
+  const moves = events.map((e) => `${e.from_status} → ${e.to_status}`);
+  expect(moves).toEqual(['null → proposed', 'proposed → approved', 'approved → canceled']);
 });
 
 test('approve: refused as a whole when one action was decided by the approver, or is above the limit for a non-approver', async () => {
   await refundedDecidedReverse();
   await planActions(f.warehouse, f.config, { period, by: 'Ana' });
-  await expect(approveActions(f.warehouse, f.config, { period, all: true, by: ' ana ' })).rejects.toThrow(/decided its finding \(reverse\); another person must approve it/);
+  await expect(approveActions(f.warehouse, f.config, { period, all: true, by: ' ana ' })).rejects.toThrow(
+    /decided its finding \(reverse\); another person must approve it/,
+  );
   const limited = configSchema.parse({ ...f.config, actions: { approvalLimit: { BRL: 5 }, approvers: ['Chief'] } });
-  await expect(approveActions(f.warehouse, limited, { period, all: true, by: 'Bruno' })).rejects.toThrow(/above actions\.approvalLimit\.BRL \(5\): only Chief/);
+  await expect(approveActions(f.warehouse, limited, { period, all: true, by: 'Bruno' })).rejects.toThrow(
+    /above actions\.approvalLimit\.BRL \(5\): only Chief/,
+  );
   expect((await listActions(f.warehouse, { period })).map((a) => a.status)).toEqual(['proposed']);
-  await expect(approveActions(f.warehouse, limited, { period, actionIds: ['A-2024-03-9999'], by: 'Chief' })).rejects.toThrow(/No action A-2024-03-9999/);
+  const unknown = approveActions(f.warehouse, limited, { period, actionIds: ['A-2024-03-9999'], by: 'Chief' });
+  await expect(unknown).rejects.toThrow(/No action A-2024-03-9999/);
   expect((await approveActions(f.warehouse, limited, { period, all: true, by: 'Chief' })).approved).toHaveLength(1);
 });
 
@@ -103,7 +114,8 @@ async function approvedReversal(): Promise<number> {
   return transactionId;
 }
 
-const statusOf = async (id: number) => (await f.warehouse.one<{ status: string }>(`SELECT status FROM sales WHERE transaction_id = $1`, [id]))!.status;
+const statusOf = async (id: number) =>
+  (await f.warehouse.one<{ status: string }>(`SELECT status FROM sales WHERE transaction_id = $1`, [id]))!.status;
 
 test('execute: a sale already canceled at the provider is verified with no reversal requested', async () => {
   const id = await approvedReversal();
@@ -131,7 +143,7 @@ test('execute: an "already reversed" refusal is not retried; reading the sale se
   expect(await f.warehouse.all(`SELECT 1 FROM recon_exceptions WHERE exception_type = 'refunded_not_reversed'`)).toEqual([]);
 });
 
-test('execute: an unknown sale fails without a call; a reversal the sale contradicts fails with the message; nothing runs twice', async () => {
+test('execute: an unknown sale fails without a call; a reversal the sale contradicts fails; nothing runs twice', async () => {
   const id = await approvedReversal();
   const unknown = await provider(id, [null], (res) => json(res, 500, {}));
   const missing = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: unknown.client }, quiet());
@@ -145,22 +157,25 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
   // says "reversed" while the sale still reads redeemed.
   await planActions(f.warehouse, f.config, { period, by: 'Ana' });
   await approveActions(f.warehouse, f.config, { period, all: true, by: 'Bruno' });
-  const contradicting = await provider(id, ['Redeemed by Client'], (res) => json(res, 200, { message: 'Transaction reversed successfully', status: 'Canceled in stock', transactionId: id }));
+  const contradicting = await provider(id, ['Redeemed by Client'], (res) =>
+    json(res, 200, { message: 'Transaction reversed successfully', status: 'Canceled in stock', transactionId: id }),
+  );
   const result = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: contradicting.client }, quiet());
   expect(result).toMatchObject({ failed: 1, actions: [{ outcome: 'failed', reversalRequested: true }] });
   expect(result.actions[0]!.detail).toMatch(/still reads "Redeemed by Client".*Transaction reversed successfully/);
   expect(contradicting.upstream.hitsOn('/reversal')).toHaveLength(1);
 
   // The report: the Actions sheet holds every action; the email names the failed ones and those waiting for approval.
-  const costId = (await f.warehouse.one<{ finding_id: string }>(`SELECT finding_id FROM recon_exceptions WHERE exception_type = 'cost_mismatch'`))!.finding_id;
+  const costId = await findingOf('cost_mismatch');
   await decideFindings(f.warehouse, [costId], { decision: 'claim', by: 'Ana' });
   // Planning again proposes the claim, and the reversal once more (a failed action needs a new approval to be tried again).
   const waiting = (await planActions(f.warehouse, f.config, { period, by: 'Ana' })).proposed;
   expect(waiting.map((p) => p.kind)).toEqual(['claim', 'reversal']);
   await writeReport(f.warehouse, f.config, { period, email: true, dryRun: true }, quiet());
   const mail = await simpleParser(readFileSync(path.join(f.config.reports.outDir, `pinrecon-${period}.eml`)));
-  expect(mail.text).toMatch(new RegExp(`Actions waiting for approval \\(pinrecon actions approve\\): 2\\n  ${waiting[0]!.actionId} claim 1\\.0000 BRL`));
-  expect(mail.text).toMatch(/Failed actions: 2\n  A-2024-03-0001 reversal 8\.0000 BRL tx \d+ PO-\d+ — the provider does not know transaction/);
+  const claimLine = `${waiting[0]!.actionId} claim 1\\.0000 BRL`;
+  expect(mail.text).toMatch(new RegExp(`Actions waiting for approval \\(pinrecon actions approve\\): 2\\n  ${claimLine}`));
+  expect(mail.text).toMatch(/Failed actions: 2\n  A-2024-03-0001 reversal 8\.0000 BRL tx \d+ PO-\d+ — the provider does not know/);
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(path.join(f.config.reports.outDir, `pinrecon-${period}.xlsx`));
   expect(workbook.getWorksheet('Actions')!.getColumn(3).values.slice(2)).toEqual(['failed', 'failed', 'proposed', 'proposed']);
@@ -169,7 +184,8 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
 test('execute: a provider that cannot be reached leaves the action in flight, for a re-run to settle by reading', async () => {
   const id = await approvedReversal();
   const down = await provider(id, ['Redeemed by Client'], (res) => res.socket?.destroy());
-  await expect(executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: down.client }, quiet())).rejects.toBeInstanceOf(JobError);
+  const interrupted = executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: down.client }, quiet());
+  await expect(interrupted).rejects.toBeInstanceOf(JobError);
   expect((await listActions(f.warehouse, { period })).map((a) => a.status)).toEqual(['in_flight']);
   const back = await provider(id, ['Canceled in stock'], (res) => json(res, 500, {}));
   const settled = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: back.client }, quiet());

@@ -31,7 +31,10 @@ export interface ActionsMonth {
   close(): Promise<void>;
 }
 
-export async function reconciledMonth(simulatorOptions: SimulatorOptions = {}, configOverrides: Record<string, unknown> = {}): Promise<ActionsMonth> {
+export async function reconciledMonth(
+  simulatorOptions: SimulatorOptions = {},
+  configOverrides: Record<string, unknown> = {},
+): Promise<ActionsMonth> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-actions-'));
   const simulator = await startSimulator({
     seed: 5,
@@ -62,7 +65,9 @@ export async function reconciledMonth(simulatorOptions: SimulatorOptions = {}, c
   await withDatabase(async (warehouse) => {
     const { output } = capturingOutput();
     await extractSales(warehouse, config, { from: '2024-03-01', to: '2024-03-31', by: 'both', today: '2024-06-01' }, output);
-    const plant = await generateLedger(simulator.dataset, { period, asOf, file: path.join(dir, 'ledger.csv'), reconciliation: config.reconciliation, salesPerBreak: 300 });
+    const file = path.join(dir, 'ledger.csv');
+    const planted = { period, asOf, file, reconciliation: config.reconciliation, salesPerBreak: 300 };
+    const plant = await generateLedger(simulator.dataset, planted);
     await importLedger(warehouse, config, plant.file, {}, output);
     await reconcile(warehouse, config, { period, asOf }, output);
   });
@@ -82,7 +87,9 @@ export async function reconciledMonth(simulatorOptions: SimulatorOptions = {}, c
 }
 
 /** The period's findings of a type (id, transaction, difference), from the database. */
-export async function findingsOfType(month: ActionsMonth, type: string): Promise<{ finding_id: string; transaction_id: string | null; difference: string | null }[]> {
+export type FindingOfType = { finding_id: string; transaction_id: string | null; difference: string | null };
+
+export async function findingsOfType(month: ActionsMonth, type: string): Promise<FindingOfType[]> {
   return month.withDatabase((w) =>
     w.all(`SELECT finding_id, transaction_id::VARCHAR AS transaction_id, difference::VARCHAR AS difference FROM recon_exceptions
            WHERE period = $1 AND exception_type = $2 ORDER BY finding_id`, [period, type]),

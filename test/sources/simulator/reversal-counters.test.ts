@@ -7,21 +7,28 @@ import { FIRST_TRANSACTION_ID } from '../../../sources/simulator/dataset.js';
 import { startSimulator, type RunningSimulator } from '../../../sources/simulator/server.js';
 
 let sim: RunningSimulator | undefined;
+const dataset = { from: '2024-03-01', to: '2024-03-31', salesCount: 50, timezone: 'America/Sao_Paulo' };
 afterEach(async () => {
   await sim?.close();
   sim = undefined;
 });
 
 async function token(s: RunningSimulator): Promise<string> {
-  const answer = await fetch(`${s.url}/auth/token`, { method: 'POST', body: JSON.stringify({ identifier: 'demo-partner', secret: 'demo-secret' }) });
+  const body = JSON.stringify({ identifier: 'demo-partner', secret: 'demo-secret' });
+  const answer = await fetch(`${s.url}/auth/token`, { method: 'POST', body });
   return ((await answer.json()) as { accessToken: string }).accessToken;
 }
 
 const reverse = (s: RunningSimulator, bearer: string, transactionId: number, signal?: AbortSignal) =>
-  fetch(`${s.url}/reversal`, { method: 'POST', headers: { authorization: `Bearer ${bearer}` }, body: JSON.stringify({ transactionId }), signal });
+  fetch(`${s.url}/reversal`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${bearer}` },
+    body: JSON.stringify({ transactionId }),
+    signal,
+  });
 
 test('reversals and refused reversals are counted; the second reversal of a sale is refused with 400', async () => {
-  sim = await startSimulator({ dataset: { from: '2024-03-01', to: '2024-03-31', salesCount: 50, timezone: 'America/Sao_Paulo' } });
+  sim = await startSimulator({ dataset });
   const bearer = await token(sim);
   const id = FIRST_TRANSACTION_ID + 3;
   expect((await reverse(sim, bearer, id)).status).toBe(200);
@@ -33,7 +40,7 @@ test('reversals and refused reversals are counted; the second reversal of a sale
 });
 
 test('a held answer: the reversal has taken effect before the client hears of it', async () => {
-  sim = await startSimulator({ dataset: { from: '2024-03-01', to: '2024-03-31', salesCount: 50, timezone: 'America/Sao_Paulo' }, reversalAnswerDelayMs: 60_000 });
+  sim = await startSimulator({ dataset, reversalAnswerDelayMs: 60_000 });
   const bearer = await token(sim);
   const id = FIRST_TRANSACTION_ID + 4;
   const client = new AbortController();
