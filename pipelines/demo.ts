@@ -84,9 +84,8 @@ async function actOnOneFinding(warehouse: Warehouse, config: Config, period: str
   await approveActions(warehouse, config, { period, actionIds: [action.actionId], by: demoApprover });
   const executed = await executeActions(warehouse, config, { period, by: demoController }, output);
   const done = executed.actions.find((a) => a.actionId === action.actionId)!;
-  const stored = await warehouse.one<{ partner_reference: string | null }>(`SELECT partner_reference FROM recon_actions WHERE action_id = $1`, [
-    action.actionId,
-  ]);
+  const referenceSql = `SELECT partner_reference FROM recon_actions WHERE action_id = $1`;
+  const stored = await warehouse.one<{ partner_reference: string | null }>(referenceSql, [action.actionId]);
   return {
     actionId: action.actionId,
     findingId: finding.finding_id,

@@ -159,7 +159,9 @@ Exit 1 when any action failed.`,
   ).action(
     action<PeriodOptions & { kind: string; format?: string; out?: string }, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
-      if (options.kind !== 'claim' && options.kind !== 'journal') throw new UsageError(`--kind must be claim or journal, got "${options.kind}".`);
+      if (options.kind !== 'claim' && options.kind !== 'journal') {
+        throw new UsageError(`--kind must be claim or journal, got "${options.kind}".`);
+      }
       if (options.format !== undefined && options.format !== 'xlsx' && options.format !== 'csv') {
         throw new UsageError(`--format must be xlsx or csv, got "${options.format}".`);
       }
@@ -180,7 +182,7 @@ Exit 1 when any action failed.`,
         lines.push(`  ${t.currency ?? '(no currency)'}: ${figures.join(', ')}`);
       }
       if (result.unapproved > 0) {
-        output.warn(`${result.unapproved} ${result.kind} action(s) of ${period} are still proposed and were not exported: approve them first`);
+        output.warn(`${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve them first`);
       }
       output.result(lines.join('\n'));
       output.document({ ok: true, ...result });

@@ -76,7 +76,8 @@ function refusal(action: StoredAction, by: string, config: Config): string | und
   const amount = Math.abs(Number(action.amount ?? 0));
   if (limit !== undefined && amount > limit && !config.actions.approvers.some((name) => sameName(name, by))) {
     const who = config.actions.approvers.join(', ') || '(no one: actions.approvers is empty)';
-    return `${action.amount} ${action.currency_code} is above actions.approvalLimit.${action.currency_code} (${limit}): only ${who} may approve it`;
+    const over = `${action.amount} ${action.currency_code} is above actions.approvalLimit.${action.currency_code} (${limit})`;
+    return `${over}: only ${who} may approve it`;
   }
   return undefined;
 }

@@ -17,7 +17,14 @@ afterEach(async () => {
   month = undefined;
 });
 
-type Listed = { action_id: string; kind: string; status: string; transaction_id: string | null; finding_id: string; approved_by: string | null };
+type Listed = {
+  action_id: string;
+  kind: string;
+  status: string;
+  transaction_id: string | null;
+  finding_id: string;
+  approved_by: string | null;
+};
 
 async function listed(m: ActionsMonth): Promise<Listed[]> {
   const result = await m.cli('actions', 'list', '--period', period, '--format', 'json');
@@ -60,7 +67,7 @@ async function decideReverseAndApprove(m: ActionsMonth, approver = 'Bruno Costa'
   return { ids: after.map((a) => a.action_id), transactions: after.map((a) => a.transaction_id!) };
 }
 
-test('decide reverse → plan → approve (not by the decider) → execute → reconcile: the findings are gone, each sale reversed once', async () => {
+test('decide reverse → plan → approve (not by the decider) → execute → reconcile: findings gone, each sale reversed once', async () => {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
   month = await reconciledMonth({}, { actions: { approvalLimit: { BRL: 1 }, approvers: ['Chief Controller'] } });
   const m = month;
@@ -87,7 +94,8 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
   const ledgerFixes = await findingsOfType(m, 'missing_in_ledger');
   expect(claims.length * writeOffs.length * ledgerFixes.length).toBeGreaterThan(0);
   for (const [found, decision] of [[claims, 'claim'], [writeOffs, 'write_off'], [ledgerFixes, 'fix_ledger']] as const) {
-    const decided = await m.cli('findings', 'decide', ...found.map((f) => f.finding_id), '--decision', decision, '--note', '=HYPERLINK("x")', '--by', 'Ana Lima');
+    const ids = found.map((f) => f.finding_id);
+    const decided = await m.cli('findings', 'decide', ...ids, '--decision', decision, '--note', '=HYPERLINK("x")', '--by', 'Ana Lima');
     expect(decided.code, decided.stderr).toBe(0);
   }
   expect((await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima')).code).toBe(0);
@@ -108,7 +116,10 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
   for (const rows of [files.journalXlsx, files.journalCsv]) {
     expect(new Set(rows.map((r) => r.entry_id)).size).toBe(writeOffs.length + ledgerFixes.length);
     const balance = new Map<string, number>();
-    for (const r of rows) balance.set(String(r.entry_id), (balance.get(String(r.entry_id)) ?? 0) + tenThousandths(r.debit) - tenThousandths(r.credit));
+    for (const r of rows) {
+      const entry = String(r.entry_id);
+      balance.set(entry, (balance.get(entry) ?? 0) + tenThousandths(r.debit) - tenThousandths(r.credit));
+    }
     for (const [entry, net] of balance) expect(net, `entry ${entry}`).toBe(0);
     expect(rows.every((r) => ['6100', '2100'].includes(String(r.account)))).toBe(true);
   }
@@ -125,7 +136,8 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
   // The roll-forward of a month with cleared and written-off findings adds up (its data test passed too).
   const rollForward = await m.withDatabase((w) =>
     w.all<{ cleared: string; written_off: string; check_count: string; check_amount: string }>(
-      `SELECT cleared::VARCHAR AS cleared, written_off::VARCHAR AS written_off, check_count::VARCHAR AS check_count, check_amount::VARCHAR AS check_amount
+      `SELECT cleared::VARCHAR AS cleared, written_off::VARCHAR AS written_off, check_count::VARCHAR AS check_count,
+              check_amount::VARCHAR AS check_amount
        FROM recon_roll_forward WHERE period = $1`,
       [period],
     ),
@@ -148,7 +160,13 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
 /** Exports claims and journal as xlsx and csv through the CLI and reads each back (exceljs; its CSV reader, values kept as text). */
 async function exportAll(m: ActionsMonth) {
   const out = (name: string) => path.join(m.dir, 'exports', name);
-  for (const [kind, format, name] of [['claim', 'xlsx', 'claims.xlsx'], ['claim', 'csv', 'claims.csv'], ['journal', 'xlsx', 'journal.xlsx'], ['journal', 'csv', 'journal.csv']]) {
+  const files = [
+    ['claim', 'xlsx', 'claims.xlsx'],
+    ['claim', 'csv', 'claims.csv'],
+    ['journal', 'xlsx', 'journal.xlsx'],
+    ['journal', 'csv', 'journal.csv'],
+  ];
+  for (const [kind, format, name] of files) {
     const result = await m.cli('actions', 'export', '--period', period, '--kind', kind!, '--format', format!, '--out', out(name!));
     expect(result.code, result.stderr).toBe(0);
   }
@@ -167,7 +185,8 @@ async function exportAll(m: ActionsMonth) {
   const journalXlsx = await xlsxRows(out('journal.xlsx'));
   const journalCsv = await csvRows(out('journal.csv'));
   // The same totals in both files.
-  expect(claimsCsv.totals.map((t) => [t.Currency, tenThousandths(t.Difference)])).toEqual(claimsXlsx.totals.map((t) => [t.Currency, tenThousandths(t.Difference)]));
+  const totals = (rows: Record<string, unknown>[]) => rows.map((t) => [t.Currency, tenThousandths(t.Difference)]);
+  expect(totals(claimsCsv.totals)).toEqual(totals(claimsXlsx.totals));
   return {
     claimsXlsx: claimsXlsx.rows,
     claimsCsv: claimsCsv.rows,
@@ -185,7 +204,8 @@ function dense(values: unknown[][]): unknown[][] {
 /** A file's rows as objects by header, and the totals block after the blank row (with its own header line). */
 function blocks(values: unknown[][]): { rows: Record<string, unknown>[]; totals: Record<string, unknown>[] } {
   const isBlank = (row: unknown[]) => row.every((v) => v === undefined || v === null || v === '');
-  const asObjects = (header: unknown[], rows: unknown[][]) => rows.map((row) => Object.fromEntries(header.map((h, i) => [String(h), row[i] ?? null])));
+  const asObjects = (header: unknown[], rows: unknown[][]) =>
+    rows.map((row) => Object.fromEntries(header.map((h, i) => [String(h), row[i] ?? null])));
   const blank = values.findIndex(isBlank);
   const rows = blank < 0 ? values.slice(1) : values.slice(1, blank);
   const rest = blank < 0 ? [] : values.slice(blank + 1).filter((row) => !isBlank(row));
@@ -200,7 +220,7 @@ function tenThousandths(value: unknown): number {
   return Math.round(Number(value) * 10_000);
 }
 
-test('kill -9 while a reversal is answered, then a re-run: each transaction reversed exactly once, settled by reading the sale', async () => {
+test('kill -9 while a reversal is answered, then a re-run: each sale reversed exactly once, settled by reading it', async () => {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
   // The simulator reverses at once but holds its answer: the CLI is killed before it learns of the reversal.
   month = await reconciledMonth({ reversalAnswerDelayMs: 600_000 });

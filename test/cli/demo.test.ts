@@ -74,7 +74,8 @@ describe('pinrecon demo, as a new user runs it', () => {
 
       // Issue 15: one reversal decided by one person, approved by another, executed and verified; the month's
       // roll-forward adds up.
-      expect(stdout).toMatch(/reversal of sale \d+ \(refunded_not_reversed .*decided by Demo Controller, approved by Demo Approver, executed: VERIFIED/);
+      expect(stdout).toMatch(/reversal of sale \d+ \(refunded_not_reversed PO-/);
+      expect(stdout).toMatch(/decided by Demo Controller, approved by Demo Approver, executed: VERIFIED/);
       const actions = await warehouse.all<{ kind: string; status: string; decided_by: string; approved_by: string }>(
         `select kind, status, decided_by, approved_by from recon_actions where period = $1`,
         [period!],
