@@ -387,8 +387,12 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
     `INSERT INTO prev_recon_exceptions BY NAME
-     SELECT finding_id, exception_type, partner_reference, transaction_id, first_detected_at
-     FROM ${persistent(database, 'recon_exceptions')} WHERE period = $1`,
+     SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id, e.first_detected_at,
+            -- issue 15, the roll-forward: amount, currency and decision as the previous run left them
+            e.currency_code, e.amount, e.built_at,
+            (SELECT arg_max(d.decision, d.decided_at) FROM ${persistent(database, 'recon_decisions')} d
+             WHERE d.finding_id = e.finding_id AND d.decided_at <= e.built_at) AS decision_at_build
+     FROM ${persistent(database, 'recon_exceptions')} e WHERE e.period = $1`,
     [p.period],
   );
   // Decisions are kept apart from the marts (findings import/decide), so they survive this rebuild.

@@ -12,6 +12,8 @@ import { composeReportEmail, deliverReportEmail, type DeliverOptions, type Deliv
 import { loadReportFacts, noLedgerOrdersWarning } from '../reports/report-facts.js';
 import { writeWorkbook, type WrittenSheet } from '../reports/workbook.js';
 import { describeClose } from '../reports/close-facts.js';
+import { loadActionFacts } from '../reports/actions-sheet.js';
+import { loadRollForward } from '../reports/roll-forward.js';
 import { closeFacts } from './close.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
@@ -60,6 +62,9 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
     async (run) => {
       const facts = await loadReportFacts(warehouse, { period: options.period, asOf: options.asOf, timezone: config.timezone });
       facts.close = await closeFacts(warehouse, config, options.period);
+      // Issue 15: the roll-forward (Summary) and the actions that need a person (email).
+      facts.rollForward = await loadRollForward(warehouse, options.period);
+      facts.actions = await loadActionFacts(warehouse, options.period);
       if (facts.close.verdict === 'incomplete') output.warn(`the period ${options.period} is INCOMPLETE: ${facts.close.incompleteReasons.join('; ')}`);
       const close = describeClose(facts.close);
       if (close.signoffState !== 'unsigned') output.info(`${options.period} ${close.signoff}`);

@@ -18,6 +18,7 @@ import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { closeOf, describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
+import { actionEmailLines } from './actions-sheet.js';
 
 export type EmailConfig = Config['email'];
 
@@ -61,6 +62,8 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 
   const brief = closeBriefLines(facts);
+  // Issue 15: what waits for a second person's approval, and what failed at the provider.
+  const actionLines = actionEmailLines(facts.actions);
   const text = [
     heading,
     '',
@@ -82,6 +85,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     '',
     rejects,
     '',
+    ...actionLines,
     attachmentNote,
     '',
   ].join('\n');
@@ -114,6 +118,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     missingProof ? paragraph(missingProof) : '',
     changeNote ? paragraph(`Total ${formatCount(facts.totalFindings)}${changeNote}.`) : '',
     paragraph(rejects),
+    actionLines.length > 0 ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(actionLines.join('\n'))}</pre>` : '',
     paragraph(attachmentNote),
   ].join('\n');
 

@@ -15,6 +15,8 @@ import { formatCount } from './formats.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
 import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
+import type { RollForwardLine } from './roll-forward.js';
+import type { ActionFacts } from './actions-sheet.js';
 
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
@@ -161,6 +163,10 @@ export interface ReportFacts {
   decisions: DecisionFacts;
   /** missing_at_provider findings by proof (interface.md "Proof of absence"). */
   missingProof: MissingProof;
+  /** Issue 15, set by the report job: the roll-forward per currency (roll-forward.ts). */
+  rollForward?: RollForwardLine[];
+  /** Issue 15, set by the report job: actions waiting for approval and failed ones (actions-sheet.ts). */
+  actions?: ActionFacts;
 }
 
 export interface MissingProof {

@@ -7,6 +7,7 @@ import { addMonths, periodEnd, periodStart } from '../core/calendar.js';
 import { sqlString } from '../core/sql.js';
 import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
 import { findingAmountSql } from './finding-amount.js';
+import { actionsSheet } from './actions-sheet.js';
 
 /**
  * How a column is written: `money` as a number in the currency format of the row's `currency` column,
@@ -208,6 +209,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
       printColumns: ['exception_type', 'partner_reference', 'finding_amount', 'finding_id', 'decision', 'decision_note'],
     },
+    // Issue 15: every action of the period and where it stands.
+    actionsSheet(period),
     {
       title: 'Sales',
       description: `provider sales dated in ${period} (${timezone})`,

@@ -17,6 +17,7 @@ import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat,
 import { closeOf, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { describeClose } from './close-facts.js';
+import { writeRollForwardSection } from './roll-forward.js';
 import { decisions } from '../core/decisions.js';
 import { formatLocalTimeZoned, localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
 import { findingAmountRule } from './finding-amount.js';
@@ -431,6 +432,8 @@ const summarySections: SummarySection[] = [
   writeBridgeSection,
   writeDecisionsSection,
   writeExceptionsByTypeSection,
+  // Issue 15: the roll-forward per currency, its own section (reports/roll-forward.ts).
+  (pen, { facts }) => writeRollForwardSection(pen, facts.rollForward),
   writeAgingSection,
   writeSheetsSection,
 ];

@@ -61,7 +61,8 @@ describe('report workbook', () => {
     expect(summary.workbook).toBe(path.join(fixture.config.reports.outDir, `pinrecon-${period}.xlsx`));
     expect(existsSync(summary.workbook)).toBe(true);
     expect(workbook.worksheets.map((w) => w.name)).toEqual([
-      'Summary', 'Missing', 'Amounts', 'Status', 'Duplicates', 'Cutoff', 'Unredeemed keys', 'Sales', 'Ledger rejects', 'API quarantine',
+      'Summary', 'Missing', 'Amounts', 'Status', 'Duplicates', 'Cutoff', 'Unredeemed keys',
+      'Actions', 'Sales', 'Ledger rejects', 'API quarantine',
     ]);
     expect(summary.asOf).toBe(asOf);
     expect(summary.exceptions).toBe(9);
