@@ -1,9 +1,10 @@
 /**
  * Data printed on stdout by commands that stream it rather than hand it to `Output.result` (`query`,
- * `findings list`): every text passes the one printable-text rule (core/text-safety.ts) here, so no path of
+ * `findings list`, `actions list`): every text passes the one printable-text rule (core/text-safety.ts) here, so no path of
  * the CLI writes a file's or the upstream's escape sequences to a terminal. (issue 18)
  */
-import { printable, printableJson } from '../core/text-safety.js';
+import { formatTable } from '../core/output.js';
+import { neutralizeFormula, printable, printableJson } from '../core/text-safety.js';
 
 /** Writes text to stdout without control characters or escape sequences, waiting when the pipe is full. */
 export async function printText(text: string): Promise<void> {
@@ -24,4 +25,23 @@ export function printableCells(rows: Record<string, unknown>[]): Record<string, 
 /** Writes to stdout, waiting when the pipe is full (a million rows into `head` or a file). */
 async function writeStdout(text: string): Promise<void> {
   if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
+}
+
+/** One CSV cell: no control characters, no formula a spreadsheet would run, quoted when needed. */
+export function csvField(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  const raw = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  const text = typeof value === 'string' ? neutralizeFormula(printable(raw)) : printable(raw);
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** Rows as a table, CSV or JSON on stdout, every text through the printable-text rule (`findings list`, `actions list`). */
+export async function printRows(rows: object[], format: string, none: string): Promise<void> {
+  if (format === 'json') await printJson(rows, 2);
+  else if (format === 'csv') {
+    const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
+    await printText([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
+  } else {
+    await printText(`${rows.length === 0 ? none : formatTable(printableCells(rows as unknown as Record<string, unknown>[]))}\n`);
+  }
 }

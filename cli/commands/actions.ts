@@ -4,7 +4,6 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { formatTable } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
 import type { Config } from '../../config/schema.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
@@ -15,7 +14,7 @@ import { planActions } from '../../pipelines/actions/plan.js';
 import { actionStatuses, listActions } from '../../pipelines/actions/store.js';
 import { defaultDecidedBy } from '../../pipelines/findings.js';
 import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
-import { csvField } from './query.js';
+import { printRows } from '../print.js';
 
 interface PeriodOptions extends GlobalOptions {
   period: string;
@@ -139,11 +138,7 @@ Exit 1 when any action failed.`,
         throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
       }
       const rows = await withReadWarehouse(config, (warehouse) => listActions(warehouse, { period, status: options.status }));
-      if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
-      else if (format === 'csv') {
-        const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-        process.stdout.write([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
-      } else process.stdout.write(`${rows.length === 0 ? '(no actions)' : formatTable(rows as unknown as Record<string, unknown>[])}\n`);
+      await printRows(rows, format, '(no actions)');
     }),
   );
 

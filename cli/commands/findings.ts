@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { decisions, isDecision } from '../../core/decisions.js';
 import { UsageError } from '../../core/errors.js';
-import { formatTable, type Output } from '../../core/output.js';
+import type { Output } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { exceptionTypes } from '../../core/exception-types.js';
 import {
@@ -19,8 +19,7 @@ import {
   type DecisionsResult,
 } from '../../pipelines/findings.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
-import { csvField } from './query.js';
-import { printableCells, printJson, printText } from '../print.js';
+import { printRows } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 
 interface ImportOptions extends GlobalOptions {
@@ -205,17 +204,6 @@ Examples:
       await printRows(rows, format, '(no findings)');
     }),
   );
-}
-
-/** References and notes come from files and the upstream: printed only through the printable-text rule. */
-async function printRows(rows: object[], format: string, none: string): Promise<void> {
-  if (format === 'json') await printJson(rows, 2);
-  else if (format === 'csv') {
-    const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-    await printText([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
-  } else {
-    await printText(`${rows.length === 0 ? none : formatTable(printableCells(rows as unknown as Record<string, unknown>[]))}\n`);
-  }
 }
 
 /** What an import or decide did; a refused row (or finding id) makes the command fail (exit 1), the others still recorded. */

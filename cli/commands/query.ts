@@ -6,8 +6,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { formatTable, type Output } from '../../core/output.js';
-import { neutralizeFormula, printable, printableJson } from '../../core/text-safety.js';
-import { printText } from '../print.js';
+import { printableJson } from '../../core/text-safety.js';
+import { csvField, printText } from '../print.js';
 import { queryArrow, writeArrowStream } from '../../pipelines/arrow.js';
 import { openForReading, queryMasked, wholeKeysWarning, type MaskedResult } from '../../pipelines/query.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
@@ -86,10 +86,3 @@ async function printResult({ columns, chunks }: MaskedResult, format: Exclude<(t
   await printText(first ? ']\n' : '\n]\n');
 }
 
-/** One CSV cell: no control characters, no formula a spreadsheet would run, quoted when needed. */
-export function csvField(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  const raw = typeof value === 'object' ? JSON.stringify(value) : String(value);
-  const text = typeof value === 'string' ? neutralizeFormula(printable(raw)) : printable(raw);
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}

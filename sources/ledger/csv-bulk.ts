@@ -25,7 +25,7 @@ import path from 'node:path';
 import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { resolveHeaders, type ColumnIndexes } from './columns.js';
+import { resolveHeaders } from './columns.js';
 import { linesSql, rowsSql, type BulkCsvShape, type BulkCsvSource } from './csv-bulk-sql.js';
 import { csvRecordEvent, readCsv, splitCsvLine } from './csv.js';
 import { dateFormatPattern } from './dates.js';
