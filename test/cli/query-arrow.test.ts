@@ -126,7 +126,14 @@ describe('pinrecon export --format arrow', () => {
     const out = path.join(temp.dir, 'arrow');
     const result = await runBinary(['export', '--period', '2026-10', '--format', 'arrow', '--out', out]);
     expect(result.code, result.stderr).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(['recon_aging-2026-10.arrow', 'recon_bridge-2026-10.arrow', 'recon_exceptions-2026-10.arrow', 'recon_summary-2026-10.arrow']);
+    // The period's marts, and its decisions' audit trail (recon_decisions, issue 14).
+    expect(readdirSync(out).sort()).toEqual([
+      'recon_aging-2026-10.arrow',
+      'recon_bridge-2026-10.arrow',
+      'recon_decisions-2026-10.arrow',
+      'recon_exceptions-2026-10.arrow',
+      'recon_summary-2026-10.arrow',
+    ]);
     const exceptions = tableFromIPC(readFileSync(path.join(out, 'recon_exceptions-2026-10.arrow')));
     expect(exceptions.numRows).toBe(1);
     expect(decimalText(exceptions, 'ledger_value', 0)).toBe('10.0001');
