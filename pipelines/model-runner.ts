@@ -59,14 +59,16 @@ export function planModels(root: string = sqlDir()): SqlModel[] {
   for (const layer of layers) {
     for (const file of sqlFiles(path.join(root, layer))) {
       const sql = readSql(file);
-      found.push({ name: path.basename(file, '.sql'), layer, file, sql, materialized: declaredMaterialization(file, layer, sql) });
+      const materialized = declaredMaterialization(file, layer, sql);
+      found.push({ name: path.basename(file, '.sql'), layer, file, sql, materialized });
     }
   }
   const seen = new Map<string, string>();
   for (const model of found) {
     const first = seen.get(model.name);
     if (first) {
-      throw new JobError(`Two SQL models are named ${model.name} (${first}, ${model.file}).`, 'Model names are table names: rename one of the files.');
+      const what = `Two SQL models are named ${model.name} (${first}, ${model.file}).`;
+      throw new JobError(what, 'Model names are table names: rename one of the files.');
     }
     seen.set(model.name, model.file);
   }
@@ -91,19 +93,25 @@ export function declaredMaterialization(file: string, layer: Layer, sql: string)
   });
   if (declared.length === 0) return 'table';
   const where = `${file}:${declared[0]!.line}`;
-  if (declared.length > 1) throw new JobError(`${file} declares its materialization ${declared.length} times.`, 'Keep one "-- materialized:" line, in the header.');
+  if (declared.length > 1) {
+    const what = `${file} declares its materialization ${declared.length} times.`;
+    throw new JobError(what, 'Keep one "-- materialized:" line, in the header.');
+  }
   const { kind, line } = declared[0]!;
   if (headerLength !== -1 && line > headerLength) {
-    throw new JobError(`${where}: "-- materialized: ${kind}" is below the model's header, where it is not read.`, 'Move it to the comment lines the file starts with.');
+    const what = `${where}: "-- materialized: ${kind}" is below the model's header, where it is not read.`;
+    throw new JobError(what, 'Move it to the comment lines the file starts with.');
   }
   if (!materializations.includes(kind as Materialization)) {
     throw new JobError(`${where}: unknown materialization "${kind}".`, `Write one of: ${materializations.join(', ')}.`);
   }
   if (kind === 'view' && layer === 'marts') {
-    throw new JobError(`${where} says "materialized: view": marts are published as tables.`, 'Remove that line from the mart (or say table or append).');
+    const what = `${where} says "materialized: view": marts are published as tables.`;
+    throw new JobError(what, 'Remove that line from the mart (or say table or append).');
   }
   if (kind === 'append' && layer !== 'marts') {
-    throw new JobError(`${where} says "materialized: append": only a mart is published, so only a mart can append.`, 'Say table or view.');
+    const what = `${where} says "materialized: append": only a mart is published, so only a mart can append.`;
+    throw new JobError(what, 'Say table or view.');
   }
   return kind as Materialization;
 }
@@ -127,12 +135,18 @@ export function declareInput(warehouse: Warehouse, table: string, root: string =
 }
 
 /** Builds `models` in the order given (a plan, or part of one), each replacing its temporary table or view. */
-export async function buildModels(warehouse: Warehouse, models: SqlModel[], timings: BuildTimings, output: Output): Promise<void> {
+export async function buildModels(
+  warehouse: Warehouse,
+  models: SqlModel[],
+  timings: BuildTimings,
+  output: Output,
+): Promise<void> {
   for (const [index, model] of models.entries()) {
     output.progress({ label: 'models', done: index, total: models.length, facts: { building: model.name } });
     const started = Date.now();
     try {
-      await warehouse.run(`CREATE OR REPLACE TEMP ${model.materialized === 'view' ? 'VIEW' : 'TABLE'} ${sqlIdentifier(model.name)} AS ${model.sql}`);
+      const kind = model.materialized === 'view' ? 'VIEW' : 'TABLE';
+      await warehouse.run(`CREATE OR REPLACE TEMP ${kind} ${sqlIdentifier(model.name)} AS ${model.sql}`);
     } catch (error) {
       const what = `Building the model ${model.name} (${model.file}) failed: ${(error as Error).message}`;
       throw new JobError(what, outOfMemoryHint(error) ?? 'Fix the SQL of that model, then re-run reconcile.', { cause: error });
@@ -170,7 +184,8 @@ export async function runDataTests(warehouse: Warehouse, tests: SqlTest[]): Prom
   if (failures.length > 0) {
     throw new JobError(
       `The reconciliation of the period failed ${failures.length} data test(s); nothing was published.\n${failures.join('\n\n')}`,
-      'The failing rows point at the data that broke the rule (e.g. a ledger line loaded twice); fix or re-import it, then re-run reconcile.',
+      'The failing rows point at the data that broke the rule (e.g. a ledger line loaded twice); ' +
+        'fix or re-import it, then re-run reconcile.',
     );
   }
   return results;
@@ -181,7 +196,8 @@ function maskRow(row: Record<string, unknown>): Record<string, unknown> {
   const masked: Record<string, unknown> = {};
   for (const [column, value] of Object.entries(row)) {
     // `raw` is a record as received: its "key" fields are masked, the rest stays readable.
-    masked[column] = typeof value !== 'string' ? value : column === 'key' ? maskPin(value) : column === 'raw' ? redact(value) : value;
+    if (typeof value !== 'string') masked[column] = value;
+    else masked[column] = column === 'key' ? maskPin(value) : column === 'raw' ? redact(value) : value;
   }
   return masked;
 }
@@ -190,7 +206,11 @@ function maskRow(row: Record<string, unknown>): Record<string, unknown> {
  * Publishes every mart to its persistent table, in one transaction: a `table` mart's rows of the partition
  * (e.g. period = '2024-03') are replaced by the built ones; an `append` mart's built rows are added.
  */
-export async function publishMarts(warehouse: Warehouse, models: SqlModel[], partition: { column: string; value: string }): Promise<void> {
+export async function publishMarts(
+  warehouse: Warehouse,
+  models: SqlModel[],
+  partition: { column: string; value: string },
+): Promise<void> {
   const database = await databaseName(warehouse);
   await warehouse.transaction(async () => {
     for (const mart of models.filter((m) => m.layer === 'marts')) {
@@ -198,7 +218,9 @@ export async function publishMarts(warehouse: Warehouse, models: SqlModel[], par
       const built = `temp.main.${sqlIdentifier(mart.name)}`;
       // A mart added without a schema file still gets its table.
       await warehouse.run(`CREATE TABLE IF NOT EXISTS ${target} AS SELECT * FROM ${built} LIMIT 0`);
-      if (mart.materialized === 'table') await warehouse.run(`DELETE FROM ${target} WHERE ${sqlIdentifier(partition.column)} = $1`, [partition.value]);
+      if (mart.materialized === 'table') {
+        await warehouse.run(`DELETE FROM ${target} WHERE ${sqlIdentifier(partition.column)} = $1`, [partition.value]);
+      }
       await warehouse.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${built}`);
     }
   });
@@ -210,7 +232,9 @@ export async function dropModels(warehouse: Warehouse, models: SqlModel[], input
     const kind = model.materialized === 'view' ? 'VIEW' : 'TABLE';
     await warehouse.run(`DROP ${kind} IF EXISTS temp.main.${sqlIdentifier(model.name)}`).catch(() => undefined);
   }
-  for (const name of inputs) await warehouse.run(`DROP TABLE IF EXISTS temp.main.${sqlIdentifier(name)}`).catch(() => undefined);
+  for (const name of inputs) {
+    await warehouse.run(`DROP TABLE IF EXISTS temp.main.${sqlIdentifier(name)}`).catch(() => undefined);
+  }
 }
 
 export async function databaseName(warehouse: Warehouse): Promise<string> {

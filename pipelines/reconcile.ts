@@ -28,7 +28,14 @@ import {
   seconds,
   type BuildTimings,
 } from './model-runner.js';
-import { lookUpUnproven, manyLookups, manyLookupsAdvice, windowCoverage, type LookupOutcome, type WindowCoverage } from './proof-of-absence.js';
+import {
+  lookUpUnproven,
+  manyLookups,
+  manyLookupsAdvice,
+  windowCoverage,
+  type LookupOutcome,
+  type WindowCoverage,
+} from './proof-of-absence.js';
 import { recordRun } from './run-trace.js';
 
 export { manyLookups };
@@ -138,7 +145,8 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
       const signoff = await activeSignoff(warehouse, period);
       try {
         const signoffId = signoff?.signoffId ?? null;
-        await createInputs(warehouse, config, database, { period, asOf, runId: run.runId, builtAt: new Date(), completeness, signoffId });
+        const runParams = { period, asOf, runId: run.runId, builtAt: new Date(), completeness, signoffId };
+        await createInputs(warehouse, config, database, runParams);
         await createSignedInput(warehouse, database, signoffId);
         await buildModels(warehouse, models, timings, output);
         output.info(describeBuild(models.length, stages));
@@ -148,7 +156,8 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         const lookupJob = { client, lookupScope, run, period, complete: completeness.complete, coverage, stages };
         const lookup = await lookUpUnproven(warehouse, config, lookupJob, output);
         if (lookup.done) {
-          await warehouse.run('UPDATE cfg_params SET lookups = $1, lookups_found = $2', [lookup.references ?? 0, lookup.found ?? 0]);
+          const counts = [lookup.references ?? 0, lookup.found ?? 0];
+          await warehouse.run('UPDATE cfg_params SET lookups = $1, lookups_found = $2', counts);
           const rebuildStarted = Date.now();
           // Sales found are matched by every model; otherwise only what reads the look-ups' answers changes
           // (recon_exceptions' proof, and recon_runs' look-up counts through the history).

@@ -92,12 +92,13 @@ describe('planning', () => {
   });
 
   test('a view mart, an append outside marts, an unknown kind, two declarations or one below the header are refused', () => {
+    const select = '\nselect 1 AS x';
     const refusals: [string, string, string, RegExp][] = [
-      ['marts', 'mart_v', '-- v\n-- materialized: view\nselect 1 AS x', /mart_v\.sql:2 says "materialized: view": marts are published as tables/],
-      ['intermediate', 'int_ap', '-- a\n-- materialized: append\nselect 1 AS x', /int_ap\.sql:2 says "materialized: append": only a mart/],
-      ['staging', 'stg_e', '-- e\n-- materialized: ephemeral\nselect 1 AS x', /stg_e\.sql:2: unknown materialization "ephemeral"/],
-      ['staging', 'stg_2', '-- materialized: view\n-- materialized: table\nselect 1 AS x', /stg_2\.sql declares its materialization 2 times/],
-      ['staging', 'stg_low', '-- low\nselect 1 AS x\n-- materialized: view', /stg_low\.sql:3: "-- materialized: view" is below the model's header/],
+      ['marts', 'mart_v', `-- v\n-- materialized: view${select}`, /mart_v\.sql:2 says "materialized: view": marts are published as tables/],
+      ['intermediate', 'int_ap', `-- a\n-- materialized: append${select}`, /int_ap\.sql:2 says "materialized: append": only a mart/],
+      ['staging', 'stg_e', `-- e\n-- materialized: ephemeral${select}`, /stg_e\.sql:2: unknown materialization "ephemeral"/],
+      ['staging', 'stg_2', `-- materialized: view\n-- materialized: table${select}`, /stg_2\.sql declares its materialization 2 times/],
+      ['staging', 'stg_low', `-- low${select}\n-- materialized: view`, /stg_low\.sql:3: "-- materialized: view" is below the model's/],
     ];
     for (const [folder, name, sql, message] of refusals) {
       const file = model(folder, name, sql);
@@ -122,12 +123,14 @@ describe('building and publishing in a real DuckDB file', () => {
   function itemTree(): SqlModel[] {
     model('inputs', 'cfg_run', '-- the run\nCREATE OR REPLACE TEMP TABLE cfg_run (period VARCHAR, run_id VARCHAR)');
     model('staging', 'stg_items', '-- one row per item\n-- materialized: view\nselect id, price, pin as key from src_items');
-    model('intermediate', 'int_items_priced', '-- one row per item with its period\nselect stg_items.*, cfg_run.period from stg_items cross join cfg_run');
-    model('marts', 'items_by_period', '-- one row per period\nselect period, count(*) as items, sum(price) as total from int_items_priced group by period');
+    model('intermediate', 'int_items_priced', '-- one row per item\nselect stg_items.*, cfg_run.period from stg_items cross join cfg_run');
+    const totals = 'select period, count(*) as items, sum(price) as total from int_items_priced group by 1';
+    model('marts', 'items_by_period', `-- one row per period\n${totals}`);
     model(
       'marts',
       'item_runs',
-      '-- one row per run\n-- materialized: append\nselect cfg_run.run_id, cfg_run.period, (select count(*) from int_items_priced) as items from cfg_run',
+      '-- one row per run\n-- materialized: append\n' +
+        'select cfg_run.run_id, cfg_run.period, (select count(*) from int_items_priced) as items from cfg_run',
     );
     return planModels(root);
   }
@@ -194,7 +197,8 @@ describe('building and publishing in a real DuckDB file', () => {
   test('an input set after the build reaches the marts through a rebuild of its readers only', async () => {
     itemTree();
     model('inputs', 'run_note', '-- a late fact\nCREATE OR REPLACE TEMP TABLE run_note (note VARCHAR)');
-    model('marts', 'item_runs', '-- one row per run\n-- materialized: append\nselect cfg_run.run_id, cfg_run.period, run_note.note from cfg_run cross join run_note');
+    const noted = 'select cfg_run.run_id, cfg_run.period, run_note.note from cfg_run cross join run_note';
+    model('marts', 'item_runs', `-- one row per run\n-- materialized: append\n${noted}`);
     const planned = planModels(root);
     expect(readersOf(planned, 'run_note').map((m) => m.name)).toEqual(['item_runs']);
     try {
@@ -250,7 +254,8 @@ describe('building and publishing in a real DuckDB file', () => {
   test('a model that cannot be built names itself and its file', async () => {
     const file = model('staging', 'stg_broken', '-- broken\nselect no_such_column from src_items');
     const models = planModels(root);
-    const failure = await buildModels(warehouse, models, { stages: {}, models: {} }, capturingOutput().output).catch((error: unknown) => error);
+    const output = capturingOutput().output;
+    const failure = await buildModels(warehouse, models, { stages: {}, models: {} }, output).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(JobError);
     expect((failure as JobError).message).toContain(`Building the model stg_broken (${file}) failed`);
     await dropModels(warehouse, models, []);
