@@ -4,6 +4,7 @@
  */
 import type { Command } from 'commander';
 import { ConfigError, exitCodeFor, JobError, UsageError } from '../core/errors.js';
+import { redactRememberedSecrets } from '../core/secret-redaction.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { publishSnapshot, Warehouse } from '../core/warehouse.js';
@@ -54,12 +55,13 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
 }
 
 export function reportFailure(output: Output, error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
+  // Whatever module's error carried a configured credential, it is not printed (issue 18).
+  const message = redactRememberedSecrets(error instanceof Error ? error.message : String(error));
   output.error(message);
-  if (error instanceof JobError && error.hint) output.error(`what to do: ${error.hint}`);
+  if (error instanceof JobError && error.hint) output.error(`what to do: ${redactRememberedSecrets(error.hint)}`);
   const expected = error instanceof JobError || error instanceof UsageError || error instanceof ConfigError;
   if (!expected) output.error('what to do: pinrecon did not expect this error. If it is not about this machine (disk, permissions, memory), run again with PINRECON_DEBUG=1 and report the stack trace.');
-  if (process.env.PINRECON_DEBUG && error instanceof Error && error.stack) output.error(error.stack);
+  if (process.env.PINRECON_DEBUG && error instanceof Error && error.stack) output.error(redactRememberedSecrets(error.stack));
   const facts = error instanceof JobError ? error.facts : undefined;
   if (output.json) output.document({ ok: false, error: message, exitCode: exitCodeFor(error), ...facts });
 }

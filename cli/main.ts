@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { privateUmask } from '../core/file-modes.js';
 import { packageRoot } from '../core/paths.js';
+import { registerActions } from './commands/actions.js';
 import { registerCatalog } from './commands/catalog.js';
 import { registerClose, registerReopen } from './commands/close.js';
 import { registerDemo } from './commands/demo.js';
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
     registerReconcile,
     registerReport,
     registerFindings,
+    registerActions,
     registerRun,
     registerClose,
     registerReopen,

@@ -6,7 +6,7 @@
  * line (done/total, rate, ETA) every `progressEveryMs`, so a long step is never silent.
  */
 import { describeProgress, type Output, type ProgressState } from '../core/output.js';
-import { printable } from '../core/text-safety.js';
+import { printable, printableJson } from '../core/text-safety.js';
 
 /** How often a long step logs a progress line when stderr is not a terminal. */
 export const progressEveryMs = 10_000;
@@ -62,7 +62,7 @@ export class ConsoleOutput implements Output {
   /** The command's result for machines (stdout), only with --json. */
   document(value: unknown): void {
     if (!this.json) return;
-    this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    this.stdout.write(`${printableJson(value, 2)}\n`);
   }
 
   /**

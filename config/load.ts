@@ -7,8 +7,9 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
+import { rememberSecrets } from '../core/secret-redaction.js';
 import { configSchema, type Config } from './schema.js';
-import { isLoopbackHost, parseSmtpUrl, redactUrl as redactUrlText } from './transport-security.js';
+import { isLoopbackAddress, parseSmtpUrl, redactUrl as redactUrlText } from './transport-security.js';
 
 export interface LoadedConfig {
   config: Config;
@@ -65,19 +66,40 @@ export function loadConfig(
   config.reports.outDir = path.resolve(base, config.reports.outDir);
   config.ledger.path = path.resolve(base, config.ledger.path);
   if (config.extract.landingDir) config.extract.landingDir = path.resolve(base, config.extract.landingDir);
+  rememberSecrets(configCredentials(config));
   return { config, file, warnings: transportWarnings(config) };
 }
 
-/** The opt-outs of TLS that are in effect: credentials would travel in plain text past this machine. */
+/**
+ * The API secret and the SMTP password (as given and as written in the URL): never in an error. (The API
+ * identifier is redacted from upstream answers; it may be a common word, so it is not removed everywhere.)
+ */
+export function configCredentials(config: Config): string[] {
+  const smtp = URL.canParse(config.email.smtpUrl) ? new URL(config.email.smtpUrl).password : '';
+  let decoded = smtp;
+  try {
+    decoded = decodeURIComponent(smtp);
+  } catch {
+    // A malformed encoding is refused by the schema; the raw form is remembered anyway.
+  }
+  return [config.api.secret, config.email.smtpPassword, smtp, decoded].filter(
+    (value): value is string => typeof value === 'string' && value.length > 0,
+  );
+}
+
+/**
+ * The opt-outs of TLS that are in effect: credentials would travel in plain text past this machine. Loading is
+ * synchronous, so a name is not resolved here: only a loopback address spares the warning (issue 18).
+ */
 export function transportWarnings(config: Config): string[] {
   const warnings: string[] = [];
   const api = new URL(config.api.baseUrl);
-  if (config.api.allowInsecureHttp && api.protocol !== 'https:' && !isLoopbackHost(api.hostname)) {
+  if (config.api.allowInsecureHttp && api.protocol !== 'https:' && !isLoopbackAddress(api.hostname)) {
     warnings.push(`api.allowInsecureHttp is set: the API credentials, tokens and PINs travel unencrypted to ${api.host}. Use an https:// baseUrl.`);
   }
   const smtp = parseSmtpUrl(config.email.smtpUrl);
   const hasCredentials = smtp.user !== undefined || smtp.password !== undefined || config.email.smtpPassword !== undefined;
-  if (config.email.allowPlaintextAuth && hasCredentials && !smtp.secure && !isLoopbackHost(smtp.host)) {
+  if (config.email.allowPlaintextAuth && hasCredentials && !smtp.secure && !isLoopbackAddress(smtp.host)) {
     warnings.push(`email.allowPlaintextAuth is set: the SMTP password may be sent unencrypted to ${smtp.host} when the server offers no STARTTLS. Use smtps:// or a server with STARTTLS.`);
   }
   return warnings;

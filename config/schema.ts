@@ -3,7 +3,11 @@
  * Unknown keys are rejected so that a typo is reported instead of silently ignored.
  */
 import { z } from 'zod';
+import { isDecision } from '../core/decisions.js';
+import { exceptionTypes } from '../core/exception-types.js';
 import { isLoopbackHost, parseSmtpUrl } from './transport-security.js';
+
+const isExceptionType = (text: string) => (exceptionTypes as readonly string[]).includes(text);
 
 const endpointTemplate = z
   .string()
@@ -336,6 +340,59 @@ export const configSchema = z.strictObject({
        * @default 'data/reports'
        */
       outDir: z.string().default('data/reports'),
+      /**
+       * The paper the workbook is laid out for when printed: `A4` (most of the world) or `letter` (US). The
+       * Summary prints portrait on at most 2 pages, each finding sheet landscape with its key columns (finding
+       * id, reference, type, amounts, decision, note) on every page; text is never scaled below 8 pt.
+       * @default 'A4'
+       */
+      paperSize: z.enum(['A4', 'letter']).default('A4'),
+    })
+    .prefault({}),
+  /** `pinrecon actions`: who may approve what (maker-checker, interface.md "Actions"). */
+  actions: z
+    .strictObject({
+      /**
+       * Per currency (ISO 4217 → amount): an action whose amount is above it may be approved only by one of
+       * `approvers`. A currency not listed has no limit (any second person may approve). The person who
+       * decided the finding never approves its action, whatever the amount.
+       * @default {}
+       */
+      approvalLimit: z.record(z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as "BRL"'), money).default({}),
+      /**
+       * The names (as given to `--by`) that may approve actions above `approvalLimit`.
+       * @default []
+       */
+      approvers: z.array(z.string().min(1)).default([]),
+    })
+    .prefault({}),
+  /** `pinrecon actions export --kind journal`: the accounts of the journal entries. */
+  journal: z
+    .strictObject({
+      /**
+       * Debit and credit account per exception type and decision. Keys: `default`, a decision (`write_off`,
+       * `fix_ledger`), an exception type (`cost_mismatch`) or both (`cost_mismatch:write_off`); the most
+       * specific key wins (type:decision, then type, then decision, then default). A negative difference
+       * (a gain) swaps the two accounts.
+       * @default { default: { debit: '6100', credit: '2100' } }
+       */
+      accounts: z
+        .record(z.string().min(1), z.strictObject({ debit: z.string().min(1), credit: z.string().min(1) }))
+        .default({ default: { debit: '6100', credit: '2100' } })
+        .superRefine((accounts, context) => {
+          if (!('default' in accounts)) {
+            context.addIssue({ code: 'custom', message: 'needs a "default" entry ({ "debit": "…", "credit": "…" })' });
+          }
+          for (const key of Object.keys(accounts)) {
+            const [type, decision, ...rest] = key.split(':');
+            const typed = isExceptionType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision));
+            const known = key === 'default' || isDecision(key) || typed;
+            if (!known) {
+              const message = 'must be "default", a decision, an exception type, or "<exception type>:<decision>"';
+              context.addIssue({ code: 'custom', path: [key], message });
+            }
+          }
+        }),
     })
     .prefault({}),
   security: z

@@ -3,14 +3,69 @@
  * deprecated url.parse), whether a connection may carry credentials in plain text, and how a URL is shown
  * without its credentials. Nothing here ever puts a URL's password into a message.
  */
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { ConfigError } from '../core/errors.js';
 
-/** localhost, *.localhost, 127.0.0.0/8 and ::1: traffic that never leaves this machine. */
+/**
+ * Whether a host *claims* to be loopback: a loopback address (127.0.0.0/8, ::1) or a name for one
+ * (localhost, *.localhost). A name is only a claim, checked when the config is loaded (which is
+ * synchronous); `resolveLoopback` confirms it by the addresses the name resolves to before anything is sent.
+ */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
   if (/^::ffff:127\.\d+\.\d+\.\d+$/.test(host)) return true;
   return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/** 127.0.0.0/8, ::1 and ::ffff:127.x.y.z, as addresses (no name). */
+export function isLoopbackAddress(address: string): boolean {
+  const host = address.toLowerCase().replace(/^\[|\]$/g, '');
+  if (isIP(host) === 0) return false;
+  return host === '::1' || host === '0:0:0:0:0:0:0:1' || /^(::ffff:)?127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+export interface LoopbackResolution {
+  /** Every address the host resolves to is loopback (false when it does not resolve). */
+  loopback: boolean;
+  /** What it resolved to (the address itself for an address). */
+  addresses: string[];
+}
+
+/**
+ * Whether traffic to `host` stays on this machine, by what the host resolves to (dns.lookup, as a
+ * connection would): every address must be loopback. A name that does not resolve is not loopback.
+ * (issue 18: `foo.localhost` was trusted by its name alone.)
+ */
+export async function resolveLoopback(host: string): Promise<LoopbackResolution> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  if (isIP(bare) !== 0) return { loopback: isLoopbackAddress(bare), addresses: [bare] };
+  try {
+    const addresses = (await lookup(bare, { all: true, verbatim: true })).map((entry) => entry.address);
+    return { loopback: addresses.length > 0 && addresses.every(isLoopbackAddress), addresses };
+  } catch {
+    return { loopback: false, addresses: [] };
+  }
+}
+
+/**
+ * Throws a ConfigError naming `key` when plain-text traffic was allowed to `host` because it claimed to be
+ * loopback, and it does not resolve to loopback addresses only.
+ */
+export async function confirmLoopback(host: string, key: string, optOut: string): Promise<LoopbackResolution> {
+  const resolution = await resolveLoopback(host);
+  if (!resolution.loopback) {
+    const found = resolution.addresses.length > 0 ? `resolves to ${resolution.addresses.join(', ')}` : 'does not resolve';
+    throw new ConfigError(
+      `${key}: the host ${host} is taken for loopback only if every address it resolves to is, but it ${found}. ` +
+        `Use https:// (or the address 127.0.0.1), or set ${optOut} to true to send in plain text anyway.`,
+      undefined,
+      key,
+    );
+  }
+  return resolution;
 }
 
 export interface SmtpTarget {
@@ -62,10 +117,11 @@ export function parseSmtpUrl(text: string): SmtpTarget {
 
 /**
  * Whether nodemailer must refuse to authenticate without TLS (`requireTLS`): credentials are given, the
- * connection is not TLS from the start, the host is not loopback, and the operator did not opt out.
+ * connection is not TLS from the start, the host does not resolve to loopback only (`loopback`, from
+ * resolveLoopback), and the operator did not opt out.
  */
-export function smtpRequiresTls(target: SmtpTarget, hasCredentials: boolean, allowPlaintextAuth: boolean): boolean {
-  return hasCredentials && !target.secure && !isLoopbackHost(target.host) && !allowPlaintextAuth;
+export function smtpRequiresTls(target: SmtpTarget, hasCredentials: boolean, allowPlaintextAuth: boolean, loopback: boolean): boolean {
+  return hasCredentials && !target.secure && !loopback && !allowPlaintextAuth;
 }
 
 /**

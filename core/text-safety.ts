@@ -17,6 +17,17 @@ export function printable(text: string): string {
   return text.replace(escapeSequence, '').replace(controlCharacter, '');
 }
 
+/** What JSON.stringify leaves raw that a terminal may still act on: DEL, C1 controls (0x9b is CSI), line separators. */
+const rawInJson = /[\x7f-\x9f\u2028\u2029]/g;
+
+/**
+ * A value as JSON safe to print on a terminal: JSON.stringify escapes C0 controls (ESC becomes \u001b) but
+ * leaves DEL and C1 controls raw; those are escaped too. The JSON still reads back to the same value.
+ */
+export function printableJson(value: unknown, indent?: number): string {
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(rawInJson, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A plain number ("-12.50", "+3", "1e5") may start with a sign: it is no formula. */
 const plainNumber = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 

@@ -7,6 +7,7 @@
  * $PINRECON_LOCK_WAIT_SECONDS sets, default 60 s) before failing: a job started while another finishes, or while
  * someone briefly holds the main file, still runs. Analysts read the snapshot instead of the main file.
  */
+import { printable } from './text-safety.js';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
@@ -81,7 +82,7 @@ export class Warehouse {
         if (waited >= wait) throw lockConflict(file, message, waited, error);
         if (!told) {
           told = true;
-          (options.onLockWait ?? ((line: string) => process.stderr.write(`${line}\n`)))(
+          (options.onLockWait ?? ((line: string) => process.stderr.write(`${printable(line)}\n`)))(
             `waiting for ${file}, held by another process${holder(message)} (up to ${wait} s)`,
           );
         }

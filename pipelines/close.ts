@@ -19,6 +19,7 @@ import { sqlIdentifier, sqlString } from '../core/sql.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { CloseFacts } from '../reports/close-facts.js';
 import { inPeriodSql } from '../reports/report-sheets.js';
+import { formatZonedTime } from '../core/zoned-time.js';
 import { checkCompleteness, incompleteError } from './completeness.js';
 import { newRunId, recordRun } from './run-trace.js';
 
@@ -28,6 +29,8 @@ export interface Signoff {
   signedBy: string;
   /** Local wall-clock time in the configured zone, 'YYYY-MM-DD HH:MM'. */
   signedAt: string;
+  /** signedAt as shown to a person, with its offset and zone (core/zoned-time.ts). */
+  signedAtZoned: string;
   note: string | null;
   runId: string;
   asOf: string;
@@ -35,6 +38,8 @@ export interface Signoff {
   undecided: number;
   contentSha256: string;
   reopenedAt: string | null;
+  /** reopenedAt as shown to a person, with its offset and zone. */
+  reopenedAtZoned: string | null;
   reopenedBy: string | null;
   reopenReason: string | null;
 }
@@ -83,7 +88,8 @@ export interface ReopenOptions {
 
 const signoffColumns = `signoff_id, period, signed_by, strftime(timezone($tz, signed_at), '%Y-%m-%d %H:%M') AS signed_at, note, run_id,
   strftime(as_of, '%Y-%m-%d') AS as_of, findings, undecided, content_sha256,
-  strftime(timezone($tz, reopened_at), '%Y-%m-%d %H:%M') AS reopened_at, reopened_by, reopen_reason`;
+  strftime(timezone($tz, reopened_at), '%Y-%m-%d %H:%M') AS reopened_at, reopened_by, reopen_reason,
+  epoch_ms(signed_at)::VARCHAR AS signed_at_ms, epoch_ms(reopened_at)::VARCHAR AS reopened_at_ms, $tz::VARCHAR AS time_zone`;
 
 /** The period's sign-off that is not reopened, if any. */
 export async function activeSignoff(warehouse: Warehouse, period: string, timezone = 'UTC'): Promise<Signoff | undefined> {
@@ -104,11 +110,13 @@ export async function signoffsOf(warehouse: Warehouse, period: string, timezone:
 }
 
 function toSignoff(r: Record<string, string | null>): Signoff {
+  const zoned = (ms: string | null | undefined) => (ms ? formatZonedTime(Number(ms), r.time_zone!) : null);
   return {
     signoffId: r.signoff_id!,
     period: r.period!,
     signedBy: r.signed_by!,
     signedAt: r.signed_at!,
+    signedAtZoned: zoned(r.signed_at_ms)!,
     note: r.note ?? null,
     runId: r.run_id!,
     asOf: r.as_of!,
@@ -116,6 +124,7 @@ function toSignoff(r: Record<string, string | null>): Signoff {
     undecided: Number(r.undecided),
     contentSha256: r.content_sha256!,
     reopenedAt: r.reopened_at ?? null,
+    reopenedAtZoned: zoned(r.reopened_at_ms),
     reopenedBy: r.reopened_by ?? null,
     reopenReason: r.reopen_reason ?? null,
   };
@@ -204,7 +213,7 @@ export async function closePeriod(warehouse: Warehouse, config: Config, options:
     const active = await activeSignoff(warehouse, period, config.timezone);
     if (active) {
       throw new JobError(
-        `The period ${period} is already signed off by ${active.signedBy} at ${active.signedAt} (sign-off ${active.signoffId}).`,
+        `The period ${period} is already signed off by ${active.signedBy} at ${active.signedAtZoned} (sign-off ${active.signoffId}).`,
         `To sign it again, reopen it first: pinrecon reopen --period ${period} --by NAME --reason TEXT`,
       );
     }
@@ -252,7 +261,7 @@ export async function reopenPeriod(warehouse: Warehouse, config: Config, options
     const active = await activeSignoff(warehouse, period, config.timezone);
     if (!active) throw new JobError(`The period ${period} is not signed off, so there is nothing to reopen.`, `See its sign-offs: pinrecon query "SELECT * FROM period_signoffs WHERE period = '${period}'"`);
     await warehouse.run(`UPDATE period_signoffs SET reopened_at = now(), reopened_by = $1, reopen_reason = $2 WHERE signoff_id = $3`, [by, reason, active.signoffId]);
-    output.info(`reopened ${period}: the sign-off of ${active.signedBy} at ${active.signedAt} stays in period_signoffs`);
+    output.info(`reopened ${period}: the sign-off of ${active.signedBy} at ${active.signedAtZoned} stays in period_signoffs`);
     return (await signoffsOf(warehouse, period, config.timezone)).find((s) => s.signoffId === active.signoffId)!;
   });
 }
@@ -356,13 +365,42 @@ export async function closeFacts(warehouse: Warehouse, config: Config, period: s
   const completeness = await checkCompleteness(warehouse, config, period);
   const storedReasons = stored?.reasons ? (JSON.parse(stored.reasons) as string[]) : [];
   const incomplete = !completeness.complete || stored?.verdict === 'incomplete';
-  const state = await signoffState(warehouse, period, 'recon_signoff_changes', config.timezone);
   return {
     verdict: incomplete ? 'incomplete' : (stored?.verdict ?? null),
     incompleteReasons: completeness.complete ? storedReasons.map((r) => `when reconciled: ${r} (extracted since: run pinrecon reconcile --period ${period} again)`) : completeness.reasons,
     fillCommands: completeness.commands,
+    ...(await signoffFacts(warehouse, period, 'recon_signoff_changes', config.timezone)),
+  };
+}
+
+/**
+ * The sign-off part of the close facts, read now (not from recon_summary: a close or reopen since the last
+ * reconcile must show at once): the active sign-off and what changed since it, or the latest one if reopened.
+ * `reconcile` passes its own, not yet published, `recon_signoff_changes`.
+ */
+export async function signoffFacts(
+  warehouse: Warehouse,
+  period: string,
+  changesTable: string,
+  timezone: string,
+): Promise<Pick<CloseFacts, 'status' | 'signoff' | 'reopened' | 'changes' | 'deltas'>> {
+  const state = await signoffState(warehouse, period, changesTable, timezone);
+  const latest = state.signoff ? undefined : (await signoffsOf(warehouse, period, timezone))[0];
+  const s = state.signoff;
+  return {
     status: state.status,
-    ...(state.signoff ? { signoff: { signoffId: state.signoff.signoffId, signedBy: state.signoff.signedBy, signedAt: state.signoff.signedAt, note: state.signoff.note } } : {}),
+    ...(s ? { signoff: { signoffId: s.signoffId, signedBy: s.signedBy, signedAt: s.signedAt, signedAtZoned: s.signedAtZoned, note: s.note } } : {}),
+    ...(latest?.reopenedAt
+      ? {
+          reopened: {
+            signedBy: latest.signedBy,
+            signedAtZoned: latest.signedAtZoned,
+            reopenedBy: latest.reopenedBy ?? '',
+            reopenedAtZoned: latest.reopenedAtZoned ?? latest.reopenedAt,
+            reason: latest.reopenReason,
+          },
+        }
+      : {}),
     changes: state.changes,
     deltas: state.deltas,
   };

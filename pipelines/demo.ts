@@ -13,6 +13,10 @@ import { generateLedger, type LedgerPlant } from '../sources/simulator/ledger-ge
 import { startSimulator } from '../sources/simulator/server.js';
 import { addMonths, periodOf, periodStart, todayIn } from '../core/calendar.js';
 import { runMonthEnd, type RunSummary } from './month-end.js';
+import { approveActions } from './actions/approve.js';
+import { executeActions } from './actions/execute.js';
+import { planActions } from './actions/plan.js';
+import { decideFindings } from './findings.js';
 import { publishSnapshot, Warehouse } from '../core/warehouse.js';
 import { warehouseSettings } from '../config/warehouse-settings.js';
 
@@ -40,8 +44,58 @@ export interface DemoSummary {
   plant: Pick<LedgerPlant, 'lines' | 'byType'>;
   run: RunSummary;
   findings: { exception_type: string; findings: number; amount: string | null }[];
+  /** Issue 15: one reversal decided, planned, approved by a second person, executed and verified (none when nothing to reverse). */
+  reversal: DemoReversal | null;
   totals: { currency_code: string; provider_sales: number; provider_sales_total: string; provider_cost_total: string; ledger_cost_total: string }[];
   seconds: number;
+}
+
+export interface DemoReversal {
+  actionId: string;
+  findingId: string;
+  transactionId: string;
+  partnerReference: string | null;
+  decidedBy: string;
+  approvedBy: string;
+  outcome: string;
+  detail: string;
+}
+
+const demoController = 'Demo Controller';
+const demoApprover = 'Demo Approver';
+
+/**
+ * Decide → plan → approve → execute on one refunded_not_reversed finding: the controller decides `reverse`
+ * and plans it, a second person approves it, execute reverses the sale at the simulator and reads it back.
+ */
+async function actOnOneFinding(warehouse: Warehouse, config: Config, period: string, output: Output): Promise<DemoReversal | null> {
+  const finding = await warehouse.one<{ finding_id: string }>(
+    `SELECT finding_id FROM recon_exceptions WHERE period = $1 AND exception_type = 'refunded_not_reversed' AND transaction_id IS NOT NULL
+     ORDER BY finding_id LIMIT 1`,
+    [period],
+  );
+  if (!finding) return null;
+  output.info(`demo: ${demoController} decides to reverse one refunded sale; ${demoApprover} approves; execute reverses it`);
+  const note = 'refunded to the customer: reverse at the provider';
+  await decideFindings(warehouse, [finding.finding_id], { decision: 'reverse', note, by: demoController });
+  const plan = await planActions(warehouse, config, { period, by: demoController });
+  const action = plan.proposed.find((p) => p.findingId === finding.finding_id && p.kind === 'reversal');
+  if (!action) return null;
+  await approveActions(warehouse, config, { period, actionIds: [action.actionId], by: demoApprover });
+  const executed = await executeActions(warehouse, config, { period, by: demoController }, output);
+  const done = executed.actions.find((a) => a.actionId === action.actionId)!;
+  const referenceSql = `SELECT partner_reference FROM recon_actions WHERE action_id = $1`;
+  const stored = await warehouse.one<{ partner_reference: string | null }>(referenceSql, [action.actionId]);
+  return {
+    actionId: action.actionId,
+    findingId: finding.finding_id,
+    transactionId: action.transactionId!,
+    partnerReference: stored?.partner_reference ?? null,
+    decidedBy: demoController,
+    approvedBy: demoApprover,
+    outcome: done.outcome,
+    detail: done.detail,
+  };
 }
 
 export async function runDemo(output: Output, options: DemoOptions = {}): Promise<DemoSummary> {
@@ -92,8 +146,10 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
     let findings: DemoSummary['findings'];
     let totals: DemoSummary['totals'];
     let snapshot: string;
+    let reversal: DemoReversal | null;
     try {
       run = await runMonthEnd(warehouse, config, { period, asOf, ledger: config.ledger.path, email: true }, output);
+      reversal = await actOnOneFinding(warehouse, config, period, output);
       findings = await warehouse.all(
         `select exception_type, count(*)::INTEGER as findings, sum(difference)::VARCHAR as amount
          from recon_exceptions where period = $1 group by exception_type order by findings desc, exception_type`,
@@ -121,6 +177,7 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
       plant: { lines: plant.lines, byType: plant.byType },
       run,
       findings,
+      reversal,
       totals,
       seconds: (Date.now() - started) / 1000,
     };

@@ -26,6 +26,7 @@ import type { Warehouse } from '../core/warehouse.js';
 import { readDecisionsWorkbook, type TypedDecision } from '../reports/decisions-reader.js';
 import { findingStateSql } from '../reports/finding-state.js';
 import { activeSignoff } from './close.js';
+import { findingAmountSql } from '../reports/finding-amount.js';
 import { recordRun } from './run-trace.js';
 
 /** A decision as recorded: what, by whom, from where. */
@@ -602,6 +603,7 @@ export type ListedFinding = {
   partner_reference: string | null;
   transaction_id: string | null;
   currency_code: string | null;
+  /** The finding's amount (reports/finding-amount.ts): for an unredeemed key, its cost at stake. */
   amount: string | null;
   difference: string | null;
   state: string;
@@ -616,7 +618,7 @@ export async function listFindings(warehouse: Warehouse, options: { period: stri
   return warehouse.all<ListedFinding>(
     `SELECT * FROM (
        SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id::VARCHAR AS transaction_id, e.currency_code,
-              e.amount::VARCHAR AS amount, e.difference::VARCHAR AS difference, ${findingStateSql('e')} AS state,
+              ${findingAmountSql('e')}::VARCHAR AS amount, e.difference::VARCHAR AS difference, ${findingStateSql('e')} AS state,
               e.decision, e.owner, e.expected_clear_by::VARCHAR AS expected_clear_by, e.decision_note
        FROM recon_exceptions e WHERE e.period = $1
      ) ${options.undecided ? `WHERE decision IS NULL` : ''}

@@ -45,6 +45,13 @@ export interface LedgerImportOptions {
    * `streaming` line by line always (the tests and the bench compare the two).
    */
   reader?: 'auto' | 'streaming';
+  /**
+   * Import although most of this file's references are already loaded from another file (a copy or another
+   * export of the same ledger would double its orders).
+   */
+  allowOverlap?: boolean;
+  /** Another imported path this file replaces: what was loaded from it is superseded as this path's own is. */
+  insteadOf?: string;
 }
 
 /** How a file was read: CSV in bulk by DuckDB (sources/ledger/csv-bulk.ts), or line by line (every other format). */
@@ -76,8 +83,10 @@ export interface LedgerImportSummary {
    * was first loaded from (which may differ from `file`: a content is loaded once).
    */
   replaced?: { sourceFile: string; importedAt: string };
-  /** Another content was loaded from this path: its rows were removed. */
+  /** Another content was loaded from this path (or from `--instead-of`): its rows were removed. */
   superseded?: { fileHash: string; importedAt: string; lines: number };
+  /** Most of this file's references were already loaded from `otherFile`, and --allow-overlap imported it anyway. */
+  overlap?: LedgerOverlap;
   seconds: number;
 }
 
@@ -98,6 +107,7 @@ export async function importLedger(
   if (statSync(sourceFile).isDirectory()) {
     throw new UsageError(`${sourceFile} is a directory, not a ledger file. Pass the path of the exported ledger file${ledgerFilesIn(sourceFile)}.`);
   }
+  const insteadOf = options.insteadOf === undefined ? undefined : path.resolve(options.insteadOf);
   const format = options.format ?? formatFromExtension(sourceFile);
   const settings: LedgerReadSettings = { ...config.ledger, ...defined(options.overrides ?? {}), format };
   // A .tsv file is tab-separated unless a delimiter was asked for on the command line.
@@ -118,7 +128,17 @@ export async function importLedger(
         const where = rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
         output.info(`skipped ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} above the header (${where}): a title or notes, not data, not counted in the lines`);
       }
-      const summary = await replaceLedgerRows(warehouse, config, { sourceFile, fileHash, format, sheet, counts, runId: run.runId, replace: Boolean(options.replace) });
+      const summary = await replaceLedgerRows(warehouse, config, {
+        sourceFile,
+        fileHash,
+        format,
+        sheet,
+        counts,
+        runId: run.runId,
+        replace: Boolean(options.replace),
+        allowOverlap: Boolean(options.allowOverlap),
+        insteadOf,
+      });
       tellImportOutcome(summary, fileHash, output);
       summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
       run.counters.rowsLoaded = summary.accepted;
@@ -139,21 +159,27 @@ export async function importLedger(
 const historyColumns =
   'partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code, order_status, source_file, source_line, file_hash, run_id';
 
+function replacedPaths(sourceFile: string, insteadOf: string): string {
+  return insteadOf === sourceFile ? sourceFile : `${sourceFile} and ${insteadOf}`;
+}
+
 async function keepReplacedLines(
   warehouse: Warehouse,
   config: Config,
-  incoming: { sourceFile: string; fileHash: string; accepted: number; replace: boolean; runId: string },
+  incoming: { sourceFile: string; fileHash: string; accepted: number; replace: boolean; runId: string; insteadOf: string },
 ): Promise<void> {
   const current = (await warehouse.one<{ lines: string; other_content: string }>(
-    `SELECT count(*) AS lines, count(*) FILTER (WHERE file_hash <> $2) AS other_content FROM ledger WHERE source_file = $1 OR file_hash = $2`,
-    [incoming.sourceFile, incoming.fileHash],
+    `SELECT count(*) AS lines, count(*) FILTER (WHERE file_hash <> $2) AS other_content
+       FROM ledger WHERE source_file IN ($1, $3) OR file_hash = $2`,
+    [incoming.sourceFile, incoming.fileHash, incoming.insteadOf],
   ))!;
   const lines = Number(current.lines);
   if (lines === 0) return;
   const ratio = config.ledger.minReplaceRatio;
   if (!incoming.replace && (incoming.accepted === 0 || incoming.accepted < lines * ratio)) {
     throw new JobError(
-      `Refused to replace the ${lines} accepted ledger lines loaded from ${incoming.sourceFile} with the ${incoming.accepted} accepted lines of this file ` +
+      `Refused to replace the ${lines} accepted ledger lines loaded from ${replacedPaths(incoming.sourceFile, incoming.insteadOf)} ` +
+        `with the ${incoming.accepted} accepted lines of this file ` +
         `(fewer than ${Math.round(ratio * 100)}% of them: a truncated or wrong export?). Nothing was changed.`,
       `Check the file (its size, its last line, the delimiter and encoding). If it is right, import it again with --replace; ` +
         `the lines it replaces are kept in ledger_history. The threshold is ledger.minReplaceRatio (now ${ratio}).`,
@@ -162,9 +188,75 @@ async function keepReplacedLines(
   if (Number(current.other_content) === 0 && incoming.accepted === lines) return;
   await warehouse.run(
     `INSERT INTO ledger_history (${historyColumns}, superseded_at, superseded_by_run)
-     SELECT ${historyColumns}, now(), $3 FROM ledger WHERE source_file = $1 OR file_hash = $2`,
-    [incoming.sourceFile, incoming.fileHash, incoming.runId],
+     SELECT ${historyColumns}, now(), $3 FROM ledger WHERE source_file IN ($1, $4) OR file_hash = $2`,
+    [incoming.sourceFile, incoming.fileHash, incoming.runId, incoming.insteadOf],
   );
+}
+
+/** Another imported file that holds most of this file's references. */
+export interface LedgerOverlap {
+  otherFile: string;
+  importedAt: string;
+  /** Distinct references of this file also loaded from otherFile. */
+  shared: number;
+  /** Distinct references of this file. */
+  references: number;
+}
+
+/**
+ * More than this share of a new file's references already loaded from one other file means a copy, a
+ * truncated copy or another export of the same ledger: importing both doubles its orders (issue 18).
+ */
+const overlapRatio = 0.5;
+
+/**
+ * The other imported file (not this path, not this content, not the one it replaces) that holds the most of
+ * this file's distinct references, when that is more than `overlapRatio` of them; else undefined.
+ */
+async function overlapWithOtherFile(
+  warehouse: Warehouse,
+  incoming: { sourceFile: string; fileHash: string; insteadOf: string },
+): Promise<LedgerOverlap | undefined> {
+  const row = await warehouse.one<{ other_file: string; imported_at: string; shared: string; references: string }>(
+    `WITH incoming AS (SELECT DISTINCT trim(partner_reference) AS reference FROM temp.ledger_import_staged),
+          others AS (SELECT DISTINCT source_file, trim(partner_reference) AS reference FROM ledger
+                      WHERE source_file NOT IN ($1, $3) AND file_hash <> $2),
+          shared AS (SELECT source_file, count(*) AS shared FROM others JOIN incoming USING (reference) GROUP BY source_file)
+     SELECT s.source_file AS other_file, strftime(f.imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, s.shared,
+            (SELECT count(*) FROM incoming) AS "references"
+       FROM shared s LEFT JOIN ledger_files f ON f.source_file = s.source_file
+      ORDER BY s.shared DESC, s.source_file LIMIT 1`,
+    [incoming.sourceFile, incoming.fileHash, incoming.insteadOf],
+  );
+  if (!row || Number(row.shared) <= Number(row.references) * overlapRatio) return undefined;
+  return {
+    otherFile: row.other_file,
+    importedAt: row.imported_at ?? 'an earlier import',
+    shared: Number(row.shared),
+    references: Number(row.references),
+  };
+}
+
+function describeOverlap(file: string, overlap: LedgerOverlap): string {
+  const share = Math.round((overlap.shared / overlap.references) * 100);
+  const where = `${overlap.otherFile} (imported at ${overlap.importedAt})`;
+  return `${overlap.shared} of the ${overlap.references} references of ${file} (${share}%) are already loaded from ${where}`;
+}
+
+function overlapRefused(file: string, overlap: LedgerOverlap): JobError {
+  return new JobError(
+    `Refused to import ${file}: ${describeOverlap(file, overlap)}. A copy, a truncated copy or another export of the same ledger ` +
+      `would count those orders twice (duplicate_reference findings). Nothing was changed.`,
+    `If ${file} replaces ${overlap.otherFile}, import it instead of it: ` +
+      `pinrecon ledger import ${quoteArgument(file)} --instead-of ${quoteArgument(overlap.otherFile)} ` +
+      `(the lines it replaces are kept in ledger_history). ` +
+      `If both are genuine ledgers that share references, import it with --allow-overlap.`,
+  );
+}
+
+/** A path as a shell argument (quoted when it holds anything but plain characters). */
+function quoteArgument(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -174,22 +266,42 @@ async function keepReplacedLines(
 async function replaceLedgerRows(
   warehouse: Warehouse,
   config: Config,
-  { sourceFile, fileHash, format, sheet, counts, runId, replace }: { sourceFile: string; fileHash: string; format: LedgerFormat; sheet: string | undefined; counts: Awaited<ReturnType<typeof stage>>; runId: string; replace: boolean },
+  incoming: {
+    sourceFile: string;
+    fileHash: string;
+    format: LedgerFormat;
+    sheet: string | undefined;
+    counts: Awaited<ReturnType<typeof stage>>;
+    runId: string;
+    replace: boolean;
+    allowOverlap: boolean;
+    insteadOf: string | undefined;
+  },
 ): Promise<LedgerImportSummary> {
+  const { sourceFile, fileHash, format, sheet, counts, runId, replace } = incoming;
+  const insteadOf = incoming.insteadOf ?? sourceFile;
   return warehouse.transaction(async () => {
     const previous = await warehouse.all<{ file_hash: string; source_file: string; imported_at: string; lines: string }>(
       `SELECT file_hash, source_file, strftime(imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, lines
-         FROM ledger_files WHERE file_hash = $1 OR source_file = $2`,
-      [fileHash, sourceFile],
+         FROM ledger_files WHERE file_hash = $1 OR source_file IN ($2, $3)`,
+      [fileHash, sourceFile, insteadOf],
     );
+    if (insteadOf !== sourceFile && !previous.some((p) => p.source_file === insteadOf)) {
+      throw new UsageError(
+        `--instead-of ${insteadOf}: nothing is loaded from that path. The imported files are listed by ` +
+          `pinrecon query "SELECT source_file, imported_at, lines FROM ledger_files".`,
+      );
+    }
+    const overlap = await overlapWithOtherFile(warehouse, { sourceFile, fileHash, insteadOf });
+    if (overlap && !incoming.allowOverlap) throw overlapRefused(sourceFile, overlap);
     const same = previous.find((p) => p.file_hash === fileHash);
     const older = previous.find((p) => p.file_hash !== fileHash);
     // Loaded once: the rows of a content stay under the path it was first loaded from.
     const loadedFrom = same?.source_file ?? sourceFile;
-    await keepReplacedLines(warehouse, config, { sourceFile, fileHash, accepted: counts.accepted, replace, runId });
-    // Supersede by the rows' own source_file (whatever is loaded from this path), and replace this content.
+    await keepReplacedLines(warehouse, config, { sourceFile, fileHash, accepted: counts.accepted, replace, runId, insteadOf });
+    // Supersede by the rows' own source_file (whatever is loaded from this path, or the one it replaces), and replace this content.
     for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) {
-      await warehouse.run(`DELETE FROM ${table} WHERE source_file = $1 OR file_hash = $2`, [sourceFile, fileHash]);
+      await warehouse.run(`DELETE FROM ${table} WHERE source_file IN ($1, $3) OR file_hash = $2`, [sourceFile, fileHash, insteadOf]);
     }
     await warehouse.run(
       `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
@@ -226,6 +338,7 @@ async function replaceLedgerRows(
     };
     if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
     if (older) result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
+    if (overlap) result.overlap = overlap;
     return result;
   });
 }
@@ -245,6 +358,10 @@ function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, outpu
     output.info(
       `this import supersedes the earlier import of ${summary.file} (different content, sha256 ${summary.superseded.fileHash.slice(0, 12)}…, imported at ${summary.superseded.importedAt}, ${summary.superseded.lines} lines): its rows were removed`,
     );
+  }
+  if (summary.overlap) {
+    const overlap = describeOverlap(summary.file, summary.overlap);
+    output.warn(`${overlap}: imported anyway (--allow-overlap); those orders are counted twice unless the files are separate ledgers`);
   }
   if (summary.rejected > 0) output.warn(`${summary.rejected} of ${summary.lines} ledger lines of ${summary.file} were rejected (kept in ledger_rejects)`);
 }

@@ -86,27 +86,50 @@ export async function lookUpReferences(
     return summary;
   }
 
+  const landed = await landAndLoadSales(warehouse, config, received, {
+    runId: options.runId,
+    endpoint: 'salesByPartnerReference',
+    file: `by-reference_${options.label}_${options.runId}`,
+    withLoad: () => recordLookups(warehouse, asked, options.runId),
+  });
+  summary.landingPath = landed.landingPath;
+  summary.loaded = landed.loaded;
+  if (landed.quarantined > 0) {
+    output.warn(
+      `${landed.quarantined} of the ${landed.records} sales found by reference could not be loaded as they are; ` +
+        `see sales_quarantine (landing_path ${landed.landingPath})`,
+    );
+  }
+  output.info(`looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`);
+  return summary;
+}
+
+/**
+ * Lands sales read one by one from the provider (a lookup's answers, or the sales `actions execute` reads) as
+ * one gzip JSON array under landing/sales/lookups/<file>.json.gz, then upserts them into `sales` with extract's
+ * loader, so the next reconcile sees them exactly as if a window had brought them.
+ */
+export async function landAndLoadSales(
+  warehouse: Warehouse,
+  config: Config,
+  received: SalesRecord[],
+  options: { runId: string; endpoint: 'salesByPartnerReference' | 'salesByTransactionId'; file: string; withLoad?: () => Promise<void> },
+): Promise<{ landingPath: string; records: number; loaded: number; quarantined: number }> {
   const fetchedAt = new Date();
-  const file = path.join(landingRoot(config), 'sales', 'lookups', `by-reference_${options.label}_${options.runId}.json.gz`);
+  const file = path.join(landingRoot(config), 'sales', 'lookups', `${options.file}.json.gz`);
   mkdirSync(path.dirname(file), { recursive: true });
   // In hash and drop mode the PINs are masked before the answers are written.
   const body = gzipSync(protectKeysInText(JSON.stringify(received), await keyProtectionFor(warehouse, config)));
   writeFileSync(`${file}.tmp`, body);
   renameSync(`${file}.tmp`, file);
-  summary.landingPath = file;
   const counts = await warehouse.transaction(async () => {
-    const landed = { path: file, runId: options.runId, endpoint: 'salesByPartnerReference', fetchedAt, bytes: body.length };
-    const loaded = await loadLandedSales(warehouse, config, landed);
-    await recordLookups(warehouse, asked, options.runId);
+    const loaded = await loadLandedSales(warehouse, config, { path: file, runId: options.runId, endpoint: options.endpoint, fetchedAt, bytes: body.length });
+    // What else must commit with these sales (a lookup's questions, the proof they give).
+    await options.withLoad?.();
     return loaded;
   });
-  writeLandingRecord(file, { endpoint: 'salesByPartnerReference', runId: options.runId, fetchedAt: fetchedAt.toISOString() });
-  summary.loaded = counts.loaded;
-  if (counts.quarantined > 0) {
-    output.warn(`${counts.quarantined} of the ${counts.records} sales found by reference could not be loaded as they are; see sales_quarantine (landing_path ${file})`);
-  }
-  output.info(`looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`);
-  return summary;
+  writeLandingRecord(file, { endpoint: options.endpoint, runId: options.runId, fetchedAt: fetchedAt.toISOString() });
+  return { landingPath: file, records: counts.records, loaded: counts.loaded, quarantined: counts.quarantined };
 }
 
 /** The run's questions, one row each, into `provider_lookups` (one statement, however many). */

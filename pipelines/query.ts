@@ -55,6 +55,31 @@ export async function openForReading(config: Config, output: Output, options: { 
   }
 }
 
+/**
+ * What `query` says before every statement on a database that keeps whole keys (`security.keys: store`, or a
+ * database older than the option whose `sales.key` holds one): the masking of results is a convenience that
+ * SQL can bypass (substr, ||, hex, casts, lists, structs, json_object, printf, regexp_replace...), so whoever
+ * may query it can read every key. Undefined for `hash` and `drop` databases. (issue 18)
+ */
+export async function wholeKeysWarning(warehouse: Warehouse): Promise<string | undefined> {
+  const mode = await warehouse
+    .one<{ mode: string }>('SELECT mode FROM key_protection LIMIT 1')
+    .catch(() => undefined); // a database made before key_protection existed
+  if (mode && mode.mode !== 'store') return undefined;
+  if (!mode && !(await holdsWholeKey(warehouse))) return undefined;
+  return (
+    'this database keeps whole keys (security.keys "store"): whoever can run pinrecon query or read the database file can read every ' +
+    "PIN. The masking of query results is a convenience that SQL can bypass (substr, ||, hex, casts, lists, json_object...). " +
+    'Run pinrecon keys protect to keep only an HMAC and the last 4 characters.'
+  );
+}
+
+/** Whether `sales.key` holds a key that is not masked (a database older than security.keys). */
+async function holdsWholeKey(warehouse: Warehouse): Promise<boolean> {
+  if (!(await hasStoredPins(warehouse))) return false;
+  return Boolean(await warehouse.one(`SELECT 1 AS whole FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '****') LIMIT 1`));
+}
+
 /** "45 s", "12 min", "3 h 5 min", "2 days". */
 function age(since: Date): string {
   const seconds = Math.max(0, Math.round((Date.now() - since.getTime()) / 1000));

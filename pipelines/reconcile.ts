@@ -11,7 +11,8 @@ import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
 import type { Output } from '../core/output.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { PartnerApiClient } from '../sources/partner-api/client.js';
-import { activeSignoff, createSignedInput, signoffState, type SignoffState } from './close.js';
+import { describeClose } from '../reports/close-facts.js';
+import { activeSignoff, createSignedInput, signoffFacts, signoffState, type SignoffState } from './close.js';
 import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
 import {
   buildModels,
@@ -106,6 +107,8 @@ export interface ReconcileSummary {
   completeness: Completeness;
   /** The period's sign-off and what changed since it (recon_signoff_changes). */
   signoff: SignoffState;
+  /** The sign-off state in words: "signed off by X at T (zone)", "changed since sign-off by …", "reopened by …". */
+  signoffDescription: string;
 }
 
 /**
@@ -122,7 +125,12 @@ const inputTables = [
   'cur_recon_decisions',
 ] as const;
 
-export async function reconcile(warehouse: Warehouse, config: Config, options: ReconcileOptions, output: Output): Promise<ReconcileSummary> {
+export async function reconcile(
+  warehouse: Warehouse,
+  config: Config,
+  options: ReconcileOptions,
+  output: Output,
+): Promise<ReconcileSummary> {
   const started = Date.now();
   const period = checkPeriod(options.period);
   const asOf = checkAsOf(options.asOf ?? todayIn(config.timezone));
@@ -139,8 +147,12 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
       const database = await databaseName(warehouse);
       const completeness = await checkCompleteness(warehouse, config, period);
       if (!completeness.complete) {
-        if (!options.allowIncomplete) throw incompleteError(completeness, 'it is not reconciled', '--allow-incomplete to store its findings with the verdict incomplete');
-        output.warn(`the period ${period} is not completely extracted: its findings are stored with the verdict incomplete\n${completeness.reasons.map((r) => `  - ${r}`).join('\n')}`);
+        if (!options.allowIncomplete) {
+          const instead = '--allow-incomplete to store its findings with the verdict incomplete';
+          throw incompleteError(completeness, 'it is not reconciled', instead);
+        }
+        const reasons = completeness.reasons.map((r) => `  - ${r}`).join('\n');
+        output.warn(`the period ${period} is not completely extracted: its findings are stored with the verdict incomplete\n${reasons}`);
       }
       const signoff = await activeSignoff(warehouse, period);
       try {
@@ -180,7 +192,8 @@ export async function reconcile(warehouse: Warehouse, config: Config, options: R
         await publishMarts(warehouse, models, { column: 'period', value: period });
         stages.publish = seconds(publishStarted);
 
-        const facts = { runId: run.runId, period, asOf, lookup, coverage, timings, started, testResults, completeness };
+        const timezone = config.timezone;
+        const facts = { runId: run.runId, period, asOf, lookup, coverage, timings, started, testResults, completeness, timezone };
         const summary = await summarize(warehouse, facts);
         run.counters.rowsLoaded = summary.exceptions;
         run.details = { ...summary, models: undefined };
@@ -241,8 +254,12 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
     `INSERT INTO prev_recon_exceptions BY NAME
-     SELECT finding_id, exception_type, partner_reference, transaction_id, first_detected_at
-     FROM ${persistent(database, 'recon_exceptions')} WHERE period = $1`,
+     SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id, e.first_detected_at,
+            -- issue 15, the roll-forward: amount, currency and decision as the previous run left them
+            e.currency_code, e.amount, e.built_at,
+            (SELECT arg_max(d.decision, d.decided_at) FROM ${persistent(database, 'recon_decisions')} d
+             WHERE d.finding_id = e.finding_id AND d.decided_at <= e.built_at) AS decision_at_build
+     FROM ${persistent(database, 'recon_exceptions')} e WHERE e.period = $1`,
     [p.period],
   );
   await declareInput(warehouse, 'run_stage_seconds');
@@ -268,6 +285,8 @@ async function summarize(
     started: number;
     testResults: { name: string; passed: boolean }[];
     completeness: Completeness;
+    /** The configured zone: the sign-off's time is shown in it. */
+    timezone: string;
   },
 ): Promise<ReconcileSummary> {
   const byType = Object.fromEntries(exceptionTypes.map((t) => [t, 0])) as Record<ExceptionType, number>;
@@ -326,9 +345,18 @@ async function summarize(
     stages: facts.timings.stages,
     models: facts.timings.models,
     elapsedSeconds: seconds(facts.started),
-    verdict: (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))?.verdict ?? (facts.completeness.complete ? 'reconciled' : 'incomplete'),
+    verdict:
+      (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))?.verdict ??
+      (facts.completeness.complete ? 'reconciled' : 'incomplete'),
     completeness: facts.completeness,
-    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes'),
+    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone),
+    // The same words the report, its email and its footer use (reports/close-facts.ts).
+    signoffDescription: describeClose({
+      verdict: null,
+      incompleteReasons: [],
+      fillCommands: [],
+      ...(await signoffFacts(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone)),
+    }).signoff,
   };
 }
 

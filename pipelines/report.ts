@@ -11,6 +11,9 @@ import type { Config } from '../config/schema.js';
 import { composeReportEmail, deliverReportEmail, type DeliverOptions, type Delivery } from '../reports/email.js';
 import { loadReportFacts, noLedgerOrdersWarning } from '../reports/report-facts.js';
 import { writeWorkbook, type WrittenSheet } from '../reports/workbook.js';
+import { describeClose } from '../reports/close-facts.js';
+import { loadActionFacts } from '../reports/actions-sheet.js';
+import { loadRollForward } from '../reports/roll-forward.js';
 import { closeFacts } from './close.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
@@ -45,6 +48,8 @@ export interface ReportSummary {
   /** The period's completeness verdict and sign-off state as the workbook says them. */
   verdict: string | null;
   signoffStatus: string;
+  /** The sign-off state in words, as the workbook, its footer and the email say it (reports/close-facts.ts). */
+  signoff: string;
   email?: Delivery & { attachment: string; summaryOnly: boolean };
 }
 
@@ -57,8 +62,12 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
     async (run) => {
       const facts = await loadReportFacts(warehouse, { period: options.period, asOf: options.asOf, timezone: config.timezone });
       facts.close = await closeFacts(warehouse, config, options.period);
+      // Issue 15: the roll-forward (Summary) and the actions that need a person (email).
+      facts.rollForward = await loadRollForward(warehouse, options.period);
+      facts.actions = await loadActionFacts(warehouse, options.period);
       if (facts.close.verdict === 'incomplete') output.warn(`the period ${options.period} is INCOMPLETE: ${facts.close.incompleteReasons.join('; ')}`);
-      if (facts.close.signoff) output.info(`${options.period} signed off by ${facts.close.signoff.signedBy} at ${facts.close.signoff.signedAt} (${facts.close.status.replaceAll('_', ' ')})`);
+      const close = describeClose(facts.close);
+      if (close.signoffState !== 'unsigned') output.info(`${options.period} ${close.signoff}`);
       const noLedgerOrders = noLedgerOrdersWarning(facts);
       if (noLedgerOrders) output.warn(noLedgerOrders);
       const file = path.join(config.reports.outDir, `pinrecon-${options.period}.xlsx`);
@@ -67,6 +76,7 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
       const workbook = await writeWorkbook(warehouse, facts, {
         file,
         generatedAt,
+        paperSize: config.reports.paperSize,
         maxRowsPerSheet: options.maxRowsPerSheet,
         onProgress: (done, total) => output.progress({ label: 'rows', done, total }),
       });
@@ -86,6 +96,7 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
         sheets: workbook.sheets,
         verdict: facts.close.verdict,
         signoffStatus: facts.close.status,
+        signoff: close.signoff,
       };
       if (!options.email && !options.dryRun) return summary;
 
@@ -94,7 +105,7 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
       if (workbook.bytes > config.email.maxAttachmentBytes) {
         fullWorkbook = { file, bytes: workbook.bytes, limitBytes: config.email.maxAttachmentBytes };
         attachment = path.join(config.reports.outDir, `pinrecon-${options.period}-summary.xlsx`);
-        await writeWorkbook(warehouse, facts, { file: attachment, generatedAt, summaryOnlyOf: { file, bytes: workbook.bytes } });
+        await writeWorkbook(warehouse, facts, { file: attachment, generatedAt, paperSize: config.reports.paperSize, summaryOnlyOf: { file, bytes: workbook.bytes } });
         output.warn(`the workbook (${workbook.bytes} bytes) exceeds email.maxAttachmentBytes (${config.email.maxAttachmentBytes}): attaching the summary-only ${attachment}`);
       }
       const message = composeReportEmail(config.email, facts, { attachment, rowsByTitle: workbook.rowsByTitle, fullWorkbook });

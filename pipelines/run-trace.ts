@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Warehouse } from '../core/warehouse.js';
+import { redactRememberedSecrets } from '../core/secret-redaction.js';
 
 export interface RunCounters {
   requests: number;
@@ -127,5 +128,5 @@ function processExists(pid: number): boolean {
 }
 
 function errorText(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return redactRememberedSecrets(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
 }

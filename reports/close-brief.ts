@@ -2,20 +2,23 @@
  * The controller's five-minute read at the top of the report email: verdict and sign-off state, what is new
  * since the previous reconciliation, per currency the undecided / pending / overdue findings with their
  * amounts (gross debit and credit beside the net), the cost bridge, and the three largest open findings
- * (PINs masked through core/masking.ts). Plain lines; the email shows them as text and as HTML.
+ * (a PIN as the workbook shows it: its last 4 behind the mask). Plain lines; the email shows them as text and as HTML.
  */
-import { maskPinLast4 } from '../core/masking.js';
+import { formatLocalTimeZoned } from '../core/zoned-time.js';
 import { formatAmount, formatCount } from './formats.js';
-import type { ReportFacts } from './report-facts.js';
+import { closeOf, type ReportFacts } from './report-facts.js';
+import { describeClose } from './close-facts.js';
 
 export function closeBriefLines(facts: ReportFacts): string[] {
   const d = facts.decisions;
   const lines: string[] = [];
-  lines.push(`Verdict: ${d.verdict ?? 'not computed'} · Sign-off: ${d.signoffStatus ?? 'unsigned'}`);
+  // The sign-off state is said once, by describeClose, above this brief; only "unsigned" is left to say here.
+  const close = describeClose(closeOf(facts));
+  lines.push(`Verdict: ${close.verdict}${close.signoffState === 'unsigned' ? ' · Sign-off: unsigned' : ''}`);
   const changes = facts.changes;
   lines.push(
     changes?.previousBuiltAt
-      ? `New since the previous reconciliation (${changes.previousBuiltAt}): ${formatCount(changes.new)} new, ${formatCount(changes.cleared)} cleared, ${formatCount(changes.stillOpen)} still open`
+      ? `New since the previous reconciliation (${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}): ${formatCount(changes.new)} new, ${formatCount(changes.cleared)} cleared, ${formatCount(changes.stillOpen)} still open`
       : `First reconciliation of ${facts.period}: all ${formatCount(facts.totalFindings)} findings are new`,
   );
   const currencies = [...new Set([...facts.totals.map((t) => t.currency), ...d.lines.map((l) => l.currency)])];
@@ -37,7 +40,7 @@ export function closeBriefLines(facts: ReportFacts): string[] {
   if (d.largestOpen.length > 0) {
     lines.push('Largest open findings:');
     d.largestOpen.forEach((finding, i) => {
-      const pin = finding.keyLast4 ? ` · PIN ${maskPinLast4(finding.keyLast4)}` : '';
+      const pin = finding.keyLast4 ? ` · PIN ${finding.keyLast4}` : '';
       lines.push(
         `  ${i + 1}. ${finding.exceptionType} ${finding.partnerReference ?? '(no reference)'} ${formatAmount(finding.amount, finding.currency)} · ` +
           `${finding.decision ?? 'undecided'}${finding.state === 'overdue' ? ' (overdue)' : ''}${pin}`,

@@ -6,7 +6,9 @@
  */
 import { type Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
+import { maskedKeySql } from '../core/masking.js';
 import { findingStateSql } from './finding-state.js';
+import { findingAmountSql } from './finding-amount.js';
 
 /** Exact decimal text, or null. */
 type Decimal = string | null;
@@ -20,9 +22,18 @@ export interface Gross {
 
 export interface DecisionLine extends Gross {
   currency: string | null;
-  /** `decision`: one line per decision taken; `state`: undecided, pending, overdue. */
+  /**
+   * Two blocks, each counting every finding of the currency once: `decision` (one line per decision, and
+   * `undecided`), `state` (undecided, pending, overdue, decided: finding-state.ts).
+   */
   kind: 'decision' | 'state';
   label: string;
+  findings: number;
+}
+
+/** Per currency, every finding once: what each block of the decisions table adds up to. */
+export interface DecisionTotal extends Gross {
+  currency: string | null;
   findings: number;
 }
 
@@ -41,7 +52,7 @@ export interface OpenFinding {
   amount: Decimal;
   state: string;
   decision: string | null;
-  /** The PIN's last 4 characters only (masked by the reader with core/masking.ts). */
+  /** The PIN as the workbook shows it: its last 4 characters behind the mask ("••••3333", core/masking.ts). */
   keyLast4: string | null;
 }
 
@@ -50,8 +61,9 @@ export interface DecisionFacts {
   verdict: string | null;
   signoffStatus: string | null;
   lines: DecisionLine[];
+  totals: DecisionTotal[];
   bridgeGross: BridgeGross[];
-  /** The three largest findings that are not pending, by absolute amount. */
+  /** The three largest findings that are not pending, by absolute amount (finding-amount.ts). */
   largestOpen: OpenFinding[];
 }
 
@@ -59,16 +71,26 @@ const grossSql = `sum(amount)::VARCHAR AS net,
   coalesce(sum(amount) FILTER (WHERE amount > 0), 0)::VARCHAR AS gross_debit,
   coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::VARCHAR AS gross_credit`;
 
+/** The order of the state block's lines: the breaks to account for first. */
+const stateOrder = `CASE label WHEN 'undecided' THEN 1 WHEN 'overdue' THEN 2 WHEN 'pending' THEN 3 ELSE 4 END`;
+
 export async function loadDecisionFacts(warehouse: Warehouse, period: string): Promise<DecisionFacts> {
   const p = sqlString(period);
-  const stated = `(SELECT e.*, ${findingStateSql('e')} AS state FROM recon_exceptions e WHERE e.period = ${p})`;
+  // Every finding of the period once, with its state and its amount (finding-amount.ts); the `amount` column
+  // below is that rule, not the bridge effect.
+  const stated = `(SELECT e.* EXCLUDE (amount), ${findingAmountSql('e')} AS amount, ${findingStateSql('e')} AS state
+     FROM recon_exceptions e WHERE e.period = ${p})`;
   const lines = await warehouse.all(
-    `SELECT currency_code, 'decision' AS kind, decision AS label, count(*) AS findings, ${grossSql}
-     FROM ${stated} WHERE decision IS NOT NULL GROUP BY ALL
-     UNION ALL
-     SELECT currency_code, 'state' AS kind, state AS label, count(*) AS findings, ${grossSql}
-     FROM ${stated} WHERE state <> 'decided' GROUP BY ALL
-     ORDER BY currency_code NULLS LAST, kind, label`,
+    `SELECT currency_code, kind, label, findings, net, gross_debit, gross_credit FROM (
+       SELECT currency_code, 'decision' AS kind, coalesce(decision, 'undecided') AS label, count(*) AS findings, ${grossSql}
+       FROM ${stated} GROUP BY ALL
+       UNION ALL
+       SELECT currency_code, 'state' AS kind, state AS label, count(*) AS findings, ${grossSql}
+       FROM ${stated} GROUP BY ALL
+     ) ORDER BY currency_code NULLS LAST, kind, CASE WHEN kind = 'state' THEN ${stateOrder} ELSE 0 END, label`,
+  );
+  const totals = await warehouse.all(
+    `SELECT currency_code, count(*) AS findings, ${grossSql} FROM ${stated} GROUP BY ALL ORDER BY currency_code NULLS LAST`,
   );
   const bridgeGross = await warehouse.all(
     `SELECT currency_code, exception_type,
@@ -77,7 +99,8 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
      FROM recon_exceptions WHERE period = ${p} GROUP BY ALL`,
   );
   const largest = await warehouse.all(
-    `SELECT finding_id, exception_type, partner_reference, currency_code, amount::VARCHAR AS amount, state, decision, key_last4
+    `SELECT finding_id, exception_type, partner_reference, currency_code, amount::VARCHAR AS amount, state, decision,
+            ${maskedKeySql('key_last4', 'last4')} AS key_last4
      FROM ${stated} WHERE state <> 'pending'
      ORDER BY abs(amount) DESC NULLS LAST, abs(difference) DESC NULLS LAST, finding_id LIMIT 3`,
   );
@@ -87,6 +110,13 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
       currency: text(r.currency_code),
       kind: r.kind as DecisionLine['kind'],
       label: String(r.label),
+      findings: Number(r.findings),
+      net: text(r.net),
+      grossDebit: text(r.gross_debit),
+      grossCredit: text(r.gross_credit),
+    })),
+    totals: totals.map((r) => ({
+      currency: text(r.currency_code),
       findings: Number(r.findings),
       net: text(r.net),
       grossDebit: text(r.gross_debit),
@@ -124,11 +154,6 @@ async function closeState(warehouse: Warehouse, period: string): Promise<{ verdi
   const pick = (column: string) => (columns.has(column) ? `max(${column})::VARCHAR` : 'NULL');
   const row = await warehouse.one(`SELECT ${pick('verdict')} AS verdict, ${pick('signoff_status')} AS signoff_status FROM recon_summary WHERE period = ${period}`);
   return { verdict: text(row?.verdict), signoffStatus: text(row?.signoff_status) };
-}
-
-/** The label of a verdict or sign-off state for a footer or a subject, when it is known. */
-export function describeCloseState(facts: Pick<DecisionFacts, 'verdict' | 'signoffStatus'>): string {
-  return `verdict ${facts.verdict ?? 'not computed'} · ${facts.signoffStatus ?? 'unsigned'}`;
 }
 
 function text(value: unknown): string | null {

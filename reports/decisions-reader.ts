@@ -11,6 +11,7 @@
  * for the database (known finding, right period, one of the decisions) is the importer's job.
  */
 import { JobError } from '../core/errors.js';
+import { checkXlsxLimits, XlsxLimitExceeded } from '../core/xlsx-limits.js';
 import { openZipEntry, readZipText, zipEntries, type ZipEntry } from '../core/zip-entries.js';
 
 /** The decision columns of a finding sheet (after its data), as the workbook writes them. */
@@ -62,6 +63,8 @@ const headerSearchRows = 20;
 
 export async function readDecisionsWorkbook(file: string): Promise<DecisionsWorkbook> {
   const result: DecisionsWorkbook = { period: null, sheets: [], rows: [] };
+  // The guard `ledger import` uses, before any part is read: a zip bomb took minutes of CPU here (issue 18).
+  await refuseHostileWorkbook(file);
   try {
     const parts = zipEntries(file);
     const workbookXml = parts.get('xl/workbook.xml');
@@ -101,6 +104,20 @@ export async function readDecisionsWorkbook(file: string): Promise<DecisionsWork
     );
   }
   return result;
+}
+
+/** Throws a JobError naming the limit a hostile workbook passes; a damaged archive is left to the reader's own message. */
+async function refuseHostileWorkbook(file: string): Promise<void> {
+  try {
+    await checkXlsxLimits(file);
+  } catch (error) {
+    if (!(error instanceof XlsxLimitExceeded)) return;
+    throw new JobError(
+      `${file} is refused: ${error.message}.`,
+      'Import the workbook `pinrecon report` wrote, as Excel or LibreOffice saved it; if this file is not one, ask who sent it.',
+      { cause: error },
+    );
+  }
 }
 
 /** The sheets in tab order (name and relationship id) and the date system, from xl/workbook.xml. */

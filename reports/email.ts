@@ -11,12 +11,14 @@ import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../core/errors.js';
-import { parseSmtpUrl, redactUrl, smtpRequiresTls } from '../config/transport-security.js';
+import { parseSmtpUrl, redactUrl, resolveLoopback, smtpRequiresTls } from '../config/transport-security.js';
+import { redactSecrets } from '../core/secret-redaction.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
-import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
+import { closeOf, describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
+import { actionEmailLines } from './actions-sheet.js';
 
 export type EmailConfig = Config['email'];
 
@@ -40,7 +42,7 @@ export interface ComposeOptions {
 export function composeReportEmail(config: EmailConfig, facts: ReportFacts, options: ComposeOptions): ReportEmail {
   const warning = noLedgerOrdersWarning(facts);
   // An incomplete month is never sent as a plain report: the subject says so first, whatever the template.
-  const close = describeClose(facts.close, facts.timezone);
+  const close = describeClose(closeOf(facts));
   const subject =
     close.subjectPrefix +
     (config.subject
@@ -60,6 +62,8 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 
   const brief = closeBriefLines(facts);
+  // Issue 15: what waits for a second person's approval, and what failed at the provider.
+  const actionLines = actionEmailLines(facts.actions);
   const text = [
     heading,
     '',
@@ -81,6 +85,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     '',
     rejects,
     '',
+    ...actionLines,
     attachmentNote,
     '',
   ].join('\n');
@@ -113,6 +118,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     missingProof ? paragraph(missingProof) : '',
     changeNote ? paragraph(`Total ${formatCount(facts.totalFindings)}${changeNote}.`) : '',
     paragraph(rejects),
+    actionLines.length > 0 ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(actionLines.join('\n'))}</pre>` : '',
     paragraph(attachmentNote),
   ].join('\n');
 
@@ -179,12 +185,17 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
   const target = parseSmtpUrl(config.smtpUrl);
   const password = config.smtpPassword ?? target.password;
   const hasCredentials = target.user !== undefined || password !== undefined;
-  const requireTLS = smtpRequiresTls(target, hasCredentials, config.allowPlaintextAuth);
+  // Loopback by the addresses the host resolves to, not by its name (issue 18); looked up only when it matters.
+  const resolution = hasCredentials && !target.secure && !config.allowPlaintextAuth ? await resolveLoopback(target.host) : undefined;
+  const requireTLS = smtpRequiresTls(target, hasCredentials, config.allowPlaintextAuth, resolution?.loopback ?? false);
+  // Credentials in plain text to loopback: connect to the address checked, so a second lookup cannot lead elsewhere.
+  const connectHost = resolution?.loopback ? resolution.addresses[0]! : target.host;
+  const tls = connectHost !== target.host ? { servername: target.host, ...options.tls } : options.tls;
   const attempts = config.retries + 1;
   for (let attempt = 1; ; attempt++) {
     // Options built from the parsed URL, not `url:`: nodemailer would fall back to the deprecated url.parse.
     const transport = nodemailer.createTransport({
-      host: target.host,
+      host: connectHost,
       ...(target.port !== undefined ? { port: target.port } : {}),
       secure: target.secure,
       ...(hasCredentials ? { auth: { user: target.user ?? '', pass: password ?? '' } } : {}),
@@ -193,7 +204,7 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
       connectionTimeout: 15_000,
       greetingTimeout: 15_000,
       socketTimeout: 60_000,
-      ...(options.tls ? { tls: options.tls } : {}),
+      ...(tls ? { tls } : {}),
     });
     try {
       const info = await transport.sendMail(mail);
@@ -209,7 +220,7 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
             : isTransient(error)
             ? 'The mail server is unreachable or busy: check email.smtpUrl (or PINRECON_SMTP_URL) and the server, then send again.'
             : 'The mail server refused the message: check email.smtpUrl credentials, email.from and email.to, then send again.',
-          { cause: error },
+          { cause: redactedSmtpCause(error, reason) },
         );
       }
       const delayMs = (options.retryBaseDelayMs ?? 2000) * 2 ** (attempt - 1);
@@ -240,14 +251,39 @@ function isMissingStartTls(error: unknown): boolean {
   return code === 'ETLS' || /STARTTLS/i.test(message ?? '');
 }
 
-/** The server's answer or the socket error, with any credential of the URL removed. */
+/**
+ * The server's answer or the socket error, with the credentials removed in every form a server may quote
+ * them: the user and password as given and percent-encoded (URL or PINRECON_SMTP_PASSWORD), AUTH LOGIN's
+ * base64 of each and AUTH PLAIN's base64 of "\0user\0password" (any base64 run that decodes to hold one).
+ */
 function describeSmtpError(error: unknown, smtpUrl: string, password: string | undefined): string {
   const { code, responseCode, message } = error as SmtpError;
-  let text = `${message ?? String(error)}${responseCode ? ` (SMTP ${responseCode})` : code ? ` (${code})` : ''}`;
-  text = text.replaceAll(smtpUrl, redactUrl(smtpUrl));
-  const encoded = URL.canParse(smtpUrl) ? new URL(smtpUrl).password : '';
-  for (const secret of [password ?? '', encoded].filter((s) => s.length > 0)) text = text.replaceAll(secret, '***');
-  return text;
+  const text = `${message ?? String(error)}${responseCode ? ` (SMTP ${responseCode})` : code ? ` (${code})` : ''}`;
+  return redactSecrets(text.replaceAll(smtpUrl, redactUrl(smtpUrl)), smtpCredentials(smtpUrl, password));
+}
+
+/** The user and password of an SMTP URL (decoded and as written) and the separate password, if any. */
+function smtpCredentials(smtpUrl: string, password: string | undefined): string[] {
+  const url = URL.canParse(smtpUrl) ? new URL(smtpUrl) : undefined;
+  const decode = (value: string) => {
+    try {
+      return decodeURIComponent(value);
+    } catch {
+      return value;
+    }
+  };
+  const user = url?.username ?? '';
+  const urlPassword = url?.password ?? '';
+  return [password ?? '', urlPassword, decode(urlPassword), user, decode(user)].filter((value) => value.length > 0);
+}
+
+/**
+ * nodemailer's error with its text redacted and nothing else kept: the raw error carries the server's
+ * answer (`response`) and would put the credentials it echoed wherever the cause is shown.
+ */
+function redactedSmtpCause(error: unknown, reason: string): Error {
+  const { code, responseCode } = error as SmtpError;
+  return Object.assign(new Error(reason), { ...(code ? { code } : {}), ...(responseCode ? { responseCode } : {}) });
 }
 
 function escapeHtml(value: string): string {

@@ -15,6 +15,8 @@ import { formatCount } from './formats.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
 import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
+import type { RollForwardLine } from './roll-forward.js';
+import type { ActionFacts } from './actions-sheet.js';
 
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
@@ -161,6 +163,10 @@ export interface ReportFacts {
   decisions: DecisionFacts;
   /** missing_at_provider findings by proof (interface.md "Proof of absence"). */
   missingProof: MissingProof;
+  /** Issue 15, set by the report job: the roll-forward per currency (roll-forward.ts). */
+  rollForward?: RollForwardLine[];
+  /** Issue 15, set by the report job: actions waiting for approval and failed ones (actions-sheet.ts). */
+  actions?: ActionFacts;
 }
 
 export interface MissingProof {
@@ -365,6 +371,23 @@ async function loadExtraction(warehouse: Warehouse, period: string, timezone: st
       rowsLoaded: String(row.rows_loaded),
     })),
     lastFetchAt: lastFetch?.at ?? null,
+  };
+}
+
+/**
+ * The period's close facts: those the report job read (pipelines/close.ts closeFacts), else what the
+ * reconciliation stored in recon_summary (verdict and status, no sign-off details).
+ */
+export function closeOf(facts: ReportFacts): CloseFacts {
+  if (facts.close) return facts.close;
+  const status = facts.decisions.signoffStatus;
+  return {
+    verdict: facts.decisions.verdict,
+    incompleteReasons: [],
+    fillCommands: [],
+    status: status === 'signed' || status === 'changed_since_signoff' ? status : 'unsigned',
+    changes: { new: 0, cleared: 0, changed: 0 },
+    deltas: [],
   };
 }
 

@@ -6,6 +6,8 @@
 import { addMonths, periodEnd, periodStart } from '../core/calendar.js';
 import { sqlString } from '../core/sql.js';
 import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
+import { findingAmountSql } from './finding-amount.js';
+import { actionsSheet } from './actions-sheet.js';
 
 /**
  * How a column is written: `money` as a number in the currency format of the row's `currency` column,
@@ -39,9 +41,15 @@ export interface DetailSheet {
   where: string;
   /** A total order (ends in a unique key). */
   orderBy: string;
+  /**
+   * The columns a printout must show on every page (a finding sheet's key columns): those at the start are
+   * repeated at the left of each page, the others (a run of adjacent columns) are the print area; the rest
+   * stay on screen only. Absent: the whole sheet prints, one page wide.
+   */
+  printColumns?: string[];
 }
 
-const money = (key: string, header: string, sql: string, currency: string): SheetColumn => ({ key, header, kind: 'money', sql, width: 15, currency });
+const money = (key: string, header: string, sql: string, currency: string, width = 15): SheetColumn => ({ key, header, kind: 'money', sql, width, currency });
 
 /**
  * The decision columns every finding sheet ends with (interface.md "Decisions on findings"), after `Finding ID`:
@@ -53,8 +61,8 @@ const money = (key: string, header: string, sql: string, currency: string): Shee
 export function decisionColumns(timezone: string): SheetColumn[] {
   const zone = sqlString(timezone);
   return [
-    { key: 'decision', header: 'Decision', kind: 'text', sql: 'decision', width: 15 },
-    { key: 'decision_note', header: 'Note', kind: 'text', sql: 'decision_note', width: 40 },
+    { key: 'decision', header: 'Decision', kind: 'text', sql: 'decision', width: 13 },
+    { key: 'decision_note', header: 'Note', kind: 'text', sql: 'decision_note', width: 28 },
     { key: 'owner', header: 'Owner', kind: 'text', sql: 'owner', width: 16 },
     { key: 'expected_clear_by', header: 'Expected clear by', kind: 'date', sql: 'expected_clear_by', width: 14 },
     { key: 'decided_by', header: 'Decided by', kind: 'text', sql: 'decided_by', width: 16, readOnly: true },
@@ -74,24 +82,32 @@ export function decisionColumns(timezone: string): SheetColumn[] {
 export const exceptionFamilySheets = [
   { family: 'missing', title: 'Missing', description: 'orders missing at the provider or in the ledger' },
   { family: 'amounts', title: 'Amounts', description: 'matched orders whose cost, price, currency or product differ' },
-  { family: 'status', title: 'Status', description: 'status disagreements: canceled but booked, refunded not reversed, unknown status' },
-  { family: 'duplicates', title: 'Duplicates', description: 'references with more than one provider transaction or ledger line' },
+  { family: 'status', title: 'Status', description: 'canceled but booked, refunded not reversed, unknown status' },
+  { family: 'duplicates', title: 'Duplicates', description: 'references with more than one sale or ledger line' },
   { family: 'cutoff', title: 'Cutoff', description: 'matched orders the two sides put in different periods' },
 ] as const;
+
+/** The amount of a finding sheet's row (finding-amount.ts: for an unredeemed key, its cost at stake). */
+const findingAmount = (header: string) => money('finding_amount', header, findingAmountSql('recon_exceptions'), 'currency', 14);
+
+/** What a finding sheet prints on every page: what the finding is, its amounts and the decision on it. */
+const findingPrintColumns = ['exception_type', 'partner_reference', 'finding_amount', 'difference', 'finding_id', 'decision', 'decision_note'];
 
 function exceptionSheet(period: string, timezone: string, family: string, title: string, description: string): DetailSheet {
   return {
     title,
     description,
+    // The key columns first (they repeat at the left of every printed page), then the rest of the data, then the decision.
     columns: [
-      { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 24 },
-      { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
+      { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 20 },
+      { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 18 },
+      findingAmount('Amount'),
+      money('difference', 'Difference', 'difference', 'currency', 14),
       { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
       { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
       { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
       money('ledger_value', 'Ledger value', 'ledger_value', 'currency'),
       money('provider_value', 'Provider value', 'provider_value', 'currency'),
-      money('difference', 'Difference', 'difference', 'currency'),
       money('bridge_amount', 'Cost bridge effect', 'amount', 'currency'),
       { key: 'order_status', header: 'Ledger status', kind: 'text', sql: 'order_status', width: 13 },
       { key: 'status', header: 'Provider status', kind: 'text', sql: 'status', width: 22 },
@@ -104,12 +120,13 @@ function exceptionSheet(period: string, timezone: string, family: string, title:
       // missing_at_provider: windows | lookup | unproven (interface.md "Proof of absence")
       ...(family === 'missing' ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
-      { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
+      { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 33 },
       ...decisionColumns(timezone),
     ],
     table: 'recon_exceptions',
     where: `period = ${sqlString(period)} AND family = ${sqlString(family)}`,
     orderBy: 'exception_type, partner_reference NULLS LAST, transaction_id NULLS LAST, finding_id',
+    printColumns: findingPrintColumns,
   };
 }
 
@@ -165,10 +182,12 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
     ...exceptionFamilySheets.map((sheet) => exceptionSheet(period, timezone, sheet.family, sheet.title, sheet.description)),
     {
       title: 'Unredeemed keys',
-      description: `keys booked or not sent to the customer, older than the configured days at the as-of date`,
+      description: `keys booked or unsent, older than unredeemedAfterDays; amount: the cost at stake`,
       columns: [
+        { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 16 },
+        { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 18 },
+        findingAmount('Amount (cost at stake)'),
         { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
-        { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
         { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
         { key: 'status', header: 'Provider status', kind: 'text', sql: 'status', width: 22 },
         { key: 'status_class', header: 'Status class', kind: 'text', sql: 'status_class', width: 12 },
@@ -182,13 +201,16 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'as_of', header: 'As of', kind: 'date', sql: 'as_of', width: 11 },
         { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
         { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
-        { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 34 },
+        { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 33 },
         ...decisionColumns(timezone),
       ],
       table: 'recon_exceptions',
       where: `period = ${p} AND family = 'unredeemed'`,
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
+      printColumns: ['exception_type', 'partner_reference', 'finding_amount', 'finding_id', 'decision', 'decision_note'],
     },
+    // Issue 15: every action of the period and where it stands.
+    actionsSheet(period),
     {
       title: 'Sales',
       description: `provider sales dated in ${period} (${timezone})`,
@@ -216,7 +238,7 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
     },
     {
       title: 'Ledger rejects',
-      description: `ledger lines not accepted, from the ledger files that hold orders paid in ${period} and from every file with no accepted line at all`,
+      description: `ledger lines not accepted (of files with orders of ${period} or no accepted line)`,
       columns: [
         { key: 'source_file', header: 'File', kind: 'text', sql: 'source_file', width: 40 },
         { key: 'source_line', header: 'Line', kind: 'integer', sql: 'source_line', width: 8 },

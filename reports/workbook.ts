@@ -14,11 +14,14 @@ import ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { dateFormat, dateTimeFormat, formatCount, formatFileSize, integerFormat, localTextDate, moneyFormat, wallClockDate } from './formats.js';
-import { describeMissingProof, noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
+import { closeOf, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
-import { changeSummary, describeClose } from './close-facts.js';
+import { describeClose } from './close-facts.js';
+import { writeRollForwardSection } from './roll-forward.js';
 import { decisions } from '../core/decisions.js';
-import { describeCloseState } from './decision-facts.js';
+import { formatLocalTimeZoned, localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
+import { findingAmountRule } from './finding-amount.js';
+import { papers, printMargins, printScale, type PaperSize } from './print-layout.js';
 import { SheetRowsXml, workbookStyleId, writeSheetXml, type ColumnStyles } from './xlsx-sheet-writer.js';
 
 /** Excel's rows per sheet, header included. */
@@ -35,6 +38,8 @@ export interface WorkbookOptions {
   summaryOnlyOf?: { file: string; bytes: number };
   /** Called after each chunk of detail rows. */
   onProgress?: (rowsWritten: number, rowsTotal: number) => void;
+  /** The paper the sheets are laid out for when printed (config reports.paperSize; default A4). */
+  paperSize?: PaperSize;
 }
 
 /** One worksheet of the workbook (a detail sheet may take several). */
@@ -62,6 +67,11 @@ const styles = {
   title: { font: { bold: true, size: 14 } } as Style,
   heading: { font: { bold: true, size: 12 } } as Style,
   header: { font: { bold: true }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7ECF3' } } } as Style,
+  wrappedHeader: {
+    font: { bold: true },
+    fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFE7ECF3' } },
+    alignment: { wrapText: true, vertical: 'top' },
+  } as Style,
   bold: { font: { bold: true } } as Style,
   warning: { font: { bold: true, color: { argb: 'FFB00020' } } } as Style,
   alertBand: { font: { bold: true, size: 13, color: { argb: 'FFFFFFFF' } }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFB00020' } } } as Style,
@@ -126,9 +136,8 @@ async function writeFile(
   workbook.created = options.generatedAt;
   workbook.modified = options.generatedAt;
   // Sheets are written one after another: the zip holds one open entry at a time, so nothing waits in memory.
-  const generatedAt = wallClockDate(options.generatedAt, facts.timezone);
-  const print = printSetup(facts);
-  writeSummary(workbook.addWorksheet('Summary', print), facts, sheets, plan, generatedAt, options.rowsPerSheet, options.summaryOnlyOf);
+  const print = printSetup(facts, options.paperSize ?? 'A4');
+  writeSummary(workbook.addWorksheet('Summary', print.summary), facts, sheets, plan, options.generatedAt, options.rowsPerSheet, options.summaryOnlyOf);
   if (!options.summaryOnlyOf) {
     const total = plan.reduce((sum, sheet) => sum + sheet.rows, 0);
     let written = 0;
@@ -186,7 +195,7 @@ async function streamSheet(
   let written = writtenBefore;
   let partIndex = 0;
   let inSheet = 0;
-  let worksheet = openDetailWorksheet(workbook, parts[0]!.name, sheet.columns, print);
+  let worksheet = openDetailWorksheet(workbook, parts[0]!.name, sheet, print);
   for (let first = 1; first <= total; first += pageRows) {
     const result = await warehouse.connection.stream(
       `SELECT ${select}
@@ -198,8 +207,8 @@ async function streamSheet(
       for (const values of rows) {
         if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
           writeSheetXml(worksheet, rowsXml.take());
-          closeDetailWorksheet(worksheet, sheet.columns, inSheet);
-          worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet.columns, print);
+          closeDetailWorksheet(worksheet, sheet, inSheet);
+          worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet, print);
           inSheet = 0;
         }
         rowsXml.append(values, inSheet + 2);
@@ -212,7 +221,7 @@ async function streamSheet(
     }
   }
   await warehouse.run('DROP TABLE report_sheet_order');
-  closeDetailWorksheet(worksheet, sheet.columns, inSheet);
+  closeDetailWorksheet(worksheet, sheet, inSheet);
   return written;
 }
 
@@ -258,8 +267,9 @@ function selectExpression(column: SheetColumn, timezone: string): string {
   }
 }
 
-function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, columns: SheetColumn[], print: PrintSetup): ExcelJS.Worksheet {
-  const worksheet = workbook.addWorksheet(name, { ...print, views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }] });
+function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, sheet: DetailSheet, print: PrintSetup): ExcelJS.Worksheet {
+  const { columns } = sheet;
+  const worksheet = workbook.addWorksheet(name, { ...print.detail(sheet), views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }] });
   worksheet.columns = columns.map((column) => ({ header: column.header, key: column.key, width: column.width }));
   const header = worksheet.getRow(1);
   header.eachCell((cell) => (cell.style = styles.header));
@@ -267,20 +277,74 @@ function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name:
   return worksheet;
 }
 
-type PrintSetup = Pick<Partial<ExcelJS.AddWorksheetOptions>, 'pageSetup' | 'headerFooter'>;
+type SheetPrint = Pick<Partial<ExcelJS.AddWorksheetOptions>, 'pageSetup' | 'headerFooter'>;
+
+interface PrintSetup {
+  paper: PaperSize;
+  summary: SheetPrint;
+  detail(sheet: DetailSheet): SheetPrint;
+}
 
 /**
- * Every sheet prints landscape, one page wide (as many pages down as it takes), its first row repeated on
- * each page, and a footer with the period, the as-of, the verdict, the sign-off state and the page number.
+ * How each sheet prints on `paper` (reports/print-layout.ts), with a footer giving the period, the as-of, the
+ * time zone, the verdict and sign-off state (the one state of close-facts.ts) and the page number:
+ * - the Summary portrait, at the scale its columns fit across the page (it is laid out for at most 2 pages);
+ * - a finding sheet landscape, its key columns on every page (the leading ones repeated at the left, the
+ *   decision ones as the print area) at the scale they fit across; the rest of its columns stay on screen;
+ * - any other sheet landscape, one page wide, its first row repeated on each page.
  */
-function printSetup(facts: ReportFacts): PrintSetup {
+function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
   const footerText = (text: string) => text.replaceAll('&', '&&');
+  const headerFooter = {
+    // Every printed page says the zone its dates and times are in (the time cells of a detail sheet cannot).
+    oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf} · times in ${facts.timezone}`)}&C${footerText(describeClose(closeOf(facts)).footer)}&RPage &P of &N`,
+  };
+  const common = { paperSize: papers[paper].excelCode, margins: printMargins, horizontalCentered: false };
   return {
-    pageSetup: { orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0, printTitlesRow: '1:1', horizontalCentered: false },
-    headerFooter: {
-      oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf}`)}&C${footerText(describeCloseState(facts.decisions))}&RPage &P of &N`,
+    paper,
+    summary: {
+      pageSetup: { ...common, orientation: 'portrait', fitToPage: false, scale: printScale(summaryColumnWidths, paper, 'portrait') },
+      headerFooter,
+    },
+    detail: (sheet) => {
+      const keys = sheet.printColumns;
+      if (!keys) return { pageSetup: { ...common, orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0, printTitlesRow: '1:1' }, headerFooter };
+      const widths = sheet.columns.filter((column) => keys.includes(column.key)).map((column) => column.width);
+      const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
+      return {
+        pageSetup: {
+          ...common,
+          orientation: 'landscape',
+          fitToPage: false,
+          scale: printScale(widths, paper, 'landscape'),
+          printTitlesRow: '1:1',
+          ...(leading > 0 ? { printTitlesColumn: `${columnLetter(1)}:${columnLetter(leading)}` } : {}),
+        },
+        headerFooter,
+      };
     },
   };
+}
+
+/** The print area of a finding sheet: its key columns after the leading ones, over every row written. */
+function printArea(sheet: DetailSheet, rows: number): string | undefined {
+  const keys = sheet.printColumns;
+  if (!keys) return undefined;
+  const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
+  const area = sheet.columns.map((column, i) => ({ key: column.key, at: i + 1 })).filter((c, i) => i >= leading && keys.includes(c.key));
+  if (area.length === 0) return undefined;
+  const first = area[0]!.at;
+  const last = area[area.length - 1]!.at;
+  if (last - first + 1 !== area.length) throw new RangeError(`the print columns of ${sheet.title} after the leading ones must be adjacent`);
+  // exceljs puts `$` before the columns only; the rows are made absolute here (a relative one would move with the cursor).
+  return `${columnLetter(first)}$1:${columnLetter(last)}$${rows + 1}`;
+}
+
+/** 1 → A, 27 → AA. */
+function columnLetter(column: number): string {
+  let letters = '';
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  return letters;
 }
 
 /**
@@ -304,9 +368,11 @@ function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[
   });
 }
 
-function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, columns: SheetColumn[], rows: number): void {
-  worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows + 1, column: columns.length } };
-  addDecisionDropDown(worksheet, columns, rows);
+function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, sheet: DetailSheet, rows: number): void {
+  worksheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: rows + 1, column: sheet.columns.length } };
+  const area = printArea(sheet, rows);
+  if (area) worksheet.pageSetup.printArea = area;
+  addDecisionDropDown(worksheet, sheet.columns, rows);
   worksheet.commit();
 }
 
@@ -325,14 +391,18 @@ type SummaryCell = { value: ExcelJS.CellValue; style: Style } | string | null;
 /** What a Summary section writes with: whole rows, and the cells the Summary uses. */
 interface SummaryPen {
   line(...cells: SummaryCell[]): void;
+  /** Text across the whole width of the Summary, wrapped: it prints whole, whatever its length. */
+  note(text: string, style?: Style): void;
   /** A blank row, then the section's title. */
   heading(text: string): void;
-  header(...labels: string[]): void;
+  header(...labels: (string | null)[]): void;
   styled(value: ExcelJS.CellValue, style: Style): SummaryCell;
   count(value: string | number): SummaryCell;
   money(value: Decimal, currency: string | null): SummaryCell;
-  /** A local wall-clock time as the facts give it ("YYYY-MM-DD HH:MM:SS"). */
+  /** A local wall-clock time as the facts give it ("YYYY-MM-DD HH:MM:SS"), shown with its UTC offset. */
   localTime(text: string | null): SummaryCell;
+  /** An instant, shown as the wall clock of the configured zone with its UTC offset. */
+  instant(at: Date): SummaryCell;
 }
 
 /** Everything a Summary section may show. */
@@ -348,7 +418,11 @@ interface SummaryContext {
 /** One section of the Summary: its facts (ReportFacts) written beside their labels. */
 type SummarySection = (pen: SummaryPen, context: SummaryContext) => void;
 
-/** The Summary, top to bottom. A new section is a new function here. */
+/**
+ * The Summary, top to bottom. A new section is a new function here, written in the six columns below
+ * (labels in A, values in B–F) so the Summary keeps printing on at most 2 pages at 8 pt or more
+ * (test/cli/workbook-print.test.ts converts it with LibreOffice and counts).
+ */
 const summarySections: SummarySection[] = [
   writeSummaryHeader,
   writeSignoffSection,
@@ -358,10 +432,16 @@ const summarySections: SummarySection[] = [
   writeBridgeSection,
   writeDecisionsSection,
   writeExceptionsByTypeSection,
-  writeAmountsSection,
+  // Issue 15: the roll-forward per currency, its own section (reports/roll-forward.ts).
+  (pen, { facts }) => writeRollForwardSection(pen, facts.rollForward),
   writeAgingSection,
   writeSheetsSection,
 ];
+
+/** A: labels; B: a value or a time (with its offset); C–F: numbers. Nothing is written right of F. */
+const summaryColumnWidths = [23, 23, 14, 14, 14, 14];
+/** Characters of body text a wrapped note holds per printed line (a little under the columns' width). */
+const noteLineChars = Math.floor(summaryColumnWidths.reduce((sum, width) => sum + width, 0) * 1.1);
 
 function writeSummary(
   worksheet: ExcelJS.Worksheet,
@@ -372,79 +452,93 @@ function writeSummary(
   rowsPerSheet: number,
   summaryOnlyOf: WorkbookOptions['summaryOnlyOf'],
 ): void {
-  // A: labels; C holds the bridge's line texts, D exception type names; the rest are numbers.
-  worksheet.columns = [{ width: 36 }, { width: 20 }, { width: 46 }, { width: 26 }, ...Array.from({ length: 8 }, () => ({ width: 20 }))];
-  const pen = summaryPen(worksheet);
+  worksheet.columns = summaryColumnWidths.map((width) => ({ width }));
+  const pen = summaryPen(worksheet, facts.timezone);
   const context: SummaryContext = { facts, sheets, plan, generatedAt, rowsPerSheet, summaryOnlyOf };
   for (const section of summarySections) section(pen, context);
+  worksheet.pageSetup.printArea = `A$1:${columnLetter(summaryColumnWidths.length)}$${pen.rows()}`;
   worksheet.commit();
 }
 
-function summaryPen(worksheet: ExcelJS.Worksheet): SummaryPen {
-  const line = (...cells: SummaryCell[]) => {
+function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen & { rows(): number } {
+  let rows = 0;
+  const addRow = (cells: SummaryCell[], lines = 1) => {
     const row = worksheet.addRow(cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)));
     cells.forEach((cell, i) => {
       if (cell !== null) row.getCell(i + 1).style = typeof cell === 'object' ? cell.style : styles.plain;
     });
+    if (lines > 1) row.height = 15 * lines;
     row.commit();
+    rows = row.number;
   };
+  const line = (...cells: SummaryCell[]) => addRow(cells);
   const styled = (value: ExcelJS.CellValue, style: Style): SummaryCell => ({ value, style });
+  // A time cell's format carries the zone's offset at that instant, so "every time says its zone" holds in print too.
+  const timeCell = (instant: Date): SummaryCell => {
+    const { offset } = zonedTimeParts(instant, timezone);
+    return styled(wallClockDate(instant, timezone), timeStyle(offset));
+  };
   return {
     line,
     styled,
+    rows: () => rows,
+    note: (text, style = styles.plain) => {
+      const row = worksheet.addRow([text]);
+      row.getCell(1).style = { ...style, alignment: { wrapText: true, vertical: 'top' } };
+      const lines = Math.max(1, Math.ceil(text.length / noteLineChars));
+      // 15 pt a line of the 11 pt body font; a larger font (the alert band) needs proportionally more.
+      if (lines > 1) row.height = Math.ceil((15 * lines * Math.max(11, style.font?.size ?? 11)) / 11);
+      worksheet.mergeCells(row.number, 1, row.number, summaryColumnWidths.length);
+      row.commit();
+      rows = row.number;
+    },
     heading: (text) => {
       line();
       line(styled(text, styles.heading));
     },
-    header: (...labels) => line(...labels.map((label) => styled(label, styles.header))),
+    // A label wider than its column wraps onto more lines of a taller row, so it prints whole.
+    header: (...labels) => {
+      const lines = Math.max(...labels.map((label, i) => Math.ceil((label ?? '').length / (summaryColumnWidths[i] ?? 1))));
+      addRow(labels.map((label) => (label === null ? null : styled(label, lines > 1 ? styles.wrappedHeader : styles.header))), lines);
+    },
     count: (value) => styled(Number(value), styles.integer),
     money: (value, currency) => (value === null ? null : styled(Number(value), moneyStyle(currency))),
-    localTime: (text) => (text === null ? null : styled(localTextDate(text), styles.dateTime)),
+    localTime: (text) => (text === null ? null : timeCell(localTimeInstant(text, timezone))),
+    instant: timeCell,
   };
 }
 
-/** The title, the period, its dates and time zone, a summary-only note and the no-ledger warning. */
-function writeSummaryHeader({ line, styled, localTime }: SummaryPen, { facts, generatedAt, summaryOnlyOf }: SummaryContext): void {
-  // The verdict and the sign-off come first: an incomplete or restated month must not read as final.
-  const close = describeClose(facts.close, facts.timezone);
-  if (close.alert) line(styled(close.alert, styles.alertBand), ...Array.from({ length: 7 }, () => styled('', styles.alertBand)));
-  for (const text of close.lines) line(styled(text, close.alert ? styles.warning : styles.bold));
-  line(styled(`pinrecon reconciliation — ${facts.period}`, styles.title));
-  line();
-  line(styled('Period', styles.bold), facts.period);
-  line(styled('As of', styles.bold), styled(localTextDate(facts.asOf), styles.date));
-  line(styled('Time zone (all dates)', styles.bold), facts.timezone);
-  line(styled('Reconciled at', styles.bold), localTime(facts.reconciledAt));
-  line(styled('Report generated at', styles.bold), styled(generatedAt, styles.dateTime));
-  if (summaryOnlyOf) {
-    line(
-      styled('Note', styles.bold),
-      `Summary only: the full workbook (${formatFileSize(summaryOnlyOf.bytes)}) is too large to attach; it is at ${summaryOnlyOf.file}`,
-    );
-  }
-
-  const warning = noLedgerOrdersWarning(facts);
-  if (warning) line(styled('WARNING', styles.warning), styled(warning, styles.warning));
+/** One shared style per UTC offset: "yyyy-mm-dd hh:mm -03:00". */
+const timeStyles = new Map<string, Style>();
+function timeStyle(offset: string): Style {
+  let style = timeStyles.get(offset);
+  if (!style) timeStyles.set(offset, (style = { numFmt: `yyyy-mm-dd hh:mm "${offset}"`, alignment: { horizontal: 'left' } }));
+  return style;
 }
 
-/** Who signed the period off, and what changed since: new, cleared and changed findings, amount delta per currency. */
-function writeSignoffSection({ line, heading, header, styled, count, money, localTime }: SummaryPen, { facts }: SummaryContext): void {
-  const signoff = facts.close?.signoff;
-  if (facts.close && signoff) {
-    heading('Changed since sign-off');
-    line(styled('Signed off by', styles.bold), signoff.signedBy);
-    line(styled('Signed off at', styles.bold), localTime(`${signoff.signedAt}:00`));
-    if (signoff.note) line(styled('Note', styles.bold), signoff.note);
-    line(styled('Sign-off status', styles.bold), facts.close.status.replaceAll('_', ' '));
-    line(styled('Since the sign-off', styles.bold), changeSummary(facts.close));
-    for (const [label, n] of [['New findings', facts.close.changes.new], ['Cleared findings', facts.close.changes.cleared], ['Changed findings', facts.close.changes.changed]] as const) {
-      line(styled(label, styles.bold), count(n));
-    }
-    if (facts.close.deltas.length > 0) {
-      header('Currency', 'Amount delta (now − signed)');
-      for (const d of facts.close.deltas) line(d.currencyCode ?? '(none)', money(d.amountDelta, d.currencyCode));
-    }
+/** The verdict and sign-off state first, then the title, the period, its dates and zone, notes and warnings. */
+function writeSummaryHeader({ line, note, styled, localTime, instant }: SummaryPen, { facts, generatedAt, summaryOnlyOf }: SummaryContext): void {
+  // The verdict and the sign-off come first: an incomplete or restated month must not read as final.
+  const close = describeClose(closeOf(facts));
+  if (close.alert) note(close.alert, styles.alertBand);
+  for (const text of close.lines) note(text, close.alert ? styles.warning : styles.bold);
+  line(styled(`pinrecon reconciliation — ${facts.period}`, styles.title));
+  line(styled('Period', styles.bold), facts.period);
+  line(styled('As of', styles.bold), styled(localTextDate(facts.asOf), styles.date));
+  line(styled('Time zone', styles.bold), facts.timezone, 'every date is in it; every time shows its UTC offset');
+  line(styled('Reconciled at', styles.bold), localTime(facts.reconciledAt));
+  line(styled('Report generated at', styles.bold), instant(generatedAt));
+  if (close.signoffState === 'unsigned') line(styled('Sign-off', styles.bold), 'unsigned');
+  if (summaryOnlyOf) {
+    note(`Summary only: the full workbook (${formatFileSize(summaryOnlyOf.bytes)}) is too large to attach; it is at ${summaryOnlyOf.file}`, styles.bold);
   }
+  const warning = noLedgerOrdersWarning(facts);
+  if (warning) note(`WARNING: ${warning}`, styles.warning);
+}
+
+/** Where the findings that differ from the sign-off are: the state itself is said once, at the top. */
+function writeSignoffSection({ note }: SummaryPen, { facts }: SummaryContext): void {
+  if (closeOf(facts).status === 'changed_since_signoff') note('The findings new, cleared or changed since the sign-off are on the sheet Changed since sign-off.');
 }
 
 /** When and from what the data was extracted: the last fetch, the windows and the runs behind them. */
@@ -452,81 +546,100 @@ function writeExtractionSection({ line, heading, header, styled, count, localTim
   const { windows, runs, lastFetchAt } = facts.extraction;
   heading('Data extracted from the provider API');
   line(styled('Last fetch', styles.bold), lastFetchAt ? localTime(lastFetchAt) : 'never: no extract covers this period');
-  line(styled('Extract windows covering the period', styles.bold), count(windows.length));
+  line(styled('Extract windows', styles.bold), count(windows.length), 'covering the period');
   if (windows.length > 0) {
-    header('Window start', 'Window end', 'By date', 'Completed at', 'Records', 'Quarantined', 'Run');
-    for (const w of windows) {
-      line(styled(localTextDate(w.windowStart), styles.date), styled(localTextDate(w.windowEnd), styles.date), w.by, localTime(w.completedAt), count(w.records), count(w.quarantined), w.runId);
-    }
+    header('Window', 'Completed at', 'By date', 'Records', 'Quarantined');
+    for (const w of windows) line(`${w.windowStart} – ${w.windowEnd}`, localTime(w.completedAt), w.by, count(w.records), count(w.quarantined));
   }
-  line(styled('Extract runs behind them', styles.bold), count(runs.length));
+  line(styled('Extract runs', styles.bold), count(runs.length), 'that completed them');
   if (runs.length > 0) {
-    header('Run', 'Command', 'Started', 'Finished', 'Status', 'Requests', 'Retries', 'Rate limited (503)', 'Rows loaded');
+    header('Run', 'Started', 'Status', 'Requests', 'Retries · 503', 'Rows loaded');
     for (const r of runs) {
-      line(r.runId, r.command, localTime(r.startedAt), localTime(r.finishedAt), r.status, count(r.requests), count(r.retries), count(r.rateLimited), count(r.rowsLoaded));
+      line(r.runId, localTime(r.startedAt), `${r.command} ${r.status}`, count(r.requests), `${formatCount(r.retries)} · ${formatCount(r.rateLimited)}`, count(r.rowsLoaded));
     }
   }
 }
 
 /** The ledger orders reconciled and the rejected lines, with where the rejects are listed. */
-function writeLedgerSection({ line, heading, styled, count }: SummaryPen, { facts }: SummaryContext): void {
+function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, { facts }: SummaryContext): void {
   heading('Ledger');
-  line(styled('Ledger orders in the period', styles.bold), count(facts.ledger.orders));
+  line(styled('Ledger orders', styles.bold), count(facts.ledger.orders), 'in the period');
   line(styled('Ledger lines rejected', styles.bold), count(facts.ledger.rejects), `from ${formatCount(facts.ledger.rejectFiles)} file(s), listed on the sheet Ledger rejects`);
   if (facts.ledger.unplacedRejects > 0) {
-    line(
-      styled('… from files with no accepted line', styles.warning),
-      count(facts.ledger.unplacedRejects),
-      `from ${formatCount(facts.ledger.unplacedFiles)} file(s) where not one line was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, columns) and import again`,
-    );
+    line(styled('… of unreadable files', styles.warning), count(facts.ledger.unplacedRejects), `from ${formatCount(facts.ledger.unplacedFiles)} file(s)`);
+    note('Not one line of those files was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, columns) and import again.', styles.warning);
   }
-  line(
+  note(
     `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file holding orders paid in ${facts.period}, ` +
       `and of every file with no accepted line at all (it belongs to no period, so every report shows it until the file is imported again).`,
   );
 }
 
+/** Per currency, the ledger side and the provider side, each in a row of its own. */
 function writeTotalsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Totals per currency');
-  header('Currency', ...totalsColumns.map((c) => c.header));
-  for (const t of facts.totals) {
-    line(t.currency ?? '(none)', ...totalsColumns.map((c) => (c.kind === 'count' ? count(c.value(t) ?? 0) : money(c.value(t), t.currency))));
+  // The exceptions per currency are the totals of the decisions table below.
+  const ledgerColumns = totalsColumns.filter((c) => c.header.startsWith('Ledger') || c.header === 'of which paid' || c.header === 'Matched');
+  const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c) && c.header !== 'Exceptions');
+  for (const columns of [ledgerColumns, providerColumns]) {
+    header('Currency', ...columns.map((c) => c.header));
+    for (const t of facts.totals) {
+      line(t.currency ?? '(none)', ...columns.map((c) => (c.kind === 'count' ? count(c.value(t) ?? 0) : money(c.value(t), t.currency))));
+    }
   }
 }
 
+/** Per currency, the bridge's lines (their text runs into the empty B), items, amount and gross. */
 function writeBridgeSection({ line, heading, header, styled, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Cost bridge: ledger expected cost → provider cost');
-  header('Currency', 'Step', 'Line', 'Exception type', 'Items', 'Amount', 'Gross debit', 'Gross credit');
-  for (const b of facts.bridge) {
-    const isTotal = b.exceptionType === null && (b.step === 0 || b.step === Math.max(...facts.bridge.filter((x) => x.currency === b.currency).map((x) => x.step)));
-    const gross = facts.decisions.bridgeGross.find((g) => g.currency === b.currency && g.exceptionType === b.exceptionType);
-    line(b.currency ?? '(none)', count(b.step), isTotal ? styled(b.label, styles.bold) : b.label, b.exceptionType, count(b.items), money(b.amount, b.currency),
-      gross ? money(gross.grossDebit, b.currency) : null, gross ? money(gross.grossCredit, b.currency) : null);
+  const currencies = [...new Set(facts.bridge.map((b) => b.currency))];
+  for (const currency of currencies) {
+    header(currency ?? '(none)', null, 'Items', 'Amount', 'Gross debit', 'Gross credit');
+    const steps = facts.bridge.filter((b) => b.currency === currency);
+    const lastStep = Math.max(...steps.map((x) => x.step));
+    // A step with no item and no amount says nothing: left out (the detail is on the sheets).
+    for (const b of steps.filter((x) => x.exceptionType === null || Number(x.items) > 0 || Number(x.amount ?? 0) !== 0)) {
+      const isTotal = b.exceptionType === null && (b.step === 0 || b.step === lastStep);
+      const gross = facts.decisions.bridgeGross.find((g) => g.currency === b.currency && g.exceptionType === b.exceptionType);
+      line(isTotal ? styled(b.label, styles.bold) : b.label, null, count(b.items), money(b.amount, b.currency),
+        gross ? money(gross.grossDebit, b.currency) : null, gross ? money(gross.grossCredit, b.currency) : null);
+    }
   }
 }
 
-/** Per currency: findings and amounts by decision, undecided, pending and overdue, each net beside its gross debit and credit. */
-function writeDecisionsSection({ line, heading, header, styled, count, money }: SummaryPen, { facts }: SummaryContext): void {
-  heading('Decisions, pending and overdue per currency');
-  line(
+/**
+ * Per currency, two blocks that each count every finding once: by decision (undecided included) and by state
+ * (undecided, overdue, pending, decided), each with a total equal to the currency's findings; every net amount
+ * beside its gross debit and credit.
+ */
+function writeDecisionsSection({ line, note, heading, header, styled, count, money }: SummaryPen, { facts }: SummaryContext): void {
+  heading('Decisions and states per currency');
+  note(
     'Pending: decided timing with Expected clear by on or after the as-of date, or a cutoff_difference the other period has not reconciled yet. ' +
-      'Overdue: timing past its Expected clear by. Everything not pending is a break to account for. Gross debit and credit show what a net amount nets.',
+      `Overdue: timing past its Expected clear by. Everything not pending is a break to account for. ${findingAmountRule}`,
   );
-  header('Currency', 'Decision / state', 'Findings', 'Net amount', 'Gross debit', 'Gross credit');
-  for (const d of facts.decisions.lines) {
-    const label = d.kind === 'state' ? styled(d.label.toUpperCase(), d.label === 'pending' ? styles.bold : styles.warning) : d.label;
-    line(d.currency ?? '(none)', label, count(d.findings), money(d.net, d.currency), money(d.grossDebit, d.currency), money(d.grossCredit, d.currency));
+  const d = facts.decisions;
+  if (d.totals.length === 0) line('No findings.');
+  for (const total of d.totals) {
+    const currency = total.currency;
+    for (const [kind, title] of [['decision', 'by decision'], ['state', 'by state']] as const) {
+      header(`${currency ?? '(none)'} ${title}`, 'Findings', 'Net amount', 'Gross debit', 'Gross credit');
+      for (const l of d.lines.filter((x) => x.kind === kind && x.currency === currency)) {
+        const label = kind === 'state' && l.label !== 'decided' ? styled(l.label.toUpperCase(), l.label === 'pending' ? styles.bold : styles.warning) : l.label;
+        line(label, count(l.findings), money(l.net, currency), money(l.grossDebit, currency), money(l.grossCredit, currency));
+      }
+      line(styled('Total', styles.bold), count(total.findings), money(total.net, currency), money(total.grossDebit, currency), money(total.grossCredit, currency));
+    }
   }
-  if (facts.decisions.lines.length === 0) line('No findings.');
 }
 
 /** Findings per type, with what changed since the previous reconciliation of the period. */
-function writeExceptionsByTypeSection({ line, heading, header, styled, count }: SummaryPen, { facts }: SummaryContext): void {
+function writeExceptionsByTypeSection({ line, note, heading, header, styled, count }: SummaryPen, { facts }: SummaryContext): void {
   const changes = facts.changes;
   heading('Exceptions by type');
-  line(
+  note(
     changes?.previousBuiltAt
-      ? `New, still open and cleared compared with the previous reconciliation of ${facts.period}, at ${changes.previousBuiltAt}.`
+      ? `New, still open and cleared compared with the previous reconciliation of ${facts.period}, at ${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}.`
       : `First reconciliation of ${facts.period}: every finding is new.`,
   );
   header('Exception type', 'Findings', 'New', 'Still open', 'Cleared');
@@ -540,29 +653,21 @@ function writeExceptionsByTypeSection({ line, heading, header, styled, count }: 
   if (missingProof) line(facts.missingProof.unproven > 0 ? styled(missingProof, styles.warning) : missingProof);
 }
 
-function writeAmountsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
-  heading('Amounts by exception type');
-  header('Exception type', 'Currency', 'Findings', 'Ledger value', 'Provider value', 'Difference', 'Cost bridge effect');
-  for (const a of facts.exceptionAmounts) {
-    line(a.exceptionType, a.currency, count(a.findings), money(a.ledgerValue, a.currency), money(a.providerValue, a.currency), money(a.difference, a.currency), money(a.bridgeAmount, a.currency));
-  }
-}
-
 function writeAgingSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Unredeemed keys by age');
-  header('Currency', 'Aging bucket (days)', 'Keys', 'Cost');
-  for (const a of facts.aging) line(a.currency ?? '(none)', a.bucket, count(a.keys), money(a.costTotal, a.currency));
+  header('Currency', 'Aging bucket (days)', 'Keys', 'Cost at stake');
+  for (const a of facts.aging.filter((x) => Number(x.keys) > 0)) line(a.currency ?? '(none)', a.bucket, count(a.keys), money(a.costTotal, a.currency));
+  if (!facts.aging.some((x) => Number(x.keys) > 0)) line('No unredeemed key.');
 }
 
 /** The workbook's sheets with their rows, and a note for each sheet that continues on another. */
-function writeSheetsSection({ line, heading, header, styled, count }: SummaryPen, { sheets, plan, rowsPerSheet, summaryOnlyOf }: SummaryContext): void {
+function writeSheetsSection({ line, note, heading, header, count }: SummaryPen, { sheets, plan, rowsPerSheet, summaryOnlyOf }: SummaryContext): void {
   heading(summaryOnlyOf ? 'Sheets of the full workbook' : 'Sheets');
   for (const { title } of sheets) {
     const parts = plan.filter((part) => part.title === title);
     if (parts.length > 1) {
       const rows = parts.reduce((sum, part) => sum + part.rows, 0);
-      line(
-        styled('Note', styles.bold),
+      note(
         `${title} has ${rows.toLocaleString('en-US')} rows, more than one sheet holds (${rowsPerSheet.toLocaleString('en-US')}): it continues on ${parts
           .slice(1)
           .map((part) => part.name)

@@ -47,7 +47,7 @@ Example:
         );
         output.result(
           [
-            `${period} signed off by ${summary.signedBy} at ${summary.signedAt} (sign-off ${summary.signoffId})`,
+            `${period} signed off by ${summary.signedBy} at ${summary.signedAtZoned} (sign-off ${summary.signoffId})`,
             `${summary.findings} findings (${summary.undecided} undecided) as of ${summary.asOf}, reconcile run ${summary.runId}`,
             `content sha256 ${summary.contentSha256}`,
             `manifest: pinrecon ${summary.manifest.pinreconVersion}, sql ${summary.manifest.sqlSha256.slice(0, 12)}…, ` +
@@ -71,7 +71,7 @@ export function registerReopen(program: Command): void {
     action<ReopenCommandOptions, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
       const signoff = await withJobWarehouse(config, (warehouse) => reopenPeriod(warehouse, config, { period, by: options.by, reason: options.reason }, output));
-      output.result(`${period} reopened by ${signoff.reopenedBy} at ${signoff.reopenedAt}: ${signoff.reopenReason} (sign-off ${signoff.signoffId} of ${signoff.signedBy} kept)`);
+      output.result(`${period} reopened by ${signoff.reopenedBy} at ${signoff.reopenedAtZoned}: ${signoff.reopenReason} (sign-off ${signoff.signoffId} of ${signoff.signedBy} at ${signoff.signedAtZoned} kept)`);
       output.document({ ok: true, ...signoff });
     }),
   );

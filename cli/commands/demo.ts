@@ -52,6 +52,15 @@ function describeDemo(summary: DemoSummary): string {
     `workbook   ${summary.workbook}`,
     `email      ${summary.emails.join(', ') || '(none received)'}`,
     `ledger     ${summary.ledger}   (${summary.plant.lines} lines, with planted breaks)`,
+    ...(summary.reversal
+      ? [
+          `action     ${summary.reversal.actionId}: reversal of sale ${summary.reversal.transactionId} ` +
+            `(refunded_not_reversed ${summary.reversal.partnerReference ?? ''}), ` +
+            `decided by ${summary.reversal.decidedBy}, approved by ${summary.reversal.approvedBy}, ` +
+            `executed: ${summary.reversal.outcome.toUpperCase()} (${summary.reversal.detail})`,
+          `           the next reconcile clears that finding; see \`pinrecon actions list --period ${summary.period}\``,
+        ]
+      : []),
     `done in ${summary.seconds.toFixed(1)}s. Ask the database yourself:`,
     `  PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} query "select exception_type, count(*) from recon_exceptions group by 1"`,
     '',
@@ -59,7 +68,11 @@ function describeDemo(summary: DemoSummary): string {
     `  1. decide in the workbook: open ${summary.workbook}, fill Decision (the drop-down), Note, Owner, Expected clear by on the finding sheets, save`,
     `  2. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} findings import ${summary.workbook} --by "<your name>"`,
     `  3. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} findings list --period ${summary.period} --undecided   (what is left to decide)`,
-    `  4. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} close --period ${summary.period} --by "<your name>"   (sign the month off)`,
+    `  4. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} actions plan --period ${summary.period}` +
+      '   (reversals, claims, journal entries from the decisions)',
+    `     then a second person: actions approve --period ${summary.period} --all --by "<name>"; then actions execute / actions export`,
+    `  5. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} close --period ${summary.period} --by "<your name>"` +
+      '   (sign the month off)',
   ].join('\n');
 }
 

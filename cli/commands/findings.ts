@@ -20,6 +20,7 @@ import {
 } from '../../pipelines/findings.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { csvField } from './query.js';
+import { printableCells, printJson, printText } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 
 interface ImportOptions extends GlobalOptions {
@@ -178,7 +179,7 @@ Examples:
       } finally {
         warehouse.close();
       }
-      printRows(rows, format, '(no decisions recorded)');
+      await printRows(rows, format, '(no decisions recorded)');
     }),
   );
 
@@ -201,17 +202,20 @@ Examples:
       } finally {
         warehouse.close();
       }
-      printRows(rows, format, '(no findings)');
+      await printRows(rows, format, '(no findings)');
     }),
   );
 }
 
-function printRows(rows: object[], format: string, none: string): void {
-  if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+/** References and notes come from files and the upstream: printed only through the printable-text rule. */
+async function printRows(rows: object[], format: string, none: string): Promise<void> {
+  if (format === 'json') await printJson(rows, 2);
   else if (format === 'csv') {
     const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-    process.stdout.write([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
-  } else process.stdout.write(`${rows.length === 0 ? none : formatTable(rows as Record<string, unknown>[])}\n`);
+    await printText([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
+  } else {
+    await printText(`${rows.length === 0 ? none : formatTable(printableCells(rows as unknown as Record<string, unknown>[]))}\n`);
+  }
 }
 
 /** What an import or decide did; a refused row (or finding id) makes the command fail (exit 1), the others still recorded. */

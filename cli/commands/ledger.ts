@@ -14,6 +14,8 @@ interface ImportOptions extends GlobalOptions {
   dateFormat?: string;
   sheet?: string;
   replace?: boolean;
+  allowOverlap?: boolean;
+  insteadOf?: string;
 }
 
 
@@ -31,7 +33,9 @@ export function registerLedger(program: Command): void {
       .option('--decimal-separator <char>', 'decimal separator of numbers written as text: "." or "," (default: ledger.decimalSeparator)')
       .option('--date-format <pattern>', 'date-fns pattern of paid_at, e.g. dd/MM/yyyy HH:mm:ss (default: ledger.dateFormat; ISO 8601 always accepted)')
       .option('--sheet <name>', 'Excel sheet to read (default: ledger.sheet, else the first)')
-      .option('--replace', "replace the path's lines even when this file has far fewer accepted lines (ledger.minReplaceRatio); the old lines stay in ledger_history"),
+      .option('--replace', "replace the path's lines even when this file has far fewer accepted lines (ledger.minReplaceRatio); the old lines stay in ledger_history")
+      .option('--instead-of <file>', 'this file replaces the one imported from that other path (its lines kept in ledger_history)')
+      .option('--allow-overlap', 'import although most of its references are loaded from another file (ledgers sharing references)'),
   ).action(
     action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
       const importOptions = parseOverrides(options);
@@ -69,5 +73,7 @@ function parseOverrides(options: ImportOptions): LedgerImportOptions {
   if (options.dateFormat !== undefined) result.overrides!.dateFormat = options.dateFormat;
   if (options.sheet !== undefined) result.overrides!.sheet = options.sheet;
   if (options.replace) result.replace = true;
+  if (options.allowOverlap) result.allowOverlap = true;
+  if (options.insteadOf !== undefined) result.insteadOf = options.insteadOf;
   return result;
 }

@@ -6,9 +6,10 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { formatTable, type Output } from '../../core/output.js';
-import { neutralizeFormula, printable } from '../../core/text-safety.js';
+import { neutralizeFormula, printable, printableJson } from '../../core/text-safety.js';
+import { printText } from '../print.js';
 import { queryArrow, writeArrowStream } from '../../pipelines/arrow.js';
-import { openForReading, queryMasked, type MaskedResult } from '../../pipelines/query.js';
+import { openForReading, queryMasked, wholeKeysWarning, type MaskedResult } from '../../pipelines/query.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 
 interface QueryOptions extends GlobalOptions {
@@ -38,6 +39,8 @@ export function registerQuery(program: Command): void {
       }
       const warehouse = await openForReading(config, output, { live: options.live });
       try {
+        const exposure = await wholeKeysWarning(warehouse);
+        if (exposure) output.warn(exposure);
         if (format === 'arrow') {
           const { schema, batches } = await queryArrow(warehouse, sql, config.timezone);
           return await writeArrowStream(schema, batches, process.stdout);
@@ -64,23 +67,23 @@ async function printResult({ columns, chunks }: MaskedResult, format: Exclude<(t
       }
       if (more) break;
     }
-    await write(printable(shown.length === 0 ? `${columns.join('  ')}\n(no rows)\n` : `${formatTable(shown, columns)}\n`));
+    await printText(shown.length === 0 ? `${columns.join('  ')}\n(no rows)\n` : `${formatTable(shown, columns)}\n`);
     if (more) output.warn(`showing the first ${maxRows} rows: use --max-rows, or --format csv or json for every row`);
     return;
   }
   if (format === 'csv') {
-    await write(`${columns.map(csvField).join(',')}\n`);
-    for await (const chunk of chunks) await write(chunk.map((row) => `${row.map(csvField).join(',')}\n`).join(''));
+    await printText(`${columns.map(csvField).join(',')}\n`);
+    for await (const chunk of chunks) await printText(chunk.map((row) => `${row.map(csvField).join(',')}\n`).join(''));
     return;
   }
   let first = true;
-  await write('[');
+  await printText('[');
   for await (const chunk of chunks) {
-    const text = chunk.map((row) => JSON.stringify(Object.fromEntries(columns.map((c, i) => [c, row[i]])))).join(',\n');
-    if (text) await write(`${first ? '\n' : ',\n'}${text}`);
+    const text = chunk.map((row) => printableJson(Object.fromEntries(columns.map((c, i) => [c, row[i]])))).join(',\n');
+    if (text) await printText(`${first ? '\n' : ',\n'}${text}`);
     first = false;
   }
-  await write(first ? ']\n' : '\n]\n');
+  await printText(first ? ']\n' : '\n]\n');
 }
 
 /** One CSV cell: no control characters, no formula a spreadsheet would run, quoted when needed. */
@@ -89,9 +92,4 @@ export function csvField(value: unknown): string {
   const raw = typeof value === 'object' ? JSON.stringify(value) : String(value);
   const text = typeof value === 'string' ? neutralizeFormula(printable(raw)) : printable(raw);
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
-/** Writes to stdout, waiting when the pipe is full (a million rows into `head` or a file). */
-async function write(text: string): Promise<void> {
-  if (!process.stdout.write(text)) await new Promise<void>((resolve) => process.stdout.once('drain', () => resolve()));
 }

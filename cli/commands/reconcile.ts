@@ -67,9 +67,7 @@ function printSummary(s: ReconcileSummary, output: Output): void {
     `missing at provider: ${describeProof(s.proof)}` +
     (s.coverage.provesAbsence ? ` (by-creation windows cover ${s.coverage.historyStart}..${s.coverage.coveredThrough})` : '') +
     ((s.lookup.references ?? 0) > manyLookups ? ' — extract.historyStart, with its back-fill, avoids the look-ups' : '');
-  const signoff = s.signoff.signoff
-    ? `sign-off: ${s.signoff.status} (by ${s.signoff.signoff.signedBy} at ${s.signoff.signoff.signedAt}; since: ${s.signoff.changes.new} new, ${s.signoff.changes.cleared} cleared, ${s.signoff.changes.changed} changed${s.signoff.deltas.map((d) => `, ${d.currencyCode ?? '(none)'} ${d.amountDelta}`).join('')})`
-    : 'sign-off: unsigned';
+  const signoff = `sign-off: ${s.signoffDescription}`;
   output.result(
     [
       `reconcile ${s.period} as of ${s.asOf}: ${s.exceptions} findings (${s.history.new} new, ${s.history.stillOpen} still open, ${s.history.cleared} cleared)`,

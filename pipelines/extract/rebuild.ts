@@ -110,6 +110,7 @@ function overlaps(file: LandedFile, options: RebuildOptions): boolean {
   if (!options.from || !options.to) return true;
   const window = file.record.window;
   if (window) return window.start <= options.to && window.end >= options.from;
-  const month = /by-reference_(\d{4}-\d{2})_/.exec(file.path)?.[1];
+  // by-transaction_: the sales `actions execute` read (issue 15), named by their action's period too.
+  const month = /by-(?:reference|transaction)_(\d{4}-\d{2})_/.exec(file.path)?.[1];
   return month !== undefined && month >= options.from.slice(0, 7) && month <= options.to.slice(0, 7);
 }

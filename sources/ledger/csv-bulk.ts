@@ -305,9 +305,12 @@ async function firstDifferingSample(connection: DuckDBConnection, bytes: ByteFac
   const wanted = [...bytes.samples.keys()].filter((line) => line > skip);
   if (wanted.length === 0) return undefined;
   const rows = (
-    await connection.runAndReadAll(`SELECT rowid + ${skip + 1} AS line_number, coalesce(line, '') FROM temp.ledger_csv_lines WHERE rowid IN (${wanted.map((line) => line - skip - 1).join(', ')})`)
-  ).getRowsJS() as [bigint, string][];
-  const read = new Map(rows.map(([line, text]) => [Number(line), text]));
+    await connection.runAndReadAll(
+      `SELECT rowid + ${skip + 1} AS line_number, ${lineText} FROM temp.ledger_csv_lines
+        WHERE rowid IN (${wanted.map((line) => line - skip - 1).join(', ')})`,
+    )
+  ).getRowsJS() as [bigint, string, boolean][];
+  const read = new Map(rows.map(([line, text, bom]) => [Number(line), withBom(text, bom)]));
   // As the streaming reader decodes the file (text-stream.ts: a BOM means UTF-8).
   const encoding = bytes.utf8Bom ? 'utf-8' : settings.encoding;
   return wanted.find((line) => read.get(line) !== decodeText(bytes.samples.get(line)!, encoding));
@@ -339,6 +342,16 @@ async function* otherLines(connection: DuckDBConnection, settings: LedgerReadSet
 }
 
 /**
+ * A line's text and whether it starts with a byte order mark: DuckDB's node API decodes a VARCHAR with a
+ * TextDecoder that drops a leading U+FEFF, so a line of two joined exports would lose it (and be accepted).
+ */
+const lineText = `coalesce(line, ''), coalesce(starts_with(line, chr(65279)), false)`;
+
+function withBom(text: string, bom: boolean): string {
+  return bom && !text.startsWith('\uFEFF') ? `\uFEFF${text}` : text;
+}
+
+/**
  * Lines of ledger_csv_lines matching `where`, with their line numbers, in file order, a range of rows at a
  * time (each query reads only its range: flat memory, and linear time however many lines match).
  */
@@ -347,10 +360,11 @@ async function* linePages(connection: DuckDBConnection, skip: number, where: str
   for (let from = 0; from < rows; from += pageLines) {
     const page = (
       await connection.runAndReadAll(
-        `SELECT rowid, coalesce(line, '') FROM temp.ledger_csv_lines WHERE rowid >= $from::BIGINT AND rowid < $to::BIGINT AND ${where} ORDER BY rowid`,
+        `SELECT rowid, ${lineText} FROM temp.ledger_csv_lines
+          WHERE rowid >= $from::BIGINT AND rowid < $to::BIGINT AND ${where} ORDER BY rowid`,
         { ...params, from, to: from + pageLines },
       )
-    ).getRowsJS() as [bigint, string][];
-    if (page.length > 0) yield page.map(([rowid, line]) => [Number(rowid) + skip + 1, line]);
+    ).getRowsJS() as [bigint, string, boolean][];
+    if (page.length > 0) yield page.map(([rowid, line, bom]) => [Number(rowid) + skip + 1, withBom(line, bom)]);
   }
 }

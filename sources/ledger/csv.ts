@@ -211,6 +211,17 @@ export function splitCsvLine(text: string, line: number, delimiter: string, quot
  */
 export function csvRecordEvent(record: CsvRecord, fieldCount: number | undefined, settings: Pick<LedgerReadSettings, 'delimiter' | 'encoding'>): SourceEvent {
   if (record.error) return { kind: 'reject', line: record.line, reason: record.error, raw: record.raw };
+  const loneCr = loneCarriageReturn(record.raw, settings.encoding);
+  if (loneCr !== undefined) {
+    return {
+      kind: 'reject',
+      line: record.line,
+      reason:
+        `lone carriage return at byte ${loneCr} of the line (a CR without LF: an old-Mac line break joined two lines, ` +
+        'or a stray CR inside a value); fix or remove it and import again',
+      raw: record.raw,
+    };
+  }
   if (record.raw.trim() === '') return { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
   // Excel saves the formatted empty rows below a table as `;;;;;;;`: still a line, but nothing in it.
   if (record.fields.every((f) => f.trim() === '')) return { kind: 'reject', line: record.line, reason: 'empty line (only separators)', raw: record.raw };
@@ -233,6 +244,18 @@ export function csvRecordEvent(record: CsvRecord, fieldCount: number | undefined
     };
   }
   return { kind: 'values', line: record.line, values: record.fields, raw: record.raw };
+}
+
+/**
+ * Where a CR not followed by LF sits in a record's text (1-based, in bytes of the file's encoding), or
+ * undefined. The line break's own CR is not in the record; a file whose line breaks are lone CRs is read as
+ * such (readCsv), so a lone CR left in a record of an LF file either joined two lines or sits inside a value.
+ */
+function loneCarriageReturn(raw: string, encoding: LedgerReadSettings['encoding']): number | undefined {
+  for (let at = raw.indexOf('\r'); at >= 0; at = raw.indexOf('\r', at + 1)) {
+    if (raw[at + 1] !== '\n') return (encoding === 'utf-8' ? Buffer.byteLength(raw.slice(0, at), 'utf8') : at) + 1;
+  }
+  return undefined;
 }
 
 /** Reads a delimited text file: the header (see HeaderSearch), then each later record as a data line. */

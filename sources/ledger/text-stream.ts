@@ -39,8 +39,11 @@ export async function* readTextChunks(
   }
 }
 
-/** Bytes of a text without a BOM (one line of a file) decoded exactly as readTextChunks decodes them. */
+/**
+ * Bytes of one line of a file (not its start) decoded exactly as readTextChunks decodes them: a BOM there is
+ * a character of the line (two files joined), kept, as the file's one decoder keeps it mid-file.
+ */
 export function decodeText(bytes: Uint8Array, encoding: LedgerReadSettings['encoding']): string {
-  const decoder = new TextDecoder(encoding);
+  const decoder = new TextDecoder(encoding, { ignoreBOM: true });
   return decoder.decode(bytes, { stream: true }) + decoder.decode();
 }

@@ -74,7 +74,7 @@ export function createRowValidator(settings: Pick<LedgerReadSettings, 'decimalSe
       return parsed.value;
     };
 
-    const reference = check('partner_reference', required('partner_reference'), text);
+    const reference = check('partner_reference', required('partner_reference'), partnerReference);
     const productId = check('product_id', required('product_id'), (v) =>
       typeof v === 'string' || typeof v === 'number' ? parseIdentifier(v) : v instanceof ExactNumber ? parseIdentifier(v.text) : { error: `${describe(v)} is not a product id` },
     );
@@ -114,6 +114,28 @@ function text(value: CellValue): Parsed<string> {
   if (value instanceof ExactNumber) return { value: value.text };
   if (typeof value === 'number' && Number.isSafeInteger(value)) return { value: String(value) };
   return { error: `${describe(value)} is not a reference` };
+}
+
+/**
+ * A reference as text, refused when it holds a NUL or a byte order mark: neither is typed by a person, and
+ * both are invisible when printed, so two references that look the same would not match (issue 18).
+ */
+function partnerReference(value: CellValue): Parsed<string> {
+  const parsed = text(value);
+  if (parsed.value === undefined) return parsed;
+  const nul = parsed.value.indexOf('\u0000');
+  if (nul >= 0) {
+    return { error: `holds a NUL byte at character ${nul + 1}: the file is damaged or not plain text; export the ledger again` };
+  }
+  const bom = parsed.value.indexOf('\uFEFF');
+  if (bom >= 0) {
+    return {
+      error:
+        `holds a byte order mark (U+FEFF) at character ${bom + 1}, which starts a file, not a reference: ` +
+        'were two exports joined into one file? Export the ledger again as one file',
+    };
+  }
+  return parsed;
 }
 
 const letterCodes: Record<string, RegExp> = { '3,3': /^[A-Za-z]{3}$/, '2,3': /^[A-Za-z]{2,3}$/ };

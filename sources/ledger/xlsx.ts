@@ -14,7 +14,7 @@ import { ConfigError, JobError } from '../../core/errors.js';
 import { HeaderSearch, type PlacedRow } from './columns.js';
 import { describeStart, fileEnds } from './signature.js';
 import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
-import { checkXlsxLimits, XlsxLimitExceeded } from './xlsx-limits.js';
+import { checkXlsxLimits, XlsxLimitExceeded } from '../../core/xlsx-limits.js';
 import { readWorkbookIndex, type WorkbookIndex } from './xlsx-workbook.js';
 
 const exportAgain = 'Export the ledger again from the spreadsheet as an Excel Workbook (.xlsx), or pass --format if the file is CSV, JSON or Parquet.';

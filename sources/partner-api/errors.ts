@@ -4,6 +4,7 @@
  */
 import { JobError } from '../../core/errors.js';
 import { maskPin } from '../../core/masking.js';
+import { redactSecrets } from '../../core/secret-redaction.js';
 
 /** An upstream operation that failed for good: which endpoint, what status, what the upstream said (redacted). */
 export class UpstreamError extends JobError {
@@ -36,46 +37,24 @@ const bearer = /(Bearer\s+)[\w.~+/=-]+/gi;
 const pinField = /("key"\s*:\s*")([^"]*)(")/g;
 
 /**
- * Removes every known secret (the configured credentials, tokens seen this session) and anything that looks
- * like one (JWTs, bearer headers, token/secret fields) from a text; masks PINs to their last 4 characters.
+ * Removes every known secret (the configured credentials, tokens seen this session) in every encoding an echo
+ * may use (core/secret-redaction.ts) and anything that looks like one (JWTs, bearer headers, token/secret
+ * fields) from a text; masks PINs to their last 4 characters.
  */
 export function redact(text: string, knownSecrets: Iterable<string> = []): string {
-  let out = text;
-  // Very short values would shred ordinary text; no real credential is that short.
-  const forms = [...knownSecrets].filter((secret) => secret.length >= 3).flatMap(secretForms);
-  // Longest first, so a form is not cut apart by a shorter one it contains.
-  for (const form of [...new Set(forms)].sort((a, b) => b.length - a.length)) out = out.split(form).join('***');
-  return out
+  return redactSecrets(text, knownSecrets)
     .replace(jsonWebToken, '***')
     .replace(bearer, '$1***')
     .replace(secretFields, '$1***')
     .replace(pinField, (_match, open: string, pin: string, close: string) => `${open}${maskPin(pin)}${close}`);
 }
 
-/**
- * The ways a secret may come back quoted in a body: as is, JSON-escaped (once or twice: a JSON echo of a
- * JSON request; also with \uXXXX for non-ASCII and \/ for "/"), percent-encoded and form-encoded.
- */
-function secretForms(secret: string): string[] {
-  const escapes = [
-    (value: string) => JSON.stringify(value).slice(1, -1),
-    (value: string) => value.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
-    (value: string) => value.replaceAll('/', '\\/'),
-  ];
-  // Every combination of up to three escapes, in any order (a JSON echo of a JSON request escapes twice).
-  let level = [secret];
-  const forms = new Set(level);
-  for (let depth = 0; depth < 3; depth++) {
-    level = level.flatMap((form) => escapes.map((escape) => escape(form))).filter((form) => !forms.has(form));
-    for (const form of level) forms.add(form);
-  }
-  const jsonOnce = escapes[0]!(secret);
-  for (const value of [secret, jsonOnce]) forms.add(encodeURIComponent(value)).add(new URLSearchParams({ v: value }).toString().slice(2));
-  return [...forms];
-}
+/** How much of a body is redacted before it is cut to `maxQuotedBody` (an error body may be up to api.maxAnswerBytes). */
+const maxRedactedBody = 64 * 1024;
 
 /** A response body fit for an error message: redacted, one line, at most a couple of thousand characters. */
 export function quoteBody(body: string, knownSecrets: Iterable<string> = []): string {
-  const clean = redact(body, knownSecrets).replace(/\s+/g, ' ').trim();
-  return clean.length > maxQuotedBody ? `${clean.slice(0, maxQuotedBody)}… (${clean.length} characters)` : clean;
+  const clean = redact(body.slice(0, maxRedactedBody), knownSecrets).replace(/\s+/g, ' ').trim();
+  const length = body.length > maxRedactedBody ? body.length : clean.length;
+  return clean.length > maxQuotedBody ? `${clean.slice(0, maxQuotedBody)}… (${length} characters)` : clean;
 }

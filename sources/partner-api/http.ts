@@ -8,6 +8,7 @@
  * Answers 2xx and 4xx are returned to the caller, which decides what they mean.
  */
 import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import dns, { type LookupOptions } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { constants, createGzip } from 'node:zlib';
 import type { ApiConfig } from '../../config/schema.js';
+import { confirmLoopback, isLoopbackAddress } from '../../config/transport-security.js';
 import { describeEndpoint, type Endpoint } from './endpoints.js';
 import { quoteBody, UpstreamError } from './errors.js';
 import type { ClientStats, EventSink } from './events.js';
@@ -59,6 +61,9 @@ export interface DownloadResult {
 
 export type FailureKind = 'rate_limited' | 'server_error' | 'timeout' | 'dropped' | 'unreachable';
 
+/** net.connect's `lookup` callback: one address, or all of them when asked with `all`. */
+type LookupCallback = (error: NodeJS.ErrnoException | null, address?: string | dns.LookupAddress[], family?: number) => void;
+
 /** One attempt that did not get a usable answer; the retry policy decides what happens next. */
 export class AttemptFailure extends Error {
   override name = 'AttemptFailure';
@@ -95,7 +100,15 @@ function rateLimitedWaitMs(retryAfterMs?: number): number {
 }
 
 export class Transport {
-  private readonly httpAgent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+  // Plain http is allowed to loopback only: every connection's lookup must give loopback addresses, so a
+  // name checked once cannot resolve elsewhere later (issue 18).
+  private readonly httpAgent = new http.Agent({
+    keepAlive: true,
+    maxSockets: 256,
+    lookup: (host: string, options: LookupOptions, callback: LookupCallback) => this.loopbackLookup(host, options, callback),
+  } as http.AgentOptions);
+  /** The check of a plain-http baseUrl's host by its addresses, made before the first request. */
+  private plainHttpChecked: Promise<unknown> | undefined;
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
 
   constructor(
@@ -215,8 +228,34 @@ export class Transport {
     }
   }
 
+  /**
+   * dns.lookup for plain-http connections: unless api.allowInsecureHttp, an answer holding an address that
+   * is not loopback fails the connection (the config allowed http:// because the host claimed loopback).
+   */
+  private loopbackLookup(host: string, options: LookupOptions, callback: LookupCallback): void {
+    dns.lookup(host, { ...options, all: true }, (error, addresses) => {
+      if (error) return callback(error);
+      if (!this.api.allowInsecureHttp && !addresses.every((entry) => isLoopbackAddress(entry.address))) {
+        const found = addresses.map((a) => a.address).join(', ');
+        return callback(Object.assign(new Error(`${host} resolves to ${found}, not loopback`), { code: 'ENOTLOOPBACK' }));
+      }
+      if (options.all) return callback(null, addresses);
+      const first = addresses[0];
+      if (!first) return callback(Object.assign(new Error(`${host} does not resolve`), { code: 'ENOTFOUND' }));
+      callback(null, first.address, first.family);
+    });
+  }
+
+  /** Before the first plain-http request: the baseUrl's host must resolve to loopback only (ConfigError naming the key). */
+  private confirmPlainHttp(url: URL): Promise<unknown> {
+    if (url.protocol !== 'http:' || this.api.allowInsecureHttp) return Promise.resolve();
+    this.plainHttpChecked ??= confirmLoopback(url.hostname, 'api.baseUrl', 'api.allowInsecureHttp');
+    return this.plainHttpChecked;
+  }
+
   /** Sends one request and hands the response to `consume`, failing when nothing arrives for timeoutMs. */
-  private send<R>(request: HttpRequest, consume: (response: IncomingMessage, receivedAt: Date) => Promise<R>): Promise<R> {
+  private async send<R>(request: HttpRequest, consume: (response: IncomingMessage, receivedAt: Date) => Promise<R>): Promise<R> {
+    await this.confirmPlainHttp(request.url);
     const { url } = request;
     const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
     const headers: Record<string, string | number> = { accept: 'application/json', ...request.headers };

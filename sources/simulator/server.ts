@@ -52,6 +52,11 @@ export interface SimulatorOptions {
   faults?: FaultOptions;
   /** Called once per request after it is answered (no headers, so no tokens). */
   onRequest?: (entry: RequestLogEntry) => void;
+  /**
+   * Milliseconds a reversal's answer waits after the reversal took effect (default 0): a test kills the
+   * client inside that wait to see a crash between "the provider reversed" and "we recorded it".
+   */
+  reversalAnswerDelayMs?: number;
 }
 
 export interface RequestLogEntry {
@@ -81,6 +86,10 @@ export interface SimulatorStats {
   tokensIssued: number;
   refreshes: number;
   revocations: number;
+  /** Reversal requests (by transaction id or partner reference) that reached the operation, refused ones included. */
+  reversals: number;
+  /** Of those, refused with 400 (e.g. already reversed, unknown transaction). */
+  reversalsRefused: number;
 }
 
 export interface RunningSimulator {
@@ -90,6 +99,8 @@ export interface RunningSimulator {
   stats(): SimulatorStats;
   revokeAllTokens(): void;
   setFaults(faults: FaultOptions): void;
+  /** Changes `reversalAnswerDelayMs` of a running simulator. */
+  setReversalAnswerDelay(ms: number): void;
   close(): Promise<void>;
 }
 
@@ -97,6 +108,8 @@ export interface RunningSimulator {
 type Reply = { json: unknown } | { sales: Iterable<SimulatedSale> };
 
 const MAX_BODY_BYTES = 1024 * 1024;
+/** The operations that reverse a sale (counted in the stats). */
+const reversals = new Set<EndpointName>(['reverseByTransactionId', 'reverseByPartnerReference']);
 const STREAM_CHUNK_CHARS = 64 * 1024;
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<RunningSimulator> {
@@ -118,7 +131,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     tokens,
     limiter: new SlidingWindowLimiter(options.rateLimitPerSecond ?? 50),
     faults: new FaultInjector(seed, options.faults),
-    counters: { requests: 0, rateLimited: 0, injected503: 0, injected500: 0, dropped: 0, slowed: 0, revocations: 0 },
+    counters: {
+      requests: 0,
+      rateLimited: 0,
+      injected503: 0,
+      injected500: 0,
+      dropped: 0,
+      slowed: 0,
+      revocations: 0,
+      reversals: 0,
+      reversalsRefused: 0,
+    },
+    reversalAnswerDelayMs: options.reversalAnswerDelayMs ?? 0,
     byEndpoint: {},
     operations: simulatorOperations(dataset, tokens, options.maxPeriodDays ?? 31, () => url, () => afterLogin()),
   };
@@ -157,6 +181,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       state.faults.set(next);
       revocation.schedule();
     },
+    setReversalAnswerDelay(ms: number) {
+      state.reversalAnswerDelayMs = ms;
+    },
     close: async () => {
       revocation.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
@@ -177,6 +204,7 @@ interface SimulatorState {
   counters: Omit<SimulatorStats, 'byEndpoint' | 'maxInAnyRollingSecond' | 'tokensIssued' | 'refreshes'>;
   byEndpoint: Partial<Record<EndpointName, number>>;
   operations: Record<EndpointName, (call: Call) => Reply>;
+  reversalAnswerDelayMs: number;
 }
 
 /** Revoking every token, now or every `faults.revokeEverySeconds` (re-read when the faults change). */
@@ -367,12 +395,16 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
   try {
     const body = await readJsonBody(request);
     if (match.name !== 'getToken' && match.name !== 'refreshToken') state.tokens.verify(request.headers.authorization);
+    if (reversals.has(match.name)) counters.reversals++;
     reply = state.operations[match.name]({ params: match.params, query: match.query, body });
   } catch (error) {
     if (!(error instanceof Rejection)) throw error;
+    if (reversals.has(match.name) && error.status === 400) counters.reversalsRefused++;
     sendJson(response, error.status, { message: error.message, code: error.code }, dropMidResponse);
     return log(error.status, match.name, error.code);
   }
+  // The reversal has taken effect; only its answer waits (a client killed now never learns of it).
+  if (reversals.has(match.name) && state.reversalAnswerDelayMs > 0) await delay(state.reversalAnswerDelayMs);
   if ('json' in reply) sendJson(response, 200, reply.json, dropMidResponse);
   else await streamSales(response, reply.sales, dropMidResponse);
   log(dropMidResponse ? 0 : 200, match.name, dropMidResponse ? 'dropped mid-response' : undefined);

@@ -6,5 +6,10 @@ CREATE OR REPLACE TEMP TABLE prev_recon_exceptions (
   exception_type    VARCHAR,
   partner_reference VARCHAR,
   transaction_id    BIGINT,
-  first_detected_at TIMESTAMPTZ   -- when a run first found it
+  first_detected_at TIMESTAMPTZ,  -- when a run first found it
+  -- For the roll-forward (recon_roll_forward): what the previous run left, as it stood then.
+  currency_code     VARCHAR,
+  amount            DECIMAL(18,4), -- its effect on the cost bridge then
+  built_at          TIMESTAMPTZ,   -- when the previous run built it
+  decision_at_build VARCHAR        -- its decision at that moment (recon_decisions as of built_at)
 )

@@ -48,6 +48,24 @@ describe('closing a month (spawned CLI)', () => {
     return String(workbook.getWorksheet('Summary')!.getCell('A1').value);
   };
   const email = async () => simpleParser(readFileSync(path.join(dir, 'reports', `pinrecon-${period}.eml`)));
+  /** Every text cell of the Summary, and the page footer of every sheet. */
+  const summaryTexts = async (): Promise<string[]> => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
+    const texts: string[] = [];
+    // A merged cell's text once (the reader repeats it in every cell of the merge).
+    workbook.getWorksheet('Summary')!.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (cell.master.address === cell.address && typeof cell.value === 'string') texts.push(cell.value);
+      }),
+    );
+    return texts;
+  };
+  const footers = async (): Promise<string[]> => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
+    return workbook.worksheets.map((sheet) => sheet.headerFooter.oddFooter ?? '');
+  };
 
   beforeAll(async () => {
     simulator = await startSimulator({ seed: 31, identifier, secret, dataset: { from: '2026-03-01', to: asOf, salesCount: 600, timezone: 'America/Sao_Paulo' } });
@@ -158,7 +176,7 @@ describe('closing a month (spawned CLI)', () => {
     expect(again.stderr).toContain(`is already signed off by Ana Lima`);
 
     expect((await pinrecon('report', '--period', period)).code).toBe(0);
-    expect(await summaryFirstCell()).toMatch(/^Signed off by Ana Lima at \d{4}-\d{2}-\d{2} \d{2}:\d{2} \(America\/Sao_Paulo\): March close$/);
+    expect(await summaryFirstCell()).toMatch(/^Signed off by Ana Lima at \d{4}-\d{2}-\d{2} \d{2}:\d{2} -03:00 \(America\/Sao_Paulo\)$/);
   }, stepTimeout);
 
   it('a signed period refuses decisions and imports (reopen first); verify proves it, and names a landing file that changed', async () => {
@@ -264,10 +282,13 @@ describe('closing a month (spawned CLI)', () => {
 
     expect((await pinrecon('report', '--period', period, '--email', '--dry-run')).code).toBe(0);
     const mail = await email();
-    expect(mail.subject).toMatch(/ — changed since sign-off by Ana Lima: 1 new, 1 cleared, 0 changed; amount delta /);
+    expect(mail.subject).toMatch(/ — changed since sign-off by Ana Lima at [\d-]+ [\d:]+ -03:00 \(America\/Sao_Paulo\): 1 new, 1 cleared, 0 changed; amount delta /);
     expect(mail.subject?.startsWith('[INCOMPLETE]')).toBe(false);
-    expect(mail.text).toContain('Changed since sign-off: 1 new, 1 cleared, 0 changed');
-    expect(await summaryFirstCell()).toMatch(/^CHANGED SINCE SIGN-OFF: 1 new, 1 cleared, 0 changed/);
+    // Said once, in the band: not again on the next line (issue 14).
+    expect(mail.text!.match(/1 new, 1 cleared, 0 changed/g)).toHaveLength(1);
+    expect(mail.text).toMatch(/CHANGED SINCE SIGN-OFF by Ana Lima at [\d-]+ [\d:]+ -03:00 \(America\/Sao_Paulo\): 1 new, 1 cleared, 0 changed/);
+    expect(await summaryFirstCell()).toMatch(/^CHANGED SINCE SIGN-OFF by Ana Lima at .+: 1 new, 1 cleared, 0 changed/);
+    expect((await summaryTexts()).filter((text) => text.includes('1 new, 1 cleared, 0 changed'))).toHaveLength(1);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path.join(dir, 'reports', `pinrecon-${period}.xlsx`));
     expect(workbook.getWorksheet('Changed since sign-off')!.actualRowCount).toBe(3);
@@ -279,8 +300,11 @@ describe('closing a month (spawned CLI)', () => {
     expect(await query(`SELECT signed_by, reopened_by, reopen_reason, reopened_at IS NOT NULL AS reopened FROM period_signoffs`)).toEqual([
       { signed_by: 'Ana Lima', reopened_by: 'Bo', reopen_reason: 'provider reversals', reopened: true },
     ]);
-    expect((await pinrecon('reconcile', '--period', period, '--as-of', asOf)).code).toBe(0);
+    const reconciled = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+    expect(reconciled.code).toBe(0);
     expect(await query(`SELECT DISTINCT signoff_status FROM recon_summary WHERE period = $1`, [period])).toEqual([{ signoff_status: 'unsigned' }]);
+    // Unsigned in the table's vocabulary; to a person, reopened — by whom, when, in which zone, whose sign-off.
+    expect(reconciled.stdout).toMatch(/sign-off: reopened by Bo at [\d-]+ [\d:]+ -03:00 \(America\/Sao_Paulo\) \(signed off by Ana Lima at .+\): provider reversals\n/);
     const twice = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'again');
     expect(twice.code).toBe(1);
     expect(twice.stderr).toContain(`The period ${period} is not signed off`);
@@ -326,6 +350,49 @@ describe('closing a month (spawned CLI)', () => {
     expect(await query(`SELECT finding_id, change, signed_decision, current_decision FROM recon_signoff_changes WHERE period = $1`, [period])).toEqual([
       { finding_id: victim!.finding_id, change: 'changed', signed_decision: 'investigating', current_decision: 'write_off' },
     ]);
+  }, stepTimeout);
+
+  it('after reopen → close → reconcile, subject, body, Summary and footer say one sign-off state, every time with its zone', async () => {
+    const zoned = '\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} -03:00 \\(America/Sao_Paulo\\)';
+    /** The report's subject, body, Summary and footers, which must all say `state`. */
+    const reportSays = async (state: RegExp, footerState = state) => {
+      const report = await pinrecon('report', '--period', period, '--email', '--dry-run');
+      expect(report.code, report.stderr).toBe(0);
+      const mail = await email();
+      expect(mail.subject).toMatch(new RegExp(` — ${state.source}$`));
+      const body = mail.text!;
+      expect(body.match(new RegExp(state.source, 'gi'))).toHaveLength(1);
+      expect((await summaryTexts()).filter((text) => new RegExp(state.source, 'i').test(text))).toHaveLength(1);
+      for (const footer of await footers()) expect(footer).toMatch(new RegExp(`verdict reconciled_with_findings · ${footerState.source}`));
+      for (const other of ['changed_since_signoff', 'changed since sign-off', 'Sign-off: unsigned']) expect(body).not.toContain(other);
+      return { report, body };
+    };
+
+    // The previous step signed it again: reopen it, as the controller would after the provider's reversals.
+    const reopen = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'provider reversals');
+    expect(reopen.code, reopen.stderr).toBe(0);
+    // Reopened (and reconciled since): the state names who reopened it and whose sign-off it was.
+    const reopened = await reportSays(
+      new RegExp(`reopened by Bo at ${zoned} \\(signed off by Ana Lima at ${zoned}\\): provider reversals`),
+      new RegExp(`reopened by Bo at ${zoned}`),
+    );
+    expect(reopened.report.stdout + reopened.report.stderr).toMatch(new RegExp(`${period} reopened by Bo at ${zoned}`));
+
+    // Signed again: close prints the time with its zone, and every reader says the same words and time.
+    const closed = await pinrecon('close', '--period', period, '--by', 'Cy Tan', '--allow-undecided');
+    expect(closed.code, closed.stderr).toBe(0);
+    const signedAt = new RegExp(`signed off by Cy Tan at (${zoned})`).exec(closed.stdout)?.[1];
+    expect(signedAt, closed.stdout).toBeTruthy();
+    const signed = new RegExp(`signed off by Cy Tan at ${signedAt!.replace(/[()]/g, '\\$&')}`);
+    await reportSays(signed);
+    expect(await summaryFirstCell()).toMatch(new RegExp(`^S${signed.source.slice(1)}$`));
+
+    // reconcile compares itself with the new sign-off (nothing changed) and prints the same time and zone.
+    const reconciled = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+    expect(reconciled.code, reconciled.stderr).toBe(0);
+    expect(reconciled.stdout).toContain(`sign-off: signed off by Cy Tan at ${signedAt}\n`);
+    const again = await reportSays(signed);
+    expect(again.report.stdout + again.report.stderr).toContain(`${period} signed off by Cy Tan at ${signedAt}`);
   }, stepTimeout);
 });
 

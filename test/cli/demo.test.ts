@@ -72,6 +72,22 @@ describe('pinrecon demo, as a new user runs it', () => {
       expect(runs.map((r) => r.command)).toEqual(expect.arrayContaining(['run', 'extract', 'ledger import', 'reconcile', 'report']));
       expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
 
+      // Issue 15: one reversal decided by one person, approved by another, executed and verified; the month's
+      // roll-forward adds up.
+      expect(stdout).toMatch(/reversal of sale \d+ \(refunded_not_reversed PO-/);
+      expect(stdout).toMatch(/decided by Demo Controller, approved by Demo Approver, executed: VERIFIED/);
+      const actions = await warehouse.all<{ kind: string; status: string; decided_by: string; approved_by: string }>(
+        `select kind, status, decided_by, approved_by from recon_actions where period = $1`,
+        [period!],
+      );
+      expect(actions).toEqual([{ kind: 'reversal', status: 'verified', decided_by: 'Demo Controller', approved_by: 'Demo Approver' }]);
+      const checks = await warehouse.all<{ check_count: string; check_amount: string }>(
+        `select check_count::VARCHAR as check_count, check_amount::VARCHAR as check_amount from recon_roll_forward where period = $1`,
+        [period!],
+      );
+      expect(checks.length).toBeGreaterThan(0);
+      for (const c of checks) expect([Number(c.check_count), Number(c.check_amount)]).toEqual([0, 0]);
+
       // No whole PIN in what the demo printed, nor anywhere it wrote (security.keys "hash", the default of a
       // new database): not in the database, the snapshot, the landing files (decompressed too), the workbook or the mail.
       const keys = demoKeys();

@@ -12,6 +12,7 @@ import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { readPdfPages, type PdfPage } from '../support/pdf.js';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { runCli } from '../support/cli.js';
 import { openFixture, type Fixture } from '../support/reconcile.js';
@@ -113,7 +114,7 @@ describe('pinrecon findings (spawned)', () => {
 
   const soffice = hasSoffice();
   if (!soffice) console.warn('skipping the LibreOffice round trip of findings import: soffice is not installed on this machine');
-  it.skipIf(!soffice)('imports a workbook saved by LibreOffice (a real soffice round trip), and prints it landscape', async () => {
+  it.skipIf(!soffice)('imports a workbook saved by LibreOffice (a real soffice round trip), and prints its finding sheets landscape', async () => {
     const missingId = await idOf(found.missing.partner_reference);
     const typed = path.join(cwd, 'for-libreoffice.xlsx');
     await typeDecisions(workbook, typed, { [missingId]: { decision: 'write_off', note: 'too small to chase', expectedClearBy: '2024-06-30' } });
@@ -128,13 +129,16 @@ describe('pinrecon findings (spawned)', () => {
     expect(imported.stdout).toContain('2 unchanged');
     expect((await list()).find((r) => r.finding_id === missingId)).toMatchObject({ decision: 'write_off' });
 
-    // The workbook printed: every page landscape (wider than high).
+    // The workbook printed: the Summary portrait, every finding sheet's page landscape (wider than high);
+    // test/cli/workbook-print.test.ts checks the paper, the scale and the columns.
     const printable = path.join(cwd, 'print', 'workbook.xlsx');
     copyFileSync(workbook, path.join(cwd, 'workbook.xlsx'));
-    const pdf = convertWithSoffice(path.join(cwd, 'workbook.xlsx'), path.dirname(printable), 'pdf');
-    const boxes = [...readFileSync(pdf).toString('latin1').matchAll(/\/MediaBox\s*\[\s*0 0 ([\d.]+) ([\d.]+)\s*\]/g)];
-    expect(boxes.length).toBeGreaterThan(0);
-    for (const box of boxes) expect(Number(box[1])).toBeGreaterThan(Number(box[2]));
+    const pages = readPdfPages(convertWithSoffice(path.join(cwd, 'workbook.xlsx'), path.dirname(printable), 'pdf'));
+    const wide = (page: PdfPage) => page.mediaBox[2]! > page.mediaBox[3]!;
+    expect(wide(pages[0]!)).toBe(false);
+    const findingPages = pages.filter((page) => page.text.includes('Finding ID'));
+    expect(findingPages.length).toBeGreaterThan(0);
+    for (const page of findingPages) expect(wide(page)).toBe(true);
   }, 300_000);
   it('refuses a row edited over a decision taken after the workbook was written; rows left as written are unchanged; --overwrite records it', async () => {
     const costId = await idOf(found.costBreak.partner_reference);

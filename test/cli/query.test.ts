@@ -140,7 +140,8 @@ describe('pinrecon query', () => {
     expect(result.stderr).toMatch(/reading the snapshot .*pinrecon.snapshot.duckdb, published \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ (s|min) ago\) after the last job/); // minutes when the machine is busy
     const json = await query('SELECT count(*) AS n FROM sales', '--json');
     expect(JSON.parse(json.stdout)).toEqual([{ n: '3' }]);
-    expect(json.stderr).toBe('');
+    // --json drops the snapshot line; this database holds whole keys, which is warned about whatever the format.
+    expect(json.stderr).not.toMatch(/snapshot/);
     const live = await query('SELECT count(*) AS n FROM sales', '--format', 'csv', '--live');
     expect(live.code).toBe(0);
     expect(live.stdout).toBe('n\n4\n');

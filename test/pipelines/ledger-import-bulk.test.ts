@@ -57,6 +57,10 @@ const references: Variant[] = [
   ['"closed"then text', true],
   // A U+FFFD is never accepted by SQL (the streaming reader rejects it in a UTF-8 file); Latin-1 writes it as ý.
   ['x\uFFFDy', true],
+  // A byte order mark inside a reference (two exports joined): refused by the streaming reader's rules, never
+  // accepted by SQL (a Latin-1 file cannot hold it: it writes ÿ).
+  ['x\uFEFFy', true],
+  ['\uFEFFPED-9', true],
 ];
 const products: Variant[] = [
   ['101', true],
@@ -279,7 +283,7 @@ function dialectLines(dialect: Dialect): { text: string; sql: boolean }[] {
     const splitBySql = written.every((cell) => !cell.includes('"') || /^"[^"]*"$/.test(cell));
     // What the file holds once written in its encoding (Latin-1 keeps only each character's low byte).
     const stored = dialect.encoding === 'latin1' ? Buffer.from(text, 'latin1').toString('latin1') : text;
-    return { text, sql: columns.every((column) => pick[column][1]) && splitBySql && !stored.includes('\uFFFD') };
+    return { text, sql: columns.every((column) => pick[column][1]) && splitBySql && !stored.includes('\uFFFD') && !stored.includes('\uFEFF') };
   };
   const good = Object.fromEntries((Object.keys(variants) as Column[]).map((column) => [column, variants[column][0]!])) as Record<Column, Variant>;
   const lines = [line(good)];
@@ -462,6 +466,42 @@ describe('files the bulk reader cannot read exactly go to the streaming reader, 
       expect(bulk.stderr).toMatch(why);
     });
   }
+});
+
+describe('hostile lines: both readers refuse them with the same reason (issue 18)', () => {
+  const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
+  const good = (reference: string) => `${reference},1,2024-03-05,1.00,1,BRL,paid`;
+
+  it('a byte order mark in the middle of the file, at the start of a line or inside a reference (read in bulk)', async () => {
+    const file = path.join(temp.dir, 'joined-exports.csv');
+    writeFileSync(file, `${head}\n${good('R-1')}\n\uFEFF${good('R-2')}\n${good('R-\uFEFF3')}\n${good('R-4')}\n`);
+    const { bulk } = await expectSameImport(file, {});
+    expect(bulk.summary).toMatchObject({ reader: 'bulk', accepted: 2, rejected: 2 });
+    expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([
+      [3, expect.stringMatching(/^partner_reference: holds a byte order mark \(U\+FEFF\) at character 1, .*two exports joined/)],
+      [4, expect.stringMatching(/^partner_reference: holds a byte order mark \(U\+FEFF\) at character 3,/)],
+    ]);
+  });
+
+  it('a NUL byte inside a reference', async () => {
+    const file = path.join(temp.dir, 'nul-reference.csv');
+    writeFileSync(file, `${head}\n${good('R-1')}\n${good('R-\u00002')}\n`);
+    const { bulk } = await expectSameImport(file, {});
+    expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([[3, expect.stringMatching(/^partner_reference: holds a NUL byte at character 3/)]]);
+    expect(bulk.rows.map((r) => r.partner_reference)).toEqual(['R-1']);
+  });
+
+  it('a lone CR that joins two lines, or sits in a value, in an LF file: "lone carriage return at byte N"', async () => {
+    const file = path.join(temp.dir, 'lone-cr.csv');
+    writeFileSync(file, `${head}\n${good('R-1')}\n${good('R-é2')}\r${good('R-3')}\n${good('R-4\r')}\n${good('R-5')}\r\n`);
+    const { bulk } = await expectSameImport(file, {});
+    expect(bulk.summary).toMatchObject({ reader: 'streaming', accepted: 2, rejected: 2 });
+    // "R-é2,1,2024-03-05,1.00,1,BRL,paid" is 34 bytes in UTF-8 (é is 2): the CR is the 35th; "R-4" then the CR.
+    expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([
+      [3, expect.stringMatching(/^lone carriage return at byte 35 of the line/)],
+      [4, expect.stringMatching(/^lone carriage return at byte 4 of the line/)],
+    ]);
+  });
 });
 
 describe("the SQL rules' white space is JavaScript's", () => {

@@ -51,7 +51,14 @@ function rejectLines(workbook: ExcelJS.Workbook): string[] {
 function summaryText(workbook: ExcelJS.Workbook): string[] {
   const sheet = workbook.getWorksheet('Summary')!;
   const lines: string[] = [];
-  sheet.eachRow((row) => lines.push((row.values as unknown[]).slice(1).map((v) => (v === undefined || v === null ? '' : String(v))).join(' | ')));
+  // A merged cell (a note across the Summary) once: the reader repeats its value in every cell of the merge.
+  sheet.eachRow((row) => {
+    const cells: string[] = [];
+    row.eachCell({ includeEmpty: true }, (cell) => {
+      if (cell.master.address === cell.address) cells.push(cell.value === undefined || cell.value === null ? '' : String(cell.value));
+    });
+    lines.push(cells.join(' | '));
+  });
   return lines;
 }
 
@@ -84,7 +91,7 @@ describe('a ledger file with no accepted line, beside the period’s good one', 
   it('counts them on the Summary, saying where they come from and how they were chosen', () => {
     const lines = summaryText(workbook);
     expect(lines).toContain('Ledger lines rejected | 5 | from 2 file(s), listed on the sheet Ledger rejects');
-    expect(lines.some((l) => l.startsWith('… from files with no accepted line | 3 | from 1 file(s)'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('… of unreadable files | 3 | from 1 file(s)'))).toBe(true);
     expect(lines.some((l) => l.includes('every file with no accepted line at all'))).toBe(true);
     // The period has ledger orders: no warning.
     expect(lines.some((l) => l.startsWith('WARNING'))).toBe(false);
@@ -122,8 +129,8 @@ describe('a period whose only ledger file was rejected whole', () => {
 
   it('leads the Summary with the warning, and lists the rejects', () => {
     const lines = summaryText(workbook);
-    expect(lines.slice(0, 10)).toContain(`WARNING | ${warning}`);
-    expect(lines).toContain('Ledger orders in the period | 0');
+    expect(lines.slice(0, 10)).toContain(`WARNING: ${warning}`);
+    expect(lines).toContain('Ledger orders | 0 | in the period');
     expect(rejectLines(workbook)).toEqual(['ledger-2025-03-b.csv:2', 'ledger-2025-03-b.csv:3', 'ledger-2025-03-b.csv:4']);
   });
 

@@ -45,13 +45,16 @@ describe('report of a real reconciliation', () => {
       `SELECT currency_code, ledger_cost_total, provider_cost_total FROM recon_summary WHERE period = '${period}' ORDER BY currency_code`,
     );
     const ws = workbook.getWorksheet('Summary')!;
-    const header = [...Array(ws.rowCount).keys()].map((i) => ws.getRow(i + 1)).find((r) => r.getCell(1).value === 'Currency' && r.getCell(2).value === 'Ledger orders')!;
-    const column = (name: string) => (header.values as unknown[]).indexOf(name);
-    for (const [i, total] of totals.entries()) {
-      const row = ws.getRow(header.number + 1 + i);
-      expect(row.getCell(1).value).toBe(total.currency_code);
-      expect(row.getCell(column('Ledger expected cost (paid)')).value).toBe(Number(total.ledger_cost_total));
-      expect(row.getCell(column('Provider cost (not canceled)')).value).toBe(Number(total.provider_cost_total));
+    // The ledger side and the provider side, each a block with its header and a row per currency.
+    const rows = [...Array(ws.rowCount).keys()].map((i) => ws.getRow(i + 1));
+    for (const [first, name, marts] of [['Ledger orders', 'Ledger expected cost (paid)', 'ledger_cost_total'], ['Provider sales', 'Provider cost (not canceled)', 'provider_cost_total']] as const) {
+      const header = rows.find((r) => r.getCell(1).value === 'Currency' && r.getCell(2).value === first)!;
+      const column = (header.values as unknown[]).indexOf(name);
+      for (const [i, total] of totals.entries()) {
+        const row = ws.getRow(header.number + 1 + i);
+        expect(row.getCell(1).value).toBe(total.currency_code);
+        expect(row.getCell(column).value).toBe(Number(total[marts]));
+      }
     }
   });
 

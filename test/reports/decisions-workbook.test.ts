@@ -1,16 +1,18 @@
 /**
  * The workbook's side of decisions: the finding sheets end with the decision columns (a drop-down of the
- * decisions, a date format), every sheet prints landscape one page wide with its header row repeated and a
- * footer; the Summary shows decisions, pending, overdue and undecided with gross amounts; the reader finds
+ * decisions, a date format), every sheet has a page setup for the configured paper and a footer; the Summary
+ * shows findings by decision and by state, each block adding up to the findings, with gross amounts; an
+ * unredeemed key's amount is its cost at stake wherever a finding's amount is shown; the reader finds
  * the decision sheets by their header row whatever the user did to the sheets, and reads typed dates.
  */
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import ExcelJS from 'exceljs';
-import { decideFindings } from '../../pipelines/findings.js';
+import { decideFindings, listFindings } from '../../pipelines/findings.js';
+import { loadDecisionFacts } from '../../reports/decision-facts.js';
 import { parseDate, readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { unzipText } from '../support/report.js';
-import { fixtureForEachTest } from '../support/reconcile.js';
+import { fixtureForEachTest, insertLedger, insertSales, ledgerFor, sale } from '../support/reconcile.js';
 import { fillFindings, findingIdOf, reconcileAndReport, typeDecisions } from '../support/decisions.js';
 
 const f = fixtureForEachTest();
@@ -27,8 +29,8 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   const amounts = workbook.getWorksheet('Amounts')!;
   const headers = (amounts.getRow(1).values as unknown[]).slice(1);
   expect(headers.slice(-8)).toEqual(['Finding ID', 'Decision', 'Note', 'Owner', 'Expected clear by', 'Decided by', 'Decided at', 'Decision ref']);
-  // The columns before them are as they were.
-  expect(headers.slice(0, 3)).toEqual(['Exception type', 'Partner reference', 'Transaction ID']);
+  // The key columns first: what the finding is and its amounts (they repeat on every printed page).
+  expect(headers.slice(0, 5)).toEqual(['Exception type', 'Partner reference', 'Amount', 'Difference', 'Transaction ID']);
   const column = (name: string) => headers.indexOf(name) + 1;
   const decided = amounts.getRows(2, amounts.rowCount - 1)!.find((row) => row.getCell(column('Finding ID')).value === costId)!;
   expect(decided.getCell(column('Decision')).value).toBe('timing');
@@ -44,31 +46,88 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   const xml = unzipText(file);
   const sheetXml = [...xml.entries()].filter(([name]) => /^xl\/worksheets\/sheet\d+\.xml$/.test(name));
   for (const [, text] of sheetXml) {
-    expect(text).toMatch(/<pageSetup[^>]*orientation="landscape"/);
-    expect(text).toMatch(/<pageSetup[^>]*fitToWidth="1"/);
-    expect(text).toMatch(/<pageSetUpPr fitToPage="1"\/>/);
+    expect(text).toMatch(/<pageSetup[^>]*paperSize="9"/); // A4, the default reports.paperSize
     expect(text).toMatch(/<oddFooter>[^<]*2024-03[^<]*as of 2024-04-05[^<]*&amp;P/);
   }
+  const [summaryXml, ...detailXml] = sheetXml.sort(([a], [b]) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0])).map(([, text]) => text);
+  // The Summary portrait at a fixed scale of 73 % or more (8 pt of the 11 pt body font); the finding sheets
+  // landscape at theirs, their key columns repeated and the decision ones as the print area; the others one page wide.
+  expect(summaryXml).toMatch(/<pageSetup[^>]*orientation="portrait"/);
+  const scales = detailXml.slice(0, 6).map((text) => Number(/<pageSetup[^>]*scale="(\d+)"/.exec(text)?.[1]));
+  for (const scale of [Number(/<pageSetup[^>]*scale="(\d+)"/.exec(summaryXml!)?.[1]), ...scales]) expect(scale).toBeGreaterThanOrEqual(73);
+  for (const text of detailXml.slice(0, 6)) {
+    expect(text).toMatch(/<pageSetup[^>]*orientation="landscape"/);
+    expect(text).not.toMatch(/<pageSetUpPr fitToPage="1"\/>/);
+  }
+  for (const text of detailXml.slice(6)) {
+    expect(text).toMatch(/<pageSetup[^>]*fitToWidth="1"/);
+    expect(text).toMatch(/<pageSetUpPr fitToPage="1"\/>/);
+  }
+  const names = xml.get('xl/workbook.xml')!.replaceAll('&apos;', "'");
+  expect(names).toContain(`<definedName name="_xlnm.Print_Titles" localSheetId="2">'Amounts'!$A:$D,'Amounts'!$1:$1<`);
+  expect(names).toContain(`<definedName name="_xlnm.Print_Area" localSheetId="2">'Amounts'!$T$1:$V$3<`);
   const validated = sheetXml.filter(([, text]) => /<dataValidation [^>]*type="list"/.test(text));
   expect(validated).toHaveLength(6); // Missing, Amounts, Status, Duplicates, Cutoff, Unredeemed keys
   expect(validated[0]![1]).toContain('&quot;investigating,timing,claim,fix_ledger,reverse,write_off,accepted&quot;');
   expect(xml.get('xl/workbook.xml')).toMatch(/_xlnm\.Print_Titles/);
 
-  // The Summary: decisions and states per currency, with gross debit and credit.
+  // The Summary: per currency, findings by decision and by state, each block counting every finding once with
+  // its total, and gross debit and credit beside every net amount.
   const summary = workbook.getWorksheet('Summary')!;
   const rows = Array.from(summary.getSheetValues(), (row) => (Array.isArray(row) ? row.slice(1) : []));
-  const section = rows.findIndex((row) => row[0] === 'Decisions, pending and overdue per currency');
+  const section = rows.findIndex((row) => row[0] === 'Decisions and states per currency');
   expect(section).toBeGreaterThan(0);
-  expect(rows[section + 2]).toEqual(['Currency', 'Decision / state', 'Findings', 'Net amount', 'Gross debit', 'Gross credit']);
-  const lines = rows.slice(section + 3, section + 8).filter((row) => row[0] === 'BRL');
+  const block = (title: string) => {
+    const start = rows.findIndex((row, i) => i > section && row[0] === title);
+    expect(rows[start]).toEqual([title, 'Findings', 'Net amount', 'Gross debit', 'Gross credit']);
+    const end = rows.findIndex((row, i) => i > start && row[0] === 'Total');
+    return { lines: rows.slice(start + 1, end).map((row) => row.slice(0, 2)), total: rows[end]!.slice(1, 2) };
+  };
   // cost break 9.00 vs 8.00 (timing, overdue), missing_in_ledger 7.25 and price 8.50 vs 8.00 (undecided).
-  expect(lines.map((row) => row.slice(1, 3))).toEqual([
-    ['timing', 1],
-    ['OVERDUE', 1],
-    ['UNDECIDED', 2],
-  ]);
-  const bridgeHeader = rows.find((row) => row[0] === 'Currency' && row[1] === 'Step');
+  expect(block('BRL by decision')).toEqual({ lines: [['timing', 1], ['undecided', 2]], total: [3] });
+  expect(block('BRL by state')).toEqual({ lines: [['UNDECIDED', 2], ['OVERDUE', 1]], total: [3] });
+  const bridgeHeader = rows.find((row) => row[0] === 'BRL' && row[2] === 'Items');
   expect(bridgeHeader?.slice(-2)).toEqual(['Gross debit', 'Gross credit']);
+});
+
+test("an unredeemed key's amount is its cost at stake in findings list, the decisions table and its sheet; each block adds up", async () => {
+  await fillFindings(f);
+  // A key booked and never redeemed, paid in the ledger: its only finding is unredeemed_key.
+  const booked = sale({ status: 'delivered', key_sent_to_customer: false, partner_cost_price: '24.8331' });
+  await insertSales(f.warehouse, [booked]);
+  await insertLedger(f.warehouse, [ledgerFor(booked, { expected_cost: '24.8331' })]);
+  const file = await reconcileAndReport(f);
+  const period = '2024-03';
+
+  const listed = await listFindings(f.warehouse, { period });
+  expect(listed.find((row) => row.exception_type === 'unredeemed_key')).toMatchObject({ partner_reference: booked.partner_reference, amount: '24.8331' });
+  // The other findings keep their cost bridge effect.
+  const bridge = await f.warehouse.all<{ finding_id: string; amount: string }>(`SELECT finding_id, amount::VARCHAR AS amount FROM recon_exceptions WHERE exception_type <> 'unredeemed_key'`);
+  for (const b of bridge) expect(listed.find((row) => row.finding_id === b.finding_id)?.amount).toBe(b.amount);
+
+  // Each block counts every finding once, and its total is the findings count and their amounts.
+  const facts = await loadDecisionFacts(f.warehouse, period);
+  const [total] = facts.totals;
+  expect(total).toMatchObject({ currency: 'BRL', findings: listed.length });
+  const sum = (rows: { amount: string | null }[]) => rows.reduce((acc, row) => acc + Math.round(Number(row.amount) * 10_000), 0);
+  expect(Math.round(Number(total!.net) * 10_000)).toBe(sum(listed));
+  for (const kind of ['decision', 'state'] as const) {
+    const lines = facts.lines.filter((line) => line.kind === kind);
+    expect(lines.reduce((n, line) => n + line.findings, 0)).toBe(listed.length);
+    expect(lines.reduce((acc, line) => acc + Math.round(Number(line.net) * 10_000), 0)).toBe(sum(listed));
+  }
+  expect(facts.lines.find((line) => line.kind === 'decision' && line.label === 'undecided')).toMatchObject({ findings: listed.length });
+
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(file);
+  const unredeemed = workbook.getWorksheet('Unredeemed keys')!;
+  const headers = (unredeemed.getRow(1).values as unknown[]).slice(1);
+  expect(unredeemed.getRow(2).getCell(headers.indexOf('Amount (cost at stake)') + 1).value).toBe(24.8331);
+  const summary = workbook.getWorksheet('Summary')!;
+  const rows = Array.from(summary.getSheetValues(), (row) => (Array.isArray(row) ? row.slice(1) : []));
+  const byDecision = rows.findIndex((row) => row[0] === 'BRL by decision');
+  expect(rows[byDecision + 1]!.slice(0, 3)).toEqual(['undecided', listed.length, Number(total!.net)]);
+  expect(rows[byDecision + 2]!.slice(0, 2)).toEqual(['Total', listed.length]);
 });
 
 test('the reader finds decision sheets by their header row: a sheet deleted, a column added in front', async () => {

@@ -128,6 +128,11 @@ describe('report email', () => {
     expect(text).toContain('Ledger rejects: 2 · API records quarantined: 3');
     // The attachment's own XML is searched in the workbook tests; here, the body as the reader sees it.
     for (const pin of fixturePins) for (const body of [text, html, mail.subject ?? '']) expect(body).not.toContain(pin);
+    // The largest findings name a PIN as the workbook's PIN column does, its last 4 behind the mask (not "PIN ****");
+    // an unredeemed key ranks by its cost at stake (R$ 92.12), no longer by an amount of 0.
+    const largest = text.slice(text.indexOf('Largest open findings:'), text.indexOf('\n\n', text.indexOf('Largest open findings:')));
+    expect(largest).toMatch(/unredeemed_key PO-2 R\$ 92\.12 · undecided · PIN ••••6666$/m);
+    expect(text).not.toContain('PIN ****');
 
     expect(summary.email).toMatchObject({ status: 'sent', attempts: 1, summaryOnly: false, to: ['finance@example.com', 'audit@example.com'] });
     const run = await fixture.warehouse.one(`SELECT status, details FROM pipeline_runs WHERE run_id = $1`, [summary.runId]);
@@ -254,7 +259,7 @@ describe('report email', () => {
     expect(texts).toContain('Sheets of the full workbook');
     const full = new ExcelJS.Workbook();
     await full.xlsx.readFile(summary.workbook);
-    expect(full.worksheets).toHaveLength(10);
+    expect(full.worksheets).toHaveLength(11); // the Summary, 9 detail sheets and (issue 15) Actions
   });
 
   it('--dry-run writes the message as .eml beside the workbook and connects to nothing', async () => {

@@ -61,7 +61,8 @@ describe('report workbook', () => {
     expect(summary.workbook).toBe(path.join(fixture.config.reports.outDir, `pinrecon-${period}.xlsx`));
     expect(existsSync(summary.workbook)).toBe(true);
     expect(workbook.worksheets.map((w) => w.name)).toEqual([
-      'Summary', 'Missing', 'Amounts', 'Status', 'Duplicates', 'Cutoff', 'Unredeemed keys', 'Sales', 'Ledger rejects', 'API quarantine',
+      'Summary', 'Missing', 'Amounts', 'Status', 'Duplicates', 'Cutoff', 'Unredeemed keys',
+      'Actions', 'Sales', 'Ledger rejects', 'API quarantine',
     ]);
     expect(summary.asOf).toBe(asOf);
     expect(summary.exceptions).toBe(9);
@@ -155,30 +156,28 @@ describe('report workbook', () => {
     expect(summaryRow(ws, 'Reconciled at').getCell(2).value).toEqual(new Date('2025-04-05T07:00:00Z'));
     expect(summaryRow(ws, 'Report generated at').getCell(2).value).toBeInstanceOf(Date);
     expect(summaryRow(ws, 'Last fetch').getCell(2).value).toEqual(new Date('2025-04-02T06:03:00Z'));
-    expect(summaryRow(ws, 'Extract windows covering the period').getCell(2).value).toBe(2);
-    expect(summaryRow(ws, 'run-extract-1').getCell(6).value).toBe(12);
+    // Every time shows its UTC offset (São Paulo: -03:00).
+    expect(summaryRow(ws, 'Reconciled at').getCell(2).numFmt).toBe('yyyy-mm-dd hh:mm "-03:00"');
+    expect(summaryRow(ws, 'Extract windows').getCell(2).value).toBe(2);
+    expect(summaryRow(ws, 'run-extract-1').getCell(4).value).toBe(12);
 
+    // Two rows per currency: the ledger side, then the provider side, each under its header.
     const brl = summaryRow(ws, 'BRL');
-    const column = (name: string) => (ws.getRow(brl.number - 1).values as unknown[]).indexOf(name);
+    const brlProvider = summaryRow(ws, 'BRL', brl.number + 1);
+    const column = (name: string, row = brl) => (ws.getRow(row.number - 1).values as unknown[]).indexOf(name);
     const totals = await fixture.warehouse.one(`SELECT * FROM recon_summary WHERE period = '${period}' AND currency_code = 'BRL'`);
     expect(brl.getCell(column('Ledger orders')).value).toBe(Number(totals!.ledger_orders));
     expect(brl.getCell(column('of which paid')).value).toBe(Number(totals!.ledger_active_orders));
     expect(brl.getCell(column('Ledger sales (paid)')).value).toBe(123456.785);
     expect(brl.getCell(column('Ledger sales (paid)')).numFmt).toContain('R$');
-    expect(brl.getCell(column('of which not canceled')).value).toBe(Number(totals!.provider_billable_sales));
-    expect(brl.getCell(column('Provider margin (not canceled)')).value).toBe(Number(totals!.provider_margin));
+    expect(brlProvider.getCell(column('of which not canceled', brlProvider)).value).toBe(Number(totals!.provider_billable_sales));
+    expect(brlProvider.getCell(column('Provider margin (not canceled)', brlProvider)).value).toBe(Number(totals!.provider_margin));
 
     const bridgeStart = summaryRow(ws, 'Cost bridge: ledger expected cost → provider cost').number;
+    expect(ws.getRow(bridgeStart + 1).getCell(1).value).toBe('BRL');
     const bridge = [];
-    for (let r = bridgeStart + 2; ws.getRow(r).getCell(1).value === 'BRL'; r++) bridge.push([ws.getRow(r).getCell(4).value, ws.getRow(r).getCell(6).value]);
-    expect(bridge).toEqual([
-      [null, 163],
-      ['missing_at_provider', -30],
-      ['cost_mismatch', 0.5],
-      ['canceled_but_booked', -45.5],
-      ['cutoff_difference', 49.6234],
-      [null, 137.6234],
-    ]);
+    for (let r = bridgeStart + 2; ws.getRow(r).getCell(1).value && ws.getRow(r).getCell(3).value !== 'Items'; r++) bridge.push(ws.getRow(r).getCell(4).value);
+    expect(bridge).toEqual([163, -30, 0.5, -45.5, 49.6234, 137.6234]);
 
     const typesStart = summaryRow(ws, 'Exceptions by type').number;
     const unredeemed = summaryRow(ws, 'unredeemed_key', typesStart);

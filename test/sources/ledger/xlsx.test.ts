@@ -6,72 +6,18 @@
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { deflateRawSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../core/errors.js';
 import { configSchema } from '../../../config/schema.js';
 import { importLedger } from '../../../pipelines/ledger-import.js';
 import { readLedger } from '../../../sources/ledger/read-ledger.js';
-import { checkXlsxLimits, defaultXlsxLimits } from '../../../sources/ledger/xlsx-limits.js';
+import { checkXlsxLimits, defaultXlsxLimits } from '../../../core/xlsx-limits.js';
 import type { LedgerItem, LedgerReadSettings } from '../../../sources/ledger/types.js';
 import { capturedOutput, openWarehouse, temporaryDirectory, testConfig } from '../../support/ledger.js';
+import { zip } from '../../support/zip.js';
 
 const temp = temporaryDirectory('ledger-xlsx');
 afterAll(() => temp.remove());
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(data: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of data) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-/** A ZIP archive of deflated entries, in the order given. */
-function zip(entries: [name: string, text: string][]): Buffer {
-  const locals: Buffer[] = [];
-  const centrals: Buffer[] = [];
-  let offset = 0;
-  for (const [name, text] of entries) {
-    const data = Buffer.from(text, 'utf8');
-    const packed = deflateRawSync(data);
-    const nameBytes = Buffer.from(name, 'utf8');
-    const local = Buffer.alloc(30);
-    local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(8, 8);
-    local.writeUInt32LE(crc32(data), 14);
-    local.writeUInt32LE(packed.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    const central = Buffer.alloc(46);
-    central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(8, 10);
-    central.writeUInt32LE(crc32(data), 16);
-    central.writeUInt32LE(packed.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
-    central.writeUInt32LE(offset, 42);
-    locals.push(local, nameBytes, packed);
-    centrals.push(central, nameBytes);
-    offset += 30 + nameBytes.length + packed.length;
-  }
-  const directory = Buffer.concat(centrals);
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(entries.length, 8);
-  end.writeUInt16LE(entries.length, 10);
-  end.writeUInt32LE(directory.length, 12);
-  end.writeUInt32LE(offset, 16);
-  return Buffer.concat([...locals, directory, end]);
-}
 
 /** A cell: text (inline string), a number, or a formula with its saved result. */
 type Cell = string | number | null | { formula: string; result: number };

@@ -1,13 +1,13 @@
 /**
  * A hostile or broken XLSX (a "zip bomb": a few MB that inflate to gigabytes of shared strings) is refused
- * before the workbook reader sees it. The ZIP's declared sizes are checked first (instant), then every
+ * before a workbook reader sees it: the one guard of every XLSX pinrecon reads (a ledger, a workbook of
+ * decisions). The ZIP's declared sizes are checked first (instant), then every
  * part is inflated once as a stream, counting what really comes out (declared sizes may lie) and the
  * shared strings' count and length, so nothing is held in memory and the check stops at the first excess.
  */
 import { createReadStream } from 'node:fs';
 import { createInflateRaw } from 'node:zlib';
-import { type ZipEntry } from '../../core/zip-entries.js';
-import { listZipEntries } from './xlsx-workbook.js';
+import { zipEntries, type ZipEntry } from './zip-entries.js';
 
 /** The workbook passes a limit (other errors are a damaged archive, said as such by the reader). */
 export class XlsxLimitExceeded extends Error {
@@ -36,9 +36,12 @@ export const defaultXlsxLimits: XlsxLimits = {
 const ratioFloorBytes = 1024 * 1024;
 const sharedStringsPart = 'xl/sharedStrings.xml';
 
-/** Throws an Error saying which limit the workbook passes (the caller adds the file and what to do). */
+/**
+ * Throws XlsxLimitExceeded saying which limit the workbook passes (the caller adds the file and what to do),
+ * or an Error when the file is not a readable ZIP.
+ */
 export async function checkXlsxLimits(file: string, limits: XlsxLimits = defaultXlsxLimits): Promise<void> {
-  const entries = listZipEntries(file);
+  const entries = [...zipEntries(file).values()];
   let declared = 0;
   for (const entry of entries) {
     declared += entry.uncompressedSize;
@@ -53,7 +56,8 @@ export async function checkXlsxLimits(file: string, limits: XlsxLimits = default
 }
 
 function tooLarge(bytes: number, limits: XlsxLimits): string {
-  return `it inflates to ${formatBytes(bytes)} or more, over the ${formatBytes(limits.maxUncompressedBytes)} any ledger needs: it may be a zip bomb`;
+  const limit = formatBytes(limits.maxUncompressedBytes);
+  return `it inflates to ${formatBytes(bytes)} or more, over the ${limit} any ledger or report workbook needs: it may be a zip bomb`;
 }
 
 function checkRatio(entry: ZipEntry, bytes: number, limits: XlsxLimits): void {
@@ -107,7 +111,10 @@ class SharedStringCounter {
       this.checkLength(at);
       this.lastStart = at;
       if (++this.count > this.limits.maxSharedStrings) {
-        throw new XlsxLimitExceeded(`its shared strings number more than ${this.limits.maxSharedStrings.toLocaleString('en-US')}, more than any ledger holds: it may be a zip bomb`);
+        const limit = this.limits.maxSharedStrings.toLocaleString('en-US');
+        throw new XlsxLimitExceeded(
+          `its shared strings number more than ${limit}, more than any ledger or report workbook holds: it may be a zip bomb`,
+        );
       }
     }
     this.offset += chunk.length;

@@ -1,0 +1,200 @@
+/**
+ * `pinrecon actions plan|approve|execute|list|export`: acting on decided findings (interface.md "Actions"):
+ * decide → plan → approve (a second person) → execute (reversals) or export (claims, journal) → reconcile.
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import { formatTable } from '../../core/output.js';
+import { Warehouse } from '../../core/warehouse.js';
+import type { Config } from '../../config/schema.js';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
+import { approveActions } from '../../pipelines/actions/approve.js';
+import { executeActions } from '../../pipelines/actions/execute.js';
+import { exportActions, type ExportFileFormat, type ExportKind } from '../../pipelines/actions/export.js';
+import { planActions } from '../../pipelines/actions/plan.js';
+import { actionStatuses, listActions } from '../../pipelines/actions/store.js';
+import { defaultDecidedBy } from '../../pipelines/findings.js';
+import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { csvField } from './query.js';
+
+interface PeriodOptions extends GlobalOptions {
+  period: string;
+  by?: string;
+}
+
+const listFormats = ['table', 'csv', 'json'] as const;
+
+export function registerActions(program: Command): void {
+  const actions = program
+    .command('actions')
+    .description('act on decided findings: plan reversals, claims and journal entries, approve them (a second person), execute, export');
+
+  withGlobalOptions(
+    actions
+      .command('plan')
+      .description("turn the period's decisions into proposed actions (reverse → reversal, claim → claim, fix_ledger/write_off → journal)")
+      .requiredOption('--period <YYYY-MM>', 'the month')
+      .option('--by <name>', 'who proposes (default: the OS user name)'),
+  ).action(
+    action<PeriodOptions, []>(async ({ config, output }, options) => {
+      const period = parsePeriodOption(options.period);
+      const by = options.by ?? defaultDecidedBy();
+      const result = await withJobWarehouse(config, (warehouse) => planActions(warehouse, config, { period, by }));
+      const lines = [
+        `planned ${period}: ${result.proposed.length} proposed, ${result.unchanged} unchanged, ${result.canceled.length} canceled, ` +
+          `${result.skipped.length} reverse decision(s) skipped`,
+      ];
+      for (const p of result.proposed) {
+        const sale = p.transactionId ? ` tx ${p.transactionId}` : '';
+        lines.push(`  proposed  ${p.actionId} ${p.kind.padEnd(8)} ${p.amount ?? ''} ${p.currency ?? ''} finding ${p.findingId}${sale}`);
+      }
+      for (const c of result.canceled) lines.push(`  canceled  ${c.actionId}: ${c.reason}`);
+      for (const s of result.skipped) lines.push(`  skipped   finding ${s.findingId}: ${s.reason}`);
+      if (result.proposed.length > 0) {
+        lines.push(`next: a second person runs \`pinrecon actions approve --period ${period} --all --by NAME\``);
+      }
+      output.result(lines.join('\n'));
+      output.document({ ok: true, ...result });
+    }),
+  );
+
+  withGlobalOptions(
+    actions
+      .command('approve')
+      .description('approve proposed actions (maker-checker: not by the person who decided the finding)')
+      .requiredOption('--period <YYYY-MM>', 'the month')
+      .option('--action <id...>', 'the actions to approve')
+      .option('--all', 'every proposed action of the period')
+      .requiredOption('--by <name>', 'who approves'),
+  )
+    .addHelpText(
+      'after',
+      `
+Refused (exit 1, nothing approved) when the approver decided any of the findings, or when an action's
+amount is above actions.approvalLimit of its currency and the approver is not one of actions.approvers.`,
+    )
+    .action(
+      action<PeriodOptions & { action?: string[]; all?: boolean }, []>(async ({ config, output }, options) => {
+        const period = parsePeriodOption(options.period);
+        const result = await withJobWarehouse(config, (warehouse) =>
+          approveActions(warehouse, config, { period, actionIds: options.action, all: options.all, by: options.by! }),
+        );
+        const lines = [`${result.approvedBy} approved ${result.approved.length} action(s) of ${period}`];
+        for (const a of result.approved) lines.push(`  approved  ${a.actionId} ${a.kind.padEnd(8)} ${a.amount ?? ''} ${a.currency ?? ''}`);
+        output.result(lines.join('\n'));
+        output.document({ ok: true, ...result });
+      }),
+    );
+
+  withGlobalOptions(
+    actions
+      .command('execute')
+      .description("carry out the period's approved reversals at the provider, exactly once each, and verify them by reading the sale")
+      .requiredOption('--period <YYYY-MM>', 'the month')
+      .option('--dry-run', 'say what would be done; call nothing, change nothing')
+      .option('--by <name>', 'who executes (default: the OS user name)'),
+  )
+    .addHelpText(
+      'after',
+      `
+Each approved reversal: read the sale; already canceled → verified, no call. Else it is recorded in_flight,
+"Reversal by transaction id" is called once, and the sale is read again: canceled → verified, else failed
+with the provider's message (a refusal is never retried). After a crash, a re-run settles an in_flight
+action by reading the sale first. Claims and journal entries are not executed here: see actions export.
+Exit 1 when any action failed.`,
+    )
+    .action(
+      action<PeriodOptions & { dryRun?: boolean }, []>(async ({ config, output }, options) => {
+        const period = parsePeriodOption(options.period);
+        const by = options.by ?? defaultDecidedBy();
+        const run = (warehouse: Warehouse) => executeActions(warehouse, config, { period, dryRun: options.dryRun, by }, output);
+        const result = options.dryRun ? await withReadWarehouse(config, run) : await withJobWarehouse(config, run);
+        const lines = [
+          options.dryRun
+            ? `dry run: ${result.actions.length} reversal(s) of ${period} would be executed`
+            : `executed ${period}: ${result.verified} verified, ${result.failed} failed`,
+        ];
+        for (const a of result.actions) lines.push(`  ${a.outcome.padEnd(9)} ${a.actionId} tx ${a.transactionId}: ${a.detail}`);
+        if (!options.dryRun && result.verified > 0) {
+          lines.push(`next: \`pinrecon reconcile --period ${period}\` clears the reversed findings`);
+        }
+        output.result(lines.join('\n'));
+        output.document({ ok: result.failed === 0, ...result });
+        if (result.failed > 0) process.exitCode = 1;
+      }),
+    );
+
+  withGlobalOptions(
+    actions
+      .command('list')
+      .description("the period's actions and their state")
+      .requiredOption('--period <YYYY-MM>', 'the month')
+      .option('--status <status>', `only actions in this status: ${actionStatuses.join(', ')}`)
+      .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
+  ).action(
+    action<PeriodOptions & { status?: string; format: string }, []>(async ({ config }, options) => {
+      const period = parsePeriodOption(options.period);
+      const format = options.json ? 'json' : options.format;
+      if (!(listFormats as readonly string[]).includes(format)) {
+        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
+      }
+      const rows = await withReadWarehouse(config, (warehouse) => listActions(warehouse, { period, status: options.status }));
+      if (format === 'json') process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+      else if (format === 'csv') {
+        const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
+        process.stdout.write([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
+      } else process.stdout.write(`${rows.length === 0 ? '(no actions)' : formatTable(rows as unknown as Record<string, unknown>[])}\n`);
+    }),
+  );
+
+  withGlobalOptions(
+    actions
+      .command('export')
+      .description('write the approved claims (for the provider) or journal entries (for the ledger) as xlsx or csv')
+      .requiredOption('--period <YYYY-MM>', 'the month')
+      .requiredOption('--kind <kind>', 'claim or journal')
+      .option('--format <format>', 'xlsx or csv (default: from --out, else xlsx)')
+      .option('--out <file>', 'the file (default: reports.outDir/pinrecon-<period>-claims|journal.<format>)')
+      .option('--by <name>', 'who exports (default: the OS user name)'),
+  ).action(
+    action<PeriodOptions & { kind: string; format?: string; out?: string }, []>(async ({ config, output }, options) => {
+      const period = parsePeriodOption(options.period);
+      if (options.kind !== 'claim' && options.kind !== 'journal') {
+        throw new UsageError(`--kind must be claim or journal, got "${options.kind}".`);
+      }
+      if (options.format !== undefined && options.format !== 'xlsx' && options.format !== 'csv') {
+        throw new UsageError(`--format must be xlsx or csv, got "${options.format}".`);
+      }
+      const by = options.by ?? defaultDecidedBy();
+      const result = await withJobWarehouse(config, (warehouse) =>
+        exportActions(warehouse, config, {
+          period,
+          kind: options.kind as ExportKind,
+          format: options.format as ExportFileFormat | undefined,
+          out: options.out,
+          by,
+        }),
+      );
+      const what = result.kind === 'claim' ? 'claim(s)' : `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`;
+      const lines = [`wrote ${result.file}: ${result.entries} ${what}`];
+      for (const t of result.totals) {
+        const figures = Object.entries(t).filter(([k]) => k !== 'currency').map(([k, v]) => `${k} ${v}`);
+        lines.push(`  ${t.currency ?? '(no currency)'}: ${figures.join(', ')}`);
+      }
+      if (result.unapproved > 0) {
+        output.warn(`${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve them first`);
+      }
+      output.result(lines.join('\n'));
+      output.document({ ok: true, ...result });
+    }),
+  );
+}
+
+async function withReadWarehouse<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
+  const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
+  try {
+    return await work(warehouse);
+  } finally {
+    warehouse.close();
+  }
+}

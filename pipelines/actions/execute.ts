@@ -1,0 +1,227 @@
+/**
+ * `actions execute`: carries out the period's approved reversals through the provider, exactly once each
+ * (interface.md "Actions"; the outbox pattern: intent first, effect second, read to settle).
+ *
+ * For each approved (or, after a crash, still `in_flight`) reversal: read the sale ("Sales by service
+ * transaction id"); already canceled → `verified`, no call. Otherwise the action is committed `in_flight`
+ * *before* "Reversal by transaction id" is called (through the client's one queue and pacing), the answer is
+ * recorded, and the sale is read again: canceled → `verified`, else `failed` with the provider's message. A
+ * refusal (400, e.g. "already reversed") is never retried: reading the sale settles it. Every sale read is
+ * landed and loaded into `sales` like a lookup's answer, so the next reconcile sees its new status.
+ *
+ * What it never does: reverse a sale that reads canceled, call twice for one action in one run, act on an
+ * action nobody approved, or touch claims and journal entries (those leave by `actions export`).
+ */
+import type { Config } from '../../config/schema.js';
+import { ConfigError, JobError } from '../../core/errors.js';
+import type { Output } from '../../core/output.js';
+import type { Warehouse } from '../../core/warehouse.js';
+import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
+import type { SalesRecord } from '../../sources/partner-api/types.js';
+import { landAndLoadSales } from '../provider-lookup.js';
+import { recordRun, type PipelineRun } from '../run-trace.js';
+import { actionsOf, appendEvent, changeStatus, checkPeriod, type ActionStatus, type StoredAction } from './store.js';
+
+/** Who execute's own settling is attributed to when no --by is given. */
+export const executeActor = 'pinrecon';
+
+export interface ExecutedAction {
+  actionId: string;
+  transactionId: string;
+  /** verified | failed, or for a dry run what would happen. */
+  outcome: 'verified' | 'failed' | 'would_read_then_reverse';
+  /** Whether "Reversal by transaction id" was called for it in this run. */
+  reversalRequested: boolean;
+  detail: string;
+}
+
+export interface ExecuteSummary {
+  runId: string | null;
+  period: string;
+  dryRun: boolean;
+  actions: ExecutedAction[];
+  verified: number;
+  failed: number;
+}
+
+export async function executeActions(
+  warehouse: Warehouse,
+  config: Config,
+  options: { period: string; dryRun?: boolean; by?: string; client?: PartnerApiClient },
+  output: Output,
+): Promise<ExecuteSummary> {
+  const period = checkPeriod(options.period);
+  const by = options.by ?? executeActor;
+  const pending = await actionsOf(warehouse, period, `kind = 'reversal' AND status IN ('approved', 'in_flight')`);
+  if (options.dryRun) {
+    return {
+      runId: null,
+      period,
+      dryRun: true,
+      verified: 0,
+      failed: 0,
+      actions: pending.map((a) => ({
+        actionId: a.action_id,
+        transactionId: a.transaction_id!,
+        outcome: 'would_read_then_reverse',
+        reversalRequested: false,
+        detail:
+          (a.status === 'in_flight' ? 'left in flight by an interrupted execute: ' : '') +
+          `would read sale ${a.transaction_id}; if it is canceled, verify with no call; else request its reversal, then read it again`,
+      })),
+    };
+  }
+  if (pending.length > 0 && !options.client && !(config.api.identifier && config.api.secret)) {
+    throw new ConfigError(
+      'actions execute calls the provider, but no API credentials are configured ' +
+        '(api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET).',
+    );
+  }
+  return recordRun(warehouse, 'actions execute', { period, by }, async (run) => {
+    const summary: ExecuteSummary = { runId: run.runId, period, dryRun: false, actions: [], verified: 0, failed: 0 };
+    if (pending.length === 0) return summary;
+    const client = options.client ?? new PartnerApiClient(config.api);
+    const before = { ...client.stats };
+    try {
+      for (const action of pending) {
+        const done = await executeOne(warehouse, config, client, action, by, run, output);
+        summary.actions.push(done);
+        summary[done.outcome === 'verified' ? 'verified' : 'failed']++;
+      }
+    } finally {
+      run.counters.requests += client.stats.requests - before.requests;
+      run.counters.retries += client.stats.retries - before.retries;
+      run.counters.rateLimited += client.stats.rateLimited - before.rateLimited;
+      if (!options.client) client.close();
+      const outcomes = summary.actions.map((a) => `${a.actionId} ${a.outcome}`);
+      run.details = { verified: summary.verified, failed: summary.failed, actions: outcomes };
+    }
+    run.counters.rowsLoaded = summary.actions.length;
+    return summary;
+  });
+}
+
+async function executeOne(
+  warehouse: Warehouse,
+  config: Config,
+  client: PartnerApiClient,
+  action: StoredAction,
+  by: string,
+  run: PipelineRun,
+  output: Output,
+): Promise<ExecutedAction> {
+  const transactionId = Number(action.transaction_id);
+  const interrupted = action.status === 'in_flight';
+  let reads = 0;
+  const readSale = async () => readAndStoreSale(warehouse, config, client, action, run, ++reads);
+  const result = (outcome: 'verified' | 'failed', reversalRequested: boolean, detail: string): ExecutedAction => {
+    output.info(`${action.action_id}: sale ${action.transaction_id} ${outcome}: ${detail}`);
+    return { actionId: action.action_id, transactionId: action.transaction_id!, outcome, reversalRequested, detail };
+  };
+
+  // 1. Read first: a sale already canceled (by us before a crash, or by anyone) is never reversed again.
+  const first = await readSale();
+  if (!first) {
+    const detail = `the provider does not know transaction ${transactionId}`;
+    await changeStatus(warehouse, action.action_id, action.status, 'failed', by, detail, { error: detail, provider_status: null });
+    return result('failed', false, detail);
+  }
+  if (isCanceled(first, config)) {
+    const detail = interrupted
+      ? `settled after an interrupted execute: the sale reads "${first.status}", so the earlier request took effect; no second reversal`
+      : `the sale already reads "${first.status}": no reversal requested`;
+    const fields = { provider_status: first.status, verified_at: new Date().toISOString() };
+    await changeStatus(warehouse, action.action_id, action.status, 'verified', by, detail, fields);
+    return result('verified', false, detail);
+  }
+
+  // 2. Intent, committed before the call: a crash from here on leaves `in_flight`, which step 1 settles.
+  if (interrupted) {
+    await appendEvent(warehouse, {
+      actionId: action.action_id,
+      by,
+      from: 'in_flight',
+      to: 'in_flight',
+      detail: `after an interrupted execute the sale still reads "${first.status}": the reversal did not take effect; requesting it again`,
+    });
+  } else {
+    const detail = `sale reads "${first.status}": requesting its reversal`;
+    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, { provider_status: first.status });
+  }
+
+  // 3. The call, once. A refusal is recorded, never retried; reading the sale settles it.
+  let status: ActionStatus = 'in_flight';
+  let message: string;
+  try {
+    const answer = await client.reverseByTransactionId(transactionId);
+    message = answer.message;
+    const detail = `provider answered: ${answer.status} — ${answer.message}`;
+    await changeStatus(warehouse, action.action_id, 'in_flight', 'executed', by, detail, {
+      executed_at: new Date().toISOString(),
+      provider_status: answer.status,
+      provider_message: answer.message,
+    });
+    status = 'executed';
+  } catch (error) {
+    if (!(error instanceof UpstreamError) || error.status === undefined || error.status < 400 || error.status >= 500) {
+      throw new JobError(
+        `Reversing transaction ${transactionId} (action ${action.action_id}) got no clear answer: ${(error as Error).message}`,
+        `The action stays in_flight. Re-run \`pinrecon actions execute --period ${action.period}\`: ` +
+          'it reads the sale first and requests the reversal again only if it did not take effect.',
+        { cause: error },
+      );
+    }
+    message = error.body || error.message;
+    await warehouse.run(`UPDATE recon_actions SET provider_message = $2 WHERE action_id = $1`, [action.action_id, message]);
+    const detail = `provider refused (${error.status}): ${message}`;
+    await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail });
+  }
+
+  // 4. Read again: the sale's status, not the answer, says whether it is reversed.
+  const after = await readSale();
+  if (after && isCanceled(after, config)) {
+    const detail = `the sale now reads "${after.status}"`;
+    const fields = { provider_status: after.status, verified_at: new Date().toISOString() };
+    await changeStatus(warehouse, action.action_id, status, 'verified', by, detail, fields);
+    return result('verified', true, detail);
+  }
+  const detail = `the sale still reads "${after?.status ?? '(not found)'}" after the reversal was requested; provider said: ${message}`;
+  await changeStatus(warehouse, action.action_id, status, 'failed', by, detail, { provider_status: after?.status ?? null, error: detail });
+  return result('failed', true, detail);
+}
+
+/** Reads one sale at the provider and stores it in `sales` as a lookup's answer would be (landed first). */
+async function readAndStoreSale(
+  warehouse: Warehouse,
+  config: Config,
+  client: PartnerApiClient,
+  action: StoredAction,
+  run: PipelineRun,
+  read: number,
+): Promise<SalesRecord | undefined> {
+  let sale: SalesRecord | undefined;
+  try {
+    sale = await client.salesByTransactionId(Number(action.transaction_id));
+  } catch (error) {
+    throw new JobError(
+      `Reading sale ${action.transaction_id} (action ${action.action_id}) at the provider failed: ${(error as Error).message}`,
+      `Nothing was requested for it in this step. ` +
+        `Re-run \`pinrecon actions execute --period ${action.period}\` when the provider answers again.`,
+      { cause: error },
+    );
+  }
+  if (sale) {
+    await landAndLoadSales(warehouse, config, [sale], {
+      runId: run.runId,
+      endpoint: 'salesByTransactionId',
+      // Named by the period like a lookup's batch, so `extract --from-landing --from … --to …` of that month reloads it.
+      file: `by-transaction_${action.period}_${action.action_id}_${run.runId}_${read}`,
+    });
+  }
+  return sale;
+}
+
+function isCanceled(sale: SalesRecord, config: Config): boolean {
+  const mapped = Object.entries(config.reconciliation.statusMap).find(([status]) => status.trim() === sale.status.trim())?.[1];
+  return mapped === 'canceled';
+}

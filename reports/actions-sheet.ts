@@ -1,0 +1,101 @@
+/**
+ * The workbook's Actions sheet (issue 15): the state of every action of the period — what it carries out,
+ * who decided, proposed and approved it, what the provider answered and whether the sale was read back
+ * canceled — and the actions the email names: waiting for approval, and failed.
+ */
+import { sqlText } from '../core/paths.js';
+import { sqlString } from '../core/sql.js';
+import type { Warehouse } from '../core/warehouse.js';
+import type { DetailSheet, SheetColumn } from './report-sheets.js';
+
+const text = (key: string, header: string, width = 16, sql = key): SheetColumn => ({ key, header, kind: 'text', sql, width });
+const time = (key: string, header: string): SheetColumn => ({ key, header, kind: 'datetime', sql: key, width: 19 });
+
+export function actionsSheet(period: string): DetailSheet {
+  return {
+    title: 'Actions',
+    description: 'reversals, claims and journal entries planned from the decisions, and where each stands',
+    columns: [
+      text('action_id', 'Action', 18),
+      text('kind', 'Kind', 10),
+      text('status', 'Status', 11),
+      text('exception_type', 'Exception type', 22),
+      // Not "Decision" / "Finding ID": those headers mark a sheet whose decisions `findings import` reads.
+      text('carried_out', 'Decision carried out', 14, 'decision'),
+      text('decided_by', 'Decided by', 16),
+      { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
+      text('partner_reference', 'Partner reference', 22),
+      text('currency', 'Currency', 9, 'currency_code'),
+      { key: 'amount', header: 'Amount', kind: 'money', sql: 'amount', width: 15, currency: 'currency' },
+      text('proposed_by', 'Proposed by'),
+      time('proposed_at', 'Proposed at'),
+      text('approved_by', 'Approved by'),
+      time('approved_at', 'Approved at'),
+      time('executed_at', 'Executed at'),
+      time('verified_at', 'Verified at'),
+      text('provider_status', 'Provider status', 20),
+      text('provider_message', 'Provider message', 40),
+      text('error', 'Error', 40),
+      text('of_finding', 'Of finding', 34, 'finding_id'),
+    ],
+    table: 'recon_actions',
+    where: `period = ${sqlString(period)}`,
+    orderBy: 'action_id',
+  };
+}
+
+/** An action that needs a person, for the email. */
+export interface PendingAction {
+  actionId: string;
+  kind: string;
+  status: 'proposed' | 'failed';
+  exceptionType: string | null;
+  transactionId: string | null;
+  partnerReference: string | null;
+  amount: string | null;
+  currency: string | null;
+  why: string | null;
+}
+
+export interface ActionFacts {
+  waitingForApproval: PendingAction[];
+  failed: PendingAction[];
+}
+
+export async function loadActionFacts(warehouse: Warehouse, period: string): Promise<ActionFacts> {
+  const rows = await warehouse.all<Record<string, string | null>>(sqlText('report', 'action_states.sql'), { period });
+  const pending = rows.map((r) => ({
+    actionId: r.action_id!,
+    kind: r.kind!,
+    status: r.status as PendingAction['status'],
+    exceptionType: r.exception_type ?? null,
+    transactionId: r.transaction_id ?? null,
+    partnerReference: r.partner_reference ?? null,
+    amount: r.amount ?? null,
+    currency: r.currency_code ?? null,
+    why: r.why ?? null,
+  }));
+  return { waitingForApproval: pending.filter((a) => a.status === 'proposed'), failed: pending.filter((a) => a.status === 'failed') };
+}
+
+/** The email's lines about actions (empty when none needs a person). */
+export function actionEmailLines(facts: ActionFacts | undefined, shown = 20): string[] {
+  if (!facts || (facts.waitingForApproval.length === 0 && facts.failed.length === 0)) return [];
+  const describe = (a: PendingAction) =>
+    `  ${a.actionId} ${a.kind} ${a.amount ?? ''} ${a.currency ?? ''}` +
+    `${a.transactionId ? ` tx ${a.transactionId}` : ''}${a.partnerReference ? ` ${a.partnerReference}` : ''}` +
+    `${a.status === 'failed' && a.why ? ` — ${a.why}` : ''}`;
+  const block = (title: string, list: PendingAction[]) =>
+    list.length === 0
+      ? []
+      : [
+          `${title}: ${list.length}`,
+          ...list.slice(0, shown).map(describe),
+          ...(list.length > shown ? [`  … and ${list.length - shown} more (Actions sheet)`] : []),
+        ];
+  return [
+    ...block('Actions waiting for approval (pinrecon actions approve)', facts.waitingForApproval),
+    ...block('Failed actions', facts.failed),
+    '',
+  ];
+}

@@ -1,0 +1,56 @@
+/**
+ * How the workbook prints (issue 14: through LibreOffice a finding sheet printed at about 3 pt, the Summary at
+ * about 5 pt, on Letter while our users print A4). Each sheet gets a fixed print scale computed here from the
+ * widths of the columns that must share a page, never below `minimumTextPt` for the body font; the paper is
+ * `reports.paperSize`.
+ */
+
+export type PaperSize = 'A4' | 'letter';
+
+/** Excel's paperSize codes and the paper in points (portrait). */
+export const papers: Record<PaperSize, { excelCode: number; widthPt: number; heightPt: number }> = {
+  A4: { excelCode: 9, widthPt: 595.28, heightPt: 841.89 },
+  letter: { excelCode: 1, widthPt: 612, heightPt: 792 },
+};
+
+/** Page margins in inches (exceljs's unit): narrow at the sides, room for the footer at the bottom. */
+export const printMargins = { left: 0.3, right: 0.3, top: 0.5, bottom: 0.6, header: 0.25, footer: 0.25 };
+
+/** The workbook's body font (exceljs's default, Calibri 11) and the smallest text a controller should read. */
+export const bodyFontPt = 11;
+export const minimumTextPt = 8;
+/** The smallest print scale (percent) that keeps body text at `minimumTextPt`. */
+export const minimumScale = Math.ceil((minimumTextPt / bodyFontPt) * 100);
+
+/**
+ * A column's printed width in points, as LibreOffice prints an .xlsx width (characters): 7 pt a character,
+ * measured from its PDF (test/cli/workbook-print.test.ts). Excel prints the same width narrower (7 px of
+ * Calibri 11 plus 5 px of padding, at 96 px an inch), so a layout that fits LibreOffice fits Excel.
+ */
+export function columnWidthPt(width: number): number {
+  return width * 7;
+}
+
+export function printableWidthPt(paper: PaperSize, orientation: 'portrait' | 'landscape'): number {
+  const { widthPt, heightPt } = papers[paper];
+  return (orientation === 'portrait' ? widthPt : heightPt) - (printMargins.left + printMargins.right) * 72;
+}
+
+export function printableHeightPt(paper: PaperSize, orientation: 'portrait' | 'landscape'): number {
+  const { widthPt, heightPt } = papers[paper];
+  return (orientation === 'portrait' ? heightPt : widthPt) - (printMargins.top + printMargins.bottom) * 72;
+}
+
+/**
+ * The largest whole-percent scale (at most 100) at which columns of these widths fit across the page, with a
+ * little room for rounding in the spreadsheet program. Throws when that would print below `minimumTextPt`:
+ * a layout change that makes the page unreadable must fail its tests, not print small.
+ */
+export function printScale(widths: number[], paper: PaperSize, orientation: 'portrait' | 'landscape'): number {
+  const total = widths.reduce((sum, width) => sum + columnWidthPt(width), 0);
+  const scale = Math.min(100, Math.floor((printableWidthPt(paper, orientation) / total) * 100) - 1);
+  if (scale < minimumScale) {
+    throw new RangeError(`columns of ${total.toFixed(0)} pt print at ${scale}% on ${paper} ${orientation}: below ${minimumTextPt} pt text (${minimumScale}%)`);
+  }
+  return scale;
+}

@@ -1,0 +1,87 @@
+/**
+ * The Summary's roll-forward per currency (issue 15): open findings at the previous reconciliation of the period
+ * + new − cleared − written off (+ remeasured amounts) = open now, with the check that must be zero (the data
+ * test sql/tests/roll_forward_adds_up.sql fails the reconcile otherwise). Read from recon_roll_forward.
+ */
+import type ExcelJS from 'exceljs';
+import { sqlText } from '../core/paths.js';
+import type { Warehouse } from '../core/warehouse.js';
+import type { Decimal } from './report-facts.js';
+
+export interface RollForwardLine {
+  currency: string | null;
+  openAtStart: number;
+  openAtStartAmount: Decimal;
+  new: number;
+  newAmount: Decimal;
+  cleared: number;
+  clearedAmount: Decimal;
+  writtenOff: number;
+  writtenOffAmount: Decimal;
+  remeasuredAmount: Decimal;
+  openAtEnd: number;
+  openAtEndAmount: Decimal;
+  checkCount: number;
+  checkAmount: Decimal;
+  /** False on the period's first reconcile (nothing was open before it). */
+  hasPrevious: boolean;
+}
+
+export async function loadRollForward(warehouse: Warehouse, period: string): Promise<RollForwardLine[]> {
+  const rows = await warehouse.all<Record<string, string | number | boolean | null>>(sqlText('report', 'roll_forward.sql'), { period });
+  return rows.map((r) => ({
+    currency: (r.currency_code as string | null) ?? null,
+    openAtStart: Number(r.open_at_start),
+    openAtStartAmount: r.open_at_start_amount as Decimal,
+    new: Number(r.new),
+    newAmount: r.new_amount as Decimal,
+    cleared: Number(r.cleared),
+    clearedAmount: r.cleared_amount as Decimal,
+    writtenOff: Number(r.written_off),
+    writtenOffAmount: r.written_off_amount as Decimal,
+    remeasuredAmount: r.remeasured_amount as Decimal,
+    openAtEnd: Number(r.open_at_end),
+    openAtEndAmount: r.open_at_end_amount as Decimal,
+    checkCount: Number(r.check_count),
+    checkAmount: r.check_amount as Decimal,
+    hasPrevious: r.has_previous === true,
+  }));
+}
+
+/** What the section writes with: the Summary's pen (reports/workbook.ts), structurally. */
+export interface RollForwardPen {
+  line(...cells: ({ value: ExcelJS.CellValue; style: Partial<ExcelJS.Style> } | string | null)[]): void;
+  heading(text: string): void;
+  header(...labels: string[]): void;
+  count(value: string | number): { value: ExcelJS.CellValue; style: Partial<ExcelJS.Style> } | string | null;
+  money(value: Decimal, currency: string | null): { value: ExcelJS.CellValue; style: Partial<ExcelJS.Style> } | string | null;
+}
+
+/** Per currency: a row of counts, then a row of amounts, each ending in its check. */
+export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollForwardLine[] | undefined): void {
+  if (!rollForward) return;
+  pen.heading('Roll-forward of open findings per currency');
+  pen.line(
+    'Open = not decided write_off. From the previous reconciliation of the period to this one (on the first, nothing was open before). ' +
+      'Open at start + new − cleared − written off (+ remeasured amounts) = open at end; ' +
+      'the check must be 0 (a reconcile whose check is not 0 fails).',
+  );
+  pen.header('Currency', 'Measure', 'Open at start', 'New', 'Cleared', 'Written off', 'Remeasured', 'Open at end', 'Check (must be 0)');
+  for (const r of rollForward) {
+    const currency = r.currency ?? '(none)';
+    const counts = [r.openAtStart, r.new, r.cleared, r.writtenOff].map((n) => pen.count(n));
+    pen.line(currency, 'Findings', ...counts, null, pen.count(r.openAtEnd), pen.count(r.checkCount));
+    pen.line(
+      currency,
+      'Amount (cost bridge effect)',
+      pen.money(r.openAtStartAmount, r.currency),
+      pen.money(r.newAmount, r.currency),
+      pen.money(r.clearedAmount, r.currency),
+      pen.money(r.writtenOffAmount, r.currency),
+      pen.money(r.remeasuredAmount, r.currency),
+      pen.money(r.openAtEndAmount, r.currency),
+      pen.money(r.checkAmount, r.currency),
+    );
+  }
+  if (rollForward.length === 0) pen.line('No findings, now or at the previous reconciliation.');
+}

@@ -1,0 +1,254 @@
+/**
+ * `pinrecon actions` end to end, the built CLI against the simulator over real HTTP: decide `reverse` on the
+ * refunded_not_reversed findings → plan → approve by the decider (refused, nothing changes) → approve by
+ * another → execute → reconcile: those findings are gone, each transaction reversed exactly once. Then a
+ * kill -9 while a reversal's answer is on its way, and a re-run: still exactly once.
+ */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { afterEach, expect, test } from 'vitest';
+import { cliPath } from '../support/cli.js';
+import { findingsOfType, period, asOf, reconciledMonth, type ActionsMonth } from '../support/actions.js';
+
+let month: ActionsMonth | undefined;
+afterEach(async () => {
+  await month?.close();
+  month = undefined;
+});
+
+type Listed = {
+  action_id: string;
+  kind: string;
+  status: string;
+  transaction_id: string | null;
+  finding_id: string;
+  approved_by: string | null;
+};
+
+async function listed(m: ActionsMonth): Promise<Listed[]> {
+  const result = await m.cli('actions', 'list', '--period', period, '--format', 'json');
+  expect(result.code, result.stderr).toBe(0);
+  return JSON.parse(result.stdout) as Listed[];
+}
+
+async function decideReverseAndApprove(m: ActionsMonth, approver = 'Bruno Costa'): Promise<{ ids: string[]; transactions: string[] }> {
+  const refunded = await findingsOfType(m, 'refunded_not_reversed');
+  expect(refunded.length).toBeGreaterThanOrEqual(2);
+  const decided = await m.cli('findings', 'decide', ...refunded.map((f) => f.finding_id), '--decision', 'reverse', '--by', 'Ana Lima');
+  expect(decided.code, decided.stderr).toBe(0);
+
+  const plan = await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima');
+  expect(plan.code, plan.stderr).toBe(0);
+  const reversals = (await listed(m)).filter((a) => a.kind === 'reversal');
+  expect(reversals.map((a) => a.finding_id).sort()).toEqual(refunded.map((f) => f.finding_id).sort());
+  expect(reversals.every((a) => a.status === 'proposed')).toBe(true);
+  // Planning again changes nothing.
+  const again = await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima', '--json');
+  expect(JSON.parse(again.stdout)).toMatchObject({ proposed: [], canceled: [], unchanged: reversals.length });
+
+  // Maker-checker: the person who decided may not approve; nothing changes.
+  const self = await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'ana lima');
+  expect(self.code).toBe(1);
+  expect(self.stderr).toMatch(/decided its finding/);
+  expect((await listed(m)).every((a) => a.status === 'proposed')).toBe(true);
+
+  if (approver !== 'Bruno Costa') {
+    // Above actions.approvalLimit only one of actions.approvers may approve.
+    const overLimit = await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Bruno Costa');
+    expect(overLimit.code).toBe(1);
+    expect(overLimit.stderr).toMatch(/above actions\.approvalLimit\.BRL/);
+    expect((await listed(m)).every((a) => a.status === 'proposed')).toBe(true);
+  }
+  const approved = await m.cli('actions', 'approve', '--period', period, '--all', '--by', approver);
+  expect(approved.code, approved.stderr).toBe(0);
+  const after = await listed(m);
+  expect(after.every((a) => a.status === 'approved' && a.approved_by === approver)).toBe(true);
+  return { ids: after.map((a) => a.action_id), transactions: after.map((a) => a.transaction_id!) };
+}
+
+test('decide reverse → plan → approve (not by the decider) → execute → reconcile: findings gone, each sale reversed once', async () => {
+  if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
+  month = await reconciledMonth({}, { actions: { approvalLimit: { BRL: 1 }, approvers: ['Chief Controller'] } });
+  const m = month;
+  const { transactions } = await decideReverseAndApprove(m, 'Chief Controller');
+
+  const dry = await m.cli('actions', 'execute', '--period', period, '--dry-run');
+  expect(dry.code, dry.stderr).toBe(0);
+  expect(m.simulator.stats().reversals).toBe(0);
+
+  const executed = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
+  expect(executed.code, executed.stderr).toBe(0);
+  expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
+  for (const id of transactions) expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
+  expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
+
+  // Executing again calls nothing: there is nothing approved left.
+  const rerun = await m.cli('actions', 'execute', '--period', period);
+  expect(rerun.code, rerun.stderr).toBe(0);
+  expect(m.simulator.stats().reversals).toBe(transactions.length);
+
+  // Claims and journal entries: decided, planned, approved, exported, and read back.
+  const claims = await findingsOfType(m, 'cost_mismatch');
+  const writeOffs = await findingsOfType(m, 'price_mismatch');
+  const ledgerFixes = await findingsOfType(m, 'missing_in_ledger');
+  expect(claims.length * writeOffs.length * ledgerFixes.length).toBeGreaterThan(0);
+  for (const [found, decision] of [[claims, 'claim'], [writeOffs, 'write_off'], [ledgerFixes, 'fix_ledger']] as const) {
+    const ids = found.map((f) => f.finding_id);
+    const decided = await m.cli('findings', 'decide', ...ids, '--decision', decision, '--note', '=HYPERLINK("x")', '--by', 'Ana Lima');
+    expect(decided.code, decided.stderr).toBe(0);
+  }
+  expect((await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima')).code).toBe(0);
+  const approvedAll = await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Chief Controller');
+  expect(approvedAll.code, approvedAll.stderr).toBe(0);
+  const files = await exportAll(m);
+  const differences = new Map(claims.map((f) => [f.finding_id, f.difference]));
+  for (const rows of [files.claimsXlsx, files.claimsCsv]) {
+    const byFinding = new Map(rows.map((r) => [r['Finding ID'], r]));
+    expect([...byFinding.keys()].sort()).toEqual([...differences.keys()].sort());
+    for (const [id, difference] of differences) expect(tenThousandths(byFinding.get(id)!['Difference'])).toBe(tenThousandths(difference));
+    for (const row of rows) expect(String(row['Key (last 4)'] ?? '')).toMatch(/^(\*{4}.{4}|\*{4}|)$/);
+  }
+  const claimedTotal = claims.reduce((sum, f) => sum + tenThousandths(f.difference), 0);
+  expect(files.claimsTotals.map((t) => tenThousandths(t.Difference)).reduce((a, b) => a + b, 0)).toBe(claimedTotal);
+  // A note that would be a formula is text in the CSV.
+  expect(files.claimsCsv.every((r) => r['Note'] === `'=HYPERLINK("x")`)).toBe(true);
+  for (const rows of [files.journalXlsx, files.journalCsv]) {
+    expect(new Set(rows.map((r) => r.entry_id)).size).toBe(writeOffs.length + ledgerFixes.length);
+    const balance = new Map<string, number>();
+    for (const r of rows) {
+      const entry = String(r.entry_id);
+      balance.set(entry, (balance.get(entry) ?? 0) + tenThousandths(r.debit) - tenThousandths(r.credit));
+    }
+    for (const [entry, net] of balance) expect(net, `entry ${entry}`).toBe(0);
+    expect(rows.every((r) => ['6100', '2100'].includes(String(r.account)))).toBe(true);
+  }
+  expect((await listed(m)).filter((a) => a.kind !== 'reversal').every((a) => a.status === 'executed')).toBe(true);
+
+  // The sales execute read are in `sales`: reconcile clears the findings without re-extracting.
+  const reconciled = await m.cli('reconcile', '--period', period, '--as-of', asOf);
+  expect(reconciled.code, reconciled.stderr).toBe(0);
+  expect(await findingsOfType(m, 'refunded_not_reversed')).toEqual([]);
+  const events = await m.withDatabase((w) =>
+    w.all<{ to_status: string }>(`SELECT to_status FROM recon_action_events ORDER BY "at", to_status`),
+  );
+  expect(events.filter((e) => e.to_status === 'verified')).toHaveLength(transactions.length);
+  // The roll-forward of a month with cleared and written-off findings adds up (its data test passed too).
+  const rollForward = await m.withDatabase((w) =>
+    w.all<{ cleared: string; written_off: string; check_count: string; check_amount: string }>(
+      `SELECT cleared::VARCHAR AS cleared, written_off::VARCHAR AS written_off, check_count::VARCHAR AS check_count,
+              check_amount::VARCHAR AS check_amount
+       FROM recon_roll_forward WHERE period = $1`,
+      [period],
+    ),
+  );
+  expect(rollForward.reduce((sum, r) => sum + Number(r.cleared), 0)).toBeGreaterThanOrEqual(transactions.length);
+  expect(rollForward.reduce((sum, r) => sum + Number(r.written_off), 0)).toBe(writeOffs.length);
+  for (const r of rollForward) expect([tenThousandths(r.check_count), tenThousandths(r.check_amount)]).toEqual([0, 0]);
+
+  // The workbook shows every action and the roll-forward.
+  const report = await m.cli('report', '--period', period);
+  expect(report.code, report.stderr).toBe(0);
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(path.join(m.dir, 'reports', `pinrecon-${period}.xlsx`));
+  const actionsSheet = workbook.getWorksheet('Actions')!;
+  expect(actionsSheet.rowCount - 1).toBe((await listed(m)).length);
+  const summaryTexts = (workbook.getWorksheet('Summary')!.getSheetValues() as unknown[][]).flat();
+  expect(summaryTexts).toContain('Roll-forward of open findings per currency');
+});
+
+/** Exports claims and journal as xlsx and csv through the CLI and reads each back (exceljs; its CSV reader, values kept as text). */
+async function exportAll(m: ActionsMonth) {
+  const out = (name: string) => path.join(m.dir, 'exports', name);
+  const files = [
+    ['claim', 'xlsx', 'claims.xlsx'],
+    ['claim', 'csv', 'claims.csv'],
+    ['journal', 'xlsx', 'journal.xlsx'],
+    ['journal', 'csv', 'journal.csv'],
+  ];
+  for (const [kind, format, name] of files) {
+    const result = await m.cli('actions', 'export', '--period', period, '--kind', kind!, '--format', format!, '--out', out(name!));
+    expect(result.code, result.stderr).toBe(0);
+  }
+  const xlsxRows = async (file: string) => {
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(file);
+    return blocks(dense(workbook.worksheets[0]!.getSheetValues() as unknown[][]));
+  };
+  const csvRows = async (file: string) => {
+    const workbook = new ExcelJS.Workbook();
+    const sheet = await workbook.csv.readFile(file, { map: (value: unknown) => value } as never);
+    return blocks(dense(sheet.getSheetValues() as unknown[][]));
+  };
+  const claimsXlsx = await xlsxRows(out('claims.xlsx'));
+  const claimsCsv = await csvRows(out('claims.csv'));
+  const journalXlsx = await xlsxRows(out('journal.xlsx'));
+  const journalCsv = await csvRows(out('journal.csv'));
+  // The same totals in both files.
+  const totals = (rows: Record<string, unknown>[]) => rows.map((t) => [t.Currency, tenThousandths(t.Difference)]);
+  expect(totals(claimsCsv.totals)).toEqual(totals(claimsXlsx.totals));
+  return {
+    claimsXlsx: claimsXlsx.rows,
+    claimsCsv: claimsCsv.rows,
+    claimsTotals: claimsCsv.totals,
+    journalXlsx: journalXlsx.rows,
+    journalCsv: journalCsv.rows,
+  };
+}
+
+/** exceljs's sheet values (1-based, sparse) as plain rows from the first. */
+function dense(values: unknown[][]): unknown[][] {
+  return Array.from(values).slice(1).map((row) => Array.from(row ?? []).slice(1));
+}
+
+/** A file's rows as objects by header, and the totals block after the blank row (with its own header line). */
+function blocks(values: unknown[][]): { rows: Record<string, unknown>[]; totals: Record<string, unknown>[] } {
+  const isBlank = (row: unknown[]) => row.every((v) => v === undefined || v === null || v === '');
+  const asObjects = (header: unknown[], rows: unknown[][]) =>
+    rows.map((row) => Object.fromEntries(header.map((h, i) => [String(h), row[i] ?? null])));
+  const blank = values.findIndex(isBlank);
+  const rows = blank < 0 ? values.slice(1) : values.slice(1, blank);
+  const rest = blank < 0 ? [] : values.slice(blank + 1).filter((row) => !isBlank(row));
+  // The xlsx puts a title line over its totals header.
+  const totalsStart = rest.findIndex((row) => row.includes('Currency') || row.includes('currency'));
+  const totals = totalsStart < 0 ? [] : asObjects(rest[totalsStart]!, rest.slice(totalsStart + 1));
+  return { rows: asObjects(values[0]!, rows), totals };
+}
+
+/** Exact money as an integer of ten-thousandths (a CSV's text, a cell's number, DuckDB's decimal text). */
+function tenThousandths(value: unknown): number {
+  return Math.round(Number(value) * 10_000);
+}
+
+test('kill -9 while a reversal is answered, then a re-run: each sale reversed exactly once, settled by reading it', async () => {
+  if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
+  // The simulator reverses at once but holds its answer: the CLI is killed before it learns of the reversal.
+  month = await reconciledMonth({ reversalAnswerDelayMs: 600_000 });
+  const m = month;
+  const { transactions } = await decideReverseAndApprove(m);
+
+  const running = m.startCli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
+  while (m.simulator.stats().reversals === 0) {
+    if (running.child.exitCode !== null) throw new Error(`execute ended before reversing: ${running.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  running.child.kill('SIGKILL');
+  const killed = await running.done;
+  expect(killed.signal).toBe('SIGKILL');
+  expect(m.simulator.stats().reversals).toBe(1);
+  const inFlight = (await listed(m)).filter((a) => a.status === 'in_flight');
+  expect(inFlight).toHaveLength(1);
+
+  m.simulator.setReversalAnswerDelay(0);
+  const rerun = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
+  expect(rerun.code, rerun.stderr).toBe(0);
+  expect(rerun.stdout).toMatch(/interrupted execute/);
+  // Exactly once each: no second request for the one in flight, and no "already reversed" refusal.
+  expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
+  expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
+  for (const id of transactions) expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
+
+  const reconciled = await m.cli('reconcile', '--period', period, '--as-of', asOf);
+  expect(reconciled.code, reconciled.stderr).toBe(0);
+  expect(await findingsOfType(m, 'refunded_not_reversed')).toEqual([]);
+});

@@ -1,0 +1,33 @@
+/** `actions` and `journal` in the config (issue 15): defaults, and keys that cannot be right are refused. */
+import { expect, test } from 'vitest';
+import { configSchema } from '../../config/schema.js';
+import { accountsFor } from '../../pipelines/actions/export.js';
+
+test('defaults: no approval limit, no approvers, one default pair of accounts', () => {
+  const config = configSchema.parse({});
+  expect(config.actions).toEqual({ approvalLimit: {}, approvers: [] });
+  expect(config.journal.accounts).toEqual({ default: { debit: '6100', credit: '2100' } });
+});
+
+test('journal.accounts: the most specific key wins; a key that is no type or decision, or no default, is refused', () => {
+  const config = configSchema.parse({
+    journal: {
+      accounts: {
+        default: { debit: '1', credit: '2' },
+        write_off: { debit: '3', credit: '4' },
+        cost_mismatch: { debit: '5', credit: '6' },
+        'cost_mismatch:write_off': { debit: '7', credit: '8' },
+      },
+    },
+  });
+  expect(accountsFor(config, 'cost_mismatch', 'write_off')).toEqual({ debit: '7', credit: '8' });
+  expect(accountsFor(config, 'cost_mismatch', 'fix_ledger')).toEqual({ debit: '5', credit: '6' });
+  expect(accountsFor(config, 'price_mismatch', 'write_off')).toEqual({ debit: '3', credit: '4' });
+  expect(accountsFor(config, 'price_mismatch', 'fix_ledger')).toEqual({ debit: '1', credit: '2' });
+  const pair = { debit: '1', credit: '2' };
+  expect(() => configSchema.parse({ journal: { accounts: { default: pair, cost_mismatch_: pair } } })).toThrow(
+    /an exception type, or \\?"<exception type>:<decision>/,
+  );
+  expect(() => configSchema.parse({ journal: { accounts: { write_off: pair } } })).toThrow(/needs a \\?"default\\?" entry/);
+  expect(() => configSchema.parse({ actions: { approvalLimit: { brl: 10 } } })).toThrow(/ISO 4217/);
+});

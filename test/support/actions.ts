@@ -1,0 +1,97 @@
+/**
+ * For the actions tests: a reconciled month against the simulator over real HTTP (extract, a generated
+ * ledger with planted breaks, reconcile — in this process), a config file the built CLI reads, and a way to
+ * run the CLI on it.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { configSchema, type Config } from '../../config/schema.js';
+import { Warehouse } from '../../core/warehouse.js';
+import { extractSales } from '../../pipelines/extract/extract.js';
+import { importLedger } from '../../pipelines/ledger-import.js';
+import { reconcile } from '../../pipelines/reconcile.js';
+import { generateLedger } from '../../sources/simulator/ledger-generator.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../sources/simulator/server.js';
+import { runCli, startCli, type CliResult, type RunningCli } from './cli.js';
+import { capturingOutput } from './reconcile.js';
+
+export const period = '2024-03';
+export const asOf = '2024-04-10';
+
+export interface ActionsMonth {
+  dir: string;
+  config: Config;
+  configFile: string;
+  simulator: RunningSimulator;
+  cli(...args: string[]): Promise<CliResult>;
+  startCli(...args: string[]): RunningCli;
+  /** Runs `work` on the database, opened for this moment only (the CLI needs it free). */
+  withDatabase<T>(work: (warehouse: Warehouse) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+export async function reconciledMonth(
+  simulatorOptions: SimulatorOptions = {},
+  configOverrides: Record<string, unknown> = {},
+): Promise<ActionsMonth> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-actions-'));
+  const simulator = await startSimulator({
+    seed: 5,
+    dataset: { from: '2024-02-20', to: '2024-04-06', salesCount: 1_400, timezone: 'America/Sao_Paulo' },
+    ...simulatorOptions,
+  });
+  const fileConfig = {
+    timezone: 'America/Sao_Paulo',
+    database: path.join(dir, 'pinrecon.duckdb'),
+    api: { baseUrl: simulator.url, maxRequestsPerSecond: 40 },
+    extract: { landingDir: path.join(dir, 'landing') },
+    reports: { outDir: path.join(dir, 'reports') },
+    reconciliation: { lookupMissing: false },
+    ...configOverrides,
+  };
+  const configFile = path.join(dir, 'pinrecon.config.json');
+  writeFileSync(configFile, JSON.stringify(fileConfig, null, 2));
+  const config = configSchema.parse({ ...fileConfig, api: { ...fileConfig.api, identifier: 'demo-partner', secret: 'demo-secret' } });
+  const env = { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' };
+  const withDatabase = async <T>(work: (warehouse: Warehouse) => Promise<T>): Promise<T> => {
+    const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+    try {
+      return await work(warehouse);
+    } finally {
+      warehouse.close();
+    }
+  };
+  await withDatabase(async (warehouse) => {
+    const { output } = capturingOutput();
+    await extractSales(warehouse, config, { from: '2024-03-01', to: '2024-03-31', by: 'both', today: '2024-06-01' }, output);
+    const file = path.join(dir, 'ledger.csv');
+    const planted = { period, asOf, file, reconciliation: config.reconciliation, salesPerBreak: 300 };
+    const plant = await generateLedger(simulator.dataset, planted);
+    await importLedger(warehouse, config, plant.file, {}, output);
+    await reconcile(warehouse, config, { period, asOf }, output);
+  });
+  return {
+    dir,
+    config,
+    configFile,
+    simulator,
+    cli: (...args) => runCli([...args, '--config', configFile], { env }),
+    startCli: (...args) => startCli([...args, '--config', configFile], { env }),
+    withDatabase,
+    async close() {
+      await simulator.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The period's findings of a type (id, transaction, difference), from the database. */
+export type FindingOfType = { finding_id: string; transaction_id: string | null; difference: string | null };
+
+export async function findingsOfType(month: ActionsMonth, type: string): Promise<FindingOfType[]> {
+  return month.withDatabase((w) =>
+    w.all(`SELECT finding_id, transaction_id::VARCHAR AS transaction_id, difference::VARCHAR AS difference FROM recon_exceptions
+           WHERE period = $1 AND exception_type = $2 ORDER BY finding_id`, [period, type]),
+  );
+}
