@@ -216,12 +216,21 @@ export async function publishMarts(
     for (const mart of models.filter((m) => m.layer === 'marts')) {
       const target = persistent(database, mart.name);
       const built = `temp.main.${sqlIdentifier(mart.name)}`;
-      // A mart added without a schema file still gets its table.
-      await warehouse.run(`CREATE TABLE IF NOT EXISTS ${target} AS SELECT * FROM ${built} LIMIT 0`);
-      if (mart.materialized === 'table') {
-        await warehouse.run(`DELETE FROM ${target} WHERE ${sqlIdentifier(partition.column)} = $1`, [partition.value]);
+      try {
+        // A mart added without a schema file still gets its table.
+        await warehouse.run(`CREATE TABLE IF NOT EXISTS ${target} AS SELECT * FROM ${built} LIMIT 0`);
+        if (mart.materialized === 'table') {
+          await warehouse.run(`DELETE FROM ${target} WHERE ${sqlIdentifier(partition.column)} = $1`, [partition.value]);
+        }
+        await warehouse.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${built}`);
+      } catch (error) {
+        const what =
+          `Publishing the mart ${mart.name} (${mart.file}, materialized ${mart.materialized}) failed: ${(error as Error).message}`;
+        const hint =
+          `A table mart replaces its rows of one ${partition.column}, so it needs that column; its columns must be ` +
+          "its table's (sql/schema/). Nothing was published.";
+        throw new JobError(what, outOfMemoryHint(error) ?? hint, { cause: error });
       }
-      await warehouse.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${built}`);
     }
   });
 }

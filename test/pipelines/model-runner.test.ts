@@ -194,6 +194,20 @@ describe('building and publishing in a real DuckDB file', () => {
     ]);
   });
 
+  test('a table mart without the partition column is refused at publish, naming it, and nothing is published', async () => {
+    const models = itemTree();
+    const file = model('marts', 'items_total', '-- one row: every item\nselect count(*) as items from int_items_priced');
+    const planned = planModels(root);
+    await warehouse.run(`INSERT INTO src_items VALUES (1, 2.5, NULL)`);
+    await runOnce(models, '2024-01', 'r1');
+    const failure = await runOnce(planned, '2024-01', 'r2').catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(JobError);
+    expect((failure as JobError).message).toContain(`Publishing the mart items_total (${file}, materialized table) failed`);
+    expect((failure as JobError).hint).toMatch(/replaces its rows of one period, so it needs that column/);
+    // The transaction rolled back: the run before is what the marts hold.
+    expect(await warehouse.all('SELECT run_id FROM item_runs')).toEqual([{ run_id: 'r1' }]);
+  });
+
   test('an input set after the build reaches the marts through a rebuild of its readers only', async () => {
     itemTree();
     model('inputs', 'run_note', '-- a late fact\nCREATE OR REPLACE TEMP TABLE run_note (note VARCHAR)');
