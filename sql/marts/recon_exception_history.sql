@@ -1,5 +1,6 @@
 -- One row per finding touched by this run: new (not open before), still_open (open before and now),
--- or cleared (open before, gone now).
+-- or cleared (open before, gone now). Every run's rows are kept.
+-- materialized: append
 with
 
 params as (

@@ -1,9 +1,17 @@
--- One row: this reconcile run of the period, with how many findings were new, still open and cleared.
+-- One row: this reconcile run of the period, with how many findings were new, still open and cleared, and the
+-- seconds each stage took (run_stage_seconds, set before publishing). Every run's row is kept.
+-- materialized: append
 with
 
 params as (
 
     select * from cfg_params
+
+),
+
+timings as (
+
+    select * from run_stage_seconds
 
 ),
 
@@ -57,11 +65,12 @@ final as (
         scope.provider_sales,
         params.lookups,
         params.lookups_found,
-        cast(null as varchar) as stage_seconds
+        timings.stage_seconds
 
     from params
     cross join changes
     cross join scope
+    cross join timings
 
 )
 

@@ -1,13 +1,9 @@
 /**
  * reconcile on small fixtures in a real DuckDB file: one test per exception type, the traps that must not
- * become findings, the bridge and aging marts, and the runner (dependency order, cycles).
+ * become findings, the bridge and aging marts, and the job's summary (the model runner: model-runner.test.ts).
  */
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { JobError } from '../../core/errors.js';
-import { planModels, reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
+import { reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
 import {
   asOf,
   capturingOutput,
@@ -402,26 +398,7 @@ describe('proof of absence (interface.md): windows from extract.historyStart, or
   });
 });
 
-describe('the runner', () => {
-  test('orders models by their from/join references and refuses a cycle, naming it', () => {
-    const models = planModels();
-    const position = new Map(models.map((m, i) => [m.name, i]));
-    for (const model of models) for (const dependency of model.dependsOn) expect(position.get(dependency)!).toBeLessThan(position.get(model.name)!);
-    expect(models.map((m) => m.name)).toContain('recon_exceptions');
-
-    const root = mkdtempSync(path.join(tmpdir(), 'pinrecon-models-'));
-    try {
-      for (const layer of ['staging', 'intermediate', 'marts']) mkdirSync(path.join(root, layer));
-      writeFileSync(path.join(root, 'staging', 'stg_a.sql'), '-- one row per a\nselect * from ledger');
-      writeFileSync(path.join(root, 'intermediate', 'int_b.sql'), '-- b\nselect * from stg_a join int_c using (x)');
-      writeFileSync(path.join(root, 'intermediate', 'int_c.sql'), "-- c, not from 'int_b'\nselect * from int_b");
-      expect(() => planModels(root)).toThrow(JobError);
-      expect(() => planModels(root)).toThrow(/cycle: int_b → int_c → int_b/);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-
+describe('the job', () => {
   test('summary: counts per type, per-stage timings, data tests listed, run recorded', async () => {
     const s = sale();
     const summary = await run([s], []);
@@ -431,6 +408,12 @@ describe('the runner', () => {
     expect(summary.tests.every((t) => t.passed)).toBe(true);
     const runRow = await f.warehouse.one(`SELECT command, status, rows_loaded FROM pipeline_runs WHERE run_id = $1`, [summary.runId]);
     expect(runRow).toEqual({ command: 'reconcile', status: 'succeeded', rows_loaded: '1' });
+    // recon_runs says how long each stage before publishing took (the input run_stage_seconds, set after the tests).
+    const published = await f.warehouse.one<{ stage_seconds: string }>('SELECT stage_seconds FROM recon_runs WHERE run_id = $1', [summary.runId]);
+    const { publish, ...beforePublish } = summary.stages;
+    expect(publish).toBeGreaterThanOrEqual(0);
+    expect(JSON.parse(published!.stage_seconds)).toEqual(beforePublish);
+    expect(Object.keys(beforePublish).sort()).toEqual(['intermediate', 'marts', 'staging', 'tests']);
     // No temporary model is left to shadow the persistent marts.
     expect(await f.warehouse.all(`SELECT table_name FROM duckdb_tables() WHERE temporary`)).toEqual([]);
   });
