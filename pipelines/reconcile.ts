@@ -12,6 +12,7 @@
  *
  * Configuration reaches the SQL as data, never as pasted text: the runner creates `cfg_params` (one row:
  * period bounds, as-of, tolerances, time zone, run id), `cfg_status_map` (reconciliation.statusMap),
+ * `cfg_exception_types` (the registry of finding types, core/exception-types.ts),
  * `prev_recon_exceptions` (the findings open for the period before this run, for identity and history), each
  * declared with its columns in `sql/inputs/`; `signed_recon_exceptions` (the active sign-off's rows) and
  * `cur_recon_decisions` (the current decision of each finding, from recon_decisions).
@@ -28,7 +29,7 @@ import { periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { lookUpReferences, type ReferenceLookupSummary } from './provider-lookup.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
-import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
+import { exceptionTypeInputRows, exceptionTypes, type ExceptionType } from '../core/exception-types.js';
 import { sqlIdentifier } from '../core/sql.js';
 import { maskPin } from '../core/masking.js';
 import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
@@ -146,7 +147,14 @@ export interface WindowCoverage {
   lastUncoveredDay: string | null;
 }
 
-const inputTables = ['cfg_params', 'cfg_status_map', 'prev_recon_exceptions', 'signed_recon_exceptions', 'cur_recon_decisions'] as const;
+const inputTables = [
+  'cfg_params',
+  'cfg_status_map',
+  'cfg_exception_types',
+  'prev_recon_exceptions',
+  'signed_recon_exceptions',
+  'cur_recon_decisions',
+] as const;
 const failingRowsShown = 10;
 
 export async function reconcile(warehouse: Warehouse, config: Config, options: ReconcileOptions, output: Output): Promise<ReconcileSummary> {
@@ -384,6 +392,8 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   for (const [status, statusClass] of Object.entries(r.statusMap)) {
     await warehouse.run('INSERT OR REPLACE INTO cfg_status_map VALUES (trim($1), $2)', [status, statusClass]);
   }
+  await declareInput(warehouse, 'cfg_exception_types');
+  for (const row of exceptionTypeInputRows()) await warehouse.run('INSERT INTO cfg_exception_types VALUES ($1, $2, $3, $4, $5)', row);
   await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
     `INSERT INTO prev_recon_exceptions BY NAME
