@@ -14,7 +14,11 @@ export const findingFamilies = [
   { family: 'duplicates', sheet: 'Duplicates', description: 'references with more than one sale or ledger line' },
   { family: 'cutoff', sheet: 'Cutoff', description: 'matched orders the two sides put in different periods' },
   // Its own layout (reports/report-sheets.ts): a key's age and cost at stake rather than two sides compared.
-  { family: 'unredeemed', sheet: 'Unredeemed keys', description: 'keys booked or unsent, older than unredeemedAfterDays; amount: the cost at stake' },
+  {
+    family: 'unredeemed',
+    sheet: 'Unredeemed keys',
+    description: 'keys booked or unsent, older than unredeemedAfterDays; amount: the cost at stake',
+  },
 ] as const;
 
 export type FindingFamily = (typeof findingFamilies)[number]['family'];
@@ -143,5 +147,11 @@ export const exceptionTypes: readonly ExceptionType[] = findingTypes.map((row) =
 
 /** The registry as the rows of the SQL input `cfg_exception_types` (sql/inputs/cfg_exception_types.sql). */
 export function exceptionTypeInputRows(): [string, string, number, number | null, string | null][] {
-  return findingTypes.map((row: FindingTypeRow, index) => [row.type, row.family, index + 1, row.bridge?.step ?? null, row.bridge?.label ?? null]);
+  return findingTypes.map((row: FindingTypeRow, index) => [
+    row.type,
+    row.family,
+    index + 1,
+    row.bridge?.step ?? null,
+    row.bridge?.label ?? null,
+  ]);
 }

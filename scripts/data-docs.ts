@@ -127,7 +127,9 @@ export function renderReadmeFindingTable(rows: readonly FindingTypeRow[] = findi
 export function generateReadme(readme: string = readFileSync(readmeFile, 'utf8')): string {
   const start = readme.indexOf(readmeTableStart);
   const end = readme.indexOf(readmeTableEnd);
-  if (start < 0 || end < start) throw new Error(`${readmeFile} must hold the lines ${readmeTableStart} and ${readmeTableEnd}, in that order.`);
+  if (start < 0 || end < start) {
+    throw new Error(`${readmeFile} must hold the lines ${readmeTableStart} and ${readmeTableEnd}, in that order.`);
+  }
   return `${readme.slice(0, start + readmeTableStart.length)}\n${renderReadmeFindingTable()}\n${readme.slice(end)}`;
 }
 
