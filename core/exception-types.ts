@@ -1,17 +1,157 @@
-/** interface.md's `exception_type` values, in the order every summary, report and email lists them. */
-export const exceptionTypes = [
-  'missing_at_provider',
-  'missing_in_ledger',
-  'cost_mismatch',
-  'price_mismatch',
-  'currency_mismatch',
-  'product_mismatch',
-  'unredeemed_key',
-  'duplicate_reference',
-  'canceled_but_booked',
-  'refunded_not_reversed',
-  'cutoff_difference',
-  'unknown_status',
+/**
+ * The registry of finding types: the one list of interface.md's `exception_type` values, each with its family (the
+ * workbook sheet it is on), its step in the cost bridge, the rule that raises it, what it means and what to do.
+ * The SQL reads it as the input table `cfg_exception_types`; the report, the README's table and docs/DATA.md are
+ * made from it; test/core/exception-registry.test.ts fails when any of them disagrees. A new finding type is one
+ * rule model (sql/intermediate/int_recon_findings__<family>.sql) and one row here.
+ */
+
+/** The families, in sheet order: each is one sheet of the workbook. */
+export const findingFamilies = [
+  { family: 'missing', sheet: 'Missing', description: 'orders missing at the provider or in the ledger' },
+  { family: 'amounts', sheet: 'Amounts', description: 'matched orders whose cost, price, currency or product differ' },
+  { family: 'status', sheet: 'Status', description: 'canceled but booked, refunded not reversed, unknown status' },
+  { family: 'duplicates', sheet: 'Duplicates', description: 'references with more than one sale or ledger line' },
+  { family: 'cutoff', sheet: 'Cutoff', description: 'matched orders the two sides put in different periods' },
+  // Its own layout (reports/report-sheets.ts): a key's age and cost at stake rather than two sides compared.
+  {
+    family: 'unredeemed',
+    sheet: 'Unredeemed keys',
+    description: 'keys booked or unsent, older than unredeemedAfterDays; amount: the cost at stake',
+  },
 ] as const;
 
-export type ExceptionType = (typeof exceptionTypes)[number];
+export type FindingFamily = (typeof findingFamilies)[number]['family'];
+
+export interface FindingTypeRow {
+  type: string;
+  family: FindingFamily;
+  /** Its step in recon_bridge (1–9), with the step's label; null when it moves no cost between the two sides. */
+  bridge: { step: number; label: string } | null;
+  /** When the rule model raises it (docs/DATA.md). */
+  rule: string;
+  /** What it means and what to do (the README). */
+  means: string;
+  todo: string;
+}
+
+/** Every finding type, in the order every summary, report and email lists them. */
+export const findingTypes = [
+  {
+    type: 'missing_at_provider',
+    family: 'missing',
+    bridge: { step: 1, label: 'Paid ledger orders missing at the provider' },
+    rule:
+      'an active ledger order of the period has no provider sale, even after looking its reference up individually ' +
+      '(`reconciliation.lookupMissing`, needs API credentials)',
+    means: 'a paid order in our ledger has no sale at the provider, even after pinrecon looked its reference up individually',
+    todo: 'check whether the shop called pre-redeem for it; if the customer paid but got no key, deliver or refund',
+  },
+  {
+    type: 'missing_in_ledger',
+    family: 'missing',
+    bridge: { step: 2, label: 'Provider sales missing in the ledger' },
+    rule: 'a billable provider sale of the period has no ledger order',
+    means: 'the provider sold (and will charge) a key we have no order for',
+    todo: 'find the order in the shop; if there is none, dispute it with the provider',
+  },
+  {
+    type: 'cost_mismatch',
+    family: 'amounts',
+    bridge: { step: 8, label: 'Cost differences beyond tolerance' },
+    rule: 'a matched pair: abs(partner_cost_price − expected_cost) > `costTolerance`',
+    means: "the provider's cost differs from our expected cost by more than the tolerance",
+    todo: 'check the price list of the period; claim the difference or correct our cost table',
+  },
+  {
+    type: 'price_mismatch',
+    family: 'amounts',
+    bridge: null,
+    rule: 'a matched pair: the sales prices differ by more than `priceTolerance` (default: costTolerance)',
+    means: 'the sales prices differ by more than the tolerance',
+    todo: 'check for promotions or a stale catalog in the shop',
+  },
+  {
+    type: 'currency_mismatch',
+    family: 'amounts',
+    bridge: { step: 7, label: 'Pairs in different currencies' },
+    rule: 'a matched pair in different currencies',
+    means: 'the two sides recorded different currencies',
+    todo: 'usually a shop configuration error for a country; fix and re-book',
+  },
+  {
+    type: 'product_mismatch',
+    family: 'amounts',
+    bridge: null,
+    rule: 'a matched pair with different product ids',
+    means: 'the two sides recorded different products for the same order',
+    todo: 'the shop sold one product and booked another: correct the ledger or reverse',
+  },
+  {
+    type: 'unredeemed_key',
+    family: 'unredeemed',
+    bridge: null,
+    rule:
+      'a sale of the period that is not canceled and is in class booked or has `key_sent_to_customer = false`, older than ' +
+      '`unredeemedAfterDays` at as_of (an unknown status counts as not canceled)',
+    means:
+      'a key booked at the provider (not redeemed, not canceled, or not sent to the customer) is older than `unredeemedAfterDays`',
+    todo: 'contact the customer, or reverse the sale before it is charged',
+  },
+  {
+    type: 'duplicate_reference',
+    family: 'duplicates',
+    bridge: { step: 3, label: 'Duplicate references' },
+    rule: 'a reference with more than one provider transaction or more than one ledger line (one finding per reference)',
+    means: 'one order number has more than one provider sale, or more than one ledger line',
+    todo: 'reverse the extra provider sale; merge the duplicated ledger lines',
+  },
+  {
+    type: 'canceled_but_booked',
+    family: 'status',
+    bridge: { step: 5, label: 'Canceled by the provider, paid in the ledger' },
+    rule: 'the provider canceled the sale while the ledger order is paid',
+    means: 'the provider canceled the sale while our ledger order is paid',
+    todo: 'refund the customer or re-issue the key',
+  },
+  {
+    type: 'refunded_not_reversed',
+    family: 'status',
+    bridge: { step: 6, label: 'Refunded in the ledger, not reversed at the provider' },
+    rule: 'the ledger order is refunded or canceled while the provider sale is not canceled (an unknown status included)',
+    means: 'our order is refunded or canceled but the provider sale is not canceled',
+    todo: 'reverse the sale at the provider, or we keep paying for it',
+  },
+  {
+    type: 'cutoff_difference',
+    family: 'cutoff',
+    bridge: { step: 4, label: 'Pairs split across periods (cutoff)' },
+    rule: 'a matched pair whose ledger paid_at and provider transaction_at fall in different local months',
+    means: 'matched, but the two sides put it in different months',
+    todo: "no money is lost; note it in the close so both months' totals are explained",
+  },
+  {
+    type: 'unknown_status',
+    family: 'status',
+    bridge: { step: 9, label: 'Sales with an unknown provider status' },
+    rule: 'the provider status is not in `statusMap`',
+    means: 'the provider reported a status pinrecon does not know',
+    todo: 'tell operations: add it to `reconciliation.statusMap`',
+  },
+] as const satisfies readonly FindingTypeRow[];
+
+export type ExceptionType = (typeof findingTypes)[number]['type'];
+
+/** The type names alone, in registry order. */
+export const exceptionTypes: readonly ExceptionType[] = findingTypes.map((row) => row.type);
+
+/** The registry as the rows of the SQL input `cfg_exception_types` (sql/inputs/cfg_exception_types.sql). */
+export function exceptionTypeInputRows(): [string, string, number, number | null, string | null][] {
+  return findingTypes.map((row: FindingTypeRow, index) => [
+    row.type,
+    row.family,
+    index + 1,
+    row.bridge?.step ?? null,
+    row.bridge?.label ?? null,
+  ]);
+}

@@ -2,12 +2,13 @@
  * `reconcile`: (re)builds the reconciliation of one period from `sales` and `ledger` — the job around the model runner
  * (pipelines/model-runner.ts): completeness, the runner's inputs, the build, the individual look-ups that prove a
  * missing order absent (interface.md "Proof of absence"), the data tests, publishing, the summary. How configuration
- * reaches the SQL and how models are kept: docs/ARCHITECTURE.md "SQL models".
+ * reaches the SQL (the finding types too, as `cfg_exception_types` from core/exception-types.ts) and how models
+ * are kept: docs/ARCHITECTURE.md "SQL models".
  */
 import type { Config } from '../config/schema.js';
 import { periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { UsageError } from '../core/errors.js';
-import { exceptionTypes, type ExceptionType } from '../core/exception-types.js';
+import { exceptionTypeInputRows, exceptionTypes, type ExceptionType } from '../core/exception-types.js';
 import type { Output } from '../core/output.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { PartnerApiClient } from '../sources/partner-api/client.js';
@@ -119,6 +120,7 @@ export interface ReconcileSummary {
 const inputTables = [
   'cfg_params',
   'cfg_status_map',
+  'cfg_exception_types',
   'prev_recon_exceptions',
   'run_stage_seconds',
   'signed_recon_exceptions',
@@ -251,6 +253,8 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   for (const [status, statusClass] of Object.entries(r.statusMap)) {
     await warehouse.run('INSERT OR REPLACE INTO cfg_status_map VALUES (trim($1), $2)', [status, statusClass]);
   }
+  await declareInput(warehouse, 'cfg_exception_types');
+  for (const row of exceptionTypeInputRows()) await warehouse.run('INSERT INTO cfg_exception_types VALUES ($1, $2, $3, $4, $5)', row);
   await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
     `INSERT INTO prev_recon_exceptions BY NAME

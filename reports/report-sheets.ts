@@ -8,6 +8,7 @@ import { sqlString } from '../core/sql.js';
 import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
 import { findingAmountSql } from './finding-amount.js';
 import { actionsSheet } from './actions-sheet.js';
+import { findingFamilies } from '../core/exception-types.js';
 
 /**
  * How a column is written: `money` as a number in the currency format of the row's `currency` column,
@@ -78,14 +79,14 @@ export function decisionColumns(timezone: string): SheetColumn[] {
   ];
 }
 
-/** The exception families (contracts.md), each on its own sheet, in this order. */
-export const exceptionFamilySheets = [
-  { family: 'missing', title: 'Missing', description: 'orders missing at the provider or in the ledger' },
-  { family: 'amounts', title: 'Amounts', description: 'matched orders whose cost, price, currency or product differ' },
-  { family: 'status', title: 'Status', description: 'canceled but booked, refunded not reversed, unknown status' },
-  { family: 'duplicates', title: 'Duplicates', description: 'references with more than one sale or ledger line' },
-  { family: 'cutoff', title: 'Cutoff', description: 'matched orders the two sides put in different periods' },
-] as const;
+/**
+ * The finding families compared side by side, each on its own sheet, in the registry's order (core/exception-types.ts);
+ * `unredeemed` has a sheet of its own layout below.
+ */
+export const exceptionFamilySheets = findingFamilies
+  .filter((f) => f.family !== 'unredeemed')
+  .map((f) => ({ family: f.family, title: f.sheet, description: f.description }));
+const unredeemedSheet = findingFamilies.find((f) => f.family === 'unredeemed')!;
 
 /** The amount of a finding sheet's row (finding-amount.ts: for an unredeemed key, its cost at stake). */
 const findingAmount = (header: string) => money('finding_amount', header, findingAmountSql('recon_exceptions'), 'currency', 14);
@@ -181,8 +182,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
   return [
     ...exceptionFamilySheets.map((sheet) => exceptionSheet(period, timezone, sheet.family, sheet.title, sheet.description)),
     {
-      title: 'Unredeemed keys',
-      description: `keys booked or unsent, older than unredeemedAfterDays; amount: the cost at stake`,
+      title: unredeemedSheet.sheet,
+      description: unredeemedSheet.description,
       columns: [
         { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 16 },
         { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 18 },

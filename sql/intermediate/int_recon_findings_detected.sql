@@ -1,12 +1,19 @@
 -- One row per finding of the period: an exception type about one reference (and one sale when it is about
 -- one), with the values compared. Identity: finding_id = md5(period|type|reference|transaction_id).
 -- Each family's rules live in its own model, int_recon_findings__<family>; this one unions them and adds the
--- identity, the family and the aging bucket.
+-- identity, the family (from the registry of finding types, cfg_exception_types) and the aging bucket. A type
+-- not in the registry gets no family, and the data test exception_types_accepted fails the run.
 with
 
 params as (
 
     select * from cfg_params
+
+),
+
+finding_types as (
+
+    select * from cfg_exception_types
 
 ),
 
@@ -32,20 +39,7 @@ final as (
         md5(params.period || '|' || unioned.exception_type || '|' || unioned.group_key || '|'
             || coalesce(cast(unioned.transaction_id as varchar), '')) as finding_id,
         unioned.*,
-        case unioned.exception_type
-            when 'missing_at_provider' then 'missing'
-            when 'missing_in_ledger' then 'missing'
-            when 'cost_mismatch' then 'amounts'
-            when 'price_mismatch' then 'amounts'
-            when 'currency_mismatch' then 'amounts'
-            when 'product_mismatch' then 'amounts'
-            when 'canceled_but_booked' then 'status'
-            when 'refunded_not_reversed' then 'status'
-            when 'unknown_status' then 'status'
-            when 'duplicate_reference' then 'duplicates'
-            when 'cutoff_difference' then 'cutoff'
-            when 'unredeemed_key' then 'unredeemed'
-        end as family,
+        finding_types.family,
         case
             when unioned.age_days is null then null
             when unioned.age_days <= 7 then '0-7'
@@ -56,6 +50,8 @@ final as (
 
     from unioned
     cross join params
+    left join finding_types
+        on finding_types.exception_type = unioned.exception_type
 
 )
 

@@ -1,6 +1,7 @@
 -- One row per step of the period's cost bridge per currency: step 0 the ledger's expected cost of paid orders,
--- then each difference explained by exception type (and the matched pairs' differences within tolerance),
--- last the provider's cost of billable sales. Opening + the steps = closing, exactly (sql/tests prove it).
+-- then each difference explained by finding type (the registry's bridge steps, cfg_exception_types, and the matched
+-- pairs' differences within tolerance), last the provider's cost of billable sales. Opening + the steps = closing,
+-- exactly (sql/tests prove it).
 with
 
 params as (
@@ -23,18 +24,13 @@ bridge_items as (
 
 explaining_steps as (
 
-    select * from (values
-        (1, 'missing_at_provider', 'Paid ledger orders missing at the provider'),
-        (2, 'missing_in_ledger', 'Provider sales missing in the ledger'),
-        (3, 'duplicate_reference', 'Duplicate references'),
-        (4, 'cutoff_difference', 'Pairs split across periods (cutoff)'),
-        (5, 'canceled_but_booked', 'Canceled by the provider, paid in the ledger'),
-        (6, 'refunded_not_reversed', 'Refunded in the ledger, not reversed at the provider'),
-        (7, 'currency_mismatch', 'Pairs in different currencies'),
-        (8, 'cost_mismatch', 'Cost differences beyond tolerance'),
-        (9, 'unknown_status', 'Sales with an unknown provider status'),
-        (10, null, 'Matched pairs: differences within tolerance')
-    ) as steps (step, exception_type, label)
+    -- The registry's bridge steps (cfg_exception_types), then the matched pairs' differences within tolerance.
+    select bridge_step as step, exception_type, bridge_label as label
+    from cfg_exception_types
+    where bridge_step is not null
+    union all
+    select max(bridge_step) + 1, null, 'Matched pairs: differences within tolerance'
+    from cfg_exception_types
 
 ),
 
@@ -87,7 +83,7 @@ closing as (
 
     select
         currency_code,
-        11 as step,
+        (select max(step) + 1 from explaining_steps) as step,
         'Provider cost (billable sales)' as label,
         cast(null as varchar) as exception_type,
         provider_cost_total as amount,

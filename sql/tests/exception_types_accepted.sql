@@ -1,15 +1,25 @@
--- Every finding has one of interface.md's exception types and its family.
+-- Every finding has a type of the registry of finding types (cfg_exception_types) and that type's family.
 with
+
+finding_types as (
+
+    select * from cfg_exception_types
+
+),
 
 final as (
 
-    select finding_id, exception_type, family, partner_reference from recon_exceptions
-    where family is null
-        or exception_type not in (
-            'missing_at_provider', 'missing_in_ledger', 'cost_mismatch', 'price_mismatch', 'currency_mismatch',
-            'product_mismatch', 'unredeemed_key', 'duplicate_reference', 'canceled_but_booked',
-            'refunded_not_reversed', 'cutoff_difference', 'unknown_status'
-        )
+    select
+        recon_exceptions.finding_id,
+        recon_exceptions.exception_type,
+        recon_exceptions.family,
+        recon_exceptions.partner_reference
+
+    from recon_exceptions
+    left join finding_types
+        on finding_types.exception_type = recon_exceptions.exception_type
+    where finding_types.family is null
+        or recon_exceptions.family is distinct from finding_types.family
 
 )
 
