@@ -38,7 +38,7 @@ beforeAll(async () => {
   writeFileSync(configFile, JSON.stringify({ database: config.database, reports: { outDir: path.join(temp.dir, 'reports') } }));
   const warehouse = await openWarehouse(config);
   try {
-    // The marts as reconcile writes them (contracts.md), for two periods; plus a PIN column that must not leave whole.
+    // The marts as reconcile writes them (docs/DATA.md), for two periods; plus a PIN column that must not leave whole.
     await warehouse.run(`ALTER TABLE recon_exceptions ADD COLUMN IF NOT EXISTS key VARCHAR`);
     for (const period of ['2024-03', '2024-04']) {
       await warehouse.run(

@@ -1,6 +1,6 @@
 /**
  * A reconciled period for the report and email tests: a real DuckDB file holding the report's inputs
- * (sales, ledger rejects, API quarantine, extract trace) and the marts of contracts.md, filled directly,
+ * (sales, ledger rejects, API quarantine, extract trace) and the marts of docs/DATA.md, filled directly,
  * with sales on both sides of the period's edges in the configured zone and PINs that must never leave
  * the database whole. Also a small zip reader, to search the workbook's XML itself.
  */
