@@ -25,7 +25,7 @@
  *   unparseable transactionDate ("31-02-2026 25:61", "2026-13-45T99:00:00"). `sales()` yields the true
  *   values with `malformation` set; `wireRecord` is what the API serves.
  */
-import type { CatalogProduct, Collection, Customer, ReversalResult, SalesRecord } from '../partner-api/types.js';
+import type { CatalogProduct, Collection, Customer, ReversalResult, SalesRecord } from '../../sources/partner-api/types.js';
 import { Catalog, costCents, currencyOfProduct, productSpecs, type ProductSpec } from './catalog.js';
 import { hash32, hashUnit } from './random.js';
 import { Rejection } from './rejection.js';

@@ -14,7 +14,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EndpointName } from '../../config/schema.js';
-import type { CatalogQuery, Customer, PreRedeemResponse } from '../partner-api/types.js';
+import type { CatalogQuery, Customer, PreRedeemResponse } from '../../sources/partner-api/types.js';
 import { Dataset, defaultDatasetOptions, wireRecord, type DatasetOptions, type SimulatedSale } from './dataset.js';
 import { Rejection } from './rejection.js';
 import { Router } from './routes.js';
