@@ -18,7 +18,7 @@ import { packageRoot, sqlDir } from '../core/paths.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { CloseFacts } from '../reports/close-facts.js';
-import { inPeriodSql } from '../reports/report-sheets.js';
+import { inPeriodSql } from '../core/period-sql.js';
 import { formatZonedTime } from '../core/zoned-time.js';
 import { checkCompleteness, incompleteError } from './completeness.js';
 import { newRunId, recordRun } from './run-trace.js';

@@ -9,7 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { ConfigError, JobError, UsageError } from '../core/errors.js';
-import { inPeriodSql } from '../reports/report-sheets.js';
+import { inPeriodSql } from '../core/period-sql.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import type { Output } from '../core/output.js';
 import { addDays, minDate, periodEnd, periodStart, todayIn } from '../core/calendar.js';

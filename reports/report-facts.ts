@@ -12,7 +12,7 @@ import { sqlString } from '../core/sql.js';
 import { exceptionTypes } from '../core/exception-types.js';
 import { sqlText } from '../core/paths.js';
 import { formatCount } from './formats.js';
-import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
+import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from '../core/period-sql.js';
 import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 import type { RollForwardLine } from './roll-forward.js';
@@ -132,7 +132,7 @@ export interface ExtractRun {
 export interface LedgerFacts {
   /** Ledger orders the reconciliation counted in the period, all currencies. */
   orders: number;
-  /** Rejected ledger lines the report lists (report-sheets.ts, ledgerRejectsOfPeriodSql). */
+  /** Rejected ledger lines the report lists (core/period-sql.ts, ledgerRejectsOfPeriodSql). */
   rejects: number;
   /** The files they come from. */
   rejectFiles: number;
