@@ -4,7 +4,8 @@
  */
 import type ExcelJS from 'exceljs';
 import { dateFormat, formatCount, formatFileSize, localTextDate, wallClockDate } from './formats.js';
-import { closeOf, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
+import { describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
+import { closeOf, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import type { DetailSheet } from './report-sheets.js';
 import { describeClose } from './close-facts.js';
 import { writeRollForwardSection } from './roll-forward.js';
