@@ -9,7 +9,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { configSchema } from '../../config/schema.js';
-import { Dataset, type DatasetOptions } from '../../doubles/simulator/dataset.js';
+import { Dataset } from '../../doubles/simulator/dataset.js';
+import type { DatasetOptions } from '../../doubles/simulator/sale-generator.js';
 import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
 
 export interface MonthLedgerOptions {

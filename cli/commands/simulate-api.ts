@@ -9,7 +9,7 @@ import type { Config } from '../../config/schema.js';
 import { ConfigError, JobError, UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import { startSimulator, type RequestLogEntry, type SimulatorOptions } from '../../doubles/simulator/server.js';
-import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../doubles/simulator/dataset.js';
+import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../doubles/simulator/sale-generator.js';
 import { daysInclusive } from '../../doubles/simulator/zoned-time.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
 

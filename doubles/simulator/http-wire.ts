@@ -1,7 +1,7 @@
 /** The simulator's HTTP wire: reading a JSON body, sending JSON, streaming a sales list with backpressure. */
 
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { wireRecord, type SimulatedSale } from './dataset.js';
+import { wireRecord, type SimulatedSale } from './sale-generator.js';
 import { Rejection } from './rejection.js';
 
 

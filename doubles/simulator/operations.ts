@@ -8,7 +8,8 @@
 
 import type { EndpointName } from '../../config/schema.js';
 import type { CatalogQuery, Customer, PreRedeemResponse } from '../../sources/partner-api/types.js';
-import { Dataset, wireRecord, type SimulatedSale } from './dataset.js';
+import { Dataset } from './dataset.js';
+import { wireRecord, type SimulatedSale } from './sale-generator.js';
 import { Rejection } from './rejection.js';
 import { TokenAuthority } from './tokens.js';
 import { daysInclusive, isCalendarDate } from './zoned-time.js';

@@ -14,7 +14,8 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EndpointName } from '../../config/schema.js';
-import { Dataset, defaultDatasetOptions, wireRecord, type DatasetOptions, type SimulatedSale } from './dataset.js';
+import { Dataset } from './dataset.js';
+import { defaultDatasetOptions, wireRecord, type DatasetOptions, type SimulatedSale } from './sale-generator.js';
 import { Rejection } from './rejection.js';
 import { Router } from './routes.js';
 import { TokenAuthority } from './tokens.js';
@@ -24,7 +25,8 @@ import { escapeHtml, readJsonBody, sendJson, streamSales } from './http-wire.js'
 import { simulatorOperations, type Call, type Reply } from './operations.js';
 
 export type { FaultOptions } from './traffic.js';
-export { Dataset, generateSale, wireRecord, type DatasetOptions, type SimulatedSale } from './dataset.js';
+export { Dataset } from './dataset.js';
+export { generateSale, wireRecord, type DatasetOptions, type SimulatedSale } from './sale-generator.js';
 
 export interface SimulatorOptions {
   /** Default '127.0.0.1'. */

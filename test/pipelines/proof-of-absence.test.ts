@@ -18,7 +18,7 @@ import { readersOf, planModels, reconcile } from '../../pipelines/reconcile.js';
 import { capturingOutput } from '../support/reconcile.js';
 import { loadReportFacts } from '../../reports/report-facts.js';
 import { generateLedger, type LedgerPlant } from '../../doubles/simulator/ledger-generator.js';
-import type { SimulatedSale } from '../../doubles/simulator/dataset.js';
+import type { SimulatedSale } from '../../doubles/simulator/sale-generator.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { ZonedClock } from '../../doubles/simulator/zoned-time.js';
 

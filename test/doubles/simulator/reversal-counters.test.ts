@@ -3,7 +3,7 @@
  * refused ones, and a test may hold a reversal's answer after the reversal took effect (to kill a client then).
  */
 import { afterEach, expect, test } from 'vitest';
-import { FIRST_TRANSACTION_ID } from '../../../doubles/simulator/dataset.js';
+import { FIRST_TRANSACTION_ID } from '../../../doubles/simulator/sale-generator.js';
 import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
 
 let sim: RunningSimulator | undefined;

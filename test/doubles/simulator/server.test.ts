@@ -5,7 +5,8 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Collection, PreRedeemResponse, ProductDetail, ReversalResult, SalesRecord, TokenRecord } from '../../../sources/partner-api/types.js';
-import { Dataset, FIRST_TRANSACTION_ID, generateSale } from '../../../doubles/simulator/dataset.js';
+import { Dataset } from '../../../doubles/simulator/dataset.js';
+import { FIRST_TRANSACTION_ID, generateSale } from '../../../doubles/simulator/sale-generator.js';
 import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
 import { SlidingWindowLimiter } from '../../../doubles/simulator/traffic.js';
 
