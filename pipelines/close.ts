@@ -18,7 +18,7 @@ import type { Warehouse } from '../core/warehouse.js';
 import type { CloseFacts } from '../reports/close-facts.js';
 import { formatZonedTime } from '../core/zoned-time.js';
 import { buildManifest, type Manifest } from './close-manifest.js';
-import { checkCompleteness, incompleteError } from './completeness.js';
+import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
 import { newRunId, recordRun } from './run-trace.js';
 
 export interface Signoff {
@@ -301,14 +301,15 @@ async function addMissingSignedColumns(warehouse: Warehouse): Promise<void> {
 
 /**
  * The report's view of closing the period: the verdict its reconciliation stored, made `incomplete` if the
- * extraction is incomplete now (a later failed window), and the sign-off state.
+ * extraction is incomplete now (a later failed window), and the sign-off state. `checked`: the completeness this
+ * job's reconcile found a moment ago (month-end), so one job checks it once.
  */
-export async function closeFacts(warehouse: Warehouse, config: Config, period: string): Promise<CloseFacts> {
+export async function closeFacts(warehouse: Warehouse, config: Config, period: string, checked?: Completeness): Promise<CloseFacts> {
   const stored = await warehouse.one<{ verdict: string | null; reasons: string | null }>(
     `SELECT any_value(verdict) AS verdict, any_value(incomplete_reasons) AS reasons FROM recon_summary WHERE period = $1`,
     [period],
   );
-  const completeness = await checkCompleteness(warehouse, config, period);
+  const completeness = checked ?? (await checkCompleteness(warehouse, config, period));
   const storedReasons = stored?.reasons ? (JSON.parse(stored.reasons) as string[]) : [];
   const incomplete = !completeness.complete || stored?.verdict === 'incomplete';
   return {

@@ -190,7 +190,13 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       );
       const report = await step(
         reportStep,
-        () => writeReport(warehouse, config, { period: options.period, asOf, email: options.email, dryRun: options.dryRun, parentRunId }, output),
+        () =>
+          writeReport(
+            warehouse,
+            config,
+            { period: options.period, asOf, email: options.email, dryRun: options.dryRun, parentRunId, completeness: reconciled.completeness },
+            output,
+          ),
         (r) => `${r.workbook}${r.email ? ` — ${r.email.status === 'sent' ? 'sent to' : 'written for'} ${r.email.to.join(', ')}` : ''}`,
       );
 

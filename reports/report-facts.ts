@@ -155,7 +155,7 @@ export interface ReportFacts {
   aging: AgingLine[];
   ledger: LedgerFacts;
   extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
-  /** Completeness verdict and sign-off state, set by the report job (pipelines/close.ts closeFacts). */
+  /** Completeness verdict and sign-off state, as the report job read them (pipelines/close.ts closeFacts). */
   close?: CloseFacts;
   /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
   decisions: DecisionFacts;
@@ -182,7 +182,7 @@ const martTables = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_
  */
 export async function loadReportFacts(
   warehouse: Warehouse,
-  options: { period: string; asOf?: string; timezone: string },
+  options: { period: string; asOf?: string; timezone: string; close?: CloseFacts },
 ): Promise<ReportFacts> {
   const { period, timezone } = options;
   const state = await loadReconciledState(warehouse, options);
@@ -205,6 +205,7 @@ export async function loadReportFacts(
     extraction: await loadExtraction(warehouse, period, timezone),
     decisions: await loadDecisionFacts(warehouse, period),
     missingProof: await loadMissingProof(warehouse, period),
+    ...(options.close && { close: options.close }),
   };
 }
 
