@@ -194,7 +194,14 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
           writeReport(
             warehouse,
             config,
-            { period: options.period, asOf, email: options.email, dryRun: options.dryRun, parentRunId, completeness: reconciled.completeness },
+            {
+              period: options.period,
+              asOf,
+              email: options.email,
+              dryRun: options.dryRun,
+              parentRunId,
+              completeness: reconciled.completeness,
+            },
             output,
           ),
         (r) => `${r.workbook}${r.email ? ` — ${r.email.status === 'sent' ? 'sent to' : 'written for'} ${r.email.to.join(', ')}` : ''}`,

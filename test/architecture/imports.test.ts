@@ -138,7 +138,8 @@ describe('the one-way flow config/core → sources → pipelines → reports →
     expect(violation({ file: 'reports/workbook.ts', line: 1, target: 'pipelines/reconcile.ts' })).toMatch(/reports\/ may import only/);
     expect(violation({ file: 'sources/ledger/csv.ts', line: 1, target: 'sources/partner-api/client.ts' })).toMatch(/sources\/ledger\/ may import only/);
     expect(violation({ file: 'core/warehouse.ts', line: 1, target: 'config/schema.ts' })).toBeDefined();
-    expect(violation({ file: 'pipelines/reconcile.ts', line: 1, target: 'doubles/simulator/server.ts' })).toMatch(/pipelines\/ may import only/);
+    const pipelineToDouble = { file: 'pipelines/reconcile.ts', line: 1, target: 'doubles/simulator/server.ts' };
+    expect(violation(pipelineToDouble)).toMatch(/pipelines\/ may import only/);
     expect(violation({ file: 'doubles/mail-sink/mail-sink.ts', line: 1, target: 'reports/email.ts' })).toMatch(/may import only/);
   });
 
