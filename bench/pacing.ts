@@ -13,7 +13,7 @@ import { configSchema } from '../config/schema.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import { RateLimiter } from '../sources/partner-api/rate-limiter.js';
 import { RequestQueue } from '../sources/partner-api/request-queue.js';
-import { startSimulator } from '../sources/simulator/server.js';
+import { startSimulator } from '../doubles/simulator/server.js';
 import type { BenchResult } from './harness.js';
 import { maxInAnyRollingSecond } from './measures/rolling-second.js';
 

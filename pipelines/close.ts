@@ -6,21 +6,19 @@
  * Reconcile reads the active sign-off from here to compare itself with the signed rows
  * (`recon_signoff_changes`, `recon_summary.signoff_status`).
  */
-import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
+
+
+
 import type { Config } from '../config/schema.js';
 import { periodEnd, periodStart } from '../core/calendar.js';
-import { chainHead } from '../core/decision-chain.js';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Output } from '../core/output.js';
-import { packageRoot, sqlDir } from '../core/paths.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { CloseFacts } from '../reports/close-facts.js';
-import { inPeriodSql } from '../reports/report-sheets.js';
 import { formatZonedTime } from '../core/zoned-time.js';
-import { checkCompleteness, incompleteError } from './completeness.js';
+import { buildManifest, type Manifest } from './close-manifest.js';
+import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
 import { newRunId, recordRun } from './run-trace.js';
 
 export interface Signoff {
@@ -57,16 +55,6 @@ export interface SignoffState {
   changes: SignoffChangeCounts;
   /** Bridge amount now minus as signed, per currency with a change (exact decimal strings). */
   deltas: { currencyCode: string | null; amountDelta: string }[];
-}
-
-export interface Manifest {
-  pinreconVersion: string;
-  /** sha256 over every file of sql/ (relative path and bytes, in name order). */
-  sqlSha256: string;
-  landingFiles: { path: string; sha256: string | null }[];
-  ledgerFiles: { path: string; sha256: string | null; importedSha256: string }[];
-  /** The last row of the period's decision chain when signed (recon_decisions): `verify` checks it is still there. */
-  decisionChainHead?: { position: number; sha256: string | null };
 }
 
 export interface CloseOptions {
@@ -311,58 +299,17 @@ async function addMissingSignedColumns(warehouse: Warehouse): Promise<void> {
   }
 }
 
-async function buildManifest(warehouse: Warehouse, config: Config, period: string, reconcileRunId: string): Promise<Manifest> {
-  const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
-  const landing = await warehouse.all<{ path: string }>(
-    `SELECT DISTINCT landing_path AS path FROM extract_windows WHERE strftime(window_start, '%Y-%m') = $1 OR strftime(window_end, '%Y-%m') = $1
-     UNION
-     SELECT path FROM landing_files WHERE run_id = $2
-     ORDER BY 1`,
-    [period, reconcileRunId],
-  );
-  const ledger = await warehouse.all<{ source_file: string; file_hash: string }>(
-    `SELECT DISTINCT source_file, file_hash FROM ledger WHERE ${inPeriodSql('paid_at', period, config.timezone)} ORDER BY 1, 2`,
-  );
-  const landingFiles: Manifest['landingFiles'] = [];
-  for (const { path: file } of landing) landingFiles.push({ path: file, sha256: await fileSha256(file) });
-  const ledgerFiles: Manifest['ledgerFiles'] = [];
-  for (const l of ledger) ledgerFiles.push({ path: l.source_file, sha256: await fileSha256(l.source_file), importedSha256: l.file_hash });
-  const head = await chainHead(warehouse, period);
-  return { pinreconVersion: version, sqlSha256: sqlModelsSha256(), landingFiles, ledgerFiles, decisionChainHead: head };
-}
-
-/** sha256 of a file's bytes, or null when it is no longer there. */
-export async function fileSha256(file: string): Promise<string | null> {
-  if (!existsSync(file)) return null;
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
-/** One hash of the SQL that produced the figures: every file under sql/, path and bytes, in name order. */
-export function sqlModelsSha256(root: string = sqlDir()): string {
-  const hash = createHash('sha256');
-  const walk = (dir: string) => {
-    for (const name of readdirSync(dir).sort()) {
-      const file = path.join(dir, name);
-      if (statSync(file).isDirectory()) walk(file);
-      else hash.update(`${path.relative(root, file).split(path.sep).join('/')}\0`).update(readFileSync(file)).update('\0');
-    }
-  };
-  walk(root);
-  return hash.digest('hex');
-}
-
 /**
  * The report's view of closing the period: the verdict its reconciliation stored, made `incomplete` if the
- * extraction is incomplete now (a later failed window), and the sign-off state.
+ * extraction is incomplete now (a later failed window), and the sign-off state. `checked`: the completeness this
+ * job's reconcile found a moment ago (month-end), so one job checks it once.
  */
-export async function closeFacts(warehouse: Warehouse, config: Config, period: string): Promise<CloseFacts> {
+export async function closeFacts(warehouse: Warehouse, config: Config, period: string, checked?: Completeness): Promise<CloseFacts> {
   const stored = await warehouse.one<{ verdict: string | null; reasons: string | null }>(
     `SELECT any_value(verdict) AS verdict, any_value(incomplete_reasons) AS reasons FROM recon_summary WHERE period = $1`,
     [period],
   );
-  const completeness = await checkCompleteness(warehouse, config, period);
+  const completeness = checked ?? (await checkCompleteness(warehouse, config, period));
   const storedReasons = stored?.reasons ? (JSON.parse(stored.reasons) as string[]) : [];
   const incomplete = !completeness.complete || stored?.verdict === 'incomplete';
   return {

@@ -6,13 +6,11 @@
  * would touch and writes nothing. Also used by `extract --from-landing` to mask archived responses that
  * still hold whole keys before they are loaded into a protected database.
  */
-import { createReadStream, createWriteStream, renameSync, rmSync, statSync } from 'node:fs';
-import { Writable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { createGunzip, createGzip } from 'node:zlib';
+import { statSync } from 'node:fs';
 import type { Config } from '../config/schema.js';
 import { UsageError } from '../core/errors.js';
-import { isMaskedKey, KeyMasker, keyHmac, keyMaskingStream, type KeyMode, type KeyProtection } from '../core/key-protection.js';
+import { protectLandingFile } from '../core/key-protected-file.js';
+import { isMaskedKey, KeyMasker, keyHmac, type KeyMode, type KeyProtection } from '../core/key-protection.js';
 import { maskPin, textMask } from '../core/masking.js';
 import type { Output } from '../core/output.js';
 import type { Warehouse } from '../core/warehouse.js';
@@ -31,25 +29,6 @@ export interface KeysProtectSummary {
   /** Landing files: rewritten because they held whole keys, and read in all. */
   landingFiles: { rewritten: number; read: number; keys: number };
   landingDir: string;
-}
-
-/** Rewrites one landed gzip file with its keys protected, if it holds any whole key; returns the keys masked. */
-export async function protectLandingFile(file: string, protection: KeyProtection, write = true): Promise<number> {
-  const masker = new KeyMasker(protection);
-  const temporary = `${file}.protect-${process.pid}`;
-  try {
-    const sink = write ? createWriteStream(temporary) : nullSink();
-    await pipeline(createReadStream(file), createGunzip(), keyMaskingStream(protection, masker), createGzip(), sink);
-    if (write && masker.masked > 0) renameSync(temporary, file);
-  } finally {
-    rmSync(temporary, { force: true });
-  }
-  return masker.masked;
-}
-
-/** Where a dry run's rewritten bytes go: nowhere. */
-function nullSink(): Writable {
-  return new Writable({ write: (_chunk, _encoding, callback) => callback() });
 }
 
 export async function protectKeys(warehouse: Warehouse, config: Config, options: { dryRun?: boolean }, output: Output): Promise<KeysProtectSummary> {

@@ -21,14 +21,14 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import type { DuckDBAppender } from '@duckdb/node-api';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
-import { CsvByteScan, dropBulkTables, readCsvInBulk, type ByteFacts } from '../sources/ledger/csv-bulk.js';
-import { readLedger } from '../sources/ledger/read-ledger.js';
+import { CsvByteScan, type ByteFacts } from '../sources/ledger/csv-bulk.js';
 import { chooseSheet } from '../sources/ledger/xlsx.js';
-import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerItem, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
+import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
+import { describeOverlap, overlapRefused, overlapWithOtherFile, type LedgerOverlap } from './ledger-overlap.js';
+import { dropStaging, stage, type LedgerReader } from './ledger-staging.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -53,9 +53,6 @@ export interface LedgerImportOptions {
   /** Another imported path this file replaces: what was loaded from it is superseded as this path's own is. */
   insteadOf?: string;
 }
-
-/** How a file was read: CSV in bulk by DuckDB (sources/ledger/csv-bulk.ts), or line by line (every other format). */
-export type LedgerReader = 'bulk' | 'streaming';
 
 export interface LedgerImportSummary {
   runId: string;
@@ -89,8 +86,6 @@ export interface LedgerImportSummary {
   overlap?: LedgerOverlap;
   seconds: number;
 }
-
-const shownRejects = 5;
 
 export async function importLedger(
   warehouse: Warehouse,
@@ -191,72 +186,6 @@ async function keepReplacedLines(
      SELECT ${historyColumns}, now(), $3 FROM ledger WHERE source_file IN ($1, $4) OR file_hash = $2`,
     [incoming.sourceFile, incoming.fileHash, incoming.runId, incoming.insteadOf],
   );
-}
-
-/** Another imported file that holds most of this file's references. */
-export interface LedgerOverlap {
-  otherFile: string;
-  importedAt: string;
-  /** Distinct references of this file also loaded from otherFile. */
-  shared: number;
-  /** Distinct references of this file. */
-  references: number;
-}
-
-/**
- * More than this share of a new file's references already loaded from one other file means a copy, a
- * truncated copy or another export of the same ledger: importing both doubles its orders (issue 18).
- */
-const overlapRatio = 0.5;
-
-/**
- * The other imported file (not this path, not this content, not the one it replaces) that holds the most of
- * this file's distinct references, when that is more than `overlapRatio` of them; else undefined.
- */
-async function overlapWithOtherFile(
-  warehouse: Warehouse,
-  incoming: { sourceFile: string; fileHash: string; insteadOf: string },
-): Promise<LedgerOverlap | undefined> {
-  const row = await warehouse.one<{ other_file: string; imported_at: string; shared: string; references: string }>(
-    `WITH incoming AS (SELECT DISTINCT trim(partner_reference) AS reference FROM temp.ledger_import_staged),
-          others AS (SELECT DISTINCT source_file, trim(partner_reference) AS reference FROM ledger
-                      WHERE source_file NOT IN ($1, $3) AND file_hash <> $2),
-          shared AS (SELECT source_file, count(*) AS shared FROM others JOIN incoming USING (reference) GROUP BY source_file)
-     SELECT s.source_file AS other_file, strftime(f.imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, s.shared,
-            (SELECT count(*) FROM incoming) AS "references"
-       FROM shared s LEFT JOIN ledger_files f ON f.source_file = s.source_file
-      ORDER BY s.shared DESC, s.source_file LIMIT 1`,
-    [incoming.sourceFile, incoming.fileHash, incoming.insteadOf],
-  );
-  if (!row || Number(row.shared) <= Number(row.references) * overlapRatio) return undefined;
-  return {
-    otherFile: row.other_file,
-    importedAt: row.imported_at ?? 'an earlier import',
-    shared: Number(row.shared),
-    references: Number(row.references),
-  };
-}
-
-function describeOverlap(file: string, overlap: LedgerOverlap): string {
-  const share = Math.round((overlap.shared / overlap.references) * 100);
-  const where = `${overlap.otherFile} (imported at ${overlap.importedAt})`;
-  return `${overlap.shared} of the ${overlap.references} references of ${file} (${share}%) are already loaded from ${where}`;
-}
-
-function overlapRefused(file: string, overlap: LedgerOverlap): JobError {
-  return new JobError(
-    `Refused to import ${file}: ${describeOverlap(file, overlap)}. A copy, a truncated copy or another export of the same ledger ` +
-      `would count those orders twice (duplicate_reference findings). Nothing was changed.`,
-    `If ${file} replaces ${overlap.otherFile}, import it instead of it: ` +
-      `pinrecon ledger import ${quoteArgument(file)} --instead-of ${quoteArgument(overlap.otherFile)} ` +
-      `(the lines it replaces are kept in ledger_history). ` +
-      `If both are genuine ledgers that share references, import it with --allow-overlap.`,
-  );
-}
-
-/** A path as a shell argument (quoted when it holds anything but plain characters). */
-function quoteArgument(value: string): string {
-  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
 /**
@@ -377,132 +306,6 @@ function chosenSheet(file: string, wanted: string | undefined, output: Output): 
     output.info(`read the first sheet "${sheet}" of ${sheets.length} (the others: ${others}); to read another, set ledger.sheet or pass --sheet`);
   }
   return sheet;
-}
-
-type StageCounts = { accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[]; reader: LedgerReader; acceptedInBulk: number };
-
-/**
- * The streaming reader's rows as staged rows (typed: exact DECIMAL money, the wall-clock or zoned paid_at), the
- * columns the bulk reader's view temp.ledger_csv_rows has too; the final insert reads their union,
- * temp.ledger_import_staged, and applies the time zone.
- */
-const streamedRows = `SELECT partner_reference, product_id, CAST(paid_local AS TIMESTAMP) AS paid_local, CAST(paid_instant AS TIMESTAMPTZ) AS paid_instant,
-    paid_at_raw, CAST(sales_price AS DECIMAL(18,4)) AS sales_price, CAST(expected_cost AS DECIMAL(18,4)) AS expected_cost,
-    currency_code, country_code, order_status, source_line
-  FROM temp.ledger_import_rows`;
-
-/**
- * Reads the file into the temporary staging tables (a CSV in bulk when the bulk reader can read it exactly,
- * see sources/ledger/csv-bulk.ts) and the view temp.ledger_import_staged over all staged rows; returns the
- * counts and the first rejects.
- */
-async function stage(
-  warehouse: Warehouse,
-  file: string,
-  settings: LedgerReadSettings,
-  options: LedgerImportOptions & { csvBytes?: ByteFacts },
-  output: Output,
-): Promise<StageCounts> {
-  await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rows (
-    partner_reference VARCHAR, product_id BIGINT, paid_local VARCHAR, paid_instant VARCHAR, paid_at_raw VARCHAR,
-    sales_price VARCHAR, expected_cost VARCHAR, currency_code VARCHAR, country_code VARCHAR, order_status VARCHAR,
-    source_line BIGINT)`);
-  await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`);
-  const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming', acceptedInBulk: 0 };
-  const onProgress = progressReporter(settings, counts, output);
-  // Parquet streams from DuckDB: on a connection of its own, as the appenders use the main one.
-  const parquetConnection = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
-  try {
-    const bulk = options.csvBytes && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings, options.csvBytes, onProgress) : undefined;
-    if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
-    let staged = streamedRows;
-    if (bulk?.read) {
-      counts.reader = 'bulk';
-      counts.accepted = bulk.read.accepted;
-      counts.acceptedInBulk = bulk.read.accepted;
-      counts.aboveHeader = bulk.read.aboveHeader.map((row) => row.line);
-      staged += ' UNION ALL SELECT * FROM temp.ledger_csv_rows';
-    }
-    await warehouse.run(`CREATE OR REPLACE TEMP VIEW ledger_import_staged AS ${staged}`);
-    const items =
-      bulk?.read?.items ??
-      readLedger(file, settings, { connection: parquetConnection, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) });
-    await appendItems(warehouse, items, counts);
-  } finally {
-    parquetConnection?.closeSync();
-    output.clearProgress();
-  }
-  return counts;
-}
-
-/** Progress of a read: MiB of the file (rows of a Parquet file), with the counts so far. */
-function progressReporter(settings: LedgerReadSettings, counts: StageCounts, output: Output): (done: number, total: number) => void {
-  let lastPlainLine = Date.now();
-  return (done, total) => {
-    const plainLineDue = Date.now() - lastPlainLine >= 5000;
-    if (plainLineDue) lastPlainLine = Date.now();
-    const unit = settings.format === 'parquet' ? 1 : 1024 * 1024;
-    output.progress(
-      {
-        label: settings.format === 'parquet' ? 'rows' : 'MiB',
-        done: Math.round((done / unit) * 10) / 10,
-        total: Math.round((total / unit) * 10) / 10,
-        facts: { accepted: counts.accepted, rejected: counts.rejected },
-      },
-      plainLineDue,
-    );
-  };
-}
-
-/** Appends rows and rejects to the staging tables with DuckDB's appender, counting them. */
-async function appendItems(warehouse: Warehouse, items: AsyncIterable<LedgerItem>, counts: StageCounts): Promise<void> {
-  const rows = await warehouse.connection.createAppender('ledger_import_rows', 'main', 'temp');
-  const rejects = await warehouse.connection.createAppender('ledger_import_rejects', 'main', 'temp');
-  try {
-    for await (const item of items) {
-      if (item.row) {
-        const r = item.row;
-        appendText(rows, r.partner_reference);
-        rows.appendBigInt(r.product_id);
-        appendText(rows, r.paid_local);
-        appendText(rows, r.paid_instant);
-        appendText(rows, r.paid_at_raw);
-        appendText(rows, r.sales_price);
-        appendText(rows, r.expected_cost);
-        appendText(rows, r.currency_code);
-        appendText(rows, r.country_code);
-        appendText(rows, r.order_status);
-        rows.appendBigInt(BigInt(r.source_line));
-        rows.endRow();
-        counts.accepted++;
-      } else {
-        const reject = item.reject;
-        rejects.appendBigInt(BigInt(reject.source_line));
-        rejects.appendVarchar(reject.reason);
-        rejects.appendVarchar(reject.raw);
-        rejects.endRow();
-        counts.rejected++;
-        if (counts.firstRejects.length < shownRejects) counts.firstRejects.push(reject);
-      }
-    }
-    rows.flushSync();
-    rejects.flushSync();
-  } finally {
-    rows.closeSync();
-    rejects.closeSync();
-  }
-}
-
-function appendText(appender: DuckDBAppender, value: string | null): void {
-  if (value === null) appender.appendNull();
-  else appender.appendVarchar(value);
-}
-
-async function dropStaging(warehouse: Warehouse): Promise<void> {
-  await warehouse.run('DROP VIEW IF EXISTS temp.ledger_import_staged');
-  await dropBulkTables(warehouse.connection);
-  await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rows');
-  await warehouse.run('DROP TABLE IF EXISTS temp.ledger_import_rejects');
 }
 
 /** For the "is a directory" message: the ledger-like files in it, if any (at most 5). */

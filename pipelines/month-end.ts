@@ -9,7 +9,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/schema.js';
 import { ConfigError, JobError, UsageError } from '../core/errors.js';
-import { inPeriodSql } from '../reports/report-sheets.js';
+import { inPeriodSql } from '../core/period-sql.js';
 import { PartnerApiClient } from '../sources/partner-api/client.js';
 import type { Output } from '../core/output.js';
 import { addDays, minDate, periodEnd, periodStart, todayIn } from '../core/calendar.js';
@@ -190,7 +190,20 @@ export async function runMonthEnd(warehouse: Warehouse, config: Config, options:
       );
       const report = await step(
         reportStep,
-        () => writeReport(warehouse, config, { period: options.period, asOf, email: options.email, dryRun: options.dryRun, parentRunId }, output),
+        () =>
+          writeReport(
+            warehouse,
+            config,
+            {
+              period: options.period,
+              asOf,
+              email: options.email,
+              dryRun: options.dryRun,
+              parentRunId,
+              completeness: reconciled.completeness,
+            },
+            output,
+          ),
         (r) => `${r.workbook}${r.email ? ` — ${r.email.status === 'sent' ? 'sent to' : 'written for'} ${r.email.to.join(', ')}` : ''}`,
       );
 

@@ -9,12 +9,15 @@ import type { Output } from '../core/output.js';
 import { JobError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import { composeReportEmail, deliverReportEmail, type DeliverOptions, type Delivery } from '../reports/email.js';
-import { loadReportFacts, noLedgerOrdersWarning } from '../reports/report-facts.js';
-import { writeWorkbook, type WrittenSheet } from '../reports/workbook.js';
+import { noLedgerOrdersWarning } from '../reports/fact-lines.js';
+import { loadReportFacts } from '../reports/report-facts.js';
+import type { WrittenSheet } from '../reports/summary-sheet.js';
+import { writeWorkbook } from '../reports/workbook.js';
 import { describeClose } from '../reports/close-facts.js';
 import { loadActionFacts } from '../reports/actions-sheet.js';
 import { loadRollForward } from '../reports/roll-forward.js';
 import { closeFacts } from './close.js';
+import type { Completeness } from './completeness.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -33,6 +36,8 @@ export interface ReportOptions {
   retryBaseDelayMs?: number;
   /** TLS options for the SMTP connection (e.g. a private CA). */
   tls?: DeliverOptions['tls'];
+  /** The period's completeness as this job's reconcile just checked it (month-end); else checked here. */
+  completeness?: Completeness;
 }
 
 export interface ReportSummary {
@@ -60,13 +65,13 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
     'report',
     args,
     async (run) => {
-      const facts = await loadReportFacts(warehouse, { period: options.period, asOf: options.asOf, timezone: config.timezone });
-      facts.close = await closeFacts(warehouse, config, options.period);
+      const closed = await closeFacts(warehouse, config, options.period, options.completeness);
+      const facts = await loadReportFacts(warehouse, { period: options.period, asOf: options.asOf, timezone: config.timezone, close: closed });
       // Issue 15: the roll-forward (Summary) and the actions that need a person (email).
       facts.rollForward = await loadRollForward(warehouse, options.period);
       facts.actions = await loadActionFacts(warehouse, options.period);
-      if (facts.close.verdict === 'incomplete') output.warn(`the period ${options.period} is INCOMPLETE: ${facts.close.incompleteReasons.join('; ')}`);
-      const close = describeClose(facts.close);
+      if (closed.verdict === 'incomplete') output.warn(`the period ${options.period} is INCOMPLETE: ${closed.incompleteReasons.join('; ')}`);
+      const close = describeClose(closed);
       if (close.signoffState !== 'unsigned') output.info(`${options.period} ${close.signoff}`);
       const noLedgerOrders = noLedgerOrdersWarning(facts);
       if (noLedgerOrders) output.warn(noLedgerOrders);
@@ -84,7 +89,7 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
       const rows = workbook.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
       output.info(`wrote ${file}: ${rows} detail rows on ${workbook.sheets.length + 1} sheets, ${facts.totalFindings} exceptions`);
       run.counters.rowsLoaded = rows;
-      run.details = { workbook: file, bytes: workbook.bytes, asOf: facts.asOf, exceptions: facts.totalFindings, sheets: workbook.sheets, verdict: facts.close.verdict, signoffStatus: facts.close.status };
+      run.details = { workbook: file, bytes: workbook.bytes, asOf: facts.asOf, exceptions: facts.totalFindings, sheets: workbook.sheets, verdict: closed.verdict, signoffStatus: closed.status };
       const summary: ReportSummary = {
         runId: run.runId,
         period: options.period,
@@ -94,8 +99,8 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
         rows,
         exceptions: facts.totalFindings,
         sheets: workbook.sheets,
-        verdict: facts.close.verdict,
-        signoffStatus: facts.close.status,
+        verdict: closed.verdict,
+        signoffStatus: closed.status,
         signoff: close.signoff,
       };
       if (!options.email && !options.dryRun) return summary;

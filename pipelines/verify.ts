@@ -14,7 +14,8 @@ import {
   type StoredDecisionRow,
 } from '../core/decision-chain.js';
 import type { Warehouse } from '../core/warehouse.js';
-import { fileSha256, signedContentMatches, type Manifest } from './close.js';
+import { signedContentMatches } from './close.js';
+import { fileSha256, type Manifest } from './close-manifest.js';
 import { recordRun } from './run-trace.js';
 
 /** One thing that does not match: what (a decision row, a sign-off, a file) and why. */

@@ -15,7 +15,8 @@ import { parseSmtpUrl, redactUrl, resolveLoopback, smtpRequiresTls } from '../co
 import { redactSecrets } from '../core/secret-redaction.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
-import { closeOf, describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning, totalsColumns, type ReportFacts } from './report-facts.js';
+import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
+import { closeOf, totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
 import { actionEmailLines } from './actions-sheet.js';

@@ -11,13 +11,11 @@ import { type Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { exceptionTypes } from '../core/exception-types.js';
 import { sqlText } from '../core/paths.js';
-import { formatCount } from './formats.js';
-import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from './report-sheets.js';
+import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from '../core/period-sql.js';
 import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 import type { RollForwardLine } from './roll-forward.js';
 import type { ActionFacts } from './actions-sheet.js';
-
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
 export type Decimal = string | null;
@@ -132,7 +130,7 @@ export interface ExtractRun {
 export interface LedgerFacts {
   /** Ledger orders the reconciliation counted in the period, all currencies. */
   orders: number;
-  /** Rejected ledger lines the report lists (report-sheets.ts, ledgerRejectsOfPeriodSql). */
+  /** Rejected ledger lines the report lists (core/period-sql.ts, ledgerRejectsOfPeriodSql). */
   rejects: number;
   /** The files they come from. */
   rejectFiles: number;
@@ -157,7 +155,7 @@ export interface ReportFacts {
   aging: AgingLine[];
   ledger: LedgerFacts;
   extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
-  /** Completeness verdict and sign-off state, set by the report job (pipelines/close.ts closeFacts). */
+  /** Completeness verdict and sign-off state, as the report job read them (pipelines/close.ts closeFacts). */
   close?: CloseFacts;
   /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
   decisions: DecisionFacts;
@@ -184,7 +182,7 @@ const martTables = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_
  */
 export async function loadReportFacts(
   warehouse: Warehouse,
-  options: { period: string; asOf?: string; timezone: string },
+  options: { period: string; asOf?: string; timezone: string; close?: CloseFacts },
 ): Promise<ReportFacts> {
   const { period, timezone } = options;
   const state = await loadReconciledState(warehouse, options);
@@ -207,6 +205,7 @@ export async function loadReportFacts(
     extraction: await loadExtraction(warehouse, period, timezone),
     decisions: await loadDecisionFacts(warehouse, period),
     missingProof: await loadMissingProof(warehouse, period),
+    ...(options.close && { close: options.close }),
   };
 }
 
@@ -389,41 +388,6 @@ export function closeOf(facts: ReportFacts): CloseFacts {
     changes: { new: 0, cleared: 0, changed: 0 },
     deltas: [],
   };
-}
-
-/**
- * The warning the Summary and the email lead with when the period has no ledger order at all: then every
- * provider sale is a missing_in_ledger finding, which almost always means the ledger import failed.
- */
-export function noLedgerOrdersWarning(facts: ReportFacts): string | null {
-  if (facts.ledger.orders > 0) return null;
-  const rejected = facts.ledger.rejects;
-  return (
-    `No ledger orders for ${facts.period}: every provider sale shows as missing_in_ledger — check the ledger import ` +
-    `(${formatCount(rejected)} line${rejected === 1 ? '' : 's'} rejected)`
-  );
-}
-
-/**
- * The Summary's and the email's one line on the missing_at_provider findings: how many are proven absent, and
- * how many are not (a controller must not refund or re-deliver on an unproven one). Null when there are none.
- */
-export function describeMissingProof(proof: MissingProof): string | null {
-  const total = proof.windows + proof.lookup + proof.unproven;
-  if (total === 0) return null;
-  return (
-    `missing_at_provider: ${formatCount(proof.unproven)} of ${formatCount(total)} UNPROVEN ` +
-    `(proven absent: ${formatCount(proof.windows)} by the extract windows, ${formatCount(proof.lookup)} by an individual look-up)`
-  );
-}
-
-/** "Ledger rejects: N", saying how many come from files with no accepted line. */
-export function describeLedgerRejects(ledger: LedgerFacts): string {
-  const unplaced =
-    ledger.unplacedRejects > 0
-      ? ` (${formatCount(ledger.unplacedRejects)} from ${formatCount(ledger.unplacedFiles)} file${ledger.unplacedFiles === 1 ? '' : 's'} with no accepted line at all)`
-      : '';
-  return `Ledger rejects: ${formatCount(ledger.rejects)}${unplaced}`;
 }
 
 function text(value: unknown): string | null {

@@ -9,8 +9,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { configSchema } from '../../config/schema.js';
-import { Dataset, type DatasetOptions } from '../../sources/simulator/dataset.js';
-import { generateLedger } from '../../sources/simulator/ledger-generator.js';
+import { Dataset } from '../../doubles/simulator/dataset.js';
+import type { DatasetOptions } from '../../doubles/simulator/sale-generator.js';
+import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
 
 export interface MonthLedgerOptions {
   dataset: DatasetOptions;

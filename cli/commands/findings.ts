@@ -9,15 +9,9 @@ import { UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { exceptionTypes } from '../../core/exception-types.js';
-import {
-  decideFindings,
-  decideInBulk,
-  decisionHistory,
-  describeDecisions,
-  importDecisions,
-  listFindings,
-  type DecisionsResult,
-} from '../../pipelines/findings.js';
+import type { DecisionsResult } from '../../pipelines/decision-recording.js';
+import { decideFindings, decideInBulk, describeDecisions, importDecisions } from '../../pipelines/findings.js';
+import { decisionHistory, listFindings } from '../../pipelines/findings-list.js';
 import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { printRows } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';

@@ -1,5 +1,5 @@
 /**
- * `pinrecon simulate-api`: serves the local simulator of the upstream API (sources/simulator) at the paths
+ * `pinrecon simulate-api`: serves the local simulator of the upstream API (doubles/simulator) at the paths
  * of the configuration's `api.endpoints`, until SIGINT/SIGTERM. Credentials come from --identifier/--secret,
  * else the environment/config (`PINRECON_API_IDENTIFIER`/`PINRECON_API_SECRET`), else the demo pair; they are
  * never printed.
@@ -8,9 +8,9 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.js';
 import { ConfigError, JobError, UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
-import { startSimulator, type RequestLogEntry, type SimulatorOptions } from '../../sources/simulator/server.js';
-import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../sources/simulator/dataset.js';
-import { daysInclusive } from '../../sources/simulator/zoned-time.js';
+import { startSimulator, type RequestLogEntry, type SimulatorOptions } from '../../doubles/simulator/server.js';
+import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../doubles/simulator/sale-generator.js';
+import { daysInclusive } from '../../doubles/simulator/zoned-time.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
 
 interface SimulateApiOptions extends GlobalOptions {

@@ -15,8 +15,8 @@ const allowed: Record<string, string[]> = {
   'config/': ['core/'],
   'sources/partner-api/': ['core/', 'config/'],
   'sources/ledger/': ['core/', 'config/'],
-  'sources/mail-sink/': ['core/', 'config/'],
-  'sources/simulator/': ['sources/partner-api/', 'core/', 'config/'],
+  'doubles/mail-sink/': ['core/', 'config/'],
+  'doubles/simulator/': ['sources/partner-api/', 'core/', 'config/'],
   'reports/': ['core/', 'config/'],
   'pipelines/': ['sources/', 'reports/', 'core/', 'config/'],
   'cli/': ['pipelines/', 'core/', 'config/'],
@@ -25,14 +25,16 @@ const allowed: Record<string, string[]> = {
 
 /**
  * The few imports the flow tolerates, each with its reason. `simulate-api` serves the simulator itself (it
- * runs no job); `ledger` lists the formats a reader understands in its --help.
+ * runs no job); the demo job starts the test doubles as its local upstream and mail server; `ledger` lists the
+ * formats a reader understands in its --help.
  */
 const exceptions: { from: string; to: string; why: string }[] = [
-  { from: 'cli/commands/simulate-api.ts', to: 'sources/simulator/', why: 'the command is the simulator, not a job' },
+  { from: 'cli/commands/simulate-api.ts', to: 'doubles/simulator/', why: 'the command is the simulator, not a job' },
+  { from: 'pipelines/demo.ts', to: 'doubles/', why: 'the demo runs against the local simulator and mail sink' },
   { from: 'cli/commands/ledger.ts', to: 'sources/ledger/types.ts', why: 'the list of ledger formats for --help' },
 ];
 
-const sourceFolders = ['core', 'config', 'sources', 'pipelines', 'reports', 'cli', 'scripts'];
+const sourceFolders = ['core', 'config', 'sources', 'doubles', 'pipelines', 'reports', 'cli', 'scripts'];
 
 function typescriptFiles(dir: string): string[] {
   return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
@@ -76,6 +78,48 @@ function violation({ file, line, target }: ImportLine): string | undefined {
   return `${file}:${line} imports ${target}, but ${folder} may import only ${[folder, ...allowed[folder]!].join(', ')}`;
 }
 
+/**
+ * Inside `pipelines/` each sub-folder (extract/, actions/) is one room and each top-level file is its own: the
+ * top level holds both the jobs that compose the rooms and the pieces they share (run-trace, key-mode).
+ */
+function pipelineUnit(file: string): string {
+  const folder = path.posix.dirname(file);
+  return folder === 'pipelines' ? file : folder;
+}
+
+/** Arrows between the rooms of `pipelines/`, from file imports. */
+function pipelineFolderArrows(imports: ImportLine[]): Map<string, Set<string>> {
+  const arrows = new Map<string, Set<string>>();
+  for (const { file, target } of imports) {
+    if (!file.startsWith('pipelines/') || !target.startsWith('pipelines/')) continue;
+    const from = pipelineUnit(file);
+    const to = pipelineUnit(target);
+    if (from === to) continue;
+    if (!arrows.has(from)) arrows.set(from, new Set());
+    arrows.get(from)!.add(to);
+  }
+  return arrows;
+}
+
+/** Every cycle of rooms (a two-way arrow is the shortest), each named once as `a → b → a`. */
+function folderCycles(arrows: Map<string, Set<string>>): string[] {
+  const cycles = new Set<string>();
+  const walk = (start: string, at: string, trail: string[]): void => {
+    for (const next of arrows.get(at) ?? []) {
+      if (next === start) {
+        // Name each cycle from its smallest folder so the same loop found from two starts counts once.
+        const turn = trail.indexOf([...trail].sort()[0]!);
+        const loop = [...trail.slice(turn), ...trail.slice(0, turn)];
+        cycles.add([...loop, loop[0]].join(' → '));
+      } else if (!trail.includes(next)) {
+        walk(start, next, [...trail, next]);
+      }
+    }
+  };
+  for (const start of arrows.keys()) walk(start, start, [start]);
+  return [...cycles];
+}
+
 describe('the one-way flow config/core → sources → pipelines → reports → cli', () => {
   const files = sourceFolders.flatMap(typescriptFiles);
 
@@ -94,6 +138,31 @@ describe('the one-way flow config/core → sources → pipelines → reports →
     expect(violation({ file: 'reports/workbook.ts', line: 1, target: 'pipelines/reconcile.ts' })).toMatch(/reports\/ may import only/);
     expect(violation({ file: 'sources/ledger/csv.ts', line: 1, target: 'sources/partner-api/client.ts' })).toMatch(/sources\/ledger\/ may import only/);
     expect(violation({ file: 'core/warehouse.ts', line: 1, target: 'config/schema.ts' })).toBeDefined();
+    const pipelineToDouble = { file: 'pipelines/reconcile.ts', line: 1, target: 'doubles/simulator/server.ts' };
+    expect(violation(pipelineToDouble)).toMatch(/pipelines\/ may import only/);
+    expect(violation({ file: 'doubles/mail-sink/mail-sink.ts', line: 1, target: 'reports/email.ts' })).toMatch(/may import only/);
+  });
+
+  it('has no two-way arrow (no cycle) between the rooms inside pipelines/', () => {
+    expect(folderCycles(pipelineFolderArrows(files.flatMap(relativeImports)))).toEqual([]);
+  });
+
+  it('would catch one inside pipelines/: a job in extract/ and a top-level pipeline importing each other', () => {
+    const arrows = pipelineFolderArrows([
+      { file: 'pipelines/extract/rebuild.ts', line: 1, target: 'pipelines/keys-protect.ts' },
+      { file: 'pipelines/keys-protect.ts', line: 1, target: 'pipelines/extract/landing.ts' },
+    ]);
+    expect(folderCycles(arrows)).toEqual(['pipelines/extract → pipelines/keys-protect.ts → pipelines/extract']);
+    expect(folderCycles(pipelineFolderArrows([
+      { file: 'pipelines/actions/plan.ts', line: 1, target: 'pipelines/extract/load.ts' },
+      { file: 'pipelines/extract/load.ts', line: 1, target: 'pipelines/catalog.ts' },
+      { file: 'pipelines/catalog.ts', line: 1, target: 'pipelines/actions/store.ts' },
+    ]))).toEqual(['pipelines/actions → pipelines/extract → pipelines/catalog.ts → pipelines/actions']);
+    // A shared piece at the top, imported by a room and importing nothing of it, is no cycle.
+    expect(folderCycles(pipelineFolderArrows([
+      { file: 'pipelines/extract/extract.ts', line: 1, target: 'pipelines/run-trace.ts' },
+      { file: 'pipelines/month-end.ts', line: 1, target: 'pipelines/extract/extract.ts' },
+    ]))).toEqual([]);
   });
 
   it('keeps every tolerated exception in use', () => {

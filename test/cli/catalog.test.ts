@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli } from '../support/cli.js';
 
 let simulator: RunningSimulator;

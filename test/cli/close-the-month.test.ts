@@ -19,8 +19,8 @@ import { configSchema } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { signedContentSha256 } from '../../pipelines/close.js';
 import { PartnerApiClient } from '../../sources/partner-api/client.js';
-import { generateLedger } from '../../sources/simulator/ledger-generator.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli, unusedPort } from '../support/cli.js';
 
 const period = '2026-03';

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { Warehouse } from '../../core/warehouse.js';
 import { addMonths, periodOf, periodStart, todayIn } from '../../core/calendar.js';
 import { maskPin } from '../../core/masking.js';
-import { Dataset } from '../../sources/simulator/dataset.js';
+import { Dataset } from '../../doubles/simulator/dataset.js';
 import { runCli } from '../support/cli.js';
 import { wholeKeysUnder } from '../support/key-scan.js';
 

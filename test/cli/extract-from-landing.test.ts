@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayIn } from '../../core/calendar.js';
 import { snapshotPath, withWarehouse, type Warehouse } from '../../core/warehouse.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { temporaryDirectory } from '../support/ledger.js';
 

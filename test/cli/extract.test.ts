@@ -10,7 +10,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withWarehouse } from '../../core/warehouse.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { startCli, type CliResult } from '../support/cli.js';
 import { identifier, salesState, secret, sideTablesState, tempDir } from '../support/extract.js';
 

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDays, todayIn } from '../../core/calendar.js';
 import { maskPin } from '../../core/masking.js';
 import { withWarehouse } from '../../core/warehouse.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli } from '../support/cli.js';
 import { wholeKeysUnder } from '../support/key-scan.js';
 import { temporaryDirectory } from '../support/ledger.js';

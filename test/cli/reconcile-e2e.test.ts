@@ -13,8 +13,8 @@ import { importLedger } from '../../pipelines/ledger-import.js';
 import { exceptionTypes } from '../../core/exception-types.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { generateLedger, type LedgerPlant } from '../../sources/simulator/ledger-generator.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { generateLedger, type LedgerPlant } from '../../doubles/simulator/ledger-generator.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { cliPath, runCli } from '../support/cli.js';
 import { capturingOutput, testConfig } from '../support/reconcile.js';
 

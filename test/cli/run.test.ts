@@ -11,8 +11,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { generateLedger } from '../../sources/simulator/ledger-generator.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli, unusedPort } from '../support/cli.js';
 
 const period = '2026-03';

@@ -13,7 +13,7 @@ import { snapshotCatalog } from '../../pipelines/catalog.js';
 import { Warehouse, withWarehouse } from '../../core/warehouse.js';
 import { PartnerApiClient } from '../../sources/partner-api/client.js';
 import { RateLimiter } from '../../sources/partner-api/rate-limiter.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 
 let simulator: RunningSimulator;
 const silent = new ConsoleOutput(true);

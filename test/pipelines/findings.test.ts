@@ -6,7 +6,8 @@
  */
 import path from 'node:path';
 import { expect, test } from 'vitest';
-import { decideFindings, importDecisions, listFindings } from '../../pipelines/findings.js';
+import { decideFindings, importDecisions } from '../../pipelines/findings.js';
+import { listFindings } from '../../pipelines/findings-list.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { capturingOutput, fixtureForEachTest, insertSales, sale } from '../support/reconcile.js';

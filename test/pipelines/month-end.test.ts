@@ -7,9 +7,9 @@ import { UsageError } from '../../core/errors.js';
 import { configSchema, type Config } from '../../config/schema.js';
 import { monthEndExtractRange, runMonthEnd } from '../../pipelines/month-end.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { startMailSink, type MailSink } from '../../sources/mail-sink/mail-sink.js';
-import { generateLedger, type LedgerPlant } from '../../sources/simulator/ledger-generator.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { startMailSink, type MailSink } from '../../doubles/mail-sink/mail-sink.js';
+import { generateLedger, type LedgerPlant } from '../../doubles/simulator/ledger-generator.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 
 const period = '2026-03';
 const asOf = '2026-04-20';

@@ -18,10 +18,10 @@ import { planModels, readersOf } from '../../pipelines/model-runner.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { capturingOutput } from '../support/reconcile.js';
 import { loadReportFacts } from '../../reports/report-facts.js';
-import { generateLedger, type LedgerPlant } from '../../sources/simulator/ledger-generator.js';
-import type { SimulatedSale } from '../../sources/simulator/dataset.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
-import { ZonedClock } from '../../sources/simulator/zoned-time.js';
+import { generateLedger, type LedgerPlant } from '../../doubles/simulator/ledger-generator.js';
+import type { SimulatedSale } from '../../doubles/simulator/sale-generator.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
+import { ZonedClock } from '../../doubles/simulator/zoned-time.js';
 
 const period = '2026-03';
 const asOf = '2026-04-05';

@@ -9,7 +9,7 @@ import { ConsoleOutput } from '../../cli/output.js';
 import { configSchema, type Config } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { MonthEndJobError, runMonthEnd } from '../../pipelines/month-end.js';
-import { startSimulator, type RunningSimulator } from '../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { temporaryDirectory } from '../support/ledger.js';
 
 const temp = temporaryDirectory('run-ledger-check');

@@ -11,8 +11,8 @@ import { Warehouse } from '../../core/warehouse.js';
 import { extractSales } from '../../pipelines/extract/extract.js';
 import { importLedger } from '../../pipelines/ledger-import.js';
 import { reconcile } from '../../pipelines/reconcile.js';
-import { generateLedger } from '../../sources/simulator/ledger-generator.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../sources/simulator/server.js';
+import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../doubles/simulator/server.js';
 import { runCli, startCli, type CliResult, type RunningCli } from './cli.js';
 import { capturingOutput } from './reconcile.js';
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../config/schema.js';
 import { withWarehouse } from '../../../core/warehouse.js';
 import { backfillCreatedWindows, backfillRange } from '../../../pipelines/extract/backfill.js';
-import { startSimulator, type RunningSimulator } from '../../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
 import { capturedOutput, extractConfig, identifier, salesState, secret, tempDir } from '../../support/extract.js';
 
 const historyStart = '2026-01-01';

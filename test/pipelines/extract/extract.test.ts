@@ -12,8 +12,8 @@ import { planWindows } from '../../../pipelines/extract/plan.js';
 import { withWarehouse, type Warehouse } from '../../../core/warehouse.js';
 import { PartnerApiClient, UpstreamError } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../sources/simulator/server.js';
-import { wireRecord } from '../../../sources/simulator/dataset.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../doubles/simulator/server.js';
+import { wireRecord } from '../../../doubles/simulator/sale-generator.js';
 import { capturedOutput, extractConfig, identifier, salesState, secret, sideTablesState, tempDir } from '../../support/extract.js';
 
 const dataset = { from: '2025-12-20', to: '2026-04-05', salesCount: 6_000, timezone: 'America/Sao_Paulo' };

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema, type ApiConfig } from '../../../config/schema.js';
 import { PartnerApiClient, type ClientEvent } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../doubles/simulator/server.js';
 
 const identifier = 'sim-partner';
 const secret = 'sim-secret-123';

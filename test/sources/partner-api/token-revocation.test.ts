@@ -10,7 +10,7 @@ import { extractSales } from '../../../pipelines/extract/extract.js';
 import { PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
 import { RequestQueue } from '../../../sources/partner-api/request-queue.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../sources/simulator/server.js';
+import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../doubles/simulator/server.js';
 import { capturedOutput, extractConfig, identifier, secret, tempDir } from '../../support/extract.js';
 
 const dataset = { from: '2026-01-01', to: '2026-02-10', salesCount: 800, timezone: 'America/Sao_Paulo' };

@@ -5,9 +5,10 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Collection, PreRedeemResponse, ProductDetail, ReversalResult, SalesRecord, TokenRecord } from '../../../sources/partner-api/types.js';
-import { Dataset, FIRST_TRANSACTION_ID, generateSale } from '../../../sources/simulator/dataset.js';
-import { startSimulator, type RunningSimulator } from '../../../sources/simulator/server.js';
-import { SlidingWindowLimiter } from '../../../sources/simulator/traffic.js';
+import { Dataset } from '../../../doubles/simulator/dataset.js';
+import { FIRST_TRANSACTION_ID, generateSale } from '../../../doubles/simulator/sale-generator.js';
+import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
+import { SlidingWindowLimiter } from '../../../doubles/simulator/traffic.js';
 
 const CREDENTIALS = { identifier: 'test-partner', secret: 'test-secret' };
 const DATASET = { from: '2026-01-01', to: '2026-02-28', salesCount: 6000, timezone: 'America/Sao_Paulo' };

@@ -12,7 +12,8 @@
  * `10.3` where the provider says `10.30`, costs off by less than the tolerance.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
-import type { Dataset, SimulatedSale } from './dataset.js';
+import type { Dataset } from './dataset.js';
+import type { SimulatedSale } from './sale-generator.js';
 import { hashUnit } from './random.js';
 import { nextDay, ZonedClock } from './zoned-time.js';
 

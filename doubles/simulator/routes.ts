@@ -4,7 +4,7 @@
  * A template may also carry parameters in its query string ("GET /sales?from={startDate}").
  */
 import { defaultEndpoints, endpointNames, type EndpointName } from '../../config/schema.js';
-import { endpointParameters } from '../partner-api/endpoints.js';
+import { endpointParameters } from '../../sources/partner-api/endpoints.js';
 
 interface Route {
   name: EndpointName;

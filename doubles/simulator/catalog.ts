@@ -5,7 +5,7 @@
  * Prices are kept in integer cents and the partner discount in tenths of a percent, so that
  * partnerCostPrice = salesPrice × (1 − discount%) is computed exactly and rounded half-up to the cent.
  */
-import type { CatalogProduct, CatalogQuery, Collection, ProductDetail, Tag } from '../partner-api/types.js';
+import type { CatalogProduct, CatalogQuery, Collection, ProductDetail, Tag } from '../../sources/partner-api/types.js';
 
 /** One product as the simulator knows it (more than any one record shows). */
 export interface ProductSpec {

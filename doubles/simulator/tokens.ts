@@ -5,7 +5,7 @@
  * token. `revokeAll` invalidates every token issued so far (a generation number inside each token).
  */
 import { createHmac, randomBytes, randomUUID, timingSafeEqual, createHash } from 'node:crypto';
-import type { TokenRecord } from '../partner-api/types.js';
+import type { TokenRecord } from '../../sources/partner-api/types.js';
 import { Rejection } from './rejection.js';
 import type { ZonedClock } from './zoned-time.js';
 

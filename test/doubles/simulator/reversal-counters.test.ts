@@ -3,8 +3,8 @@
  * refused ones, and a test may hold a reversal's answer after the reversal took effect (to kill a client then).
  */
 import { afterEach, expect, test } from 'vitest';
-import { FIRST_TRANSACTION_ID } from '../../../sources/simulator/dataset.js';
-import { startSimulator, type RunningSimulator } from '../../../sources/simulator/server.js';
+import { FIRST_TRANSACTION_ID } from '../../../doubles/simulator/sale-generator.js';
+import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
 
 let sim: RunningSimulator | undefined;
 const dataset = { from: '2024-03-01', to: '2024-03-31', salesCount: 50, timezone: 'America/Sao_Paulo' };
