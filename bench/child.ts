@@ -8,4 +8,6 @@ const module = (await import(`./${name}.js`)) as BenchModule;
 const result = await module.run();
 // `section`: the BENCHMARKS.md section a run replaces (a bench run at another scale keeps its own).
 const section = module.section ?? name;
-process.stdout.write(`\n@@BENCH ${JSON.stringify({ name: module.name, file: section, peakRssMiB: Math.round(peakRssMiB()), ...result })}\n`);
+process.stdout.write(
+  `\n@@BENCH ${JSON.stringify({ name: module.name, file: section, peakRssMiB: Math.round(peakRssMiB()), ...result })}\n`,
+);

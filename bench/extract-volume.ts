@@ -22,7 +22,14 @@ const credentials = { identifier: 'bench-partner', secret: 'bench-secret-extract
 
 export async function run(): Promise<BenchResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-bench-extract-'));
-  const simulator = await startSimulatorProcess({ dir, from: '2026-01-01', to: '2026-01-31', sales: SALES, rateLimit: RATE, ...credentials });
+  const simulator = await startSimulatorProcess({
+    dir,
+    from: '2026-01-01',
+    to: '2026-01-31',
+    sales: SALES,
+    rateLimit: RATE,
+    ...credentials,
+  });
   try {
     const config = configSchema.parse({
       database: path.join(dir, 'pinrecon.duckdb'),
@@ -55,9 +62,21 @@ export async function run(): Promise<BenchResult> {
         peak_rss_MiB_after_first_load: Math.round(rssAfterFirst),
       },
       targets: [
-        { label: 'every record received is loaded (no malformed records in this data set)', measured: `${s.loaded} of ${s.records}`, ok: s.records === s.loaded && s.loaded > 0.99 * SALES },
-        { label: 'the re-fetch finds no new sale and loads the same count', measured: `${again.value.loaded} loaded, ${again.value.newSales} new`, ok: again.value.loaded === s.loaded && again.value.newSales === 0 },
-        { label: 'peak RSS of the extracting process < 1 GiB (first load and re-fetch)', measured: `${Math.round(peak)} MiB`, ok: peak < 1024 },
+        {
+          label: 'every record received is loaded (no malformed records in this data set)',
+          measured: `${s.loaded} of ${s.records}`,
+          ok: s.records === s.loaded && s.loaded > 0.99 * SALES,
+        },
+        {
+          label: 'the re-fetch finds no new sale and loads the same count',
+          measured: `${again.value.loaded} loaded, ${again.value.newSales} new`,
+          ok: again.value.loaded === s.loaded && again.value.newSales === 0,
+        },
+        {
+          label: 'peak RSS of the extracting process < 1 GiB (first load and re-fetch)',
+          measured: `${Math.round(peak)} MiB`,
+          ok: peak < 1024,
+        },
       ],
       notes:
         `One salesByPeriod window (by paid) of a month with ${SALES.toLocaleString('en-US')} sales from \`pinrecon simulate-api\` in a child process, ` +

@@ -60,10 +60,14 @@ export async function run(): Promise<BenchResult> {
     const file = path.join(dir, `pinrecon-${period}.xlsx`);
     await writeWorkbook(warehouse, facts, { file });
     // As before the controller decided: the workbook holds the decisions, the database none.
-    await warehouse.run('UPDATE recon_exceptions SET decision = NULL, decision_note = NULL, owner = NULL, expected_clear_by = NULL; CHECKPOINT;');
+    await warehouse.run(
+      'UPDATE recon_exceptions SET decision = NULL, decision_note = NULL, owner = NULL, expected_clear_by = NULL; CHECKPOINT;',
+    );
 
     const { seconds, value: result } = await timed(() => importDecisions(warehouse, file, { by: 'bench' }, silent));
-    const stored = await warehouse.one<{ n: string }>('SELECT count(*) AS n FROM recon_decisions WHERE superseded_at IS NULL');
+    const stored = await warehouse.one<{ n: string }>(
+      'SELECT count(*) AS n FROM recon_decisions WHERE superseded_at IS NULL',
+    );
     const peak = peakRssMiB();
     return {
       metrics: {
@@ -74,7 +78,11 @@ export async function run(): Promise<BenchResult> {
         rows_per_s: Math.round(result.recorded.length / seconds),
       },
       targets: [
-        { label: 'every decision recorded', measured: `${result.recorded.length} recorded, ${stored?.n} current`, ok: result.recorded.length === findings && Number(stored?.n) === findings },
+        {
+          label: 'every decision recorded',
+          measured: `${result.recorded.length} recorded, ${stored?.n} current`,
+          ok: result.recorded.length === findings && Number(stored?.n) === findings,
+        },
         { label: 'import in < 20 s', measured: `${seconds.toFixed(1)} s`, ok: seconds < 20 },
         { label: 'peak RSS < 1 GiB', measured: `${Math.round(peak)} MiB`, ok: peak < 1024 },
       ],

@@ -30,10 +30,15 @@ export async function run(): Promise<BenchResult> {
     config.database = path.join(dir, 'bench.duckdb');
     const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
     try {
-      const { seconds, value: summary } = await timed(() => importLedger(warehouse, config, file, {}, new ConsoleOutput(true)));
-      const total = await warehouse.one<{ sales: string; lines: string }>(`SELECT sum(sales_price)::VARCHAR AS sales, count(*)::VARCHAR AS lines FROM ledger`);
+      const { seconds, value: summary } = await timed(() =>
+        importLedger(warehouse, config, file, {}, new ConsoleOutput(true)),
+      );
+      const total = await warehouse.one<{ sales: string; lines: string }>(
+        `SELECT sum(sales_price)::VARCHAR AS sales, count(*)::VARCHAR AS lines FROM ledger`,
+      );
       const expectedBad = Math.floor(LINES / BAD_EVERY);
-      const countsOk = summary.lines === LINES && summary.rejected === expectedBad && total?.lines === String(LINES - expectedBad);
+      const countsOk =
+        summary.lines === LINES && summary.rejected === expectedBad && total?.lines === String(LINES - expectedBad);
       const moneyOk = total?.sales === expectedSalesTotal();
       // Line i of the data is physical line i + 1: its reference is PED-i; the rejects are the malformed prices.
       const misplaced = await warehouse.one<{ rows: string; rejects: string }>(
@@ -55,7 +60,11 @@ export async function run(): Promise<BenchResult> {
           lines_per_s: Math.round(LINES / seconds),
         },
         targets: [
-          { label: 'accepted + rejected = 1,000,000 lines, every malformed line rejected', measured: `${summary.accepted} + ${summary.rejected}`, ok: countsOk },
+          {
+            label: 'accepted + rejected = 1,000,000 lines, every malformed line rejected',
+            measured: `${summary.accepted} + ${summary.rejected}`,
+            ok: countsOk,
+          },
           { label: 'money total exact', measured: String(total?.sales), ok: moneyOk },
           {
             label: 'every row and reject on its own line, rejects with their reason',
@@ -67,7 +76,7 @@ export async function run(): Promise<BenchResult> {
         ],
         notes:
           `One ${LINES.toLocaleString('en')}-line Latin-1 CSV (";", decimal comma, 1 line in ${BAD_EVERY} malformed, 1 in 50 quoted) imported as \`ledger import\` does: ` +
-          'DuckDB reads the lines and the ledger rules in SQL accept the good ones (sources/ledger/csv-bulk.ts), the rest go through the streaming reader\'s rules; then one transaction.',
+          "DuckDB reads the lines and the ledger rules in SQL accept the good ones (sources/ledger/csv-bulk.ts), the rest go through the streaming reader's rules; then one transaction.",
       };
     } finally {
       warehouse.close();
@@ -88,7 +97,9 @@ function expectedSalesTotal(): string {
 }
 
 function brazilian(centsValue: number): string {
-  const whole = Math.floor(centsValue / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, '.');
+  const whole = Math.floor(centsValue / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, '.');
   return `${whole},${String(centsValue % 100).padStart(2, '0')}`;
 }
 

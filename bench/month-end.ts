@@ -14,7 +14,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BenchResult } from './harness.js';
-import { asOf, checkFindings, monthSales, period, prepareMonth, round, runPinrecon, salesInPeriod } from './month-fixture.js';
+import {
+  asOf,
+  checkFindings,
+  monthSales,
+  period,
+  prepareMonth,
+  round,
+  runPinrecon,
+  salesInPeriod,
+} from './month-fixture.js';
 
 const sales = monthSales();
 const big = sales > 5_000_000;
@@ -71,8 +80,16 @@ export async function run(): Promise<BenchResult> {
         ...stepRss,
       },
       targets: [
-        { label: `\`run\` wall time ≤ ${target.seconds} s`, measured: `${round(job.seconds)} s`, ok: job.seconds <= target.seconds },
-        { label: `peak RSS of the pinrecon process ≤ ${target.rssMiB} MiB`, measured: `${job.peakRssMiB} MiB`, ok: job.peakRssMiB <= target.rssMiB },
+        {
+          label: `\`run\` wall time ≤ ${target.seconds} s`,
+          measured: `${round(job.seconds)} s`,
+          ok: job.seconds <= target.seconds,
+        },
+        {
+          label: `peak RSS of the pinrecon process ≤ ${target.rssMiB} MiB`,
+          measured: `${job.peakRssMiB} MiB`,
+          ok: job.peakRssMiB <= target.rssMiB,
+        },
         {
           label: 'findings exactly the planted ones (type, reference; sales served malformed apart)',
           measured: `${findings.missing} missing, ${findings.unexpected} unexpected`,

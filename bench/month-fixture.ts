@@ -45,7 +45,15 @@ export async function prepareMonth(dir: string, sales = monthSales()): Promise<M
   const options: MonthLedgerOptions = { dataset, period, asOf, ledger, seed };
   const optionsFile = path.join(dir, 'month-ledger.options.json');
   writeFileSync(optionsFile, JSON.stringify(options));
-  await spawnChecked(process.execPath, ['--max-old-space-size=16384', path.join(packageRoot(), 'dist', 'bench', 'generators', 'month-ledger.js'), optionsFile], dir);
+  await spawnChecked(
+    process.execPath,
+    [
+      '--max-old-space-size=16384',
+      path.join(packageRoot(), 'dist', 'bench', 'generators', 'month-ledger.js'),
+      optionsFile,
+    ],
+    dir,
+  );
   const generateSeconds = (Date.now() - started) / 1000;
   const plant = JSON.parse(readFileSync(plantFile(ledger), 'utf8')) as MonthPlant;
 
@@ -80,13 +88,25 @@ export async function runPinrecon<T>(month: Month, args: string[]): Promise<Pinr
   const started = process.hrtime.bigint();
   const stdout = await spawnChecked(
     process.execPath,
-    ['--import', preload, path.join(packageRoot(), 'dist', 'cli', 'main.js'), ...args, '--config', month.config, '--json'],
+    [
+      '--import',
+      preload,
+      path.join(packageRoot(), 'dist', 'cli', 'main.js'),
+      ...args,
+      '--config',
+      month.config,
+      '--json',
+    ],
     month.dir,
     { PINRECON_BENCH_RSS_FILE: rssFile },
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   if (!existsSync(rssFile)) throw new Error(`pinrecon ${args[0]} did not report its peak RSS`);
-  return { json: JSON.parse(stdout) as T, seconds, peakRssMiB: Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024) };
+  return {
+    json: JSON.parse(stdout) as T,
+    seconds,
+    peakRssMiB: Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024),
+  };
 }
 
 /** Spawns a command (stderr passed through, so progress lines show) and resolves with its stdout. */
@@ -99,7 +119,15 @@ function spawnChecked(command: string, args: string[], cwd: string, env: Record<
     child.once('exit', (code, signal) => {
       const stdout = Buffer.concat(chunks).toString('utf8');
       if (code === 0) resolve(stdout);
-      else reject(new Error(`${args.filter((a) => !a.startsWith('--import') && !a.startsWith('file:')).slice(0, 6).join(' ')} exited ${code ?? signal}:\n${stdout.slice(-4000)}`));
+      else
+        reject(
+          new Error(
+            `${args
+              .filter((a) => !a.startsWith('--import') && !a.startsWith('file:'))
+              .slice(0, 6)
+              .join(' ')} exited ${code ?? signal}:\n${stdout.slice(-4000)}`,
+          ),
+        );
     });
   });
 }
@@ -126,7 +154,8 @@ export async function checkFindings(month: Month): Promise<FindingsCheck> {
     const malformed = new Set(month.plant.malformed);
     const expected = new Map<string, number>();
     for (const [type, reference] of month.plant.findings) {
-      if (!malformed.has(reference)) expected.set(`${type} ${reference}`, (expected.get(`${type} ${reference}`) ?? 0) + 1);
+      if (!malformed.has(reference))
+        expected.set(`${type} ${reference}`, (expected.get(`${type} ${reference}`) ?? 0) + 1);
     }
     let unexpected = 0;
     let aboutMalformed = 0;

@@ -46,8 +46,16 @@ type Variant = 'smooth limiter' | 'p-queue interval' | 'p-queue strict' | 'p-que
  * PQueue({ interval: 1000, intervalCap: RATE }) instead.
  */
 async function measure(variant: Variant): Promise<Pacing> {
-  const simulator = await startSimulator({ seed: 3, identifier: 'bench', secret: 'bench-secret', rateLimitPerSecond: RATE, dataset: { from: '2024-01-01', to: '2024-01-02', salesCount: 10 } });
-  const api = configSchema.parse({ api: { baseUrl: simulator.url, identifier: 'bench', secret: 'bench-secret', maxRequestsPerSecond: RATE } }).api;
+  const simulator = await startSimulator({
+    seed: 3,
+    identifier: 'bench',
+    secret: 'bench-secret',
+    rateLimitPerSecond: RATE,
+    dataset: { from: '2024-01-01', to: '2024-01-02', salesCount: 10 },
+  });
+  const api = configSchema.parse({
+    api: { baseUrl: simulator.url, identifier: 'bench', secret: 'bench-secret', maxRequestsPerSecond: RATE },
+  }).api;
   // The client's own start timestamps: taken as each attempt is let go.
   const starts: number[] = [];
   const smooth = new RateLimiter(api.maxRequestsPerSecond);
@@ -61,7 +69,12 @@ async function measure(variant: Variant): Promise<Pacing> {
     variant === 'smooth limiter'
       ? undefined
       : // 'strict 1020' gives p-queue the same 20 ms of headroom per second as the smooth limiter.
-        new PQueue({ concurrency: CALLERS, interval: variant === 'p-queue strict 1020' ? 1020 : 1000, intervalCap: RATE, strict: variant !== 'p-queue interval' });
+        new PQueue({
+          concurrency: CALLERS,
+          interval: variant === 'p-queue strict 1020' ? 1020 : 1000,
+          intervalCap: RATE,
+          strict: variant !== 'p-queue interval',
+        });
   const client = new PartnerApiClient(api, { limiter, queue: new RequestQueue(CALLERS) });
   const productId = simulator.dataset.catalog.available({})[0]!.id;
   const latencies: number[] = [];
@@ -111,7 +124,12 @@ export async function run(): Promise<BenchResult> {
   const strict = await measure('p-queue strict');
   const strict1020 = await measure('p-queue strict 1020');
   const metrics: Record<string, number> = {};
-  for (const [prefix, p] of [['', ours], ['pqueue_interval_', interval], ['pqueue_strict_', strict], ['pqueue_strict1020_', strict1020]] as const) {
+  for (const [prefix, p] of [
+    ['', ours],
+    ['pqueue_interval_', interval],
+    ['pqueue_strict_', strict],
+    ['pqueue_strict1020_', strict1020],
+  ] as const) {
     Object.assign(metrics, {
       [`${prefix}requests`]: p.requests,
       [`${prefix}seconds`]: Number(p.seconds.toFixed(2)),
@@ -133,7 +151,11 @@ export async function run(): Promise<BenchResult> {
   return {
     metrics,
     targets: [
-      { label: `achieved rate ≥ 0.95 × ${RATE}/s`, measured: `${ours.rps.toFixed(2)}/s (${((ours.rps / RATE) * 100).toFixed(1)} %)`, ok: ours.rps >= 0.95 * RATE },
+      {
+        label: `achieved rate ≥ 0.95 × ${RATE}/s`,
+        measured: `${ours.rps.toFixed(2)}/s (${((ours.rps / RATE) * 100).toFixed(1)} %)`,
+        ok: ours.rps >= 0.95 * RATE,
+      },
       { label: 'zero 503s', measured: String(ours.server503s), ok: ours.server503s === 0 },
       {
         label: `never more than ${RATE} in any rolling second`,
@@ -141,8 +163,11 @@ export async function run(): Promise<BenchResult> {
         ok: ours.serverMax <= RATE && ours.clientMax <= RATE,
       },
       {
-        label: 'the pacing used holds ≥ 0.97 of the rate with zero 503s (p-queue\'s own, if it does; else the smooth limiter)',
-        measured: pqueueHolds ? 'p-queue holds it' : `smooth limiter: ${holds(ours) ? 'holds it' : 'does not either'}; p-queue does not`,
+        label:
+          "the pacing used holds ≥ 0.97 of the rate with zero 503s (p-queue's own, if it does; else the smooth limiter)",
+        measured: pqueueHolds
+          ? 'p-queue holds it'
+          : `smooth limiter: ${holds(ours) ? 'holds it' : 'does not either'}; p-queue does not`,
         ok: pqueueHolds || holds(ours),
       },
     ],
@@ -150,7 +175,7 @@ export async function run(): Promise<BenchResult> {
       `${REQUESTS} productStock calls (+ the token call) from ${CALLERS} concurrent callers at ${RATE}/s, against the simulator on 127.0.0.1 limiting at ${RATE} in any rolling second; one fresh simulator per pacing. ` +
       `${describe('Smooth limiter:', ours)}; ${describe('p-queue interval/intervalCap:', interval)}; ${describe('p-queue strict:', strict)}; ${describe('p-queue strict, interval 1020 ms:', strict1020)}. ` +
       (pqueueHolds
-        ? 'p-queue\'s own pacing holds the bar, so the smooth limiter could go. '
+        ? "p-queue's own pacing holds the bar, so the smooth limiter could go. "
         : 'Decision: the request queue (p-queue) orders and bounds calls and the smooth limiter paces every attempt. p-queue lets a whole intervalCap start at once, so the simulator sees bursts whose arrival jitter crosses its rolling second (503s, each costing a wait of a second), and it paces tasks, not attempts: a retry after a 503 or a token renewal inside a task goes out unpaced. ') +
       `Achieved rate = (starts − 1) / (last start − first start). Load average at the start: ${load.toFixed(2)} on ${os.cpus().length} cores (a shared machine: other jobs were running).`,
   };

@@ -33,8 +33,15 @@ export async function run(): Promise<BenchResult> {
     const configFile = path.join(dir, 'pinrecon.config.json');
     writeFileSync(configFile, JSON.stringify({ database, timezone }));
     const reportRss = path.join(dir, 'report-rss.mjs');
-    writeFileSync(reportRss, `process.on('exit', () => process.stderr.write('@@RSS ' + process.resourceUsage().maxRSS + '\\n'));\n`);
-    const query = (format: string) => runQuery(['--import', reportRss, cli, 'query', 'select * from sales', '--format', format, '--config', configFile], path.join(dir, `out.${format}`));
+    writeFileSync(
+      reportRss,
+      `process.on('exit', () => process.stderr.write('@@RSS ' + process.resourceUsage().maxRSS + '\\n'));\n`,
+    );
+    const query = (format: string) =>
+      runQuery(
+        ['--import', reportRss, cli, 'query', 'select * from sales', '--format', format, '--config', configFile],
+        path.join(dir, `out.${format}`),
+      );
     const arrow = await query('arrow');
     const csv = await query('csv');
     const arrowRows = tableFromIPC(readFileSync(path.join(dir, 'out.arrow'))).numRows;
@@ -50,11 +57,15 @@ export async function run(): Promise<BenchResult> {
       },
       targets: [
         { label: 'the Arrow stream reads back with every row', measured: String(arrowRows), ok: arrowRows === sales },
-        { label: 'Arrow no slower than CSV', measured: `${arrow.seconds.toFixed(1)} s vs ${csv.seconds.toFixed(1)} s`, ok: arrow.seconds <= csv.seconds },
+        {
+          label: 'Arrow no slower than CSV',
+          measured: `${arrow.seconds.toFixed(1)} s vs ${csv.seconds.toFixed(1)} s`,
+          ok: arrow.seconds <= csv.seconds,
+        },
         { label: 'Arrow streams: peak RSS ≤ 600 MiB', measured: `${arrow.rssMiB} MiB`, ok: arrow.rssMiB <= 600 },
       ],
       notes:
-        'The built CLI in a child process reading the published snapshot, stdout into a file; PIN masking included (the query is wrapped to mask stored PINs, the key column masked). Peak RSS is the CLI process\'s own (the bench process itself is small).',
+        "The built CLI in a child process reading the published snapshot, stdout into a file; PIN masking included (the query is wrapped to mask stored PINs, the key column masked). Peak RSS is the CLI process's own (the bench process itself is small).",
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -62,7 +73,10 @@ export async function run(): Promise<BenchResult> {
 }
 
 /** Runs the CLI with stdout into `output`; its seconds, its own peak RSS and the output's size. */
-async function runQuery(args: string[], output: string): Promise<{ seconds: number; rssMiB: number; outputMiB: number }> {
+async function runQuery(
+  args: string[],
+  output: string,
+): Promise<{ seconds: number; rssMiB: number; outputMiB: number }> {
   let stderr = '';
   const { seconds } = await timed(
     () =>
@@ -72,10 +86,16 @@ async function runQuery(args: string[], output: string): Promise<{ seconds: numb
           const child = spawn(process.execPath, args, { stdio: ['ignore', out, 'pipe'] });
           child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
           child.once('error', reject);
-          child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`query exited ${code}: ${stderr.slice(-2000)}`))));
+          child.once('close', (code) =>
+            code === 0 ? resolve() : reject(new Error(`query exited ${code}: ${stderr.slice(-2000)}`)),
+          );
         });
       }),
   );
   const rss = /@@RSS (\d+)/.exec(stderr);
-  return { seconds, rssMiB: rss ? Math.round(Number(rss[1]) / 1024) : NaN, outputMiB: Number((statSync(output).size / 2 ** 20).toFixed(1)) };
+  return {
+    seconds,
+    rssMiB: rss ? Math.round(Number(rss[1]) / 1024) : NaN,
+    outputMiB: Number((statSync(output).size / 2 ** 20).toFixed(1)),
+  };
 }

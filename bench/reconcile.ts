@@ -9,7 +9,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BenchResult } from './harness.js';
-import { asOf, checkFindings, monthSales, period, prepareMonth, round, runPinrecon, salesInPeriod } from './month-fixture.js';
+import {
+  asOf,
+  checkFindings,
+  monthSales,
+  period,
+  prepareMonth,
+  round,
+  runPinrecon,
+  salesInPeriod,
+} from './month-fixture.js';
 
 export const name = 'reconcile (the month-end bench month: ~1,000,000 sales in the period)';
 
@@ -40,7 +49,9 @@ export async function run(): Promise<BenchResult> {
     const findings = await checkFindings(month);
     const inPeriod = await salesInPeriod(month);
     const unredeemed = first.json.byType.unredeemed_key ?? 0;
-    const stageMetrics = Object.fromEntries(Object.entries(first.json.stages).map(([stage, s]) => [`${stage}_s`, Math.round(s * 100) / 100]));
+    const stageMetrics = Object.fromEntries(
+      Object.entries(first.json.stages).map(([stage, s]) => [`${stage}_s`, Math.round(s * 100) / 100]),
+    );
     return {
       metrics: {
         sales_in_database: month.sales,
@@ -57,8 +68,16 @@ export async function run(): Promise<BenchResult> {
         ...stageMetrics,
       },
       targets: [
-        { label: `reconcile of ~1M sales in ≤ ${targetSeconds} s`, measured: `${round(first.seconds)} s`, ok: first.seconds <= targetSeconds },
-        { label: `re-run (identity, history) in ≤ ${targetSeconds} s`, measured: `${round(second.seconds)} s`, ok: second.seconds <= targetSeconds },
+        {
+          label: `reconcile of ~1M sales in ≤ ${targetSeconds} s`,
+          measured: `${round(first.seconds)} s`,
+          ok: first.seconds <= targetSeconds,
+        },
+        {
+          label: `re-run (identity, history) in ≤ ${targetSeconds} s`,
+          measured: `${round(second.seconds)} s`,
+          ok: second.seconds <= targetSeconds,
+        },
         {
           label: `peak RSS of the reconcile process ≤ ${targetRssMiB} MiB`,
           measured: `${Math.max(first.peakRssMiB, second.peakRssMiB)} MiB`,

@@ -37,9 +37,14 @@ export async function run(): Promise<BenchResult> {
       CHECKPOINT;
     `);
     const facts = await loadReportFacts(warehouse, { period, timezone });
-    const { seconds, value: workbook } = await timed(() => writeWorkbook(warehouse, facts, { file: path.join(dir, 'pinrecon-bench.xlsx') }));
+    const { seconds, value: workbook } = await timed(() =>
+      writeWorkbook(warehouse, facts, { file: path.join(dir, 'pinrecon-bench.xlsx') }),
+    );
     const rows = workbook.rowsByTitle['Sales'] ?? 0;
-    const findingRows = Object.entries(workbook.rowsByTitle).reduce((sum, [title, n]) => sum + (title === 'Sales' ? 0 : n), 0);
+    const findingRows = Object.entries(workbook.rowsByTitle).reduce(
+      (sum, [title, n]) => sum + (title === 'Sales' ? 0 : n),
+      0,
+    );
     const peak = peakRssMiB();
     return {
       metrics: {
@@ -51,7 +56,11 @@ export async function run(): Promise<BenchResult> {
       },
       targets: [
         { label: 'sales sheet of 1,000,000 rows written', measured: String(rows), ok: rows === sales },
-        { label: `${findings.toLocaleString('en-US')} findings written`, measured: String(findingRows), ok: findingRows === findings },
+        {
+          label: `${findings.toLocaleString('en-US')} findings written`,
+          measured: String(findingRows),
+          ok: findingRows === findings,
+        },
         { label: 'workbook written in ≤ 20 s', measured: `${seconds.toFixed(1)} s`, ok: seconds <= 20 },
         { label: 'peak RSS ≤ 600 MiB', measured: `${Math.round(peak)} MiB`, ok: peak <= 600 },
       ],

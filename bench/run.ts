@@ -65,7 +65,9 @@ for (const file of files) {
 if (results.length > 0) writeReport(results);
 
 function formatResult(r: ChildResult): string {
-  const metrics = Object.entries(r.metrics).map(([k, v]) => `${k}=${v}`).join(' ');
+  const metrics = Object.entries(r.metrics)
+    .map(([k, v]) => `${k}=${v}`)
+    .join(' ');
   const targets = r.targets.map((t) => `${t.ok ? 'PASS' : 'FAIL'} ${t.label} (${t.measured})`).join('\n  ');
   return `${r.name}: ${metrics} peak_rss_MiB=${r.peakRssMiB}\n  ${targets}`;
 }
@@ -85,7 +87,8 @@ function writeReport(fresh: ChildResult[]): void {
   const file = path.join(root, 'docs', 'BENCHMARKS.md');
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const sections = new Map<string, string>();
-  for (const match of previous.matchAll(/<!-- bench:(\S+) -->\n([\s\S]*?)<!-- \/bench -->/g)) sections.set(match[1]!, match[2]!);
+  for (const match of previous.matchAll(/<!-- bench:(\S+) -->\n([\s\S]*?)<!-- \/bench -->/g))
+    sections.set(match[1]!, match[2]!);
   for (const r of fresh) {
     const rows = Object.entries(r.metrics).map(([k, v]) => `| ${k} | ${v} |`);
     const targets = r.targets.map((t) => `| ${t.ok ? '✅' : '❌'} ${t.label} | ${t.measured} |`);

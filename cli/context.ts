@@ -25,7 +25,10 @@ export interface GlobalOptions {
 /** Adds the options every command takes. */
 export function withGlobalOptions(command: Command): Command {
   return command
-    .option('--config <file>', 'config file (default: ./pinrecon.config.json, else $PINRECON_CONFIG, else built-in defaults)')
+    .option(
+      '--config <file>',
+      'config file (default: ./pinrecon.config.json, else $PINRECON_CONFIG, else built-in defaults)',
+    )
     .option('--json', 'print the result as JSON for machines');
 }
 
@@ -60,8 +63,12 @@ export function reportFailure(output: Output, error: unknown): void {
   output.error(message);
   if (error instanceof JobError && error.hint) output.error(`what to do: ${redactRememberedSecrets(error.hint)}`);
   const expected = error instanceof JobError || error instanceof UsageError || error instanceof ConfigError;
-  if (!expected) output.error('what to do: pinrecon did not expect this error. If it is not about this machine (disk, permissions, memory), run again with PINRECON_DEBUG=1 and report the stack trace.');
-  if (process.env.PINRECON_DEBUG && error instanceof Error && error.stack) output.error(redactRememberedSecrets(error.stack));
+  if (!expected)
+    output.error(
+      'what to do: pinrecon did not expect this error. If it is not about this machine (disk, permissions, memory), run again with PINRECON_DEBUG=1 and report the stack trace.',
+    );
+  if (process.env.PINRECON_DEBUG && error instanceof Error && error.stack)
+    output.error(redactRememberedSecrets(error.stack));
   const facts = error instanceof JobError ? error.facts : undefined;
   if (output.json) output.document({ ok: false, error: message, exitCode: exitCodeFor(error), ...facts });
 }
@@ -69,7 +76,11 @@ export function reportFailure(output: Output, error: unknown): void {
 /** Parses a YYYY-MM-DD option, naming the option on failure. */
 export function parseDateOption(value: string | undefined, option: string): string | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`)) || new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value) {
+  if (
+    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+    Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
+    new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value
+  ) {
     throw new UsageError(`${option} must be a date written YYYY-MM-DD, got "${value}".`);
   }
   return value;

@@ -26,9 +26,12 @@ import { registerSimulateApi } from './commands/simulate-api.js';
 import { registerVerify } from './commands/verify.js';
 
 export function buildProgram(): Command {
-  const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+  const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
+    .version;
   const program = new Command('pinrecon')
-    .description('Reconcile partner PIN-redemption API sales against your ledger, in DuckDB, with Excel reports by email.')
+    .description(
+      'Reconcile partner PIN-redemption API sales against your ledger, in DuckDB, with Excel reports by email.',
+    )
     .version(version)
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();

@@ -38,7 +38,9 @@ export class ConsoleOutput implements Output {
   info(message: string): void {
     if (this.json) return;
     this.clearProgress();
-    this.stderr.write(this.isTerminal ? `${printable(message)}\n` : `${new Date(this.now()).toISOString()} ${printable(message)}\n`);
+    this.stderr.write(
+      this.isTerminal ? `${printable(message)}\n` : `${new Date(this.now()).toISOString()} ${printable(message)}\n`,
+    );
   }
 
   warn(message: string): void {
@@ -112,4 +114,3 @@ export class ConsoleOutput implements Output {
     }
   }
 }
-

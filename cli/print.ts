@@ -40,8 +40,12 @@ export async function printRows(rows: object[], format: string, none: string): P
   if (format === 'json') await printJson(rows, 2);
   else if (format === 'csv') {
     const columns = rows.length > 0 ? Object.keys(rows[0]!) : [];
-    await printText([columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n') + '\n');
+    await printText(
+      `${[columns.join(','), ...rows.map((r) => Object.values(r).map(csvField).join(','))].join('\n')}\n`,
+    );
   } else {
-    await printText(`${rows.length === 0 ? none : formatTable(printableCells(rows as unknown as Record<string, unknown>[]))}\n`);
+    await printText(
+      `${rows.length === 0 ? none : formatTable(printableCells(rows as unknown as Record<string, unknown>[]))}\n`,
+    );
   }
 }

@@ -34,7 +34,11 @@ export const environmentOverrides: Record<string, string[]> = {
   PINRECON_HISTORY_START: ['extract', 'historyStart'],
 };
 
-export function resolveConfigPath(explicit: string | undefined, env: NodeJS.ProcessEnv, cwd: string): string | undefined {
+export function resolveConfigPath(
+  explicit: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): string | undefined {
   if (explicit) return path.resolve(cwd, explicit);
   const local = path.resolve(cwd, 'pinrecon.config.json');
   if (existsSync(local)) return local;
@@ -42,15 +46,14 @@ export function resolveConfigPath(explicit: string | undefined, env: NodeJS.Proc
   return undefined;
 }
 
-export function loadConfig(
-  options: { file?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {},
-): LoadedConfig {
+export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): LoadedConfig {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const file = resolveConfigPath(options.file, env, cwd);
   let raw: unknown = {};
   if (file) {
-    if (!existsSync(file)) throw new ConfigError(`${file}: config file not found. Pass --config with an existing file.`, file);
+    if (!existsSync(file))
+      throw new ConfigError(`${file}: config file not found. Pass --config with an existing file.`, file);
     raw = parseJsonc(readFileSync(file, 'utf8'), file);
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
       throw new ConfigError(`${file}: the config must be a JSON object.`, file);
@@ -95,12 +98,17 @@ export function transportWarnings(config: Config): string[] {
   const warnings: string[] = [];
   const api = new URL(config.api.baseUrl);
   if (config.api.allowInsecureHttp && api.protocol !== 'https:' && !isLoopbackAddress(api.hostname)) {
-    warnings.push(`api.allowInsecureHttp is set: the API credentials, tokens and PINs travel unencrypted to ${api.host}. Use an https:// baseUrl.`);
+    warnings.push(
+      `api.allowInsecureHttp is set: the API credentials, tokens and PINs travel unencrypted to ${api.host}. Use an https:// baseUrl.`,
+    );
   }
   const smtp = parseSmtpUrl(config.email.smtpUrl);
-  const hasCredentials = smtp.user !== undefined || smtp.password !== undefined || config.email.smtpPassword !== undefined;
+  const hasCredentials =
+    smtp.user !== undefined || smtp.password !== undefined || config.email.smtpPassword !== undefined;
   if (config.email.allowPlaintextAuth && hasCredentials && !smtp.secure && !isLoopbackAddress(smtp.host)) {
-    warnings.push(`email.allowPlaintextAuth is set: the SMTP password may be sent unencrypted to ${smtp.host} when the server offers no STARTTLS. Use smtps:// or a server with STARTTLS.`);
+    warnings.push(
+      `email.allowPlaintextAuth is set: the SMTP password may be sent unencrypted to ${smtp.host} when the server offers no STARTTLS. Use smtps:// or a server with STARTTLS.`,
+    );
   }
   return warnings;
 }
@@ -127,7 +135,10 @@ function configErrorFrom(error: z.ZodError, file: string | undefined, env: NodeJ
       ([name, keyPath]) => keyPath.join('.') === key && env[name] !== undefined && env[name] !== '',
     )?.[0];
     const where = variable ? `environment variable ${variable}` : (file ?? 'built-in defaults');
-    const unknownKeys = issue.code === 'unrecognized_keys' ? ` (${issue.keys.map((k) => (key === '(root)' ? k : `${key}.${k}`)).join(', ')})` : '';
+    const unknownKeys =
+      issue.code === 'unrecognized_keys'
+        ? ` (${issue.keys.map((k) => (key === '(root)' ? k : `${key}.${k}`)).join(', ')})`
+        : '';
     return `${where}: ${key}${unknownKeys}: ${issue.message}`;
   });
   const first = error.issues[0];

@@ -79,7 +79,9 @@ export function normalizeDelimiter(text: string): LedgerDelimiter | undefined {
 
 /** Text from an environment variable, as a number (a file's number passes as it is; anything else fails below). */
 /** A DuckDB memory size: "512MB", "2GB", "1.5GiB". */
-const memorySize = z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as "512MB" or "2GB"');
+const memorySize = z
+  .string()
+  .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as "512MB" or "2GB"');
 
 /** A calendar date written YYYY-MM-DD that exists (2026-02-30 does not). */
 const calendarDate = z
@@ -154,7 +156,11 @@ export const configSchema = z.strictObject({
        * or endless answer is refused, not read.
        * @default 67108864 (64 MB)
        */
-      maxAnswerBytes: z.number().int().positive().default(64 * 1024 * 1024),
+      maxAnswerBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(64 * 1024 * 1024),
       /**
        * Refresh the access token this many seconds before its `expiredAt`.
        * @default 60
@@ -257,7 +263,11 @@ export const configSchema = z.strictObject({
        */
       delimiter: z
         .string()
-        .transform((text, context) => normalizeDelimiter(text) ?? (context.addIssue({ code: 'custom', message: 'must be ",", ";", "|" or tab' }), z.NEVER))
+        .transform(
+          (text, context) =>
+            normalizeDelimiter(text) ??
+            (context.addIssue({ code: 'custom', message: 'must be ",", ";", "|" or tab' }), z.NEVER),
+        )
         .default(','),
       /**
        * CSV quote character.
@@ -275,7 +285,12 @@ export const configSchema = z.strictObject({
        */
       encoding: z
         .string()
-        .transform((text, context) => normalizeEncoding(text) ?? (context.addIssue({ code: 'custom', message: 'must be utf-8, latin1 (ISO-8859-1) or windows-1252' }), z.NEVER))
+        .transform(
+          (text, context) =>
+            normalizeEncoding(text) ??
+            (context.addIssue({ code: 'custom', message: 'must be utf-8, latin1 (ISO-8859-1) or windows-1252' }),
+            z.NEVER),
+        )
         .default('utf-8'),
       /**
        * How dates written as text are read (date-fns tokens).
@@ -358,7 +373,9 @@ export const configSchema = z.strictObject({
        * decided the finding never approves its action, whatever the amount.
        * @default {}
        */
-      approvalLimit: z.record(z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as "BRL"'), money).default({}),
+      approvalLimit: z
+        .record(z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as "BRL"'), money)
+        .default({}),
       /**
        * The names (as given to `--by`) that may approve actions above `approvalLimit`.
        * @default []
@@ -385,7 +402,8 @@ export const configSchema = z.strictObject({
           }
           for (const key of Object.keys(accounts)) {
             const [type, decision, ...rest] = key.split(':');
-            const typed = isExceptionType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision));
+            const typed =
+              isExceptionType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision));
             const known = key === 'default' || isDecision(key) || typed;
             if (!known) {
               const message = 'must be "default", a decision, an exception type, or "<exception type>:<decision>"';
@@ -455,7 +473,11 @@ export const configSchema = z.strictObject({
        * Larger workbooks are replaced by a summary-only one in the email.
        * @default 15728640 (15 MiB)
        */
-      maxAttachmentBytes: z.number().int().positive().default(15 * 1024 * 1024),
+      maxAttachmentBytes: z
+        .number()
+        .int()
+        .positive()
+        .default(15 * 1024 * 1024),
       /**
        * Retries of a failed send.
        * @default 3
@@ -471,7 +493,11 @@ export const configSchema = z.strictObject({
         }
       })();
       if (email.smtpPassword !== undefined && !hasUser) {
-        context.addIssue({ code: 'custom', path: ['smtpPassword'], message: 'needs a user in email.smtpUrl (smtp://user@host:port)' });
+        context.addIssue({
+          code: 'custom',
+          path: ['smtpPassword'],
+          message: 'needs a user in email.smtpUrl (smtp://user@host:port)',
+        });
       }
     })
     .prefault({}),
@@ -486,7 +512,9 @@ export const configSchema = z.strictObject({
         name: z.string().min(1),
         cron: z.string().min(1),
         job: z.enum(['run', 'extract', 'reconcile', 'report', 'catalog']),
-        period: z.union([z.literal('previous'), z.literal('current'), z.string().regex(/^\d{4}-\d{2}$/)]).default('previous'),
+        period: z
+          .union([z.literal('previous'), z.literal('current'), z.string().regex(/^\d{4}-\d{2}$/)])
+          .default('previous'),
         email: z.boolean().default(false),
         ledger: z.string().optional(),
       }),

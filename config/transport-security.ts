@@ -13,7 +13,10 @@ import { ConfigError } from '../core/errors.js';
  * synchronous); `resolveLoopback` confirms it by the addresses the name resolves to before anything is sent.
  */
 export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   if (host === 'localhost' || host.endsWith('.localhost')) return true;
   if (host === '::1' || host === '0:0:0:0:0:0:0:1') return true;
   if (/^::ffff:127\.\d+\.\d+\.\d+$/.test(host)) return true;
@@ -57,7 +60,8 @@ export async function resolveLoopback(host: string): Promise<LoopbackResolution>
 export async function confirmLoopback(host: string, key: string, optOut: string): Promise<LoopbackResolution> {
   const resolution = await resolveLoopback(host);
   if (!resolution.loopback) {
-    const found = resolution.addresses.length > 0 ? `resolves to ${resolution.addresses.join(', ')}` : 'does not resolve';
+    const found =
+      resolution.addresses.length > 0 ? `resolves to ${resolution.addresses.join(', ')}` : 'does not resolve';
     throw new ConfigError(
       `${key}: the host ${host} is taken for loopback only if every address it resolves to is, but it ${found}. ` +
         `Use https:// (or the address 127.0.0.1), or set ${optOut} to true to send in plain text anyway.`,
@@ -86,7 +90,8 @@ export interface SmtpTarget {
  * percent-encoded (`%2F %23 %40 %3F %25`).
  */
 export function parseSmtpUrl(text: string): SmtpTarget {
-  const encodeHint = 'percent-encode "/", "#", "?", "@" and "%" in the user and password (as %2F, %23, %3F, %40, %25), or put the password in PINRECON_SMTP_PASSWORD';
+  const encodeHint =
+    'percent-encode "/", "#", "?", "@" and "%" in the user and password (as %2F, %23, %3F, %40, %25), or put the password in PINRECON_SMTP_PASSWORD';
   const scheme = /^(smtps?):\/\//i.exec(text)?.[1]?.toLowerCase();
   if (!scheme) throw new Error('must start with smtp:// or smtps://');
   const authority = text.slice(scheme.length + 3).split(/[/?#]/, 1)[0]!;
@@ -99,7 +104,9 @@ export function parseSmtpUrl(text: string): SmtpTarget {
   }
   if (!url.hostname) throw new Error('has no host');
   if ((url.pathname !== '' && url.pathname !== '/') || url.search || url.hash) {
-    throw new Error(`has a path, query or "#" after the host: an SMTP URL is smtp[s]://user:password@host:port; ${encodeHint}`);
+    throw new Error(
+      `has a path, query or "#" after the host: an SMTP URL is smtp[s]://user:password@host:port; ${encodeHint}`,
+    );
   }
   const decode = (value: string, what: string): string => {
     try {
@@ -120,7 +127,12 @@ export function parseSmtpUrl(text: string): SmtpTarget {
  * connection is not TLS from the start, the host does not resolve to loopback only (`loopback`, from
  * resolveLoopback), and the operator did not opt out.
  */
-export function smtpRequiresTls(target: SmtpTarget, hasCredentials: boolean, allowPlaintextAuth: boolean, loopback: boolean): boolean {
+export function smtpRequiresTls(
+  target: SmtpTarget,
+  hasCredentials: boolean,
+  allowPlaintextAuth: boolean,
+  loopback: boolean,
+): boolean {
   return hasCredentials && !target.secure && !loopback && !allowPlaintextAuth;
 }
 
@@ -136,6 +148,8 @@ export function redactUrl(text: string): string {
     url.password = '';
     return url.href.replace('://', '://***@');
   } catch {
-    return text.includes('@') ? text.replace(/^([a-z][\w+.-]*:\/\/)?[\s\S]*$/i, (_all, scheme: string | undefined) => `${scheme ?? ''}***`) : text;
+    return text.includes('@')
+      ? text.replace(/^([a-z][\w+.-]*:\/\/)?[\s\S]*$/i, (_all, scheme: string | undefined) => `${scheme ?? ''}***`)
+      : text;
   }
 }

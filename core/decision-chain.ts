@@ -107,7 +107,10 @@ export function toChainedDecision(row: StoredDecisionRow): ChainedDecision {
 }
 
 /** The last row of a period's chain: where the next decision links on (position 0 and no hash when empty). */
-export async function chainHead(warehouse: Warehouse, period: string): Promise<{ position: number; sha256: string | null }> {
+export async function chainHead(
+  warehouse: Warehouse,
+  period: string,
+): Promise<{ position: number; sha256: string | null }> {
   const row = await warehouse.one<{ position: string; sha256: string | null }>(
     `SELECT chain_position::VARCHAR AS position, row_sha256 AS sha256 FROM recon_decisions
      WHERE period = $1 AND chain_position IS NOT NULL ORDER BY chain_position DESC LIMIT 1`,

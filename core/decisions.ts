@@ -1,5 +1,13 @@
 /** interface.md's decisions on a finding, in the order the workbook's drop-down and every summary list them. */
-export const decisions = ['investigating', 'timing', 'claim', 'fix_ledger', 'reverse', 'write_off', 'accepted'] as const;
+export const decisions = [
+  'investigating',
+  'timing',
+  'claim',
+  'fix_ledger',
+  'reverse',
+  'write_off',
+  'accepted',
+] as const;
 
 export type Decision = (typeof decisions)[number];
 

@@ -44,7 +44,8 @@ export const findingTypes = [
     rule:
       'an active ledger order of the period has no provider sale, even after looking its reference up individually ' +
       '(`reconciliation.lookupMissing`, needs API credentials)',
-    means: 'a paid order in our ledger has no sale at the provider, even after pinrecon looked its reference up individually',
+    means:
+      'a paid order in our ledger has no sale at the provider, even after pinrecon looked its reference up individually',
     todo: 'check whether the shop called pre-redeem for it; if the customer paid but got no key, deliver or refund',
   },
   {

@@ -46,7 +46,9 @@ export function protectOwnedPaths(owned: OwnedPaths, warn: (message: string) => 
       chmodSync(file, isFolder ? 0o700 : 0o600);
       fixed.push({ path: file, mode: stat.mode & 0o777, folder: isFolder });
     } catch (error) {
-      warn(`${file} is readable by others (mode ${octalMode(stat.mode)}) and could not be made private: ${(error as Error).message}. Run: chmod ${isFolder ? '700' : '600'} ${file}`);
+      warn(
+        `${file} is readable by others (mode ${octalMode(stat.mode)}) and could not be made private: ${(error as Error).message}. Run: chmod ${isFolder ? '700' : '600'} ${file}`,
+      );
     }
   };
   const walk = (folder: string) => {

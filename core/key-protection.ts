@@ -94,7 +94,8 @@ export class KeyMasker {
         if (this.pin) this.pin.push(chunk.subarray(i, until));
         else {
           // Only a name of 3 bytes can be `key`: its bytes are kept (a name may be split across chunks).
-          if (this.nameLength + until - i <= KEY_NAME.length) for (let j = i; j < until; j++) this.nameBytes.push(chunk[j]!);
+          if (this.nameLength + until - i <= KEY_NAME.length)
+            for (let j = i; j < until; j++) this.nameBytes.push(chunk[j]!);
           this.nameLength += until - i;
         }
         if (end.at === -1) break;
@@ -107,7 +108,8 @@ export class KeyMasker {
           passFrom = i + 1;
         } else {
           const name = this.nameBytes;
-          this.afterKeyName = this.nameLength === 3 && name[0] === KEY_NAME[0] && name[1] === KEY_NAME[1] && name[2] === KEY_NAME[2];
+          this.afterKeyName =
+            this.nameLength === 3 && name[0] === KEY_NAME[0] && name[1] === KEY_NAME[1] && name[2] === KEY_NAME[2];
         }
         continue;
       }

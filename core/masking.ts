@@ -56,7 +56,9 @@ export function maskPinValue(expression: string, mask: string = textMask): strin
 /** Whether the database has `sales.key` to mask values by (a fresh or foreign database may not). */
 export async function hasStoredPins(warehouse: Warehouse): Promise<boolean> {
   return Boolean(
-    await warehouse.one(`SELECT 1 AS present FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'sales' AND column_name = 'key' AND NOT internal`),
+    await warehouse.one(
+      `SELECT 1 AS present FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'sales' AND column_name = 'key' AND NOT internal`,
+    ),
   );
 }
 

@@ -37,7 +37,10 @@ export function describeProgress(state: ProgressState): string {
   const facts = Object.entries(state.facts ?? {})
     .map(([k, v]) => `${k} ${v}`)
     .join(' · ');
-  const eta = state.etaSeconds !== undefined && Number.isFinite(state.etaSeconds) ? ` · ETA ${formatDuration(state.etaSeconds)}` : '';
+  const eta =
+    state.etaSeconds !== undefined && Number.isFinite(state.etaSeconds)
+      ? ` · ETA ${formatDuration(state.etaSeconds)}`
+      : '';
   return `${state.label} ${state.done}/${state.total}${facts ? ` · ${facts}` : ''}${eta}`;
 }
 
@@ -53,8 +56,17 @@ export function formatDuration(seconds: number): string {
 export function formatTable(rows: Record<string, unknown>[], columns?: string[]): string {
   if (rows.length === 0) return '(no rows)';
   const cols = columns ?? Object.keys(rows[0]!);
-  const cell = (v: unknown) => (v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+  const cell = (v: unknown) =>
+    v === null || v === undefined ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v);
   const widths = cols.map((c) => Math.max(c.length, ...rows.map((r) => cell(r[c]).length)));
-  const line = (values: string[]) => values.map((v, i) => v.padEnd(widths[i]!)).join('  ').trimEnd();
-  return [line(cols), line(widths.map((w) => '-'.repeat(w))), ...rows.map((r) => line(cols.map((c) => cell(r[c]))))].join('\n');
+  const line = (values: string[]) =>
+    values
+      .map((v, i) => v.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd();
+  return [
+    line(cols),
+    line(widths.map((w) => '-'.repeat(w))),
+    ...rows.map((r) => line(cols.map((c) => cell(r[c])))),
+  ].join('\n');
 }

@@ -7,7 +7,8 @@ import { sqlString } from './sql.js';
 
 /** SQL: the TIMESTAMPTZ `column` falls in `period` as the wall clock of `timezone` reads it. */
 export function inPeriodSql(column: string, period: string, timezone: string): string {
-  const localMidnight = (date: string) => `timezone(${sqlString(timezone)}, TIMESTAMP ${sqlString(`${date} 00:00:00`)})`;
+  const localMidnight = (date: string) =>
+    `timezone(${sqlString(timezone)}, TIMESTAMP ${sqlString(`${date} 00:00:00`)})`;
   return `${column} >= ${localMidnight(periodStart(period))} AND ${column} < ${localMidnight(periodStart(addMonths(period, 1)))}`;
 }
 

@@ -76,7 +76,7 @@ const base64Run = /[A-Za-z0-9+/_-]{8,}={0,2}/g;
 export function redactSecrets(text: string, secrets: Iterable<string>, replacement = '***'): string {
   const known = [...new Set(secrets)].filter((secret) => secret.length >= minimumSecretLength);
   if (known.length === 0) return text;
-  let out = text.replace(/\\u[0-9a-fA-F]{4}/g, (escape) => escape.toLowerCase());
+  let out = text.replace(/\\u[0-9a-fA-F]{4}/g, (sequence) => sequence.toLowerCase());
   const forms = [...new Set(known.flatMap(secretEncodings))].sort((a, b) => b.length - a.length);
   for (const form of forms) if (out.includes(form)) out = out.split(form).join(replacement);
   return out.replace(base64Run, (run) => (base64Hides(run, known) ? replacement : run));
@@ -97,7 +97,8 @@ const rememberedSecrets = new Set<string>();
 
 /** Remembers credentials so that every error recorded or printed by this process is redacted of them. */
 export function rememberSecrets(values: Iterable<string | undefined>): void {
-  for (const value of values) if (value !== undefined && value.length >= minimumSecretLength) rememberedSecrets.add(value);
+  for (const value of values)
+    if (value !== undefined && value.length >= minimumSecretLength) rememberedSecrets.add(value);
 }
 
 /**

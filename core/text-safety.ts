@@ -25,7 +25,10 @@ const rawInJson = /[\x7f-\x9f\u2028\u2029]/g;
  * leaves DEL and C1 controls raw; those are escaped too. The JSON still reads back to the same value.
  */
 export function printableJson(value: unknown, indent?: number): string {
-  return (JSON.stringify(value, null, indent) ?? 'null').replace(rawInJson, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return (JSON.stringify(value, null, indent) ?? 'null').replace(
+    rawInJson,
+    (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  );
 }
 
 /** A plain number ("-12.50", "+3", "1e5") may start with a sign: it is no formula. */

@@ -10,7 +10,7 @@
 import { printable } from './text-safety.js';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { chainExistingDecisions, decisionsNeedChaining } from './decision-chain.js';
 import { JobError } from './errors.js';
 import { sqlDir } from './paths.js';
@@ -42,7 +42,8 @@ const lockPollMs = 500;
 
 /** Whether an error (of DuckDB, or Warehouse.open's JobError) says another process holds the file's lock. */
 export function lockedByAnotherProcess(error: unknown): boolean {
-  const message = error instanceof JobError ? (error.cause as Error | undefined)?.message : (error as Error | undefined)?.message;
+  const message =
+    error instanceof JobError ? (error.cause as Error | undefined)?.message : (error as Error | undefined)?.message;
   return message !== undefined && /Could not set lock|Conflicting lock/i.test(message);
 }
 
@@ -76,7 +77,11 @@ export class Warehouse {
       } catch (error) {
         const message = (error as Error).message;
         if (!lockedByAnotherProcess(error)) {
-          throw new JobError(`Cannot open the database ${file}: ${message}`, 'Check the "database" path in the config.', { cause: error });
+          throw new JobError(
+            `Cannot open the database ${file}: ${message}`,
+            'Check the "database" path in the config.',
+            { cause: error },
+          );
         }
         const waited = (Date.now() - started) / 1000;
         if (waited >= wait) throw lockConflict(file, message, waited, error);
@@ -86,7 +91,9 @@ export class Warehouse {
             `waiting for ${file}, held by another process${holder(message)} (up to ${wait} s)`,
           );
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(lockPollMs, Math.max(0, wait * 1000 - (Date.now() - started)))));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(lockPollMs, Math.max(0, wait * 1000 - (Date.now() - started)))),
+        );
       }
     }
     const connection = await instance.connect();
@@ -116,7 +123,9 @@ export class Warehouse {
     const dir = path.join(sqlDir(), 'schema');
     // Decisions recorded before the audit chain existed are chained once, as the chain's columns arrive.
     const unchained = await decisionsNeedChaining(this);
-    for (const name of readdirSync(dir).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const name of readdirSync(dir)
+      .filter((f) => f.endsWith('.sql'))
+      .sort()) {
       await this.run(readFileSync(path.join(dir, name), 'utf8'));
     }
     if (unchained) await chainExistingDecisions(this);
@@ -173,7 +182,11 @@ function lockConflict(file: string, message: string, waited: number, cause: unkn
 }
 
 /** Opens the warehouse, runs `work`, and always closes it. */
-export async function withWarehouse<T>(file: string, options: OpenOptions, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
+export async function withWarehouse<T>(
+  file: string,
+  options: OpenOptions,
+  work: (warehouse: Warehouse) => Promise<T>,
+): Promise<T> {
   const warehouse = await Warehouse.open(file, options);
   try {
     return await work(warehouse);
@@ -184,7 +197,7 @@ export async function withWarehouse<T>(file: string, options: OpenOptions, work:
 
 /** The read-only copy analysts open; replaced atomically after each job. */
 export function snapshotPath(database: string): string {
-  return database.replace(/\.duckdb$/, '') + '.snapshot.duckdb';
+  return `${database.replace(/\.duckdb$/, '')}.snapshot.duckdb`;
 }
 
 /**

@@ -54,7 +54,13 @@ export function zipEntries(file: string): Map<string, ZipEntry> {
       const local = read(localOffset, 30);
       if (local.readUInt32LE(0) !== 0x04034b50) throw new Error(`the ZIP entry ${name} is damaged`);
       const dataOffset = localOffset + 30 + local.readUInt16LE(26) + local.readUInt16LE(28);
-      entries.set(name.replace(/^\//, ''), { name, method: directory.readUInt16LE(at + 10), compressedSize, uncompressedSize, dataOffset });
+      entries.set(name.replace(/^\//, ''), {
+        name,
+        method: directory.readUInt16LE(at + 10),
+        compressedSize,
+        uncompressedSize,
+        dataOffset,
+      });
       at += 46 + nameLength + extraLength + commentLength;
     }
     return entries;
@@ -65,8 +71,13 @@ export function zipEntries(file: string): Map<string, ZipEntry> {
 
 /** The entry's uncompressed bytes as a stream. */
 export function openZipEntry(file: string, entry: ZipEntry): Readable {
-  if (entry.method !== 0 && entry.method !== 8) throw new Error(`${entry.name} is compressed with ZIP method ${entry.method}, which spreadsheets do not write`);
-  const raw = createReadStream(file, { start: entry.dataOffset, end: entry.dataOffset + Math.max(0, entry.compressedSize - 1), highWaterMark: 1024 * 1024 });
+  if (entry.method !== 0 && entry.method !== 8)
+    throw new Error(`${entry.name} is compressed with ZIP method ${entry.method}, which spreadsheets do not write`);
+  const raw = createReadStream(file, {
+    start: entry.dataOffset,
+    end: entry.dataOffset + Math.max(0, entry.compressedSize - 1),
+    highWaterMark: 1024 * 1024,
+  });
   if (entry.compressedSize === 0) raw.destroy();
   return entry.method === 0 ? raw : raw.pipe(createInflateRaw());
 }

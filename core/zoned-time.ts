@@ -13,7 +13,11 @@ export interface ZonedTimeParts {
   timeZone: string;
 }
 
-export function zonedTimeParts(instant: Date | number, timeZone: string, precision: 'minute' | 'second' = 'minute'): ZonedTimeParts {
+export function zonedTimeParts(
+  instant: Date | number,
+  timeZone: string,
+  precision: 'minute' | 'second' = 'minute',
+): ZonedTimeParts {
   const parts = new Intl.DateTimeFormat('en-CA', {
     timeZone,
     year: 'numeric',
@@ -29,11 +33,19 @@ export function zonedTimeParts(instant: Date | number, timeZone: string, precisi
   const seconds = precision === 'second' ? `:${part('second')}` : '';
   // longOffset reads "GMT-03:00", or plain "GMT" at offset zero.
   const offset = part('timeZoneName').replace(/^GMT/, '') || '+00:00';
-  return { local: `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}${seconds}`, offset, timeZone };
+  return {
+    local: `${part('year')}-${part('month')}-${part('day')} ${part('hour')}:${part('minute')}${seconds}`,
+    offset,
+    timeZone,
+  };
 }
 
 /** "2026-02-03 14:05 -03:00 (America/Sao_Paulo)". */
-export function formatZonedTime(instant: Date | number, timeZone: string, precision: 'minute' | 'second' = 'minute'): string {
+export function formatZonedTime(
+  instant: Date | number,
+  timeZone: string,
+  precision: 'minute' | 'second' = 'minute',
+): string {
   const { local, offset } = zonedTimeParts(instant, timeZone, precision);
   return `${local} ${offset} (${timeZone})`;
 }

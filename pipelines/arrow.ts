@@ -12,7 +12,14 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { DuckDBTypeId, JsonDuckDBValueConverter, type DuckDBDataChunk, type DuckDBDecimalType, type DuckDBResult, type DuckDBType } from '@duckdb/node-api';
+import {
+  DuckDBTypeId,
+  JsonDuckDBValueConverter,
+  type DuckDBDataChunk,
+  type DuckDBDecimalType,
+  type DuckDBResult,
+  type DuckDBType,
+} from '@duckdb/node-api';
 import {
   Binary,
   Bool,
@@ -70,10 +77,20 @@ export interface ArrowResult {
  */
 export function arrowResult(result: DuckDBResult, timezone: string, pinColumns: boolean[] = []): ArrowResult {
   const names = result.deduplicatedColumnNames();
-  const converters = result.columnTypes().map((type, i) => columnConverter(names[i]!, type, timezone, pinColumns[i] ?? false));
+  const converters = result
+    .columnTypes()
+    .map((type, i) => columnConverter(names[i]!, type, timezone, pinColumns[i] ?? false));
   const schema = new Schema(converters.map((c) => c.field));
   const batch = (chunks: DuckDBDataChunk[], length: number) =>
-    new RecordBatch(schema, makeData({ type: new Struct(schema.fields), length, nullCount: 0, children: converters.map((c, i) => c.convert(chunks, i, length)) }));
+    new RecordBatch(
+      schema,
+      makeData({
+        type: new Struct(schema.fields),
+        length,
+        nullCount: 0,
+        children: converters.map((c, i) => c.convert(chunks, i, length)),
+      }),
+    );
   const batches = async function* (): AsyncGenerator<RecordBatch> {
     let pending: DuckDBDataChunk[] = [];
     let rows = 0;
@@ -98,7 +115,11 @@ export function arrowResult(result: DuckDBResult, timezone: string, pinColumns: 
  * batch is serialized on its own; the stream is the schema message once, then each batch's messages,
  * then the end-of-stream marker, as the IPC format defines it.
  */
-export async function writeArrowStream(schema: Schema, batches: AsyncIterable<RecordBatch>, destination: Writable): Promise<void> {
+export async function writeArrowStream(
+  schema: Schema,
+  batches: AsyncIterable<RecordBatch>,
+  destination: Writable,
+): Promise<void> {
   const write = async (bytes: Uint8Array) => {
     if (!destination.write(bytes)) await once(destination, 'drain');
   };
@@ -132,7 +153,11 @@ export async function writeArrowFile(batches: AsyncIterable<RecordBatch>, file: 
 function columnConverter(name: string, type: DuckDBType, timezone: string, pin: boolean): ColumnConverter {
   const field = (arrowType: DataType) => new Field(name, arrowType, true);
   if (pin) return { field: field(new Utf8()), convert: textColumn((value) => maskValue(value) as string | null) };
-  const fixed = (arrowType: DataType, ArrayType: TypedArrayType, read: (item: never) => number | bigint = (item) => item) => ({
+  const fixed = (
+    arrowType: DataType,
+    ArrayType: TypedArrayType,
+    read: (item: never) => number | bigint = (item) => item,
+  ) => ({
     field: field(arrowType),
     convert: fixedWidthColumn(arrowType, ArrayType, read),
   });
@@ -188,7 +213,12 @@ function columnConverter(name: string, type: DuckDBType, timezone: string, pin: 
       return { field: field(new Binary()), convert: binaryColumn };
     default:
       // Anything else as text: strings as they are, structures as JSON with their PIN fields masked.
-      return { field: field(new Utf8()), convert: textColumn((value) => (value === null ? null : typeof value === 'string' ? value : JSON.stringify(maskNested(value)))) };
+      return {
+        field: field(new Utf8()),
+        convert: textColumn((value) =>
+          value === null ? null : typeof value === 'string' ? value : JSON.stringify(maskNested(value)),
+        ),
+      };
   }
 }
 
@@ -271,8 +301,13 @@ function booleanColumn(chunks: DuckDBDataChunk[], column: number, length: number
 function textColumn(text: (json: unknown) => string | null) {
   return (chunks: DuckDBDataChunk[], column: number, length: number): Data => {
     const texts: (string | null)[] = [];
-    for (const chunk of chunks) for (const value of chunk.convertColumnValues(column, JsonDuckDBValueConverter)) texts.push(text(value));
-    return variableWidth(new Utf8(), texts.map((t) => (t === null ? null : Buffer.from(t, 'utf8'))), length);
+    for (const chunk of chunks)
+      for (const value of chunk.convertColumnValues(column, JsonDuckDBValueConverter)) texts.push(text(value));
+    return variableWidth(
+      new Utf8(),
+      texts.map((t) => (t === null ? null : Buffer.from(t, 'utf8'))),
+      length,
+    );
   };
 }
 
@@ -293,7 +328,7 @@ function variableWidth(type: Utf8 | Binary, values: (Uint8Array | null)[], lengt
     offsets[row + 1] = bytes;
   });
   const data = new Uint8Array(bytes);
-  values.forEach((value, row) => value && data.set(value, offsets[row]!));
+  for (const [row, value] of values.entries()) if (value) data.set(value, offsets[row]!);
   return makeData({ type, length, valueOffsets: offsets, data, ...validity.props() } as never);
 }
 

@@ -68,7 +68,12 @@ interface ProductFetch {
   stock?: StockStatus;
 }
 
-export async function snapshotCatalog(warehouse: Warehouse, config: Config, options: CatalogOptions, output: Output): Promise<CatalogSummary> {
+export async function snapshotCatalog(
+  warehouse: Warehouse,
+  config: Config,
+  options: CatalogOptions,
+  output: Output,
+): Promise<CatalogSummary> {
   const started = Date.now();
   const { country, currency, language } = config.api;
   return recordRun(
@@ -76,7 +81,9 @@ export async function snapshotCatalog(warehouse: Warehouse, config: Config, opti
     'catalog',
     { country, currency, language },
     async (run) => {
-      const client = options.client ?? new PartnerApiClient(config.api, { onEvent: (event) => output.info(describeClientEvent(event)) });
+      const client =
+        options.client ??
+        new PartnerApiClient(config.api, { onEvent: (event) => output.info(describeClientEvent(event)) });
       const before = { ...client.stats };
       try {
         const takenAt = new Date();
@@ -87,27 +94,46 @@ export async function snapshotCatalog(warehouse: Warehouse, config: Config, opti
         const tree = await client.catalogTree();
         const landed = [landJson(landingDir, 'catalogTree', tree)];
         const collections = flattenTree(tree);
-        const listings = collections.flatMap((row) => (row.collection.products ?? []).map((product) => ({ collectionId: row.collection.id, product })));
+        const listings = collections.flatMap((row) =>
+          (row.collection.products ?? []).map((product) => ({ collectionId: row.collection.id, product })),
+        );
         const productIds = [...new Set(listings.map((l) => l.product.id))];
-        output.info(`${collections.length} collections, ${productIds.length} products: fetching each product's info and stock`);
+        output.info(
+          `${collections.length} collections, ${productIds.length} products: fetching each product's info and stock`,
+        );
 
         const errors: CatalogFetchError[] = [];
         let done = 0;
         // Every product call waits in the client's request queue, behind any month-end work (catalog calls
         // have the lowest priority); the queue bounds how many are in flight.
-        const fetched = await Promise.all(productIds.map(async (productId) => {
-          const result: ProductFetch = { productId };
-          result.info = await capture(client.productInfo(productId), productId, 'productInfo', errors);
-          result.stock = await capture(client.productStock(productId), productId, 'productStock', errors);
-          done++;
-          output.progress({ label: 'products', done, total: productIds.length, facts: { errors: errors.length, requests: client.stats.requests - before.requests } });
-          return result;
-        }));
+        const fetched = await Promise.all(
+          productIds.map(async (productId) => {
+            const result: ProductFetch = { productId };
+            result.info = await capture(client.productInfo(productId), productId, 'productInfo', errors);
+            result.stock = await capture(client.productStock(productId), productId, 'productStock', errors);
+            done++;
+            output.progress({
+              label: 'products',
+              done,
+              total: productIds.length,
+              facts: { errors: errors.length, requests: client.stats.requests - before.requests },
+            });
+            return result;
+          }),
+        );
         output.progress({ label: 'products', done, total: productIds.length, facts: { errors: errors.length } }, true);
         // One file per operation: the answers in product order, each with the product it answers for.
         landed.push(
-          landJson(landingDir, 'productInfo', fetched.filter((f) => f.info).map((f) => ({ productId: f.productId, response: f.info }))),
-          landJson(landingDir, 'productStock', fetched.filter((f) => f.stock).map((f) => ({ productId: f.productId, response: f.stock }))),
+          landJson(
+            landingDir,
+            'productInfo',
+            fetched.filter((f) => f.info).map((f) => ({ productId: f.productId, response: f.info })),
+          ),
+          landJson(
+            landingDir,
+            'productStock',
+            fetched.filter((f) => f.stock).map((f) => ({ productId: f.productId, response: f.stock })),
+          ),
         );
 
         const summary: CatalogSummary = {
@@ -130,19 +156,37 @@ export async function snapshotCatalog(warehouse: Warehouse, config: Config, opti
           rateLimited: 0,
           elapsedSeconds: 0,
         };
-        const rows = await warehouse.transaction(() => writeSnapshot(warehouse, summary, { collections, listings, fetched, errors, landed }));
-        for (const error of errors.slice(0, 5)) output.warn(`product ${error.productId}: ${error.endpoint} failed: ${error.error}`);
-        if (errors.length > 5) output.warn(`… and ${errors.length - 5} more failed product calls (see catalog_fetch_errors)`);
+        const rows = await warehouse.transaction(() =>
+          writeSnapshot(warehouse, summary, { collections, listings, fetched, errors, landed }),
+        );
+        for (const error of errors.slice(0, 5))
+          output.warn(`product ${error.productId}: ${error.endpoint} failed: ${error.error}`);
+        if (errors.length > 5)
+          output.warn(`… and ${errors.length - 5} more failed product calls (see catalog_fetch_errors)`);
 
         summary.requests = client.stats.requests - before.requests;
         summary.retries = client.stats.retries - before.retries;
         summary.rateLimited = client.stats.rateLimited - before.rateLimited;
         summary.elapsedSeconds = (Date.now() - started) / 1000;
-        Object.assign(run.counters, { requests: summary.requests, retries: summary.retries, rateLimited: summary.rateLimited, rowsLoaded: rows });
-        run.details = { snapshotId: summary.snapshotId, collections: summary.collections, products: summary.products, fetchErrors: summary.fetchErrors };
+        Object.assign(run.counters, {
+          requests: summary.requests,
+          retries: summary.retries,
+          rateLimited: summary.rateLimited,
+          rowsLoaded: rows,
+        });
+        run.details = {
+          snapshotId: summary.snapshotId,
+          collections: summary.collections,
+          products: summary.products,
+          fetchErrors: summary.fetchErrors,
+        };
         return summary;
       } catch (error) {
-        Object.assign(run.counters, { requests: client.stats.requests - before.requests, retries: client.stats.retries - before.retries, rateLimited: client.stats.rateLimited - before.rateLimited });
+        Object.assign(run.counters, {
+          requests: client.stats.requests - before.requests,
+          retries: client.stats.retries - before.retries,
+          rateLimited: client.stats.rateLimited - before.rateLimited,
+        });
         throw error;
       } finally {
         if (!options.client) client.close();
@@ -191,12 +235,22 @@ function landJson(dir: string, endpoint: string, value: unknown[]): LandedFile {
 }
 
 /** Awaits a product call; an UpstreamError becomes a recorded fetch error, anything else is a bug and throws. */
-async function capture<T>(call: Promise<T>, productId: number, endpoint: CatalogFetchError['endpoint'], errors: CatalogFetchError[]): Promise<T | undefined> {
+async function capture<T>(
+  call: Promise<T>,
+  productId: number,
+  endpoint: CatalogFetchError['endpoint'],
+  errors: CatalogFetchError[],
+): Promise<T | undefined> {
   try {
     return await call;
   } catch (error) {
     if (!(error instanceof UpstreamError)) throw error;
-    errors.push({ productId, endpoint, ...(error.status !== undefined ? { status: error.status } : {}), error: error.message });
+    errors.push({
+      productId,
+      endpoint,
+      ...(error.status !== undefined ? { status: error.status } : {}),
+      error: error.message,
+    });
     return undefined;
   }
 }
@@ -217,7 +271,9 @@ async function insertRows(warehouse: Warehouse, table: string, columns: string[]
   const batch = Math.max(1, Math.floor(1_000 / columns.length));
   for (let start = 0; start < rows.length; start += batch) {
     const slice = rows.slice(start, start + batch);
-    const placeholders = slice.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`).join(', ');
+    const placeholders = slice
+      .map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`)
+      .join(', ');
     await warehouse.run(`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${placeholders}`, slice.flat() as never);
   }
   return rows.length;
@@ -238,13 +294,50 @@ async function writeSnapshot(
   let rows = await insertRows(
     warehouse,
     'catalog_snapshots',
-    ['snapshot_id', 'taken_at', 'snapshot_date', 'run_id', 'country', 'currency', 'language', 'collections', 'products', 'fetch_errors', 'landing_dir'],
-    [[id, summary.takenAt, summary.snapshotDate, id, summary.country, summary.currency, summary.language, summary.collections, summary.products, summary.fetchErrors, summary.landingDir]],
+    [
+      'snapshot_id',
+      'taken_at',
+      'snapshot_date',
+      'run_id',
+      'country',
+      'currency',
+      'language',
+      'collections',
+      'products',
+      'fetch_errors',
+      'landing_dir',
+    ],
+    [
+      [
+        id,
+        summary.takenAt,
+        summary.snapshotDate,
+        id,
+        summary.country,
+        summary.currency,
+        summary.language,
+        summary.collections,
+        summary.products,
+        summary.fetchErrors,
+        summary.landingDir,
+      ],
+    ],
   );
   rows += await insertRows(
     warehouse,
     'catalog_collections',
-    ['snapshot_id', 'collection_id', 'parent_collection_id', 'name', 'path', 'depth', 'position', 'terms_and_conditions', 'how_to_redeem', 'tags'],
+    [
+      'snapshot_id',
+      'collection_id',
+      'parent_collection_id',
+      'name',
+      'path',
+      'depth',
+      'position',
+      'terms_and_conditions',
+      'how_to_redeem',
+      'tags',
+    ],
     data.collections.map((r) => [
       id,
       r.collection.id,
@@ -261,7 +354,21 @@ async function writeSnapshot(
   rows += await insertRows(
     warehouse,
     'catalog_products',
-    ['snapshot_id', 'collection_id', 'product_id', 'name', 'sales_price', 'original_price', 'discount_percent', 'partner_cost_price', 'partner_cost_percent', 'country_code', 'sales_currency_code', 'sales_currency_symbol', 'tags'],
+    [
+      'snapshot_id',
+      'collection_id',
+      'product_id',
+      'name',
+      'sales_price',
+      'original_price',
+      'discount_percent',
+      'partner_cost_price',
+      'partner_cost_percent',
+      'country_code',
+      'sales_currency_code',
+      'sales_currency_symbol',
+      'tags',
+    ],
     data.listings.map(({ collectionId, product: p }) => [
       id,
       collectionId,
@@ -281,10 +388,42 @@ async function writeSnapshot(
   rows += await insertRows(
     warehouse,
     'catalog_product_info',
-    ['snapshot_id', 'product_id', 'name', 'description', 'sales_price', 'original_price', 'discount_percent', 'partner_cost_price', 'country_code', 'sales_currency_code', 'sales_currency_symbol', 'how_to_redeem', 'terms_and_conditions', 'collections'],
+    [
+      'snapshot_id',
+      'product_id',
+      'name',
+      'description',
+      'sales_price',
+      'original_price',
+      'discount_percent',
+      'partner_cost_price',
+      'country_code',
+      'sales_currency_code',
+      'sales_currency_symbol',
+      'how_to_redeem',
+      'terms_and_conditions',
+      'collections',
+    ],
     data.fetched.flatMap(({ productId, info: d }) =>
       d
-        ? [[id, productId, nullable(d.name), nullable(d.description), decimal(d.salesPrice), decimal(d.originalPrice), decimal(d.discountPercent), decimal(d.partnerCostPrice), nullable(d.countryCode), nullable(d.salesCurrencyCode), nullable(d.salesCurrencySymbol), nullable(d.howToRedeem), nullable(d.termsAndConditions), JSON.stringify(d.collections ?? [])]]
+        ? [
+            [
+              id,
+              productId,
+              nullable(d.name),
+              nullable(d.description),
+              decimal(d.salesPrice),
+              decimal(d.originalPrice),
+              decimal(d.discountPercent),
+              decimal(d.partnerCostPrice),
+              nullable(d.countryCode),
+              nullable(d.salesCurrencyCode),
+              nullable(d.salesCurrencySymbol),
+              nullable(d.howToRedeem),
+              nullable(d.termsAndConditions),
+              JSON.stringify(d.collections ?? []),
+            ],
+          ]
         : [],
     ),
   );
@@ -293,7 +432,17 @@ async function writeSnapshot(
     'catalog_stock',
     ['snapshot_id', 'product_id', 'has_stock', 'amount', 'unlimited'],
     data.fetched.flatMap(({ productId, stock }) =>
-      stock ? [[id, productId, typeof stock.hasStock === 'boolean' ? stock.hasStock : null, Number.isInteger(stock.amount) ? stock.amount : null, stock.amount === -1]] : [],
+      stock
+        ? [
+            [
+              id,
+              productId,
+              typeof stock.hasStock === 'boolean' ? stock.hasStock : null,
+              Number.isInteger(stock.amount) ? stock.amount : null,
+              stock.amount === -1,
+            ],
+          ]
+        : [],
     ),
   );
   await insertRows(

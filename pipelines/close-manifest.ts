@@ -21,8 +21,14 @@ export interface Manifest {
   decisionChainHead?: { position: number; sha256: string | null };
 }
 
-export async function buildManifest(warehouse: Warehouse, config: Config, period: string, reconcileRunId: string): Promise<Manifest> {
-  const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string }).version;
+export async function buildManifest(
+  warehouse: Warehouse,
+  config: Config,
+  period: string,
+  reconcileRunId: string,
+): Promise<Manifest> {
+  const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
+    .version;
   const landing = await warehouse.all<{ path: string }>(
     `SELECT DISTINCT landing_path AS path FROM extract_windows WHERE strftime(window_start, '%Y-%m') = $1 OR strftime(window_end, '%Y-%m') = $1
      UNION
@@ -36,7 +42,8 @@ export async function buildManifest(warehouse: Warehouse, config: Config, period
   const landingFiles: Manifest['landingFiles'] = [];
   for (const { path: file } of landing) landingFiles.push({ path: file, sha256: await fileSha256(file) });
   const ledgerFiles: Manifest['ledgerFiles'] = [];
-  for (const l of ledger) ledgerFiles.push({ path: l.source_file, sha256: await fileSha256(l.source_file), importedSha256: l.file_hash });
+  for (const l of ledger)
+    ledgerFiles.push({ path: l.source_file, sha256: await fileSha256(l.source_file), importedSha256: l.file_hash });
   const head = await chainHead(warehouse, period);
   return { pinreconVersion: version, sqlSha256: sqlModelsSha256(), landingFiles, ledgerFiles, decisionChainHead: head };
 }
@@ -56,7 +63,11 @@ export function sqlModelsSha256(root: string = sqlDir()): string {
     for (const name of readdirSync(dir).sort()) {
       const file = path.join(dir, name);
       if (statSync(file).isDirectory()) walk(file);
-      else hash.update(`${path.relative(root, file).split(path.sep).join('/')}\0`).update(readFileSync(file)).update('\0');
+      else
+        hash
+          .update(`${path.relative(root, file).split(path.sep).join('/')}\0`)
+          .update(readFileSync(file))
+          .update('\0');
     }
   };
   walk(root);

@@ -7,8 +7,6 @@
  * (`recon_signoff_changes`, `recon_summary.signoff_status`).
  */
 
-
-
 import type { Config } from '../config/schema.js';
 import { periodEnd, periodStart } from '../core/calendar.js';
 import { JobError, UsageError } from '../core/errors.js';
@@ -80,7 +78,11 @@ const signoffColumns = `signoff_id, period, signed_by, strftime(timezone($tz, si
   epoch_ms(signed_at)::VARCHAR AS signed_at_ms, epoch_ms(reopened_at)::VARCHAR AS reopened_at_ms, $tz::VARCHAR AS time_zone`;
 
 /** The period's sign-off that is not reopened, if any. */
-export async function activeSignoff(warehouse: Warehouse, period: string, timezone = 'UTC'): Promise<Signoff | undefined> {
+export async function activeSignoff(
+  warehouse: Warehouse,
+  period: string,
+  timezone = 'UTC',
+): Promise<Signoff | undefined> {
   const row = await warehouse.one<Record<string, string | null>>(
     `SELECT ${signoffColumns.replaceAll('$tz', '$2')} FROM period_signoffs WHERE period = $1 AND reopened_at IS NULL ORDER BY signed_at DESC LIMIT 1`,
     [period, timezone],
@@ -119,7 +121,11 @@ function toSignoff(r: Record<string, string | null>): Signoff {
 }
 
 /** Reconcile's input `signed_recon_exceptions`: the rows of the active sign-off (none when unsigned). */
-export async function createSignedInput(warehouse: Warehouse, database: string, signoffId: string | null): Promise<void> {
+export async function createSignedInput(
+  warehouse: Warehouse,
+  database: string,
+  signoffId: string | null,
+): Promise<void> {
   await warehouse.run(
     `CREATE OR REPLACE TEMP TABLE signed_recon_exceptions AS
      SELECT * FROM ${sqlIdentifier(database)}.main.recon_exceptions_signed WHERE signoff_id = $1`,
@@ -128,7 +134,12 @@ export async function createSignedInput(warehouse: Warehouse, database: string, 
 }
 
 /** The sign-off state of a period from a `recon_signoff_changes` table (the persistent one by default). */
-export async function signoffState(warehouse: Warehouse, period: string, changesTable = 'recon_signoff_changes', timezone = 'UTC'): Promise<SignoffState> {
+export async function signoffState(
+  warehouse: Warehouse,
+  period: string,
+  changesTable = 'recon_signoff_changes',
+  timezone = 'UTC',
+): Promise<SignoffState> {
   const signoff = await activeSignoff(warehouse, period, timezone);
   const changes: SignoffChangeCounts = { new: 0, cleared: 0, changed: 0 };
   if (!signoff) return { status: 'unsigned', changes, deltas: [] };
@@ -153,7 +164,11 @@ export async function signoffState(warehouse: Warehouse, period: string, changes
  * sha256 of a sign-off's rows as signed (every column but signoff_id, as JSON lines in finding order).
  * Timestamps are written in UTC, so any session (any configured time zone) gets the same hash.
  */
-export async function signedContentSha256(warehouse: Warehouse, signoffId: string, columns?: string[]): Promise<string> {
+export async function signedContentSha256(
+  warehouse: Warehouse,
+  signoffId: string,
+  columns?: string[],
+): Promise<string> {
   const zone = await warehouse.one<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
   await warehouse.run(`SET TimeZone = 'UTC'`);
   try {
@@ -174,7 +189,11 @@ export async function signedContentSha256(warehouse: Warehouse, signoffId: strin
  * were added to recon_exceptions_signed at the end, empty for its rows; so the rows as signed are hashed over a
  * prefix of today's columns: every prefix whose left-out columns are empty for this sign-off is tried.
  */
-export async function signedContentMatches(warehouse: Warehouse, signoffId: string, expected: string): Promise<boolean> {
+export async function signedContentMatches(
+  warehouse: Warehouse,
+  signoffId: string,
+  expected: string,
+): Promise<boolean> {
   const columns = (
     await warehouse.all<{ column_name: string }>(
       `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions_signed' AND column_name <> 'signoff_id'
@@ -193,53 +212,81 @@ export async function signedContentMatches(warehouse: Warehouse, signoffId: stri
   return false;
 }
 
-export async function closePeriod(warehouse: Warehouse, config: Config, options: CloseOptions, output: Output): Promise<CloseSummary> {
+export async function closePeriod(
+  warehouse: Warehouse,
+  config: Config,
+  options: CloseOptions,
+  output: Output,
+): Promise<CloseSummary> {
   const { period } = options;
   const by = options.by.trim();
   if (by === '') throw new UsageError('--by must name who signs the period off.');
-  return recordRun(warehouse, 'close', { period, by, note: options.note ?? null, allowUndecided: Boolean(options.allowUndecided) }, async (run) => {
-    const active = await activeSignoff(warehouse, period, config.timezone);
-    if (active) {
-      throw new JobError(
-        `The period ${period} is already signed off by ${active.signedBy} at ${active.signedAtZoned} (sign-off ${active.signoffId}).`,
-        `To sign it again, reopen it first: pinrecon reopen --period ${period} --by NAME --reason TEXT`,
-      );
-    }
-    const completeness = await checkCompleteness(warehouse, config, period);
-    if (!completeness.complete) throw incompleteError(completeness, 'it cannot be signed off');
-    const reconciled = await latestReconciliation(warehouse, period);
-    const undecided = await undecidedFindings(warehouse, period);
-    if (undecided > 0 && !options.allowUndecided) {
-      throw new JobError(
-        `The period ${period} has ${undecided} of ${reconciled.findings} findings without a decision, so it is not signed off.`,
-        `Decide them (in the workbook, then pinrecon findings import; or pinrecon findings decide), list them with pinrecon findings list --period ${period} --undecided, or pass --allow-undecided to sign off with them open.`,
-      );
-    }
-    const manifest = await buildManifest(warehouse, config, period, reconciled.runId);
-    const signoffId = newRunId();
-    const contentSha256 = await warehouse.transaction(async () => {
-      await addMissingSignedColumns(warehouse);
-      await warehouse.run(
-        `INSERT INTO recon_exceptions_signed BY NAME SELECT $1::VARCHAR AS signoff_id, * FROM recon_exceptions WHERE period = $2`,
-        [signoffId, period],
-      );
-      const sha = await signedContentSha256(warehouse, signoffId);
-      await warehouse.run(
-        `INSERT INTO period_signoffs (signoff_id, period, signed_by, signed_at, note, run_id, as_of, findings, undecided, content_sha256, manifest)
+  return recordRun(
+    warehouse,
+    'close',
+    { period, by, note: options.note ?? null, allowUndecided: Boolean(options.allowUndecided) },
+    async (run) => {
+      const active = await activeSignoff(warehouse, period, config.timezone);
+      if (active) {
+        throw new JobError(
+          `The period ${period} is already signed off by ${active.signedBy} at ${active.signedAtZoned} (sign-off ${active.signoffId}).`,
+          `To sign it again, reopen it first: pinrecon reopen --period ${period} --by NAME --reason TEXT`,
+        );
+      }
+      const completeness = await checkCompleteness(warehouse, config, period);
+      if (!completeness.complete) throw incompleteError(completeness, 'it cannot be signed off');
+      const reconciled = await latestReconciliation(warehouse, period);
+      const undecided = await undecidedFindings(warehouse, period);
+      if (undecided > 0 && !options.allowUndecided) {
+        throw new JobError(
+          `The period ${period} has ${undecided} of ${reconciled.findings} findings without a decision, so it is not signed off.`,
+          `Decide them (in the workbook, then pinrecon findings import; or pinrecon findings decide), list them with pinrecon findings list --period ${period} --undecided, or pass --allow-undecided to sign off with them open.`,
+        );
+      }
+      const manifest = await buildManifest(warehouse, config, period, reconciled.runId);
+      const signoffId = newRunId();
+      const contentSha256 = await warehouse.transaction(async () => {
+        await addMissingSignedColumns(warehouse);
+        await warehouse.run(
+          `INSERT INTO recon_exceptions_signed BY NAME SELECT $1::VARCHAR AS signoff_id, * FROM recon_exceptions WHERE period = $2`,
+          [signoffId, period],
+        );
+        const sha = await signedContentSha256(warehouse, signoffId);
+        await warehouse.run(
+          `INSERT INTO period_signoffs (signoff_id, period, signed_by, signed_at, note, run_id, as_of, findings, undecided, content_sha256, manifest)
          VALUES ($1, $2, $3, now(), $4, $5, $6::DATE, $7, $8, $9, $10)`,
-        [signoffId, period, by, options.note ?? null, reconciled.runId, reconciled.asOf, reconciled.findings, undecided, sha, JSON.stringify(manifest)],
+          [
+            signoffId,
+            period,
+            by,
+            options.note ?? null,
+            reconciled.runId,
+            reconciled.asOf,
+            reconciled.findings,
+            undecided,
+            sha,
+            JSON.stringify(manifest),
+          ],
+        );
+        return sha;
+      });
+      const signoff = (await activeSignoff(warehouse, period, config.timezone))!;
+      run.counters.rowsLoaded = reconciled.findings;
+      run.details = { signoffId, contentSha256, findings: reconciled.findings, undecided };
+      output.info(
+        `signed off ${period}: ${reconciled.findings} findings (${undecided} undecided), content sha256 ${contentSha256}`,
       );
-      return sha;
-    });
-    const signoff = (await activeSignoff(warehouse, period, config.timezone))!;
-    run.counters.rowsLoaded = reconciled.findings;
-    run.details = { signoffId, contentSha256, findings: reconciled.findings, undecided };
-    output.info(`signed off ${period}: ${reconciled.findings} findings (${undecided} undecided), content sha256 ${contentSha256}`);
-    return { ...signoff, manifest };
-  });
+      return { ...signoff, manifest };
+    },
+  );
 }
 
-export async function reopenPeriod(warehouse: Warehouse, config: Config, options: ReopenOptions, output: Output): Promise<Signoff> {
+export async function reopenPeriod(
+  warehouse: Warehouse,
+  config: Config,
+  options: ReopenOptions,
+  output: Output,
+): Promise<Signoff> {
   const { period } = options;
   const by = options.by.trim();
   const reason = options.reason.trim();
@@ -247,33 +294,57 @@ export async function reopenPeriod(warehouse: Warehouse, config: Config, options
   if (reason === '') throw new UsageError('--reason must say why the period is reopened.');
   return recordRun(warehouse, 'reopen', { period, by, reason }, async () => {
     const active = await activeSignoff(warehouse, period, config.timezone);
-    if (!active) throw new JobError(`The period ${period} is not signed off, so there is nothing to reopen.`, `See its sign-offs: pinrecon query "SELECT * FROM period_signoffs WHERE period = '${period}'"`);
-    await warehouse.run(`UPDATE period_signoffs SET reopened_at = now(), reopened_by = $1, reopen_reason = $2 WHERE signoff_id = $3`, [by, reason, active.signoffId]);
-    output.info(`reopened ${period}: the sign-off of ${active.signedBy} at ${active.signedAtZoned} stays in period_signoffs`);
+    if (!active)
+      throw new JobError(
+        `The period ${period} is not signed off, so there is nothing to reopen.`,
+        `See its sign-offs: pinrecon query "SELECT * FROM period_signoffs WHERE period = '${period}'"`,
+      );
+    await warehouse.run(
+      `UPDATE period_signoffs SET reopened_at = now(), reopened_by = $1, reopen_reason = $2 WHERE signoff_id = $3`,
+      [by, reason, active.signoffId],
+    );
+    output.info(
+      `reopened ${period}: the sign-off of ${active.signedBy} at ${active.signedAtZoned} stays in period_signoffs`,
+    );
     return (await signoffsOf(warehouse, period, config.timezone)).find((s) => s.signoffId === active.signoffId)!;
   });
 }
 
 /** The period's latest reconciliation, which must be complete and newer than the extraction it rests on. */
-async function latestReconciliation(warehouse: Warehouse, period: string): Promise<{ runId: string; asOf: string; findings: number }> {
+async function latestReconciliation(
+  warehouse: Warehouse,
+  period: string,
+): Promise<{ runId: string; asOf: string; findings: number }> {
   const latest = await warehouse.one<{ run_id: string; as_of: string; built_at_ms: string }>(
     `SELECT run_id, strftime(as_of, '%Y-%m-%d') AS as_of, epoch_ms(built_at)::VARCHAR AS built_at_ms FROM recon_runs WHERE period = $1 ORDER BY built_at DESC LIMIT 1`,
     [period],
   );
   const reconcileHint = `Run pinrecon reconcile --period ${period} first.`;
-  if (!latest) throw new JobError(`The period ${period} has not been reconciled, so there is nothing to sign off.`, reconcileHint);
-  const verdict = await warehouse.one<{ verdict: string | null }>(`SELECT any_value(verdict) AS verdict FROM recon_summary WHERE period = $1`, [period]);
+  if (!latest)
+    throw new JobError(`The period ${period} has not been reconciled, so there is nothing to sign off.`, reconcileHint);
+  const verdict = await warehouse.one<{ verdict: string | null }>(
+    `SELECT any_value(verdict) AS verdict FROM recon_summary WHERE period = $1`,
+    [period],
+  );
   if (verdict && verdict.verdict !== null && verdict.verdict === 'incomplete') {
-    throw new JobError(`The period ${period} was last reconciled while incomplete (--allow-incomplete), so its figures cannot be signed off.`, reconcileHint);
+    throw new JobError(
+      `The period ${period} was last reconciled while incomplete (--allow-incomplete), so its figures cannot be signed off.`,
+      reconcileHint,
+    );
   }
   const extracted = await warehouse.one<{ ms: string | null }>(
     `SELECT epoch_ms(max(completed_at))::VARCHAR AS ms FROM extract_windows WHERE window_start <= $2::DATE AND window_end >= $1::DATE`,
     [periodStart(period), periodEnd(period)],
   );
   if (extracted?.ms && Number(extracted.ms) > Number(latest.built_at_ms)) {
-    throw new JobError(`Sales of ${period} were extracted after its latest reconciliation (run ${latest.run_id}), so its findings are out of date.`, reconcileHint);
+    throw new JobError(
+      `Sales of ${period} were extracted after its latest reconciliation (run ${latest.run_id}), so its findings are out of date.`,
+      reconcileHint,
+    );
   }
-  const findings = await warehouse.one<{ n: string }>('SELECT count(*) AS n FROM recon_exceptions WHERE period = $1', [period]);
+  const findings = await warehouse.one<{ n: string }>('SELECT count(*) AS n FROM recon_exceptions WHERE period = $1', [
+    period,
+  ]);
   return { runId: latest.run_id, asOf: latest.as_of, findings: Number(findings?.n ?? 0) };
 }
 
@@ -283,7 +354,10 @@ async function undecidedFindings(warehouse: Warehouse, period: string): Promise<
     `SELECT count(*) AS n FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions' AND column_name = 'decision'`,
   );
   const where = Number(hasDecision?.n ?? 0) > 0 ? 'AND decision IS NULL' : '';
-  const row = await warehouse.one<{ n: string }>(`SELECT count(*) AS n FROM recon_exceptions WHERE period = $1 ${where}`, [period]);
+  const row = await warehouse.one<{ n: string }>(
+    `SELECT count(*) AS n FROM recon_exceptions WHERE period = $1 ${where}`,
+    [period],
+  );
   return Number(row?.n ?? 0);
 }
 
@@ -295,7 +369,9 @@ async function addMissingSignedColumns(warehouse: Warehouse): Promise<void> {
      ORDER BY column_index`,
   );
   for (const column of missing) {
-    await warehouse.run(`ALTER TABLE recon_exceptions_signed ADD COLUMN ${sqlIdentifier(column.column_name)} ${column.data_type}`);
+    await warehouse.run(
+      `ALTER TABLE recon_exceptions_signed ADD COLUMN ${sqlIdentifier(column.column_name)} ${column.data_type}`,
+    );
   }
 }
 
@@ -304,7 +380,12 @@ async function addMissingSignedColumns(warehouse: Warehouse): Promise<void> {
  * extraction is incomplete now (a later failed window), and the sign-off state. `checked`: the completeness this
  * job's reconcile found a moment ago (month-end), so one job checks it once.
  */
-export async function closeFacts(warehouse: Warehouse, config: Config, period: string, checked?: Completeness): Promise<CloseFacts> {
+export async function closeFacts(
+  warehouse: Warehouse,
+  config: Config,
+  period: string,
+  checked?: Completeness,
+): Promise<CloseFacts> {
   const stored = await warehouse.one<{ verdict: string | null; reasons: string | null }>(
     `SELECT any_value(verdict) AS verdict, any_value(incomplete_reasons) AS reasons FROM recon_summary WHERE period = $1`,
     [period],
@@ -314,7 +395,11 @@ export async function closeFacts(warehouse: Warehouse, config: Config, period: s
   const incomplete = !completeness.complete || stored?.verdict === 'incomplete';
   return {
     verdict: incomplete ? 'incomplete' : (stored?.verdict ?? null),
-    incompleteReasons: completeness.complete ? storedReasons.map((r) => `when reconciled: ${r} (extracted since: run pinrecon reconcile --period ${period} again)`) : completeness.reasons,
+    incompleteReasons: completeness.complete
+      ? storedReasons.map(
+          (r) => `when reconciled: ${r} (extracted since: run pinrecon reconcile --period ${period} again)`,
+        )
+      : completeness.reasons,
     fillCommands: completeness.commands,
     ...(await signoffFacts(warehouse, period, 'recon_signoff_changes', config.timezone)),
   };
@@ -336,7 +421,17 @@ export async function signoffFacts(
   const s = state.signoff;
   return {
     status: state.status,
-    ...(s ? { signoff: { signoffId: s.signoffId, signedBy: s.signedBy, signedAt: s.signedAt, signedAtZoned: s.signedAtZoned, note: s.note } } : {}),
+    ...(s
+      ? {
+          signoff: {
+            signoffId: s.signoffId,
+            signedBy: s.signedBy,
+            signedAt: s.signedAt,
+            signedAtZoned: s.signedAtZoned,
+            note: s.note,
+          },
+        }
+      : {}),
     ...(latest?.reopenedAt
       ? {
           reopened: {

@@ -10,7 +10,14 @@ import type { Config } from '../config/schema.js';
 import { addDays, maxDate, minDate, periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { JobError } from '../core/errors.js';
 import type { Warehouse } from '../core/warehouse.js';
-import { flagsFor, markWindows, planWindows, type CompletedWindow, type SearchBy, type SearchFlag } from './extract/plan.js';
+import {
+  flagsFor,
+  markWindows,
+  planWindows,
+  type CompletedWindow,
+  type SearchBy,
+  type SearchFlag,
+} from './extract/plan.js';
 
 /** Consecutive days of one kind that no completed window fetched after the period ended covers. */
 export interface MissingDays {
@@ -70,12 +77,22 @@ export async function checkCompleteness(warehouse: Warehouse, config: Config, pe
   const complete = missing.length === 0 && unfinished.length === 0;
   const reasons: string[] = [];
   const today = todayIn(config.timezone);
-  if (today <= last) reasons.push(`the period has not ended yet (its last day is ${last}); extract it again after that day`);
+  if (today <= last)
+    reasons.push(`the period has not ended yet (its last day is ${last}); extract it again after that day`);
   for (const m of missing) reasons.push(`missing by ${m.kind} date: ${rangeText(m.from, m.to)} (${m.reason})`);
   for (const u of unfinished) {
-    reasons.push(`window ${u.start}..${u.end} (by ${u.kind}) ${u.state === 'failed' ? 'failed' : 'is in flight or was interrupted'} in extract run ${u.runId}${u.error ? `: ${u.error}` : ''}`);
+    reasons.push(
+      `window ${u.start}..${u.end} (by ${u.kind}) ${u.state === 'failed' ? 'failed' : 'is in flight or was interrupted'} in extract run ${u.runId}${u.error ? `: ${u.error}` : ''}`,
+    );
   }
-  return { period, complete, missing, unfinished, commands: complete ? [] : fillCommands(missing, unfinished), reasons };
+  return {
+    period,
+    complete,
+    missing,
+    unfinished,
+    commands: complete ? [] : fillCommands(missing, unfinished),
+    reasons,
+  };
 }
 
 /** The error an incomplete period fails `reconcile` (and `close`) with: what is missing and what fills it. */
@@ -88,13 +105,25 @@ export function incompleteError(c: Completeness, what: string, override?: string
 }
 
 async function timedWindows(warehouse: Warehouse, timeZone: string): Promise<TimedWindow[]> {
-  const rows = await warehouse.all<{ start: string; end: string; flag: SearchFlag; completed_on: string; completed_ms: string }>(
+  const rows = await warehouse.all<{
+    start: string;
+    end: string;
+    flag: SearchFlag;
+    completed_on: string;
+    completed_ms: string;
+  }>(
     `SELECT strftime(window_start, '%Y-%m-%d') AS start, strftime(window_end, '%Y-%m-%d') AS "end", by_flag AS flag,
             strftime(timezone($1, completed_at), '%Y-%m-%d') AS completed_on, epoch_ms(completed_at)::VARCHAR AS completed_ms
      FROM extract_windows ORDER BY window_start, by_flag`,
     [timeZone],
   );
-  return rows.map((r) => ({ start: r.start, end: r.end, flag: r.flag, completedOn: r.completed_on, completedAtMs: Number(r.completed_ms) }));
+  return rows.map((r) => ({
+    start: r.start,
+    end: r.end,
+    flag: r.flag,
+    completedOn: r.completed_on,
+    completedAtMs: Number(r.completed_ms),
+  }));
 }
 
 /** Per kind, the days of [first, last] not covered by a window completed after `last`, as ranges with one reason each. */
@@ -109,7 +138,10 @@ function missingDays(windows: TimedWindow[], first: string, last: string): Missi
         ? undefined
         : covering.length === 0
           ? 'not extracted'
-          : `extracted on ${covering.map((w) => w.completedOn).sort().at(-1)}, before the period ended`;
+          : `extracted on ${covering
+              .map((w) => w.completedOn)
+              .sort()
+              .at(-1)}, before the period ended`;
       if (open && reason === open.reason && addDays(open.to, 1) === day) {
         open.to = day;
         continue;
@@ -128,7 +160,13 @@ function missingDays(windows: TimedWindow[], first: string, last: string): Missi
  * it, settled it. What a run set out to fetch is its plan, rebuilt from its arguments and the checkpoints
  * that existed when it started.
  */
-async function unfinishedWindows(warehouse: Warehouse, config: Config, windows: TimedWindow[], first: string, last: string): Promise<UnfinishedWindow[]> {
+async function unfinishedWindows(
+  warehouse: Warehouse,
+  config: Config,
+  windows: TimedWindow[],
+  first: string,
+  last: string,
+): Promise<UnfinishedWindow[]> {
   const runs = (
     await warehouse.all<ExtractRunRow>(
       `SELECT run_id, status, epoch_ms(started_at)::VARCHAR AS started_ms, args, error FROM pipeline_runs WHERE command = 'extract' ORDER BY started_at`,
@@ -148,13 +186,26 @@ async function unfinishedWindows(warehouse: Warehouse, config: Config, windows: 
       config.extract.lookbackDays,
     ).filter((w) => w.action !== 'skip');
     for (const w of planned) {
-      const completedLater = windows.some((c) => c.flag === w.flag && c.start <= w.start && c.end >= w.end && c.completedAtMs >= run.startedMs);
+      const completedLater = windows.some(
+        (c) => c.flag === w.flag && c.start <= w.start && c.end >= w.end && c.completedAtMs >= run.startedMs,
+      );
       const settledLater = succeeded.some(
-        (s) => s.startedMs > run.startedMs && s.args.from <= w.start && s.args.to >= w.end && flagsFor(s.args.by).includes(w.flag),
+        (s) =>
+          s.startedMs > run.startedMs &&
+          s.args.from <= w.start &&
+          s.args.to >= w.end &&
+          flagsFor(s.args.by).includes(w.flag),
       );
       if (completedLater || settledLater) continue;
       const state = run.status === 'failed' ? 'failed' : 'in flight';
-      found.set(`${w.start}|${w.end}|${w.flag}`, { start: w.start, end: w.end, kind: w.flag, state, runId: run.run_id, error: run.error });
+      found.set(`${w.start}|${w.end}|${w.flag}`, {
+        start: w.start,
+        end: w.end,
+        kind: w.flag,
+        state,
+        runId: run.run_id,
+        error: run.error,
+      });
     }
   }
   return [...found.values()].sort((a, b) => a.start.localeCompare(b.start) || a.kind.localeCompare(b.kind));
@@ -179,7 +230,8 @@ function fillCommands(missing: MissingDays[], unfinished: UnfinishedWindow[]): s
   for (const m of missing) add(m.kind, m.from, m.to);
   for (const u of unfinished) add(u.kind, u.start, u.end);
   const days = [...new Set([...needed.paid, ...needed.created])].sort();
-  const byOf = (day: string): string => (needed.paid.has(day) && needed.created.has(day) ? '' : needed.paid.has(day) ? ' --by paid' : ' --by created');
+  const byOf = (day: string): string =>
+    needed.paid.has(day) && needed.created.has(day) ? '' : needed.paid.has(day) ? ' --by paid' : ' --by created';
   const commands: string[] = [];
   let start: string | undefined;
   for (let i = 0; i < days.length; i++) {

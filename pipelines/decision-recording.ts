@@ -121,7 +121,12 @@ interface CheckContext {
  * A signed-off period's decisions are part of what was signed: nothing is recorded in one (issue 14 item 2).
  * Throws, naming who signed it, when, and that it must be reopened first.
  */
-export async function refuseSignedPeriods(warehouse: Warehouse, periods: string[], timezone: string, command: string): Promise<void> {
+export async function refuseSignedPeriods(
+  warehouse: Warehouse,
+  periods: string[],
+  timezone: string,
+  command: string,
+): Promise<void> {
   for (const period of [...periods].sort()) {
     const signoff = await activeSignoff(warehouse, period, timezone);
     if (!signoff) continue;
@@ -154,7 +159,13 @@ export async function checkAndRecord(
     if (verdict.kind === 'skip') continue;
     if (verdict.kind === 'refuse') {
       result.refused.push({ ...place, findingId: row.findingId, reason: verdict.reason });
-      result.rows.push({ ...place, findingId: row.findingId, outcome: 'refused', decision: row.decision, reason: verdict.reason });
+      result.rows.push({
+        ...place,
+        findingId: row.findingId,
+        outcome: 'refused',
+        decision: row.decision,
+        reason: verdict.reason,
+      });
       continue;
     }
     seen.set(row.findingId!, row);
@@ -162,7 +173,13 @@ export async function checkAndRecord(
       result.unchanged++;
       const why = verdict.reason ? { reason: verdict.reason } : {};
       result.unchangedRows.push({ ...place, findingId: row.findingId!, decision: verdict.decision, ...why });
-      result.rows.push({ ...place, findingId: row.findingId, outcome: 'unchanged', decision: verdict.decision, ...why });
+      result.rows.push({
+        ...place,
+        findingId: row.findingId,
+        outcome: 'unchanged',
+        decision: verdict.decision,
+        ...why,
+      });
       continue;
     }
     const finding = current.get(row.findingId!)!;
@@ -188,29 +205,55 @@ type RowVerdict =
   | { kind: 'unchanged'; decision: string | null; reason?: string }
   | { kind: 'record'; decision: string };
 
-const normalized = (decision: string | null) => (decision === null ? null : decision.toLowerCase().replace(/[\s-]+/g, '_'));
+const normalized = (decision: string | null) =>
+  decision === null ? null : decision.toLowerCase().replace(/[\s-]+/g, '_');
 
-function checkRow(row: Candidate, current: Map<string, CurrentFinding>, check: CheckContext, seen: Map<string, Candidate>): RowVerdict {
+function checkRow(
+  row: Candidate,
+  current: Map<string, CurrentFinding>,
+  check: CheckContext,
+  seen: Map<string, Candidate>,
+): RowVerdict {
   if (row.problem) return { kind: 'refuse', reason: row.problem };
-  if (row.findingId === null) return { kind: 'refuse', reason: 'no Finding ID on this row (decisions are matched to findings by it)' };
+  if (row.findingId === null)
+    return { kind: 'refuse', reason: 'no Finding ID on this row (decisions are matched to findings by it)' };
   const finding = current.get(row.findingId);
   // A workbook written undecided, left undecided, while the database has decided since: left as written.
   const leftUndecided =
-    row.decisionRef === null && row.decision === null && row.note === null && row.owner === null && row.expectedClearBy === null;
+    row.decisionRef === null &&
+    row.decision === null &&
+    row.note === null &&
+    row.owner === null &&
+    row.expectedClearBy === null;
   if (row.decision === null) {
-    if (row.note !== null || row.owner !== null || row.expectedClearBy !== null) return { kind: 'refuse', reason: 'Note, Owner or Expected clear by without a Decision' };
+    if (row.note !== null || row.owner !== null || row.expectedClearBy !== null)
+      return { kind: 'refuse', reason: 'Note, Owner or Expected clear by without a Decision' };
     if (finding?.decision && leftUndecided) {
-      return { kind: 'unchanged', decision: null, reason: `left as written; the finding is decided "${finding.decision}" since` };
+      return {
+        kind: 'unchanged',
+        decision: null,
+        reason: `left as written; the finding is decided "${finding.decision}" since`,
+      };
     }
-    if (finding?.decision) return { kind: 'refuse', reason: `Decision is empty, but the finding is decided "${finding.decision}" (a decision can be changed, not removed)` };
+    if (finding?.decision)
+      return {
+        kind: 'refuse',
+        reason: `Decision is empty, but the finding is decided "${finding.decision}" (a decision can be changed, not removed)`,
+      };
     return { kind: 'skip' };
   }
   const decision = normalized(row.decision)!;
-  if (!isDecision(decision)) return { kind: 'refuse', reason: `"${row.decision}" is not a decision: one of ${decisions.join(', ')}` };
-  if (decision === 'timing' && row.expectedClearBy === null) return { kind: 'refuse', reason: 'timing needs Expected clear by (the date it should clear by itself)' };
-  if (!finding) return { kind: 'refuse', reason: `no finding ${row.findingId} in the database (cleared or never reconciled here)` };
+  if (!isDecision(decision))
+    return { kind: 'refuse', reason: `"${row.decision}" is not a decision: one of ${decisions.join(', ')}` };
+  if (decision === 'timing' && row.expectedClearBy === null)
+    return { kind: 'refuse', reason: 'timing needs Expected clear by (the date it should clear by itself)' };
+  if (!finding)
+    return { kind: 'refuse', reason: `no finding ${row.findingId} in the database (cleared or never reconciled here)` };
   if (check.period !== null && finding.period !== check.period) {
-    return { kind: 'refuse', reason: `the finding belongs to ${finding.period}, not to ${check.period}, the period of this workbook` };
+    return {
+      kind: 'refuse',
+      reason: `the finding belongs to ${finding.period}, not to ${check.period}, the period of this workbook`,
+    };
   }
   const earlier = seen.get(row.findingId);
   if (earlier) {
@@ -221,7 +264,10 @@ function checkRow(row: Candidate, current: Map<string, CurrentFinding>, check: C
       expected_clear_by: earlier.expectedClearBy,
     });
     if (same) return { kind: 'skip' };
-    return { kind: 'refuse', reason: `the finding is also on ${earlier.sheet ?? ''} row ${earlier.row ?? ''} with another decision: keep one` };
+    return {
+      kind: 'refuse',
+      reason: `the finding is also on ${earlier.sheet ?? ''} row ${earlier.row ?? ''} with another decision: keep one`,
+    };
   }
   const asNow = {
     decision: finding.decision,
@@ -245,7 +291,9 @@ function checkRow(row: Candidate, current: Map<string, CurrentFinding>, check: C
       return { kind: 'refuse', reason };
     }
     if ((finding.decision_sha256 ?? null) !== ref) {
-      const since = finding.decided_by ? `changed by ${finding.decided_by} at ${finding.decided_at} (${check.timezone})` : 'changed';
+      const since = finding.decided_by
+        ? `changed by ${finding.decided_by} at ${finding.decided_at} (${check.timezone})`
+        : 'changed';
       return {
         kind: 'refuse',
         reason: `${since} after this workbook was written (now "${finding.decision ?? 'undecided'}"): ${freshWorkbook}`,
@@ -263,7 +311,10 @@ function sameDecision(
   other: { decision: string | null; note: string | null; owner: string | null; expected_clear_by: string | null },
 ): boolean {
   return (
-    other.decision === decision && other.note === row.note && other.owner === row.owner && other.expected_clear_by === row.expectedClearBy
+    other.decision === decision &&
+    other.note === row.note &&
+    other.owner === row.owner &&
+    other.expected_clear_by === row.expectedClearBy
   );
 }
 
@@ -271,7 +322,11 @@ function sameDecision(
  * Appends the decisions to recon_decisions, each linked into its period's chain after the period's head, and
  * sets them on the findings, in one transaction.
  */
-async function recordDecisions(warehouse: Warehouse, recorded: RecordedDecision[], context: { by: string; source: string }): Promise<void> {
+async function recordDecisions(
+  warehouse: Warehouse,
+  recorded: RecordedDecision[],
+  context: { by: string; source: string },
+): Promise<void> {
   const decidedAt = canonicalTimestamp(new Date());
   await warehouse.transaction(async () => {
     const heads = new Map<string, { position: number; sha256: string | null }>();
@@ -300,7 +355,17 @@ async function recordDecisions(warehouse: Warehouse, recorded: RecordedDecision[
     await textTable(
       warehouse,
       'decision_changes',
-      ['finding_id', 'period', 'decision', 'note', 'owner', 'expected_clear_by', 'chain_position', 'prev_sha256', 'row_sha256'],
+      [
+        'finding_id',
+        'period',
+        'decision',
+        'note',
+        'owner',
+        'expected_clear_by',
+        'chain_position',
+        'prev_sha256',
+        'row_sha256',
+      ],
       recorded.map((r, i) => {
         const chain = [String(r.chainPosition), prevSha256[i]!, r.rowSha256!];
         return [r.findingId, r.period, r.decision, r.note, r.owner, r.expectedClearBy, ...chain];
@@ -343,12 +408,22 @@ export async function currentFindings(
     strftime(timezone(${sqlString(timezone)}, decided_at), '%Y-%m-%d %H:%M') AS decided_at, decision_sha256`;
   const found = new Map<string, CurrentFinding>();
   if (period !== null) {
-    for (const row of await warehouse.all<CurrentFinding>(`SELECT ${columns} FROM recon_exceptions WHERE period = $1`, [period])) found.set(row.finding_id, row);
+    for (const row of await warehouse.all<CurrentFinding>(`SELECT ${columns} FROM recon_exceptions WHERE period = $1`, [
+      period,
+    ]))
+      found.set(row.finding_id, row);
   }
   const rest = [...new Set(ids)].filter((id) => !found.has(id));
   if (rest.length > 0) {
-    await textTable(warehouse, 'decision_finding_ids', ['finding_id'], rest.map((id) => [id]));
-    const rows = await warehouse.all<CurrentFinding>(`SELECT ${columns} FROM recon_exceptions WHERE finding_id IN (SELECT finding_id FROM decision_finding_ids)`);
+    await textTable(
+      warehouse,
+      'decision_finding_ids',
+      ['finding_id'],
+      rest.map((id) => [id]),
+    );
+    const rows = await warehouse.all<CurrentFinding>(
+      `SELECT ${columns} FROM recon_exceptions WHERE finding_id IN (SELECT finding_id FROM decision_finding_ids)`,
+    );
     await warehouse.run('DROP TABLE decision_finding_ids');
     for (const row of rows) found.set(row.finding_id, row);
   }
@@ -359,7 +434,12 @@ export async function currentFindings(
 export async function writtenDecisions(warehouse: Warehouse, refs: string[]): Promise<Map<string, WrittenDecision>> {
   const found = new Map<string, WrittenDecision & { row_sha256: string }>();
   if (refs.length === 0) return found;
-  await textTable(warehouse, 'decision_refs', ['row_sha256'], [...new Set(refs)].map((ref) => [ref]));
+  await textTable(
+    warehouse,
+    'decision_refs',
+    ['row_sha256'],
+    [...new Set(refs)].map((ref) => [ref]),
+  );
   const rows = await warehouse.all<WrittenDecision & { row_sha256: string }>(
     `SELECT row_sha256, finding_id, decision, note, owner, expected_clear_by::VARCHAR AS expected_clear_by
      FROM recon_decisions WHERE row_sha256 IN (SELECT row_sha256 FROM decision_refs)`,
@@ -370,7 +450,12 @@ export async function writtenDecisions(warehouse: Warehouse, refs: string[]): Pr
 }
 
 /** A temporary table of text columns filled through DuckDB's appender (fast for 100,000 rows, unlike parameters). */
-async function textTable(warehouse: Warehouse, name: string, columns: string[], rows: (string | null)[][]): Promise<void> {
+async function textTable(
+  warehouse: Warehouse,
+  name: string,
+  columns: string[],
+  rows: (string | null)[][],
+): Promise<void> {
   await warehouse.run(`CREATE OR REPLACE TEMP TABLE ${name} (${columns.map((c) => `${c} VARCHAR`).join(', ')})`);
   const appender = await warehouse.connection.createAppender(name, 'main', 'temp');
   try {

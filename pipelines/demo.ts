@@ -21,7 +21,15 @@ import { publishSnapshot, Warehouse } from '../core/warehouse.js';
 import { warehouseSettings } from '../config/warehouse-settings.js';
 
 /** What a demo run writes in its folder. */
-const demoEntries = ['pinrecon.duckdb', 'pinrecon.duckdb.wal', 'pinrecon.snapshot.duckdb', 'landing', 'reports', 'mail', 'ledger.csv'];
+const demoEntries = [
+  'pinrecon.duckdb',
+  'pinrecon.duckdb.wal',
+  'pinrecon.snapshot.duckdb',
+  'landing',
+  'reports',
+  'mail',
+  'ledger.csv',
+];
 
 export interface DemoOptions {
   /** Default: ./demo-output */
@@ -46,7 +54,13 @@ export interface DemoSummary {
   findings: { exception_type: string; findings: number; amount: string | null }[];
   /** Issue 15: one reversal decided, planned, approved by a second person, executed and verified (none when nothing to reverse). */
   reversal: DemoReversal | null;
-  totals: { currency_code: string; provider_sales: number; provider_sales_total: string; provider_cost_total: string; ledger_cost_total: string }[];
+  totals: {
+    currency_code: string;
+    provider_sales: number;
+    provider_sales_total: string;
+    provider_cost_total: string;
+    ledger_cost_total: string;
+  }[];
   seconds: number;
 }
 
@@ -68,14 +82,21 @@ const demoApprover = 'Demo Approver';
  * Decide → plan → approve → execute on one refunded_not_reversed finding: the controller decides `reverse`
  * and plans it, a second person approves it, execute reverses the sale at the simulator and reads it back.
  */
-async function actOnOneFinding(warehouse: Warehouse, config: Config, period: string, output: Output): Promise<DemoReversal | null> {
+async function actOnOneFinding(
+  warehouse: Warehouse,
+  config: Config,
+  period: string,
+  output: Output,
+): Promise<DemoReversal | null> {
   const finding = await warehouse.one<{ finding_id: string }>(
     `SELECT finding_id FROM recon_exceptions WHERE period = $1 AND exception_type = 'refunded_not_reversed' AND transaction_id IS NOT NULL
      ORDER BY finding_id LIMIT 1`,
     [period],
   );
   if (!finding) return null;
-  output.info(`demo: ${demoController} decides to reverse one refunded sale; ${demoApprover} approves; execute reverses it`);
+  output.info(
+    `demo: ${demoController} decides to reverse one refunded sale; ${demoApprover} approves; execute reverses it`,
+  );
   const note = 'refunded to the customer: reverse at the provider';
   await decideFindings(warehouse, [finding.finding_id], { decision: 'reverse', note, by: demoController });
   const plan = await planActions(warehouse, config, { period, by: demoController });

@@ -14,13 +14,19 @@ import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
 import { arrowResult, writeArrowFile } from './arrow.js';
 import { recordRun } from './run-trace.js';
-import { type Warehouse } from '../core/warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
 import { hasStoredPins, isPinColumn, maskPinSql, maskPinValue, pinValuesCte } from '../core/masking.js';
 import { neutralizeFormulaSql } from '../core/text-safety.js';
 
 /** recon_decisions goes out too: who decided what, when and from where, with its hash chain. */
-export const exportedMarts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging', 'recon_decisions'] as const;
+export const exportedMarts = [
+  'recon_exceptions',
+  'recon_summary',
+  'recon_bridge',
+  'recon_aging',
+  'recon_decisions',
+] as const;
 export type ExportFormat = 'parquet' | 'csv' | 'arrow';
 
 export interface ExportOptions {
@@ -38,7 +44,12 @@ export interface ExportSummary {
   files: { mart: string; path: string; rows: number }[];
 }
 
-export async function exportPeriod(warehouse: Warehouse, config: Config, options: ExportOptions, output: Output): Promise<ExportSummary> {
+export async function exportPeriod(
+  warehouse: Warehouse,
+  config: Config,
+  options: ExportOptions,
+  output: Output,
+): Promise<ExportSummary> {
   const work = async (): Promise<ExportSummary> => {
     await assertReconciled(warehouse, options.period);
     mkdirSync(options.outDir, { recursive: true });
@@ -50,7 +61,10 @@ export async function exportPeriod(warehouse: Warehouse, config: Config, options
         [mart],
       );
       if (columns.length === 0) {
-        throw new JobError(`The mart ${mart} does not exist in ${warehouse.path}.`, `Run pinrecon reconcile --period ${options.period} first.`);
+        throw new JobError(
+          `The mart ${mart} does not exist in ${warehouse.path}.`,
+          `Run pinrecon reconcile --period ${options.period} first.`,
+        );
       }
       const selectList = columns.map(({ column_name: name, data_type: type }) => {
         const quoted = sqlIdentifier(name);
@@ -69,9 +83,14 @@ export async function exportPeriod(warehouse: Warehouse, config: Config, options
       try {
         let rows: number;
         if (options.format === 'arrow') {
-          rows = await writeArrowFile(arrowResult(await warehouse.connection.stream(query), config.timezone).batches, temporary);
+          rows = await writeArrowFile(
+            arrowResult(await warehouse.connection.stream(query), config.timezone).batches,
+            temporary,
+          );
         } else {
-          const [result] = await warehouse.all<{ Count: string }>(`COPY (${query}) TO ${sqlString(temporary)} ${copyOptions}`);
+          const [result] = await warehouse.all<{ Count: string }>(
+            `COPY (${query}) TO ${sqlString(temporary)} ${copyOptions}`,
+          );
           rows = Number(result?.Count ?? 0);
         }
         renameSync(temporary, target);
@@ -100,9 +119,16 @@ export async function exportPeriod(warehouse: Warehouse, config: Config, options
 
 /** The period must have been reconciled: `recon_runs` holds a row for it. */
 async function assertReconciled(warehouse: Warehouse, period: string): Promise<void> {
-  const table = await warehouse.one(`SELECT 1 AS present FROM duckdb_tables() WHERE table_name = 'recon_runs' AND schema_name = 'main'`);
-  const reconciled = table ? await warehouse.one(`SELECT 1 AS present FROM recon_runs WHERE period = $1 LIMIT 1`, [period]) : undefined;
+  const table = await warehouse.one(
+    `SELECT 1 AS present FROM duckdb_tables() WHERE table_name = 'recon_runs' AND schema_name = 'main'`,
+  );
+  const reconciled = table
+    ? await warehouse.one(`SELECT 1 AS present FROM recon_runs WHERE period = $1 LIMIT 1`, [period])
+    : undefined;
   if (!reconciled) {
-    throw new JobError(`The period ${period} has not been reconciled in ${warehouse.path}: there is nothing to export.`, `Run pinrecon reconcile --period ${period} (or pinrecon run --period ${period}) first.`);
+    throw new JobError(
+      `The period ${period} has not been reconciled in ${warehouse.path}: there is nothing to export.`,
+      `Run pinrecon reconcile --period ${period} (or pinrecon run --period ${period}) first.`,
+    );
   }
 }

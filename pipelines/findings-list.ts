@@ -26,7 +26,10 @@ export type ListedFinding = {
 };
 
 /** `findings list --period P [--undecided]`: the period's findings with their current decision and state. */
-export async function listFindings(warehouse: Warehouse, options: { period: string; undecided?: boolean }): Promise<ListedFinding[]> {
+export async function listFindings(
+  warehouse: Warehouse,
+  options: { period: string; undecided?: boolean },
+): Promise<ListedFinding[]> {
   return warehouse.all<ListedFinding>(
     `SELECT * FROM (
        SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id::VARCHAR AS transaction_id, e.currency_code,
@@ -65,7 +68,8 @@ export async function decisionHistory(
   timezone: string,
 ): Promise<DecisionHistoryRow[]> {
   const zone = sqlString(timezone);
-  const local = (column: string) => `strftime(timezone(${zone}, ${column}), '%Y-%m-%d %H:%M:%S') || ' (' || ${zone} || ')'`;
+  const local = (column: string) =>
+    `strftime(timezone(${zone}, ${column}), '%Y-%m-%d %H:%M:%S') || ' (' || ${zone} || ')'`;
   const where = selector.findingId !== undefined ? 'd.finding_id = $1' : 'd.period = $1';
   const rows = await warehouse.all<DecisionHistoryRow>(
     `SELECT d.period, d.chain_position::VARCHAR AS chain_position, d.finding_id, e.exception_type, e.partner_reference,
@@ -79,9 +83,10 @@ export async function decisionHistory(
     [selector.findingId ?? selector.period!],
   );
   if (rows.length === 0 && selector.findingId !== undefined) {
-    const known = await warehouse.one<{ n: string }>('SELECT count(*)::VARCHAR AS n FROM recon_exceptions WHERE finding_id = $1', [
-      selector.findingId,
-    ]);
+    const known = await warehouse.one<{ n: string }>(
+      'SELECT count(*)::VARCHAR AS n FROM recon_exceptions WHERE finding_id = $1',
+      [selector.findingId],
+    );
     if (Number(known?.n ?? 0) === 0) {
       throw new JobError(
         `No finding ${selector.findingId} and no decision on it in the database.`,

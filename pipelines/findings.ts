@@ -18,7 +18,6 @@ import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import path from 'node:path';
-import { decisions } from '../core/decisions.js';
 import { JobError, UsageError } from '../core/errors.js';
 import type { Output } from '../core/output.js';
 import type { Warehouse } from '../core/warehouse.js';
@@ -61,7 +60,8 @@ export async function importDecisions(
   options: ImportOptions,
   output: Output,
 ): Promise<DecisionsResult> {
-  if (!existsSync(file)) throw new UsageError(`${file}: no such file (give the path of a pinrecon workbook saved as .xlsx).`);
+  if (!existsSync(file))
+    throw new UsageError(`${file}: no such file (give the path of a pinrecon workbook saved as .xlsx).`);
   const by = options.by ?? defaultDecidedBy();
   const timezone = options.timezone ?? 'UTC';
   return recordRun(warehouse, 'findings import', { file, by, overwrite: Boolean(options.overwrite) }, async (run) => {
@@ -75,7 +75,9 @@ export async function importDecisions(
         'Import a workbook written by `pinrecon report` (its finding sheets carry those columns), with the header row kept.',
       );
     }
-    output.info(`found decision columns on ${workbook.sheets.map((s) => `${s.name} (header on row ${s.headerRow})`).join(', ')}`);
+    output.info(
+      `found decision columns on ${workbook.sheets.map((s) => `${s.name} (header on row ${s.headerRow})`).join(', ')}`,
+    );
     const ids = workbook.rows.map((r) => r.findingId).filter((id): id is string => id !== null);
     const current = await currentFindings(warehouse, ids, workbook.period, timezone);
     const period = workbook.period ?? onlyPeriod(current);
@@ -87,12 +89,20 @@ export async function importDecisions(
     }
     const periods = period !== null ? [period] : [...new Set([...current.values()].map((f) => f.period))];
     await refuseSignedPeriods(warehouse, periods, timezone, 'findings import');
-    const refs = workbook.rows.map((r) => r.decisionRef).filter((ref): ref is string => typeof ref === 'string' && ref !== '');
+    const refs = workbook.rows
+      .map((r) => r.decisionRef)
+      .filter((ref): ref is string => typeof ref === 'string' && ref !== '');
     const written = await writtenDecisions(warehouse, refs);
     const context = { period, overwrite: Boolean(options.overwrite), timezone, written };
     const result = await checkAndRecord(warehouse, workbook.rows, current, context, { by, source, runId: run.runId });
     run.counters.rowsLoaded = result.recorded.length;
-    run.details = { source, period, recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };
+    run.details = {
+      source,
+      period,
+      recorded: result.recorded.length,
+      unchanged: result.unchanged,
+      refused: result.refused.length,
+    };
     return result;
   });
 }
@@ -107,20 +117,36 @@ export interface DecideOptions {
 }
 
 /** `findings decide ID…`: records one decision for each finding; options left out keep the finding's current value. */
-export async function decideFindings(warehouse: Warehouse, findingIds: string[], options: DecideOptions): Promise<DecisionsResult> {
+export async function decideFindings(
+  warehouse: Warehouse,
+  findingIds: string[],
+  options: DecideOptions,
+): Promise<DecisionsResult> {
   if (findingIds.length === 0) {
-    throw new UsageError('Name at least one finding id (see `pinrecon findings list --period P`), or choose findings with --period.');
+    throw new UsageError(
+      'Name at least one finding id (see `pinrecon findings list --period P`), or choose findings with --period.',
+    );
   }
   const by = options.by ?? defaultDecidedBy();
   const timezone = options.timezone ?? 'UTC';
   return recordRun(warehouse, 'findings decide', { findingIds, ...options, by }, async (run) => {
     const current = await currentFindings(warehouse, findingIds, null, timezone);
-    await refuseSignedPeriods(warehouse, [...new Set([...current.values()].map((f) => f.period))], timezone, 'findings decide');
+    await refuseSignedPeriods(
+      warehouse,
+      [...new Set([...current.values()].map((f) => f.period))],
+      timezone,
+      'findings decide',
+    );
     const check = { period: null, overwrite: false, timezone, written: new Map() };
     const rows = commandLineRows(findingIds, current, options);
     const result = await checkAndRecord(warehouse, rows, current, check, { by, source: 'cli', runId: run.runId });
     run.counters.rowsLoaded = result.recorded.length;
-    run.details = { source: 'cli', recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };
+    run.details = {
+      source: 'cli',
+      recorded: result.recorded.length,
+      unchanged: result.unchanged,
+      refused: result.refused.length,
+    };
     return result;
   });
 }
@@ -155,7 +181,11 @@ export async function decideInBulk(
     if (options.dryRun) return { ...emptyResult(runId, 'cli', by, filter.period), selected, dryRun: true };
     const current = await currentFindings(warehouse, chosen, filter.period, timezone);
     const check = { period: filter.period, overwrite: false, timezone, written: new Map() };
-    const result = await checkAndRecord(warehouse, commandLineRows(chosen, current, options), current, check, { by, source: 'cli', runId });
+    const result = await checkAndRecord(warehouse, commandLineRows(chosen, current, options), current, check, {
+      by,
+      source: 'cli',
+      runId,
+    });
     return { ...result, selected, dryRun: false };
   };
   // A dry run changes nothing, so it leaves no trace either.
@@ -175,7 +205,7 @@ async function selectFindings(warehouse: Warehouse, filter: FindingFilter): Prom
   const params: Record<string, string> = { period: filter.period };
   if (filter.types && filter.types.length > 0) {
     conditions.push(`exception_type IN (${filter.types.map((_, i) => `$type${i}`).join(', ')})`);
-    filter.types.forEach((type, i) => (params[`type${i}`] = type));
+    for (const [i, type] of filter.types.entries()) params[`type${i}`] = type;
   }
   if (filter.family) {
     conditions.push('family = $family');
@@ -192,7 +222,9 @@ async function selectFindings(warehouse: Warehouse, filter: FindingFilter): Prom
      ORDER BY exception_type, partner_reference NULLS LAST, transaction_id NULLS LAST, finding_id`,
     params,
   );
-  return (await warehouse.all<{ finding_id: string }>('SELECT finding_id FROM decision_bulk_selection')).map((r) => r.finding_id);
+  return (await warehouse.all<{ finding_id: string }>('SELECT finding_id FROM decision_bulk_selection')).map(
+    (r) => r.finding_id,
+  );
 }
 
 async function selectedTotals(warehouse: Warehouse): Promise<SelectedTotals[]> {
@@ -204,7 +236,11 @@ async function selectedTotals(warehouse: Warehouse): Promise<SelectedTotals[]> {
 }
 
 /** The rows the command line asks for: its decision on each finding, options left out keeping the current values. */
-function commandLineRows(findingIds: string[], current: Map<string, CurrentFinding>, options: DecideOptions): Candidate[] {
+function commandLineRows(
+  findingIds: string[],
+  current: Map<string, CurrentFinding>,
+  options: DecideOptions,
+): Candidate[] {
   return findingIds.map((findingId) => {
     const now = current.get(findingId);
     return {
@@ -222,13 +258,15 @@ function commandLineRows(findingIds: string[], current: Map<string, CurrentFindi
  * (recorded, unchanged, refused); `--json` carries every row. A bulk decide starts with what it chose.
  */
 export function describeDecisions(result: DecisionsResult, shown = 50): string {
-  const place = (r: { sheet?: string; row?: number }) => (r.sheet !== undefined ? `${r.sheet} row ${r.row}` : 'command line');
+  const place = (r: { sheet?: string; row?: number }) =>
+    r.sheet !== undefined ? `${r.sheet} row ${r.row}` : 'command line';
   const lines: string[] = [];
   if (result.selected) {
     const verb = result.dryRun ? 'would decide' : 'chose';
     const findings = result.selected.reduce((sum, s) => sum + s.findings, 0);
     lines.push(`${verb} ${findings} finding(s) of ${result.period}${findings > 0 ? ':' : ''}`);
-    for (const s of result.selected) lines.push(`  ${s.currencyCode ?? '(no currency)'}: ${s.findings} finding(s), amount ${s.amount}`);
+    for (const s of result.selected)
+      lines.push(`  ${s.currencyCode ?? '(no currency)'}: ${s.findings} finding(s), amount ${s.amount}`);
     if (result.dryRun) return [...lines, 'dry run: nothing recorded'].join('\n');
   }
   lines.push(
@@ -239,14 +277,19 @@ export function describeDecisions(result: DecisionsResult, shown = 50): string {
     if (total > shown) lines.push(`  … and ${total - shown} more ${what} (--json lists every row)`);
   };
   for (const r of result.recorded.slice(0, shown)) {
-    lines.push(`  recorded  ${place(r)}: ${r.findingId} ${r.previous ?? '(undecided)'} → ${r.decision}${r.expectedClearBy ? ` by ${r.expectedClearBy}` : ''}${r.owner ? ` (owner ${r.owner})` : ''}`);
+    lines.push(
+      `  recorded  ${place(r)}: ${r.findingId} ${r.previous ?? '(undecided)'} → ${r.decision}${r.expectedClearBy ? ` by ${r.expectedClearBy}` : ''}${r.owner ? ` (owner ${r.owner})` : ''}`,
+    );
   }
   more(result.recorded.length, 'recorded');
   for (const r of result.unchangedRows.slice(0, shown)) {
-    lines.push(`  unchanged ${place(r)}: ${r.findingId} ${r.decision ?? '(undecided)'}${r.reason ? `: ${r.reason}` : ''}`);
+    lines.push(
+      `  unchanged ${place(r)}: ${r.findingId} ${r.decision ?? '(undecided)'}${r.reason ? `: ${r.reason}` : ''}`,
+    );
   }
   more(result.unchangedRows.length, 'unchanged');
-  for (const r of result.refused.slice(0, shown)) lines.push(`  refused   ${place(r)}: ${r.findingId ?? '(no finding id)'}: ${r.reason}`);
+  for (const r of result.refused.slice(0, shown))
+    lines.push(`  refused   ${place(r)}: ${r.findingId ?? '(no finding id)'}: ${r.reason}`);
   more(result.refused.length, 'refused');
   return lines.join('\n');
 }

@@ -34,14 +34,23 @@ function fingerprint(secret: Buffer): string {
 }
 
 /** The mode recorded in the database, if any. */
-export async function recordedKeyMode(warehouse: Warehouse): Promise<{ mode: KeyMode; fingerprint: string | null } | undefined> {
-  return (await warehouse.one<{ mode: KeyMode; fingerprint: string | null }>('SELECT mode, secret_fingerprint AS fingerprint FROM key_protection LIMIT 1')) ?? undefined;
+export async function recordedKeyMode(
+  warehouse: Warehouse,
+): Promise<{ mode: KeyMode; fingerprint: string | null } | undefined> {
+  return (
+    (await warehouse.one<{ mode: KeyMode; fingerprint: string | null }>(
+      'SELECT mode, secret_fingerprint AS fingerprint FROM key_protection LIMIT 1',
+    )) ?? undefined
+  );
 }
 
 /** Records (or replaces) the database's mode. Inside the caller's transaction when it has one. */
 export async function recordKeyMode(warehouse: Warehouse, mode: KeyMode, secret: Buffer | undefined): Promise<void> {
   await warehouse.run('DELETE FROM key_protection');
-  await warehouse.run('INSERT INTO key_protection (mode, secret_fingerprint, decided_at) VALUES ($1, $2, now())', [mode, secret ? fingerprint(secret) : null]);
+  await warehouse.run('INSERT INTO key_protection (mode, secret_fingerprint, decided_at) VALUES ($1, $2, now())', [
+    mode,
+    secret ? fingerprint(secret) : null,
+  ]);
 }
 
 /**

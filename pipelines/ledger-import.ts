@@ -26,7 +26,13 @@ import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
 import { CsvByteScan, type ByteFacts } from '../sources/ledger/csv-bulk.js';
 import { chooseSheet } from '../sources/ledger/xlsx.js';
-import { formatFromExtension, locationUnit, type LedgerFormat, type LedgerReadSettings, type LedgerReject } from '../sources/ledger/types.js';
+import {
+  formatFromExtension,
+  locationUnit,
+  type LedgerFormat,
+  type LedgerReadSettings,
+  type LedgerReject,
+} from '../sources/ledger/types.js';
 import { describeOverlap, overlapRefused, overlapWithOtherFile, type LedgerOverlap } from './ledger-overlap.js';
 import { dropStaging, stage, type LedgerReader } from './ledger-staging.js';
 import { recordRun } from './run-trace.js';
@@ -100,13 +106,16 @@ export async function importLedger(
     throw new UsageError(`The ledger file ${sourceFile} does not exist. Pass the path of the exported ledger.`);
   }
   if (statSync(sourceFile).isDirectory()) {
-    throw new UsageError(`${sourceFile} is a directory, not a ledger file. Pass the path of the exported ledger file${ledgerFilesIn(sourceFile)}.`);
+    throw new UsageError(
+      `${sourceFile} is a directory, not a ledger file. Pass the path of the exported ledger file${ledgerFilesIn(sourceFile)}.`,
+    );
   }
   const insteadOf = options.insteadOf === undefined ? undefined : path.resolve(options.insteadOf);
   const format = options.format ?? formatFromExtension(sourceFile);
   const settings: LedgerReadSettings = { ...config.ledger, ...defined(options.overrides ?? {}), format };
   // A .tsv file is tab-separated unless a delimiter was asked for on the command line.
-  if (path.extname(sourceFile).toLowerCase() === '.tsv' && options.overrides?.delimiter === undefined) settings.delimiter = '\t';
+  if (path.extname(sourceFile).toLowerCase() === '.tsv' && options.overrides?.delimiter === undefined)
+    settings.delimiter = '\t';
   const { fileHash, csvBytes } = await readFileOnce(sourceFile, settings);
   const args = { file: sourceFile, format, fileHash };
 
@@ -120,8 +129,11 @@ export async function importLedger(
       const counts = await stage(warehouse, sourceFile, settings, { ...options, csvBytes }, output);
       if (counts.aboveHeader.length > 0) {
         const rows = counts.aboveHeader;
-        const where = rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
-        output.info(`skipped ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} above the header (${where}): a title or notes, not data, not counted in the lines`);
+        const where =
+          rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
+        output.info(
+          `skipped ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} above the header (${where}): a title or notes, not data, not counted in the lines`,
+        );
       }
       const summary = await replaceLedgerRows(warehouse, config, {
         sourceFile,
@@ -137,7 +149,19 @@ export async function importLedger(
       tellImportOutcome(summary, fileHash, output);
       summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
       run.counters.rowsLoaded = summary.accepted;
-      run.details = { file: sourceFile, format, ...(sheet !== undefined && { sheet }), fileHash, lines: summary.lines, accepted: summary.accepted, rejected: summary.rejected, reader: summary.reader, acceptedInBulk: summary.acceptedInBulk ?? null, replaced: Boolean(summary.replaced), superseded: summary.superseded?.fileHash ?? null };
+      run.details = {
+        file: sourceFile,
+        format,
+        ...(sheet !== undefined && { sheet }),
+        fileHash,
+        lines: summary.lines,
+        accepted: summary.accepted,
+        rejected: summary.rejected,
+        reader: summary.reader,
+        acceptedInBulk: summary.acceptedInBulk ?? null,
+        replaced: Boolean(summary.replaced),
+        superseded: summary.superseded?.fileHash ?? null,
+      };
       return summary;
     },
     options.parentRunId,
@@ -161,7 +185,14 @@ function replacedPaths(sourceFile: string, insteadOf: string): string {
 async function keepReplacedLines(
   warehouse: Warehouse,
   config: Config,
-  incoming: { sourceFile: string; fileHash: string; accepted: number; replace: boolean; runId: string; insteadOf: string },
+  incoming: {
+    sourceFile: string;
+    fileHash: string;
+    accepted: number;
+    replace: boolean;
+    runId: string;
+    insteadOf: string;
+  },
 ): Promise<void> {
   const current = (await warehouse.one<{ lines: string; other_content: string }>(
     `SELECT count(*) AS lines, count(*) FILTER (WHERE file_hash <> $2) AS other_content
@@ -210,7 +241,12 @@ async function replaceLedgerRows(
   const { sourceFile, fileHash, format, sheet, counts, runId, replace } = incoming;
   const insteadOf = incoming.insteadOf ?? sourceFile;
   return warehouse.transaction(async () => {
-    const previous = await warehouse.all<{ file_hash: string; source_file: string; imported_at: string; lines: string }>(
+    const previous = await warehouse.all<{
+      file_hash: string;
+      source_file: string;
+      imported_at: string;
+      lines: string;
+    }>(
       `SELECT file_hash, source_file, strftime(imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, lines
          FROM ledger_files WHERE file_hash = $1 OR source_file IN ($2, $3)`,
       [fileHash, sourceFile, insteadOf],
@@ -227,10 +263,21 @@ async function replaceLedgerRows(
     const older = previous.find((p) => p.file_hash !== fileHash);
     // Loaded once: the rows of a content stay under the path it was first loaded from.
     const loadedFrom = same?.source_file ?? sourceFile;
-    await keepReplacedLines(warehouse, config, { sourceFile, fileHash, accepted: counts.accepted, replace, runId, insteadOf });
+    await keepReplacedLines(warehouse, config, {
+      sourceFile,
+      fileHash,
+      accepted: counts.accepted,
+      replace,
+      runId,
+      insteadOf,
+    });
     // Supersede by the rows' own source_file (whatever is loaded from this path, or the one it replaces), and replace this content.
     for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) {
-      await warehouse.run(`DELETE FROM ${table} WHERE source_file IN ($1, $3) OR file_hash = $2`, [sourceFile, fileHash, insteadOf]);
+      await warehouse.run(`DELETE FROM ${table} WHERE source_file IN ($1, $3) OR file_hash = $2`, [
+        sourceFile,
+        fileHash,
+        insteadOf,
+      ]);
     }
     await warehouse.run(
       `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
@@ -266,7 +313,8 @@ async function replaceLedgerRows(
       seconds: 0,
     };
     if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
-    if (older) result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
+    if (older)
+      result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
     if (overlap) result.overlap = overlap;
     return result;
   });
@@ -275,7 +323,9 @@ async function replaceLedgerRows(
 /** Says on the console what the import replaced or superseded, and how many lines were rejected. */
 function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, output: Output): void {
   if (summary.replaced?.sourceFile === summary.file) {
-    output.info(`the same content was imported from ${summary.file} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`);
+    output.info(
+      `the same content was imported from ${summary.file} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`,
+    );
   } else if (summary.replaced) {
     output.info(
       `${summary.file} has the same content (sha256 ${fileHash.slice(0, 12)}…) as ${summary.replaced.sourceFile}, imported at ${summary.replaced.importedAt}: ` +
@@ -290,9 +340,14 @@ function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, outpu
   }
   if (summary.overlap) {
     const overlap = describeOverlap(summary.file, summary.overlap);
-    output.warn(`${overlap}: imported anyway (--allow-overlap); those orders are counted twice unless the files are separate ledgers`);
+    output.warn(
+      `${overlap}: imported anyway (--allow-overlap); those orders are counted twice unless the files are separate ledgers`,
+    );
   }
-  if (summary.rejected > 0) output.warn(`${summary.rejected} of ${summary.lines} ledger lines of ${summary.file} were rejected (kept in ledger_rejects)`);
+  if (summary.rejected > 0)
+    output.warn(
+      `${summary.rejected} of ${summary.lines} ledger lines of ${summary.file} were rejected (kept in ledger_rejects)`,
+    );
 }
 
 /**
@@ -302,21 +357,34 @@ function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, outpu
 function chosenSheet(file: string, wanted: string | undefined, output: Output): string {
   const { sheet, sheets } = chooseSheet(file, wanted);
   if (wanted === undefined && sheets.length > 1) {
-    const others = sheets.filter((name) => name !== sheet).map((name) => `"${name}"`).join(', ');
-    output.info(`read the first sheet "${sheet}" of ${sheets.length} (the others: ${others}); to read another, set ledger.sheet or pass --sheet`);
+    const others = sheets
+      .filter((name) => name !== sheet)
+      .map((name) => `"${name}"`)
+      .join(', ');
+    output.info(
+      `read the first sheet "${sheet}" of ${sheets.length} (the others: ${others}); to read another, set ledger.sheet or pass --sheet`,
+    );
   }
   return sheet;
 }
 
 /** For the "is a directory" message: the ledger-like files in it, if any (at most 5). */
 function ledgerFilesIn(directory: string): string {
-  const files = readdirSync(directory).filter((name) => /\.(csv|tsv|txt|xlsx|json|ndjson|jsonl|parquet)$/i.test(name)).sort();
+  const files = readdirSync(directory)
+    .filter((name) => /\.(csv|tsv|txt|xlsx|json|ndjson|jsonl|parquet)$/i.test(name))
+    .sort();
   if (files.length === 0) return '';
-  return `, e.g. ${files.slice(0, 5).map((name) => path.join(directory, name)).join(', ')}${files.length > 5 ? ` (${files.length} such files there)` : ''}`;
+  return `, e.g. ${files
+    .slice(0, 5)
+    .map((name) => path.join(directory, name))
+    .join(', ')}${files.length > 5 ? ` (${files.length} such files there)` : ''}`;
 }
 
 /** The file's sha256, read once; a CSV's bytes are scanned on the way for the bulk reader (CsvByteScan). */
-async function readFileOnce(file: string, settings: LedgerReadSettings): Promise<{ fileHash: string; csvBytes?: ByteFacts }> {
+async function readFileOnce(
+  file: string,
+  settings: LedgerReadSettings,
+): Promise<{ fileHash: string; csvBytes?: ByteFacts }> {
   const hash = createHash('sha256');
   const scan = settings.format === 'csv' ? new CsvByteScan(settings.encoding !== 'utf-8') : undefined;
   for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
@@ -337,12 +405,16 @@ export function describeLedgerImport(summary: LedgerImportSummary): string {
     `${summary.file} (${summary.format}${summary.sheet !== undefined ? `, sheet "${summary.sheet}"` : ''}): ${summary.lines} lines${skipped}, ${summary.accepted} accepted, ${summary.rejected} rejected (${summary.seconds.toFixed(1)} s)`,
   ];
   if (summary.firstRejects.length > 0) {
-    lines.push(summary.rejected > summary.firstRejects.length ? `first ${summary.firstRejects.length} rejects:` : 'rejects:');
+    lines.push(
+      summary.rejected > summary.firstRejects.length ? `first ${summary.firstRejects.length} rejects:` : 'rejects:',
+    );
     for (const reject of summary.firstRejects) {
       lines.push(`  ${locationUnit(summary.format)} ${reject.source_line}: ${reject.reason}`);
       lines.push(`    ${truncate(reject.raw.replace(/\r?\n/g, '⏎'), 100)}`);
     }
-    lines.push(`all rejects: pinrecon query "SELECT source_line, reason, raw FROM ledger_rejects WHERE file_hash = '${summary.fileHash}' ORDER BY source_line"`);
+    lines.push(
+      `all rejects: pinrecon query "SELECT source_line, reason, raw FROM ledger_rejects WHERE file_hash = '${summary.fileHash}' ORDER BY source_line"`,
+    );
   }
   return lines.join('\n');
 }

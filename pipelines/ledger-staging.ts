@@ -16,7 +16,14 @@ export type LedgerReader = 'bulk' | 'streaming';
 /** Rejects kept in the summary to show; all of them are in ledger_rejects. */
 const shownRejects = 5;
 
-export type StageCounts = { accepted: number; rejected: number; firstRejects: LedgerReject[]; aboveHeader: number[]; reader: LedgerReader; acceptedInBulk: number };
+export type StageCounts = {
+  accepted: number;
+  rejected: number;
+  firstRejects: LedgerReject[];
+  aboveHeader: number[];
+  reader: LedgerReader;
+  acceptedInBulk: number;
+};
 
 /**
  * The streaming reader's rows as staged rows (typed: exact DECIMAL money, the wall-clock or zoned paid_at), the
@@ -44,13 +51,25 @@ export async function stage(
     partner_reference VARCHAR, product_id BIGINT, paid_local VARCHAR, paid_instant VARCHAR, paid_at_raw VARCHAR,
     sales_price VARCHAR, expected_cost VARCHAR, currency_code VARCHAR, country_code VARCHAR, order_status VARCHAR,
     source_line BIGINT)`);
-  await warehouse.run(`CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`);
-  const counts: StageCounts = { accepted: 0, rejected: 0, firstRejects: [], aboveHeader: [], reader: 'streaming', acceptedInBulk: 0 };
+  await warehouse.run(
+    `CREATE OR REPLACE TEMP TABLE ledger_import_rejects (source_line BIGINT, reason VARCHAR, raw VARCHAR)`,
+  );
+  const counts: StageCounts = {
+    accepted: 0,
+    rejected: 0,
+    firstRejects: [],
+    aboveHeader: [],
+    reader: 'streaming',
+    acceptedInBulk: 0,
+  };
   const onProgress = progressReporter(settings, counts, output);
   // Parquet streams from DuckDB: on a connection of its own, as the appenders use the main one.
   const parquetConnection = settings.format === 'parquet' ? await warehouse.instance.connect() : undefined;
   try {
-    const bulk = options.csvBytes && options.reader !== 'streaming' ? await readCsvInBulk(warehouse.connection, file, settings, options.csvBytes, onProgress) : undefined;
+    const bulk =
+      options.csvBytes && options.reader !== 'streaming'
+        ? await readCsvInBulk(warehouse.connection, file, settings, options.csvBytes, onProgress)
+        : undefined;
     if (bulk?.notRead) output.info(`reading it line by line: ${bulk.notRead}`);
     let staged = streamedRows;
     if (bulk?.read) {
@@ -63,7 +82,11 @@ export async function stage(
     await warehouse.run(`CREATE OR REPLACE TEMP VIEW ledger_import_staged AS ${staged}`);
     const items =
       bulk?.read?.items ??
-      readLedger(file, settings, { connection: parquetConnection, onProgress, onAboveHeader: (line) => counts.aboveHeader.push(line) });
+      readLedger(file, settings, {
+        connection: parquetConnection,
+        onProgress,
+        onAboveHeader: (line) => counts.aboveHeader.push(line),
+      });
     await appendItems(warehouse, items, counts);
   } finally {
     parquetConnection?.closeSync();
@@ -73,7 +96,11 @@ export async function stage(
 }
 
 /** Progress of a read: MiB of the file (rows of a Parquet file), with the counts so far. */
-function progressReporter(settings: LedgerReadSettings, counts: StageCounts, output: Output): (done: number, total: number) => void {
+function progressReporter(
+  settings: LedgerReadSettings,
+  counts: StageCounts,
+  output: Output,
+): (done: number, total: number) => void {
   let lastPlainLine = Date.now();
   return (done, total) => {
     const plainLineDue = Date.now() - lastPlainLine >= 5000;

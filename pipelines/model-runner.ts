@@ -118,7 +118,11 @@ export function declaredMaterialization(file: string, layer: Layer, sql: string)
 
 /** The data tests of `sql/tests`: queries that return the failing rows. */
 export function loadTests(root: string = sqlDir()): SqlTest[] {
-  return sqlFiles(path.join(root, 'tests')).map((file) => ({ name: path.basename(file, '.sql'), file, sql: readSql(file) }));
+  return sqlFiles(path.join(root, 'tests')).map((file) => ({
+    name: path.basename(file, '.sql'),
+    file,
+    sql: readSql(file),
+  }));
 }
 
 /** `name` (a model or an input) and every model that reads it, directly or through others, in build order. */
@@ -149,7 +153,9 @@ export async function buildModels(
       await warehouse.run(`CREATE OR REPLACE TEMP ${kind} ${sqlIdentifier(model.name)} AS ${model.sql}`);
     } catch (error) {
       const what = `Building the model ${model.name} (${model.file}) failed: ${(error as Error).message}`;
-      throw new JobError(what, outOfMemoryHint(error) ?? 'Fix the SQL of that model, then re-run reconcile.', { cause: error });
+      throw new JobError(what, outOfMemoryHint(error) ?? 'Fix the SQL of that model, then re-run reconcile.', {
+        cause: error,
+      });
     }
     const took = seconds(started);
     timings.models[model.name] = took;
@@ -163,7 +169,10 @@ export function describeBuild(models: number, stages: Record<string, number>): s
 }
 
 /** Runs every data test; any failing row fails the job, showing up to 10 rows of each failed test, PINs masked. */
-export async function runDataTests(warehouse: Warehouse, tests: SqlTest[]): Promise<{ name: string; passed: boolean }[]> {
+export async function runDataTests(
+  warehouse: Warehouse,
+  tests: SqlTest[],
+): Promise<{ name: string; passed: boolean }[]> {
   const results: { name: string; passed: boolean }[] = [];
   const failures: string[] = [];
   for (const test of tests) {
@@ -172,7 +181,9 @@ export async function runDataTests(warehouse: Warehouse, tests: SqlTest[]): Prom
       rows = await warehouse.all(`SELECT * FROM (${test.sql}) AS failing LIMIT ${failingRowsShown + 1}`);
     } catch (error) {
       const what = `The data test ${test.name} (${test.file}) could not run: ${(error as Error).message}`;
-      throw new JobError(what, outOfMemoryHint(error) ?? 'Fix the SQL of that test, then re-run reconcile.', { cause: error });
+      throw new JobError(what, outOfMemoryHint(error) ?? 'Fix the SQL of that test, then re-run reconcile.', {
+        cause: error,
+      });
     }
     results.push({ name: test.name, passed: rows.length === 0 });
     if (rows.length > 0) {
@@ -224,8 +235,7 @@ export async function publishMarts(
         }
         await warehouse.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${built}`);
       } catch (error) {
-        const what =
-          `Publishing the mart ${mart.name} (${mart.file}, materialized ${mart.materialized}) failed: ${(error as Error).message}`;
+        const what = `Publishing the mart ${mart.name} (${mart.file}, materialized ${mart.materialized}) failed: ${(error as Error).message}`;
         const hint =
           `A table mart replaces its rows of one ${partition.column}, so it needs that column; its columns must be ` +
           "its table's (sql/schema/). Nothing was published.";
@@ -280,7 +290,8 @@ function referencedNames(sql: string): Set<string> {
     .replace(/\/\*[\s\S]*?\*\//g, ' ')
     .replace(/'(?:[^']|'')*'/g, "''");
   const names = new Set<string>();
-  for (const match of code.matchAll(/\b(?:from|join)\s+("?)([A-Za-z_][A-Za-z0-9_]*)\1/gi)) names.add(match[2]!.toLowerCase());
+  for (const match of code.matchAll(/\b(?:from|join)\s+("?)([A-Za-z_][A-Za-z0-9_]*)\1/gi))
+    names.add(match[2]!.toLowerCase());
   return names;
 }
 

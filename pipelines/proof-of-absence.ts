@@ -24,7 +24,11 @@ export interface WindowCoverage {
 }
 
 /** provenAbsent: would-be-missing orders not looked up because the by-creation windows prove them absent. */
-export type LookupOutcome = { done: boolean; skippedBecause?: string; provenAbsent?: number } & Partial<ReferenceLookupSummary>;
+export type LookupOutcome = {
+  done: boolean;
+  skippedBecause?: string;
+  provenAbsent?: number;
+} & Partial<ReferenceLookupSummary>;
 
 /** Runs with more look-ups than this say that extract.historyStart (and its back-fill) would avoid them. */
 export const manyLookups = 100;
@@ -91,7 +95,14 @@ export async function lookUpUnproven(
   const statsBefore = { ...client.stats };
   const lookupStarted = Date.now();
   try {
-    const found = await lookUpReferences(warehouse, config, client, references, { runId: run.runId, label: job.period }, output);
+    const found = await lookUpReferences(
+      warehouse,
+      config,
+      client,
+      references,
+      { runId: run.runId, label: job.period },
+      output,
+    );
     Object.assign(lookup, found, { done: true });
   } finally {
     run.counters.requests += client.stats.requests - statsBefore.requests;
@@ -122,9 +133,12 @@ async function wouldBeMissingReferences(warehouse: Warehouse): Promise<{ all: st
 
 /** Why the windows do not prove absence, in words. */
 function describeCoverageGap(c: WindowCoverage): string {
-  if (!c.historyStart) return 'extract.historyStart is not set, so the windows prove no absence; only an individual look-up does';
+  if (!c.historyStart)
+    return 'extract.historyStart is not set, so the windows prove no absence; only an individual look-up does';
   const gap =
-    c.firstUncoveredDay === c.lastUncoveredDay ? `on ${c.firstUncoveredDay}` : `between ${c.firstUncoveredDay} and ${c.lastUncoveredDay}`;
+    c.firstUncoveredDay === c.lastUncoveredDay
+      ? `on ${c.firstUncoveredDay}`
+      : `between ${c.firstUncoveredDay} and ${c.lastUncoveredDay}`;
   return (
     `the by-creation windows do not cover ${c.uncoveredDays} day(s) from extract.historyStart ${c.historyStart} to ${c.coveredThrough} ` +
     `(${gap}), so they prove no absence`

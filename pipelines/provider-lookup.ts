@@ -72,7 +72,10 @@ export async function lookUpReferences(
         answeredAt[first + offset] = new Date().toISOString();
         if (answers[first + offset]!.length > 0) summary.found++;
         done++;
-        output.progress({ label: 'reference lookups', done, total: references.length, facts: { found: summary.found } }, done === references.length);
+        output.progress(
+          { label: 'reference lookups', done, total: references.length, facts: { found: summary.found } },
+          done === references.length,
+        );
       }),
     );
   }
@@ -100,7 +103,9 @@ export async function lookUpReferences(
         `see sales_quarantine (landing_path ${landed.landingPath})`,
     );
   }
-  output.info(`looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`);
+  output.info(
+    `looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`,
+  );
   return summary;
 }
 
@@ -113,7 +118,12 @@ export async function landAndLoadSales(
   warehouse: Warehouse,
   config: Config,
   received: SalesRecord[],
-  options: { runId: string; endpoint: 'salesByPartnerReference' | 'salesByTransactionId'; file: string; withLoad?: () => Promise<void> },
+  options: {
+    runId: string;
+    endpoint: 'salesByPartnerReference' | 'salesByTransactionId';
+    file: string;
+    withLoad?: () => Promise<void>;
+  },
 ): Promise<{ landingPath: string; records: number; loaded: number; quarantined: number }> {
   const fetchedAt = new Date();
   const file = path.join(landingRoot(config), 'sales', 'lookups', `${options.file}.json.gz`);
@@ -123,7 +133,13 @@ export async function landAndLoadSales(
   writeFileSync(`${file}.tmp`, body);
   renameSync(`${file}.tmp`, file);
   const counts = await warehouse.transaction(async () => {
-    const loaded = await loadLandedSales(warehouse, config, { path: file, runId: options.runId, endpoint: options.endpoint, fetchedAt, bytes: body.length });
+    const loaded = await loadLandedSales(warehouse, config, {
+      path: file,
+      runId: options.runId,
+      endpoint: options.endpoint,
+      fetchedAt,
+      bytes: body.length,
+    });
     // What else must commit with these sales (a lookup's questions, the proof they give).
     await options.withLoad?.();
     return loaded;

@@ -22,7 +22,12 @@ import { sqlIdentifier, sqlString } from '../core/sql.js';
 import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../core/warehouse.js';
 import { warehouseSettings } from '../config/warehouse-settings.js';
 
-const readingStatements = new Set([StatementType.SELECT, StatementType.EXPLAIN, StatementType.PRAGMA, StatementType.CALL]);
+const readingStatements = new Set([
+  StatementType.SELECT,
+  StatementType.EXPLAIN,
+  StatementType.PRAGMA,
+  StatementType.CALL,
+]);
 
 /** A query's result: its column names, and its rows in chunks with every PIN masked. */
 export interface MaskedResult {
@@ -35,22 +40,33 @@ export interface MaskedResult {
  * on stderr unless --json), else the main file READ_ONLY (before the first job has published one); with
  * `live`, the main file on purpose. Also `export`'s read path while a job holds the database.
  */
-export async function openForReading(config: Config, output: Output, options: { live?: boolean } = {}): Promise<Warehouse> {
+export async function openForReading(
+  config: Config,
+  output: Output,
+  options: { live?: boolean } = {},
+): Promise<Warehouse> {
   const snapshot = snapshotPath(config.database);
   const hasSnapshot = existsSync(snapshot);
   if (!existsSync(config.database) && (options.live || !hasSnapshot)) {
-    throw new JobError(`There is no database at ${config.database} yet.`, 'Run a job first (pinrecon extract, ledger import or run), or check "database" in the config.');
+    throw new JobError(
+      `There is no database at ${config.database} yet.`,
+      'Run a job first (pinrecon extract, ledger import or run), or check "database" in the config.',
+    );
   }
   if (hasSnapshot && !options.live) {
     const published = statSync(snapshot).mtime;
-    output.info(`reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job`);
+    output.info(
+      `reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job`,
+    );
     return Warehouse.open(snapshot, warehouseSettings(config, { readOnly: true }));
   }
   try {
     return await Warehouse.open(config.database, warehouseSettings(config, { readOnly: true }));
   } catch (error) {
     if (!lockedByAnotherProcess(error)) throw error;
-    const instead = hasSnapshot ? `Drop --live to read the snapshot ${snapshot}` : 'No snapshot has been published yet: wait for the job to finish, then query again';
+    const instead = hasSnapshot
+      ? `Drop --live to read the snapshot ${snapshot}`
+      : 'No snapshot has been published yet: wait for the job to finish, then query again';
     throw new JobError(`The database ${config.database} is in use by a running job.`, `${instead}.`, { cause: error });
   }
 }
@@ -62,14 +78,12 @@ export async function openForReading(config: Config, output: Output, options: { 
  * may query it can read every key. Undefined for `hash` and `drop` databases. (issue 18)
  */
 export async function wholeKeysWarning(warehouse: Warehouse): Promise<string | undefined> {
-  const mode = await warehouse
-    .one<{ mode: string }>('SELECT mode FROM key_protection LIMIT 1')
-    .catch(() => undefined); // a database made before key_protection existed
+  const mode = await warehouse.one<{ mode: string }>('SELECT mode FROM key_protection LIMIT 1').catch(() => undefined); // a database made before key_protection existed
   if (mode && mode.mode !== 'store') return undefined;
   if (!mode && !(await holdsWholeKey(warehouse))) return undefined;
   return (
     'this database keeps whole keys (security.keys "store"): whoever can run pinrecon query or read the database file can read every ' +
-    "PIN. The masking of query results is a convenience that SQL can bypass (substr, ||, hex, casts, lists, json_object...). " +
+    'PIN. The masking of query results is a convenience that SQL can bypass (substr, ||, hex, casts, lists, json_object...). ' +
     'Run pinrecon keys protect to keep only an HMAC and the last 4 characters.'
   );
 }
@@ -77,7 +91,9 @@ export async function wholeKeysWarning(warehouse: Warehouse): Promise<string | u
 /** Whether `sales.key` holds a key that is not masked (a database older than security.keys). */
 async function holdsWholeKey(warehouse: Warehouse): Promise<boolean> {
   if (!(await hasStoredPins(warehouse))) return false;
-  return Boolean(await warehouse.one(`SELECT 1 AS whole FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '****') LIMIT 1`));
+  return Boolean(
+    await warehouse.one(`SELECT 1 AS whole FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '****') LIMIT 1`),
+  );
 }
 
 /** "45 s", "12 min", "3 h 5 min", "2 days". */
@@ -95,7 +111,8 @@ function age(since: Date): string {
 export async function queryMasked(warehouse: Warehouse, sql: string): Promise<MaskedResult> {
   const { columns, pinColumns, result } = await queryForMasking(warehouse, sql);
   const chunks = async function* (): AsyncGenerator<unknown[][]> {
-    for await (const chunk of result.yieldRowsJson()) yield chunk.map((row) => row.map((value, i) => (pinColumns[i] ? maskValue(value) : maskNested(value))));
+    for await (const chunk of result.yieldRowsJson())
+      yield chunk.map((row) => row.map((value, i) => (pinColumns[i] ? maskValue(value) : maskNested(value))));
   };
   return { columns, chunks: chunks() };
 }
@@ -105,14 +122,19 @@ export async function queryMasked(warehouse: Warehouse, sql: string): Promise<Ma
  * PIN columns: the caller masks those with `maskValue` and nested values with `maskNested` (queryMasked
  * does so for JSON rows, pipelines/arrow.ts for typed Arrow columns).
  */
-export async function queryForMasking(warehouse: Warehouse, sql: string): Promise<{ columns: string[]; pinColumns: boolean[]; result: DuckDBResult }> {
+export async function queryForMasking(
+  warehouse: Warehouse,
+  sql: string,
+): Promise<{ columns: string[]; pinColumns: boolean[]; result: DuckDBResult }> {
   await lockDownSession(warehouse);
   const statement = await maskingPinValues(warehouse, sql, await prepareReadOnly(warehouse, sql));
   let result;
   try {
     result = await statement.stream();
   } catch (error) {
-    throw externalAccessRefusal((error as Error).message) ?? new UsageError(`The query failed: ${(error as Error).message}`);
+    throw (
+      externalAccessRefusal((error as Error).message) ?? new UsageError(`The query failed: ${(error as Error).message}`)
+    );
   }
   const columns = result.deduplicatedColumnNames();
   return { columns, pinColumns: columns.map(isPinColumn), result };
@@ -143,12 +165,15 @@ function externalAccessRefusal(message: string): UsageError | undefined {
 /** Prepares the one statement of `sql`, refusing anything but a reading statement with a clear message. */
 async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckDBPreparedStatement> {
   const refusal = (what: string) =>
-    new UsageError(`pinrecon query only reads: ${what} is refused (the database is opened read-only). Use SELECT, FROM, WITH, DESCRIBE, SHOW, SUMMARIZE or EXPLAIN.`);
+    new UsageError(
+      `pinrecon query only reads: ${what} is refused (the database is opened read-only). Use SELECT, FROM, WITH, DESCRIBE, SHOW, SUMMARIZE or EXPLAIN.`,
+    );
   let statement: DuckDBPreparedStatement;
   try {
     const statements = await warehouse.connection.extractStatements(sql);
     if (statements.count === 0) throw new UsageError('The query holds no SQL statement.');
-    if (statements.count > 1) throw new UsageError(`pinrecon query runs one statement at a time; this query holds ${statements.count}.`);
+    if (statements.count > 1)
+      throw new UsageError(`pinrecon query runs one statement at a time; this query holds ${statements.count}.`);
     statement = await statements.prepare(0);
   } catch (error) {
     if (error instanceof UsageError) throw error;
@@ -170,9 +195,19 @@ async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckD
  * every JSON "key" field inside a text (a quarantined record) too (`query()` runs the statement as a
  * subquery, whatever its comments or final semicolon).
  */
-async function maskingPinValues(warehouse: Warehouse, sql: string, statement: DuckDBPreparedStatement): Promise<DuckDBPreparedStatement> {
-  const metadataOnly = statement.statementType === StatementType.EXPLAIN || statement.statementType === StatementType.PRAGMA || /^\s*PRAGMA\b/i.test(sql);
-  const textColumns = Array.from({ length: statement.columnCount }, (_, i) => statement.columnTypeId(i) === DuckDBTypeId.VARCHAR);
+async function maskingPinValues(
+  warehouse: Warehouse,
+  sql: string,
+  statement: DuckDBPreparedStatement,
+): Promise<DuckDBPreparedStatement> {
+  const metadataOnly =
+    statement.statementType === StatementType.EXPLAIN ||
+    statement.statementType === StatementType.PRAGMA ||
+    /^\s*PRAGMA\b/i.test(sql);
+  const textColumns = Array.from(
+    { length: statement.columnCount },
+    (_, i) => statement.columnTypeId(i) === DuckDBTypeId.VARCHAR,
+  );
   if (metadataOnly || !textColumns.includes(true)) return statement;
   const byValue = await hasStoredPins(warehouse);
   const text = statement.statementType === StatementType.CALL ? sql.replace(/^\s*CALL\b/i, 'FROM') : sql;
@@ -184,7 +219,9 @@ async function maskingPinValues(warehouse: Warehouse, sql: string, statement: Du
   });
   try {
     const pins = byValue ? `WITH ${pinValuesCte} ` : '';
-    return await warehouse.connection.prepare(`${pins}SELECT ${selectList.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`);
+    return await warehouse.connection.prepare(
+      `${pins}SELECT ${selectList.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`,
+    );
   } catch (error) {
     throw new UsageError(
       `pinrecon query could not check this statement's values for PINs, so it does not run it (${(error as Error).message.split('\n')[0]}). Write it as one SELECT (or FROM) statement.`,

@@ -154,7 +154,9 @@ export async function reconcile(
           throw incompleteError(completeness, 'it is not reconciled', instead);
         }
         const reasons = completeness.reasons.map((r) => `  - ${r}`).join('\n');
-        output.warn(`the period ${period} is not completely extracted: its findings are stored with the verdict incomplete\n${reasons}`);
+        output.warn(
+          `the period ${period} is not completely extracted: its findings are stored with the verdict incomplete\n${reasons}`,
+        );
       }
       const signoff = await activeSignoff(warehouse, period);
       try {
@@ -195,7 +197,18 @@ export async function reconcile(
         stages.publish = seconds(publishStarted);
 
         const timezone = config.timezone;
-        const facts = { runId: run.runId, period, asOf, lookup, coverage, timings, started, testResults, completeness, timezone };
+        const facts = {
+          runId: run.runId,
+          period,
+          asOf,
+          lookup,
+          coverage,
+          timings,
+          started,
+          testResults,
+          completeness,
+          timezone,
+        };
         const summary = await summarize(warehouse, facts);
         run.counters.rowsLoaded = summary.exceptions;
         run.details = { ...summary, models: undefined };
@@ -254,7 +267,8 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
     await warehouse.run('INSERT OR REPLACE INTO cfg_status_map VALUES (trim($1), $2)', [status, statusClass]);
   }
   await declareInput(warehouse, 'cfg_exception_types');
-  for (const row of exceptionTypeInputRows()) await warehouse.run('INSERT INTO cfg_exception_types VALUES ($1, $2, $3, $4, $5)', row);
+  for (const row of exceptionTypeInputRows())
+    await warehouse.run('INSERT INTO cfg_exception_types VALUES ($1, $2, $3, $4, $5)', row);
   await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
     `INSERT INTO prev_recon_exceptions BY NAME
@@ -321,7 +335,9 @@ async function summarize(
     matched: Number(r.matched),
     exceptions: Number(r.exceptions),
   }));
-  const runRow = (await warehouse.one<Record<string, string>>('SELECT exceptions, new, still_open, cleared FROM temp.main.recon_runs'))!;
+  const runRow = (await warehouse.one<Record<string, string>>(
+    'SELECT exceptions, new, still_open, cleared FROM temp.main.recon_runs',
+  ))!;
   const matchClasses = (
     await warehouse.all<{ side: string; match_class: string; n: string }>(
       // Rows outside the period's scope are not built (int_recon_scope_references): they are out_of_period too.
@@ -350,8 +366,8 @@ async function summarize(
     models: facts.timings.models,
     elapsedSeconds: seconds(facts.started),
     verdict:
-      (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))?.verdict ??
-      (facts.completeness.complete ? 'reconciled' : 'incomplete'),
+      (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))
+        ?.verdict ?? (facts.completeness.complete ? 'reconciled' : 'incomplete'),
     completeness: facts.completeness,
     signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone),
     // The same words the report, its email and its footer use (reports/close-facts.ts).
@@ -365,7 +381,8 @@ async function summarize(
 }
 
 function checkPeriod(period: string): string {
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new UsageError(`--period must be a month written YYYY-MM, got "${period}".`);
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period))
+    throw new UsageError(`--period must be a month written YYYY-MM, got "${period}".`);
   return period;
 }
 

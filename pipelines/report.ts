@@ -58,19 +58,35 @@ export interface ReportSummary {
   email?: Delivery & { attachment: string; summaryOnly: boolean };
 }
 
-export async function writeReport(warehouse: Warehouse, config: Config, options: ReportOptions, output: Output): Promise<ReportSummary> {
-  const args = { period: options.period, asOf: options.asOf ?? null, email: Boolean(options.email), dryRun: Boolean(options.dryRun) };
+export async function writeReport(
+  warehouse: Warehouse,
+  config: Config,
+  options: ReportOptions,
+  output: Output,
+): Promise<ReportSummary> {
+  const args = {
+    period: options.period,
+    asOf: options.asOf ?? null,
+    email: Boolean(options.email),
+    dryRun: Boolean(options.dryRun),
+  };
   return recordRun(
     warehouse,
     'report',
     args,
     async (run) => {
       const closed = await closeFacts(warehouse, config, options.period, options.completeness);
-      const facts = await loadReportFacts(warehouse, { period: options.period, asOf: options.asOf, timezone: config.timezone, close: closed });
+      const facts = await loadReportFacts(warehouse, {
+        period: options.period,
+        asOf: options.asOf,
+        timezone: config.timezone,
+        close: closed,
+      });
       // Issue 15: the roll-forward (Summary) and the actions that need a person (email).
       facts.rollForward = await loadRollForward(warehouse, options.period);
       facts.actions = await loadActionFacts(warehouse, options.period);
-      if (closed.verdict === 'incomplete') output.warn(`the period ${options.period} is INCOMPLETE: ${closed.incompleteReasons.join('; ')}`);
+      if (closed.verdict === 'incomplete')
+        output.warn(`the period ${options.period} is INCOMPLETE: ${closed.incompleteReasons.join('; ')}`);
       const close = describeClose(closed);
       if (close.signoffState !== 'unsigned') output.info(`${options.period} ${close.signoff}`);
       const noLedgerOrders = noLedgerOrdersWarning(facts);
@@ -87,9 +103,19 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
       });
       output.clearProgress();
       const rows = workbook.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
-      output.info(`wrote ${file}: ${rows} detail rows on ${workbook.sheets.length + 1} sheets, ${facts.totalFindings} exceptions`);
+      output.info(
+        `wrote ${file}: ${rows} detail rows on ${workbook.sheets.length + 1} sheets, ${facts.totalFindings} exceptions`,
+      );
       run.counters.rowsLoaded = rows;
-      run.details = { workbook: file, bytes: workbook.bytes, asOf: facts.asOf, exceptions: facts.totalFindings, sheets: workbook.sheets, verdict: closed.verdict, signoffStatus: closed.status };
+      run.details = {
+        workbook: file,
+        bytes: workbook.bytes,
+        asOf: facts.asOf,
+        exceptions: facts.totalFindings,
+        sheets: workbook.sheets,
+        verdict: closed.verdict,
+        signoffStatus: closed.status,
+      };
       const summary: ReportSummary = {
         runId: run.runId,
         period: options.period,
@@ -110,10 +136,21 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
       if (workbook.bytes > config.email.maxAttachmentBytes) {
         fullWorkbook = { file, bytes: workbook.bytes, limitBytes: config.email.maxAttachmentBytes };
         attachment = path.join(config.reports.outDir, `pinrecon-${options.period}-summary.xlsx`);
-        await writeWorkbook(warehouse, facts, { file: attachment, generatedAt, paperSize: config.reports.paperSize, summaryOnlyOf: { file, bytes: workbook.bytes } });
-        output.warn(`the workbook (${workbook.bytes} bytes) exceeds email.maxAttachmentBytes (${config.email.maxAttachmentBytes}): attaching the summary-only ${attachment}`);
+        await writeWorkbook(warehouse, facts, {
+          file: attachment,
+          generatedAt,
+          paperSize: config.reports.paperSize,
+          summaryOnlyOf: { file, bytes: workbook.bytes },
+        });
+        output.warn(
+          `the workbook (${workbook.bytes} bytes) exceeds email.maxAttachmentBytes (${config.email.maxAttachmentBytes}): attaching the summary-only ${attachment}`,
+        );
       }
-      const message = composeReportEmail(config.email, facts, { attachment, rowsByTitle: workbook.rowsByTitle, fullWorkbook });
+      const message = composeReportEmail(config.email, facts, {
+        attachment,
+        rowsByTitle: workbook.rowsByTitle,
+        fullWorkbook,
+      });
       const emlFile = options.dryRun ? path.join(config.reports.outDir, `pinrecon-${options.period}.eml`) : undefined;
       let delivery: Delivery;
       try {
@@ -121,15 +158,24 @@ export async function writeReport(warehouse: Warehouse, config: Config, options:
           emlFile,
           retryBaseDelayMs: options.retryBaseDelayMs,
           tls: options.tls,
-          onRetry: (attempt, reason, delayMs) => output.warn(`sending the email failed (attempt ${attempt}): ${reason}; trying again in ${delayMs < 1000 ? `${delayMs} ms` : `${Math.round(delayMs / 1000)} s`}`),
+          onRetry: (attempt, reason, delayMs) =>
+            output.warn(
+              `sending the email failed (attempt ${attempt}): ${reason}; trying again in ${delayMs < 1000 ? `${delayMs} ms` : `${Math.round(delayMs / 1000)} s`}`,
+            ),
         });
       } catch (error) {
         if (!(error instanceof JobError)) throw error;
-        throw new JobError(error.message, `The workbook is on disk at ${file}. ${error.hint ?? ''} (pinrecon report --period ${options.period} --email)`, {
-          cause: error,
-        });
+        throw new JobError(
+          error.message,
+          `The workbook is on disk at ${file}. ${error.hint ?? ''} (pinrecon report --period ${options.period} --email)`,
+          {
+            cause: error,
+          },
+        );
       }
-      output.info(delivery.eml ? `dry run: wrote the email to ${delivery.eml}` : `sent the report to ${delivery.to.join(', ')}`);
+      output.info(
+        delivery.eml ? `dry run: wrote the email to ${delivery.eml}` : `sent the report to ${delivery.to.join(', ')}`,
+      );
       summary.email = { ...delivery, attachment, summaryOnly: fullWorkbook !== undefined };
       run.details.email = summary.email;
       return summary;

@@ -24,7 +24,10 @@ export interface PipelineRun {
 }
 
 export function newRunId(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
   return `${stamp}-${randomUUID().slice(0, 8)}`;
 }
 
@@ -47,7 +50,15 @@ export async function startRun(
   await warehouse.run(
     `INSERT INTO pipeline_runs (run_id, command, started_at, status, parent_run_id, args, pid, hostname)
      VALUES ($1, $2, $3::TIMESTAMPTZ, 'running', $4, $5, $6, $7)`,
-    [run.runId, command, run.startedAt.toISOString(), parentRunId ?? null, JSON.stringify(args), process.pid, hostname()],
+    [
+      run.runId,
+      command,
+      run.startedAt.toISOString(),
+      parentRunId ?? null,
+      JSON.stringify(args),
+      process.pid,
+      hostname(),
+    ],
   );
   return run;
 }
@@ -97,7 +108,12 @@ export async function recordRun<T>(
  * is still at work; `error` says when this was found and what is known of the process that ran it.
  */
 async function markAbandoned(warehouse: Warehouse, foundBy: string): Promise<void> {
-  const left = await warehouse.all<{ run_id: string; started_at: string; pid: number | string | null; hostname: string | null }>(
+  const left = await warehouse.all<{
+    run_id: string;
+    started_at: string;
+    pid: number | string | null;
+    hostname: string | null;
+  }>(
     `SELECT run_id, strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS started_at, pid, hostname FROM pipeline_runs WHERE status = 'running'`,
   );
   const foundAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
@@ -113,8 +129,10 @@ async function markAbandoned(warehouse: Warehouse, foundBy: string): Promise<voi
 /** What can be told of the process that ran an abandoned run: on this host, whether it still exists. */
 function whyAbandoned(pid: number | undefined, host: string | undefined): string {
   if (pid === undefined || host === undefined) return 'its process is unknown (a run from before pinrecon recorded it)';
-  if (host !== hostname()) return `it ran on host ${host} (pid ${pid}), which cannot be checked from here; the database was free, so it no longer held it`;
-  if (!processExists(pid)) return `its process ${pid} no longer exists on this host: it was killed or crashed (out of memory, a signal, a power cut) before finishing`;
+  if (host !== hostname())
+    return `it ran on host ${host} (pid ${pid}), which cannot be checked from here; the database was free, so it no longer held it`;
+  if (!processExists(pid))
+    return `its process ${pid} no longer exists on this host: it was killed or crashed (out of memory, a signal, a power cut) before finishing`;
   return `process ${pid} exists on this host but the database was free, so it is not that run any more (the pid was reused, or the run let go of the database without finishing)`;
 }
 

@@ -38,7 +38,13 @@ export function jobArguments(schedule: Schedule, timezone: string, now: Date = n
   const period = resolvePeriod(schedule.period, today);
   switch (schedule.job) {
     case 'run':
-      return ['run', '--period', period, ...(schedule.ledger ? ['--ledger', schedule.ledger] : []), ...(schedule.email ? ['--email'] : [])];
+      return [
+        'run',
+        '--period',
+        period,
+        ...(schedule.ledger ? ['--ledger', schedule.ledger] : []),
+        ...(schedule.email ? ['--email'] : []),
+      ];
     case 'extract':
       return ['extract', '--from', periodStart(period), '--to', minDate(periodEnd(period), today)];
     case 'reconcile':
@@ -57,12 +63,20 @@ export function validateSchedules(config: Config, configFile?: string): void {
       new Cron(schedule.cron, { timezone: config.timezone, paused: true }).stop();
     } catch (error) {
       const key = `schedules.${index}.cron`;
-      throw new ConfigError(`${configFile ?? 'built-in defaults'}: ${key}: "${schedule.cron}" is not a cron expression (${(error as Error).message}).`, configFile, key);
+      throw new ConfigError(
+        `${configFile ?? 'built-in defaults'}: ${key}: "${schedule.cron}" is not a cron expression (${(error as Error).message}).`,
+        configFile,
+        key,
+      );
     }
   });
 }
 
-export async function runScheduler(config: Config, output: Output, options: SchedulerOptions = {}): Promise<JobOutcome[]> {
+export async function runScheduler(
+  config: Config,
+  output: Output,
+  options: SchedulerOptions = {},
+): Promise<JobOutcome[]> {
   if (config.schedules.length === 0) {
     throw new ConfigError(
       `${options.configFile ?? 'built-in defaults'}: schedules: no schedules to run; add entries to "schedules" (see config/pinrecon.example.json).`,
@@ -88,10 +102,14 @@ export async function runScheduler(config: Config, output: Output, options: Sche
       const started = Date.now();
       output.info(`schedule ${schedule.name}: starting pinrecon ${args.join(' ')}`);
       const exitCode = await new Promise<number | null>((resolve) => {
-        current = spawn(process.execPath, [cli, ...args, ...(options.configFile ? ['--config', options.configFile] : [])], {
-          stdio: ['ignore', 'inherit', 'inherit'],
-          env: process.env,
-        });
+        current = spawn(
+          process.execPath,
+          [cli, ...args, ...(options.configFile ? ['--config', options.configFile] : [])],
+          {
+            stdio: ['ignore', 'inherit', 'inherit'],
+            env: process.env,
+          },
+        );
         current.on('error', (error) => {
           output.error(`schedule ${schedule.name}: could not start the job: ${error.message}`);
           resolve(null);
@@ -107,7 +125,10 @@ export async function runScheduler(config: Config, output: Output, options: Sche
   };
 
   const jobs = config.schedules.map(
-    (schedule) => new Cron(schedule.cron, { timezone: config.timezone, name: schedule.name }, (self: Cron) => runJob(schedule, self.currentRun() ?? new Date())),
+    (schedule) =>
+      new Cron(schedule.cron, { timezone: config.timezone, name: schedule.name }, (self: Cron) =>
+        runJob(schedule, self.currentRun() ?? new Date()),
+      ),
   );
   for (const job of jobs) output.info(`schedule ${job.name}: next run ${job.nextRun()?.toISOString() ?? 'never'}`);
 

@@ -36,7 +36,13 @@ export interface VerifyReport {
   mismatches: VerifyMismatch[];
 }
 
-type SignoffRow = { signoff_id: string; signed_by: string; content_sha256: string; manifest: string; reopened: boolean };
+type SignoffRow = {
+  signoff_id: string;
+  signed_by: string;
+  content_sha256: string;
+  manifest: string;
+  reopened: boolean;
+};
 
 export async function verifyPeriod(warehouse: Warehouse, period: string): Promise<VerifyReport> {
   return recordRun(warehouse, 'verify', { period }, async (run) => {
@@ -99,7 +105,10 @@ export async function verifyPeriod(warehouse: Warehouse, period: string): Promis
   });
 }
 
-type ChainFacts = { rows: (StoredDecisionRow & { row_id: string })[]; head: { position: number; sha256: string } | null };
+type ChainFacts = {
+  rows: (StoredDecisionRow & { row_id: string })[];
+  head: { position: number; sha256: string } | null;
+};
 
 /** Walks the period's chain in order, recomputing every hash and link; the first break is reported at its row. */
 async function verifyChain(warehouse: Warehouse, period: string, mismatches: VerifyMismatch[]): Promise<ChainFacts> {
@@ -115,13 +124,16 @@ async function verifyChain(warehouse: Warehouse, period: string, mismatches: Ver
   rows.forEach((row, index) => {
     const subject = name(row, index);
     const fail = (reason: string) => mismatches.push({ kind: 'decision', subject, reason });
-    if (row.row_sha256 === null || row.chain_position === null) fail('it is not chained (no row_sha256): it was written outside pinrecon');
+    if (row.row_sha256 === null || row.chain_position === null)
+      fail('it is not chained (no row_sha256): it was written outside pinrecon');
     else if (Number(row.chain_position) !== index + 1) {
-      fail(`it is at chain position ${row.chain_position}, expected ${index + 1}: a row before it was removed or reordered`);
+      fail(
+        `it is at chain position ${row.chain_position}, expected ${index + 1}: a row before it was removed or reordered`,
+      );
     } else if (decisionSha256(toChainedDecision(row)) !== row.row_sha256) {
       fail('its content does not hash to its row_sha256: it was changed after it was recorded');
-    }
-    else if (row.prev_sha256 !== previous) fail('its prev_sha256 is not the row_sha256 of the row before it: the chain was rewritten');
+    } else if (row.prev_sha256 !== previous)
+      fail('its prev_sha256 is not the row_sha256 of the row before it: the chain was rewritten');
     previous = row.row_sha256;
   });
   // superseded_at is left out of the hash (it is filled later): it must be the decided_at of the finding's next decision.
@@ -148,7 +160,12 @@ async function verifyChain(warehouse: Warehouse, period: string, mismatches: Ver
 }
 
 /** The manifest's chain head must still be in the chain; while the sign-off is active, nothing may follow it. */
-function checkChainHead(manifest: Manifest, signoff: SignoffRow, chain: ChainFacts, mismatches: VerifyMismatch[]): void {
+function checkChainHead(
+  manifest: Manifest,
+  signoff: SignoffRow,
+  chain: ChainFacts,
+  mismatches: VerifyMismatch[],
+): void {
   const signed = manifest.decisionChainHead;
   if (!signed) return; // a sign-off from before the chain
   const subject = `sign-off ${signoff.signoff_id} (by ${signoff.signed_by})`;

@@ -52,7 +52,11 @@ function csvText(content: ActionFile): string {
   const header = (columns: FileColumn[]) => columns.map((c) => csvField(c.header, 'text')).join(',');
   const lines = [header(content.columns), ...content.rows.map((row) => line(content.columns, row))];
   if (content.csvTotals && content.totals.rows.length > 0) {
-    lines.push('', header(content.totals.columns), ...content.totals.rows.map((row) => line(content.totals.columns, row)));
+    lines.push(
+      '',
+      header(content.totals.columns),
+      ...content.totals.rows.map((row) => line(content.totals.columns, row)),
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }

@@ -8,7 +8,13 @@ import { sqlString } from '../core/sql.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { DetailSheet, SheetColumn } from './report-sheets.js';
 
-const text = (key: string, header: string, width = 16, sql = key): SheetColumn => ({ key, header, kind: 'text', sql, width });
+const text = (key: string, header: string, width = 16, sql = key): SheetColumn => ({
+  key,
+  header,
+  kind: 'text',
+  sql,
+  width,
+});
 const time = (key: string, header: string): SheetColumn => ({ key, header, kind: 'datetime', sql: key, width: 19 });
 
 export function actionsSheet(period: string): DetailSheet {
@@ -75,7 +81,10 @@ export async function loadActionFacts(warehouse: Warehouse, period: string): Pro
     currency: r.currency_code ?? null,
     why: r.why ?? null,
   }));
-  return { waitingForApproval: pending.filter((a) => a.status === 'proposed'), failed: pending.filter((a) => a.status === 'failed') };
+  return {
+    waitingForApproval: pending.filter((a) => a.status === 'proposed'),
+    failed: pending.filter((a) => a.status === 'failed'),
+  };
 }
 
 /** The email's lines about actions (empty when none needs a person). */

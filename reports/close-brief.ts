@@ -32,9 +32,15 @@ export function closeBriefLines(facts: ReportFacts): string[] {
     });
     lines.push(`${name}: ${states.join(' · ')}`);
     for (const step of facts.bridge.filter((b) => b.currency === currency)) {
-      const gross = step.exceptionType ? d.bridgeGross.find((g) => g.currency === currency && g.exceptionType === step.exceptionType) : undefined;
-      const grossText = gross ? ` (debit ${formatAmount(gross.grossDebit, currency)}, credit ${formatAmount(gross.grossCredit, currency)})` : '';
-      lines.push(`  bridge ${String(step.step).padStart(2)} ${step.label}: ${formatAmount(step.amount, currency)}${grossText}`);
+      const gross = step.exceptionType
+        ? d.bridgeGross.find((g) => g.currency === currency && g.exceptionType === step.exceptionType)
+        : undefined;
+      const grossText = gross
+        ? ` (debit ${formatAmount(gross.grossDebit, currency)}, credit ${formatAmount(gross.grossCredit, currency)})`
+        : '';
+      lines.push(
+        `  bridge ${String(step.step).padStart(2)} ${step.label}: ${formatAmount(step.amount, currency)}${grossText}`,
+      );
     }
   }
   if (d.largestOpen.length > 0) {

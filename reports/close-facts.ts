@@ -26,7 +26,13 @@ export interface CloseFacts {
     note: string | null;
   };
   /** The latest sign-off, when it was reopened and none is active since. */
-  reopened?: { signedBy: string; signedAtZoned: string; reopenedBy: string; reopenedAtZoned: string; reason: string | null };
+  reopened?: {
+    signedBy: string;
+    signedAtZoned: string;
+    reopenedBy: string;
+    reopenedAtZoned: string;
+    reason: string | null;
+  };
   changes: { new: number; cleared: number; changed: number };
   /** Bridge amount now minus as signed, per currency (exact decimal strings). */
   deltas: { currencyCode: string | null; amountDelta: string }[];
@@ -60,8 +66,12 @@ export function describeClose(close: CloseFacts | undefined): CloseDescription {
   const lines: string[] = [];
   let alert: string | null = null;
   if (incomplete) {
-    alert = 'INCOMPLETE: the period is not completely extracted; these figures are not a reconciliation of the whole month';
-    lines.push(...close!.incompleteReasons.map((r) => `Reason: ${r}`), ...close!.fillCommands.map((c) => `To complete it: ${c}`));
+    alert =
+      'INCOMPLETE: the period is not completely extracted; these figures are not a reconciliation of the whole month';
+    lines.push(
+      ...close!.incompleteReasons.map((r) => `Reason: ${r}`),
+      ...close!.fillCommands.map((c) => `To complete it: ${c}`),
+    );
   }
   // Said once: in the band when it is the alert, else as the first line after it.
   if (band && !alert) alert = band;
@@ -93,7 +103,12 @@ function signoffPhrase(close: CloseFacts | undefined): SignoffPhrase {
     const by = `by ${s.signedBy} at ${s.signedAtZoned}`;
     const what = changeSummary(close);
     const short = `changed since sign-off ${by}`;
-    return { state: 'changed_since_signoff', phrase: `${short}: ${what}`, short, band: `CHANGED SINCE SIGN-OFF ${by}: ${what}` };
+    return {
+      state: 'changed_since_signoff',
+      phrase: `${short}: ${what}`,
+      short,
+      band: `CHANGED SINCE SIGN-OFF ${by}: ${what}`,
+    };
   }
   if (s) {
     const phrase = `signed off by ${s.signedBy} at ${s.signedAtZoned}`;
@@ -102,7 +117,11 @@ function signoffPhrase(close: CloseFacts | undefined): SignoffPhrase {
   const r = close?.reopened;
   if (r) {
     const short = `reopened by ${r.reopenedBy} at ${r.reopenedAtZoned}`;
-    return { state: 'reopened', phrase: `${short} (signed off by ${r.signedBy} at ${r.signedAtZoned})${r.reason ? `: ${r.reason}` : ''}`, short };
+    return {
+      state: 'reopened',
+      phrase: `${short} (signed off by ${r.signedBy} at ${r.signedAtZoned})${r.reason ? `: ${r.reason}` : ''}`,
+      short,
+    };
   }
   // Only the stored status is known (a workbook written without the report job's close facts).
   const stored = close && close.status !== 'unsigned' ? close.status.replaceAll('_', ' ') : 'unsigned';
@@ -112,6 +131,9 @@ function signoffPhrase(close: CloseFacts | undefined): SignoffPhrase {
 /** "2 new, 1 cleared, 0 changed; amount delta BRL +R$ 12.50" */
 export function changeSummary(close: CloseFacts): string {
   const counts = `${formatCount(close.changes.new)} new, ${formatCount(close.changes.cleared)} cleared, ${formatCount(close.changes.changed)} changed`;
-  const deltas = close.deltas.map((d) => `${d.currencyCode ?? '(no currency)'} ${Number(d.amountDelta) > 0 ? '+' : ''}${formatAmount(d.amountDelta, d.currencyCode)}`);
+  const deltas = close.deltas.map(
+    (d) =>
+      `${d.currencyCode ?? '(no currency)'} ${Number(d.amountDelta) > 0 ? '+' : ''}${formatAmount(d.amountDelta, d.currencyCode)}`,
+  );
   return deltas.length > 0 ? `${counts}; amount delta ${deltas.join(', ')}` : counts;
 }

@@ -4,7 +4,7 @@
  * and credit beside every net amount so offsetting breaks cannot hide, the gross of each bridge step, and
  * the largest open findings. The Summary sheet and the email both read these.
  */
-import { type Warehouse } from '../core/warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { maskedKeySql } from '../core/masking.js';
 import { findingStateSql } from './finding-state.js';
@@ -142,7 +142,10 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
 }
 
 /** The verdict and sign-off state, read only if recon_summary has those columns (the close feature adds them). */
-async function closeState(warehouse: Warehouse, period: string): Promise<{ verdict: string | null; signoffStatus: string | null }> {
+async function closeState(
+  warehouse: Warehouse,
+  period: string,
+): Promise<{ verdict: string | null; signoffStatus: string | null }> {
   const columns = new Set(
     (
       await warehouse.all<{ name: string }>(
@@ -152,7 +155,9 @@ async function closeState(warehouse: Warehouse, period: string): Promise<{ verdi
   );
   if (columns.size === 0) return { verdict: null, signoffStatus: null };
   const pick = (column: string) => (columns.has(column) ? `max(${column})::VARCHAR` : 'NULL');
-  const row = await warehouse.one(`SELECT ${pick('verdict')} AS verdict, ${pick('signoff_status')} AS signoff_status FROM recon_summary WHERE period = ${period}`);
+  const row = await warehouse.one(
+    `SELECT ${pick('verdict')} AS verdict, ${pick('signoff_status')} AS signoff_status FROM recon_summary WHERE period = ${period}`,
+  );
   return { verdict: text(row?.verdict), signoffStatus: text(row?.signoff_status) };
 }
 

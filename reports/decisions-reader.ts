@@ -68,7 +68,8 @@ export async function readDecisionsWorkbook(file: string): Promise<DecisionsWork
   try {
     const parts = zipEntries(file);
     const workbookXml = parts.get('xl/workbook.xml');
-    if (!workbookXml) throw new Error('the archive holds no xl/workbook.xml (it is a ZIP file, but not an Excel workbook)');
+    if (!workbookXml)
+      throw new Error('the archive holds no xl/workbook.xml (it is a ZIP file, but not an Excel workbook)');
     const index = parseWorkbookXml(await readZipText(file, workbookXml));
     const relsEntry = parts.get('xl/_rels/workbook.xml.rels');
     const targets = relsEntry ? parseRelationships(await readZipText(file, relsEntry)) : new Map<string, string>();
@@ -143,16 +144,25 @@ function parseRelationships(xml: string): Map<string, string> {
 
 /** The shared strings, each the text of its runs (phonetic runs left out). */
 function parseSharedStrings(xml: string): string[] {
-  return [...xml.matchAll(/<(?:\w+:)?si\b[^>]*?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?si>)/g)].map((match) => runsText(match[1] ?? ''));
+  return [...xml.matchAll(/<(?:\w+:)?si\b[^>]*?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?si>)/g)].map((match) =>
+    runsText(match[1] ?? ''),
+  );
 }
 
 function runsText(xml: string): string {
   const withoutPhonetic = xml.replace(/<(?:\w+:)?rPh\b[\s\S]*?<\/(?:\w+:)?rPh>/g, '');
-  return [...withoutPhonetic.matchAll(/<(?:\w+:)?t\b[^>]*?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?t>)/g)].map((m) => decodeXml(m[1] ?? '')).join('');
+  return [...withoutPhonetic.matchAll(/<(?:\w+:)?t\b[^>]*?(?:\/>|>([\s\S]*?)<\/(?:\w+:)?t>)/g)]
+    .map((m) => decodeXml(m[1] ?? ''))
+    .join('');
 }
 
 /** The rows of a worksheet part, streamed: each row's number and its cells by column (0-based, sparse). */
-async function* sheetRows(file: string, entry: ZipEntry, strings: string[], wanted: Set<number>): AsyncGenerator<{ number: number; values: unknown[] }> {
+async function* sheetRows(
+  file: string,
+  entry: ZipEntry,
+  strings: string[],
+  wanted: Set<number>,
+): AsyncGenerator<{ number: number; values: unknown[] }> {
   let pending = '';
   let previous = 0;
   const parse = function* (xml: string) {
@@ -226,11 +236,14 @@ function attribute(attributes: string, name: string): string | undefined {
 }
 
 function decodeXml(text: string): string {
-  return text.replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g, (_, hex: string, decimal: string, named: string) => {
-    if (hex) return String.fromCodePoint(parseInt(hex, 16));
-    if (decimal) return String.fromCodePoint(parseInt(decimal, 10));
-    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[named]!;
-  });
+  return text.replace(
+    /&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g,
+    (_, hex: string, decimal: string, named: string) => {
+      if (hex) return String.fromCodePoint(parseInt(hex, 16));
+      if (decimal) return String.fromCodePoint(parseInt(decimal, 10));
+      return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[named]!;
+    },
+  );
 }
 
 /** The column (0-based) of each decision header when the row names at least `Finding ID` and `Decision`. */
@@ -266,7 +279,14 @@ function typedDecision(
   // A date cell holds its serial number; in the 1904 date system (old Mac workbooks) day 0 is 1904-01-01.
   const typedDate = at('expectedClearBy');
   const date = typeof typedDate === 'number' && date1904 ? typedDate + 1462 : typedDate;
-  if (findingId === null && decision === null && note === null && owner === null && (date === null || date === undefined || text(date) === null)) return undefined;
+  if (
+    findingId === null &&
+    decision === null &&
+    note === null &&
+    owner === null &&
+    (date === null || date === undefined || text(date) === null)
+  )
+    return undefined;
   const typed: TypedDecision = { sheet, row, findingId, decision, note, owner, expectedClearBy: null };
   if (columns.decisionRef !== undefined) typed.decisionRef = text(at('decisionRef'));
   const parsed = parseDate(date);
@@ -279,13 +299,19 @@ function typedDecision(
 export function parseDate(value: unknown): string | null | { problem: string } {
   if (value === null || value === undefined) return null;
   // exceljs gives a date cell as a Date of the cell's wall-clock time in UTC.
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? { problem: 'Expected clear by is not a valid date' } : value.toISOString().slice(0, 10);
+  if (value instanceof Date)
+    return Number.isNaN(value.getTime())
+      ? { problem: 'Expected clear by is not a valid date' }
+      : value.toISOString().slice(0, 10);
   if (typeof value === 'number') {
-    if (!Number.isFinite(value) || value < 1 || value > 2_958_465) return { problem: `Expected clear by ${value} is not a date` };
+    if (!Number.isFinite(value) || value < 1 || value > 2_958_465)
+      return { problem: `Expected clear by ${value} is not a date` };
     return new Date(Date.UTC(1899, 11, 30) + Math.floor(value) * 86_400_000).toISOString().slice(0, 10);
   }
   // A date cell of type "d" holds ISO text, perhaps with a time of day.
-  const typed = String(value).trim().replace(/^(\d{4}-\d{2}-\d{2})T[\d:.]*Z?$/, '$1');
+  const typed = String(value)
+    .trim()
+    .replace(/^(\d{4}-\d{2}-\d{2})T[\d:.]*Z?$/, '$1');
   if (typed === '') return null;
   if (/^\d+(\.\d+)?$/.test(typed)) return parseDate(Number(typed));
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(typed);

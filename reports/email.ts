@@ -101,25 +101,39 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const paragraph = (value: string) => `<p style="font-family:sans-serif">${escapeHtml(value)}</p>`;
   const html = [
     `<p style="font-family:sans-serif"><b>${escapeHtml(heading)}</b></p>`,
-    close.alert ? `<p style="font-family:sans-serif;background:#b00020;color:#ffffff;font-weight:bold;padding:6px">${escapeHtml(close.alert)}</p>` : '',
+    close.alert
+      ? `<p style="font-family:sans-serif;background:#b00020;color:#ffffff;font-weight:bold;padding:6px">${escapeHtml(close.alert)}</p>`
+      : '',
     ...close.lines.map((l) => paragraph(l)),
-    warning ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">WARNING: ${escapeHtml(warning)}</p>` : '',
+    warning
+      ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">WARNING: ${escapeHtml(warning)}</p>`
+      : '',
     `<pre style="font-family:monospace;font-size:13px">${escapeHtml(brief.join('\n'))}</pre>`,
     table(
       ['Currency', ...totalsColumns.map((c) => c.header)],
       facts.totals.map((t) =>
         row([
           t.currency ?? '(no currency)',
-          ...totalsColumns.map((c) => (c.kind === 'count' ? formatCount(c.value(t) ?? '0') : formatAmount(c.value(t), t.currency))),
+          ...totalsColumns.map((c) =>
+            c.kind === 'count' ? formatCount(c.value(t) ?? '0') : formatAmount(c.value(t), t.currency),
+          ),
         ]),
       ),
     ),
     `<p style="font-family:sans-serif"><b>Exceptions by type</b></p>`,
-    table(['Exception type', 'Findings'], [...facts.typeCounts.map((t) => row([t.exceptionType, formatCount(t.findings)])), row(['total', formatCount(facts.totalFindings)])]),
+    table(
+      ['Exception type', 'Findings'],
+      [
+        ...facts.typeCounts.map((t) => row([t.exceptionType, formatCount(t.findings)])),
+        row(['total', formatCount(facts.totalFindings)]),
+      ],
+    ),
     missingProof ? paragraph(missingProof) : '',
     changeNote ? paragraph(`Total ${formatCount(facts.totalFindings)}${changeNote}.`) : '',
     paragraph(rejects),
-    actionLines.length > 0 ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(actionLines.join('\n'))}</pre>` : '',
+    actionLines.length > 0
+      ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(actionLines.join('\n'))}</pre>`
+      : '',
     paragraph(attachmentNote),
   ].join('\n');
 
@@ -139,7 +153,10 @@ export interface DeliverOptions {
    * Opens the connection instead of resolving the URL's host (nodemailer's `getSocket`): a proxy, or a
    * test that routes a named, non-loopback host to its server on loopback.
    */
-  getSocket?: (options: unknown, callback: (error: Error | null, socket?: { connection: Socket } | false) => void) => void;
+  getSocket?: (
+    options: unknown,
+    callback: (error: Error | null, socket?: { connection: Socket } | false) => void,
+  ) => void;
 }
 
 export interface Delivery {
@@ -159,7 +176,11 @@ const xlsxType = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sh
  * connection failures and 4xx answers up to `email.retries` times with doubling waits. A final failure is a
  * JobError saying why; the password never appears in it.
  */
-export async function deliverReportEmail(config: EmailConfig, message: ReportEmail, options: DeliverOptions = {}): Promise<Delivery> {
+export async function deliverReportEmail(
+  config: EmailConfig,
+  message: ReportEmail,
+  options: DeliverOptions = {},
+): Promise<Delivery> {
   const mail = {
     from: config.from,
     to: config.to,
@@ -187,7 +208,8 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
   const password = config.smtpPassword ?? target.password;
   const hasCredentials = target.user !== undefined || password !== undefined;
   // Loopback by the addresses the host resolves to, not by its name (issue 18); looked up only when it matters.
-  const resolution = hasCredentials && !target.secure && !config.allowPlaintextAuth ? await resolveLoopback(target.host) : undefined;
+  const resolution =
+    hasCredentials && !target.secure && !config.allowPlaintextAuth ? await resolveLoopback(target.host) : undefined;
   const requireTLS = smtpRequiresTls(target, hasCredentials, config.allowPlaintextAuth, resolution?.loopback ?? false);
   // Credentials in plain text to loopback: connect to the address checked, so a second lookup cannot lead elsewhere.
   const connectHost = resolution?.loopback ? resolution.addresses[0]! : target.host;
@@ -219,8 +241,8 @@ export async function deliverReportEmail(config: EmailConfig, message: ReportEma
           tlsRefused
             ? `The mail server offered no TLS (STARTTLS), so the SMTP credentials were not sent. Use smtps:// or a server that offers STARTTLS; only if the network between you is trusted, set email.allowPlaintextAuth to true.`
             : isTransient(error)
-            ? 'The mail server is unreachable or busy: check email.smtpUrl (or PINRECON_SMTP_URL) and the server, then send again.'
-            : 'The mail server refused the message: check email.smtpUrl credentials, email.from and email.to, then send again.',
+              ? 'The mail server is unreachable or busy: check email.smtpUrl (or PINRECON_SMTP_URL) and the server, then send again.'
+              : 'The mail server refused the message: check email.smtpUrl credentials, email.from and email.to, then send again.',
           { cause: redactedSmtpCause(error, reason) },
         );
       }
@@ -288,5 +310,8 @@ function redactedSmtpCause(error: unknown, reason: string): Error {
 }
 
 function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }

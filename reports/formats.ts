@@ -56,7 +56,8 @@ export function formatAmount(exact: string | null, currency: string | null): str
   const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(exact.trim());
   if (!match) return exact;
   const [, sign, whole, fraction = ''] = match;
-  const hundredths = BigInt(`${whole}${fraction.padEnd(2, '0').slice(0, 2)}`) + (Number(fraction[2] ?? '0') >= 5 ? 1n : 0n);
+  const hundredths =
+    BigInt(`${whole}${fraction.padEnd(2, '0').slice(0, 2)}`) + (Number(fraction[2] ?? '0') >= 5 ? 1n : 0n);
   const digits = hundredths.toString().padStart(3, '0');
   const grouped = digits.slice(0, -2).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
   const negative = sign === '-' && hundredths !== 0n ? '-' : '';
@@ -89,7 +90,15 @@ export function formatCount(value: string | number): string {
 export function wallClockDate(instant: Date, timeZone: string): Date {
   const local = new TZDate(instant.getTime(), timeZone);
   return new Date(
-    Date.UTC(local.getFullYear(), local.getMonth(), local.getDate(), local.getHours(), local.getMinutes(), local.getSeconds(), local.getMilliseconds()),
+    Date.UTC(
+      local.getFullYear(),
+      local.getMonth(),
+      local.getDate(),
+      local.getHours(),
+      local.getMinutes(),
+      local.getSeconds(),
+      local.getMilliseconds(),
+    ),
   );
 }
 

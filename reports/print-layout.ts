@@ -50,7 +50,9 @@ export function printScale(widths: number[], paper: PaperSize, orientation: 'por
   const total = widths.reduce((sum, width) => sum + columnWidthPt(width), 0);
   const scale = Math.min(100, Math.floor((printableWidthPt(paper, orientation) / total) * 100) - 1);
   if (scale < minimumScale) {
-    throw new RangeError(`columns of ${total.toFixed(0)} pt print at ${scale}% on ${paper} ${orientation}: below ${minimumTextPt} pt text (${minimumScale}%)`);
+    throw new RangeError(
+      `columns of ${total.toFixed(0)} pt print at ${scale}% on ${paper} ${orientation}: below ${minimumTextPt} pt text (${minimumScale}%)`,
+    );
   }
   return scale;
 }

@@ -7,7 +7,7 @@
  */
 import { JobError } from '../core/errors.js';
 import { periodEnd, periodStart } from '../core/calendar.js';
-import { type Warehouse } from '../core/warehouse.js';
+import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { exceptionTypes } from '../core/exception-types.js';
 import { sqlText } from '../core/paths.js';
@@ -41,19 +41,20 @@ export interface CurrencyTotals {
  * The totals per currency as columns: the Summary sheet and the email list the same ones, in this order.
  * Money is about paid ledger orders and provider sales that are not canceled: the counts beside it say so.
  */
-export const totalsColumns: { header: string; kind: 'count' | 'money'; value: (t: CurrencyTotals) => string | null }[] = [
-  { header: 'Ledger orders', kind: 'count', value: (t) => t.ledgerOrders },
-  { header: 'of which paid', kind: 'count', value: (t) => t.ledgerPaidOrders },
-  { header: 'Ledger sales (paid)', kind: 'money', value: (t) => t.ledgerSalesTotal },
-  { header: 'Ledger expected cost (paid)', kind: 'money', value: (t) => t.ledgerCostTotal },
-  { header: 'Provider sales', kind: 'count', value: (t) => t.providerSales },
-  { header: 'of which not canceled', kind: 'count', value: (t) => t.providerBillableSales },
-  { header: 'Provider sales total (not canceled)', kind: 'money', value: (t) => t.providerSalesTotal },
-  { header: 'Provider cost (not canceled)', kind: 'money', value: (t) => t.providerCostTotal },
-  { header: 'Provider margin (not canceled)', kind: 'money', value: (t) => t.providerMargin },
-  { header: 'Matched', kind: 'count', value: (t) => t.matched },
-  { header: 'Exceptions', kind: 'count', value: (t) => t.exceptions },
-];
+export const totalsColumns: { header: string; kind: 'count' | 'money'; value: (t: CurrencyTotals) => string | null }[] =
+  [
+    { header: 'Ledger orders', kind: 'count', value: (t) => t.ledgerOrders },
+    { header: 'of which paid', kind: 'count', value: (t) => t.ledgerPaidOrders },
+    { header: 'Ledger sales (paid)', kind: 'money', value: (t) => t.ledgerSalesTotal },
+    { header: 'Ledger expected cost (paid)', kind: 'money', value: (t) => t.ledgerCostTotal },
+    { header: 'Provider sales', kind: 'count', value: (t) => t.providerSales },
+    { header: 'of which not canceled', kind: 'count', value: (t) => t.providerBillableSales },
+    { header: 'Provider sales total (not canceled)', kind: 'money', value: (t) => t.providerSalesTotal },
+    { header: 'Provider cost (not canceled)', kind: 'money', value: (t) => t.providerCostTotal },
+    { header: 'Provider margin (not canceled)', kind: 'money', value: (t) => t.providerMargin },
+    { header: 'Matched', kind: 'count', value: (t) => t.matched },
+    { header: 'Exceptions', kind: 'count', value: (t) => t.exceptions },
+  ];
 
 export interface BridgeLine {
   currency: string | null;
@@ -174,7 +175,14 @@ export interface MissingProof {
 }
 
 /** The marts the report reads: all written by `pinrecon reconcile`. */
-const martTables = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging', 'recon_exception_history', 'recon_runs'];
+const martTables = [
+  'recon_exceptions',
+  'recon_summary',
+  'recon_bridge',
+  'recon_aging',
+  'recon_exception_history',
+  'recon_runs',
+];
 
 /**
  * Reads the period's facts. Fails with what to do when the period was never reconciled, or was
@@ -229,9 +237,15 @@ async function loadReconciledState(
   );
   const missing = martTables.filter((table) => !present.some((row) => row.name === table));
   if (missing.length > 0) {
-    throw new JobError(`The database ${warehouse.path} has no reconciliation tables (${missing.join(', ')}).`, reconcileHint);
+    throw new JobError(
+      `The database ${warehouse.path} has no reconciliation tables (${missing.join(', ')}).`,
+      reconcileHint,
+    );
   }
-  const state = await warehouse.one<{ as_of: string; reconciled_at: string }>(sqlText('report', 'summary_state.sql'), { period, timezone });
+  const state = await warehouse.one<{ as_of: string; reconciled_at: string }>(sqlText('report', 'summary_state.sql'), {
+    period,
+    timezone,
+  });
   if (!state?.as_of) throw new JobError(`The period ${period} has not been reconciled yet.`, reconcileHint);
   if (asOf && asOf !== state.as_of) {
     throw new JobError(
@@ -288,9 +302,13 @@ async function loadExceptionAmounts(warehouse: Warehouse, period: string): Promi
 /** Every exception type of interface.md (zeros included), then any other type found, with its findings. */
 function countByType(amounts: ExceptionAmounts[]): TypeCount[] {
   const counted = new Map<string, number>();
-  for (const row of amounts) counted.set(row.exceptionType, (counted.get(row.exceptionType) ?? 0) + Number(row.findings));
+  for (const row of amounts)
+    counted.set(row.exceptionType, (counted.get(row.exceptionType) ?? 0) + Number(row.findings));
   const otherTypes = [...counted.keys()].filter((type) => !(exceptionTypes as readonly string[]).includes(type)).sort();
-  return [...exceptionTypes, ...otherTypes].map((exceptionType) => ({ exceptionType, findings: counted.get(exceptionType) ?? 0 }));
+  return [...exceptionTypes, ...otherTypes].map((exceptionType) => ({
+    exceptionType,
+    findings: counted.get(exceptionType) ?? 0,
+  }));
 }
 
 async function loadChanges(warehouse: Warehouse, period: string, timezone: string): Promise<Changes | null> {
@@ -325,7 +343,12 @@ async function loadAging(warehouse: Warehouse, period: string): Promise<AgingLin
 }
 
 /** The ledger orders reconciled (from the totals) and the rejected lines the report lists. */
-async function loadLedgerFacts(warehouse: Warehouse, period: string, timezone: string, totals: CurrencyTotals[]): Promise<LedgerFacts> {
+async function loadLedgerFacts(
+  warehouse: Warehouse,
+  period: string,
+  timezone: string,
+  totals: CurrencyTotals[],
+): Promise<LedgerFacts> {
   // Built from the rejects sheet's own conditions (report-sheets.ts), so the count and the sheet agree.
   const rejects = await warehouse.one<{ lines: string; files: string; unplaced_lines: string; unplaced_files: string }>(
     `SELECT count(*) AS lines, count(DISTINCT file_hash) AS files,
@@ -343,7 +366,11 @@ async function loadLedgerFacts(warehouse: Warehouse, period: string, timezone: s
 }
 
 /** The extract windows overlapping the period, the runs that completed them, and the last fetch. */
-async function loadExtraction(warehouse: Warehouse, period: string, timezone: string): Promise<ReportFacts['extraction']> {
+async function loadExtraction(
+  warehouse: Warehouse,
+  period: string,
+  timezone: string,
+): Promise<ReportFacts['extraction']> {
   const overlap = { period_start: periodStart(period), period_end: periodEnd(period), timezone };
   const windows = await warehouse.all(sqlText('report', 'extract_windows.sql'), overlap);
   const runs = await warehouse.all(sqlText('report', 'extract_runs.sql'), overlap);
@@ -393,4 +420,3 @@ export function closeOf(facts: ReportFacts): CloseFacts {
 function text(value: unknown): string | null {
   return value === null || value === undefined ? null : String(value);
 }
-

@@ -51,7 +51,14 @@ export interface DetailSheet {
   printColumns?: string[];
 }
 
-const money = (key: string, header: string, sql: string, currency: string, width = 15): SheetColumn => ({ key, header, kind: 'money', sql, width, currency });
+const money = (key: string, header: string, sql: string, currency: string, width = 15): SheetColumn => ({
+  key,
+  header,
+  kind: 'money',
+  sql,
+  width,
+  currency,
+});
 
 /**
  * The decision columns every finding sheet ends with (interface.md "Decisions on findings"), after `Finding ID`:
@@ -90,12 +97,27 @@ export const exceptionFamilySheets = findingFamilies
 const unredeemedSheet = findingFamilies.find((f) => f.family === 'unredeemed')!;
 
 /** The amount of a finding sheet's row (finding-amount.ts: for an unredeemed key, its cost at stake). */
-const findingAmount = (header: string) => money('finding_amount', header, findingAmountSql('recon_exceptions'), 'currency', 14);
+const findingAmount = (header: string) =>
+  money('finding_amount', header, findingAmountSql('recon_exceptions'), 'currency', 14);
 
 /** What a finding sheet prints on every page: what the finding is, its amounts and the decision on it. */
-const findingPrintColumns = ['exception_type', 'partner_reference', 'finding_amount', 'difference', 'finding_id', 'decision', 'decision_note'];
+const findingPrintColumns = [
+  'exception_type',
+  'partner_reference',
+  'finding_amount',
+  'difference',
+  'finding_id',
+  'decision',
+  'decision_note',
+];
 
-function exceptionSheet(period: string, timezone: string, family: string, title: string, description: string): DetailSheet {
+function exceptionSheet(
+  period: string,
+  timezone: string,
+  family: string,
+  title: string,
+  description: string,
+): DetailSheet {
   return {
     title,
     description,
@@ -120,7 +142,9 @@ function exceptionSheet(period: string, timezone: string, family: string, title:
       { key: 'ledger_source', header: 'Ledger line', kind: 'text', sql: 'ledger_source', width: 28 },
       { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
       // missing_at_provider: windows | lookup | unproven (interface.md "Proof of absence")
-      ...(family === 'missing' ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
+      ...(family === 'missing'
+        ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }]
+        : []),
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 33 },
       ...decisionColumns(timezone),
@@ -136,7 +160,8 @@ function exceptionSheet(period: string, timezone: string, family: string, title:
 export function signoffChangesSheet(period: string, signoffId: string): DetailSheet {
   return {
     title: 'Changed since sign-off',
-    description: 'findings new, cleared or changed (amounts, statuses or decision) since the period was signed off, with the amount delta',
+    description:
+      'findings new, cleared or changed (amounts, statuses or decision) since the period was signed off, with the amount delta',
     columns: [
       { key: 'change', header: 'Change', kind: 'text', sql: 'change', width: 10 },
       { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 24 },
@@ -162,7 +187,9 @@ export function signoffChangesSheet(period: string, signoffId: string): DetailSh
 export function detailSheets(period: string, timezone: string): DetailSheet[] {
   const p = sqlString(period);
   return [
-    ...exceptionFamilySheets.map((sheet) => exceptionSheet(period, timezone, sheet.family, sheet.title, sheet.description)),
+    ...exceptionFamilySheets.map((sheet) =>
+      exceptionSheet(period, timezone, sheet.family, sheet.title, sheet.description),
+    ),
     {
       title: unredeemedSheet.sheet,
       description: unredeemedSheet.description,
@@ -190,7 +217,14 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       table: 'recon_exceptions',
       where: `period = ${p} AND family = 'unredeemed'`,
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
-      printColumns: ['exception_type', 'partner_reference', 'finding_amount', 'finding_id', 'decision', 'decision_note'],
+      printColumns: [
+        'exception_type',
+        'partner_reference',
+        'finding_amount',
+        'finding_id',
+        'decision',
+        'decision_note',
+      ],
     },
     // Issue 15: every action of the period and where it stands.
     actionsSheet(period),
@@ -211,7 +245,13 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         money('margin', 'Margin', 'sales_price - partner_cost_price', 'currency'),
         { key: 'country_code', header: 'Country', kind: 'text', sql: 'country_code', width: 8 },
         { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key', 'key'), width: 12 },
-        { key: 'key_sent_to_customer', header: 'Key sent to customer', kind: 'boolean', sql: 'key_sent_to_customer', width: 12 },
+        {
+          key: 'key_sent_to_customer',
+          header: 'Key sent to customer',
+          kind: 'boolean',
+          sql: 'key_sent_to_customer',
+          width: 12,
+        },
         { key: 'first_seen_at', header: 'First seen', kind: 'datetime', sql: 'first_seen_at', width: 19 },
         { key: 'last_seen_at', header: 'Last seen', kind: 'datetime', sql: 'last_seen_at', width: 19 },
       ],
@@ -242,7 +282,13 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'reason', header: 'Reason', kind: 'text', sql: 'reason', width: 50 },
         { key: 'landing_path', header: 'Landing file', kind: 'text', sql: 'landing_path', width: 50 },
         { key: 'record_index', header: 'Record', kind: 'integer', sql: 'record_index', width: 8 },
-        { key: 'raw', header: 'Record as received (PIN masked)', kind: 'text', sql: maskedRawRecordSql('raw'), width: 80 },
+        {
+          key: 'raw',
+          header: 'Record as received (PIN masked)',
+          kind: 'text',
+          sql: maskedRawRecordSql('raw'),
+          width: 80,
+        },
         { key: 'quarantined_at', header: 'Quarantined at', kind: 'datetime', sql: 'quarantined_at', width: 19 },
       ],
       table: 'sales_quarantine',

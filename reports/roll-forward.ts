@@ -28,7 +28,10 @@ export interface RollForwardLine {
 }
 
 export async function loadRollForward(warehouse: Warehouse, period: string): Promise<RollForwardLine[]> {
-  const rows = await warehouse.all<Record<string, string | number | boolean | null>>(sqlText('report', 'roll_forward.sql'), { period });
+  const rows = await warehouse.all<Record<string, string | number | boolean | null>>(
+    sqlText('report', 'roll_forward.sql'),
+    { period },
+  );
   return rows.map((r) => ({
     currency: (r.currency_code as string | null) ?? null,
     openAtStart: Number(r.open_at_start),
@@ -54,7 +57,10 @@ export interface RollForwardPen {
   heading(text: string): void;
   header(...labels: string[]): void;
   count(value: string | number): { value: ExcelJS.CellValue; style: Partial<ExcelJS.Style> } | string | null;
-  money(value: Decimal, currency: string | null): { value: ExcelJS.CellValue; style: Partial<ExcelJS.Style> } | string | null;
+  money(
+    value: Decimal,
+    currency: string | null,
+  ): { value: ExcelJS.CellValue; style: Partial<ExcelJS.Style> } | string | null;
 }
 
 /** Per currency: a row of counts, then a row of amounts, each ending in its check. */
@@ -66,7 +72,17 @@ export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollFo
       'Open at start + new − cleared − written off (+ remeasured amounts) = open at end; ' +
       'the check must be 0 (a reconcile whose check is not 0 fails).',
   );
-  pen.header('Currency', 'Measure', 'Open at start', 'New', 'Cleared', 'Written off', 'Remeasured', 'Open at end', 'Check (must be 0)');
+  pen.header(
+    'Currency',
+    'Measure',
+    'Open at start',
+    'New',
+    'Cleared',
+    'Written off',
+    'Remeasured',
+    'Open at end',
+    'Check (must be 0)',
+  );
   for (const r of rollForward) {
     const currency = r.currency ?? '(none)';
     const counts = [r.openAtStart, r.new, r.cleared, r.writtenOff].map((n) => pen.count(n));

@@ -3,13 +3,12 @@
  * totals, bridge, decisions, findings by type, aging and the sheets written. Written by workbook.ts.
  */
 import type ExcelJS from 'exceljs';
-import { dateFormat, formatCount, formatFileSize, localTextDate, wallClockDate } from './formats.js';
+import { formatCount, formatFileSize, localTextDate, wallClockDate } from './formats.js';
 import { describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
 import { closeOf, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import type { DetailSheet } from './report-sheets.js';
 import { describeClose } from './close-facts.js';
 import { writeRollForwardSection } from './roll-forward.js';
-import { decisions } from '../core/decisions.js';
 import { formatLocalTimeZoned, localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
 import { findingAmountRule } from './finding-amount.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
@@ -108,7 +107,9 @@ export function writeSummary(
 function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen & { rows(): number } {
   let rows = 0;
   const addRow = (cells: SummaryCell[], lines = 1) => {
-    const row = worksheet.addRow(cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)));
+    const row = worksheet.addRow(
+      cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)),
+    );
     cells.forEach((cell, i) => {
       if (cell !== null) row.getCell(i + 1).style = typeof cell === 'object' ? cell.style : styles.plain;
     });
@@ -143,8 +144,15 @@ function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen 
     },
     // A label wider than its column wraps onto more lines of a taller row, so it prints whole.
     header: (...labels) => {
-      const lines = Math.max(...labels.map((label, i) => Math.ceil((label ?? '').length / (summaryColumnWidths[i] ?? 1))));
-      addRow(labels.map((label) => (label === null ? null : styled(label, lines > 1 ? styles.wrappedHeader : styles.header))), lines);
+      const lines = Math.max(
+        ...labels.map((label, i) => Math.ceil((label ?? '').length / (summaryColumnWidths[i] ?? 1))),
+      );
+      addRow(
+        labels.map((label) =>
+          label === null ? null : styled(label, lines > 1 ? styles.wrappedHeader : styles.header),
+        ),
+        lines,
+      );
     },
     count: (value) => styled(Number(value), styles.integer),
     money: (value, currency) => (value === null ? null : styled(Number(value), moneyStyle(currency))),
@@ -157,12 +165,16 @@ function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen 
 const timeStyles = new Map<string, Style>();
 function timeStyle(offset: string): Style {
   let style = timeStyles.get(offset);
-  if (!style) timeStyles.set(offset, (style = { numFmt: `yyyy-mm-dd hh:mm "${offset}"`, alignment: { horizontal: 'left' } }));
+  if (!style)
+    timeStyles.set(offset, (style = { numFmt: `yyyy-mm-dd hh:mm "${offset}"`, alignment: { horizontal: 'left' } }));
   return style;
 }
 
 /** The verdict and sign-off state first, then the title, the period, its dates and zone, notes and warnings. */
-function writeSummaryHeader({ line, note, styled, localTime, instant }: SummaryPen, { facts, generatedAt, summaryOnlyOf }: SummaryContext): void {
+function writeSummaryHeader(
+  { line, note, styled, localTime, instant }: SummaryPen,
+  { facts, generatedAt, summaryOnlyOf }: SummaryContext,
+): void {
   // The verdict and the sign-off come first: an incomplete or restated month must not read as final.
   const close = describeClose(closeOf(facts));
   if (close.alert) note(close.alert, styles.alertBand);
@@ -175,7 +187,10 @@ function writeSummaryHeader({ line, note, styled, localTime, instant }: SummaryP
   line(styled('Report generated at', styles.bold), instant(generatedAt));
   if (close.signoffState === 'unsigned') line(styled('Sign-off', styles.bold), 'unsigned');
   if (summaryOnlyOf) {
-    note(`Summary only: the full workbook (${formatFileSize(summaryOnlyOf.bytes)}) is too large to attach; it is at ${summaryOnlyOf.file}`, styles.bold);
+    note(
+      `Summary only: the full workbook (${formatFileSize(summaryOnlyOf.bytes)}) is too large to attach; it is at ${summaryOnlyOf.file}`,
+      styles.bold,
+    );
   }
   const warning = noLedgerOrdersWarning(facts);
   if (warning) note(`WARNING: ${warning}`, styles.warning);
@@ -183,24 +198,39 @@ function writeSummaryHeader({ line, note, styled, localTime, instant }: SummaryP
 
 /** Where the findings that differ from the sign-off are: the state itself is said once, at the top. */
 function writeSignoffSection({ note }: SummaryPen, { facts }: SummaryContext): void {
-  if (closeOf(facts).status === 'changed_since_signoff') note('The findings new, cleared or changed since the sign-off are on the sheet Changed since sign-off.');
+  if (closeOf(facts).status === 'changed_since_signoff')
+    note('The findings new, cleared or changed since the sign-off are on the sheet Changed since sign-off.');
 }
 
 /** When and from what the data was extracted: the last fetch, the windows and the runs behind them. */
-function writeExtractionSection({ line, heading, header, styled, count, localTime }: SummaryPen, { facts }: SummaryContext): void {
+function writeExtractionSection(
+  { line, heading, header, styled, count, localTime }: SummaryPen,
+  { facts }: SummaryContext,
+): void {
   const { windows, runs, lastFetchAt } = facts.extraction;
   heading('Data extracted from the provider API');
-  line(styled('Last fetch', styles.bold), lastFetchAt ? localTime(lastFetchAt) : 'never: no extract covers this period');
+  line(
+    styled('Last fetch', styles.bold),
+    lastFetchAt ? localTime(lastFetchAt) : 'never: no extract covers this period',
+  );
   line(styled('Extract windows', styles.bold), count(windows.length), 'covering the period');
   if (windows.length > 0) {
     header('Window', 'Completed at', 'By date', 'Records', 'Quarantined');
-    for (const w of windows) line(`${w.windowStart} – ${w.windowEnd}`, localTime(w.completedAt), w.by, count(w.records), count(w.quarantined));
+    for (const w of windows)
+      line(`${w.windowStart} – ${w.windowEnd}`, localTime(w.completedAt), w.by, count(w.records), count(w.quarantined));
   }
   line(styled('Extract runs', styles.bold), count(runs.length), 'that completed them');
   if (runs.length > 0) {
     header('Run', 'Started', 'Status', 'Requests', 'Retries · 503', 'Rows loaded');
     for (const r of runs) {
-      line(r.runId, localTime(r.startedAt), `${r.command} ${r.status}`, count(r.requests), `${formatCount(r.retries)} · ${formatCount(r.rateLimited)}`, count(r.rowsLoaded));
+      line(
+        r.runId,
+        localTime(r.startedAt),
+        `${r.command} ${r.status}`,
+        count(r.requests),
+        `${formatCount(r.retries)} · ${formatCount(r.rateLimited)}`,
+        count(r.rowsLoaded),
+      );
     }
   }
 }
@@ -209,10 +239,21 @@ function writeExtractionSection({ line, heading, header, styled, count, localTim
 function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, { facts }: SummaryContext): void {
   heading('Ledger');
   line(styled('Ledger orders', styles.bold), count(facts.ledger.orders), 'in the period');
-  line(styled('Ledger lines rejected', styles.bold), count(facts.ledger.rejects), `from ${formatCount(facts.ledger.rejectFiles)} file(s), listed on the sheet Ledger rejects`);
+  line(
+    styled('Ledger lines rejected', styles.bold),
+    count(facts.ledger.rejects),
+    `from ${formatCount(facts.ledger.rejectFiles)} file(s), listed on the sheet Ledger rejects`,
+  );
   if (facts.ledger.unplacedRejects > 0) {
-    line(styled('… of unreadable files', styles.warning), count(facts.ledger.unplacedRejects), `from ${formatCount(facts.ledger.unplacedFiles)} file(s)`);
-    note('Not one line of those files was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, columns) and import again.', styles.warning);
+    line(
+      styled('… of unreadable files', styles.warning),
+      count(facts.ledger.unplacedRejects),
+      `from ${formatCount(facts.ledger.unplacedFiles)} file(s)`,
+    );
+    note(
+      'Not one line of those files was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, columns) and import again.',
+      styles.warning,
+    );
   }
   note(
     `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file holding orders paid in ${facts.period}, ` +
@@ -224,18 +265,26 @@ function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, 
 function writeTotalsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Totals per currency');
   // The exceptions per currency are the totals of the decisions table below.
-  const ledgerColumns = totalsColumns.filter((c) => c.header.startsWith('Ledger') || c.header === 'of which paid' || c.header === 'Matched');
+  const ledgerColumns = totalsColumns.filter(
+    (c) => c.header.startsWith('Ledger') || c.header === 'of which paid' || c.header === 'Matched',
+  );
   const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c) && c.header !== 'Exceptions');
   for (const columns of [ledgerColumns, providerColumns]) {
     header('Currency', ...columns.map((c) => c.header));
     for (const t of facts.totals) {
-      line(t.currency ?? '(none)', ...columns.map((c) => (c.kind === 'count' ? count(c.value(t) ?? 0) : money(c.value(t), t.currency))));
+      line(
+        t.currency ?? '(none)',
+        ...columns.map((c) => (c.kind === 'count' ? count(c.value(t) ?? 0) : money(c.value(t), t.currency))),
+      );
     }
   }
 }
 
 /** Per currency, the bridge's lines (their text runs into the empty B), items, amount and gross. */
-function writeBridgeSection({ line, heading, header, styled, count, money }: SummaryPen, { facts }: SummaryContext): void {
+function writeBridgeSection(
+  { line, heading, header, styled, count, money }: SummaryPen,
+  { facts }: SummaryContext,
+): void {
   heading('Cost bridge: ledger expected cost → provider cost');
   const currencies = [...new Set(facts.bridge.map((b) => b.currency))];
   for (const currency of currencies) {
@@ -243,11 +292,21 @@ function writeBridgeSection({ line, heading, header, styled, count, money }: Sum
     const steps = facts.bridge.filter((b) => b.currency === currency);
     const lastStep = Math.max(...steps.map((x) => x.step));
     // A step with no item and no amount says nothing: left out (the detail is on the sheets).
-    for (const b of steps.filter((x) => x.exceptionType === null || Number(x.items) > 0 || Number(x.amount ?? 0) !== 0)) {
+    for (const b of steps.filter(
+      (x) => x.exceptionType === null || Number(x.items) > 0 || Number(x.amount ?? 0) !== 0,
+    )) {
       const isTotal = b.exceptionType === null && (b.step === 0 || b.step === lastStep);
-      const gross = facts.decisions.bridgeGross.find((g) => g.currency === b.currency && g.exceptionType === b.exceptionType);
-      line(isTotal ? styled(b.label, styles.bold) : b.label, null, count(b.items), money(b.amount, b.currency),
-        gross ? money(gross.grossDebit, b.currency) : null, gross ? money(gross.grossCredit, b.currency) : null);
+      const gross = facts.decisions.bridgeGross.find(
+        (g) => g.currency === b.currency && g.exceptionType === b.exceptionType,
+      );
+      line(
+        isTotal ? styled(b.label, styles.bold) : b.label,
+        null,
+        count(b.items),
+        money(b.amount, b.currency),
+        gross ? money(gross.grossDebit, b.currency) : null,
+        gross ? money(gross.grossCredit, b.currency) : null,
+      );
     }
   }
 }
@@ -257,7 +316,10 @@ function writeBridgeSection({ line, heading, header, styled, count, money }: Sum
  * (undecided, overdue, pending, decided), each with a total equal to the currency's findings; every net amount
  * beside its gross debit and credit.
  */
-function writeDecisionsSection({ line, note, heading, header, styled, count, money }: SummaryPen, { facts }: SummaryContext): void {
+function writeDecisionsSection(
+  { line, note, heading, header, styled, count, money }: SummaryPen,
+  { facts }: SummaryContext,
+): void {
   heading('Decisions and states per currency');
   note(
     'Pending: decided timing with Expected clear by on or after the as-of date, or a cutoff_difference the other period has not reconciled yet. ' +
@@ -267,19 +329,40 @@ function writeDecisionsSection({ line, note, heading, header, styled, count, mon
   if (d.totals.length === 0) line('No findings.');
   for (const total of d.totals) {
     const currency = total.currency;
-    for (const [kind, title] of [['decision', 'by decision'], ['state', 'by state']] as const) {
+    for (const [kind, title] of [
+      ['decision', 'by decision'],
+      ['state', 'by state'],
+    ] as const) {
       header(`${currency ?? '(none)'} ${title}`, 'Findings', 'Net amount', 'Gross debit', 'Gross credit');
       for (const l of d.lines.filter((x) => x.kind === kind && x.currency === currency)) {
-        const label = kind === 'state' && l.label !== 'decided' ? styled(l.label.toUpperCase(), l.label === 'pending' ? styles.bold : styles.warning) : l.label;
-        line(label, count(l.findings), money(l.net, currency), money(l.grossDebit, currency), money(l.grossCredit, currency));
+        const label =
+          kind === 'state' && l.label !== 'decided'
+            ? styled(l.label.toUpperCase(), l.label === 'pending' ? styles.bold : styles.warning)
+            : l.label;
+        line(
+          label,
+          count(l.findings),
+          money(l.net, currency),
+          money(l.grossDebit, currency),
+          money(l.grossCredit, currency),
+        );
       }
-      line(styled('Total', styles.bold), count(total.findings), money(total.net, currency), money(total.grossDebit, currency), money(total.grossCredit, currency));
+      line(
+        styled('Total', styles.bold),
+        count(total.findings),
+        money(total.net, currency),
+        money(total.grossDebit, currency),
+        money(total.grossCredit, currency),
+      );
     }
   }
 }
 
 /** Findings per type, with what changed since the previous reconciliation of the period. */
-function writeExceptionsByTypeSection({ line, note, heading, header, styled, count }: SummaryPen, { facts }: SummaryContext): void {
+function writeExceptionsByTypeSection(
+  { line, note, heading, header, styled, count }: SummaryPen,
+  { facts }: SummaryContext,
+): void {
   const changes = facts.changes;
   heading('Exceptions by type');
   note(
@@ -293,7 +376,13 @@ function writeExceptionsByTypeSection({ line, note, heading, header, styled, cou
     const c = changeTypes.get(t.exceptionType);
     line(t.exceptionType, count(t.findings), count(c?.new ?? 0), count(c?.stillOpen ?? 0), count(c?.cleared ?? 0));
   }
-  line(styled('Total', styles.bold), count(facts.totalFindings), count(changes?.new ?? 0), count(changes?.stillOpen ?? 0), count(changes?.cleared ?? 0));
+  line(
+    styled('Total', styles.bold),
+    count(facts.totalFindings),
+    count(changes?.new ?? 0),
+    count(changes?.stillOpen ?? 0),
+    count(changes?.cleared ?? 0),
+  );
   const missingProof = describeMissingProof(facts.missingProof);
   if (missingProof) line(facts.missingProof.unproven > 0 ? styled(missingProof, styles.warning) : missingProof);
 }
@@ -301,12 +390,16 @@ function writeExceptionsByTypeSection({ line, note, heading, header, styled, cou
 function writeAgingSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Unredeemed keys by age');
   header('Currency', 'Aging bucket (days)', 'Keys', 'Cost at stake');
-  for (const a of facts.aging.filter((x) => Number(x.keys) > 0)) line(a.currency ?? '(none)', a.bucket, count(a.keys), money(a.costTotal, a.currency));
+  for (const a of facts.aging.filter((x) => Number(x.keys) > 0))
+    line(a.currency ?? '(none)', a.bucket, count(a.keys), money(a.costTotal, a.currency));
   if (!facts.aging.some((x) => Number(x.keys) > 0)) line('No unredeemed key.');
 }
 
 /** The workbook's sheets with their rows, and a note for each sheet that continues on another. */
-function writeSheetsSection({ line, note, heading, header, count }: SummaryPen, { sheets, plan, rowsPerSheet, summaryOnlyOf }: SummaryContext): void {
+function writeSheetsSection(
+  { line, note, heading, header, count }: SummaryPen,
+  { sheets, plan, rowsPerSheet, summaryOnlyOf }: SummaryContext,
+): void {
   heading(summaryOnlyOf ? 'Sheets of the full workbook' : 'Sheets');
   for (const { title } of sheets) {
     const parts = plan.filter((part) => part.title === title);

@@ -15,7 +15,10 @@ export const styles = {
   } as Style,
   bold: { font: { bold: true } } as Style,
   warning: { font: { bold: true, color: { argb: 'FFB00020' } } } as Style,
-  alertBand: { font: { bold: true, size: 13, color: { argb: 'FFFFFFFF' } }, fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFB00020' } } } as Style,
+  alertBand: {
+    font: { bold: true, size: 13, color: { argb: 'FFFFFFFF' } },
+    fill: { type: 'pattern', pattern: 'solid', fgColor: { argb: 'FFB00020' } },
+  } as Style,
   /** Cells pinrecon writes for reading only (Decided by/at, Decision ref): grey. */
   readOnly: { font: { color: { argb: 'FF808080' } } } as Style,
   integer: { numFmt: integerFormat } as Style,

@@ -50,13 +50,22 @@ export interface WorkbookResult {
   summaryOnly: boolean;
 }
 
-export async function writeWorkbook(warehouse: Warehouse, facts: ReportFacts, options: WorkbookOptions): Promise<WorkbookResult> {
+export async function writeWorkbook(
+  warehouse: Warehouse,
+  facts: ReportFacts,
+  options: WorkbookOptions,
+): Promise<WorkbookResult> {
   const rowsPerSheet = (options.maxRowsPerSheet ?? excelMaxRows) - 1;
   if (!Number.isInteger(rowsPerSheet) || rowsPerSheet < 1 || rowsPerSheet >= excelMaxRows) {
-    throw new RangeError(`maxRowsPerSheet must be an integer from 2 to ${excelMaxRows}, got ${options.maxRowsPerSheet}`);
+    throw new RangeError(
+      `maxRowsPerSheet must be an integer from 2 to ${excelMaxRows}, got ${options.maxRowsPerSheet}`,
+    );
   }
   const signedChanges = facts.close?.status === 'changed_since_signoff' && facts.close.signoff;
-  const sheets = [...detailSheets(facts.period, facts.timezone), ...(signedChanges ? [signoffChangesSheet(facts.period, signedChanges.signoffId)] : [])];
+  const sheets = [
+    ...detailSheets(facts.period, facts.timezone),
+    ...(signedChanges ? [signoffChangesSheet(facts.period, signedChanges.signoffId)] : []),
+  ];
   const generatedAt = options.generatedAt ?? new Date();
   mkdirSync(path.dirname(options.file), { recursive: true });
   const temporary = `${options.file}.tmp-${process.pid}`;
@@ -74,7 +83,13 @@ export async function writeWorkbook(warehouse: Warehouse, facts: ReportFacts, op
     });
   const rowsByTitle: Record<string, number> = {};
   for (const part of plan) rowsByTitle[part.title] = (rowsByTitle[part.title] ?? 0) + part.rows;
-  return { file: options.file, bytes: statSync(options.file).size, sheets: plan, rowsByTitle, summaryOnly: Boolean(options.summaryOnlyOf) };
+  return {
+    file: options.file,
+    bytes: statSync(options.file).size,
+    sheets: plan,
+    rowsByTitle,
+    summaryOnly: Boolean(options.summaryOnlyOf),
+  };
 }
 
 async function writeFile(
@@ -97,12 +112,29 @@ async function writeFile(
   workbook.modified = options.generatedAt;
   // Sheets are written one after another: the zip holds one open entry at a time, so nothing waits in memory.
   const print = printSetup(facts, options.paperSize ?? 'A4');
-  writeSummary(workbook.addWorksheet('Summary', print.summary), facts, sheets, plan, options.generatedAt, options.rowsPerSheet, options.summaryOnlyOf);
+  writeSummary(
+    workbook.addWorksheet('Summary', print.summary),
+    facts,
+    sheets,
+    plan,
+    options.generatedAt,
+    options.rowsPerSheet,
+    options.summaryOnlyOf,
+  );
   if (!options.summaryOnlyOf) {
     const total = plan.reduce((sum, sheet) => sum + sheet.rows, 0);
     let written = 0;
     for (const sheet of sheets) {
-      written = await streamSheet(workbook, warehouse, sheet, facts.timezone, plan, written, (rows) => options.onProgress?.(rows, total), print);
+      written = await streamSheet(
+        workbook,
+        warehouse,
+        sheet,
+        facts.timezone,
+        plan,
+        written,
+        (rows) => options.onProgress?.(rows, total),
+        print,
+      );
     }
   }
   await workbook.commit();
@@ -112,11 +144,17 @@ async function writeFile(
 async function planSheets(warehouse: Warehouse, sheets: DetailSheet[], rowsPerSheet: number): Promise<WrittenSheet[]> {
   const plan: WrittenSheet[] = [];
   for (const sheet of sheets) {
-    const counted = await warehouse.one<{ rows: string }>(`SELECT count(*) AS rows FROM ${sheet.table} WHERE ${sheet.where}`);
+    const counted = await warehouse.one<{ rows: string }>(
+      `SELECT count(*) AS rows FROM ${sheet.table} WHERE ${sheet.where}`,
+    );
     const rows = Number(counted?.rows ?? 0);
     const parts = Math.max(1, Math.ceil(rows / rowsPerSheet));
     for (let part = 1; part <= parts; part++) {
-      plan.push({ name: sheetName(sheet.title, part), title: sheet.title, rows: Math.min(rowsPerSheet, rows - (part - 1) * rowsPerSheet) });
+      plan.push({
+        name: sheetName(sheet.title, part),
+        title: sheet.title,
+        rows: Math.min(rowsPerSheet, rows - (part - 1) * rowsPerSheet),
+      });
     }
   }
   return plan;
@@ -199,7 +237,10 @@ async function zipCaughtUp(worksheet: ExcelJS.Worksheet): Promise<void> {
   const sheetStream = (worksheet as unknown as { stream?: { pipes?: Writable[] } }).stream;
   for (const target of sheetStream?.pipes ?? []) {
     // archiver's streams come from readable-stream 2, which has no `writableLength`.
-    const pending = () => target.writableLength ?? (target as unknown as { _writableState?: { length: number } })._writableState?.length ?? 0;
+    const pending = () =>
+      target.writableLength ??
+      (target as unknown as { _writableState?: { length: number } })._writableState?.length ??
+      0;
     while (pending() > zipBacklogBytes && !target.destroyed) await once(target, 'drain');
   }
   // Either way, give the event loop a turn so the zip and file streams move.
@@ -227,9 +268,17 @@ function selectExpression(column: SheetColumn, timezone: string): string {
   }
 }
 
-function openDetailWorksheet(workbook: ExcelJS.stream.xlsx.WorkbookWriter, name: string, sheet: DetailSheet, print: PrintSetup): ExcelJS.Worksheet {
+function openDetailWorksheet(
+  workbook: ExcelJS.stream.xlsx.WorkbookWriter,
+  name: string,
+  sheet: DetailSheet,
+  print: PrintSetup,
+): ExcelJS.Worksheet {
   const { columns } = sheet;
-  const worksheet = workbook.addWorksheet(name, { ...print.detail(sheet), views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }] });
+  const worksheet = workbook.addWorksheet(name, {
+    ...print.detail(sheet),
+    views: [{ state: 'frozen', xSplit: 0, ySplit: 1, topLeftCell: 'A2', activeCell: 'A2' }],
+  });
   worksheet.columns = columns.map((column) => ({ header: column.header, key: column.key, width: column.width }));
   const header = worksheet.getRow(1);
   header.eachCell((cell) => (cell.style = styles.header));
@@ -263,12 +312,28 @@ function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
   return {
     paper,
     summary: {
-      pageSetup: { ...common, orientation: 'portrait', fitToPage: false, scale: printScale(summaryColumnWidths, paper, 'portrait') },
+      pageSetup: {
+        ...common,
+        orientation: 'portrait',
+        fitToPage: false,
+        scale: printScale(summaryColumnWidths, paper, 'portrait'),
+      },
       headerFooter,
     },
     detail: (sheet) => {
       const keys = sheet.printColumns;
-      if (!keys) return { pageSetup: { ...common, orientation: 'landscape', fitToPage: true, fitToWidth: 1, fitToHeight: 0, printTitlesRow: '1:1' }, headerFooter };
+      if (!keys)
+        return {
+          pageSetup: {
+            ...common,
+            orientation: 'landscape',
+            fitToPage: true,
+            fitToWidth: 1,
+            fitToHeight: 0,
+            printTitlesRow: '1:1',
+          },
+          headerFooter,
+        };
       const widths = sheet.columns.filter((column) => keys.includes(column.key)).map((column) => column.width);
       const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
       return {
@@ -291,11 +356,14 @@ function printArea(sheet: DetailSheet, rows: number): string | undefined {
   const keys = sheet.printColumns;
   if (!keys) return undefined;
   const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
-  const area = sheet.columns.map((column, i) => ({ key: column.key, at: i + 1 })).filter((c, i) => i >= leading && keys.includes(c.key));
+  const area = sheet.columns
+    .map((column, i) => ({ key: column.key, at: i + 1 }))
+    .filter((c, i) => i >= leading && keys.includes(c.key));
   if (area.length === 0) return undefined;
   const first = area[0]!.at;
   const last = area[area.length - 1]!.at;
-  if (last - first + 1 !== area.length) throw new RangeError(`the print columns of ${sheet.title} after the leading ones must be adjacent`);
+  if (last - first + 1 !== area.length)
+    throw new RangeError(`the print columns of ${sheet.title} after the leading ones must be adjacent`);
   // exceljs puts `$` before the columns only; the rows are made absolute here (a relative one would move with the cursor).
   return `${columnLetters(first)}$1:${columnLetters(last)}$${rows + 1}`;
 }
@@ -309,7 +377,9 @@ function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[
   if (at < 0) return;
   const letter = worksheet.getColumn(at + 1).letter;
   // The streaming worksheet has data validations, though exceljs's types only declare them on the other one.
-  const validations = (worksheet as unknown as { dataValidations: { add(address: string, validation: ExcelJS.DataValidation): void } }).dataValidations;
+  const validations = (
+    worksheet as unknown as { dataValidations: { add(address: string, validation: ExcelJS.DataValidation): void } }
+  ).dataValidations;
   validations.add(`${letter}2:${letter}${Math.max(2, rows + 1)}`, {
     type: 'list',
     allowBlank: true,
@@ -333,7 +403,9 @@ function closeDetailWorksheet(worksheet: ExcelJS.Worksheet, sheet: DetailSheet, 
 const detailStyles: ColumnStyles = {
   fixed: (column) => {
     if (column.readOnly) return styles.readOnly;
-    return ({ integer: styles.integer, datetime: styles.dateTime, date: styles.date })[column.kind as string] ?? styles.plain;
+    return (
+      { integer: styles.integer, datetime: styles.dateTime, date: styles.date }[column.kind as string] ?? styles.plain
+    );
   },
   money: moneyStyle,
 };

@@ -11,7 +11,6 @@ import type ExcelJS from 'exceljs';
 import type { SheetColumn } from './report-sheets.js';
 import { fitCell, maxCellCharacters } from '../core/text-safety.js';
 
-
 /** A cell style as exceljs takes it; the writer asks the workbook for its shared id. */
 export type CellStyle = Partial<ExcelJS.Style>;
 
@@ -43,7 +42,8 @@ export function inlineStringXml(text: string): string {
 /** "A", "B", … "Z", "AA"…: a column's letters from its 1-based number. */
 export function columnLetters(column: number): string {
   let letters = '';
-  for (let n = column; n > 0; n = Math.floor((n - 1) / 26)) letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
+  for (let n = column; n > 0; n = Math.floor((n - 1) / 26))
+    letters = String.fromCharCode(65 + ((n - 1) % 26)) + letters;
   return letters;
 }
 
@@ -66,7 +66,9 @@ export class SheetRowsXml {
   ) {
     this.letters = columns.map((_, i) => columnLetters(i + 1));
     this.fixedIds = columns.map((column) => (column.kind === 'money' ? undefined : styleId(styles.fixed(column))));
-    this.currencyIndex = columns.map((column) => (column.currency ? columns.findIndex((c) => c.key === column.currency) : -1));
+    this.currencyIndex = columns.map((column) =>
+      column.currency ? columns.findIndex((c) => c.key === column.currency) : -1,
+    );
   }
 
   /**

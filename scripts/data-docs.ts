@@ -53,7 +53,9 @@ export function readMartDoc(name: string, martsDir: string = path.join(sqlDir(),
   }
   const model = (parse(text) as { models?: MartDoc[] } | null)?.models?.find((m) => m.name === name);
   if (!model?.description || !Array.isArray(model.columns)) {
-    throw new Error(`${file} must describe the model ${name}: models: [{ name, description (the grain), columns: [{ name, description }] }].`);
+    throw new Error(
+      `${file} must describe the model ${name}: models: [{ name, description (the grain), columns: [{ name, description }] }].`,
+    );
   }
   return model;
 }
@@ -64,7 +66,9 @@ export async function schemaColumns(root: string = sqlDir()): Promise<Map<string
   const connection = await instance.connect();
   try {
     const schemaDir = path.join(root, 'schema');
-    for (const file of readdirSync(schemaDir).filter((f) => f.endsWith('.sql')).sort()) {
+    for (const file of readdirSync(schemaDir)
+      .filter((f) => f.endsWith('.sql'))
+      .sort()) {
       await connection.run(readFileSync(path.join(schemaDir, file), 'utf8'));
     }
     const reader = await connection.runAndReadAll(
@@ -72,7 +76,10 @@ export async function schemaColumns(root: string = sqlDir()): Promise<Map<string
     );
     const tables = new Map<string, TableColumn[]>();
     for (const [table, name, type] of reader.getRows() as [string, string, string][]) {
-      tables.set(table, [...(tables.get(table) ?? []), { name, type: type.replace('TIMESTAMP WITH TIME ZONE', 'TIMESTAMPTZ') }]);
+      tables.set(table, [
+        ...(tables.get(table) ?? []),
+        { name, type: type.replace('TIMESTAMP WITH TIME ZONE', 'TIMESTAMPTZ') },
+      ]);
     }
     return tables;
   } finally {
@@ -82,19 +89,28 @@ export async function schemaColumns(root: string = sqlDir()): Promise<Map<string
 }
 
 /** A markdown table cell: one line, pipes escaped. */
-const cell = (text: string) => text.trim().replace(/\s*\n\s*/g, ' ').replace(/\|/g, '\\|');
+const cell = (text: string) =>
+  text
+    .trim()
+    .replace(/\s*\n\s*/g, ' ')
+    .replace(/\|/g, '\\|');
 
 /** The heading and column table of one mart; throws when its .yml and its table disagree on the columns. */
 export function renderMart(doc: MartDoc, columns: TableColumn[] | undefined): string {
-  if (!columns) throw new Error(`sql/marts/${doc.name}.yml documents ${doc.name}, but sql/schema/ creates no such table.`);
+  if (!columns)
+    throw new Error(`sql/marts/${doc.name}.yml documents ${doc.name}, but sql/schema/ creates no such table.`);
   const documented = new Map(doc.columns.map((c) => [c.name, c.description]));
   const undocumented = columns.filter((c) => !documented.get(c.name)?.trim()).map((c) => c.name);
   if (undocumented.length > 0) {
-    throw new Error(`sql/marts/${doc.name}.yml does not document the column(s) ${undocumented.join(', ')} of ${doc.name}: add each with its meaning.`);
+    throw new Error(
+      `sql/marts/${doc.name}.yml does not document the column(s) ${undocumented.join(', ')} of ${doc.name}: add each with its meaning.`,
+    );
   }
   const unknown = doc.columns.filter((c) => !columns.some((t) => t.name === c.name)).map((c) => c.name);
   if (unknown.length > 0) {
-    throw new Error(`sql/marts/${doc.name}.yml documents ${unknown.join(', ')}, which the table ${doc.name} (sql/schema/) does not have.`);
+    throw new Error(
+      `sql/marts/${doc.name}.yml documents ${unknown.join(', ')}, which the table ${doc.name} (sql/schema/) does not have.`,
+    );
   }
   return [
     `### \`${doc.name}\` — ${cell(doc.description)}`,
@@ -110,7 +126,9 @@ export function renderFindingTypes(rows: readonly FindingTypeRow[] = findingType
   return [
     '| exception_type | family (sheet) | bridge step | when |',
     '|---|---|---|---|',
-    ...rows.map((r) => `| ${r.type} | ${r.family} (${sheet(r.family)}) | ${r.bridge ? r.bridge.step : '—'} | ${cell(r.rule)} |`),
+    ...rows.map(
+      (r) => `| ${r.type} | ${r.family} (${sheet(r.family)}) | ${r.bridge ? r.bridge.step : '—'} | ${cell(r.rule)} |`,
+    ),
   ].join('\n');
 }
 

@@ -46,7 +46,9 @@ export async function writeLedgerCsv(file: string, options: LedgerCsvOptions): P
   const failed = new Promise<never>((_, reject) => out.once('error', reject));
   failed.catch(() => undefined);
   const write = (text: string) =>
-    out.write(Buffer.from(text, options.encoding ?? 'utf-8')) ? Promise.resolve() : Promise.race([failed, new Promise<void>((resolve) => out.once('drain', () => resolve()))]);
+    out.write(Buffer.from(text, options.encoding ?? 'utf-8'))
+      ? Promise.resolve()
+      : Promise.race([failed, new Promise<void>((resolve) => out.once('drain', () => resolve()))]);
   let batch = `${options.header}${lineBreak}`;
   for (let i = 1; i <= options.lines; i++) {
     batch += `${options.line(i)}${lineBreak}`;
@@ -56,5 +58,8 @@ export async function writeLedgerCsv(file: string, options: LedgerCsvOptions): P
     }
   }
   await write(batch);
-  await Promise.race([failed, new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve())))]);
+  await Promise.race([
+    failed,
+    new Promise<void>((resolve, reject) => out.end((error?: Error | null) => (error ? reject(error) : resolve()))),
+  ]);
 }

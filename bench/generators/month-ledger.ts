@@ -61,7 +61,8 @@ function malformedReferences(dataset: Dataset): string[] {
   const every = dataset.plan.malformedEvery;
   const references: string[] = [];
   if (every === 0) return references;
-  for (let i = every - 1; i < dataset.plan.salesCount; i += every) references.push(dataset.sale(i).partnerReference.trim());
+  for (let i = every - 1; i < dataset.plan.salesCount; i += every)
+    references.push(dataset.sale(i).partnerReference.trim());
   return references;
 }
 

@@ -26,12 +26,16 @@ const listFormats = ['table', 'csv', 'json'] as const;
 export function registerActions(program: Command): void {
   const actions = program
     .command('actions')
-    .description('act on decided findings: plan reversals, claims and journal entries, approve them (a second person), execute, export');
+    .description(
+      'act on decided findings: plan reversals, claims and journal entries, approve them (a second person), execute, export',
+    );
 
   withGlobalOptions(
     actions
       .command('plan')
-      .description("turn the period's decisions into proposed actions (reverse → reversal, claim → claim, fix_ledger/write_off → journal)")
+      .description(
+        "turn the period's decisions into proposed actions (reverse → reversal, claim → claim, fix_ledger/write_off → journal)",
+      )
       .requiredOption('--period <YYYY-MM>', 'the month')
       .option('--by <name>', 'who proposes (default: the OS user name)'),
   ).action(
@@ -45,7 +49,9 @@ export function registerActions(program: Command): void {
       ];
       for (const p of result.proposed) {
         const sale = p.transactionId ? ` tx ${p.transactionId}` : '';
-        lines.push(`  proposed  ${p.actionId} ${p.kind.padEnd(8)} ${p.amount ?? ''} ${p.currency ?? ''} finding ${p.findingId}${sale}`);
+        lines.push(
+          `  proposed  ${p.actionId} ${p.kind.padEnd(8)} ${p.amount ?? ''} ${p.currency ?? ''} finding ${p.findingId}${sale}`,
+        );
       }
       for (const c of result.canceled) lines.push(`  canceled  ${c.actionId}: ${c.reason}`);
       for (const s of result.skipped) lines.push(`  skipped   finding ${s.findingId}: ${s.reason}`);
@@ -79,7 +85,8 @@ amount is above actions.approvalLimit of its currency and the approver is not on
           approveActions(warehouse, config, { period, actionIds: options.action, all: options.all, by: options.by! }),
         );
         const lines = [`${result.approvedBy} approved ${result.approved.length} action(s) of ${period}`];
-        for (const a of result.approved) lines.push(`  approved  ${a.actionId} ${a.kind.padEnd(8)} ${a.amount ?? ''} ${a.currency ?? ''}`);
+        for (const a of result.approved)
+          lines.push(`  approved  ${a.actionId} ${a.kind.padEnd(8)} ${a.amount ?? ''} ${a.currency ?? ''}`);
         output.result(lines.join('\n'));
         output.document({ ok: true, ...result });
       }),
@@ -88,7 +95,9 @@ amount is above actions.approvalLimit of its currency and the approver is not on
   withGlobalOptions(
     actions
       .command('execute')
-      .description("carry out the period's approved reversals at the provider, exactly once each, and verify them by reading the sale")
+      .description(
+        "carry out the period's approved reversals at the provider, exactly once each, and verify them by reading the sale",
+      )
       .requiredOption('--period <YYYY-MM>', 'the month')
       .option('--dry-run', 'say what would be done; call nothing, change nothing')
       .option('--by <name>', 'who executes (default: the OS user name)'),
@@ -106,14 +115,16 @@ Exit 1 when any action failed.`,
       action<PeriodOptions & { dryRun?: boolean }, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
         const by = options.by ?? defaultDecidedBy();
-        const run = (warehouse: Warehouse) => executeActions(warehouse, config, { period, dryRun: options.dryRun, by }, output);
+        const run = (warehouse: Warehouse) =>
+          executeActions(warehouse, config, { period, dryRun: options.dryRun, by }, output);
         const result = options.dryRun ? await withReadWarehouse(config, run) : await withJobWarehouse(config, run);
         const lines = [
           options.dryRun
             ? `dry run: ${result.actions.length} reversal(s) of ${period} would be executed`
             : `executed ${period}: ${result.verified} verified, ${result.failed} failed`,
         ];
-        for (const a of result.actions) lines.push(`  ${a.outcome.padEnd(9)} ${a.actionId} tx ${a.transactionId}: ${a.detail}`);
+        for (const a of result.actions)
+          lines.push(`  ${a.outcome.padEnd(9)} ${a.actionId} tx ${a.transactionId}: ${a.detail}`);
         if (!options.dryRun && result.verified > 0) {
           lines.push(`next: \`pinrecon reconcile --period ${period}\` clears the reversed findings`);
         }
@@ -137,7 +148,9 @@ Exit 1 when any action failed.`,
       if (!(listFormats as readonly string[]).includes(format)) {
         throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
       }
-      const rows = await withReadWarehouse(config, (warehouse) => listActions(warehouse, { period, status: options.status }));
+      const rows = await withReadWarehouse(config, (warehouse) =>
+        listActions(warehouse, { period, status: options.status }),
+      );
       await printRows(rows, format, '(no actions)');
     }),
   );
@@ -170,14 +183,21 @@ Exit 1 when any action failed.`,
           by,
         }),
       );
-      const what = result.kind === 'claim' ? 'claim(s)' : `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`;
+      const what =
+        result.kind === 'claim'
+          ? 'claim(s)'
+          : `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`;
       const lines = [`wrote ${result.file}: ${result.entries} ${what}`];
       for (const t of result.totals) {
-        const figures = Object.entries(t).filter(([k]) => k !== 'currency').map(([k, v]) => `${k} ${v}`);
+        const figures = Object.entries(t)
+          .filter(([k]) => k !== 'currency')
+          .map(([k, v]) => `${k} ${v}`);
         lines.push(`  ${t.currency ?? '(no currency)'}: ${figures.join(', ')}`);
       }
       if (result.unapproved > 0) {
-        output.warn(`${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve them first`);
+        output.warn(
+          `${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve them first`,
+        );
       }
       output.result(lines.join('\n'));
       output.document({ ok: true, ...result });

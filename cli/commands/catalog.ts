@@ -8,7 +8,9 @@ export function registerCatalog(program: Command): void {
   withGlobalOptions(
     program
       .command('catalog')
-      .description("snapshot the partner's catalog (collection tree, products with prices and costs, product info, stock) into the database"),
+      .description(
+        "snapshot the partner's catalog (collection tree, products with prices and costs, product info, stock) into the database",
+      ),
   )
     .addHelpText(
       'after',

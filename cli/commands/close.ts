@@ -43,7 +43,12 @@ Example:
       action<CloseCommandOptions, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
         const summary = await withJobWarehouse(config, (warehouse) =>
-          closePeriod(warehouse, config, { period, by: options.by, note: options.note, allowUndecided: Boolean(options.allowUndecided) }, output),
+          closePeriod(
+            warehouse,
+            config,
+            { period, by: options.by, note: options.note, allowUndecided: Boolean(options.allowUndecided) },
+            output,
+          ),
         );
         output.result(
           [
@@ -70,8 +75,12 @@ export function registerReopen(program: Command): void {
   ).action(
     action<ReopenCommandOptions, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
-      const signoff = await withJobWarehouse(config, (warehouse) => reopenPeriod(warehouse, config, { period, by: options.by, reason: options.reason }, output));
-      output.result(`${period} reopened by ${signoff.reopenedBy} at ${signoff.reopenedAtZoned}: ${signoff.reopenReason} (sign-off ${signoff.signoffId} of ${signoff.signedBy} at ${signoff.signedAtZoned} kept)`);
+      const signoff = await withJobWarehouse(config, (warehouse) =>
+        reopenPeriod(warehouse, config, { period, by: options.by, reason: options.reason }, output),
+      );
+      output.result(
+        `${period} reopened by ${signoff.reopenedBy} at ${signoff.reopenedAtZoned}: ${signoff.reopenReason} (sign-off ${signoff.signoffId} of ${signoff.signedBy} at ${signoff.signedAtZoned} kept)`,
+      );
       output.document({ ok: true, ...signoff });
     }),
   );

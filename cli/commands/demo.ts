@@ -17,13 +17,19 @@ export function registerDemo(program: Command): void {
   withGlobalOptions(
     program
       .command('demo')
-      .description('start the API simulator and a local mail sink, generate a month of sales and a ledger with breaks, run the month-end job with --email')
+      .description(
+        'start the API simulator and a local mail sink, generate a month of sales and a ledger with breaks, run the month-end job with --email',
+      )
       .option('--out <dir>', 'where everything is written (replaced on every demo run)', 'demo-output')
       .option('--sales-per-day <n>', 'sales a day in the simulated data set', '300')
       .option('--seed <n>', 'seed of the simulated data and of the planted breaks', '7'),
   ).action(
     action<DemoCommandOptions, []>(async ({ output }, options) => {
-      const summary = await runDemo(output, { outDir: options.out, salesPerDay: Number(options.salesPerDay), seed: Number(options.seed) });
+      const summary = await runDemo(output, {
+        outDir: options.out,
+        salesPerDay: Number(options.salesPerDay),
+        seed: Number(options.seed),
+      });
       output.result(describeDemo(summary));
       output.document({ ok: true, ...summary });
     }),
@@ -43,7 +49,9 @@ function describeDemo(summary: DemoSummary): string {
     describeRun(summary.run),
     '',
     `Findings for ${summary.period} (as of ${summary.asOf}):`,
-    formatTable(summary.findings.map((f) => ({ exception: f.exception_type, findings: f.findings, difference: f.amount ?? '' }))),
+    formatTable(
+      summary.findings.map((f) => ({ exception: f.exception_type, findings: f.findings, difference: f.amount ?? '' })),
+    ),
     '',
     formatTable(totals),
     '',
@@ -78,5 +86,7 @@ function describeDemo(summary: DemoSummary): string {
 
 /** `npx pinrecon` works inside the project; anywhere else, name the entry point itself. */
 function howToCallPinrecon(): string {
-  return path.resolve(process.cwd()) === packageRoot() ? 'npx pinrecon' : `node ${path.join(packageRoot(), 'dist', 'cli', 'main.js')}`;
+  return path.resolve(process.cwd()) === packageRoot()
+    ? 'npx pinrecon'
+    : `node ${path.join(packageRoot(), 'dist', 'cli', 'main.js')}`;
 }

@@ -20,18 +20,26 @@ export function registerExport(program: Command): void {
   withGlobalOptions(
     program
       .command('export')
-      .description("write a reconciled period's marts (recon_exceptions, recon_summary, recon_bridge, recon_aging), one file each; PINs only as their last 4 characters")
+      .description(
+        "write a reconciled period's marts (recon_exceptions, recon_summary, recon_bridge, recon_aging), one file each; PINs only as their last 4 characters",
+      )
       .requiredOption('--period <YYYY-MM>', 'the reconciled period')
       .option('--format <format>', 'parquet, csv or arrow (Arrow IPC file)', 'parquet')
       .option('--out <dir>', 'directory for the files (default: reports.outDir)'),
   ).action(
     action<ExportCommandOptions, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
-      if (!['parquet', 'csv', 'arrow'].includes(options.format)) throw new UsageError(`--format must be parquet, csv or arrow, got "${options.format}".`);
+      if (!['parquet', 'csv', 'arrow'].includes(options.format))
+        throw new UsageError(`--format must be parquet, csv or arrow, got "${options.format}".`);
       const outDir = options.out ?? config.reports.outDir;
       const warehouse = await openBusyAware(config, output);
       try {
-        const summary = await exportPeriod(warehouse, config, { period, format: options.format as ExportFormat, outDir }, output);
+        const summary = await exportPeriod(
+          warehouse,
+          config,
+          { period, format: options.format as ExportFormat, outDir },
+          output,
+        );
         output.result(summary.files.map((f) => `${f.path}  (${f.rows} rows)`).join('\n'));
         output.document({ ok: true, ...summary });
       } finally {

@@ -23,12 +23,20 @@ export function registerExtract(program: Command): void {
   withGlobalOptions(
     program
       .command('extract')
-      .description('pull provider sales for a date range, in calendar windows of at most 31 days, under the rate limit; resumable')
-      .option('--from <date>', 'first day, YYYY-MM-DD (inclusive, configured time zone); required unless --from-landing')
+      .description(
+        'pull provider sales for a date range, in calendar windows of at most 31 days, under the rate limit; resumable',
+      )
+      .option(
+        '--from <date>',
+        'first day, YYYY-MM-DD (inclusive, configured time zone); required unless --from-landing',
+      )
       .option('--to <date>', 'last day, YYYY-MM-DD (inclusive); required unless --from-landing')
       .option('--by <search>', 'search sales by payment date, creation date, or both: paid | created | both', 'both')
       .option('--dry-run', 'print the windows, the requests and the time it would take; call nothing, write nothing')
-      .option('--from-landing', 'call nothing: rebuild sales, their status history and quarantine from the archived responses (all, or the windows of --from..--to) not yet in the database'),
+      .option(
+        '--from-landing',
+        'call nothing: rebuild sales, their status history and quarantine from the archived responses (all, or the windows of --from..--to) not yet in the database',
+      ),
   )
     .addHelpText(
       'after',
@@ -50,10 +58,12 @@ Example:
     .action(
       action<ExtractCommandOptions, []>(async ({ config, output }, options) => {
         if (options.fromLanding) return rebuild(config, options, output);
-        if (options.from === undefined || options.to === undefined) throw new UsageError(`--from and --to are required (YYYY-MM-DD), unless --from-landing.`);
+        if (options.from === undefined || options.to === undefined)
+          throw new UsageError(`--from and --to are required (YYYY-MM-DD), unless --from-landing.`);
         const from = parseDateOption(options.from, '--from')!;
         const to = parseDateOption(options.to, '--to')!;
-        if (!['paid', 'created', 'both'].includes(options.by)) throw new UsageError(`--by must be paid, created or both, got "${options.by}".`);
+        if (!['paid', 'created', 'both'].includes(options.by))
+          throw new UsageError(`--by must be paid, created or both, got "${options.by}".`);
         if (from > to) throw new UsageError(`--from (${from}) is after --to (${to}).`);
         const request = { from, to, by: options.by as SearchBy, dryRun: Boolean(options.dryRun) };
         // A dry run only reads the checkpoints: it never creates or locks the database for writing.
@@ -61,7 +71,12 @@ Example:
         const readOnly = request.dryRun && file !== ':memory:';
         const opening = warehouseSettings(config, { readOnly });
         const { backfill, summary } = await withWarehouse(file, opening, async (warehouse) => {
-          const backfill = await backfillCreatedWindows(warehouse, config, { until: from, dryRun: request.dryRun }, output);
+          const backfill = await backfillCreatedWindows(
+            warehouse,
+            config,
+            { until: from, dryRun: request.dryRun },
+            output,
+          );
           const result = await extractSales(warehouse, config, request, output);
           if (!request.dryRun) await publishSnapshot(warehouse);
           return { backfill, summary: result };
@@ -80,8 +95,12 @@ Example:
 }
 
 async function rebuild(config: Config, options: ExtractCommandOptions, output: Output): Promise<void> {
-  if (options.dryRun) throw new UsageError('--dry-run and --from-landing do not go together: --from-landing calls nothing anyway.');
-  const range = { ...(options.from !== undefined && { from: parseDateOption(options.from, '--from')! }), ...(options.to !== undefined && { to: parseDateOption(options.to, '--to')! }) };
+  if (options.dryRun)
+    throw new UsageError('--dry-run and --from-landing do not go together: --from-landing calls nothing anyway.');
+  const range = {
+    ...(options.from !== undefined && { from: parseDateOption(options.from, '--from')! }),
+    ...(options.to !== undefined && { to: parseDateOption(options.to, '--to')! }),
+  };
   const summary = await withWarehouse(config.database, warehouseSettings(config), async (warehouse) => {
     const result = await rebuildFromLanding(warehouse, config, range, output);
     await publishSnapshot(warehouse);
@@ -104,7 +123,12 @@ function printRebuild(s: RebuildSummary, output: Output): void {
 }
 
 function printPlan(summary: ExtractSummary, config: Config, output: Output): void {
-  const rows = summary.plan.map((w) => ({ window: `${w.start}..${w.end}`, by: w.flag, action: w.action, why: w.reason }));
+  const rows = summary.plan.map((w) => ({
+    window: `${w.start}..${w.end}`,
+    by: w.flag,
+    action: w.action,
+    why: w.reason,
+  }));
   output.result(formatTable(rows));
   output.result(
     `\n${summary.windows.planned} windows: ${summary.windows.planned - summary.windows.skipped} to fetch, ${summary.windows.skipped} already done and skipped.\n` +

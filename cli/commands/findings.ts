@@ -12,7 +12,14 @@ import { exceptionTypes } from '../../core/exception-types.js';
 import type { DecisionsResult } from '../../pipelines/decision-recording.js';
 import { decideFindings, decideInBulk, describeDecisions, importDecisions } from '../../pipelines/findings.js';
 import { decisionHistory, listFindings } from '../../pipelines/findings-list.js';
-import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import {
+  action,
+  parseDateOption,
+  parsePeriodOption,
+  withGlobalOptions,
+  withJobWarehouse,
+  type GlobalOptions,
+} from '../context.js';
 import { printRows } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 
@@ -51,11 +58,15 @@ interface ListOptions extends GlobalOptions {
 const listFormats = ['table', 'csv', 'json'] as const;
 
 export function registerFindings(program: Command): void {
-  const findings = program.command('findings').description('decisions on the findings of a period: import them from the workbook, record them, list them');
+  const findings = program
+    .command('findings')
+    .description('decisions on the findings of a period: import them from the workbook, record them, list them');
   withGlobalOptions(
     findings
       .command('import <workbook>')
-      .description('read the decisions typed into a pinrecon workbook (saved by Excel or LibreOffice) into the database')
+      .description(
+        'read the decisions typed into a pinrecon workbook (saved by Excel or LibreOffice) into the database',
+      )
       .option('--by <name>', 'who decided (default: the OS user name)')
       .option('--overwrite', 'record rows edited over a decision taken after the workbook was written (else refused)'),
   )
@@ -81,7 +92,12 @@ Example:
     .action(
       action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
         const result = await withJobWarehouse(config, (warehouse) =>
-          importDecisions(warehouse, file, { by: options.by, overwrite: Boolean(options.overwrite), timezone: config.timezone }, output),
+          importDecisions(
+            warehouse,
+            file,
+            { by: options.by, overwrite: Boolean(options.overwrite), timezone: config.timezone },
+            output,
+          ),
         );
         report(output, result);
       }),
@@ -90,7 +106,9 @@ Example:
   withGlobalOptions(
     findings
       .command('decide [findingId...]')
-      .description('record a decision on findings from the command line: named by id, or chosen with --period and filters')
+      .description(
+        'record a decision on findings from the command line: named by id, or chosen with --period and filters',
+      )
       .requiredOption('--decision <decision>', `one of ${decisions.join(', ')}`)
       .option('--note <text>', 'why (default: keep the current note)')
       .option('--owner <name>', 'who follows it up (default: keep the current owner)')
@@ -114,7 +132,8 @@ Examples:
     )
     .action(
       action<DecideOptions, [string[]]>(async ({ config, output }, options, findingIds) => {
-        if (!isDecision(options.decision)) throw new UsageError(`--decision must be one of ${decisions.join(', ')}, got "${options.decision}".`);
+        if (!isDecision(options.decision))
+          throw new UsageError(`--decision must be one of ${decisions.join(', ')}, got "${options.decision}".`);
         const expectedClearBy = parseDateOption(options.expectedClearBy, '--expected-clear-by');
         const { decision, note, owner, by } = options;
         const decide = { decision, note, owner, expectedClearBy, by, timezone: config.timezone };
@@ -122,15 +141,21 @@ Examples:
         const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
         if (options.period === undefined) {
           const used = filters.filter((name) => options[name] !== undefined);
-          if (used.length > 0) throw new UsageError(`${used.map(flag).join(', ')} choose findings of a period: give --period YYYY-MM too.`);
+          if (used.length > 0)
+            throw new UsageError(
+              `${used.map(flag).join(', ')} choose findings of a period: give --period YYYY-MM too.`,
+            );
           if (findingIds.length === 0) {
-            throw new UsageError('Name the findings: finding ids (see pinrecon findings list --period P), or --period P with filters.');
+            throw new UsageError(
+              'Name the findings: finding ids (see pinrecon findings list --period P), or --period P with filters.',
+            );
           }
           const result = await withJobWarehouse(config, (warehouse) => decideFindings(warehouse, findingIds, decide));
           report(output, result);
           return;
         }
-        if (findingIds.length > 0) throw new UsageError('Choose findings either by id or with --period and filters, not both.');
+        if (findingIds.length > 0)
+          throw new UsageError('Choose findings either by id or with --period and filters, not both.');
         const period = parsePeriodOption(options.period);
         for (const type of options.type ?? []) {
           if (!(exceptionTypes as readonly string[]).includes(type)) {
@@ -141,9 +166,17 @@ Examples:
           throw new UsageError(`--family must be one of ${families.join(', ')}, got "${options.family}".`);
         }
         if (options.maxAmount !== undefined && !/^\d+(\.\d{1,4})?$/.test(options.maxAmount)) {
-          throw new UsageError(`--max-amount must be a non-negative amount such as 50 or 12.50, got "${options.maxAmount}".`);
+          throw new UsageError(
+            `--max-amount must be a non-negative amount such as 50 or 12.50, got "${options.maxAmount}".`,
+          );
         }
-        const filter = { period, types: options.type, family: options.family, undecided: options.undecided, maxAmount: options.maxAmount };
+        const filter = {
+          period,
+          types: options.type,
+          family: options.family,
+          undecided: options.undecided,
+          maxAmount: options.maxAmount,
+        };
         const bulk = { ...decide, dryRun: Boolean(options.dryRun) };
         const result = await withJobWarehouse(config, (warehouse) => decideInBulk(warehouse, filter, bulk));
         report(output, result);
@@ -153,7 +186,9 @@ Examples:
   withGlobalOptions(
     findings
       .command('history [findingId]')
-      .description('who decided what, when (with the zone) and from which source: one finding, or every decision of a period')
+      .description(
+        'who decided what, when (with the zone) and from which source: one finding, or every decision of a period',
+      )
       .option('--period <YYYY-MM>', "every decision of the period (instead of one finding's)")
       .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
   ).action(
@@ -187,7 +222,8 @@ Examples:
     action<ListOptions, []>(async ({ config }, options) => {
       const period = parsePeriodOption(options.period);
       const format = options.json ? 'json' : options.format;
-      if (!(listFormats as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
+      if (!(listFormats as readonly string[]).includes(format))
+        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
       const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
       let rows;
       try {

@@ -19,7 +19,9 @@ export function registerKeys(program: Command): void {
       .option('--dry-run', 'say what would be rewritten; change nothing'),
   ).action(
     action<ProtectOptions, []>(async ({ config, output }, options) => {
-      const summary = await withJobWarehouse(config, (warehouse) => protectKeys(warehouse, config, { dryRun: options.dryRun }, output));
+      const summary = await withJobWarehouse(config, (warehouse) =>
+        protectKeys(warehouse, config, { dryRun: options.dryRun }, output),
+      );
       printSummary(summary, output);
       output.document({ ok: true, ...summary });
     }),
@@ -33,7 +35,11 @@ function printSummary(s: KeysProtectSummary, output: Output): void {
       `keys protect${s.dryRun ? ' (dry run: nothing was changed)' : ''}: ${s.from} → ${s.to}`,
       `${verb} ${s.salesKeys} keys in sales, ${s.quarantineRecords} records in sales_quarantine`,
       `${verb} ${s.landingFiles.rewritten} of ${s.landingFiles.read} landing files in ${s.landingDir} (${s.landingFiles.keys} keys)`,
-      ...(s.dryRun ? [] : ['the whole keys may survive in free pages of the old files: delete old copies and backups of the database and the landing folder made before this']),
+      ...(s.dryRun
+        ? []
+        : [
+            'the whole keys may survive in free pages of the old files: delete old copies and backups of the database and the landing folder made before this',
+          ]),
     ].join('\n'),
   );
 }

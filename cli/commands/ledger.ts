@@ -18,7 +18,6 @@ interface ImportOptions extends GlobalOptions {
   insteadOf?: string;
 }
 
-
 export function registerLedger(program: Command): void {
   const ledger = program.command('ledger').description('the partner ledger');
   withGlobalOptions(
@@ -30,16 +29,33 @@ export function registerLedger(program: Command): void {
       .option('--format <format>', `file format (default: from the extension): ${ledgerFormats.join(', ')}`)
       .option('--delimiter <char>', 'CSV field delimiter: "," ";" "|" or tab (default: ledger.delimiter)')
       .option('--encoding <name>', `text encoding: ${ledgerEncodings.join(', ')} (default: ledger.encoding)`)
-      .option('--decimal-separator <char>', 'decimal separator of numbers written as text: "." or "," (default: ledger.decimalSeparator)')
-      .option('--date-format <pattern>', 'date-fns pattern of paid_at, e.g. dd/MM/yyyy HH:mm:ss (default: ledger.dateFormat; ISO 8601 always accepted)')
+      .option(
+        '--decimal-separator <char>',
+        'decimal separator of numbers written as text: "." or "," (default: ledger.decimalSeparator)',
+      )
+      .option(
+        '--date-format <pattern>',
+        'date-fns pattern of paid_at, e.g. dd/MM/yyyy HH:mm:ss (default: ledger.dateFormat; ISO 8601 always accepted)',
+      )
       .option('--sheet <name>', 'Excel sheet to read (default: ledger.sheet, else the first)')
-      .option('--replace', "replace the path's lines even when this file has far fewer accepted lines (ledger.minReplaceRatio); the old lines stay in ledger_history")
-      .option('--instead-of <file>', 'this file replaces the one imported from that other path (its lines kept in ledger_history)')
-      .option('--allow-overlap', 'import although most of its references are loaded from another file (ledgers sharing references)'),
+      .option(
+        '--replace',
+        "replace the path's lines even when this file has far fewer accepted lines (ledger.minReplaceRatio); the old lines stay in ledger_history",
+      )
+      .option(
+        '--instead-of <file>',
+        'this file replaces the one imported from that other path (its lines kept in ledger_history)',
+      )
+      .option(
+        '--allow-overlap',
+        'import although most of its references are loaded from another file (ledgers sharing references)',
+      ),
   ).action(
     action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
       const importOptions = parseOverrides(options);
-      const summary = await withJobWarehouse(config, (warehouse) => importLedger(warehouse, config, file, importOptions, output));
+      const summary = await withJobWarehouse(config, (warehouse) =>
+        importLedger(warehouse, config, file, importOptions, output),
+      );
       output.result(describeLedgerImport(summary));
       output.document({ ok: true, ...summary });
     }),
@@ -61,7 +77,8 @@ function parseOverrides(options: ImportOptions): LedgerImportOptions {
   }
   if (options.encoding !== undefined) {
     const encoding = normalizeEncoding(options.encoding);
-    if (!encoding) throw new UsageError(`--encoding must be one of ${ledgerEncodings.join(', ')}, got "${options.encoding}".`);
+    if (!encoding)
+      throw new UsageError(`--encoding must be one of ${ledgerEncodings.join(', ')}, got "${options.encoding}".`);
     result.overrides!.encoding = encoding;
   }
   if (options.decimalSeparator !== undefined) {

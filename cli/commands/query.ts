@@ -24,18 +24,27 @@ export function registerQuery(program: Command): void {
   withGlobalOptions(
     program
       .command('query <sql>')
-      .description('ad hoc, read-only SQL against the snapshot published after each job (the main file with --live); PINs show their last 4 characters')
+      .description(
+        'ad hoc, read-only SQL against the snapshot published after each job (the main file with --live); PINs show their last 4 characters',
+      )
       .option('--format <format>', `output: ${formats.join(', ')} (--json means json)`, 'table')
       .option('--max-rows <n>', 'rows shown in table format (csv, json and arrow stream every row)', '1000')
-      .option('--live', 'read the main database file itself (newer than the snapshot while a job runs, but it blocks jobs while open)'),
+      .option(
+        '--live',
+        'read the main database file itself (newer than the snapshot while a job runs, but it blocks jobs while open)',
+      ),
   ).action(
     action<QueryOptions, [string]>(async ({ config, output }, options, sql) => {
       const format = options.json ? 'json' : options.format;
-      if (!(formats as readonly string[]).includes(format)) throw new UsageError(`--format must be one of ${formats.join(', ')}, got "${format}".`);
+      if (!(formats as readonly string[]).includes(format))
+        throw new UsageError(`--format must be one of ${formats.join(', ')}, got "${format}".`);
       const maxRows = Number(options.maxRows);
-      if (!Number.isInteger(maxRows) || maxRows <= 0) throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
+      if (!Number.isInteger(maxRows) || maxRows <= 0)
+        throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
       if (format === 'arrow' && process.stdout.isTTY) {
-        throw new UsageError('--format arrow writes a binary Arrow IPC stream: redirect it to a file (> result.arrows) or pipe it to a reader.');
+        throw new UsageError(
+          '--format arrow writes a binary Arrow IPC stream: redirect it to a file (> result.arrows) or pipe it to a reader.',
+        );
       }
       const warehouse = await openForReading(config, output, { live: options.live });
       try {
@@ -45,7 +54,12 @@ export function registerQuery(program: Command): void {
           const { schema, batches } = await queryArrow(warehouse, sql, config.timezone);
           return await writeArrowStream(schema, batches, process.stdout);
         }
-        await printResult(await queryMasked(warehouse, sql), format as Exclude<(typeof formats)[number], 'arrow'>, maxRows, output);
+        await printResult(
+          await queryMasked(warehouse, sql),
+          format as Exclude<(typeof formats)[number], 'arrow'>,
+          maxRows,
+          output,
+        );
       } finally {
         warehouse.close();
       }
@@ -53,7 +67,12 @@ export function registerQuery(program: Command): void {
   );
 }
 
-async function printResult({ columns, chunks }: MaskedResult, format: Exclude<(typeof formats)[number], 'arrow'>, maxRows: number, output: Output): Promise<void> {
+async function printResult(
+  { columns, chunks }: MaskedResult,
+  format: Exclude<(typeof formats)[number], 'arrow'>,
+  maxRows: number,
+  output: Output,
+): Promise<void> {
   if (format === 'table') {
     const shown: Record<string, unknown>[] = [];
     let more = false;
@@ -85,4 +104,3 @@ async function printResult({ columns, chunks }: MaskedResult, format: Exclude<(t
   }
   await printText(first ? ']\n' : '\n]\n');
 }
-

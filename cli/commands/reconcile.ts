@@ -2,7 +2,14 @@
 import type { Command } from 'commander';
 import { exceptionTypes } from '../../core/exception-types.js';
 import { describeProof, manyLookups, reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
-import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import {
+  action,
+  parseDateOption,
+  parsePeriodOption,
+  withGlobalOptions,
+  withJobWarehouse,
+  type GlobalOptions,
+} from '../context.js';
 import { formatTable, type Output } from '../../core/output.js';
 
 interface ReconcileCommandOptions extends GlobalOptions {
@@ -15,10 +22,15 @@ export function registerReconcile(program: Command): void {
   withGlobalOptions(
     program
       .command('reconcile')
-      .description('(re)build the reconciliation of a period: findings, summary per currency, cost bridge, aging of unredeemed keys')
+      .description(
+        '(re)build the reconciliation of a period: findings, summary per currency, cost bridge, aging of unredeemed keys',
+      )
       .requiredOption('--period <YYYY-MM>', 'the month to reconcile (configured time zone)')
       .option('--as-of <date>', 'the date unredeemed keys are aged at, YYYY-MM-DD (default: today)')
-      .option('--allow-incomplete', 'reconcile a period that is not completely extracted; its findings get the verdict incomplete'),
+      .option(
+        '--allow-incomplete',
+        'reconcile a period that is not completely extracted; its findings get the verdict incomplete',
+      ),
   )
     .addHelpText(
       'after',
@@ -41,7 +53,14 @@ Example:
       action<ReconcileCommandOptions, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
         const asOf = parseDateOption(options.asOf, '--as-of');
-        const summary = await withJobWarehouse(config, (warehouse) => reconcile(warehouse, config, { period, ...(asOf ? { asOf } : {}), allowIncomplete: Boolean(options.allowIncomplete) }, output));
+        const summary = await withJobWarehouse(config, (warehouse) =>
+          reconcile(
+            warehouse,
+            config,
+            { period, ...(asOf ? { asOf } : {}), allowIncomplete: Boolean(options.allowIncomplete) },
+            output,
+          ),
+        );
         printSummary(summary, output);
         output.document({ ok: true, ...summary });
       }),
@@ -49,7 +68,9 @@ Example:
 }
 
 function printSummary(s: ReconcileSummary, output: Output): void {
-  const types = exceptionTypes.filter((t) => s.byType[t] > 0).map((t) => ({ exception_type: t, findings: s.byType[t] }));
+  const types = exceptionTypes
+    .filter((t) => s.byType[t] > 0)
+    .map((t) => ({ exception_type: t, findings: s.byType[t] }));
   const currencies = s.currencies.map((c) => ({
     currency: c.currencyCode ?? '(none)',
     ledger_orders: c.ledgerOrders,
@@ -65,8 +86,12 @@ function printSummary(s: ReconcileSummary, output: Output): void {
     : `individual lookups: skipped (${s.lookup.skippedBecause})`;
   const proof =
     `missing at provider: ${describeProof(s.proof)}` +
-    (s.coverage.provesAbsence ? ` (by-creation windows cover ${s.coverage.historyStart}..${s.coverage.coveredThrough})` : '') +
-    ((s.lookup.references ?? 0) > manyLookups ? ' — extract.historyStart, with its back-fill, avoids the look-ups' : '');
+    (s.coverage.provesAbsence
+      ? ` (by-creation windows cover ${s.coverage.historyStart}..${s.coverage.coveredThrough})`
+      : '') +
+    ((s.lookup.references ?? 0) > manyLookups
+      ? ' — extract.historyStart, with its back-fill, avoids the look-ups'
+      : '');
   const signoff = `sign-off: ${s.signoffDescription}`;
   output.result(
     [

@@ -4,7 +4,14 @@
  */
 import type { Command } from 'commander';
 import { writeReport } from '../../pipelines/report.js';
-import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import {
+  action,
+  parseDateOption,
+  parsePeriodOption,
+  withGlobalOptions,
+  withJobWarehouse,
+  type GlobalOptions,
+} from '../context.js';
 
 interface ReportCommandOptions extends GlobalOptions {
   period?: string;
@@ -17,9 +24,14 @@ export function registerReport(program: Command): void {
   withGlobalOptions(
     program
       .command('report')
-      .description('writes the Excel workbook of a reconciled period (reports.outDir/pinrecon-<period>.xlsx); with --email, sends it')
+      .description(
+        'writes the Excel workbook of a reconciled period (reports.outDir/pinrecon-<period>.xlsx); with --email, sends it',
+      )
       .requiredOption('--period <YYYY-MM>', 'the accounting period (reconcile it first)')
-      .option('--as-of <YYYY-MM-DD>', "the period's reconciliation date (default: the date it was last reconciled as of)")
+      .option(
+        '--as-of <YYYY-MM-DD>',
+        "the period's reconciliation date (default: the date it was last reconciled as of)",
+      )
       .option('--email', 'send the workbook to email.to through email.smtpUrl')
       .option('--dry-run', 'write the email as .eml beside the workbook instead of sending it'),
   ).action(

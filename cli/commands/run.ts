@@ -4,7 +4,14 @@
  */
 import type { Command } from 'commander';
 import { MonthEndJobError, runMonthEnd, type RunProgress } from '../../pipelines/month-end.js';
-import { action, parseDateOption, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import {
+  action,
+  parseDateOption,
+  parsePeriodOption,
+  withGlobalOptions,
+  withJobWarehouse,
+  type GlobalOptions,
+} from '../context.js';
 import { formatTable } from '../../core/output.js';
 
 interface RunCommandOptions extends GlobalOptions {
@@ -20,19 +27,36 @@ export function registerRun(program: Command): void {
   withGlobalOptions(
     program
       .command('run')
-      .description('the month-end job: extract the period plus the lookback, import the ledger, reconcile, report, email')
+      .description(
+        'the month-end job: extract the period plus the lookback, import the ledger, reconcile, report, email',
+      )
       .requiredOption('--period <YYYY-MM>', 'the accounting period')
       .option('--ledger <file>', 'the ledger file to import (default: ledger.path of the config, if it exists)')
       .option('--as-of <YYYY-MM-DD>', 'date the findings are judged at (default: today in the configured time zone)')
       .option('--email', 'send the workbook by email')
       .option('--dry-run', 'with --email: write the message as .eml beside the workbook instead of sending it')
-      .option('--allow-incomplete', 'reconcile and report even if the period is not completely extracted (verdict incomplete)'),
+      .option(
+        '--allow-incomplete',
+        'reconcile and report even if the period is not completely extracted (verdict incomplete)',
+      ),
   ).action(
     action<RunCommandOptions, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
       const asOf = parseDateOption(options.asOf, '--as-of');
       const summary = await withJobWarehouse(config, (warehouse) =>
-        runMonthEnd(warehouse, config, { period, asOf, ledger: options.ledger, email: options.email, dryRun: options.dryRun, allowIncomplete: Boolean(options.allowIncomplete) }, output),
+        runMonthEnd(
+          warehouse,
+          config,
+          {
+            period,
+            asOf,
+            ledger: options.ledger,
+            email: options.email,
+            dryRun: options.dryRun,
+            allowIncomplete: Boolean(options.allowIncomplete),
+          },
+          output,
+        ),
       ).catch((error: unknown) => {
         if (error instanceof MonthEndJobError) output.result(describeRun(error.progress));
         throw error;
@@ -44,7 +68,12 @@ export function registerRun(program: Command): void {
 }
 
 export function describeRun(summary: RunProgress): string {
-  const steps = summary.steps.map((s) => ({ step: s.step, status: s.status, seconds: s.seconds.toFixed(1), result: s.summary }));
+  const steps = summary.steps.map((s) => ({
+    step: s.step,
+    status: s.status,
+    seconds: s.seconds.toFixed(1),
+    result: s.summary,
+  }));
   const failed = summary.steps.find((s) => s.status === 'failed');
   return [
     `pinrecon run ${summary.period} (as of ${summary.asOf}; extracted ${summary.extractRange.from} .. ${summary.extractRange.to}) — run ${summary.runId}` +

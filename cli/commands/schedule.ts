@@ -15,7 +15,10 @@ export function registerSchedule(program: Command): void {
       .option('--grace-seconds <n>', 'after SIGTERM, how long the running job may take to finish', '60'),
   ).action(
     action<ScheduleCommandOptions, []>(async ({ config, file, output }, options) => {
-      const outcomes = await runScheduler(config, output, { configFile: file, graceMs: Number(options.graceSeconds ?? 60) * 1000 });
+      const outcomes = await runScheduler(config, output, {
+        configFile: file,
+        graceMs: Number(options.graceSeconds ?? 60) * 1000,
+      });
       output.document({ ok: true, jobs: outcomes });
     }),
   );

@@ -39,7 +39,9 @@ export function registerSimulateApi(program: Command): void {
   withGlobalOptions(
     program
       .command('simulate-api')
-      .description('serve a local simulator of the upstream API (seeded data set, rate limit, optional faults) until Ctrl-C')
+      .description(
+        'serve a local simulator of the upstream API (seeded data set, rate limit, optional faults) until Ctrl-C',
+      )
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--port <n>', 'port (default: the port of api.baseUrl, 8787 unless configured; 0 = any free port)')
       .option('--seed <n>', 'seed of the data set and of the fault sequence', '1')
@@ -56,7 +58,10 @@ export function registerSimulateApi(program: Command): void {
       .option('--slow-ms <ms>', 'delay of a slow response', '2000')
       .option('--revoke-every <seconds>', 'revoke every issued token this often (0 = never)', '0')
       .option('--malformed-every <n>', 'serve every Nth sale malformed (0 = none)', '0')
-      .option('--identifier <id>', 'accepted identifier (default: api.identifier / $PINRECON_API_IDENTIFIER, else "demo-partner")')
+      .option(
+        '--identifier <id>',
+        'accepted identifier (default: api.identifier / $PINRECON_API_IDENTIFIER, else "demo-partner")',
+      )
       .option('--secret <secret>', 'accepted secret (default: api.secret / $PINRECON_API_SECRET, else "demo-secret")')
       .option('--verbose', 'log one line per request (method, path, status, time; never tokens)'),
   ).action(action<SimulateApiOptions, []>(({ config, output }, options) => serveSimulator(config, options, output)));
@@ -68,7 +73,8 @@ function simulatorOptionsFrom(config: Config, options: SimulateApiOptions, outpu
   const from = parseDateOption(options.from, '--from') ?? defaults.from;
   const to = parseDateOption(options.to, '--to') ?? defaults.to;
   if (daysInclusive(from, to) < 1) throw new UsageError(`--to (${to}) is before --from (${from}).`);
-  const salesCount = options.sales === undefined ? daysInclusive(from, to) * DEFAULT_SALES_PER_DAY : count(options.sales, '--sales');
+  const salesCount =
+    options.sales === undefined ? daysInclusive(from, to) * DEFAULT_SALES_PER_DAY : count(options.sales, '--sales');
 
   const simulatorOptions: SimulatorOptions = {
     host: options.host,
@@ -77,7 +83,13 @@ function simulatorOptionsFrom(config: Config, options: SimulateApiOptions, outpu
     identifier: options.identifier ?? config.api.identifier ?? 'demo-partner',
     secret: options.secret ?? config.api.secret ?? 'demo-secret',
     endpoints: config.api.endpoints,
-    dataset: { from, to, salesCount, timezone: config.timezone, malformedEvery: count(options.malformedEvery, '--malformed-every') },
+    dataset: {
+      from,
+      to,
+      salesCount,
+      timezone: config.timezone,
+      malformedEvery: count(options.malformedEvery, '--malformed-every'),
+    },
     tokenLifetimeSeconds: positive(options.tokenLifetime, '--token-lifetime'),
     rateLimitPerSecond: positive(options.rateLimit, '--rate-limit'),
     maxPeriodDays: positive(options.maxPeriodDays, '--max-period-days'),
@@ -97,12 +109,20 @@ function simulatorOptionsFrom(config: Config, options: SimulateApiOptions, outpu
 /** Serves the simulator until SIGINT or SIGTERM, then says what it served. */
 async function serveSimulator(config: Config, options: SimulateApiOptions, output: Output): Promise<void> {
   const { simulatorOptions, from, to, salesCount } = simulatorOptionsFrom(config, options, output);
-  const credentialSource = options.identifier || options.secret ? 'the command line' : config.api.identifier || config.api.secret ? 'the configuration/environment' : 'the built-in demo pair';
+  const credentialSource =
+    options.identifier || options.secret
+      ? 'the command line'
+      : config.api.identifier || config.api.secret
+        ? 'the configuration/environment'
+        : 'the built-in demo pair';
 
   const simulator = await startSimulator(simulatorOptions).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
-      throw new JobError(`Port ${simulatorOptions.port} on ${options.host} is already in use.`, 'pass --port with a free port (or 0 for any).');
+      throw new JobError(
+        `Port ${simulatorOptions.port} on ${options.host} is already in use.`,
+        'pass --port with a free port (or 0 for any).',
+      );
     }
     if (error instanceof RangeError && /^endpoints\./.test(error.message)) {
       throw new ConfigError(`api.${error.message}`, undefined, `api.${error.message.split(':')[0]}`);
@@ -113,7 +133,13 @@ async function serveSimulator(config: Config, options: SimulateApiOptions, outpu
   const summary = {
     url: simulator.url,
     seed: simulatorOptions.seed,
-    dataset: { from, to, salesCount, timezone: config.timezone, malformedEvery: simulatorOptions.dataset!.malformedEvery },
+    dataset: {
+      from,
+      to,
+      salesCount,
+      timezone: config.timezone,
+      malformedEvery: simulatorOptions.dataset!.malformedEvery,
+    },
     rateLimitPerSecond: simulatorOptions.rateLimitPerSecond,
     tokenLifetimeSeconds: simulatorOptions.tokenLifetimeSeconds,
     faults: simulatorOptions.faults,
@@ -151,18 +177,21 @@ function portOf(baseUrl: string): number {
 }
 
 function count(value: string, option: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(value) || Number(value) > max) throw new UsageError(`${option} must be a whole number from 0 to ${max}, got "${value}".`);
+  if (!/^\d+$/.test(value) || Number(value) > max)
+    throw new UsageError(`${option} must be a whole number from 0 to ${max}, got "${value}".`);
   return Number(value);
 }
 
 function positive(value: string, option: string): number {
   const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0)) throw new UsageError(`${option} must be a number greater than 0, got "${value}".`);
+  if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0))
+    throw new UsageError(`${option} must be a number greater than 0, got "${value}".`);
   return n;
 }
 
 function rate(value: string, option: string): number {
   const n = Number(value);
-  if (!/^\d*\.?\d+$/.test(value) || n > 1) throw new UsageError(`${option} must be a share between 0 and 1 (e.g. 0.05), got "${value}".`);
+  if (!/^\d*\.?\d+$/.test(value) || n > 1)
+    throw new UsageError(`${option} must be a share between 0 and 1 (e.g. 0.05), got "${value}".`);
   return n;
 }

@@ -14,7 +14,9 @@ export function registerVerify(program: Command): void {
   withGlobalOptions(
     program
       .command('verify')
-      .description("proves a period's audit trail: the decision chain, the sign-offs' content hashes and the files behind them")
+      .description(
+        "proves a period's audit trail: the decision chain, the sign-offs' content hashes and the files behind them",
+      )
       .requiredOption('--period <YYYY-MM>', 'the period to verify'),
   )
     .addHelpText(
@@ -32,7 +34,9 @@ Example:
       action<VerifyOptions, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
         const report = await withJobWarehouse(config, (warehouse) => verifyPeriod(warehouse, period));
-        const head = report.chainHead ? ` (head ${report.chainHead.position}: ${report.chainHead.sha256.slice(0, 16)}…)` : '';
+        const head = report.chainHead
+          ? ` (head ${report.chainHead.position}: ${report.chainHead.sha256.slice(0, 16)}…)`
+          : '';
         const signoffs = `${report.signoffs.length} sign-off(s)`;
         const facts = `${report.decisions} decision(s) in the chain${head}, ${signoffs}, ${report.filesChecked} file(s)`;
         output.document(report);
@@ -43,7 +47,8 @@ Example:
         const [first] = report.mismatches;
         output.error(`${period} does not verify: ${first!.subject}: ${first!.reason}`);
         for (const other of report.mismatches.slice(1, 50)) output.error(`  also: ${other.subject}: ${other.reason}`);
-        if (report.mismatches.length > 50) output.error(`  … and ${report.mismatches.length - 50} more (--json lists them all)`);
+        if (report.mismatches.length > 50)
+          output.error(`  … and ${report.mismatches.length - 50} more (--json lists them all)`);
         output.error(`checked: ${facts}`);
         process.exitCode = 1;
       }),

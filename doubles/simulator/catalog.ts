@@ -67,7 +67,18 @@ const p = (
   keyFormat: ProductSpec['keyFormat'],
   productTags: number[],
   country: ProductSpec['country'] = 'BR',
-): ProductSpec => ({ id, name, collectionId, priceCents, discountTenths, country, weight, stock, keyFormat, tags: productTags });
+): ProductSpec => ({
+  id,
+  name,
+  collectionId,
+  priceCents,
+  discountTenths,
+  country,
+  weight,
+  stock,
+  keyFormat,
+  tags: productTags,
+});
 
 export const productSpecs: readonly ProductSpec[] = [
   p(3101, 'PlayStation Store R$ 30', 11, 3000, 40, 40, -1, 'dashed19', [1]),
@@ -126,8 +137,14 @@ export function costCents(product: ProductSpec): number {
 
 const cents = (value: number) => value / 100;
 const tagList = (ids: number[]) => tags.filter((t) => ids.includes(t.id));
-const textsFor = (language: string | undefined) => (language?.toLowerCase().startsWith('en') ? texts.en : texts['pt-BR']);
-const slug = (name: string) => name.toLowerCase().normalize('NFD').replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+const textsFor = (language: string | undefined) =>
+  language?.toLowerCase().startsWith('en') ? texts.en : texts['pt-BR'];
+const slug = (name: string) =>
+  name
+    .toLowerCase()
+    .normalize('NFD')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '');
 
 /** The catalog filtered by the common query parameters (country BR, currency BRL, language pt-BR by default). */
 export class Catalog {
@@ -142,7 +159,9 @@ export class Catalog {
     if (query === null) return [...productSpecs];
     const country = (query.country ?? 'BR').toUpperCase();
     const currency = (query.currency ?? 'BRL').toUpperCase();
-    return productSpecs.filter((product) => product.country === country && currencyOf[product.country].code === currency);
+    return productSpecs.filter(
+      (product) => product.country === country && currencyOf[product.country].code === currency,
+    );
   }
 
   isAvailable(product: ProductSpec, query: CatalogQuery): boolean {
@@ -225,7 +244,10 @@ export class Catalog {
   tree(query: CatalogQuery | null, withProducts: boolean, shape: 'listing' | 'collection' = 'listing'): Collection[] {
     const available = new Set(this.available(query).map((product) => product.id));
     const build = (spec: CollectionSpec): Collection | undefined => {
-      const children = collectionSpecs.filter((c) => c.parentId === spec.id).map(build).filter((c): c is Collection => c !== undefined);
+      const children = collectionSpecs
+        .filter((c) => c.parentId === spec.id)
+        .map(build)
+        .filter((c): c is Collection => c !== undefined);
       const products = productSpecs.filter((product) => product.collectionId === spec.id && available.has(product.id));
       if (children.length === 0 && products.length === 0) return undefined;
       const text = textsFor(query?.language);
@@ -236,12 +258,17 @@ export class Catalog {
         howToRedeem: text.howTo,
         collections: children,
         products: withProducts
-          ? products.map((product) => (shape === 'listing' ? this.listingProduct(product) : this.collectionProduct(product, query?.language)))
+          ? products.map((product) =>
+              shape === 'listing' ? this.listingProduct(product) : this.collectionProduct(product, query?.language),
+            )
           : [],
         tags: tagList(spec.tags),
       };
     };
-    return collectionSpecs.filter((c) => c.parentId === undefined).map(build).filter((c): c is Collection => c !== undefined);
+    return collectionSpecs
+      .filter((c) => c.parentId === undefined)
+      .map(build)
+      .filter((c): c is Collection => c !== undefined);
   }
 
   /** Every available collection, flat (the "collections by partner" operation), without products. */

@@ -204,7 +204,8 @@ export class Dataset {
 
   reverseByPartnerReference(reference: string): ReversalResult {
     const [sale] = this.salesByPartnerReference(reference);
-    if (!sale) throw new Rejection('unknown_partner_reference', `No transaction has partnerReference "${reference.trim()}".`);
+    if (!sale)
+      throw new Rejection('unknown_partner_reference', `No transaction has partnerReference "${reference.trim()}".`);
     return this.reverse(sale.transactionId);
   }
 

@@ -4,10 +4,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { wireRecord, type SimulatedSale } from './sale-generator.js';
 import { Rejection } from './rejection.js';
 
-
-
-
-
 const MAX_BODY_BYTES = 1024 * 1024;
 const STREAM_CHUNK_CHARS = 64 * 1024;
 
@@ -16,7 +12,8 @@ export async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   let size = 0;
   for await (const chunk of request as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new Rejection('body_too_large', `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
+    if (size > MAX_BODY_BYTES)
+      throw new Rejection('body_too_large', `The request body exceeds ${MAX_BODY_BYTES} bytes.`);
     chunks.push(chunk);
   }
   const text = Buffer.concat(chunks).toString('utf8').trim();
@@ -45,7 +42,11 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
 }
 
 /** Streams a JSON array of sales records in chunks, waiting for the socket to drain between them. */
-export async function streamSales(response: ServerResponse, sales: Iterable<SimulatedSale>, dropMidResponse: boolean): Promise<void> {
+export async function streamSales(
+  response: ServerResponse,
+  sales: Iterable<SimulatedSale>,
+  dropMidResponse: boolean,
+): Promise<void> {
   response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
   let chunk = '[';
   let first = true;

@@ -117,15 +117,23 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
 
   // The sales the period's extract brings (paid or created in the period), by transactionId.
   const extracted = new Map<number, SimulatedSale>();
-  for (const byCreated of [false, true]) for (const s of dataset.salesInPeriod(first, last, byCreated)) extracted.set(s.transactionId, s);
-  const inPeriodBothWays = (s: SimulatedSale) => periodOf(s.createdAt.getTime()) === options.period && periodOf(s.paidAt.getTime()) === options.period;
+  for (const byCreated of [false, true])
+    for (const s of dataset.salesInPeriod(first, last, byCreated)) extracted.set(s.transactionId, s);
+  const inPeriodBothWays = (s: SimulatedSale) =>
+    periodOf(s.createdAt.getTime()) === options.period && periodOf(s.paidAt.getTime()) === options.period;
   const shuffled = (sales: SimulatedSale[], salt: number) =>
-    sales.map((s) => ({ s, u: hashUnit(seed, s.transactionId, salt) })).sort((a, b) => a.u - b.u).map((x) => x.s);
+    sales
+      .map((s) => ({ s, u: hashUnit(seed, s.transactionId, salt) }))
+      .sort((a, b) => a.u - b.u)
+      .map((x) => x.s);
   const clean = shuffled(
     [...extracted.values()].filter((s) => inPeriodBothWays(s) && classOf(s) === 'redeemed' && s.keySentToCustomer),
     101,
   );
-  const canceled = shuffled([...extracted.values()].filter((s) => inPeriodBothWays(s) && classOf(s) === 'canceled'), 102);
+  const canceled = shuffled(
+    [...extracted.values()].filter((s) => inPeriodBothWays(s) && classOf(s) === 'canceled'),
+    102,
+  );
   const perKind = Math.max(1, Math.floor(clean.length / salesPerBreak));
 
   const { planted, breakOf } = plantBreaks(clean, canceled, perKind);
@@ -170,22 +178,37 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
 
   writeCsv(options.file, lines, clock);
 
-  const plantedReferences = new Set(Object.entries(planted).filter(([k]) => !k.endsWith('_trap')).flatMap(([, refs]) => refs));
+  const plantedReferences = new Set(
+    Object.entries(planted)
+      .filter(([k]) => !k.endsWith('_trap'))
+      .flatMap(([, refs]) => refs),
+  );
   const findings = expectedFindings(lines, [...extracted.values(), ...lookedUp.values()], options, clock).map((f) => ({
     ...f,
     planted: plantedReferences.has(f.partnerReference),
   }));
   const byType: Record<string, number> = {};
   for (const f of findings) byType[f.exceptionType] = (byType[f.exceptionType] ?? 0) + 1;
-  return { file: options.file, period: options.period, lines: lines.length, findings, byType, lookups: planted.late_lookup, planted };
+  return {
+    file: options.file,
+    period: options.period,
+    lines: lines.length,
+    findings,
+    byType,
+    lookups: planted.late_lookup,
+    planted,
+  };
 }
 
 /** Which sale gets which break: `perKind` clean sales per sale break, in order, and `perKind` canceled sales booked as paid. */
-function plantBreaks(clean: SimulatedSale[], canceled: SimulatedSale[], perKind: number): { planted: Record<BreakKind, string[]>; breakOf: Map<number, BreakKind> } {
-  const planted = Object.fromEntries([...saleBreaks, 'missing_at_provider', 'canceled_but_booked', 'late_lookup'].map((k) => [k, []])) as unknown as Record<
-    BreakKind,
-    string[]
-  >;
+function plantBreaks(
+  clean: SimulatedSale[],
+  canceled: SimulatedSale[],
+  perKind: number,
+): { planted: Record<BreakKind, string[]>; breakOf: Map<number, BreakKind> } {
+  const planted = Object.fromEntries(
+    [...saleBreaks, 'missing_at_provider', 'canceled_but_booked', 'late_lookup'].map((k) => [k, []]),
+  ) as unknown as Record<BreakKind, string[]>;
   const breakOf = new Map<number, BreakKind>();
   let taken = 0;
   for (const kind of saleBreaks) {
@@ -243,7 +266,9 @@ function ghostOrders(period: string, count: number, clean: SimulatedSale[], cloc
     lines.push({
       reference: `PO-${period.replace('-', '')}-GHOST-${String(n).padStart(4, '0')}`,
       productId: template?.productId ?? 1,
-      paidAtMs: clock.startOfDay(first) + Math.floor(hashUnit(seed, n, 105) * (clock.startOfDay(`${next}-01`) - clock.startOfDay(first))),
+      paidAtMs:
+        clock.startOfDay(first) +
+        Math.floor(hashUnit(seed, n, 105) * (clock.startOfDay(`${next}-01`) - clock.startOfDay(first))),
       price: tenThousandths(template?.salesPrice ?? 10),
       cost: tenThousandths(template?.partnerCostPrice ?? 9),
       currency: template?.salesCurrencyCode ?? 'BRL',
@@ -256,29 +281,42 @@ function ghostOrders(period: string, count: number, clean: SimulatedSale[], cloc
 }
 
 /** The rules of interface.md over the ledger lines and the provider's sales, for one period. */
-function expectedFindings(lines: Line[], sales: SimulatedSale[], options: LedgerGeneratorOptions, clock: ZonedClock): Omit<ExpectedFinding, 'planted'>[] {
+function expectedFindings(
+  lines: Line[],
+  sales: SimulatedSale[],
+  options: LedgerGeneratorOptions,
+  clock: ZonedClock,
+): Omit<ExpectedFinding, 'planted'>[] {
   const r = options.reconciliation;
   const costTolerance = tenThousandths(r.costTolerance);
   const priceTolerance = tenThousandths(r.priceTolerance ?? r.costTolerance);
   const periodOf = (ms: number) => clock.localDate(ms).slice(0, 7);
   const classOf = (s: SimulatedSale) => r.statusMap[s.status.trim()] ?? 'unknown';
   const findings: Omit<ExpectedFinding, 'planted'>[] = [];
-  const add = (exceptionType: string, partnerReference: string, transactionId: number | null) => findings.push({ exceptionType, partnerReference, transactionId });
+  const add = (exceptionType: string, partnerReference: string, transactionId: number | null) =>
+    findings.push({ exceptionType, partnerReference, transactionId });
 
   const groups = new Map<string, { lines: Line[]; sales: SimulatedSale[] }>();
-  const group = (reference: string) => groups.get(reference) ?? groups.set(reference, { lines: [], sales: [] }).get(reference)!;
+  const group = (reference: string) =>
+    groups.get(reference) ?? groups.set(reference, { lines: [], sales: [] }).get(reference)!;
   for (const line of lines) group(line.reference.trim()).lines.push(line);
   for (const sale of sales) group(sale.partnerReference.trim()).sales.push(sale);
 
   for (const [reference, g] of groups) {
-    const inScope = g.lines.some((l) => periodOf(l.paidAtMs) === options.period) || g.sales.some((s) => periodOf(s.createdAt.getTime()) === options.period);
+    const inScope =
+      g.lines.some((l) => periodOf(l.paidAtMs) === options.period) ||
+      g.sales.some((s) => periodOf(s.createdAt.getTime()) === options.period);
     if (!inScope) continue;
     for (const s of g.sales) {
       if (periodOf(s.createdAt.getTime()) !== options.period) continue;
       const cls = classOf(s);
       if (cls === 'unknown') add('unknown_status', reference, s.transactionId);
-      const age = Math.round((Date.parse(`${options.asOf}T00:00:00Z`) - Date.parse(`${clock.localDate(s.createdAt.getTime())}T00:00:00Z`)) / 86_400_000);
-      if (cls !== 'canceled' && (cls === 'booked' || !s.keySentToCustomer) && age > r.unredeemedAfterDays) add('unredeemed_key', reference, s.transactionId);
+      const age = Math.round(
+        (Date.parse(`${options.asOf}T00:00:00Z`) - Date.parse(`${clock.localDate(s.createdAt.getTime())}T00:00:00Z`)) /
+          86_400_000,
+      );
+      if (cls !== 'canceled' && (cls === 'booked' || !s.keySentToCustomer) && age > r.unredeemedAfterDays)
+        add('unredeemed_key', reference, s.transactionId);
     }
     if (g.lines.length > 1 || g.sales.length > 1) {
       add('duplicate_reference', reference, null);
@@ -300,7 +338,9 @@ function expectedFindings(lines: Line[], sales: SimulatedSale[], options: Ledger
       add('missing_in_ledger', reference, g.sales[0]!.transactionId);
     }
   }
-  return findings.sort((a, b) => a.exceptionType.localeCompare(b.exceptionType) || a.partnerReference.localeCompare(b.partnerReference));
+  return findings.sort(
+    (a, b) => a.exceptionType.localeCompare(b.exceptionType) || a.partnerReference.localeCompare(b.partnerReference),
+  );
 }
 
 /** Writes the lines as CSV a block at a time: a ledger of millions of lines is longer than a string may be. */
@@ -311,21 +351,26 @@ function writeCsv(file: string, lines: Line[], clock: ZonedClock): void {
   };
   const fd = openSync(file, 'w');
   try {
-    writeSync(fd, 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n');
+    writeSync(
+      fd,
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n',
+    );
     const blockLines = 50_000;
     for (let start = 0; start < lines.length; start += blockLines) {
-      const block = lines.slice(start, start + blockLines).map((l) =>
-        [
-          `"${l.reference.replace(/"/g, '""')}"`,
-          l.productId,
-          clock.isoLocal(l.paidAtMs).replace('T', ' '),
-          money(l.price, l.shortDecimals),
-          money(l.cost, l.shortDecimals),
-          l.currency,
-          l.country,
-          l.status,
-        ].join(','),
-      );
+      const block = lines
+        .slice(start, start + blockLines)
+        .map((l) =>
+          [
+            `"${l.reference.replace(/"/g, '""')}"`,
+            l.productId,
+            clock.isoLocal(l.paidAtMs).replace('T', ' '),
+            money(l.price, l.shortDecimals),
+            money(l.cost, l.shortDecimals),
+            l.currency,
+            l.country,
+            l.status,
+          ].join(','),
+        );
       writeSync(fd, `${block.join('\n')}\n`);
     }
   } finally {

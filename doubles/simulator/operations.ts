@@ -3,15 +3,12 @@
  * names. The HTTP side (routing, auth, limits, faults) is in server.ts.
  */
 
-
-
-
 import type { EndpointName } from '../../config/schema.js';
 import type { CatalogQuery, Customer, PreRedeemResponse } from '../../sources/partner-api/types.js';
-import { Dataset } from './dataset.js';
+import type { Dataset } from './dataset.js';
 import { wireRecord, type SimulatedSale } from './sale-generator.js';
 import { Rejection } from './rejection.js';
-import { TokenAuthority } from './tokens.js';
+import type { TokenAuthority } from './tokens.js';
 import { daysInclusive, isCalendarDate } from './zoned-time.js';
 
 /** Body of a successful operation: a JSON value, or a list of sales to stream. */
@@ -43,7 +40,10 @@ export function simulatorOperations(
     salesByDocument: ({ params }) => {
       const document = params.documentNumber!;
       if (!/^\d{11}$|^\d{14}$/.test(document)) {
-        throw new Rejection('invalid_document', `documentNumber must be 11 (CPF) or 14 (CNPJ) digits without mask, got "${document}".`);
+        throw new Rejection(
+          'invalid_document',
+          `documentNumber must be 11 (CPF) or 14 (CNPJ) digits without mask, got "${document}".`,
+        );
       }
       return { sales: dataset.salesByDocument(document) };
     },
@@ -56,11 +56,14 @@ export function simulatorOperations(
       const product = productOrReject(dataset, params.productId!, query);
       return { json: dataset.catalog.productDetail(product, catalogQuery(query).language) };
     },
-    productStock: ({ params, query }) => ({ json: dataset.stock(productOrReject(dataset, params.productId!, query).id) }),
+    productStock: ({ params, query }) => ({
+      json: dataset.stock(productOrReject(dataset, params.productId!, query).id),
+    }),
     preRedeem: ({ body }) => ({ json: preRedeem(dataset, body, url()) }),
     reverseByTransactionId: ({ body }) => {
       const id = (body as Record<string, unknown>).transactionId;
-      if (!Number.isInteger(id)) throw new Rejection('invalid_request', 'transactionId is required and must be an integer.');
+      if (!Number.isInteger(id))
+        throw new Rejection('invalid_request', 'transactionId is required and must be an integer.');
       return { json: dataset.reverse(id as number) };
     },
     reverseByPartnerReference: ({ params }) => ({ json: dataset.reverseByPartnerReference(params.partnerReference!) }),
@@ -68,15 +71,27 @@ export function simulatorOperations(
 }
 
 /** The sales of a period by payment (or, with searchIsByCreateDate, creation) date, within the 31-day rule. */
-function salesByPeriod(dataset: Dataset, maxPeriodDays: number, params: Record<string, string>, query: URLSearchParams): Reply {
+function salesByPeriod(
+  dataset: Dataset,
+  maxPeriodDays: number,
+  params: Record<string, string>,
+  query: URLSearchParams,
+): Reply {
   const { startDate, finishDate } = params as { startDate: string; finishDate: string };
-  for (const [name, value] of [['startDate', startDate], ['finishDate', finishDate]] as const) {
-    if (!isCalendarDate(value)) throw new Rejection('invalid_date', `${name} must be a date written YYYY-MM-DD, got "${value}".`);
+  for (const [name, value] of [
+    ['startDate', startDate],
+    ['finishDate', finishDate],
+  ] as const) {
+    if (!isCalendarDate(value))
+      throw new Rejection('invalid_date', `${name} must be a date written YYYY-MM-DD, got "${value}".`);
   }
   const days = daysInclusive(startDate, finishDate);
   if (days < 1) throw new Rejection('invalid_period', `finishDate ${finishDate} is before startDate ${startDate}.`);
   if (days > maxPeriodDays) {
-    throw new Rejection('period_too_long', `The period ${startDate}..${finishDate} has ${days} days; at most ${maxPeriodDays} are allowed.`);
+    throw new Rejection(
+      'period_too_long',
+      `The period ${startDate}..${finishDate} has ${days} days; at most ${maxPeriodDays} are allowed.`,
+    );
   }
   const flag = query.get('searchIsByCreateDate');
   if (flag !== null && !/^(true|false)$/i.test(flag)) {
@@ -88,18 +103,30 @@ function salesByPeriod(dataset: Dataset, maxPeriodDays: number, params: Record<s
 /** A pre-redeem: checks the request, creates the sale, and points `redirectLink` at the redeem page of `url`. */
 function preRedeem(dataset: Dataset, body: unknown, url: string): PreRedeemResponse {
   const input = body as Record<string, unknown>;
-  if (!Number.isInteger(input.productId) || (input.productId as number) <= 0 || (input.productId as number) > 2 ** 31 - 1) {
+  if (
+    !Number.isInteger(input.productId) ||
+    (input.productId as number) <= 0 ||
+    (input.productId as number) > 2 ** 31 - 1
+  ) {
     throw new Rejection('invalid_request', 'productId is required and must be a positive 32-bit integer.');
   }
-  if (typeof input.partnerReference !== 'string' || input.partnerReference.trim() === '' || input.partnerReference.length > 100) {
-    throw new Rejection('invalid_request', 'partnerReference is required: a non-empty string of at most 100 characters.');
+  if (
+    typeof input.partnerReference !== 'string' ||
+    input.partnerReference.trim() === '' ||
+    input.partnerReference.length > 100
+  ) {
+    throw new Rejection(
+      'invalid_request',
+      'partnerReference is required: a non-empty string of at most 100 characters.',
+    );
   }
   for (const key of ['countryCode', 'currencyCode'] as const) {
     if (input[key] !== undefined && (typeof input[key] !== 'string' || !/^[A-Za-z]{2,3}$/.test(input[key] as string))) {
       throw new Rejection('invalid_request', `${key} must be an ISO code such as "BR" or "BRL".`);
     }
   }
-  const customer = input.customer === undefined || input.customer === null ? undefined : validateCustomer(input.customer);
+  const customer =
+    input.customer === undefined || input.customer === null ? undefined : validateCustomer(input.customer);
   const sale = dataset.preRedeem({
     productId: input.productId as number,
     partnerReference: input.partnerReference,
@@ -121,7 +148,11 @@ function preRedeem(dataset: Dataset, body: unknown, url: string): PreRedeemRespo
 function collectionOrReject(dataset: Dataset, idText: string, query: URLSearchParams) {
   const id = integerParameter(idText, 'collection id');
   const collection = dataset.catalog.collection(id, catalogQuery(query));
-  if (!collection) throw new Rejection('unknown_collection', `Collection ${id} does not exist or is not available for this country and currency.`);
+  if (!collection)
+    throw new Rejection(
+      'unknown_collection',
+      `Collection ${id} does not exist or is not available for this country and currency.`,
+    );
   return collection;
 }
 
@@ -131,7 +162,10 @@ function productOrReject(dataset: Dataset, idText: string, query: URLSearchParam
   if (!product) throw new Rejection('unknown_product', `Product ${id} does not exist.`);
   const q = catalogQuery(query);
   if (!dataset.catalog.isAvailable(product, q)) {
-    throw new Rejection('product_not_available', `Product ${id} is not available for ${q.country ?? 'BR'}/${q.currency ?? 'BRL'}.`);
+    throw new Rejection(
+      'product_not_available',
+      `Product ${id} is not available for ${q.country ?? 'BR'}/${q.currency ?? 'BRL'}.`,
+    );
   }
   return product;
 }
@@ -151,7 +185,8 @@ export function catalogQuery(query: URLSearchParams): CatalogQuery {
 }
 
 export function integerParameter(text: string, name: string): number {
-  if (!/^\d{1,15}$/.test(text)) throw new Rejection('invalid_request', `${name} must be a whole number, got "${text}".`);
+  if (!/^\d{1,15}$/.test(text))
+    throw new Rejection('invalid_request', `${name} must be a whole number, got "${text}".`);
   return Number(text);
 }
 
@@ -173,7 +208,8 @@ export function validateCustomer(value: unknown): Customer {
   }
   if (bornAt !== undefined) {
     const age = isCalendarDate(bornAt) ? (Date.now() - Date.parse(`${bornAt}T00:00:00Z`)) / (365.25 * 86_400_000) : -1;
-    if (age < 0 || age > 130) throw new Rejection('invalid_customer', 'customer.bornAt must be a past date written YYYY-MM-DD.');
+    if (age < 0 || age > 130)
+      throw new Rejection('invalid_customer', 'customer.bornAt must be a past date written YYYY-MM-DD.');
   }
   if (countryCode !== undefined && !/^[A-Za-z]{2}$/.test(countryCode)) {
     throw new Rejection('invalid_customer', 'customer.countryCode must be a 2-letter ISO 3166-1 code.');

@@ -32,12 +32,16 @@ export class Router {
       const shape = `${route.method} ${route.segments.map((s) => ('literal' in s ? s.literal : '{}')).join('/')}`;
       const other = seen.get(shape);
       if (other && route.queryParameters.length === 0) {
-        throw new RangeError(`endpoints.${route.name} and endpoints.${other} have the same method and path ("${shape}")`);
+        throw new RangeError(
+          `endpoints.${route.name} and endpoints.${other} have the same method and path ("${shape}")`,
+        );
       }
       seen.set(shape, route.name);
     }
     // The most specific template wins: more literal segments first.
-    this.routes = routes.sort((a, b) => b.literalCount - a.literalCount || b.queryParameters.length - a.queryParameters.length);
+    this.routes = routes.sort(
+      (a, b) => b.literalCount - a.literalCount || b.queryParameters.length - a.queryParameters.length,
+    );
   }
 
   match(method: string, url: URL): RouteMatch | undefined {
@@ -83,12 +87,21 @@ function compile(name: EndpointName, template: string): Route {
     const parameter = /^\{(\w+)\}$/.exec(value)?.[1];
     if (key && parameter) queryParameters.push([key, parameter]);
   }
-  const names = [...segments.flatMap((s) => ('parameter' in s ? [s.parameter] : [])), ...queryParameters.map(([, p]) => p)];
+  const names = [
+    ...segments.flatMap((s) => ('parameter' in s ? [s.parameter] : [])),
+    ...queryParameters.map(([, p]) => p),
+  ];
   const missing = endpointParameters[name].filter((p) => !names.includes(p));
   if (missing.length > 0) {
     throw new RangeError(`endpoints.${name}: "${template}" must contain ${missing.map((p) => `{${p}}`).join(' and ')}`);
   }
-  return { name, method: match[1]!, segments, queryParameters, literalCount: segments.filter((s) => 'literal' in s).length };
+  return {
+    name,
+    method: match[1]!,
+    segments,
+    queryParameters,
+    literalCount: segments.filter((s) => 'literal' in s).length,
+  };
 }
 
 function splitPath(path: string): string[] {

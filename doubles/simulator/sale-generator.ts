@@ -59,7 +59,9 @@ export function defaultDatasetOptions(timezone = 'America/Sao_Paulo', now = new 
 }
 
 /** What is wrong with a sale as served. */
-export type Malformation = { kind: 'missing-field'; field: keyof SalesRecord } | { kind: 'bad-date'; transactionDate: string };
+export type Malformation =
+  | { kind: 'missing-field'; field: keyof SalesRecord }
+  | { kind: 'bad-date'; transactionDate: string };
 
 export interface SimulatedSale extends SalesRecord {
   createdAt: Date;
@@ -87,7 +89,13 @@ export const FIRST_TRANSACTION_ID = 10_000_001;
 export const MAX_PAYMENT_LAG_MS = 20 * 3_600_000;
 
 const SALT = { jitter: 1, lag: 2, lagBand: 3, product: 4, status: 5, sent: 6, format: 7, spaces: 8, key: 9 } as const;
-const MISSING_FIELDS: (keyof SalesRecord)[] = ['partnerCostPrice', 'transactionDate', 'productId', 'partnerReference', 'salesPrice'];
+const MISSING_FIELDS: (keyof SalesRecord)[] = [
+  'partnerCostPrice',
+  'transactionDate',
+  'productId',
+  'partnerReference',
+  'salesPrice',
+];
 const BAD_DATES = ['31-02-2026 25:61', '2026-13-45T99:00:00'];
 const KEY_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
 
@@ -101,7 +109,8 @@ export function planDataset(options: DatasetOptions): DatasetPlan {
   if (!isCalendarDate(options.from) || !isCalendarDate(options.to)) {
     throw new RangeError(`dataset from/to must be dates written YYYY-MM-DD, got "${options.from}" and "${options.to}"`);
   }
-  if (daysInclusive(options.from, options.to) < 1) throw new RangeError(`dataset "to" (${options.to}) is before "from" (${options.from})`);
+  if (daysInclusive(options.from, options.to) < 1)
+    throw new RangeError(`dataset "to" (${options.to}) is before "from" (${options.from})`);
   if (!Number.isSafeInteger(options.salesCount) || options.salesCount < 0) {
     throw new RangeError(`dataset salesCount must be a whole number ≥ 0, got ${options.salesCount}`);
   }
@@ -145,7 +154,11 @@ export function generateSale(plan: DatasetPlan, i: number): SimulatedSale {
 
   const formatDraw = hashUnit(seed, i, SALT.format);
   const transactionDate =
-    formatDraw < 0.6 ? clock.isoWithOffset(createdMs) : formatDraw < 0.85 ? clock.isoLocal(createdMs) : clock.brazilian(createdMs);
+    formatDraw < 0.6
+      ? clock.isoWithOffset(createdMs)
+      : formatDraw < 0.85
+        ? clock.isoLocal(createdMs)
+        : clock.brazilian(createdMs);
   const reference = `PO-${clock.localDate(createdMs).slice(0, 4)}-${String(i + 1).padStart(7, '0')}`;
 
   const sale: SimulatedSale = {
@@ -249,7 +262,7 @@ export function documentOfCustomer(seed: number, customer: number): string {
 export function customerOfDocument(seed: number, document: string): number | undefined {
   if (!/^\d{11}$/.test(document) || cpfCheckDigits(document.slice(0, 9)) !== document.slice(9)) return undefined;
   const base = BigInt(document.slice(0, 9));
-  const customer = (((base - cpfOffset(seed)) % CPF_MODULUS + CPF_MODULUS) * CPF_INVERSE) % CPF_MODULUS;
+  const customer = ((((base - cpfOffset(seed)) % CPF_MODULUS) + CPF_MODULUS) * CPF_INVERSE) % CPF_MODULUS;
   return Number(customer);
 }
 

@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { EndpointName } from '../../config/schema.js';
 import { Dataset } from './dataset.js';
-import { defaultDatasetOptions, wireRecord, type DatasetOptions, type SimulatedSale } from './sale-generator.js';
+import { defaultDatasetOptions, type DatasetOptions } from './sale-generator.js';
 import { Rejection } from './rejection.js';
 import { Router } from './routes.js';
 import { TokenAuthority } from './tokens.js';
@@ -107,7 +107,6 @@ export interface RunningSimulator {
   close(): Promise<void>;
 }
 
-
 /** The operations that reverse a sale (counted in the stats). */
 const reversals = new Set<EndpointName>(['reverseByTransactionId', 'reverseByPartnerReference']);
 
@@ -143,7 +142,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     },
     reversalAnswerDelayMs: options.reversalAnswerDelayMs ?? 0,
     byEndpoint: {},
-    operations: simulatorOperations(dataset, tokens, options.maxPeriodDays ?? 31, () => url, () => afterLogin()),
+    operations: simulatorOperations(
+      dataset,
+      tokens,
+      options.maxPeriodDays ?? 31,
+      () => url,
+      () => afterLogin(),
+    ),
   };
   const revocation = tokenRevocation(state);
   /** Successful logins so far: the revokeAfterLogins fault revokes every token right after the listed ones. */
@@ -156,7 +161,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
   const server = createServer({ keepAlive: true }, (request, response) => {
     handleRequest(state, request, response).catch((error: unknown) => {
       // A bug in the simulator: answer 500 rather than hang the client.
-      if (!response.headersSent) sendJson(response, 500, { message: `Simulator error: ${(error as Error).message}`, code: 'simulator_error' });
+      if (!response.headersSent)
+        sendJson(response, 500, { message: `Simulator error: ${(error as Error).message}`, code: 'simulator_error' });
       else response.destroy();
     });
   });
@@ -236,7 +242,14 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
   counters.requests++;
   const requestUrl = new URL(request.url ?? '/', 'http://simulator.invalid');
   const log = (status: number, endpoint?: EndpointName, note?: string) =>
-    options.onRequest?.({ method: request.method ?? '', path: request.url ?? '', endpoint, status, ms: Math.round(performance.now() - started), note });
+    options.onRequest?.({
+      method: request.method ?? '',
+      path: request.url ?? '',
+      endpoint,
+      status,
+      ms: Math.round(performance.now() - started),
+      note,
+    });
 
   if (/^\/redeem\/\d+$/.test(requestUrl.pathname)) return redeemPage(state.dataset, request, response, requestUrl, log);
 
@@ -245,7 +258,10 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
   if (!state.limiter.tryAccept()) {
     counters.rateLimited++;
     response.setHeader('Retry-After', '1');
-    sendJson(response, 503, { message: `Too many requests: at most ${options.rateLimitPerSecond ?? 50} per second.`, code: 'rate_limited' });
+    sendJson(response, 503, {
+      message: `Too many requests: at most ${options.rateLimitPerSecond ?? 50} per second.`,
+      code: 'rate_limited',
+    });
     return log(503, match?.name, 'rate_limited');
   }
   const fate: FaultDecision = state.faults.decide();
@@ -260,7 +276,10 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
   }
   if (fate.status) {
     counters[fate.status === 503 ? 'injected503' : 'injected500']++;
-    const body = fate.status === 503 ? { message: 'Service temporarily unavailable.', code: 'unavailable' } : { message: 'Internal server error.', code: 'internal_error' };
+    const body =
+      fate.status === 503
+        ? { message: 'Service temporarily unavailable.', code: 'unavailable' }
+        : { message: 'Internal server error.', code: 'internal_error' };
     sendJson(response, fate.status, body);
     return log(fate.status, match?.name, `injected ${fate.status}`);
   }
@@ -268,7 +287,12 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
   if (dropMidResponse) counters.dropped++;
 
   if (!match) {
-    sendJson(response, 404, { message: `No operation at ${request.method} ${requestUrl.pathname}.`, code: 'not_found' }, dropMidResponse);
+    sendJson(
+      response,
+      404,
+      { message: `No operation at ${request.method} ${requestUrl.pathname}.`, code: 'not_found' },
+      dropMidResponse,
+    );
     return log(404, undefined, 'not_found');
   }
   let reply: Reply;
@@ -291,7 +315,13 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
 }
 
 /** The service's redeem page: GET shows the transaction, POST completes the redemption. */
-async function redeemPage(dataset: Dataset, request: IncomingMessage, response: ServerResponse, requestUrl: URL, log: (status: number) => void) {
+async function redeemPage(
+  dataset: Dataset,
+  request: IncomingMessage,
+  response: ServerResponse,
+  requestUrl: URL,
+  log: (status: number) => void,
+) {
   const id = Number(requestUrl.pathname.split('/')[2]);
   try {
     if (request.method === 'POST') {

@@ -54,7 +54,10 @@ export class TokenAuthority {
   authenticate(body: unknown): TokenRecord {
     const { identifier, secret } = (body ?? {}) as Record<string, unknown>;
     if (typeof identifier !== 'string' || typeof secret !== 'string' || !identifier || !secret) {
-      throw new Rejection('invalid_request', 'The body must be a JSON object with the strings "identifier" and "secret".');
+      throw new Rejection(
+        'invalid_request',
+        'The body must be a JSON object with the strings "identifier" and "secret".',
+      );
     }
     if (!sameSecret(identifier, this.options.identifier) || !sameSecret(secret, this.options.secret)) {
       throw new Rejection('invalid_credentials', 'Invalid identifier or secret.');
@@ -66,16 +69,24 @@ export class TokenAuthority {
   refresh(body: unknown): TokenRecord {
     const { accessToken, refreshToken } = (body ?? {}) as Record<string, unknown>;
     if (typeof accessToken !== 'string' || typeof refreshToken !== 'string' || !accessToken || !refreshToken) {
-      throw new Rejection('invalid_request', 'The body must be a JSON object with the strings "accessToken" and "refreshToken".');
+      throw new Rejection(
+        'invalid_request',
+        'The body must be a JSON object with the strings "accessToken" and "refreshToken".',
+      );
     }
     const claims = this.decode(accessToken);
-    if (claims.gen !== this.generation) throw new Rejection('token_revoked', 'The access token was revoked; authenticate again.');
+    if (claims.gen !== this.generation)
+      throw new Rejection('token_revoked', 'The access token was revoked; authenticate again.');
     const grant = this.refreshGrants.get(refreshToken);
     if (!grant || grant.accessJti !== claims.jti || grant.generation !== this.generation) {
-      throw new Rejection('invalid_refresh_token', 'Unknown, already used or mismatched refresh token; authenticate again.');
+      throw new Rejection(
+        'invalid_refresh_token',
+        'Unknown, already used or mismatched refresh token; authenticate again.',
+      );
     }
     this.refreshGrants.delete(refreshToken);
-    if (grant.expiresMs <= this.now()) throw new Rejection('refresh_token_expired', 'The refresh token expired; authenticate again.');
+    if (grant.expiresMs <= this.now())
+      throw new Rejection('refresh_token_expired', 'The refresh token expired; authenticate again.');
     this.refreshes++;
     return this.issue();
   }
@@ -85,8 +96,10 @@ export class TokenAuthority {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
     if (!match) throw new Rejection('missing_token', 'Missing "Authorization: Bearer <ACCESS_TOKEN>" header.');
     const claims = this.decode(match[1]!);
-    if (claims.gen !== this.generation) throw new Rejection('token_revoked', 'The access token was revoked; authenticate again.');
-    if (claims.exp * 1000 <= this.now()) throw new Rejection('token_expired', 'The access token expired; refresh it or authenticate again.');
+    if (claims.gen !== this.generation)
+      throw new Rejection('token_revoked', 'The access token was revoked; authenticate again.');
+    if (claims.exp * 1000 <= this.now())
+      throw new Rejection('token_expired', 'The access token expired; refresh it or authenticate again.');
   }
 
   /** Invalidates every access and refresh token issued so far. */
@@ -107,9 +120,14 @@ export class TokenAuthority {
       exp: (nowMs + lifetimeMs) / 1000, // NumericDate may be fractional: sub-second lifetimes stay exact
     };
     const refreshToken = randomBytes(32).toString('base64url');
-    const refreshLifetimeMs = (this.options.refreshLifetimeSeconds ?? Math.max(86_400, 2 * this.options.lifetimeSeconds)) * 1000;
+    const refreshLifetimeMs =
+      (this.options.refreshLifetimeSeconds ?? Math.max(86_400, 2 * this.options.lifetimeSeconds)) * 1000;
     this.pruneExpiredGrants(nowMs);
-    this.refreshGrants.set(refreshToken, { accessJti: claims.jti, generation: this.generation, expiresMs: nowMs + refreshLifetimeMs });
+    this.refreshGrants.set(refreshToken, {
+      accessJti: claims.jti,
+      generation: this.generation,
+      expiresMs: nowMs + refreshLifetimeMs,
+    });
     this.issued++;
     return {
       accessToken: this.sign(claims),

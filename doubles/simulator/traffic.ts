@@ -78,7 +78,13 @@ export class FaultInjector {
 
   /** The fate of the next accepted request. Always draws the same count of numbers, whatever the rates. */
   decide(): FaultDecision {
-    const [drop, dropMode, e503, e500, slow] = [0, 0, 0, 0, 0].map(() => this.random.next()) as [number, number, number, number, number];
+    const [drop, dropMode, e503, e500, slow] = [0, 0, 0, 0, 0].map(() => this.random.next()) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+    ];
     const f = this.faults;
     const delayMs = slow < (f.slowRate ?? 0) ? (f.slowMs ?? 2000) : 0;
     if (drop < (f.dropRate ?? 0)) return { drop: dropMode < 0.5 ? 'before-response' : 'mid-response', delayMs };
@@ -91,11 +97,13 @@ export class FaultInjector {
 function validateFaults(faults: FaultOptions): FaultOptions {
   for (const key of ['error503Rate', 'error500Rate', 'dropRate', 'slowRate'] as const) {
     const value = faults[key];
-    if (value !== undefined && !(value >= 0 && value <= 1)) throw new RangeError(`faults.${key} must be between 0 and 1, got ${value}`);
+    if (value !== undefined && !(value >= 0 && value <= 1))
+      throw new RangeError(`faults.${key} must be between 0 and 1, got ${value}`);
   }
   for (const key of ['slowMs', 'revokeEverySeconds'] as const) {
     const value = faults[key];
-    if (value !== undefined && !(value >= 0 && Number.isFinite(value))) throw new RangeError(`faults.${key} must be a number ≥ 0, got ${value}`);
+    if (value !== undefined && !(value >= 0 && Number.isFinite(value)))
+      throw new RangeError(`faults.${key} must be a number ≥ 0, got ${value}`);
   }
   return { ...faults };
 }

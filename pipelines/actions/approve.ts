@@ -24,9 +24,12 @@ export async function approveActions(
 ): Promise<ApproveSummary> {
   const period = checkPeriod(options.period);
   if (!options.all && (options.actionIds?.length ?? 0) === 0) {
-    throw new UsageError('Name the actions to approve (--action ID…) or give --all (every proposed action of the period).');
+    throw new UsageError(
+      'Name the actions to approve (--action ID…) or give --all (every proposed action of the period).',
+    );
   }
-  if (options.all && (options.actionIds?.length ?? 0) > 0) throw new UsageError('Give either --action ID… or --all, not both.');
+  if (options.all && (options.actionIds?.length ?? 0) > 0)
+    throw new UsageError('Give either --action ID… or --all, not both.');
   const args = { period, actionIds: options.actionIds ?? null, all: Boolean(options.all), by: options.by };
   return recordRun(warehouse, 'actions approve', args, async (run) => {
     const actions = options.all
@@ -53,7 +56,12 @@ export async function approveActions(
     });
     run.counters.rowsLoaded = actions.length;
     run.details = { approved: actions.map((a) => a.action_id) };
-    const approved = actions.map((a) => ({ actionId: a.action_id, kind: a.kind, amount: a.amount, currency: a.currency_code }));
+    const approved = actions.map((a) => ({
+      actionId: a.action_id,
+      kind: a.kind,
+      amount: a.amount,
+      currency: a.currency_code,
+    }));
     return { runId: run.runId, period, approvedBy: options.by, approved };
   });
 }
@@ -63,7 +71,9 @@ async function named(warehouse: Warehouse, period: string, ids: string[]): Promi
   const all = new Map((await actionsOf(warehouse, period)).map((a) => [a.action_id, a]));
   const unknown = ids.filter((id) => !all.has(id));
   if (unknown.length > 0) {
-    throw new UsageError(`No action ${unknown.join(', ')} in ${period} (see \`pinrecon actions list --period ${period}\`).`);
+    throw new UsageError(
+      `No action ${unknown.join(', ')} in ${period} (see \`pinrecon actions list --period ${period}\`).`,
+    );
   }
   return [...new Set(ids)].map((id) => all.get(id)!);
 }
@@ -71,7 +81,8 @@ async function named(warehouse: Warehouse, period: string, ids: string[]): Promi
 /** Why `by` may not approve `action`, or undefined. */
 function refusal(action: StoredAction, by: string, config: Config): string | undefined {
   if (action.status !== 'proposed') return `it is ${action.status}, not proposed`;
-  if (sameName(action.decided_by, by)) return `${by} decided its finding (${action.decision}); another person must approve it`;
+  if (sameName(action.decided_by, by))
+    return `${by} decided its finding (${action.decision}); another person must approve it`;
   const limit = action.currency_code ? config.actions.approvalLimit[action.currency_code] : undefined;
   const amount = Math.abs(Number(action.amount ?? 0));
   if (limit !== undefined && amount > limit && !config.actions.approvers.some((name) => sameName(name, by))) {

@@ -123,7 +123,10 @@ async function executeOne(
   const first = await readSale();
   if (!first) {
     const detail = `the provider does not know transaction ${transactionId}`;
-    await changeStatus(warehouse, action.action_id, action.status, 'failed', by, detail, { error: detail, provider_status: null });
+    await changeStatus(warehouse, action.action_id, action.status, 'failed', by, detail, {
+      error: detail,
+      provider_status: null,
+    });
     return result('failed', false, detail);
   }
   if (isCanceled(first, config)) {
@@ -146,7 +149,9 @@ async function executeOne(
     });
   } else {
     const detail = `sale reads "${first.status}": requesting its reversal`;
-    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, { provider_status: first.status });
+    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, {
+      provider_status: first.status,
+    });
   }
 
   // 3. The call, once. A refusal is recorded, never retried; reading the sale settles it.
@@ -172,7 +177,10 @@ async function executeOne(
       );
     }
     message = error.body || error.message;
-    await warehouse.run(`UPDATE recon_actions SET provider_message = $2 WHERE action_id = $1`, [action.action_id, message]);
+    await warehouse.run(`UPDATE recon_actions SET provider_message = $2 WHERE action_id = $1`, [
+      action.action_id,
+      message,
+    ]);
     const detail = `provider refused (${error.status}): ${message}`;
     await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail });
   }
@@ -186,7 +194,10 @@ async function executeOne(
     return result('verified', true, detail);
   }
   const detail = `the sale still reads "${after?.status ?? '(not found)'}" after the reversal was requested; provider said: ${message}`;
-  await changeStatus(warehouse, action.action_id, status, 'failed', by, detail, { provider_status: after?.status ?? null, error: detail });
+  await changeStatus(warehouse, action.action_id, status, 'failed', by, detail, {
+    provider_status: after?.status ?? null,
+    error: detail,
+  });
   return result('failed', true, detail);
 }
 
@@ -222,6 +233,8 @@ async function readAndStoreSale(
 }
 
 function isCanceled(sale: SalesRecord, config: Config): boolean {
-  const mapped = Object.entries(config.reconciliation.statusMap).find(([status]) => status.trim() === sale.status.trim())?.[1];
+  const mapped = Object.entries(config.reconciliation.statusMap).find(
+    ([status]) => status.trim() === sale.status.trim(),
+  )?.[1];
   return mapped === 'canceled';
 }

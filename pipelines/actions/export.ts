@@ -46,7 +46,10 @@ export async function exportActions(
   const file = options.out ?? path.join(config.reports.outDir, name);
   return recordRun(warehouse, 'actions export', { period, kind: options.kind, format, file }, async (run) => {
     const kindName = options.kind === 'claim' ? 'claim' : 'journal';
-    const content = options.kind === 'claim' ? await claimFile(warehouse, config, period) : await journalFile(warehouse, config, period);
+    const content =
+      options.kind === 'claim'
+        ? await claimFile(warehouse, config, period)
+        : await journalFile(warehouse, config, period);
     mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
     await writeActionFile(file, format, content);
     const approved = await warehouse.all<{ action_id: string }>(
@@ -157,10 +160,17 @@ async function journalFile(warehouse: Warehouse, config: Config, period: string)
   const rows: Record<string, string | null>[] = [];
   for (const a of actions) {
     const accounts = accountsFor(config, a.exception_type ?? '', a.decision ?? '');
-    const [debit, credit]: string[] = String(a.gain) === 'true' ? [accounts.credit, accounts.debit] : [accounts.debit, accounts.credit];
+    const [debit, credit]: string[] =
+      String(a.gain) === 'true' ? [accounts.credit, accounts.debit] : [accounts.debit, accounts.credit];
     const transaction = a.transaction_id ? `tx ${a.transaction_id}` : null;
     const memo = [a.decision, a.exception_type, a.partner_reference, transaction, a.note].filter(Boolean).join(' · ');
-    const base = { date, entry_id: a.action_id ?? null, currency: a.currency_code ?? null, memo, finding_id: a.finding_id ?? null };
+    const base = {
+      date,
+      entry_id: a.action_id ?? null,
+      currency: a.currency_code ?? null,
+      memo,
+      finding_id: a.finding_id ?? null,
+    };
     const amount = a.amount ?? null;
     rows.push({ ...base, account: debit!, debit: amount, credit: '0.0000' });
     rows.push({ ...base, account: credit!, debit: '0.0000', credit: amount });
@@ -199,7 +209,11 @@ async function journalFile(warehouse: Warehouse, config: Config, period: string)
 }
 
 /** The most specific of journal.accounts: type:decision, then type, then decision, then default. */
-export function accountsFor(config: Config, exceptionType: string, decision: string): { debit: string; credit: string } {
+export function accountsFor(
+  config: Config,
+  exceptionType: string,
+  decision: string,
+): { debit: string; credit: string } {
   const accounts = config.journal.accounts;
   return accounts[`${exceptionType}:${decision}`] ?? accounts[exceptionType] ?? accounts[decision] ?? accounts.default!;
 }

@@ -10,7 +10,15 @@ import type { Config } from '../../config/schema.js';
 import { sqlString } from '../../core/sql.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { recordRun } from '../run-trace.js';
-import { actionsOf, appendEvent, changeStatus, checkPeriod, nextActionIds, type ActionKind, type StoredAction } from './store.js';
+import {
+  actionsOf,
+  appendEvent,
+  changeStatus,
+  checkPeriod,
+  nextActionIds,
+  type ActionKind,
+  type StoredAction,
+} from './store.js';
 
 /** Exception types whose sale a `reverse` decision can reverse (interface.md: a finding with a provider transaction). */
 const reversibleTypes = ['unredeemed_key', 'refunded_not_reversed', 'missing_in_ledger', 'duplicate_reference'];
@@ -53,7 +61,11 @@ export interface PlanSummary {
 /** Statuses that hold a finding's place: no second action of the same kind and transaction is planned beside them. */
 const holding = ['proposed', 'approved', 'in_flight', 'executed', 'verified'];
 
-export async function planActions(warehouse: Warehouse, config: Config, options: { period: string; by: string }): Promise<PlanSummary> {
+export async function planActions(
+  warehouse: Warehouse,
+  config: Config,
+  options: { period: string; by: string },
+): Promise<PlanSummary> {
   const period = checkPeriod(options.period);
   return recordRun(warehouse, 'actions plan', { period, by: options.by }, async (run) => {
     const canceledStatuses = Object.entries(config.reconciliation.statusMap)
@@ -108,8 +120,21 @@ export async function planActions(warehouse: Warehouse, config: Config, options:
            VALUES ($1, $2, $3, $4, $5::BIGINT, $6, $7::DECIMAL(18,4), $8, 'proposed', $9, $10::TIMESTAMPTZ, $11, $12,
                    $13::TIMESTAMPTZ, $14, $15)`,
           [
-            actionId, period, w.finding_id, w.kind, w.transaction_id, w.partner_reference, w.amount, w.currency_code, options.by, now,
-            w.decision, w.decided_by, w.decided_at, w.exception_type, w.note,
+            actionId,
+            period,
+            w.finding_id,
+            w.kind,
+            w.transaction_id,
+            w.partner_reference,
+            w.amount,
+            w.currency_code,
+            options.by,
+            now,
+            w.decision,
+            w.decided_by,
+            w.decided_at,
+            w.exception_type,
+            w.note,
           ],
         );
         const detail = `${w.decision} decided by ${w.decided_by} at ${w.decided_at}`;

@@ -9,7 +9,15 @@ import type { Params, Warehouse } from '../../core/warehouse.js';
 export const actionKinds = ['reversal', 'claim', 'journal'] as const;
 export type ActionKind = (typeof actionKinds)[number];
 
-export const actionStatuses = ['proposed', 'approved', 'in_flight', 'executed', 'verified', 'failed', 'canceled'] as const;
+export const actionStatuses = [
+  'proposed',
+  'approved',
+  'in_flight',
+  'executed',
+  'verified',
+  'failed',
+  'canceled',
+] as const;
 export type ActionStatus = (typeof actionStatuses)[number];
 
 /** An action as the verbs read it (money as exact decimal text). */
@@ -39,7 +47,12 @@ const selected = `action_id, period, finding_id, kind, transaction_id::VARCHAR A
   amount::VARCHAR AS amount, currency_code, status, decision, decided_by, decided_at::VARCHAR AS decided_at, exception_type,
   note, proposed_by, approved_by, provider_status, provider_message, error`;
 
-export async function actionsOf(warehouse: Warehouse, period: string, where = 'true', params: unknown[] = []): Promise<StoredAction[]> {
+export async function actionsOf(
+  warehouse: Warehouse,
+  period: string,
+  where = 'true',
+  params: unknown[] = [],
+): Promise<StoredAction[]> {
   return warehouse.all<StoredAction>(
     `SELECT ${selected} FROM recon_actions WHERE period = $1 AND (${where}) ORDER BY action_id`,
     [period, ...params] as Params,
@@ -96,7 +109,14 @@ export async function changeStatus(
 
 export async function appendEvent(
   warehouse: Warehouse,
-  event: { actionId: string; at?: string; by: string; from: ActionStatus | null; to: ActionStatus; detail: string | null },
+  event: {
+    actionId: string;
+    at?: string;
+    by: string;
+    from: ActionStatus | null;
+    to: ActionStatus;
+    detail: string | null;
+  },
 ): Promise<void> {
   await warehouse.run(
     `INSERT INTO recon_action_events (action_id, "at", "by", from_status, to_status, detail) VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6)`,
@@ -115,7 +135,8 @@ export async function nextActionIds(warehouse: Warehouse, period: string, count:
 }
 
 export function checkPeriod(period: string): string {
-  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period)) throw new UsageError(`--period must be a month written YYYY-MM, got "${period}".`);
+  if (!/^\d{4}-(0[1-9]|1[0-2])$/.test(period))
+    throw new UsageError(`--period must be a month written YYYY-MM, got "${period}".`);
   return period;
 }
 
@@ -144,7 +165,10 @@ export type ListedAction = {
 };
 
 /** `actions list --period P [--status S]`. */
-export async function listActions(warehouse: Warehouse, options: { period: string; status?: string }): Promise<ListedAction[]> {
+export async function listActions(
+  warehouse: Warehouse,
+  options: { period: string; status?: string },
+): Promise<ListedAction[]> {
   const period = checkPeriod(options.period);
   if (options.status !== undefined && !isActionStatus(options.status)) {
     throw new UsageError(`--status must be one of ${actionStatuses.join(', ')}, got "${options.status}".`);

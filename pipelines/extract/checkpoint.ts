@@ -33,6 +33,15 @@ export async function recordCompletedWindow(
      VALUES ($1::DATE, $2::DATE, $3, $4, $8::TIMESTAMPTZ, $5, $6, $7)
      ON CONFLICT (window_start, window_end, by_flag) DO UPDATE SET run_id = excluded.run_id, completed_at = excluded.completed_at,
        records = excluded.records, quarantined = excluded.quarantined, landing_path = excluded.landing_path`,
-    [window.start, window.end, window.flag, runId, counts.records, counts.quarantined, landingPath, completedAt.toISOString()],
+    [
+      window.start,
+      window.end,
+      window.flag,
+      runId,
+      counts.records,
+      counts.quarantined,
+      landingPath,
+      completedAt.toISOString(),
+    ],
   );
 }

@@ -72,7 +72,12 @@ export interface ExtractSummary {
   estimatedSeconds?: number;
 }
 
-export async function extractSales(warehouse: Warehouse, config: Config, options: ExtractOptions, output: Output): Promise<ExtractSummary> {
+export async function extractSales(
+  warehouse: Warehouse,
+  config: Config,
+  options: ExtractOptions,
+  output: Output,
+): Promise<ExtractSummary> {
   const started = Date.now();
   checkOptions(options);
   const today = options.today ?? todayIn(config.timezone);
@@ -108,13 +113,20 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         const seconds = (Date.now() - started) / 1000;
         const delta = clientDelta();
         const done = summary.windows.fetched;
-        output.progress({
-          label: options.progressLabel ?? 'windows',
-          done,
-          total: toFetch.length,
-          facts: { rows: summary.loaded, 'req/s': (delta.requests / Math.max(seconds, 0.001)).toFixed(1), '503s': delta.rateLimited },
-          ...(done > 0 ? { etaSeconds: (seconds / done) * (toFetch.length - done) } : {}),
-        }, force);
+        output.progress(
+          {
+            label: options.progressLabel ?? 'windows',
+            done,
+            total: toFetch.length,
+            facts: {
+              rows: summary.loaded,
+              'req/s': (delta.requests / Math.max(seconds, 0.001)).toFixed(1),
+              '503s': delta.rateLimited,
+            },
+            ...(done > 0 ? { etaSeconds: (seconds / done) * (toFetch.length - done) } : {}),
+          },
+          force,
+        );
       };
       // The job's memory limit, unless the windows should have their own (extract.memoryLimit).
       const jobMemoryLimit = await warehouse.memoryLimit();
@@ -129,10 +141,16 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         // The next window downloads while this one loads: the download is the network and this process's
         // masking and gzip, the load is DuckDB's threads, so the two overlap instead of taking turns.
         // Loads and checkpoints stay in window order; a download never commits anything.
-        let next = toFetch.length > 0 ? settle(downloadWindow(client, toFetch[0]!, run.runId, summary.landingDir, keys)) : undefined;
+        let next =
+          toFetch.length > 0
+            ? settle(downloadWindow(client, toFetch[0]!, run.runId, summary.landingDir, keys))
+            : undefined;
         for (const [index, window] of toFetch.entries()) {
           const downloaded = await next!;
-          next = index + 1 < toFetch.length ? settle(downloadWindow(client, toFetch[index + 1]!, run.runId, summary.landingDir, keys)) : undefined;
+          next =
+            index + 1 < toFetch.length
+              ? settle(downloadWindow(client, toFetch[index + 1]!, run.runId, summary.landingDir, keys))
+              : undefined;
           try {
             if (!downloaded.ok) throw downloaded.error;
             const counts = await loadWindow(warehouse, config, window, run.runId, downloaded.value, output);
@@ -153,7 +171,12 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
         if (!options.client) client.close();
       }
       summary.elapsedSeconds = (Date.now() - started) / 1000;
-      run.counters = { requests: summary.requests, retries: summary.retries, rateLimited: summary.rateLimited, rowsLoaded: summary.loaded };
+      run.counters = {
+        requests: summary.requests,
+        retries: summary.retries,
+        rateLimited: summary.rateLimited,
+        rowsLoaded: summary.loaded,
+      };
       const { plan: _plan, ...details } = summary;
       run.details = details;
       return summary;
@@ -163,7 +186,12 @@ export async function extractSales(warehouse: Warehouse, config: Config, options
 }
 
 /** The summary before any window is fetched: the plan, and every count at zero. */
-function emptySummary(options: ExtractOptions, plan: ExtractSummary['plan'], toFetch: number, landingDir: string): ExtractSummary {
+function emptySummary(
+  options: ExtractOptions,
+  plan: ExtractSummary['plan'],
+  toFetch: number,
+  landingDir: string,
+): ExtractSummary {
   return {
     from: options.from,
     to: options.to,
@@ -212,14 +240,26 @@ interface DownloadedWindow {
 }
 
 /** Downloads one window into the landing directory. */
-async function downloadWindow(client: PartnerApiClient, window: PlannedWindow, runId: string, root: string, keys: KeyProtection): Promise<DownloadedWindow> {
+async function downloadWindow(
+  client: PartnerApiClient,
+  window: PlannedWindow,
+  runId: string,
+  root: string,
+  keys: KeyProtection,
+): Promise<DownloadedWindow> {
   const started = Date.now();
   const file = salesLandingPath(root, window, runId);
   mkdirSync(path.dirname(file), { recursive: true });
   try {
     // In hash and drop mode the PINs are masked before the response's bytes are written.
     const rewrite = keys.mode === 'store' ? undefined : () => keyMaskingStream(keys);
-    const download = await client.downloadSalesByPeriod(window.start, window.end, window.flag === 'created', file, rewrite);
+    const download = await client.downloadSalesByPeriod(
+      window.start,
+      window.end,
+      window.flag === 'created',
+      file,
+      rewrite,
+    );
     return { file, download, seconds: (Date.now() - started) / 1000 };
   } catch (error) {
     throw explainDownloadFailure(error, `${window.start}..${window.end} (by ${window.flag})`);
@@ -249,11 +289,20 @@ async function loadWindow(
   let counts: LoadCounts;
   try {
     counts = await warehouse.transaction(async () => {
-      const landed = { path: file, runId, endpoint: 'salesByPeriod', fetchedAt: download.fetchedAt, bytes: download.fileBytes, window };
+      const landed = {
+        path: file,
+        runId,
+        endpoint: 'salesByPeriod',
+        fetchedAt: download.fetchedAt,
+        bytes: download.fileBytes,
+        window,
+      };
       const loaded = await loadLandedSales(warehouse, config, landed);
       // The client counted the array's elements as they streamed in; DuckDB must have read as many.
       if (loaded.records !== download.records) {
-        throw new Error(`the client received ${download.records} records but DuckDB read ${loaded.records} from the file`);
+        throw new Error(
+          `the client received ${download.records} records but DuckDB read ${loaded.records} from the file`,
+        );
       }
       await recordCompletedWindow(warehouse, window, runId, loaded, file, download.fetchedAt);
       return loaded;
@@ -280,13 +329,19 @@ async function loadWindow(
   });
   const loadSeconds = (Date.now() - started) / 1000;
   if (!output.isTerminal) {
-    output.info(`window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined; ${downloadSeconds.toFixed(1)} s download, ${loadSeconds.toFixed(1)} s load`);
+    output.info(
+      `window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined; ${downloadSeconds.toFixed(1)} s download, ${loadSeconds.toFixed(1)} s load`,
+    );
   }
   if (counts.duplicates > 0) {
-    output.warn(`window ${where}: ${counts.duplicates} records repeated a transactionId of the same response; the last occurrence of each was loaded, the others are in sales_quarantine`);
+    output.warn(
+      `window ${where}: ${counts.duplicates} records repeated a transactionId of the same response; the last occurrence of each was loaded, the others are in sales_quarantine`,
+    );
   }
   if (counts.unparseableDates > 0) {
-    output.warn(`window ${where}: ${counts.unparseableDates} records have a transactionDate that could not be read; loaded with transaction_at NULL and listed in sales_quarantine`);
+    output.warn(
+      `window ${where}: ${counts.unparseableDates} records have a transactionDate that could not be read; loaded with transaction_at NULL and listed in sales_quarantine`,
+    );
   }
   return { ...counts, downloadSeconds, loadSeconds };
 }
@@ -296,11 +351,16 @@ function explainDownloadFailure(error: unknown, where: string): unknown {
   const resume = 'Windows completed so far are saved: re-run the same command to continue.';
   if (error instanceof UpstreamError) {
     // Only a refusal of the token call is about credentials; an unreachable one is about the address.
-    const auth = (error.endpoint === 'getToken' || error.endpoint === 'refreshToken') && error.status !== undefined && error.status < 500;
+    const auth =
+      (error.endpoint === 'getToken' || error.endpoint === 'refreshToken') &&
+      error.status !== undefined &&
+      error.status < 500;
     const hint = auth
       ? 'Check api.identifier and api.secret (or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): test and production credentials differ.'
       : `${error.hint ?? 'Check api.baseUrl and that the upstream is reachable.'} ${resume}`;
-    return new JobError(`Extracting sales window ${where} failed at ${error.endpoint}: ${error.message}`, hint, { cause: error });
+    return new JobError(`Extracting sales window ${where} failed at ${error.endpoint}: ${error.message}`, hint, {
+      cause: error,
+    });
   }
   return new JobError(`Extracting sales window ${where} failed: ${error.message}`, resume, { cause: error });
 }
@@ -311,10 +371,15 @@ function checkOptions(options: ExtractOptions): void {
     ['--to', options.to],
   ] as const) {
     const time = Date.parse(`${value}T00:00:00Z`);
-    if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(time) || new Date(time).toISOString().slice(0, 10) !== value) {
+    if (
+      !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
+      Number.isNaN(time) ||
+      new Date(time).toISOString().slice(0, 10) !== value
+    ) {
       throw new UsageError(`${name} must be a date written YYYY-MM-DD, got "${value}".`);
     }
   }
   if (options.from > options.to) throw new UsageError(`--from (${options.from}) is after --to (${options.to}).`);
-  if (!['paid', 'created', 'both'].includes(options.by)) throw new UsageError(`--by must be paid, created or both, got "${options.by}".`);
+  if (!['paid', 'created', 'both'].includes(options.by))
+    throw new UsageError(`--by must be paid, created or both, got "${options.by}".`);
 }

@@ -13,7 +13,12 @@ export function landingRoot(config: Config): string {
 
 /** e.g. `<root>/sales/2026-01/paid_2026-01-01_2026-01-31_<runId>.json.gz` */
 export function salesLandingPath(root: string, window: ExtractWindow, runId: string): string {
-  return path.join(root, 'sales', window.start.slice(0, 7), `${window.flag}_${window.start}_${window.end}_${runId}.json.gz`);
+  return path.join(
+    root,
+    'sales',
+    window.start.slice(0, 7),
+    `${window.flag}_${window.start}_${window.end}_${runId}.json.gz`,
+  );
 }
 
 /**
@@ -71,9 +76,17 @@ export function landedSalesFiles(root: string): LandedFile[] {
     const byLookup = lookupFileName.exec(entry.name);
     if (byWindow) {
       const window = { flag: byWindow[1] as ExtractWindow['flag'], start: byWindow[2]!, end: byWindow[3]! };
-      files.push({ path: file, record: { endpoint: 'salesByPeriod', runId: byWindow[4]!, fetchedAt, window }, recorded: false });
+      files.push({
+        path: file,
+        record: { endpoint: 'salesByPeriod', runId: byWindow[4]!, fetchedAt, window },
+        recorded: false,
+      });
     } else if (byLookup) {
-      files.push({ path: file, record: { endpoint: 'salesByPartnerReference', runId: byLookup[2]!, fetchedAt }, recorded: false });
+      files.push({
+        path: file,
+        record: { endpoint: 'salesByPartnerReference', runId: byLookup[2]!, fetchedAt },
+        recorded: false,
+      });
     }
   }
   return files.sort((a, b) => a.record.fetchedAt.localeCompare(b.record.fetchedAt) || a.path.localeCompare(b.path));

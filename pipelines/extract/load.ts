@@ -9,7 +9,7 @@
  * stored sale's typed columns, so a re-fetched window, or the created window after the paid one, costs a hash.
  */
 import type { Config } from '../../config/schema.js';
-import { type Warehouse } from '../../core/warehouse.js';
+import type { Warehouse } from '../../core/warehouse.js';
 import { fillSqlTemplate, sqlString } from '../../core/sql.js';
 import { sqlText } from '../../core/paths.js';
 import type { ExtractWindow } from './plan.js';
@@ -99,9 +99,13 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     ))!;
     // Nothing new in the file: the staging query only gives landed_sales its columns.
     const staging = stagingSql(landed.path, config);
-    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales AS ${seen.records === seen.unchanged ? `SELECT * FROM (${staging}) LIMIT 0` : staging}`);
+    await warehouse.run(
+      `CREATE OR REPLACE TEMP TABLE landed_sales AS ${seen.records === seen.unchanged ? `SELECT * FROM (${staging}) LIMIT 0` : staging}`,
+    );
     // The unchanged records need only their sale: they are not compared, rewritten or history (just seen again).
-    await warehouse.run(`INSERT INTO landed_sales BY NAME SELECT record_index, transaction_id, true AS is_unchanged FROM landed_unchanged`);
+    await warehouse.run(
+      `INSERT INTO landed_sales BY NAME SELECT record_index, transaction_id, true AS is_unchanged FROM landed_unchanged`,
+    );
     // Only repeated transactionIds among loadable records: normally none, so this stays tiny.
     await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_duplicates AS
       SELECT transaction_id, max(record_index) AS kept_index, count(*) AS occurrences
@@ -112,11 +116,10 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
 
     // A re-fetched window replaces its earlier quarantine rows instead of adding to them.
     if (window) {
-      await warehouse.run(`DELETE FROM sales_quarantine WHERE window_start = $1::DATE AND window_end = $2::DATE AND by_flag = $3`, [
-        window.start,
-        window.end,
-        window.flag,
-      ]);
+      await warehouse.run(
+        `DELETE FROM sales_quarantine WHERE window_start = $1::DATE AND window_end = $2::DATE AND by_flag = $3`,
+        [window.start, window.end, window.flag],
+      );
     } else {
       await warehouse.run(`DELETE FROM sales_quarantine WHERE landing_path = $1`, [landed.path]);
     }
@@ -130,7 +133,14 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
        FROM landed_sales
        WHERE problem IS NOT NULL OR date_problem IS NOT NULL OR superseded_by IS NOT NULL
        ORDER BY record_index`,
-      [landed.path, window?.start ?? null, window?.end ?? null, window?.flag ?? null, landed.runId, landed.fetchedAt.toISOString()],
+      [
+        landed.path,
+        window?.start ?? null,
+        window?.end ?? null,
+        window?.flag ?? null,
+        landed.runId,
+        landed.fetchedAt.toISOString(),
+      ],
     );
 
     // History first: it compares against the sales rows as they were before this response.
@@ -179,9 +189,11 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     );
     return counts;
   } finally {
-    await warehouse.run(
-      'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged; DROP TABLE IF EXISTS landed_hashes',
-    ).catch(() => undefined);
+    await warehouse
+      .run(
+        'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged; DROP TABLE IF EXISTS landed_hashes',
+      )
+      .catch(() => undefined);
   }
 }
 
@@ -240,7 +252,10 @@ function stagingSql(file: string, config: Config): string {
   const moneyDigits = fields
     .filter((f) => f.kind === 'money')
     // The number's own characters, found in the raw text and checked against the parsed value below.
-    .map((f) => `regexp_extract(raw, ${sqlString(`"${f.name}"\\s*:\\s*(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`)}, 1) AS ${digits(f.name)}`);
+    .map(
+      (f) =>
+        `regexp_extract(raw, ${sqlString(`"${f.name}"\\s*:\\s*(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`)}, 1) AS ${digits(f.name)}`,
+    );
 
   const values = fields.map((f, i) => {
     const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
@@ -253,6 +268,8 @@ function stagingSql(file: string, config: Config): string {
         return `CASE WHEN ${ok} THEN ${text(i)} = 'true' END AS ${f.column}`;
       case 'money':
         return `CASE WHEN ${ok} THEN TRY_CAST(${digits(f.name)} AS DECIMAL(18,4)) END AS ${f.column}`;
+      default:
+        throw new Error(`no rule types a field of kind ${(f as { kind: string }).kind}`);
     }
   });
 
@@ -263,9 +280,12 @@ function stagingSql(file: string, config: Config): string {
       `CASE WHEN ${present} AND NOT (${ok}) THEN ${sqlString(`${f.name} is `)} || ${describeJsonType(type(i))} || ${sqlString(`, expected ${accepted[f.kind].described}`)} END`,
     ];
     if (f.required) checks.push(`CASE WHEN NOT ${present} THEN ${sqlString(`missing ${f.name}`)} END`);
-    if (f.required && f.kind === 'text') checks.push(`CASE WHEN ${ok} AND trim(${text(i)}) = '' THEN ${sqlString(`${f.name} is empty`)} END`);
+    if (f.required && f.kind === 'text')
+      checks.push(`CASE WHEN ${ok} AND trim(${text(i)}) = '' THEN ${sqlString(`${f.name} is empty`)} END`);
     if (f.kind === 'integer') {
-      checks.push(`CASE WHEN ${ok} AND TRY_CAST(${text(i)} AS BIGINT) IS NULL THEN ${sqlString(`${f.name} `)} || ${text(i)} || ' is out of range' END`);
+      checks.push(
+        `CASE WHEN ${ok} AND TRY_CAST(${text(i)} AS BIGINT) IS NULL THEN ${sqlString(`${f.name} `)} || ${text(i)} || ' is out of range' END`,
+      );
     }
     if (f.kind === 'money') {
       const d = digits(f.name);
@@ -293,7 +313,9 @@ function stagingSql(file: string, config: Config): string {
     typed_fields: values.join(',\n         '),
     date_is_text: `${type(dateIndex)} = 'VARCHAR'`,
     transaction_at: transactionAtSql(text(dateIndex), config.timezone),
-    record_columns: loadedColumns.filter((c) => c !== 'status_class' && c !== 'transaction_at' && c !== 'record_hash').join(', '),
+    record_columns: loadedColumns
+      .filter((c) => c !== 'status_class' && c !== 'transaction_at' && c !== 'record_hash')
+      .join(', '),
     status_classes: statusClass,
     shape_in_words: describeJsonType('shape'),
     field_problems: problems.join(',\n                 '),
@@ -311,7 +333,6 @@ function recordHashSql(json: string, config: Config): string {
   return `md5_number(${json} || ${sqlString(typing)})`;
 }
 
-
 /** json_type()'s name in words, for reasons. */
 function describeJsonType(expression: string): string {
   return `CASE ${expression} WHEN 'VARCHAR' THEN 'a string' WHEN 'BIGINT' THEN 'an integer' WHEN 'UBIGINT' THEN 'an integer'
@@ -320,7 +341,14 @@ function describeJsonType(expression: string): string {
 }
 
 /** What seeing a sale again sets: when, by which search and window, in which run. */
-function seenColumnsSql(seenAt: string, byPaid: string, paidStart: string, byCreated: string, createdStart: string, runId: string): string {
+function seenColumnsSql(
+  seenAt: string,
+  byPaid: string,
+  paidStart: string,
+  byCreated: string,
+  createdStart: string,
+  runId: string,
+): string {
   return `last_seen_at = ${seenAt},
       seen_by_paid = sales.seen_by_paid OR ${byPaid},
       paid_window_start = coalesce(${paidStart}, sales.paid_window_start),
@@ -332,9 +360,34 @@ function seenColumnsSql(seenAt: string, byPaid: string, paidStart: string, byCre
 function upsertSql(): string {
   const columns = loadedColumns;
   const updated = columns.filter((c) => c !== 'transaction_id').map((c) => `${c} = incoming.${c}`);
-  const inserted = [...columns, 'first_seen_at', 'last_seen_at', 'seen_by_paid', 'paid_window_start', 'seen_by_created', 'created_window_start', 'last_run_id'];
-  const insertedValues = [...columns.map((c) => `incoming.${c}`), 'incoming.seen_at', 'incoming.seen_at', 'incoming.by_paid', 'incoming.paid_start', 'incoming.by_created', 'incoming.created_start', 'incoming.run_id'];
-  const seenUpdate = seenColumnsSql('incoming.seen_at', 'incoming.by_paid', 'incoming.paid_start', 'incoming.by_created', 'incoming.created_start', 'incoming.run_id');
+  const inserted = [
+    ...columns,
+    'first_seen_at',
+    'last_seen_at',
+    'seen_by_paid',
+    'paid_window_start',
+    'seen_by_created',
+    'created_window_start',
+    'last_run_id',
+  ];
+  const insertedValues = [
+    ...columns.map((c) => `incoming.${c}`),
+    'incoming.seen_at',
+    'incoming.seen_at',
+    'incoming.by_paid',
+    'incoming.paid_start',
+    'incoming.by_created',
+    'incoming.created_start',
+    'incoming.run_id',
+  ];
+  const seenUpdate = seenColumnsSql(
+    'incoming.seen_at',
+    'incoming.by_paid',
+    'incoming.paid_start',
+    'incoming.by_created',
+    'incoming.created_start',
+    'incoming.run_id',
+  );
   return `MERGE INTO sales
     USING (SELECT ${columns.join(', ')}, $1::TIMESTAMPTZ AS seen_at, $2::BOOLEAN AS by_paid, $3::DATE AS paid_start,
                   $4::BOOLEAN AS by_created, $5::DATE AS created_start, $6::VARCHAR AS run_id FROM landed_sales_kept WHERE NOT is_unchanged) AS incoming

@@ -47,9 +47,14 @@ export function windowDays(start: string, end: string): number {
  */
 export function planWindows(from: string, to: string, by: SearchBy, maxWindowDays: number): ExtractWindow[] {
   if (from > to) throw new RangeError(`the range starts (${from}) after it ends (${to})`);
-  if (!Number.isInteger(maxWindowDays) || maxWindowDays < 1) throw new RangeError(`maxWindowDays must be a positive integer, got ${maxWindowDays}`);
+  if (!Number.isInteger(maxWindowDays) || maxWindowDays < 1)
+    throw new RangeError(`maxWindowDays must be a positive integer, got ${maxWindowDays}`);
   const windows: ExtractWindow[] = [];
-  for (let monthStart = `${periodOf(from)}-01`; monthStart <= to; monthStart = addDays(periodEnd(periodOf(monthStart)), 1)) {
+  for (
+    let monthStart = `${periodOf(from)}-01`;
+    monthStart <= to;
+    monthStart = addDays(periodEnd(periodOf(monthStart)), 1)
+  ) {
     const monthLast = periodEnd(periodOf(monthStart));
     for (let blockStart = monthStart; blockStart <= monthLast; blockStart = addDays(blockStart, maxWindowDays)) {
       const blockEnd = minDate(addDays(blockStart, maxWindowDays - 1), monthLast);
@@ -78,8 +83,14 @@ export function markWindows(
     const cover = completed.find((c) => c.flag === window.flag && c.start <= window.start && c.end >= window.end);
     if (!cover) return { ...window, action: 'fetch', reason: 'not extracted yet' };
     const coveredBy = `${cover.start}..${cover.end} on ${cover.completedOn}`;
-    if (cover.completedOn <= window.end) return { ...window, action: 'refetch', reason: `extracted ${coveredBy}, before the window had ended` };
-    if (window.end >= lookbackStart) return { ...window, action: 'refetch', reason: `extracted ${coveredBy}, but within the ${lookbackDays}-day lookback` };
+    if (cover.completedOn <= window.end)
+      return { ...window, action: 'refetch', reason: `extracted ${coveredBy}, before the window had ended` };
+    if (window.end >= lookbackStart)
+      return {
+        ...window,
+        action: 'refetch',
+        reason: `extracted ${coveredBy}, but within the ${lookbackDays}-day lookback`,
+      };
     return { ...window, action: 'skip', reason: `done (${coveredBy})` };
   });
 }

@@ -28,7 +28,14 @@ export interface RebuildSummary {
   runId: string;
   landingDir: string;
   /** Landed sales files found, loaded now, already in the database, outside the range, failed. */
-  files: { found: number; loaded: number; alreadyLoaded: number; outOfRange: number; failed: string[]; withoutRecord: number };
+  files: {
+    found: number;
+    loaded: number;
+    alreadyLoaded: number;
+    outOfRange: number;
+    failed: string[];
+    withoutRecord: number;
+  };
   records: number;
   loaded: number;
   quarantined: number;
@@ -36,66 +43,113 @@ export interface RebuildSummary {
   statusChanges: number;
 }
 
-export async function rebuildFromLanding(warehouse: Warehouse, config: Config, options: RebuildOptions, output: Output): Promise<RebuildSummary> {
-  if ((options.from === undefined) !== (options.to === undefined)) throw new UsageError('--from and --to go together with --from-landing: give both, or neither to rebuild everything.');
-  if (options.from && options.to && options.from > options.to) throw new UsageError(`--from (${options.from}) is after --to (${options.to}).`);
+export async function rebuildFromLanding(
+  warehouse: Warehouse,
+  config: Config,
+  options: RebuildOptions,
+  output: Output,
+): Promise<RebuildSummary> {
+  if ((options.from === undefined) !== (options.to === undefined))
+    throw new UsageError(
+      '--from and --to go together with --from-landing: give both, or neither to rebuild everything.',
+    );
+  if (options.from && options.to && options.from > options.to)
+    throw new UsageError(`--from (${options.from}) is after --to (${options.to}).`);
   const root = landingRoot(config);
-  return recordRun(warehouse, 'extract', { fromLanding: root, from: options.from ?? null, to: options.to ?? null }, async (run) => {
-    const found = landedSalesFiles(root);
-    const known = new Set((await warehouse.all<{ path: string }>('SELECT path FROM landing_files')).map((r) => r.path));
-    const inRange = found.filter((f) => overlaps(f, options));
-    const todo = inRange.filter((f) => !known.has(f.path));
-    const summary: RebuildSummary = {
-      runId: run.runId,
-      landingDir: root,
-      files: { found: found.length, loaded: 0, alreadyLoaded: inRange.length - todo.length, outOfRange: found.length - inRange.length, failed: [], withoutRecord: 0 },
-      records: 0,
-      loaded: 0,
-      quarantined: 0,
-      newSales: 0,
-      statusChanges: 0,
-    };
-    output.info(`${found.length} landed sales responses in ${root}: ${todo.length} to load, ${summary.files.alreadyLoaded} already in the database, ${summary.files.outOfRange} outside the range`);
-    // A protected database takes no whole key: archived responses that still hold some are masked first.
-    const keys = await keyProtectionFor(warehouse, config);
-    for (const [index, file] of todo.entries()) {
-      if (keys.mode !== 'store') {
-        const masked = await protectLandingFile(file.path, keys);
-        if (masked > 0) output.warn(`${file.path} held ${masked} whole keys: masked in place (security.keys "${keys.mode}") before loading`);
+  return recordRun(
+    warehouse,
+    'extract',
+    { fromLanding: root, from: options.from ?? null, to: options.to ?? null },
+    async (run) => {
+      const found = landedSalesFiles(root);
+      const known = new Set(
+        (await warehouse.all<{ path: string }>('SELECT path FROM landing_files')).map((r) => r.path),
+      );
+      const inRange = found.filter((f) => overlaps(f, options));
+      const todo = inRange.filter((f) => !known.has(f.path));
+      const summary: RebuildSummary = {
+        runId: run.runId,
+        landingDir: root,
+        files: {
+          found: found.length,
+          loaded: 0,
+          alreadyLoaded: inRange.length - todo.length,
+          outOfRange: found.length - inRange.length,
+          failed: [],
+          withoutRecord: 0,
+        },
+        records: 0,
+        loaded: 0,
+        quarantined: 0,
+        newSales: 0,
+        statusChanges: 0,
+      };
+      output.info(
+        `${found.length} landed sales responses in ${root}: ${todo.length} to load, ${summary.files.alreadyLoaded} already in the database, ${summary.files.outOfRange} outside the range`,
+      );
+      // A protected database takes no whole key: archived responses that still hold some are masked first.
+      const keys = await keyProtectionFor(warehouse, config);
+      for (const [index, file] of todo.entries()) {
+        if (keys.mode !== 'store') {
+          const masked = await protectLandingFile(file.path, keys);
+          if (masked > 0)
+            output.warn(
+              `${file.path} held ${masked} whole keys: masked in place (security.keys "${keys.mode}") before loading`,
+            );
+        }
+        if (!file.recorded) {
+          summary.files.withoutRecord++;
+          output.warn(
+            `${file.path} has no .meta.json record (written by an older pinrecon, or its load never committed): loaded with the file's modification time as its fetch time`,
+          );
+        }
+        try {
+          const counts = await warehouse.transaction(async () => {
+            const { record } = file;
+            const landed = {
+              path: file.path,
+              runId: record.runId,
+              endpoint: record.endpoint,
+              fetchedAt: new Date(record.fetchedAt),
+              bytes: statSync(file.path).size,
+              ...(record.window && { window: record.window }),
+            };
+            const loaded = await loadLandedSales(warehouse, config, landed);
+            if (record.window) await recordCompletedWindowAt(warehouse, file, loaded);
+            return loaded;
+          });
+          summary.files.loaded++;
+          summary.records += counts.records;
+          summary.loaded += counts.loaded;
+          summary.quarantined += counts.quarantined;
+          summary.newSales += counts.newSales;
+          summary.statusChanges += counts.statusChanges;
+        } catch (error) {
+          summary.files.failed.push(file.path);
+          output.warn(
+            `${file.path} could not be loaded and was skipped (it stays on disk): ${(error as Error).message}`,
+          );
+        }
+        output.progress(
+          { label: 'landed files', done: index + 1, total: todo.length, facts: { rows: summary.loaded } },
+          index + 1 === todo.length,
+        );
       }
-      if (!file.recorded) {
-        summary.files.withoutRecord++;
-        output.warn(`${file.path} has no .meta.json record (written by an older pinrecon, or its load never committed): loaded with the file's modification time as its fetch time`);
-      }
-      try {
-        const counts = await warehouse.transaction(async () => {
-          const { record } = file;
-          const landed = { path: file.path, runId: record.runId, endpoint: record.endpoint, fetchedAt: new Date(record.fetchedAt), bytes: statSync(file.path).size, ...(record.window && { window: record.window }) };
-          const loaded = await loadLandedSales(warehouse, config, landed);
-          if (record.window) await recordCompletedWindowAt(warehouse, file, loaded);
-          return loaded;
-        });
-        summary.files.loaded++;
-        summary.records += counts.records;
-        summary.loaded += counts.loaded;
-        summary.quarantined += counts.quarantined;
-        summary.newSales += counts.newSales;
-        summary.statusChanges += counts.statusChanges;
-      } catch (error) {
-        summary.files.failed.push(file.path);
-        output.warn(`${file.path} could not be loaded and was skipped (it stays on disk): ${(error as Error).message}`);
-      }
-      output.progress({ label: 'landed files', done: index + 1, total: todo.length, facts: { rows: summary.loaded } }, index + 1 === todo.length);
-    }
-    output.clearProgress();
-    run.counters.rowsLoaded = summary.loaded;
-    run.details = { ...summary };
-    return summary;
-  }, options.parentRunId);
+      output.clearProgress();
+      run.counters.rowsLoaded = summary.loaded;
+      run.details = { ...summary };
+      return summary;
+    },
+    options.parentRunId,
+  );
 }
 
 /** The window's checkpoint, as the original run committed it (without a record of its time: the fetch time). */
-async function recordCompletedWindowAt(warehouse: Warehouse, file: LandedFile, counts: Awaited<ReturnType<typeof loadLandedSales>>): Promise<void> {
+async function recordCompletedWindowAt(
+  warehouse: Warehouse,
+  file: LandedFile,
+  counts: Awaited<ReturnType<typeof loadLandedSales>>,
+): Promise<void> {
   const { window, runId, fetchedAt, completedAtUtc } = file.record;
   await recordCompletedWindow(warehouse, window!, runId, counts, file.path, new Date(fetchedAt));
   const completedAt = completedAtUtc ? `timezone('UTC', $1::TIMESTAMP)` : '$1::TIMESTAMPTZ';

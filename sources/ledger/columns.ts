@@ -14,7 +14,7 @@ export function normalizeHeader(header: string): string {
     .normalize('NFD')
     .replace(/\p{M}/gu, '')
     .toLowerCase()
-    .replace(/[\s_.\-]+/g, '');
+    .replace(/[\s_.-]+/g, '');
 }
 
 /** Checks `ledger.columns` names only canonical columns (a typo there would silently do nothing). */
@@ -38,7 +38,12 @@ export type ColumnIndexes = Record<LedgerColumn, number | undefined>;
  * Maps a header row; throws ConfigError when a required column is missing or two headers claim one column.
  * `otherCause` ends the missing-column message: what else to check for this format (CSV: the delimiter).
  */
-export function resolveHeaders(headers: string[], columns: Record<string, string>, file: string, otherCause = 'check ledger.delimiter'): ColumnIndexes {
+export function resolveHeaders(
+  headers: string[],
+  columns: Record<string, string>,
+  file: string,
+  otherCause = 'check ledger.delimiter',
+): ColumnIndexes {
   checkColumnMapping(columns);
   const normalized = headers.map(normalizeHeader);
   const result = {} as ColumnIndexes;
@@ -58,7 +63,8 @@ export function resolveHeaders(headers: string[], columns: Record<string, string
       }
       index = candidates[0] ?? -1;
     }
-    if (index < 0 && (column.required || mapped !== undefined)) throw missingColumn(column.name, mapped, headers, file, otherCause);
+    if (index < 0 && (column.required || mapped !== undefined))
+      throw missingColumn(column.name, mapped, headers, file, otherCause);
     result[column.name] = index < 0 ? undefined : index;
   }
   return result;
@@ -92,13 +98,21 @@ export class KeyResolver {
   checkKeys(keys: string[], columns: Record<string, string>, file: string): void {
     const present = new Set(keys.map((k) => this.column(k)));
     for (const column of ledgerColumns) {
-      if (column.required && !present.has(column.name)) throw missingColumn(column.name, columns[column.name], keys, file);
+      if (column.required && !present.has(column.name))
+        throw missingColumn(column.name, columns[column.name], keys, file);
     }
   }
 }
 
-function missingColumn(column: LedgerColumn, mapped: string | undefined, headers: string[], file: string, otherCause?: string): ConfigError {
-  const lookedFor = mapped !== undefined ? `the header "${mapped}" (ledger.columns.${column})` : `a header named like "${column}"`;
+function missingColumn(
+  column: LedgerColumn,
+  mapped: string | undefined,
+  headers: string[],
+  file: string,
+  otherCause?: string,
+): ConfigError {
+  const lookedFor =
+    mapped !== undefined ? `the header "${mapped}" (ledger.columns.${column})` : `a header named like "${column}"`;
   const undecodable = headers.some((h) => h.includes('\uFFFD'))
     ? ' Some headers hold undecodable bytes: is the file Latin-1 or Windows-1252? Set ledger.encoding or pass --encoding.'
     : '';
@@ -161,7 +175,8 @@ export class HeaderSearch<T> {
     const at = header ?? held.findIndex((row) => this.names(row) !== undefined);
     return held.map((row, i) => ({
       row,
-      role: i === at ? 'header' : header !== undefined && i < at && this.names(row) !== undefined ? 'above-header' : 'data',
+      role:
+        i === at ? 'header' : header !== undefined && i < at && this.names(row) !== undefined ? 'above-header' : 'data',
     }));
   }
 }

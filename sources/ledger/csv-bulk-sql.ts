@@ -16,7 +16,8 @@ import { statusSynonyms } from './validate.js';
  * The characters JavaScript's `String.prototype.trim` removes and its `\s` matches (white space and line
  * terminators of ECMAScript), as the body of an RE2 character class.
  */
-export const javaScriptSpaceClass = '\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
+export const javaScriptSpaceClass =
+  '\\t\\n\\x{0B}\\f\\r \\x{A0}\\x{1680}\\x{2000}-\\x{200A}\\x{2028}\\x{2029}\\x{202F}\\x{205F}\\x{3000}\\x{FEFF}';
 
 /** Separates nothing: a byte the file is checked not to hold, so DuckDB reads each line as one value. */
 const lineDelimiter = '\u0001';
@@ -45,7 +46,9 @@ export function linesSql(shape: BulkCsvShape, source: BulkCsvSource): string {
   const [group, decimal] = [escaped(groupSeparator), escaped(settings.decimalSeparator)];
   // "1.234,5" → "1234.5": DuckDB's cast reads a point and no thousands separator.
   const digits = (column: string) =>
-    settings.decimalSeparator === '.' ? `replace(${column}, ',', '')` : `replace(replace(${column}, '.', ''), ',', '.')`;
+    settings.decimalSeparator === '.'
+      ? `replace(${column}, ',', '')`
+      : `replace(replace(${column}, '.', ''), ',', '.')`;
   return fillSqlTemplate('sql/load/ledger_csv_lines.sql', sqlText('load', 'ledger_csv_lines.sql'), {
     file: sqlString(source.file),
     skip: String(shape.skip),
@@ -125,7 +128,12 @@ function dateFieldSql(pattern: DateFormatPattern, fields: DateField[]): string {
     .filter(({ field }) => fields.includes(field))
     .reverse()
     .map(({ field, group }) => {
-      const value = field === 'fraction' ? group : field === 'year2' ? `2000 + TRY_CAST(${group} AS INTEGER)` : `TRY_CAST(${group} AS INTEGER)`;
+      const value =
+        field === 'fraction'
+          ? group
+          : field === 'year2'
+            ? `2000 + TRY_CAST(${group} AS INTEGER)`
+            : `TRY_CAST(${group} AS INTEGER)`;
       return `CASE WHEN ${group} <> '' THEN ${value} END`;
     });
   if (parts.length === 0) return fields.includes('fraction') ? 'NULL::VARCHAR' : 'NULL::INTEGER';

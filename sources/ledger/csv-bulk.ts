@@ -69,7 +69,8 @@ export async function readCsvInBulk(
   onProgress?: ProgressCallback,
 ): Promise<BulkCsvOutcome> {
   const datePattern = dateFormatPattern(settings.dateFormat);
-  if (!datePattern) return { notRead: `ledger.dateFormat "${settings.dateFormat}" has tokens only the streaming reader reads` };
+  if (!datePattern)
+    return { notRead: `ledger.dateFormat "${settings.dateFormat}" has tokens only the streaming reader reads` };
   const unfit = bytesUnfit(bytes, settings);
   if (unfit) return { notRead: unfit };
   const head = await readHead(file, settings);
@@ -84,17 +85,32 @@ export async function readCsvInBulk(
   const unread = await readLines(connection, file, shape, settings, bytes, onProgress);
   if (unread) return notRead(connection, unread);
   try {
-    const [lines, accepted] = (await connection.runAndReadAll('SELECT count(*), count(*) FILTER (WHERE accepted) FROM temp.ledger_csv_lines')).getRowsJS()[0]!.map(Number);
-    if (lines !== bytes.lines - shape.skip) return notRead(connection, `DuckDB read ${lines} data lines where the file has ${bytes.lines - shape.skip}`);
+    const [lines, accepted] = (
+      await connection.runAndReadAll('SELECT count(*), count(*) FILTER (WHERE accepted) FROM temp.ledger_csv_lines')
+    )
+      .getRowsJS()[0]!
+      .map(Number);
+    if (lines !== bytes.lines - shape.skip)
+      return notRead(connection, `DuckDB read ${lines} data lines where the file has ${bytes.lines - shape.skip}`);
     const left = lines! - accepted!;
     if (left > mostlyLeftLines && left > lines! / 2) {
-      return notRead(connection, `${left} of its ${lines} lines need the streaming reader's rules (spellings the SQL rules do not know), so it reads them all`);
+      return notRead(
+        connection,
+        `${left} of its ${lines} lines need the streaming reader's rules (spellings the SQL rules do not know), so it reads them all`,
+      );
     }
     const differing = await firstDifferingSample(connection, bytes, settings, shape.skip);
     if (differing !== undefined) return notRead(connection, `DuckDB read line ${differing} differently`);
-    if (!(await quotedLinesEndOnTheirLine(connection, settings, shape.skip))) return notRead(connection, 'a quoted field runs on to the next line');
+    if (!(await quotedLinesEndOnTheirLine(connection, settings, shape.skip)))
+      return notRead(connection, 'a quoted field runs on to the next line');
     await connection.run(`CREATE OR REPLACE TEMP VIEW ledger_csv_rows AS ${rowsSql(shape)}`);
-    return { read: { accepted: accepted!, aboveHeader: head.aboveHeader, items: otherLines(connection, settings, head, shape) } };
+    return {
+      read: {
+        accepted: accepted!,
+        aboveHeader: head.aboveHeader,
+        items: otherLines(connection, settings, head, shape),
+      },
+    };
   } catch (error) {
     await dropBulkTables(connection);
     throw error;
@@ -117,10 +133,16 @@ async function readLines(
 ): Promise<string | undefined> {
   const decodedAs = bytes.utf8Bom ? 'utf-8' : settings.encoding;
   const copy = decodedAs !== 'utf-8' && bytes.windows1252Bytes ? await utf8Copy(file, decodedAs) : undefined;
-  const source: BulkCsvSource = copy ? { file: copy.file, encoding: 'utf-8' } : { file, encoding: decodedAs === 'utf-8' ? 'utf-8' : 'latin-1' };
+  const source: BulkCsvSource = copy
+    ? { file: copy.file, encoding: 'utf-8' }
+    : { file, encoding: decodedAs === 'utf-8' ? 'utf-8' : 'latin-1' };
   const report = onProgress && ((fraction: number) => onProgress(Math.round(fraction * bytes.size), bytes.size));
   try {
-    await runWithProgress(connection, `CREATE OR REPLACE TEMP TABLE ledger_csv_lines AS ${linesSql(shape, source)}`, report);
+    await runWithProgress(
+      connection,
+      `CREATE OR REPLACE TEMP TABLE ledger_csv_lines AS ${linesSql(shape, source)}`,
+      report,
+    );
     return undefined;
   } catch (error) {
     return `DuckDB could not read its lines (${(error as Error).message.split('\n')[0]})`;
@@ -130,14 +152,20 @@ async function readLines(
 }
 
 /** The file decoded by the streaming reader's own decoding (readTextChunks), written as UTF-8 to a temporary directory. */
-async function utf8Copy(file: string, encoding: LedgerReadSettings['encoding']): Promise<{ file: string; remove(): void }> {
+async function utf8Copy(
+  file: string,
+  encoding: LedgerReadSettings['encoding'],
+): Promise<{ file: string; remove(): void }> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-ledger-utf8-'));
   const remove = () => rmSync(dir, { recursive: true, force: true });
   const copy = path.join(dir, 'ledger-utf8.csv');
   try {
     await pipeline(
       Readable.from(readTextChunks(file, encoding)),
-      new Transform({ transform: (text: string, _encoding, done) => done(null, Buffer.from(text, 'utf8')), writableObjectMode: true }),
+      new Transform({
+        transform: (text: string, _encoding, done) => done(null, Buffer.from(text, 'utf8')),
+        writableObjectMode: true,
+      }),
       createWriteStream(copy),
     );
   } catch (error) {
@@ -151,7 +179,11 @@ async function utf8Copy(file: string, encoding: LedgerReadSettings['encoding']):
  * Runs `sql`, telling `report` every half second how far DuckDB is (0-1): its progress is tracked (not
  * printed) for this statement only.
  */
-async function runWithProgress(connection: DuckDBConnection, sql: string, report?: (fraction: number) => void): Promise<void> {
+async function runWithProgress(
+  connection: DuckDBConnection,
+  sql: string,
+  report?: (fraction: number) => void,
+): Promise<void> {
   if (!report) return void (await connection.run(sql));
   await connection.run('SET enable_progress_bar = true; SET enable_progress_bar_print = false');
   const timer = setInterval(() => {
@@ -227,20 +259,25 @@ export class CsvByteScan {
     for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) {
       facts.lines++;
       facts.longestLineBytes = Math.max(facts.longestLineBytes, this.offset + i - this.lineStart);
-      if (sampled(facts.lines)) facts.samples.set(facts.lines, sampledLine(this.pending, chunk, this.lineStart - this.offset, i));
+      if (sampled(facts.lines))
+        facts.samples.set(facts.lines, sampledLine(this.pending, chunk, this.lineStart - this.offset, i));
       this.pending = undefined;
       this.lineStart = this.offset + i + 1;
     }
     // (A line over the limit is not read in bulk at all: its sample need not be whole.)
     if (sampled(facts.lines + 1) && (this.pending?.length ?? 0) <= maxLineBytes) {
-      this.pending = Buffer.concat([this.pending ?? Buffer.alloc(0), chunk.subarray(Math.max(0, this.lineStart - this.offset))]);
+      this.pending = Buffer.concat([
+        this.pending ?? Buffer.alloc(0),
+        chunk.subarray(Math.max(0, this.lineStart - this.offset)),
+      ]);
     }
     for (let i = chunk.indexOf(0x0d); i >= 0 && !facts.loneCarriageReturn; i = chunk.indexOf(0x0d, i + 1)) {
       if (i + 1 < chunk.length && chunk[i + 1] !== 0x0a) facts.loneCarriageReturn = true;
     }
     this.crAtChunkEnd = chunk[chunk.length - 1] === 0x0d;
     facts.controlBytes ||= chunk.includes(0x00) || chunk.includes(0x01);
-    if (this.singleByte && !facts.windows1252Bytes) facts.windows1252Bytes = /[\x80-\x9f]/.test(chunk.toString('latin1'));
+    if (this.singleByte && !facts.windows1252Bytes)
+      facts.windows1252Bytes = /[\x80-\x9f]/.test(chunk.toString('latin1'));
     this.offset += chunk.length;
   }
 
@@ -301,7 +338,12 @@ async function readHead(file: string, settings: LedgerReadSettings): Promise<Hea
  * The first sampled line DuckDB's row does not hold as the streaming reader decodes it (rows out of order,
  * or decoded otherwise), or undefined when all agree.
  */
-async function firstDifferingSample(connection: DuckDBConnection, bytes: ByteFacts, settings: LedgerReadSettings, skip: number): Promise<number | undefined> {
+async function firstDifferingSample(
+  connection: DuckDBConnection,
+  bytes: ByteFacts,
+  settings: LedgerReadSettings,
+  skip: number,
+): Promise<number | undefined> {
   const wanted = [...bytes.samples.keys()].filter((line) => line > skip);
   if (wanted.length === 0) return undefined;
   const rows = (
@@ -317,8 +359,14 @@ async function firstDifferingSample(connection: DuckDBConnection, bytes: ByteFac
 }
 
 /** Whether every line holding the quote character holds its whole record (read in pages: flat memory). */
-async function quotedLinesEndOnTheirLine(connection: DuckDBConnection, settings: LedgerReadSettings, skip: number): Promise<boolean> {
-  for await (const page of linePages(connection, skip, `NOT accepted AND contains(line, $quote)`, { quote: settings.quote })) {
+async function quotedLinesEndOnTheirLine(
+  connection: DuckDBConnection,
+  settings: LedgerReadSettings,
+  skip: number,
+): Promise<boolean> {
+  for await (const page of linePages(connection, skip, `NOT accepted AND contains(line, $quote)`, {
+    quote: settings.quote,
+  })) {
     for (const [lineNumber, line] of page) {
       if (!splitCsvLine(line, lineNumber, settings.delimiter, settings.quote)) return false;
     }
@@ -327,14 +375,20 @@ async function quotedLinesEndOnTheirLine(connection: DuckDBConnection, settings:
 }
 
 /** The lines SQL did not accept, through the streaming reader's record and value rules, after the head's. */
-async function* otherLines(connection: DuckDBConnection, settings: LedgerReadSettings, head: Head, shape: BulkCsvShape): AsyncGenerator<LedgerItem> {
+async function* otherLines(
+  connection: DuckDBConnection,
+  settings: LedgerReadSettings,
+  head: Head,
+  shape: BulkCsvShape,
+): AsyncGenerator<LedgerItem> {
   const validate = createRowValidator(settings, { sheetNumbers: false });
   for (const event of head.events) yield lineItem(event, validate, shape.indexes);
   for await (const page of linePages(connection, shape.skip, 'NOT accepted', {})) {
     for (const [lineNumber, line] of page) {
       const record = splitCsvLine(line, lineNumber, settings.delimiter, settings.quote);
       // Checked before anything was staged (quotedLinesEndOnTheirLine): a bug if it happens.
-      if (!record) throw new Error(`line ${lineNumber}: its record does not end on it, yet the bulk reader read the file`);
+      if (!record)
+        throw new Error(`line ${lineNumber}: its record does not end on it, yet the bulk reader read the file`);
       const event = csvRecordEvent(record, head.names.length, settings);
       if (event.kind === 'values' || event.kind === 'reject') yield lineItem(event, validate, shape.indexes);
     }
@@ -355,8 +409,15 @@ function withBom(text: string, bom: boolean): string {
  * Lines of ledger_csv_lines matching `where`, with their line numbers, in file order, a range of rows at a
  * time (each query reads only its range: flat memory, and linear time however many lines match).
  */
-async function* linePages(connection: DuckDBConnection, skip: number, where: string, params: Record<string, string>): AsyncGenerator<[number, string][]> {
-  const rows = Number((await connection.runAndReadAll('SELECT count(*) FROM temp.ledger_csv_lines')).getRowsJS()[0]![0]);
+async function* linePages(
+  connection: DuckDBConnection,
+  skip: number,
+  where: string,
+  params: Record<string, string>,
+): AsyncGenerator<[number, string][]> {
+  const rows = Number(
+    (await connection.runAndReadAll('SELECT count(*) FROM temp.ledger_csv_lines')).getRowsJS()[0]![0],
+  );
   for (let from = 0; from < rows; from += pageLines) {
     const page = (
       await connection.runAndReadAll(

@@ -65,14 +65,20 @@ export class CsvSplitter {
       if (nextQuote >= 0 && nextQuote < position) nextQuote = buffer.indexOf(this.quote, position);
       if (newline >= 0 && (nextQuote < 0 || nextQuote > newline)) {
         const raw = buffer.slice(position, buffer[newline - 1] === '\r' ? newline - 1 : newline);
-        if (raw.length > maxRecordChars) yield { line: this.line++, fields: [], raw: raw.slice(0, overlongKeptChars), error: overlongReason };
+        if (raw.length > maxRecordChars)
+          yield { line: this.line++, fields: [], raw: raw.slice(0, overlongKeptChars), error: overlongReason };
         else yield { line: this.line++, fields: raw.split(this.delimiter), raw };
         position = newline + 1;
         continue;
       }
       if (newline < 0 && !final && buffer.length - position > maxRecordChars) {
         // No line break within the limit: reject the line now, drop what is buffered, skip the rest of it.
-        yield { line: this.line++, fields: [], raw: buffer.slice(position, position + overlongKeptChars), error: overlongReason };
+        yield {
+          line: this.line++,
+          fields: [],
+          raw: buffer.slice(position, position + overlongKeptChars),
+          error: overlongReason,
+        };
         this.skipping = true;
         position = buffer.length;
         break;
@@ -114,7 +120,11 @@ export class CsvSplitter {
    * Splits one record that holds a quote, from `start`. Returns undefined when the buffer ends before the
    * record does (more text needed), or an `unterminated` error at the end of input.
    */
-  private splitQuoted(buffer: string, start: number, final: boolean): { fields: string[]; end: number; next: number; error?: string } | undefined {
+  private splitQuoted(
+    buffer: string,
+    start: number,
+    final: boolean,
+  ): { fields: string[]; end: number; next: number; error?: string } | undefined {
     const { delimiter, quote } = this;
     const fields: string[] = [];
     let i = start;
@@ -124,7 +134,8 @@ export class CsvSplitter {
         let j = i + 1;
         for (;;) {
           const close = buffer.indexOf(quote, j);
-          if (close < 0) return final ? { fields, end: buffer.length, next: buffer.length, error: 'unterminated' } : undefined;
+          if (close < 0)
+            return final ? { fields, end: buffer.length, next: buffer.length, error: 'unterminated' } : undefined;
           value += buffer.slice(j, close);
           if (close + 1 >= buffer.length && !final) return undefined;
           if (buffer[close + 1] === quote) {
@@ -209,7 +220,11 @@ export function splitCsvLine(text: string, line: number, delimiter: string, quot
  * What a record after the header is: a data line, or a reject (the splitter's error, a blank line, a line
  * of only separators, undecodable bytes, the wrong number of fields). `fieldCount` is the header's.
  */
-export function csvRecordEvent(record: CsvRecord, fieldCount: number | undefined, settings: Pick<LedgerReadSettings, 'delimiter' | 'encoding'>): SourceEvent {
+export function csvRecordEvent(
+  record: CsvRecord,
+  fieldCount: number | undefined,
+  settings: Pick<LedgerReadSettings, 'delimiter' | 'encoding'>,
+): SourceEvent {
   if (record.error) return { kind: 'reject', line: record.line, reason: record.error, raw: record.raw };
   const loneCr = loneCarriageReturn(record.raw, settings.encoding);
   if (loneCr !== undefined) {
@@ -224,7 +239,8 @@ export function csvRecordEvent(record: CsvRecord, fieldCount: number | undefined
   }
   if (record.raw.trim() === '') return { kind: 'reject', line: record.line, reason: 'blank line', raw: record.raw };
   // Excel saves the formatted empty rows below a table as `;;;;;;;`: still a line, but nothing in it.
-  if (record.fields.every((f) => f.trim() === '')) return { kind: 'reject', line: record.line, reason: 'empty line (only separators)', raw: record.raw };
+  if (record.fields.every((f) => f.trim() === ''))
+    return { kind: 'reject', line: record.line, reason: 'empty line (only separators)', raw: record.raw };
   if (record.raw.includes('\uFFFD') && settings.encoding === 'utf-8') {
     return {
       kind: 'reject',
@@ -265,7 +281,10 @@ export async function* readCsv(
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
   const splitter = new CsvSplitter(settings.delimiter, settings.quote);
-  const search = new HeaderSearch<CsvRecord>((record) => (record.raw.trim() === '' ? undefined : record.fields.map((f) => f.trim())), settings.columns);
+  const search = new HeaderSearch<CsvRecord>(
+    (record) => (record.raw.trim() === '' ? undefined : record.fields.map((f) => f.trim())),
+    settings.columns,
+  );
   let fieldCount: number | undefined;
   function* emit(placed: PlacedRow<CsvRecord>[]): Generator<SourceEvent> {
     for (const { role, row } of placed) {

@@ -75,7 +75,9 @@ const plausibleSerials = { from: 32874, to: 73051 };
 export function paidAtFromExcelSerial(serial: number, date1904: boolean): Parsed<PaidAt> {
   const days = serial + (date1904 ? 1462 : 0);
   if (!(days >= plausibleSerials.from && days < plausibleSerials.to)) {
-    return { error: `${serial} is not a date (a number in an XLSX date cell is read as an Excel date serial only from 1990 to 2100)` };
+    return {
+      error: `${serial} is not a date (a number in an XLSX date cell is read as an Excel date serial only from 1990 to 2100)`,
+    };
   }
   return paidAtFromSheetDate(new Date(Math.round((days - 25569) * 86_400_000)));
 }
@@ -95,7 +97,15 @@ function utcFields(date: Date): Fields {
 
 function fromFields(f: Fields, offset: string | undefined, shown: string): Parsed<PaidAt> {
   const daysInMonth = new Date(Date.UTC(f.year, f.month, 0)).getUTCDate();
-  if (f.month < 1 || f.month > 12 || f.day < 1 || f.day > daysInMonth || f.hour > 23 || f.minute > 59 || f.second > 59) {
+  if (
+    f.month < 1 ||
+    f.month > 12 ||
+    f.day < 1 ||
+    f.day > daysInMonth ||
+    f.hour > 23 ||
+    f.minute > 59 ||
+    f.second > 59
+  ) {
     return { error: `"${shown}" is not a calendar date and time` };
   }
   if (f.year < 1900 || f.year > 2999) return { error: `"${shown}" has an implausible year ${f.year}` };
@@ -187,8 +197,8 @@ function compilePattern(format: string): DateFormatPattern | undefined {
     const isLiteral = token.startsWith("'") || !/^[A-Za-z]/.test(token);
     if (isLiteral && literalStart < 0) literalStart = source.length;
     if (!isLiteral) literalStart = -1;
-    if (token.startsWith("'")) source += escape(token.slice(1, -1));
-    else if (!/^[A-Za-z]/.test(token)) source += escape(token);
+    if (token.startsWith("'")) source += escapeLiteral(token.slice(1, -1));
+    else if (!/^[A-Za-z]/.test(token)) source += escapeLiteral(token);
     else if (token === 'yyyy') group('\\d{4}', 'year');
     else if (token === 'yy') group('\\d{2}', 'year2');
     else if (token === 'MM') group(twoDigits, 'month');
@@ -218,6 +228,6 @@ function compilePattern(format: string): DateFormatPattern | undefined {
   return { source: (space) => complete.replaceAll(spaceMark, space), groups };
 }
 
-function escape(literal: string): string {
+function escapeLiteral(literal: string): string {
   return literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/ /g, `[${spaceMark}]+`);
 }

@@ -94,7 +94,11 @@ export class JsonArraySplitter {
         continue;
       }
       if (this.depth === -1) {
-        if (!whitespace) throw new JobError(`${this.file}:${this.line}: unexpected text after the end of the JSON array.`, 'Fix the file, or export one object per line (.ndjson).');
+        if (!whitespace)
+          throw new JobError(
+            `${this.file}:${this.line}: unexpected text after the end of the JSON array.`,
+            'Fix the file, or export one object per line (.ndjson).',
+          );
         continue;
       }
       if (this.depth === 1 && !this.inElement) {
@@ -135,7 +139,10 @@ export class JsonArraySplitter {
       // An element never closed: kept whole as one reject.
       yield this.finish('');
     } else if (this.depth > 0) {
-      throw new JobError(`${this.file}: the JSON array is never closed (no final "]").`, 'The file looks truncated: export it again.');
+      throw new JobError(
+        `${this.file}: the JSON array is never closed (no final "]").`,
+        'The file looks truncated: export it again.',
+      );
     }
   }
 

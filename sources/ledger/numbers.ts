@@ -68,7 +68,9 @@ export function parseDecimalNumber(value: number, roundToFloatPrecision: boolean
   if (!match) return { error: `number ${text} is out of range` };
   const [, sign = '', digits = '', decimals = ''] = match;
   if ((digits + decimals).replace(/^0+/, '').length > maxFloatDigits) {
-    return { error: `number ${text} has more than ${maxFloatDigits} significant digits and cannot be read exactly; write it as text` };
+    return {
+      error: `number ${text} has more than ${maxFloatDigits} significant digits and cannot be read exactly; write it as text`,
+    };
   }
   return normalize(sign, digits, decimals, text);
 }
@@ -82,9 +84,11 @@ export function parseExactDecimal(text: string): Parsed<string> {
 
 function normalize(sign: string, digits: string, decimals: string, shown: string): Parsed<string> {
   const significantDecimals = decimals.replace(/0+$/, '');
-  if (significantDecimals.length > maxDecimals) return { error: `number "${shown}" has more than ${maxDecimals} decimals` };
+  if (significantDecimals.length > maxDecimals)
+    return { error: `number "${shown}" has more than ${maxDecimals} decimals` };
   const integer = digits.replace(/^0+(?=\d)/, '');
-  if (integer.length > maxIntegerDigits) return { error: `number "${shown}" is too large (at most ${maxIntegerDigits} integer digits)` };
+  if (integer.length > maxIntegerDigits)
+    return { error: `number "${shown}" is too large (at most ${maxIntegerDigits} integer digits)` };
   const negative = sign === '-' && /[1-9]/.test(integer + significantDecimals);
   return { value: `${negative ? '-' : ''}${integer}${significantDecimals ? `.${significantDecimals}` : ''}` };
 }
@@ -96,6 +100,7 @@ export function parseIdentifier(value: string | number): Parsed<bigint> {
     return { value: BigInt(value) };
   }
   const trimmed = value.trim();
-  if (!/^\d{1,18}$/.test(trimmed) || /^0+$/.test(trimmed)) return { error: `"${trimmed}" is not a positive whole number` };
+  if (!/^\d{1,18}$/.test(trimmed) || /^0+$/.test(trimmed))
+    return { error: `"${trimmed}" is not a positive whole number` };
   return { value: BigInt(trimmed) };
 }

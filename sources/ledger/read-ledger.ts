@@ -13,7 +13,14 @@ import { KeyResolver, resolveHeaders, type ColumnIndexes } from './columns.js';
 import { readCsv } from './csv.js';
 import { readJsonArray, readNdjson } from './json.js';
 import { readParquet } from './parquet.js';
-import { type CellValue, type LedgerColumn, type LedgerItem, type LedgerReadSettings, type ProgressCallback, type SourceEvent } from './types.js';
+import type {
+  CellValue,
+  LedgerColumn,
+  LedgerItem,
+  LedgerReadSettings,
+  ProgressCallback,
+  SourceEvent,
+} from './types.js';
 import { createRowValidator, type RowValidator } from './validate.js';
 import { listSheets, readXlsx } from './xlsx.js';
 
@@ -25,15 +32,22 @@ export interface ReadLedgerOptions {
   onAboveHeader?: (line: number, raw: string) => void;
 }
 
-export async function* readLedger(file: string, settings: LedgerReadSettings, options: ReadLedgerOptions = {}): AsyncGenerator<LedgerItem> {
-  let validate = createRowValidator(settings, { sheetNumbers: settings.format === 'xlsx' || settings.format === 'parquet' });
+export async function* readLedger(
+  file: string,
+  settings: LedgerReadSettings,
+  options: ReadLedgerOptions = {},
+): AsyncGenerator<LedgerItem> {
+  let validate = createRowValidator(settings, {
+    sheetNumbers: settings.format === 'xlsx' || settings.format === 'parquet',
+  });
   let indexes: ColumnIndexes | undefined;
   let keys: KeyResolver | undefined;
   for await (const event of sourceEvents(file, settings, options)) {
     switch (event.kind) {
       case 'header':
         indexes = await resolveHeadersOf(file, settings, event.names);
-        if (event.excelDates) validate = createRowValidator(settings, { sheetNumbers: true, excelDates: event.excelDates });
+        if (event.excelDates)
+          validate = createRowValidator(settings, { sheetNumbers: true, excelDates: event.excelDates });
         break;
       case 'above-header':
         options.onAboveHeader?.(event.line, event.raw);
@@ -53,13 +67,18 @@ export async function* readLedger(file: string, settings: LedgerReadSettings, op
           if (column && !byColumn.has(column)) byColumn.set(column, value);
         }
         const outcome = validate((column) => byColumn.get(column) ?? null, event.line);
-        yield outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: fitCell(event.raw) } };
+        yield outcome.row
+          ? { row: outcome.row }
+          : { reject: { source_line: event.line, reason: outcome.reason, raw: fitCell(event.raw) } };
         break;
       }
     }
   }
   if (!indexes && (settings.format === 'csv' || settings.format === 'xlsx')) {
-    throw new JobError(`${file}: the file is empty (no header line).`, 'Export the ledger again, with its header line.');
+    throw new JobError(
+      `${file}: the file is empty (no header line).`,
+      'Export the ledger again, with its header line.',
+    );
   }
 }
 
@@ -72,13 +91,16 @@ export function lineItem(
   validate: RowValidator,
   indexes: ColumnIndexes,
 ): LedgerItem {
-  if (event.kind === 'reject') return { reject: { source_line: event.line, reason: event.reason, raw: fitCell(event.raw) } };
+  if (event.kind === 'reject')
+    return { reject: { source_line: event.line, reason: event.reason, raw: fitCell(event.raw) } };
   const values = event.values;
   const outcome = validate((column) => {
     const index = indexes[column];
     return index === undefined ? null : (values[index] ?? null);
   }, event.line);
-  return outcome.row ? { row: outcome.row } : { reject: { source_line: event.line, reason: outcome.reason, raw: fitCell(event.raw) } };
+  return outcome.row
+    ? { row: outcome.row }
+    : { reject: { source_line: event.line, reason: outcome.reason, raw: fitCell(event.raw) } };
 }
 
 /**
@@ -92,13 +114,25 @@ async function resolveHeadersOf(file: string, settings: LedgerReadSettings, name
     return resolveHeaders(names, settings.columns, file, '');
   } catch (error) {
     if (!(error instanceof ConfigError)) throw error;
-    const sheets = listSheets(file).map((name) => `"${name}"`).join(', ');
-    const which = settings.sheet !== undefined ? `sheet "${settings.sheet}" was read (ledger.sheet)` : 'the first sheet was read';
-    return resolveHeaders(names, settings.columns, file, `if the ledger is on another sheet (${which}; sheets found: ${sheets}), set ledger.sheet or pass --sheet`);
+    const sheets = listSheets(file)
+      .map((name) => `"${name}"`)
+      .join(', ');
+    const which =
+      settings.sheet !== undefined ? `sheet "${settings.sheet}" was read (ledger.sheet)` : 'the first sheet was read';
+    return resolveHeaders(
+      names,
+      settings.columns,
+      file,
+      `if the ledger is on another sheet (${which}; sheets found: ${sheets}), set ledger.sheet or pass --sheet`,
+    );
   }
 }
 
-function sourceEvents(file: string, settings: LedgerReadSettings, options: ReadLedgerOptions): AsyncGenerator<SourceEvent> {
+function sourceEvents(
+  file: string,
+  settings: LedgerReadSettings,
+  options: ReadLedgerOptions,
+): AsyncGenerator<SourceEvent> {
   switch (settings.format) {
     case 'csv':
       return readCsv(file, settings, options.onProgress);

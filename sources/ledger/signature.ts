@@ -25,5 +25,7 @@ export function describeStart(file: string): string {
   const { head } = fileEnds(file, 16);
   if (head.length === 0) return 'the file is empty';
   const text = head.toString('latin1');
-  return /^[\x20-\x7e\t\r\n]+$/.test(text) ? `it starts with the text "${text.replace(/\s+/g, ' ').trim()}…"` : `it starts with the bytes ${head.subarray(0, 8).toString('hex')}`;
+  return /^[\x20-\x7e\t\r\n]+$/.test(text)
+    ? `it starts with the text "${text.replace(/\s+/g, ' ').trim()}…"`
+    : `it starts with the bytes ${head.subarray(0, 8).toString('hex')}`;
 }

@@ -39,7 +39,10 @@ export interface ValueSource {
 export type RowValidator = (get: (column: LedgerColumn) => CellValue, sourceLine: number) => RowOutcome;
 
 /** Builds the validator for one import (compiles the date format once). */
-export function createRowValidator(settings: Pick<LedgerReadSettings, 'decimalSeparator' | 'dateFormat'>, source: ValueSource): RowValidator {
+export function createRowValidator(
+  settings: Pick<LedgerReadSettings, 'decimalSeparator' | 'dateFormat'>,
+  source: ValueSource,
+): RowValidator {
   const { sheetNumbers, excelDates } = source;
   const parseDate = createDateParser(settings.dateFormat);
 
@@ -76,13 +79,19 @@ export function createRowValidator(settings: Pick<LedgerReadSettings, 'decimalSe
 
     const reference = check('partner_reference', required('partner_reference'), partnerReference);
     const productId = check('product_id', required('product_id'), (v) =>
-      typeof v === 'string' || typeof v === 'number' ? parseIdentifier(v) : v instanceof ExactNumber ? parseIdentifier(v.text) : { error: `${describe(v)} is not a product id` },
+      typeof v === 'string' || typeof v === 'number'
+        ? parseIdentifier(v)
+        : v instanceof ExactNumber
+          ? parseIdentifier(v.text)
+          : { error: `${describe(v)} is not a product id` },
     );
     const paidAtValue = required('paid_at');
     const paid = check('paid_at', paidAtValue, paidAt);
     const salesPrice = check('sales_price', required('sales_price'), money);
     const expectedCost = check('expected_cost', required('expected_cost'), money);
-    const currency = check('currency_code', required('currency_code'), (v) => code(v, 3, 3, 'an ISO 4217 currency code (3 letters)'));
+    const currency = check('currency_code', required('currency_code'), (v) =>
+      code(v, 3, 3, 'an ISO 4217 currency code (3 letters)'),
+    );
     const countryValue = get('country_code');
     const country =
       countryValue === null || (typeof countryValue === 'string' && countryValue.trim() === '')
@@ -125,7 +134,9 @@ function partnerReference(value: CellValue): Parsed<string> {
   if (parsed.value === undefined) return parsed;
   const nul = parsed.value.indexOf('\u0000');
   if (nul >= 0) {
-    return { error: `holds a NUL byte at character ${nul + 1}: the file is damaged or not plain text; export the ledger again` };
+    return {
+      error: `holds a NUL byte at character ${nul + 1}: the file is damaged or not plain text; export the ledger again`,
+    };
   }
   const bom = parsed.value.indexOf('\uFEFF');
   if (bom >= 0) {
@@ -148,7 +159,10 @@ function code(value: CellValue, min: number, max: number, what: string): Parsed<
 
 function orderStatus(value: CellValue): Parsed<LedgerRow['order_status']> {
   // Plain lowercase first: accent folding (NFD) is only needed for the rare accented spelling.
-  const status = typeof value === 'string' ? (statusSynonyms[value.trim().toLowerCase()] ?? statusSynonyms[normalizeHeader(value)]) : undefined;
+  const status =
+    typeof value === 'string'
+      ? (statusSynonyms[value.trim().toLowerCase()] ?? statusSynonyms[normalizeHeader(value)])
+      : undefined;
   if (!status) return { error: `${describe(value)} is not paid, refunded or canceled` };
   return { value: status };
 }

@@ -41,7 +41,8 @@ export function listZipEntries(file: string): ZipEntry[] {
 function readZipEntry(file: string, entryName: string): Buffer {
   const entry = listZipEntries(file).find((candidate) => candidate.name === entryName);
   if (!entry) throw new Error(`the archive holds no ${entryName} (it is a ZIP file, but not an Excel workbook)`);
-  if (entry.compressedSize > maxPartBytes) throw new Error(`${entryName} is implausibly large (${entry.compressedSize} bytes)`);
+  if (entry.compressedSize > maxPartBytes)
+    throw new Error(`${entryName} is implausibly large (${entry.compressedSize} bytes)`);
   const descriptor = openSync(file, 'r');
   let data: Buffer;
   try {
@@ -57,9 +58,12 @@ function readZipEntry(file: string, entryName: string): Buffer {
 }
 
 function decodeXml(text: string): string {
-  return text.replace(/&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g, (_, hex: string, decimal: string, named: string) => {
-    if (hex) return String.fromCodePoint(parseInt(hex, 16));
-    if (decimal) return String.fromCodePoint(parseInt(decimal, 10));
-    return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[named]!;
-  });
+  return text.replace(
+    /&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g,
+    (_, hex: string, decimal: string, named: string) => {
+      if (hex) return String.fromCodePoint(parseInt(hex, 16));
+      if (decimal) return String.fromCodePoint(parseInt(decimal, 10));
+      return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[named]!;
+    },
+  );
 }

@@ -17,7 +17,8 @@ import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } fro
 import { checkXlsxLimits, XlsxLimitExceeded } from '../../core/xlsx-limits.js';
 import { readWorkbookIndex, type WorkbookIndex } from './xlsx-workbook.js';
 
-const exportAgain = 'Export the ledger again from the spreadsheet as an Excel Workbook (.xlsx), or pass --format if the file is CSV, JSON or Parquet.';
+const exportAgain =
+  'Export the ledger again from the spreadsheet as an Excel Workbook (.xlsx), or pass --format if the file is CSV, JSON or Parquet.';
 
 export async function* readXlsx(
   file: string,
@@ -53,7 +54,10 @@ export async function* readXlsx(
       // Other sheets are skipped unread: the reader drains them.
       if ((worksheet as unknown as { name: string }).name !== sheet) continue;
       found = true;
-      const search = new HeaderSearch<SheetRow>((row) => row.values.map((v) => (v === null ? '' : String(v).trim())), settings.columns);
+      const search = new HeaderSearch<SheetRow>(
+        (row) => row.values.map((v) => (v === null ? '' : String(v).trim())),
+        settings.columns,
+      );
       let width: number | undefined;
       const emit = function* (placed: PlacedRow<SheetRow>[]): Generator<SourceEvent> {
         for (const { role, row } of placed) {
@@ -62,12 +66,21 @@ export async function* readXlsx(
             yield { kind: 'above-header', line: row.line, raw };
           } else if (role === 'header') {
             width = row.values.length;
-            yield { kind: 'header', names: row.values.map((v) => (v === null ? '' : String(v).trim())), excelDates: { date1904 } };
+            yield {
+              kind: 'header',
+              names: row.values.map((v) => (v === null ? '' : String(v).trim())),
+              excelDates: { date1904 },
+            };
           } else if (row.values.length > width!) {
             // Trailing nulls are trimmed: a longer row has a value beyond the header.
             yield { kind: 'reject', line: row.line, reason: `values beyond the ${width} header columns`, raw };
           } else {
-            yield { kind: 'values', line: row.line, values: Array.from({ length: width! }, (_, i) => row.values[i] ?? null), raw };
+            yield {
+              kind: 'values',
+              line: row.line,
+              values: Array.from({ length: width! }, (_, i) => row.values[i] ?? null),
+              raw,
+            };
           }
         }
       };
@@ -104,7 +117,11 @@ export function chooseSheet(file: string, wanted: string | undefined): WorkbookI
   const sheet = wanted ?? index.sheets[0];
   if (sheet === undefined || !index.sheets.includes(sheet)) {
     const which = wanted !== undefined ? `no sheet named "${wanted}" (ledger.sheet)` : 'no sheet';
-    throw new ConfigError(`${file}: ${which}; sheets found: ${index.sheets.map((s) => `"${s}"`).join(', ') || '(none)'}.`, undefined, 'ledger.sheet');
+    throw new ConfigError(
+      `${file}: ${which}; sheets found: ${index.sheets.map((s) => `"${s}"`).join(', ') || '(none)'}.`,
+      undefined,
+      'ledger.sheet',
+    );
   }
   return { ...index, sheet };
 }
@@ -133,13 +150,20 @@ function checkWorkbookSignature(file: string): void {
       'Open it in the spreadsheet and save it as an Excel Workbook (.xlsx) without a password, or export CSV.',
     );
   }
-  throw new JobError(`${file} is not an XLSX workbook (an .xlsx file is a ZIP archive; ${describeStart(file)}).`, exportAgain);
+  throw new JobError(
+    `${file} is not an XLSX workbook (an .xlsx file is a ZIP archive; ${describeStart(file)}).`,
+    exportAgain,
+  );
 }
 
 /** An error of the workbook reader (a damaged or truncated archive), with the file name and what to do. */
 function unreadable(file: string, error: unknown): Error {
   if (error instanceof ConfigError || error instanceof JobError) return error;
-  return new JobError(`${file} could not be read as an XLSX workbook: it looks damaged or truncated (${(error as Error).message}).`, exportAgain, { cause: error });
+  return new JobError(
+    `${file} could not be read as an XLSX workbook: it looks damaged or truncated (${(error as Error).message}).`,
+    exportAgain,
+    { cause: error },
+  );
 }
 
 /** exceljs row values are 1-based and sparse; cells may be rich text, formulas, hyperlinks or errors. */
@@ -158,9 +182,17 @@ function cellValues(row: ExcelJS.Row): CellValue[] {
 
 function cellValue(value: unknown): CellValue {
   if (value === undefined || value === null) return null;
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date) return value;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date)
+    return value;
   if (typeof value === 'object') {
-    const cell = value as { richText?: { text: string }[]; result?: unknown; formula?: string; sharedFormula?: string; text?: unknown; error?: string };
+    const cell = value as {
+      richText?: { text: string }[];
+      result?: unknown;
+      formula?: string;
+      sharedFormula?: string;
+      text?: unknown;
+      error?: string;
+    };
     if (cell.richText) return cell.richText.map((part) => part.text).join('');
     if ('formula' in cell || 'sharedFormula' in cell) return cellValue(cell.result);
     if (cell.error !== undefined) return String(cell.error);

@@ -67,7 +67,10 @@ export class AuthSession {
 
   private async refreshOrLogin(current: Token): Promise<Token> {
     try {
-      const answer = await this.post(this.endpoints.refreshToken, { accessToken: current.accessToken, refreshToken: current.refreshToken });
+      const answer = await this.post(this.endpoints.refreshToken, {
+        accessToken: current.accessToken,
+        refreshToken: current.refreshToken,
+      });
       if (answer.status >= 200 && answer.status < 300) {
         const token = this.accept(answer, this.endpoints.refreshToken);
         this.stats.refreshes++;
@@ -123,7 +126,8 @@ export class AuthSession {
     const expired = Date.parse(record.expiredAt ?? '');
     const now = Date.now();
     let expiresAt = Number.isFinite(expired) ? expired : Number.POSITIVE_INFINITY;
-    if (Number.isFinite(created) && Number.isFinite(expired)) expiresAt = Math.min(expired, answer.receivedAt.getTime() + (expired - created));
+    if (Number.isFinite(created) && Number.isFinite(expired))
+      expiresAt = Math.min(expired, answer.receivedAt.getTime() + (expired - created));
     const lifetime = expiresAt - now;
     const margin = Math.min(this.api.refreshMarginSeconds * 1000, lifetime / 2);
     return { accessToken: record.accessToken, refreshToken: record.refreshToken ?? '', renewAt: expiresAt - margin };

@@ -9,7 +9,14 @@ import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiConfig, EndpointName } from '../../config/schema.js';
 import { AuthSession } from './auth-session.js';
-import { describeEndpoint, expandEndpoint, parseEndpoints, type Endpoint, type PathParams, type QueryParams } from './endpoints.js';
+import {
+  describeEndpoint,
+  expandEndpoint,
+  parseEndpoints,
+  type Endpoint,
+  type PathParams,
+  type QueryParams,
+} from './endpoints.js';
 import { quoteBody, UpstreamError } from './errors.js';
 import { emptyStats, type ClientEvent, type ClientStats } from './events.js';
 import type { Transform } from 'node:stream';
@@ -85,8 +92,17 @@ export class PartnerApiClient {
    * Streams the sales of a period (at most 31 days), gzip-compressed as received, to `filePath` (atomically);
    * `rewrite` (e.g. masking the PINs) transforms the body before it is written.
    */
-  async downloadSalesByPeriod(startDate: string, finishDate: string, byCreateDate: boolean, filePath: string, rewrite?: () => Transform): Promise<DownloadResult> {
-    const answer = await this.call('salesByPeriod', { ...this.periodCall(startDate, finishDate, byCreateDate), download: { filePath, ...(rewrite && { rewrite }) } });
+  async downloadSalesByPeriod(
+    startDate: string,
+    finishDate: string,
+    byCreateDate: boolean,
+    filePath: string,
+    rewrite?: () => Transform,
+  ): Promise<DownloadResult> {
+    const answer = await this.call('salesByPeriod', {
+      ...this.periodCall(startDate, finishDate, byCreateDate),
+      download: { filePath, ...(rewrite && { rewrite }) },
+    });
     return answer.download!;
   }
 
@@ -98,22 +114,36 @@ export class PartnerApiClient {
 
   /** One sale, or undefined when the upstream does not know the id. */
   async salesByTransactionId(transactionId: number): Promise<SalesRecord | undefined> {
-    const answer = await this.call('salesByTransactionId', { params: { transactionId: integer(transactionId, 'transactionId') } }, { absent: true });
+    const answer = await this.call(
+      'salesByTransactionId',
+      { params: { transactionId: integer(transactionId, 'transactionId') } },
+      { absent: true },
+    );
     if (answer.json === undefined || answer.json === null) return undefined;
     // Some deployments wrap a single record in an array.
-    const record = Array.isArray(answer.json) ? (answer.json[0] as SalesRecord | undefined) : (answer.json as SalesRecord);
+    const record = Array.isArray(answer.json)
+      ? (answer.json[0] as SalesRecord | undefined)
+      : (answer.json as SalesRecord);
     return record ?? undefined;
   }
 
   /** The sales with this partner reference ([] when none). */
   async salesByPartnerReference(reference: string): Promise<SalesRecord[]> {
-    const answer = await this.call('salesByPartnerReference', { params: { partnerReferenceId: text(reference, 'reference') } }, { absent: true });
+    const answer = await this.call(
+      'salesByPartnerReference',
+      { params: { partnerReferenceId: text(reference, 'reference') } },
+      { absent: true },
+    );
     return this.list<SalesRecord>('salesByPartnerReference', answer);
   }
 
   /** The sales to a buyer document number, unmasked ([] when none). */
   async salesByDocument(documentNumber: string): Promise<SalesRecord[]> {
-    const answer = await this.call('salesByDocument', { params: { documentNumber: text(documentNumber, 'documentNumber') } }, { absent: true });
+    const answer = await this.call(
+      'salesByDocument',
+      { params: { documentNumber: text(documentNumber, 'documentNumber') } },
+      { absent: true },
+    );
     return this.list<SalesRecord>('salesByDocument', answer);
   }
 
@@ -126,29 +156,44 @@ export class PartnerApiClient {
 
   /** The partner's collections without products. */
   async partnerCollections(q?: CatalogQuery): Promise<Collection[]> {
-    return this.list<Collection>('partnerCollections', await this.call('partnerCollections', { query: this.catalogQuery(q) }));
+    return this.list<Collection>(
+      'partnerCollections',
+      await this.call('partnerCollections', { query: this.catalogQuery(q) }),
+    );
   }
 
   /** The products of one collection (as collections with products). */
   async collectionProducts(collectionId: number, q?: CatalogQuery): Promise<Collection[]> {
-    const answer = await this.call('collectionProducts', { params: { collectionId: integer(collectionId, 'collectionId') }, query: this.catalogQuery(q) });
+    const answer = await this.call('collectionProducts', {
+      params: { collectionId: integer(collectionId, 'collectionId') },
+      query: this.catalogQuery(q),
+    });
     return this.list<Collection>('collectionProducts', answer);
   }
 
   async productInfo(productId: number, q?: CatalogQuery): Promise<ProductDetail> {
-    const answer = await this.call('productInfo', { params: { productId: integer(productId, 'productId') }, query: this.catalogQuery(q) });
+    const answer = await this.call('productInfo', {
+      params: { productId: integer(productId, 'productId') },
+      query: this.catalogQuery(q),
+    });
     return this.object<ProductDetail>('productInfo', answer);
   }
 
   /** Stock of one product; `amount` is -1 when unlimited. */
   async productStock(productId: number, q?: CatalogQuery): Promise<StockStatus> {
-    const answer = await this.call('productStock', { params: { productId: integer(productId, 'productId') }, query: this.catalogQuery(q) });
+    const answer = await this.call('productStock', {
+      params: { productId: integer(productId, 'productId') },
+      query: this.catalogQuery(q),
+    });
     return this.object<StockStatus>('productStock', answer);
   }
 
   /** GET /catalog/collections: collections only, products empty. */
   async listCollections(q?: CatalogQuery): Promise<Collection[]> {
-    return this.list<Collection>('listCollections', await this.call('listCollections', { query: this.catalogQuery(q) }));
+    return this.list<Collection>(
+      'listCollections',
+      await this.call('listCollections', { query: this.catalogQuery(q) }),
+    );
   }
 
   /** GET /catalog/collections/{id}: one collection with its products. */
@@ -168,7 +213,12 @@ export class PartnerApiClient {
     const reference = text(request.partnerReference, 'partnerReference');
     const lookup = async (): Promise<PreRedeemResponse | undefined> => {
       const sale = (await this.salesByPartnerReference(reference)).find((s) => s.partnerReference === reference);
-      return sale && { status: sale.status, transaction: { transactionId: sale.transactionId, key: sale.key, partnerReference: sale.partnerReference } };
+      return (
+        sale && {
+          status: sale.status,
+          transaction: { transactionId: sale.transactionId, key: sale.key, partnerReference: sale.partnerReference },
+        }
+      );
     };
     return this.object<PreRedeemResponse>('preRedeem', await this.call('preRedeem', { body: request, lookup }));
   }
@@ -180,7 +230,10 @@ export class PartnerApiClient {
       const sale = await this.salesByTransactionId(transactionId);
       return sale && isCanceled(sale) ? confirmedReversal(sale) : undefined;
     };
-    return this.object<ReversalResult>('reverseByTransactionId', await this.call('reverseByTransactionId', { body: { transactionId }, lookup }));
+    return this.object<ReversalResult>(
+      'reverseByTransactionId',
+      await this.call('reverseByTransactionId', { body: { transactionId }, lookup }),
+    );
   }
 
   /** Reverses the sale with this partner reference; after an unclear failure, looks it up first. */
@@ -262,16 +315,21 @@ export class PartnerApiClient {
     const endpoint = this.endpoints.partnerCollections;
     const url = expandEndpoint(this.api.baseUrl, endpoint, undefined, this.catalogQuery());
     const request = { endpoint, url, headers: { authorization: `Bearer ${token}` } };
-    const answer = await this.queue.run('lookup', () => this.transport.retrying(endpoint, () => this.transport.exchange(request)));
+    const answer = await this.queue.run('lookup', () =>
+      this.transport.retrying(endpoint, () => this.transport.exchange(request)),
+    );
     if (answer.status >= 200 && answer.status < 300) return true;
     if (rejections.has(answer.status)) return false;
     const body = quoteBody(answer.text, this.session.secrets);
-    throw new UpstreamError(`${describeEndpoint(endpoint)} answered ${answer.status} to the check that a refused call's token is still valid: ${body || '(no body)'}`, {
-      endpoint: 'partnerCollections',
-      status: answer.status,
-      body,
-      hint: 'pinrecon calls api.endpoints.partnerCollections to tell a refused request from a revoked token: check that endpoint.',
-    });
+    throw new UpstreamError(
+      `${describeEndpoint(endpoint)} answered ${answer.status} to the check that a refused call's token is still valid: ${body || '(no body)'}`,
+      {
+        endpoint: 'partnerCollections',
+        status: answer.status,
+        body,
+        hint: 'pinrecon calls api.endpoints.partnerCollections to tell a refused request from a revoked token: check that endpoint.',
+      },
+    );
   }
 
   private keptRejecting(name: EndpointName, answer: HttpAnswer, renewals: number): UpstreamError {
@@ -294,11 +352,18 @@ export class PartnerApiClient {
   }
 
   private periodCall(startDate: string, finishDate: string, byCreateDate: boolean): Call {
-    return { params: { startDate: isoDate(startDate, 'startDate'), finishDate: isoDate(finishDate, 'finishDate') }, query: { searchIsByCreateDate: byCreateDate } };
+    return {
+      params: { startDate: isoDate(startDate, 'startDate'), finishDate: isoDate(finishDate, 'finishDate') },
+      query: { searchIsByCreateDate: byCreateDate },
+    };
   }
 
   private catalogQuery(q: CatalogQuery = {}): QueryParams {
-    return { country: q.country ?? this.api.country, currency: q.currency ?? this.api.currency, language: q.language ?? this.api.language };
+    return {
+      country: q.country ?? this.api.country,
+      currency: q.currency ?? this.api.currency,
+      language: q.language ?? this.api.language,
+    };
   }
 
   private list<T>(name: EndpointName, answer: HttpAnswer): T[] {
@@ -314,12 +379,15 @@ export class PartnerApiClient {
 
   private unexpected(name: EndpointName, answer: HttpAnswer, expected: string): UpstreamError {
     const body = quoteBody(answer.text, this.session.secrets);
-    return new UpstreamError(`${describeEndpoint(this.endpoints[name])} answered ${answer.status} without ${expected}: ${body || '(no body)'}`, {
-      endpoint: name,
-      status: answer.status,
-      body,
-      hint: `Check that api.endpoints.${name} points at the right operation.`,
-    });
+    return new UpstreamError(
+      `${describeEndpoint(this.endpoints[name])} answered ${answer.status} without ${expected}: ${body || '(no body)'}`,
+      {
+        endpoint: name,
+        status: answer.status,
+        body,
+        hint: `Check that api.endpoints.${name} points at the right operation.`,
+      },
+    );
   }
 }
 
@@ -328,7 +396,8 @@ function hintFor(name: EndpointName, status: number, params: PathParams = {}): s
   if (name === 'salesByPeriod') {
     const days = periodDays(String(params.startDate), String(params.finishDate));
     // The 31-day rule is named only when it can be the reason.
-    if (days > 31) return `The window ${params.startDate}..${params.finishDate} is ${days} days; the upstream allows at most 31: lower extract.maxWindowDays.`;
+    if (days > 31)
+      return `The window ${params.startDate}..${params.finishDate} is ${days} days; the upstream allows at most 31: lower extract.maxWindowDays.`;
     return `The upstream refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; its answer says why. If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`;
   }
   return `The upstream refused the request with a valid token; check the request and api.endpoints.${name}.`;
@@ -345,7 +414,11 @@ function isCanceled(sale: SalesRecord): boolean {
 }
 
 function confirmedReversal(sale: SalesRecord): ReversalResult {
-  return { message: 'Already reversed (confirmed by looking the sale up after an unclear answer).', status: sale.status, transactionId: sale.transactionId };
+  return {
+    message: 'Already reversed (confirmed by looking the sale up after an unclear answer).',
+    status: sale.status,
+    transactionId: sale.transactionId,
+  };
 }
 
 function integer(value: number, name: string): number {
@@ -359,6 +432,7 @@ function text(value: string, name: string): string {
 }
 
 function isoDate(value: string, name: string): string {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new TypeError(`${name} must be a date written YYYY-MM-DD, got "${value}".`);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value))
+    throw new TypeError(`${name} must be a date written YYYY-MM-DD, got "${value}".`);
   return value;
 }

@@ -52,7 +52,10 @@ export function parseEndpoint(name: EndpointName, template: string): Endpoint {
   const missing = expected.filter((p) => !found.includes(p));
   if (unknown.length > 0 || missing.length > 0) {
     const wanted = expected.length > 0 ? expected.map((p) => `{${p}}`).join(', ') : 'no parameters';
-    const problems = [missing.length > 0 && `lacks ${missing.map((p) => `{${p}}`).join(', ')}`, unknown.length > 0 && `has unknown ${unknown.map((p) => `{${p}}`).join(', ')}`]
+    const problems = [
+      missing.length > 0 && `lacks ${missing.map((p) => `{${p}}`).join(', ')}`,
+      unknown.length > 0 && `has unknown ${unknown.map((p) => `{${p}}`).join(', ')}`,
+    ]
       .filter(Boolean)
       .join(' and ');
     throw new ConfigError(`${key}: "${template}" ${problems}; this operation takes ${wanted}.`, undefined, key);
@@ -62,17 +65,26 @@ export function parseEndpoint(name: EndpointName, template: string): Endpoint {
 
 /** Parses every configured template, so a bad one fails before the first request. */
 export function parseEndpoints(templates: Record<EndpointName, string>): Record<EndpointName, Endpoint> {
-  return Object.fromEntries(endpointNames.map((name) => [name, parseEndpoint(name, templates[name])])) as Record<EndpointName, Endpoint>;
+  return Object.fromEntries(endpointNames.map((name) => [name, parseEndpoint(name, templates[name])])) as Record<
+    EndpointName,
+    Endpoint
+  >;
 }
 
 /**
  * The full URL of one call: base URL (its own path kept) + template with each `{param}` URL-encoded + query.
  * A missing or empty parameter is a programming error and throws a TypeError naming it.
  */
-export function expandEndpoint(baseUrl: string, endpoint: Endpoint, params: PathParams = {}, query: QueryParams = {}): URL {
+export function expandEndpoint(
+  baseUrl: string,
+  endpoint: Endpoint,
+  params: PathParams = {},
+  query: QueryParams = {},
+): URL {
   const path = endpoint.path.replace(placeholder, (_whole, name: string) => {
     const value = params[name];
-    if (value === undefined || value === '') throw new TypeError(`${endpoint.name}: the path parameter {${name}} is missing.`);
+    if (value === undefined || value === '')
+      throw new TypeError(`${endpoint.name}: the path parameter {${name}} is missing.`);
     return encodeURIComponent(String(value));
   });
   const url = new URL(baseUrl.replace(/\/+$/, '') + path);

@@ -29,7 +29,8 @@ export class UpstreamError extends JobError {
 const maxQuotedBody = 2_000;
 
 /** Field names whose values are credentials or tokens, wherever they appear in a JSON body or query. */
-const secretFields = /("?(?:accessToken|refreshToken|access_token|refresh_token|token|secret|password|identifier|authorization)"?\s*[:=]\s*"?)([^"&,}\s]+)/gi;
+const secretFields =
+  /("?(?:accessToken|refreshToken|access_token|refresh_token|token|secret|password|identifier|authorization)"?\s*[:=]\s*"?)([^"&,}\s]+)/gi;
 /** A JSON Web Token anywhere in a text. */
 const jsonWebToken = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g;
 const bearer = /(Bearer\s+)[\w.~+/=-]+/gi;

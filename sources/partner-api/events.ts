@@ -39,7 +39,9 @@ export function describeClientEvent(event: ClientEvent): string {
     case 'rate_limited':
       return `${event.endpoint}: answered 503 (rate limited); waiting ${(event.delayMs / 1000).toFixed(1)} s`;
     case 'authenticated':
-      return event.reason === 'first' ? 'logged in to the upstream' : `logged in again (${event.reason === 'rejected' ? 'a token was rejected' : 'the token refresh failed'})`;
+      return event.reason === 'first'
+        ? 'logged in to the upstream'
+        : `logged in again (${event.reason === 'rejected' ? 'a token was rejected' : 'the token refresh failed'})`;
     case 'refreshed':
       return `access token refreshed (valid for ${event.expiresInSeconds} s more before the next refresh)`;
     case 'reauthenticated':

@@ -62,7 +62,11 @@ export interface DownloadResult {
 export type FailureKind = 'rate_limited' | 'server_error' | 'timeout' | 'dropped' | 'unreachable';
 
 /** net.connect's `lookup` callback: one address, or all of them when asked with `all`. */
-type LookupCallback = (error: NodeJS.ErrnoException | null, address?: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address?: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /** One attempt that did not get a usable answer; the retry policy decides what happens next. */
 export class AttemptFailure extends Error {
@@ -83,7 +87,14 @@ export class AttemptFailure extends Error {
   }
 }
 
-const droppedCodes = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'UND_ERR_SOCKET', 'ETIMEDOUT']);
+const droppedCodes = new Set([
+  'ECONNRESET',
+  'EPIPE',
+  'ECONNABORTED',
+  'ERR_STREAM_PREMATURE_CLOSE',
+  'UND_ERR_SOCKET',
+  'ETIMEDOUT',
+]);
 const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** Largest error body read into memory for an error message (the rest is not read). */
 const maxErrorBodyBytes = 64 * 1024;
@@ -105,7 +116,8 @@ export class Transport {
   private readonly httpAgent = new http.Agent({
     keepAlive: true,
     maxSockets: 256,
-    lookup: (host: string, options: LookupOptions, callback: LookupCallback) => this.loopbackLookup(host, options, callback),
+    lookup: (host: string, options: LookupOptions, callback: LookupCallback) =>
+      this.loopbackLookup(host, options, callback),
   } as http.AgentOptions);
   /** The check of a plain-http baseUrl's host by its addresses, made before the first request. */
   private plainHttpChecked: Promise<unknown> | undefined;
@@ -136,7 +148,8 @@ export class Transport {
         previous = error;
         if (error.kind === 'rate_limited') {
           this.stats.rateLimited++;
-          if (++rateLimitedInARow > this.api.maxRateLimitedRetries) throw this.gaveUp(endpoint, error, rateLimitedInARow - 1);
+          if (++rateLimitedInARow > this.api.maxRateLimitedRetries)
+            throw this.gaveUp(endpoint, error, rateLimitedInARow - 1);
           const delayMs = rateLimitedWaitMs(error.retryAfterMs);
           this.emit({ type: 'rate_limited', endpoint: endpoint.name, attempt: attemptNumber, delayMs });
           await sleep(delayMs);
@@ -182,7 +195,12 @@ export class Transport {
         throw new AttemptFailure('rate_limited', `${status} (rate limited)`, status, text, retryAfterMs(response));
       }
       if (status >= 500) {
-        throw new AttemptFailure('server_error', `answered ${status}: ${quoteBody(text, this.secrets()) || '(no body)'}`, status, text);
+        throw new AttemptFailure(
+          'server_error',
+          `answered ${status}: ${quoteBody(text, this.secrets()) || '(no body)'}`,
+          status,
+          text,
+        );
       }
       if (status < 200 || status >= 300) return { status, text, receivedAt };
       if (text.trim() === '') return { status, text, receivedAt };
@@ -211,10 +229,13 @@ export class Transport {
           hint: 'The 50/s limit is shared with the live shop: lower api.maxRequestsPerSecond or run the job later.',
         });
       case 'timeout':
-        return new UpstreamError(`${where} gave no answer within api.timeoutMs (${this.api.timeoutMs} ms), ${retries + 1} times.`, {
-          ...details,
-          hint: 'The upstream is slow or down: try again later, or raise api.timeoutMs.',
-        });
+        return new UpstreamError(
+          `${where} gave no answer within api.timeoutMs (${this.api.timeoutMs} ms), ${retries + 1} times.`,
+          {
+            ...details,
+            hint: 'The upstream is slow or down: try again later, or raise api.timeoutMs.',
+          },
+        );
       case 'unreachable':
         return new UpstreamError(`${where} could not be reached (${failure.message}), ${retries + 1} times.`, {
           ...details,
@@ -237,7 +258,9 @@ export class Transport {
       if (error) return callback(error);
       if (!this.api.allowInsecureHttp && !addresses.every((entry) => isLoopbackAddress(entry.address))) {
         const found = addresses.map((a) => a.address).join(', ');
-        return callback(Object.assign(new Error(`${host} resolves to ${found}, not loopback`), { code: 'ENOTLOOPBACK' }));
+        return callback(
+          Object.assign(new Error(`${host} resolves to ${found}, not loopback`), { code: 'ENOTLOOPBACK' }),
+        );
       }
       if (options.all) return callback(null, addresses);
       const first = addresses[0];
@@ -254,7 +277,10 @@ export class Transport {
   }
 
   /** Sends one request and hands the response to `consume`, failing when nothing arrives for timeoutMs. */
-  private async send<R>(request: HttpRequest, consume: (response: IncomingMessage, receivedAt: Date) => Promise<R>): Promise<R> {
+  private async send<R>(
+    request: HttpRequest,
+    consume: (response: IncomingMessage, receivedAt: Date) => Promise<R>,
+  ): Promise<R> {
     await this.confirmPlainHttp(request.url);
     const { url } = request;
     const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
@@ -269,7 +295,12 @@ export class Transport {
         clearTimeout(watchdog);
         if (settled) return;
         settled = true;
-        if (error) reject(timedOut ? new AttemptFailure('timeout', `no answer for ${this.api.timeoutMs} ms`) : asAttemptFailure(error));
+        if (error)
+          reject(
+            timedOut
+              ? new AttemptFailure('timeout', `no answer for ${this.api.timeoutMs} ms`)
+              : asAttemptFailure(error),
+          );
         else resolve(value as R);
       };
       const outgoing = (secure ? https : http).request(url, {
@@ -290,7 +321,9 @@ export class Transport {
       outgoing.on('response', (response) => {
         rearm();
         response.on('data', rearm);
-        response.on('aborted', () => finish(new AttemptFailure('dropped', 'the connection closed before the body was complete')));
+        response.on('aborted', () =>
+          finish(new AttemptFailure('dropped', 'the connection closed before the body was complete')),
+        );
         consume(response, new Date()).then(
           (value) => finish(undefined, value),
           (error: unknown) => {
@@ -303,7 +336,11 @@ export class Transport {
     });
   }
 
-  private async streamToFile(response: IncomingMessage, target: DownloadTarget, fetchedAt: Date): Promise<DownloadResult> {
+  private async streamToFile(
+    response: IncomingMessage,
+    target: DownloadTarget,
+    fetchedAt: Date,
+  ): Promise<DownloadResult> {
     const filePath = target.filePath;
     mkdirSync(path.dirname(filePath), { recursive: true });
     const temporary = `${filePath}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
@@ -322,7 +359,10 @@ export class Transport {
       rmSync(temporary, { force: true });
       // A body cut short (or never a JSON array) is retried; a local file-system failure is not.
       if (error instanceof AttemptFailure || isFileSystemError(error)) throw error;
-      throw new AttemptFailure('dropped', `download incomplete: ${error instanceof Error ? error.message : String(error)}`);
+      throw new AttemptFailure(
+        'dropped',
+        `download incomplete: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     return { bytes: check.bytes, fileBytes: statSync(filePath).size, records: check.elements, fetchedAt };
   }
@@ -330,7 +370,9 @@ export class Transport {
 
 function isFileSystemError(error: unknown): boolean {
   const { code, syscall } = error as NodeJS.ErrnoException;
-  return !droppedCodes.has(code ?? '') && ['open', 'write', 'rename', 'mkdir', 'close', 'fsync'].includes(syscall ?? '');
+  return (
+    !droppedCodes.has(code ?? '') && ['open', 'write', 'rename', 'mkdir', 'close', 'fsync'].includes(syscall ?? '')
+  );
 }
 
 function asAttemptFailure(error: unknown): unknown {

@@ -64,7 +64,8 @@ export class JsonArrayCheck extends Transform {
       const at = this.bytes + i;
       if (this.finished) return `unexpected data after the closing ] at byte ${at}`;
       if (!this.started) {
-        if (byte !== OPEN_ARRAY) return `the body is not a JSON array (byte ${at} is ${JSON.stringify(String.fromCharCode(byte))})`;
+        if (byte !== OPEN_ARRAY)
+          return `the body is not a JSON array (byte ${at} is ${JSON.stringify(String.fromCharCode(byte))})`;
         this.started = true;
         this.stack.push(OPEN_ARRAY);
         continue;
@@ -72,7 +73,8 @@ export class JsonArrayCheck extends Transform {
       const depth = this.stack.length;
       if (byte === CLOSE_ARRAY || byte === CLOSE_OBJECT) {
         const open = this.stack.pop();
-        if (open !== (byte === CLOSE_ARRAY ? OPEN_ARRAY : OPEN_OBJECT)) return `mismatched ${String.fromCharCode(byte)} at byte ${at}`;
+        if (open !== (byte === CLOSE_ARRAY ? OPEN_ARRAY : OPEN_OBJECT))
+          return `mismatched ${String.fromCharCode(byte)} at byte ${at}`;
         if (this.stack.length === 0) this.finished = true;
         continue;
       }

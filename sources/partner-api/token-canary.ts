@@ -44,7 +44,11 @@ export class TokenCanary {
       list.push({ refusedAt, settle: resolve, fail: reject });
       this.waiting.set(token, list);
       if (list.length >= this.gatherMax) this.send(token);
-      else if (!this.timers.has(token)) this.timers.set(token, setTimeout(() => this.send(token), this.gatherMs));
+      else if (!this.timers.has(token))
+        this.timers.set(
+          token,
+          setTimeout(() => this.send(token), this.gatherMs),
+        );
     });
   }
 
@@ -54,9 +58,16 @@ export class TokenCanary {
     if (!list) return;
     const later = list.filter((w) => w.refusedAt > sentAt);
     for (const w of list) if (w.refusedAt <= sentAt) w.settle(true);
-    if (later.length === 0) return this.forget(token);
+    if (later.length === 0) {
+      this.forget(token);
+      return;
+    }
     this.waiting.set(token, later);
-    if (!this.timers.has(token)) this.timers.set(token, setTimeout(() => this.send(token), this.gatherMs));
+    if (!this.timers.has(token))
+      this.timers.set(
+        token,
+        setTimeout(() => this.send(token), this.gatherMs),
+      );
   }
 
   private send(token: string): void {

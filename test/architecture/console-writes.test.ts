@@ -33,14 +33,16 @@ describe('console writes', () => {
     for (const file of sourceFolders.flatMap(typescriptFiles)) {
       if (allowed[file]) continue;
       const text = readFileSync(path.join(root, file), 'utf8');
-      for (const match of text.matchAll(consoleWrite)) found.push(`${file}:${text.slice(0, match.index).split('\n').length}: ${match[0]}`);
+      for (const match of text.matchAll(consoleWrite))
+        found.push(`${file}:${text.slice(0, match.index).split('\n').length}: ${match[0]}`);
     }
     expect(found).toEqual([]);
   });
 
   it('the allowed ones apply it', () => {
     const warehouse = readFileSync(path.join(root, 'core/warehouse.ts'), 'utf8');
-    for (const line of warehouse.split('\n').filter((l) => new RegExp(consoleWrite.source).test(l))) expect(line).toContain('printable(');
+    for (const line of warehouse.split('\n').filter((l) => new RegExp(consoleWrite.source).test(l)))
+      expect(line).toContain('printable(');
     const print = readFileSync(path.join(root, 'cli/print.ts'), 'utf8');
     expect(print.match(/process\.stdout\.write/g)).toHaveLength(1); // the one private writer the printable helpers use
   });

@@ -7,10 +7,23 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
-const topFolders = ['bench', 'cli', 'config', 'core', 'docs', 'doubles', 'pipelines', 'reports', 'scripts', 'sources', 'sql', 'test'];
+const topFolders = [
+  'bench',
+  'cli',
+  'config',
+  'core',
+  'docs',
+  'doubles',
+  'pipelines',
+  'reports',
+  'scripts',
+  'sources',
+  'sql',
+  'test',
+];
 
 /** Code spans that look like repository paths: `core/sql.ts`, `sql/marts/`, `pipelines/actions/plan.ts`. */
-export function namedPaths(markdown: string): string[] {
+function namedPaths(markdown: string): string[] {
   const found = new Set<string>();
   for (const match of markdown.matchAll(/`([^`\s]+)`/g)) {
     const text = match[1]!.replace(/[.,:;]+$/, '');
@@ -42,6 +55,9 @@ describe('documents name only what exists', () => {
   }
 
   it('finds the paths a document names, and skips patterns', () => {
-    expect(namedPaths('see `core/sql.ts`, `sql/marts/`, `pipelines/<job>.ts` and `npm test`.')).toEqual(['core/sql.ts', 'sql/marts/']);
+    expect(namedPaths('see `core/sql.ts`, `sql/marts/`, `pipelines/<job>.ts` and `npm test`.')).toEqual([
+      'core/sql.ts',
+      'sql/marts/',
+    ]);
   });
 });

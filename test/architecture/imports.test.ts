@@ -66,7 +66,8 @@ function relativeImports(file: string): ImportLine[] {
 function folderOf(file: string): string {
   const prefixes = Object.keys(allowed).filter((prefix) => file.startsWith(prefix));
   const folder = prefixes.sort((a, b) => b.length - a.length)[0];
-  if (!folder) throw new Error(`${file} lies in no folder of the architecture: add it to docs/ARCHITECTURE.md and this test`);
+  if (!folder)
+    throw new Error(`${file} lies in no folder of the architecture: add it to docs/ARCHITECTURE.md and this test`);
   return folder;
 }
 
@@ -129,18 +130,29 @@ describe('the one-way flow config/core → sources → pipelines → reports →
   });
 
   it('has no import against the flow', () => {
-    const against = files.flatMap(relativeImports).map(violation).filter((v): v is string => v !== undefined);
+    const against = files
+      .flatMap(relativeImports)
+      .map(violation)
+      .filter((v): v is string => v !== undefined);
     expect(against).toEqual([]);
   });
 
   it('would catch one: a pipeline importing the CLI, a report importing a pipeline', () => {
-    expect(violation({ file: 'pipelines/report.ts', line: 1, target: 'cli/output.ts' })).toMatch(/pipelines\/ may import only/);
-    expect(violation({ file: 'reports/workbook.ts', line: 1, target: 'pipelines/reconcile.ts' })).toMatch(/reports\/ may import only/);
-    expect(violation({ file: 'sources/ledger/csv.ts', line: 1, target: 'sources/partner-api/client.ts' })).toMatch(/sources\/ledger\/ may import only/);
+    expect(violation({ file: 'pipelines/report.ts', line: 1, target: 'cli/output.ts' })).toMatch(
+      /pipelines\/ may import only/,
+    );
+    expect(violation({ file: 'reports/workbook.ts', line: 1, target: 'pipelines/reconcile.ts' })).toMatch(
+      /reports\/ may import only/,
+    );
+    expect(violation({ file: 'sources/ledger/csv.ts', line: 1, target: 'sources/partner-api/client.ts' })).toMatch(
+      /sources\/ledger\/ may import only/,
+    );
     expect(violation({ file: 'core/warehouse.ts', line: 1, target: 'config/schema.ts' })).toBeDefined();
     const pipelineToDouble = { file: 'pipelines/reconcile.ts', line: 1, target: 'doubles/simulator/server.ts' };
     expect(violation(pipelineToDouble)).toMatch(/pipelines\/ may import only/);
-    expect(violation({ file: 'doubles/mail-sink/mail-sink.ts', line: 1, target: 'reports/email.ts' })).toMatch(/may import only/);
+    expect(violation({ file: 'doubles/mail-sink/mail-sink.ts', line: 1, target: 'reports/email.ts' })).toMatch(
+      /may import only/,
+    );
   });
 
   it('has no two-way arrow (no cycle) between the rooms inside pipelines/', () => {
@@ -153,22 +165,33 @@ describe('the one-way flow config/core → sources → pipelines → reports →
       { file: 'pipelines/keys-protect.ts', line: 1, target: 'pipelines/extract/landing.ts' },
     ]);
     expect(folderCycles(arrows)).toEqual(['pipelines/extract → pipelines/keys-protect.ts → pipelines/extract']);
-    expect(folderCycles(pipelineFolderArrows([
-      { file: 'pipelines/actions/plan.ts', line: 1, target: 'pipelines/extract/load.ts' },
-      { file: 'pipelines/extract/load.ts', line: 1, target: 'pipelines/catalog.ts' },
-      { file: 'pipelines/catalog.ts', line: 1, target: 'pipelines/actions/store.ts' },
-    ]))).toEqual(['pipelines/actions → pipelines/extract → pipelines/catalog.ts → pipelines/actions']);
+    expect(
+      folderCycles(
+        pipelineFolderArrows([
+          { file: 'pipelines/actions/plan.ts', line: 1, target: 'pipelines/extract/load.ts' },
+          { file: 'pipelines/extract/load.ts', line: 1, target: 'pipelines/catalog.ts' },
+          { file: 'pipelines/catalog.ts', line: 1, target: 'pipelines/actions/store.ts' },
+        ]),
+      ),
+    ).toEqual(['pipelines/actions → pipelines/extract → pipelines/catalog.ts → pipelines/actions']);
     // A shared piece at the top, imported by a room and importing nothing of it, is no cycle.
-    expect(folderCycles(pipelineFolderArrows([
-      { file: 'pipelines/extract/extract.ts', line: 1, target: 'pipelines/run-trace.ts' },
-      { file: 'pipelines/month-end.ts', line: 1, target: 'pipelines/extract/extract.ts' },
-    ]))).toEqual([]);
+    expect(
+      folderCycles(
+        pipelineFolderArrows([
+          { file: 'pipelines/extract/extract.ts', line: 1, target: 'pipelines/run-trace.ts' },
+          { file: 'pipelines/month-end.ts', line: 1, target: 'pipelines/extract/extract.ts' },
+        ]),
+      ),
+    ).toEqual([]);
   });
 
   it('keeps every tolerated exception in use', () => {
     const imports = files.flatMap(relativeImports);
     for (const exception of exceptions) {
-      expect(imports.some((i) => i.file === exception.from && i.target.startsWith(exception.to)), `${exception.from} → ${exception.to}`).toBe(true);
+      expect(
+        imports.some((i) => i.file === exception.from && i.target.startsWith(exception.to)),
+        `${exception.from} → ${exception.to}`,
+      ).toBe(true);
     }
   });
 });

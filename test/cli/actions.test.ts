@@ -32,10 +32,21 @@ async function listed(m: ActionsMonth): Promise<Listed[]> {
   return JSON.parse(result.stdout) as Listed[];
 }
 
-async function decideReverseAndApprove(m: ActionsMonth, approver = 'Bruno Costa'): Promise<{ ids: string[]; transactions: string[] }> {
+async function decideReverseAndApprove(
+  m: ActionsMonth,
+  approver = 'Bruno Costa',
+): Promise<{ ids: string[]; transactions: string[] }> {
   const refunded = await findingsOfType(m, 'refunded_not_reversed');
   expect(refunded.length).toBeGreaterThanOrEqual(2);
-  const decided = await m.cli('findings', 'decide', ...refunded.map((f) => f.finding_id), '--decision', 'reverse', '--by', 'Ana Lima');
+  const decided = await m.cli(
+    'findings',
+    'decide',
+    ...refunded.map((f) => f.finding_id),
+    '--decision',
+    'reverse',
+    '--by',
+    'Ana Lima',
+  );
   expect(decided.code, decided.stderr).toBe(0);
 
   const plan = await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima');
@@ -80,7 +91,8 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
   const executed = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
   expect(executed.code, executed.stderr).toBe(0);
   expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
-  for (const id of transactions) expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
+  for (const id of transactions)
+    expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
   expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
 
   // Executing again calls nothing: there is nothing approved left.
@@ -93,9 +105,23 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
   const writeOffs = await findingsOfType(m, 'price_mismatch');
   const ledgerFixes = await findingsOfType(m, 'missing_in_ledger');
   expect(claims.length * writeOffs.length * ledgerFixes.length).toBeGreaterThan(0);
-  for (const [found, decision] of [[claims, 'claim'], [writeOffs, 'write_off'], [ledgerFixes, 'fix_ledger']] as const) {
+  for (const [found, decision] of [
+    [claims, 'claim'],
+    [writeOffs, 'write_off'],
+    [ledgerFixes, 'fix_ledger'],
+  ] as const) {
     const ids = found.map((f) => f.finding_id);
-    const decided = await m.cli('findings', 'decide', ...ids, '--decision', decision, '--note', '=HYPERLINK("x")', '--by', 'Ana Lima');
+    const decided = await m.cli(
+      'findings',
+      'decide',
+      ...ids,
+      '--decision',
+      decision,
+      '--note',
+      '=HYPERLINK("x")',
+      '--by',
+      'Ana Lima',
+    );
     expect(decided.code, decided.stderr).toBe(0);
   }
   expect((await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima')).code).toBe(0);
@@ -106,7 +132,8 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
   for (const rows of [files.claimsXlsx, files.claimsCsv]) {
     const byFinding = new Map(rows.map((r) => [r['Finding ID'], r]));
     expect([...byFinding.keys()].sort()).toEqual([...differences.keys()].sort());
-    for (const [id, difference] of differences) expect(tenThousandths(byFinding.get(id)!['Difference'])).toBe(tenThousandths(difference));
+    for (const [id, difference] of differences)
+      expect(tenThousandths(byFinding.get(id)!['Difference'])).toBe(tenThousandths(difference));
     for (const row of rows) expect(String(row['Key (last 4)'] ?? '')).toMatch(/^(\*{4}.{4}|\*{4}|)$/);
   }
   const claimedTotal = claims.reduce((sum, f) => sum + tenThousandths(f.difference), 0);
@@ -167,7 +194,18 @@ async function exportAll(m: ActionsMonth) {
     ['journal', 'csv', 'journal.csv'],
   ];
   for (const [kind, format, name] of files) {
-    const result = await m.cli('actions', 'export', '--period', period, '--kind', kind!, '--format', format!, '--out', out(name!));
+    const result = await m.cli(
+      'actions',
+      'export',
+      '--period',
+      period,
+      '--kind',
+      kind!,
+      '--format',
+      format!,
+      '--out',
+      out(name!),
+    );
     expect(result.code, result.stderr).toBe(0);
   }
   const xlsxRows = async (file: string) => {
@@ -198,7 +236,9 @@ async function exportAll(m: ActionsMonth) {
 
 /** exceljs's sheet values (1-based, sparse) as plain rows from the first. */
 function dense(values: unknown[][]): unknown[][] {
-  return Array.from(values).slice(1).map((row) => Array.from(row ?? []).slice(1));
+  return Array.from(values)
+    .slice(1)
+    .map((row) => Array.from(row ?? []).slice(1));
 }
 
 /** A file's rows as objects by header, and the totals block after the blank row (with its own header line). */
@@ -246,7 +286,8 @@ test('kill -9 while a reversal is answered, then a re-run: each sale reversed ex
   // Exactly once each: no second request for the one in flight, and no "already reversed" refusal.
   expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
   expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
-  for (const id of transactions) expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
+  for (const id of transactions)
+    expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
 
   const reconciled = await m.cli('reconcile', '--period', period, '--as-of', asOf);
   expect(reconciled.code, reconciled.stderr).toBe(0);

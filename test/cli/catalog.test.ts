@@ -9,7 +9,12 @@ import { runCli } from '../support/cli.js';
 let simulator: RunningSimulator;
 
 beforeAll(async () => {
-  simulator = await startSimulator({ seed: 7, identifier: 'catalog-test', secret: 'catalog-secret', dataset: { from: '2024-01-01', to: '2024-01-02', salesCount: 10 } });
+  simulator = await startSimulator({
+    seed: 7,
+    identifier: 'catalog-test',
+    secret: 'catalog-secret',
+    dataset: { from: '2024-01-01', to: '2024-01-02', salesCount: 10 },
+  });
 });
 afterAll(async () => {
   await simulator.close();
@@ -19,7 +24,13 @@ describe('pinrecon catalog (CLI)', () => {
   it('prints a JSON summary with --json and exits 0; a missing secret exits 2 naming the key', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-catalog-'));
     const file = path.join(dir, 'pinrecon.config.json');
-    writeFileSync(file, JSON.stringify({ database: path.join(dir, 'pinrecon.duckdb'), api: { baseUrl: simulator.url, identifier: 'catalog-test' } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        database: path.join(dir, 'pinrecon.duckdb'),
+        api: { baseUrl: simulator.url, identifier: 'catalog-test' },
+      }),
+    );
     const run = (env: Record<string, string>) => runCli(['catalog', '--json', '--config', file], { env });
     const ok = await run({ PINRECON_API_SECRET: 'catalog-secret' });
     expect(ok.code).toBe(0);

@@ -22,7 +22,11 @@ function demoKeys(): Set<string> {
 
 /** The environment of a new user: no pinrecon variables (set to undefined: left out), not a terminal. */
 function cleanEnvironment(): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.keys(process.env).filter((name) => name.startsWith('PINRECON_')).map((name) => [name, undefined]));
+  return Object.fromEntries(
+    Object.keys(process.env)
+      .filter((name) => name.startsWith('PINRECON_'))
+      .map((name) => [name, undefined]),
+  );
 }
 
 describe('pinrecon demo, as a new user runs it', () => {
@@ -42,11 +46,18 @@ describe('pinrecon demo, as a new user runs it', () => {
     expect(period).toBeDefined();
     const workbook = path.join(out, 'reports', `pinrecon-${period}.xlsx`);
     const eml = path.join(out, 'mail', '001.eml');
-    for (const file of [database, workbook, eml, path.join(out, 'ledger.csv'), path.join(out, 'pinrecon.snapshot.duckdb')]) {
+    for (const file of [
+      database,
+      workbook,
+      eml,
+      path.join(out, 'ledger.csv'),
+      path.join(out, 'pinrecon.snapshot.duckdb'),
+    ]) {
       expect(existsSync(file), file).toBe(true);
       expect(stdout).toContain(file);
     }
-    for (const step of ['extract', 'ledger import', 'reconcile', 'report + email']) expect(stdout).toMatch(new RegExp(`${step.replace('+', '\\+')}\\s+succeeded`));
+    for (const step of ['extract', 'ledger import', 'reconcile', 'report + email'])
+      expect(stdout).toMatch(new RegExp(`${step.replace('+', '\\+')}\\s+succeeded`));
     // It ends with the month-end's next steps: decide in the workbook, import the decisions, close.
     expect(stdout).toContain(`findings import ${workbook}`);
     expect(stdout).toContain(`close --period ${period}`);
@@ -68,8 +79,12 @@ describe('pinrecon demo, as a new user runs it', () => {
       expect(mail.text).toContain(String(byType.find((r) => r.exception_type === 'unredeemed_key')?.n));
 
       // Every step is recorded and succeeded.
-      const runs = await warehouse.all<{ command: string; status: string }>(`select command, status from pipeline_runs order by started_at`);
-      expect(runs.map((r) => r.command)).toEqual(expect.arrayContaining(['run', 'extract', 'ledger import', 'reconcile', 'report']));
+      const runs = await warehouse.all<{ command: string; status: string }>(
+        `select command, status from pipeline_runs order by started_at`,
+      );
+      expect(runs.map((r) => r.command)).toEqual(
+        expect.arrayContaining(['run', 'extract', 'ledger import', 'reconcile', 'report']),
+      );
       expect(runs.every((r) => r.status === 'succeeded')).toBe(true);
 
       // Issue 15: one reversal decided by one person, approved by another, executed and verified; the month's
@@ -80,7 +95,9 @@ describe('pinrecon demo, as a new user runs it', () => {
         `select kind, status, decided_by, approved_by from recon_actions where period = $1`,
         [period!],
       );
-      expect(actions).toEqual([{ kind: 'reversal', status: 'verified', decided_by: 'Demo Controller', approved_by: 'Demo Approver' }]);
+      expect(actions).toEqual([
+        { kind: 'reversal', status: 'verified', decided_by: 'Demo Controller', approved_by: 'Demo Approver' },
+      ]);
       const checks = await warehouse.all<{ check_count: string; check_amount: string }>(
         `select check_count::VARCHAR as check_count, check_amount::VARCHAR as check_amount from recon_roll_forward where period = $1`,
         [period!],
@@ -92,14 +109,17 @@ describe('pinrecon demo, as a new user runs it', () => {
       // new database): not in the database, the snapshot, the landing files (decompressed too), the workbook or the mail.
       const keys = demoKeys();
       expect(keys.size).toBeGreaterThan(1000);
-      const masked = await warehouse.all<{ key: string; key_hmac: string }>(`select key, key_hmac from sales where key is not null`);
+      const masked = await warehouse.all<{ key: string; key_hmac: string }>(
+        `select key, key_hmac from sales where key is not null`,
+      );
       expect(masked.length).toBeGreaterThan(1000);
       expect(masked.every((row) => /^\*{4}.{4}$/.test(row.key) && /^[0-9a-f]{64}$/.test(row.key_hmac))).toBe(true);
       // The keys looked for are the ones the demo sold (else finding none would prove nothing).
       const soldEndings = new Set([...keys].map((key) => maskPin(key)));
       expect(masked.filter((row) => !soldEndings.has(row.key))).toEqual([]);
       const printed = stdout + stderr;
-      for (const key of keys) if (printed.includes(key)) throw new Error(`a whole PIN ending ${key.slice(-4)} was printed`);
+      for (const key of keys)
+        if (printed.includes(key)) throw new Error(`a whole PIN ending ${key.slice(-4)} was printed`);
       expect(wholeKeysUnder(out, keys)).toEqual([]);
 
       // Everything the demo wrote is private: files 0600, folders 0700.

@@ -22,7 +22,10 @@ function exportCli(...args: string[]) {
 
 /** Reads an exported file back with DuckDB, as another tool would. */
 async function readBack(file: string): Promise<Record<string, unknown>[]> {
-  const instance = await DuckDBInstance.create(':memory:', { autoinstall_known_extensions: 'false', autoload_known_extensions: 'false' });
+  const instance = await DuckDBInstance.create(':memory:', {
+    autoinstall_known_extensions: 'false',
+    autoload_known_extensions: 'false',
+  });
   try {
     const connection = await instance.connect();
     const reader = file.endsWith('.csv') ? `read_csv('${file}', all_varchar = true)` : `read_parquet('${file}')`;
@@ -35,7 +38,10 @@ async function readBack(file: string): Promise<Record<string, unknown>[]> {
 }
 
 beforeAll(async () => {
-  writeFileSync(configFile, JSON.stringify({ database: config.database, reports: { outDir: path.join(temp.dir, 'reports') } }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({ database: config.database, reports: { outDir: path.join(temp.dir, 'reports') } }),
+  );
   const warehouse = await openWarehouse(config);
   try {
     // The marts as reconcile writes them (docs/DATA.md), for two periods; plus a PIN column that must not leave whole.
@@ -60,8 +66,13 @@ beforeAll(async () => {
                                          ($1, 'BRL', 2, 'provider cost', NULL, 19.5, 2, '2024-05-01', now(), 'r')`,
         [period],
       );
-      await warehouse.run(`INSERT INTO recon_aging VALUES ($1, '2024-05-01', 'BRL', '0-7', 1, 6, now(), 'r')`, [period]);
-      await warehouse.run(`INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', $1, '2024-05-01', now(), 2, 2, 0, 0)`, [period]);
+      await warehouse.run(`INSERT INTO recon_aging VALUES ($1, '2024-05-01', 'BRL', '0-7', 1, 6, now(), 'r')`, [
+        period,
+      ]);
+      await warehouse.run(
+        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', $1, '2024-05-01', now(), 2, 2, 0, 0)`,
+        [period],
+      );
       await warehouse.run(
         `INSERT INTO recon_decisions (finding_id, period, decision, note, decided_by, decided_at, source, chain_position, row_sha256)
          VALUES ('f1', $1, 'claim', 'charged twice', 'ana', now(), 'cli', 1, 'not-a-real-hash')`,
@@ -94,10 +105,18 @@ describe('pinrecon export', () => {
       [2, '19.5000'],
     ]);
     expect(await readBack(path.join(out, 'recon_summary-2024-03.parquet'))).toHaveLength(1);
-    expect(await readBack(path.join(out, 'recon_aging-2024-03.parquet'))).toEqual([expect.objectContaining({ aging_bucket: '0-7', keys: '1', cost_total: '6.0000' })]);
+    expect(await readBack(path.join(out, 'recon_aging-2024-03.parquet'))).toEqual([
+      expect.objectContaining({ aging_bucket: '0-7', keys: '1', cost_total: '6.0000' }),
+    ]);
     // Who decided what goes out with the figures (issue 14).
     expect(await readBack(path.join(out, 'recon_decisions-2024-03.parquet'))).toEqual([
-      expect.objectContaining({ finding_id: 'f1', decision: 'claim', decided_by: 'ana', source: 'cli', row_sha256: 'not-a-real-hash' }),
+      expect.objectContaining({
+        finding_id: 'f1',
+        decision: 'claim',
+        decided_by: 'ana',
+        source: 'cli',
+        row_sha256: 'not-a-real-hash',
+      }),
     ]);
   });
 
@@ -121,7 +140,10 @@ describe('pinrecon export', () => {
     ]);
     const warehouse = await openWarehouse(config);
     try {
-      expect(await warehouse.one(`SELECT command, status FROM pipeline_runs WHERE command = 'export'`)).toEqual({ command: 'export', status: 'succeeded' });
+      expect(await warehouse.one(`SELECT command, status FROM pipeline_runs WHERE command = 'export'`)).toEqual({
+        command: 'export',
+        status: 'succeeded',
+      });
     } finally {
       warehouse.close();
     }
@@ -130,12 +152,16 @@ describe('pinrecon export', () => {
   it('masks any text value equal to a PIN stored in sales, whatever its column (here details, any case)', async () => {
     const warehouse = await openWarehouse(config);
     try {
-      await warehouse.run(`INSERT INTO sales (transaction_id, key, first_seen_at, last_seen_at) VALUES (99, 'LEAKY-PIN-5555', now(), now())`);
+      await warehouse.run(
+        `INSERT INTO sales (transaction_id, key, first_seen_at, last_seen_at) VALUES (99, 'LEAKY-PIN-5555', now(), now())`,
+      );
       await warehouse.run(
         `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id)
          VALUES ('2024-05', 'f9', 'unredeemed_key', 'unredeemed', ' leaky-pin-5555 ', 99, 'BRL', 'LEAKY-PIN-5555', now(), '5555', 0, '2024-06-01', now(), 'r')`,
       );
-      await warehouse.run(`INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r5', '2024-05', '2024-06-01', now(), 1, 1, 0, 0)`);
+      await warehouse.run(
+        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r5', '2024-05', '2024-06-01', now(), 1, 1, 0, 0)`,
+      );
     } finally {
       warehouse.close();
     }
@@ -143,7 +169,9 @@ describe('pinrecon export', () => {
     const result = await exportCli('--period', '2024-05', '--out', out, '--format', 'csv');
     expect(result.code, result.stderr).toBe(0);
     const rows = await readBack(path.join(out, 'recon_exceptions-2024-05.csv'));
-    expect(rows.map((r) => [r.partner_reference, r.details, r.exception_type])).toEqual([['****5555', '****5555', 'unredeemed_key']]);
+    expect(rows.map((r) => [r.partner_reference, r.details, r.exception_type])).toEqual([
+      ['****5555', '****5555', 'unredeemed_key'],
+    ]);
     expect(readFileSync(path.join(out, 'recon_exceptions-2024-05.csv'), 'utf8')).not.toMatch(/leaky-pin/i);
   });
 
@@ -155,7 +183,9 @@ describe('pinrecon export', () => {
          VALUES ('2024-07', 'f1', 'unredeemed_key', 'unredeemed', '=HYPERLINK("http://evil","x")', 1, 'BRL', '@SUM(1+1)*cmd|calc', now(), '0001', -1.5, '2024-08-01', now(), 'r'),
                 ('2024-07', 'f2', 'unredeemed_key', 'unredeemed', '-12.50', 2, 'BRL', '+1+1', now(), '0002', 0, '2024-08-01', now(), 'r')`,
       );
-      await warehouse.run(`INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r7', '2024-07', '2024-08-01', now(), 2, 2, 0, 0)`);
+      await warehouse.run(
+        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r7', '2024-07', '2024-08-01', now(), 2, 2, 0, 0)`,
+      );
       const outDir = path.join(temp.dir, 'formulas');
       await exportPeriod(warehouse, config, { period: '2024-07', format: 'csv', outDir }, capturedOutput().output);
       const rows = await readBack(path.join(outDir, 'recon_exceptions-2024-07.csv'));
@@ -164,7 +194,9 @@ describe('pinrecon export', () => {
         ['-12.50', `'+1+1`, '0.0000'],
       ]);
       await exportPeriod(warehouse, config, { period: '2024-07', format: 'parquet', outDir }, capturedOutput().output);
-      expect((await readBack(path.join(outDir, 'recon_exceptions-2024-07.parquet')))[0]!.partner_reference).toBe('=HYPERLINK("http://evil","x")');
+      expect((await readBack(path.join(outDir, 'recon_exceptions-2024-07.parquet')))[0]!.partner_reference).toBe(
+        '=HYPERLINK("http://evil","x")',
+      );
     } finally {
       warehouse.close();
     }
@@ -176,10 +208,19 @@ describe('pinrecon export', () => {
     expect(never.stderr).toMatch(/The period 2023-12 has not been reconciled.*\n.*pinrecon reconcile --period 2023-12/);
     expect(existsSync(path.join(temp.dir, 'none'))).toBe(false);
     expect((await exportCli('--period', '2024-13')).code).toBe(2);
-    expect((await exportCli('--period', '2024-03', '--format', 'xlsx')).stderr).toMatch(/--format must be parquet, csv or arrow/);
+    expect((await exportCli('--period', '2024-03', '--format', 'xlsx')).stderr).toMatch(
+      /--format must be parquet, csv or arrow/,
+    );
     const warehouse = await openWarehouse({ ...config, database: path.join(temp.dir, 'empty.duckdb') });
     try {
-      await expect(exportPeriod(warehouse, config, { period: '2024-03', format: 'csv', outDir: temp.dir }, capturedOutput().output)).rejects.toThrow(/has not been reconciled/);
+      await expect(
+        exportPeriod(
+          warehouse,
+          config,
+          { period: '2024-03', format: 'csv', outDir: temp.dir },
+          capturedOutput().output,
+        ),
+      ).rejects.toThrow(/has not been reconciled/);
     } finally {
       warehouse.close();
     }

@@ -48,7 +48,11 @@ async function extractedTables(warehouse: Warehouse): Promise<Record<string, unk
       `SELECT column_name AS name, data_type AS type FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' ORDER BY column_index`,
       [table],
     );
-    const select = columns.map((c) => (c.type.startsWith('TIMESTAMP') ? `strftime(${c.name} AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS ${c.name}` : c.name));
+    const select = columns.map((c) =>
+      c.type.startsWith('TIMESTAMP')
+        ? `strftime(${c.name} AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS ${c.name}`
+        : c.name,
+    );
     state[table] = await warehouse.all(`SELECT ${select.join(', ')} FROM ${table} ORDER BY ${order}`);
   }
   return state;
@@ -59,7 +63,17 @@ describe('pinrecon extract --from-landing', () => {
     const config = path.join(temp.dir, 'pinrecon.config.json');
     writeFileSync(
       config,
-      JSON.stringify({ timezone, database, api: { baseUrl: simulator.url, identifier: 'landing-test', secret: 'landing-test-secret', maxRequestsPerSecond: 50 }, extract: { landingDir: 'landing' } }),
+      JSON.stringify({
+        timezone,
+        database,
+        api: {
+          baseUrl: simulator.url,
+          identifier: 'landing-test',
+          secret: 'landing-test-secret',
+          maxRequestsPerSecond: 50,
+        },
+        extract: { landingDir: 'landing' },
+      }),
     );
     for (let run = 0; run < 2; run++) {
       const extracted = await runCli(['extract', '--from', from, '--to', to, '--config', config]);
@@ -75,7 +89,9 @@ describe('pinrecon extract --from-landing', () => {
     for (const file of [database, `${database}.wal`, snapshotPath(database)]) rmSync(file, { force: true });
     const rebuilt = await runCli(['extract', '--from-landing', '--config', config]);
     expect(rebuilt.code, rebuilt.stderr).toBe(0);
-    expect(rebuilt.stdout).toContain(`${original.landing_files!.length} of ${original.landing_files!.length} landed responses loaded`);
+    expect(rebuilt.stdout).toContain(
+      `${original.landing_files!.length} of ${original.landing_files!.length} landed responses loaded`,
+    );
     expect(rebuilt.stderr).not.toContain('warning');
 
     const again = await withWarehouse(database, { readOnly: true, timezone }, extractedTables);

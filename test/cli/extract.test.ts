@@ -17,7 +17,11 @@ import { identifier, salesState, secret, sideTablesState, tempDir } from '../sup
 const range = ['--from', '2026-01-01', '--to', '2026-06-30'];
 
 /** Runs the CLI (not a terminal); with `kill`, sends SIGKILL `delayMs` after that many windows were reported done. */
-function extractCli(args: string[], kill?: { afterWindows: number; delayMs: number }, env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+function extractCli(
+  args: string[],
+  kill?: { afterWindows: number; delayMs: number },
+  env: NodeJS.ProcessEnv = {},
+): Promise<CliResult> {
   // One key secret for every database of this file: quarantined records keep their key's HMAC (security.keys
   // "hash"), so a clean and a resumed database compare equal only under the same secret.
   const running = startCli(args, { env: { CI: '1', PINRECON_KEY_SECRET: 'extract-test-key-secret', ...env } });
@@ -35,7 +39,9 @@ function extractCli(args: string[], kill?: { afterWindows: number; delayMs: numb
 }
 
 /** An HTTP hop in front of the simulator that remembers every token the simulator hands out. */
-async function startTokenRecorder(target: string): Promise<{ url: string; tokens: Set<string>; close: () => Promise<void> }> {
+async function startTokenRecorder(
+  target: string,
+): Promise<{ url: string; tokens: Set<string>; close: () => Promise<void> }> {
   const tokens = new Set<string>();
   const remember = (encoding: string | undefined, body: Buffer) => {
     let text: string;
@@ -48,21 +54,25 @@ async function startTokenRecorder(target: string): Promise<{ url: string; tokens
   };
   const server: Server = createServer((incoming, outgoing) => {
     outgoing.on('error', () => undefined);
-    const forwarded = request(new URL(incoming.url!, target), { method: incoming.method, headers: incoming.headers }, (answer) => {
-      outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
-      const head: Buffer[] = [];
-      let kept = 0;
-      answer.on('data', (chunk: Buffer) => {
-        if (kept < 64 * 1024) head.push(chunk);
-        kept += chunk.length;
-        outgoing.write(chunk);
-      });
-      answer.on('end', () => {
-        outgoing.end();
-        if (kept < 64 * 1024) remember(answer.headers['content-encoding'], Buffer.concat(head));
-      });
-      answer.on('error', () => outgoing.destroy());
-    });
+    const forwarded = request(
+      new URL(incoming.url!, target),
+      { method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        const head: Buffer[] = [];
+        let kept = 0;
+        answer.on('data', (chunk: Buffer) => {
+          if (kept < 64 * 1024) head.push(chunk);
+          kept += chunk.length;
+          outgoing.write(chunk);
+        });
+        answer.on('end', () => {
+          outgoing.end();
+          if (kept < 64 * 1024) remember(answer.headers['content-encoding'], Buffer.concat(head));
+        });
+        answer.on('error', () => outgoing.destroy());
+      },
+    );
     forwarded.on('error', () => outgoing.destroy());
     incoming.pipe(forwarded);
   });
@@ -102,7 +112,13 @@ describe('pinrecon extract (spawned CLI)', () => {
       identifier,
       secret,
       tokenLifetimeSeconds: 2,
-      dataset: { from: '2025-12-25', to: '2026-07-05', salesCount: 36_000, timezone: 'America/Sao_Paulo', malformedEvery: 211 },
+      dataset: {
+        from: '2025-12-25',
+        to: '2026-07-05',
+        salesCount: 36_000,
+        timezone: 'America/Sao_Paulo',
+        malformedEvery: 211,
+      },
       faults: { slowRate: 1, slowMs: 400 },
     });
     recorder = await startTokenRecorder(simulator.url);
@@ -124,7 +140,7 @@ describe('pinrecon extract (spawned CLI)', () => {
     for (const kill of kills) {
       const killed = await extractCli(['extract', ...range, '--config', config], kill);
       consoles.push(killed.stdout, killed.stderr);
-      expect(killed.signal).toBe("SIGKILL");
+      expect(killed.signal).toBe('SIGKILL');
     }
     const resumed = await extractCli(['extract', ...range, '--config', config]);
     consoles.push(resumed.stdout, resumed.stderr);
@@ -177,7 +193,18 @@ describe('pinrecon extract (spawned CLI)', () => {
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/2026-06-01\.\.2026-06-30\s+created\s+skip/);
     expect(dry.stdout).toMatch(/12 windows: 0 to fetch, 12 already done and skipped/);
-    const json = await extractCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--by', 'paid', '--json', '--config', config]);
+    const json = await extractCli([
+      'extract',
+      '--from',
+      '2026-01-01',
+      '--to',
+      '2026-01-31',
+      '--by',
+      'paid',
+      '--json',
+      '--config',
+      config,
+    ]);
     expect(json.code, json.stderr).toBe(0);
     const summary = JSON.parse(json.stdout) as { ok: boolean; windows: { skipped: number } };
     expect(summary).toMatchObject({ ok: true, windows: { planned: 1, fetched: 0, skipped: 1 } });
@@ -193,18 +220,26 @@ describe('pinrecon extract (spawned CLI)', () => {
 
     const dir = tempDir('extract-badcreds');
     const file = writeConfig(dir, simulator.url);
-    const badCredentials = await extractCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file], undefined, {
-      PINRECON_API_SECRET: 'not-the-secret',
-    });
+    const badCredentials = await extractCli(
+      ['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file],
+      undefined,
+      {
+        PINRECON_API_SECRET: 'not-the-secret',
+      },
+    );
     expect(badCredentials.code).toBe(1);
     expect(badCredentials.stderr).toMatch(/getToken/);
     expect(badCredentials.stderr).toMatch(/what to do: Check api\.identifier and api\.secret/);
     expect(badCredentials.stderr).not.toContain('not-the-secret');
 
     // Nothing listens on port 9: that is the address to check, not the credentials.
-    const unreachable = await extractCli(['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file], undefined, {
-      PINRECON_API_BASE_URL: 'http://127.0.0.1:9',
-    });
+    const unreachable = await extractCli(
+      ['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file],
+      undefined,
+      {
+        PINRECON_API_BASE_URL: 'http://127.0.0.1:9',
+      },
+    );
     expect(unreachable.code).toBe(1);
     expect(unreachable.stderr).toMatch(/what to do: Check api\.baseUrl/);
     expect(unreachable.stderr).not.toMatch(/Check api\.identifier/);
@@ -234,7 +269,11 @@ describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fil
   });
 
   it('back-fills January to May by creation date first; killed with SIGKILL, a re-run fetches only what was not committed', async () => {
-    const clean = await extractCli(['extract', ...june, '--config', writeConfig(cleanDir, simulator.url)], undefined, env);
+    const clean = await extractCli(
+      ['extract', ...june, '--config', writeConfig(cleanDir, simulator.url)],
+      undefined,
+      env,
+    );
     expect(clean.code, clean.stderr).toBe(0);
     expect(clean.stdout).toMatch(/back-fill from extract\.historyStart 2026-01-01 \(by creation date\):\n/);
     expect(clean.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 5 windows fetched, 0 skipped/);
@@ -244,14 +283,18 @@ describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fil
     expect(killed.signal).toBe('SIGKILL');
     // Committed windows before the kill: back-fill ones (before June) and June's own.
     const database = (dir: string) => path.join(dir, 'pinrecon.duckdb');
-    const { committed, juneCommitted } = await withWarehouse(database(resumedDir), { timezone: 'America/Sao_Paulo' }, async (w) => {
-      const row = (await w.one<{ before_june: string; june: string }>(
-        `SELECT count(*) FILTER (WHERE window_start < DATE '2026-06-01') AS before_june,
+    const { committed, juneCommitted } = await withWarehouse(
+      database(resumedDir),
+      { timezone: 'America/Sao_Paulo' },
+      async (w) => {
+        const row = (await w.one<{ before_june: string; june: string }>(
+          `SELECT count(*) FILTER (WHERE window_start < DATE '2026-06-01') AS before_june,
                 count(*) FILTER (WHERE window_start = DATE '2026-06-01') AS june
          FROM extract_windows`,
-      ))!;
-      return { committed: Number(row.before_june), juneCommitted: Number(row.june) };
-    });
+        ))!;
+        return { committed: Number(row.before_june), juneCommitted: Number(row.june) };
+      },
+    );
     expect(committed).toBeGreaterThanOrEqual(1);
 
     const before = windowRequests();

@@ -38,9 +38,19 @@ describe('file modes', () => {
     const notOurs = path.join(reports, 'budget.txt');
     writeFileSync(notOurs, 'someone else', { mode: 0o644 });
     const ledger = path.join(dir, 'ledger.csv');
-    writeFileSync(ledger, 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nPO-1,10,2026-01-05,10.00,8.00,BRL,BR,paid\n');
+    writeFileSync(
+      ledger,
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nPO-1,10,2026-01-05,10.00,8.00,BRL,BR,paid\n',
+    );
     const config = path.join(dir, 'pinrecon.config.json');
-    writeFileSync(config, JSON.stringify({ database: 'data/pinrecon.duckdb', extract: { landingDir: 'landing' }, reports: { outDir: 'reports' } }));
+    writeFileSync(
+      config,
+      JSON.stringify({
+        database: 'data/pinrecon.duckdb',
+        extract: { landingDir: 'landing' },
+        reports: { outDir: 'reports' },
+      }),
+    );
 
     const { code, stderr } = await runCli(['ledger', 'import', ledger, '--config', config], { cwd: dir });
     expect(code, stderr).toBe(0);
@@ -67,6 +77,7 @@ describe('file modes', () => {
     const again = await runCli(['ledger', 'import', ledger, '--config', config], { cwd: dir });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).not.toContain('readable by others');
-    for (const entry of modesUnder(path.join(dir, 'data'))) expect(entry.mode, entry.path).toBe(entry.folder ? 0o700 : 0o600);
+    for (const entry of modesUnder(path.join(dir, 'data')))
+      expect(entry.mode, entry.path).toBe(entry.folder ? 0o700 : 0o600);
   });
 });

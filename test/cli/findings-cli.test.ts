@@ -16,7 +16,15 @@ import { readPdfPages, type PdfPage } from '../support/pdf.js';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { runCli } from '../support/cli.js';
 import { openFixture, type Fixture } from '../support/reconcile.js';
-import { asOf, convertWithSoffice, fillFindings, hasSoffice, period, typeDecisions, type PeriodFindings } from '../support/decisions.js';
+import {
+  asOf,
+  convertWithSoffice,
+  fillFindings,
+  hasSoffice,
+  period,
+  typeDecisions,
+  type PeriodFindings,
+} from '../support/decisions.js';
 
 const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
 
@@ -38,7 +46,8 @@ describe('pinrecon findings (spawned)', () => {
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout) as Listed[];
   };
-  const idOf = async (reference: string | null) => (await list()).find((r) => r.partner_reference === reference)!.finding_id;
+  const idOf = async (reference: string | null) =>
+    (await list()).find((r) => r.partner_reference === reference)!.finding_id;
 
   beforeAll(async () => {
     f = await openFixture();
@@ -77,7 +86,9 @@ describe('pinrecon findings (spawned)', () => {
     expect(first.stdout).toContain(`recorded 2 decision(s) for 2024-03 by ${userInfo().username} `);
     expect(first.stdout).toContain('0 unchanged; refused 1');
     expect(first.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${costId} \\(undecided\\) → claim`));
-    expect(first.stdout).toMatch(new RegExp(`refused   Amounts row \\d+: ${fixableId}: "not-a-decision" is not a decision`));
+    expect(first.stdout).toMatch(
+      new RegExp(`refused   Amounts row \\d+: ${fixableId}: "not-a-decision" is not a decision`),
+    );
 
     const second = await pinrecon(['findings', 'import', typed, '--by', 'controller'], cwd);
     expect(second.code).toBe(1); // the row typed "not-a-decision" is still refused
@@ -89,12 +100,20 @@ describe('pinrecon findings (spawned)', () => {
     const bad = await pinrecon(['findings', 'decide', fixableId, '--decision', 'maybe'], cwd);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--decision must be one of investigating, timing, claim');
-    const decided = await pinrecon(['findings', 'decide', fixableId, '--decision', 'fix_ledger', '--owner', 'rui', '--json'], cwd);
+    const decided = await pinrecon(
+      ['findings', 'decide', fixableId, '--decision', 'fix_ledger', '--owner', 'rui', '--json'],
+      cwd,
+    );
     expect(decided.code, decided.stderr).toBe(0);
-    expect(JSON.parse(decided.stdout)).toMatchObject({ ok: true, source: 'cli', recorded: [{ findingId: fixableId, decision: 'fix_ledger', owner: 'rui' }] });
+    expect(JSON.parse(decided.stdout)).toMatchObject({
+      ok: true,
+      source: 'cli',
+      recorded: [{ findingId: fixableId, decision: 'fix_ledger', owner: 'rui' }],
+    });
 
     // Two re-runs of reconcile: the decisions stay with their findings, and the next workbook shows them.
-    for (let run = 0; run < 2; run++) expect((await pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd)).code).toBe(0);
+    for (let run = 0; run < 2; run++)
+      expect((await pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd)).code).toBe(0);
     const after = await list();
     expect(after.map((r) => [r.finding_id, r.decision, r.state]).sort()).toEqual(
       [
@@ -105,41 +124,57 @@ describe('pinrecon findings (spawned)', () => {
     );
     expect((await pinrecon(['report', '--period', period], cwd)).code).toBe(0);
     const shown = await readDecisionsWorkbook(workbook);
-    expect(shown.rows.find((r) => r.findingId === missingId)).toMatchObject({ decision: 'timing', expectedClearBy: '2024-05-15' });
-    expect(shown.rows.find((r) => r.findingId === costId)).toMatchObject({ decision: 'claim', owner: 'ana', note: 'charged 9.00' });
+    expect(shown.rows.find((r) => r.findingId === missingId)).toMatchObject({
+      decision: 'timing',
+      expectedClearBy: '2024-05-15',
+    });
+    expect(shown.rows.find((r) => r.findingId === costId)).toMatchObject({
+      decision: 'claim',
+      owner: 'ana',
+      note: 'charged 9.00',
+    });
 
     const csv = await pinrecon(['findings', 'list', '--period', period, '--format', 'csv'], cwd);
-    expect(csv.stdout.split('\n')[0]).toBe('finding_id,exception_type,partner_reference,transaction_id,currency_code,amount,difference,state,decision,owner,expected_clear_by,decision_note');
+    expect(csv.stdout.split('\n')[0]).toBe(
+      'finding_id,exception_type,partner_reference,transaction_id,currency_code,amount,difference,state,decision,owner,expected_clear_by,decision_note',
+    );
   }, 300_000);
 
   const soffice = hasSoffice();
-  if (!soffice) console.warn('skipping the LibreOffice round trip of findings import: soffice is not installed on this machine');
-  it.skipIf(!soffice)('imports a workbook saved by LibreOffice (a real soffice round trip), and prints its finding sheets landscape', async () => {
-    const missingId = await idOf(found.missing.partner_reference);
-    const typed = path.join(cwd, 'for-libreoffice.xlsx');
-    await typeDecisions(workbook, typed, { [missingId]: { decision: 'write_off', note: 'too small to chase', expectedClearBy: '2024-06-30' } });
-    const saved = convertWithSoffice(typed, path.join(cwd, 'libreoffice'), 'xlsx');
-    expect(readFileSync(saved).subarray(0, 2).toString()).toBe('PK');
+  if (!soffice)
+    console.warn('skipping the LibreOffice round trip of findings import: soffice is not installed on this machine');
+  it.skipIf(!soffice)(
+    'imports a workbook saved by LibreOffice (a real soffice round trip), and prints its finding sheets landscape',
+    async () => {
+      const missingId = await idOf(found.missing.partner_reference);
+      const typed = path.join(cwd, 'for-libreoffice.xlsx');
+      await typeDecisions(workbook, typed, {
+        [missingId]: { decision: 'write_off', note: 'too small to chase', expectedClearBy: '2024-06-30' },
+      });
+      const saved = convertWithSoffice(typed, path.join(cwd, 'libreoffice'), 'xlsx');
+      expect(readFileSync(saved).subarray(0, 2).toString()).toBe('PK');
 
-    const imported = await pinrecon(['findings', 'import', saved, '--by', 'controller'], cwd);
-    expect(imported.code, imported.stderr).toBe(0);
-    // Only the row that changed is recorded; the decisions LibreOffice carried over unchanged are not.
-    expect(imported.stdout).toContain('recorded 1 decision(s) for 2024-03 by controller');
-    expect(imported.stdout).toMatch(new RegExp(`Missing row \\d+: ${missingId} timing → write_off by 2024-06-30`));
-    expect(imported.stdout).toContain('2 unchanged');
-    expect((await list()).find((r) => r.finding_id === missingId)).toMatchObject({ decision: 'write_off' });
+      const imported = await pinrecon(['findings', 'import', saved, '--by', 'controller'], cwd);
+      expect(imported.code, imported.stderr).toBe(0);
+      // Only the row that changed is recorded; the decisions LibreOffice carried over unchanged are not.
+      expect(imported.stdout).toContain('recorded 1 decision(s) for 2024-03 by controller');
+      expect(imported.stdout).toMatch(new RegExp(`Missing row \\d+: ${missingId} timing → write_off by 2024-06-30`));
+      expect(imported.stdout).toContain('2 unchanged');
+      expect((await list()).find((r) => r.finding_id === missingId)).toMatchObject({ decision: 'write_off' });
 
-    // The workbook printed: the Summary portrait, every finding sheet's page landscape (wider than high);
-    // test/cli/workbook-print.test.ts checks the paper, the scale and the columns.
-    const printable = path.join(cwd, 'print', 'workbook.xlsx');
-    copyFileSync(workbook, path.join(cwd, 'workbook.xlsx'));
-    const pages = readPdfPages(convertWithSoffice(path.join(cwd, 'workbook.xlsx'), path.dirname(printable), 'pdf'));
-    const wide = (page: PdfPage) => page.mediaBox[2]! > page.mediaBox[3]!;
-    expect(wide(pages[0]!)).toBe(false);
-    const findingPages = pages.filter((page) => page.text.includes('Finding ID'));
-    expect(findingPages.length).toBeGreaterThan(0);
-    for (const page of findingPages) expect(wide(page)).toBe(true);
-  }, 300_000);
+      // The workbook printed: the Summary portrait, every finding sheet's page landscape (wider than high);
+      // test/cli/workbook-print.test.ts checks the paper, the scale and the columns.
+      const printable = path.join(cwd, 'print', 'workbook.xlsx');
+      copyFileSync(workbook, path.join(cwd, 'workbook.xlsx'));
+      const pages = readPdfPages(convertWithSoffice(path.join(cwd, 'workbook.xlsx'), path.dirname(printable), 'pdf'));
+      const wide = (page: PdfPage) => page.mediaBox[2]! > page.mediaBox[3]!;
+      expect(wide(pages[0]!)).toBe(false);
+      const findingPages = pages.filter((page) => page.text.includes('Finding ID'));
+      expect(findingPages.length).toBeGreaterThan(0);
+      for (const page of findingPages) expect(wide(page)).toBe(true);
+    },
+    300_000,
+  );
   it('refuses a row edited over a decision taken after the workbook was written; rows left as written are unchanged; --overwrite records it', async () => {
     const costId = await idOf(found.costBreak.partner_reference);
     const missingId = await idOf(found.missing.partner_reference);
@@ -159,7 +194,10 @@ describe('pinrecon findings (spawned)', () => {
     const nextDecision = fixableBefore === 'reverse' ? 'claim' : 'reverse';
     // The old workbook: the cost row edited (over Rui's newer decision), the fixable row edited, the missing row left as written.
     const typed = path.join(cwd, 'stale.xlsx');
-    await typeDecisions(written, typed, { [costId]: { decision: 'accepted', note: 'old view' }, [fixableId]: { decision: nextDecision } });
+    await typeDecisions(written, typed, {
+      [costId]: { decision: 'accepted', note: 'old view' },
+      [fixableId]: { decision: nextDecision },
+    });
     const saved = soffice ? convertWithSoffice(typed, path.join(cwd, 'stale-libreoffice'), 'xlsx') : typed;
 
     const stale = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima'], cwd);
@@ -172,18 +210,35 @@ describe('pinrecon findings (spawned)', () => {
           'after this workbook was written \\(now "write_off"\\): run `pinrecon report` for a fresh workbook, or --overwrite',
       ),
     );
-    expect(stale.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${fixableId} ${fixableBefore ?? '\\(undecided\\)'} → ${nextDecision}`));
-    expect(stale.stdout).toMatch(new RegExp(`unchanged Missing row \\d+: ${missingId} \\S+: left as written \\(\\S+\\); the finding is decided "accepted" since`));
+    expect(stale.stdout).toMatch(
+      new RegExp(`recorded  Amounts row \\d+: ${fixableId} ${fixableBefore ?? '\\(undecided\\)'} → ${nextDecision}`),
+    );
+    expect(stale.stdout).toMatch(
+      new RegExp(
+        `unchanged Missing row \\d+: ${missingId} \\S+: left as written \\(\\S+\\); the finding is decided "accepted" since`,
+      ),
+    );
     const afterStale = new Map((await list()).map((r) => [r.finding_id, r.decision]));
-    expect([afterStale.get(costId), afterStale.get(missingId), afterStale.get(fixableId)]).toEqual(['write_off', 'accepted', nextDecision]);
+    expect([afterStale.get(costId), afterStale.get(missingId), afterStale.get(fixableId)]).toEqual([
+      'write_off',
+      'accepted',
+      nextDecision,
+    ]);
 
     // --json lists every row with its outcome.
     const again = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--json'], cwd);
     expect(again.code).toBe(1);
-    const document = JSON.parse(again.stdout) as { ok: boolean; rows: { findingId: string; outcome: string; sheet: string; row: number }[] };
+    const document = JSON.parse(again.stdout) as {
+      ok: boolean;
+      rows: { findingId: string; outcome: string; sheet: string; row: number }[];
+    };
     expect(document.ok).toBe(false);
     const outcomes = new Map(document.rows.map((r) => [r.findingId, r.outcome]));
-    expect([outcomes.get(costId), outcomes.get(fixableId), outcomes.get(missingId)]).toEqual(['refused', 'unchanged', 'unchanged']);
+    expect([outcomes.get(costId), outcomes.get(fixableId), outcomes.get(missingId)]).toEqual([
+      'refused',
+      'unchanged',
+      'unchanged',
+    ]);
     expect(document.rows.every((r) => typeof r.sheet === 'string' && r.row > 1)).toBe(true);
 
     const overwrite = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--overwrite'], cwd);
@@ -197,31 +252,73 @@ describe('pinrecon findings (spawned)', () => {
     const costs = listed.filter((r) => r.exception_type === 'cost_mismatch');
     expect(costs.length).toBe(2);
     const total = costs.reduce((sum, r) => sum + Math.round(Number(r.amount) * 10_000), 0);
-    const decisionsBefore = (await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout;
+    const decisionsBefore = (await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd))
+      .stdout;
 
-    const dry = await pinrecon(['findings', 'decide', '--period', period, '--type', 'cost_mismatch', '--decision', 'claim', '--by', 'Ana Lima', '--dry-run'], cwd);
+    const dry = await pinrecon(
+      [
+        'findings',
+        'decide',
+        '--period',
+        period,
+        '--type',
+        'cost_mismatch',
+        '--decision',
+        'claim',
+        '--by',
+        'Ana Lima',
+        '--dry-run',
+      ],
+      cwd,
+    );
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toContain(`would decide 2 finding(s) of ${period}:`);
     expect(dry.stdout).toContain(`BRL: 2 finding(s), amount ${(total / 10_000).toFixed(4)}`);
     expect(dry.stdout).toContain('dry run: nothing recorded');
-    expect((await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout).toBe(decisionsBefore);
+    expect((await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout).toBe(
+      decisionsBefore,
+    );
 
     // Only the smaller of the two cost breaks (|amount| at most the smaller one's).
     const smaller = costs.reduce((a, b) => (Math.abs(Number(a.amount)) <= Math.abs(Number(b.amount)) ? a : b));
     const limit = Math.abs(Number(smaller.amount)).toFixed(4);
     const bulk = await pinrecon(
-      ['findings', 'decide', '--period', period, '--type', 'cost_mismatch', '--max-amount', limit, '--decision', 'investigating', '--owner', 'ops', '--by', 'Ana Lima'],
+      [
+        'findings',
+        'decide',
+        '--period',
+        period,
+        '--type',
+        'cost_mismatch',
+        '--max-amount',
+        limit,
+        '--decision',
+        'investigating',
+        '--owner',
+        'ops',
+        '--by',
+        'Ana Lima',
+      ],
       cwd,
     );
     expect(bulk.code, bulk.stderr).toBe(0);
     expect(bulk.stdout).toContain(`chose 1 finding(s) of ${period}:`);
     expect(bulk.stdout).toContain('recorded 1 decision(s) for 2024-03 by Ana Lima (source cli)');
-    expect((await list()).find((r) => r.finding_id === smaller.finding_id)).toMatchObject({ decision: 'investigating', owner: 'ops' });
+    expect((await list()).find((r) => r.finding_id === smaller.finding_id)).toMatchObject({
+      decision: 'investigating',
+      owner: 'ops',
+    });
 
-    const both = await pinrecon(['findings', 'decide', smaller.finding_id, '--period', period, '--decision', 'claim'], cwd);
+    const both = await pinrecon(
+      ['findings', 'decide', smaller.finding_id, '--period', period, '--decision', 'claim'],
+      cwd,
+    );
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('either by id or with --period');
-    const filterAlone = await pinrecon(['findings', 'decide', smaller.finding_id, '--type', 'cost_mismatch', '--decision', 'claim'], cwd);
+    const filterAlone = await pinrecon(
+      ['findings', 'decide', smaller.finding_id, '--type', 'cost_mismatch', '--decision', 'claim'],
+      cwd,
+    );
     expect(filterAlone.code).toBe(2);
     expect(filterAlone.stderr).toContain('--type choose findings of a period');
   }, 300_000);
@@ -235,7 +332,14 @@ describe('pinrecon findings (spawned)', () => {
 
     const all = await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd);
     expect(all.code, all.stderr).toBe(0);
-    const rows = JSON.parse(all.stdout) as { chain_position: string; finding_id: string; decision: string; decided_by: string; decided_at: string; source: string }[];
+    const rows = JSON.parse(all.stdout) as {
+      chain_position: string;
+      finding_id: string;
+      decision: string;
+      decided_by: string;
+      decided_at: string;
+      source: string;
+    }[];
     expect(rows.map((r) => Number(r.chain_position))).toEqual(rows.map((_, i) => i + 1));
     const ofCost = rows.filter((r) => r.finding_id === costId);
     expect(ofCost.map((r) => [r.decision, r.decided_by, r.source.split(':')[0]])).toEqual([
@@ -243,7 +347,10 @@ describe('pinrecon findings (spawned)', () => {
       ['write_off', 'Rui Costa', 'cli'],
       ['accepted', 'Ana Lima', 'workbook'],
     ]);
-    for (const r of rows) expect(r.decided_at).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\(${f.config.timezone}\\)$`));
+    for (const r of rows)
+      expect(r.decided_at).toMatch(
+        new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
+      );
 
     const csv = await pinrecon(['findings', 'history', '--period', period, '--format', 'csv'], cwd);
     expect(csv.stdout.split('\n')[0]).toBe(

@@ -31,7 +31,12 @@ beforeAll(async () => {
     secret: 'keys-secret',
     dataset: { from: addDays(from, -2), to, salesCount: 1_500, timezone, malformedEvery: 53 },
   });
-  keys = new Map(Array.from({ length: simulator.dataset.size }, (_, i) => simulator.dataset.sale(i)).map((sale) => [sale.transactionId, sale.key!]));
+  keys = new Map(
+    Array.from({ length: simulator.dataset.size }, (_, i) => simulator.dataset.sale(i)).map((sale) => [
+      sale.transactionId,
+      sale.key!,
+    ]),
+  );
 });
 afterAll(async () => {
   await simulator?.close();
@@ -41,15 +46,30 @@ afterAll(async () => {
 function writeConfig(dir: string, security?: Record<string, string>): string {
   const file = path.join(temp.dir, `${dir}-${security?.keys ?? 'default'}.config.json`);
   const api = { baseUrl: simulator.url, identifier: 'keys', secret: 'keys-secret', maxRequestsPerSecond: 50 };
-  writeFileSync(file, JSON.stringify({ timezone, database: path.join(dir, 'pinrecon.duckdb'), api, extract: { landingDir: path.join(dir, 'landing') }, ...(security && { security }) }));
+  writeFileSync(
+    file,
+    JSON.stringify({
+      timezone,
+      database: path.join(dir, 'pinrecon.duckdb'),
+      api,
+      extract: { landingDir: path.join(dir, 'landing') },
+      ...(security && { security }),
+    }),
+  );
   return file;
 }
 
-const extract = (config: string) => runCli(['extract', '--from', from, '--to', to, '--config', config], { cwd: temp.dir, env: { PINRECON_KEY_SECRET: secret } });
+const extract = (config: string) =>
+  runCli(['extract', '--from', from, '--to', to, '--config', config], {
+    cwd: temp.dir,
+    env: { PINRECON_KEY_SECRET: secret },
+  });
 
 async function storedKeys(database: string) {
   return withWarehouse(database, { readOnly: true, timezone }, (w) =>
-    w.all<{ id: string; key: string | null; key_hmac: string | null }>('SELECT transaction_id::VARCHAR AS id, key, key_hmac FROM sales ORDER BY transaction_id'),
+    w.all<{ id: string; key: string | null; key_hmac: string | null }>(
+      'SELECT transaction_id::VARCHAR AS id, key, key_hmac FROM sales ORDER BY transaction_id',
+    ),
   );
 }
 
@@ -86,10 +106,14 @@ describe('keys at rest', () => {
     expect(landingLeaks).toBeGreaterThan(500);
 
     const hashConfig = writeConfig('old');
-    const dryRun = await runCli(['keys', 'protect', '--dry-run', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
+    const dryRun = await runCli(['keys', 'protect', '--dry-run', '--config', hashConfig], {
+      env: { PINRECON_KEY_SECRET: secret },
+    });
     expect(dryRun.code, dryRun.stderr).toBe(0);
     expect(dryRun.stdout).toContain('dry run: nothing was changed');
-    expect(dryRun.stdout).toMatch(new RegExp(`would rewrite ${before.length} keys in sales, [1-9]\\d* records in sales_quarantine`));
+    expect(dryRun.stdout).toMatch(
+      new RegExp(`would rewrite ${before.length} keys in sales, [1-9]\\d* records in sales_quarantine`),
+    );
     expect(dryRun.stdout).toMatch(/would rewrite [1-9]\d* of [1-9]\d* landing files/);
     expect(await storedKeys(database)).toEqual(before);
     expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys).length).toBe(landingLeaks);
@@ -104,9 +128,13 @@ describe('keys at rest', () => {
       expect(row.key_hmac).toBe(createHmac('sha256', secret).update(key).digest('hex'));
     }
     expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys)).toEqual([]);
-    const quarantine = await withWarehouse(database, { readOnly: true, timezone }, (w) => w.all<{ raw: string }>('SELECT raw FROM sales_quarantine'));
+    const quarantine = await withWarehouse(database, { readOnly: true, timezone }, (w) =>
+      w.all<{ raw: string }>('SELECT raw FROM sales_quarantine'),
+    );
     expect(quarantine.length).toBeGreaterThan(0);
-    for (const { raw } of quarantine) for (const key of wholeKeys) if (raw.includes(key)) throw new Error(`a whole key ending ${key.slice(-4)} is still quarantined`);
+    for (const { raw } of quarantine)
+      for (const key of wholeKeys)
+        if (raw.includes(key)) throw new Error(`a whole key ending ${key.slice(-4)} is still quarantined`);
 
     // Protected now: a later extraction (no security.keys) keeps masking, and protecting again changes nothing.
     expect((await extract(hashConfig)).code).toBe(0);

@@ -11,7 +11,9 @@ import { openWarehouse, temporaryDirectory, testConfig } from '../support/ledger
 const header = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status';
 
 async function counts(warehouse: Warehouse): Promise<Record<string, string>> {
-  return (await warehouse.one(`SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM ledger_rejects) AS rejects, (SELECT count(*) FROM ledger_files) AS files`))!;
+  return (await warehouse.one(
+    `SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM ledger_rejects) AS rejects, (SELECT count(*) FROM ledger_files) AS files`,
+  ))!;
 }
 
 describe('pinrecon ledger import (CLI)', () => {
@@ -24,18 +26,43 @@ describe('pinrecon ledger import (CLI)', () => {
       writeFileSync(configFile, JSON.stringify({ database: 'data/p.duckdb', ledger: { columns: brazilianColumns } }));
       const file = path.join(dir.dir, 'vendas.txt');
       const lines = ['Pedido|Produto|Pago em|Valor venda|Custo esperado|Moeda|País|Situação'];
-      for (let i = 1; i <= 8; i++) lines.push(i % 4 === 0 ? `BAD-${i}|x|05/03/2024|1,00|1,00|BRL|BR|Pago` : `PED-${i}|${i}|05/03/2024 08:00:00|1.000,5${i}|9,99|BRL|BR|Pago`);
+      for (let i = 1; i <= 8; i++)
+        lines.push(
+          i % 4 === 0
+            ? `BAD-${i}|x|05/03/2024|1,00|1,00|BRL|BR|Pago`
+            : `PED-${i}|${i}|05/03/2024 08:00:00|1.000,5${i}|9,99|BRL|BR|Pago`,
+        );
       writeFileSync(file, Buffer.from(lines.join('\n'), 'latin1'));
-      const args = ['ledger', 'import', file, '--delimiter', '|', '--encoding', 'latin1', '--decimal-separator', ',', '--date-format', 'dd/MM/yyyy HH:mm:ss'];
+      const args = [
+        'ledger',
+        'import',
+        file,
+        '--delimiter',
+        '|',
+        '--encoding',
+        'latin1',
+        '--decimal-separator',
+        ',',
+        '--date-format',
+        'dd/MM/yyyy HH:mm:ss',
+      ];
       const plain = await cli(args, dir.dir);
       expect(plain.code).toBe(0);
       expect(plain.stdout).toMatch(/vendas.txt \(csv\): 8 lines, 6 accepted, 2 rejected/);
-      expect(plain.stdout).toMatch(/line 5: product_id: "x" is not a positive whole number\n {4}BAD-4\|x\|05\/03\/2024/);
+      expect(plain.stdout).toMatch(
+        /line 5: product_id: "x" is not a positive whole number\n {4}BAD-4\|x\|05\/03\/2024/,
+      );
       expect(existsSync(snapshotPath(path.join(dir.dir, 'data', 'p.duckdb')))).toBe(true);
 
       const json = await cli([...args, '--json'], dir.dir);
       expect(json.code).toBe(0);
-      expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, lines: 8, accepted: 6, rejected: 2, replaced: { sourceFile: file } });
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        ok: true,
+        lines: 8,
+        accepted: 6,
+        rejected: 2,
+        replaced: { sourceFile: file },
+      });
     } finally {
       dir.remove();
     }
@@ -66,7 +93,9 @@ describe('pinrecon ledger import (CLI)', () => {
       writeFileSync(file, 'reference;product\nA;1\n');
       const result = await cli(['ledger', 'import', file], dir.dir);
       expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(/no column for partner_reference.*Headers found: "reference;product".*ledger.delimiter/);
+      expect(result.stderr).toMatch(
+        /no column for partner_reference.*Headers found: "reference;product".*ledger.delimiter/,
+      );
       const badOption = await cli(['ledger', 'import', file, '--encoding', 'ebcdic'], dir.dir);
       expect(badOption.code).toBe(2);
       expect(badOption.stderr).toMatch(/--encoding must be one of utf-8, latin1, windows-1252, got "ebcdic"/);
@@ -75,7 +104,9 @@ describe('pinrecon ledger import (CLI)', () => {
       expect(missing.stderr).toMatch(/nope.csv does not exist/);
       const directory = await cli(['ledger', 'import', dir.dir], dir.dir);
       expect(directory.code).toBe(2);
-      expect(directory.stderr).toMatch(/cli-missing-\w+ is a directory, not a ledger file. Pass the path of the exported ledger file, e.g. .*ledger.csv/);
+      expect(directory.stderr).toMatch(
+        /cli-missing-\w+ is a directory, not a ledger file. Pass the path of the exported ledger file, e.g. .*ledger.csv/,
+      );
     } finally {
       dir.remove();
     }
@@ -90,7 +121,8 @@ describe('pinrecon ledger import (CLI)', () => {
       await writeLedgerCsv(file, {
         header,
         lines: total,
-        line: (i) => `R-${i},${(i % 97) + 1},2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00,${i % 1000}.25,${i % 900}.5,BRL,BR,paid`,
+        line: (i) =>
+          `R-${i},${(i % 97) + 1},2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00,${i % 1000}.25,${i % 900}.5,BRL,BR,paid`,
       });
       const { child, done } = startCli(['ledger', 'import', file], { cwd: dir.dir });
       await new Promise<void>((resolve) => {
@@ -119,9 +151,13 @@ describe('pinrecon ledger import (CLI)', () => {
       warehouse = await openWarehouse(config);
       try {
         expect(await counts(warehouse)).toEqual({ ledger: String(total), rejects: '0', files: '1' });
-        expect(await warehouse.one(`SELECT sum(sales_price)::VARCHAR AS s FROM ledger`)).toEqual({ s: '149925000.0000' });
+        expect(await warehouse.one(`SELECT sum(sales_price)::VARCHAR AS s FROM ledger`)).toEqual({
+          s: '149925000.0000',
+        });
         // The killed run is visible as abandoned in the trace.
-        const statuses = (await warehouse.all(`SELECT status FROM pipeline_runs ORDER BY started_at`)).map((r) => r.status);
+        const statuses = (await warehouse.all(`SELECT status FROM pipeline_runs ORDER BY started_at`)).map(
+          (r) => r.status,
+        );
         expect(statuses).toEqual(loaded === 0 ? ['abandoned', 'succeeded'] : ['succeeded', 'succeeded']);
       } finally {
         warehouse.close();

@@ -34,7 +34,8 @@ describe('pinrecon ledger import of a smaller export of the same path', () => {
     const database = path.join(temp.dir, 'pinrecon.duckdb');
     const config = path.join(temp.dir, 'pinrecon.config.json');
     writeFileSync(config, JSON.stringify({ database }));
-    const write = (count: number) => writeFileSync(file, `${[header, ...Array.from({ length: count }, (_, i) => line(i + 1))].join('\n')}\n`);
+    const write = (count: number) =>
+      writeFileSync(file, `${[header, ...Array.from({ length: count }, (_, i) => line(i + 1))].join('\n')}\n`);
     const importIt = (...extra: string[]) => runCli(['ledger', 'import', file, '--config', config, ...extra]);
 
     write(10);
@@ -45,7 +46,9 @@ describe('pinrecon ledger import of a smaller export of the same path', () => {
     writeFileSync(file, `${header}\n`);
     const empty = await importIt();
     expect(empty.code, empty.stderr).toBe(1);
-    expect(empty.stderr).toContain(`Refused to replace the 10 accepted ledger lines loaded from ${file} with the 0 accepted lines`);
+    expect(empty.stderr).toContain(
+      `Refused to replace the 10 accepted ledger lines loaded from ${file} with the 0 accepted lines`,
+    );
     expect(empty.stderr).toContain('--replace');
     expect(await ledgerCounts(database)).toEqual({ ledger: 10, history: 0 });
 

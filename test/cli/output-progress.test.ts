@@ -11,7 +11,13 @@ function offTerminal(clock: { now: number }) {
   let text = '';
   const stream = new PassThrough();
   stream.on('data', (chunk: Buffer) => (text += chunk.toString()));
-  const output = new ConsoleOutput(false, stream as unknown as NodeJS.WriteStream, stream as unknown as NodeJS.WriteStream, false, () => clock.now);
+  const output = new ConsoleOutput(
+    false,
+    stream as unknown as NodeJS.WriteStream,
+    stream as unknown as NodeJS.WriteStream,
+    false,
+    () => clock.now,
+  );
   return { output, lines: () => text.split('\n').filter(Boolean) };
 }
 
@@ -22,12 +28,17 @@ describe('progress lines when stderr is not a terminal', () => {
     // 400 look-ups at 4 a second: 100 s.
     for (let done = 1; done <= 400; done++) {
       clock.now += 250;
-      output.progress({ label: 'reference lookups', done, total: 400, facts: { found: Math.floor(done / 10) } }, done === 400);
+      output.progress(
+        { label: 'reference lookups', done, total: 400, facts: { found: Math.floor(done / 10) } },
+        done === 400,
+      );
     }
     const logged = lines();
     expect(logged.length).toBe(100_000 / progressEveryMs); // at 10.25 s, 20.25 s … 90.25 s, and the end
     expect(logged[0]).toBe('2026-11-01T00:00:10.250Z reference lookups 41/400 · found 4 · rate 4.0/s · ETA 1m30s');
-    expect(logged[1]).toMatch(/^2026-11-01T00:00:20\.250Z reference lookups 81\/400 · found 8 · rate 4\.0\/s · ETA 1m20s$/);
+    expect(logged[1]).toMatch(
+      /^2026-11-01T00:00:20\.250Z reference lookups 81\/400 · found 8 · rate 4\.0\/s · ETA 1m20s$/,
+    );
     expect(logged.at(-1)).toMatch(/reference lookups 400\/400 · found 40 · rate 4\.0\/s$/);
   });
 

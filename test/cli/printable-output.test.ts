@@ -7,7 +7,16 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
-import { asOf, insertLedger, insertSales, ledgerFor, openFixture, period, sale, type Fixture } from '../support/reconcile.js';
+import {
+  asOf,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  openFixture,
+  period,
+  sale,
+  type Fixture,
+} from '../support/reconcile.js';
 
 const hostileSale = 'PO-ESC\x1b[31mRED\x1b]0;pwned\x07-X2';
 const hostileLedger = 'PO-NUL\x00\x9b2J-X3';
@@ -26,7 +35,11 @@ describe('printing hostile references', () => {
     f.warehouse.close();
     writeFileSync(
       path.join(f.dir, 'pinrecon.config.json'),
-      JSON.stringify({ timezone: f.config.timezone, database: 'pinrecon.duckdb', reconciliation: { lookupMissing: false } }),
+      JSON.stringify({
+        timezone: f.config.timezone,
+        database: 'pinrecon.duckdb',
+        reconciliation: { lookupMissing: false },
+      }),
     );
     const reconciled = await pinrecon(['reconcile', '--period', period, '--as-of', asOf]);
     expect(reconciled.code, reconciled.stderr).toBe(0);
@@ -46,12 +59,19 @@ describe('printing hostile references', () => {
     const listed = await pinrecon(['findings', 'list', '--period', period, '--format', 'json']);
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout).not.toMatch(rawControl);
-    const references = (JSON.parse(listed.stdout) as { partner_reference: string }[]).map((r) => r.partner_reference).sort();
+    const references = (JSON.parse(listed.stdout) as { partner_reference: string }[])
+      .map((r) => r.partner_reference)
+      .sort();
     expect(references).toEqual([hostileLedger, hostileSale].sort());
   });
 
   it.each(['table', 'csv', 'json'])('query --format %s prints no raw control character', async (format) => {
-    const queried = await pinrecon(['query', 'SELECT partner_reference FROM recon_exceptions ORDER BY 1', '--format', format]);
+    const queried = await pinrecon([
+      'query',
+      'SELECT partner_reference FROM recon_exceptions ORDER BY 1',
+      '--format',
+      format,
+    ]);
     expect(queried.code, queried.stderr).toBe(0);
     expect(queried.stdout).not.toMatch(rawControl);
     expect(queried.stdout).toContain('PO-ESC');

@@ -44,7 +44,14 @@ function decimalText(table: Table, column: string, row: number): string | null {
 }
 
 beforeAll(async () => {
-  writeFileSync(configFile, JSON.stringify({ database: config.database, timezone: config.timezone, reports: { outDir: path.join(temp.dir, 'reports') } }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      database: config.database,
+      timezone: config.timezone,
+      reports: { outDir: path.join(temp.dir, 'reports') },
+    }),
+  );
   const warehouse = await openWarehouse(config);
   try {
     await warehouse.run(`INSERT INTO sales (transaction_id, partner_reference, product_id, sales_price, partner_cost_price, status, key, key_sent_to_customer, first_seen_at, last_seen_at)
@@ -57,7 +64,9 @@ beforeAll(async () => {
          currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id, key)
        VALUES ('2026-10', 'f1', 'cost_mismatch', 'amounts', 'R-1', 1, 10.0001, 10.5, 0.4999, 'BRL', 'pin abcd-efgh-1234 differs', TIMESTAMPTZ '2026-11-02 10:00:00Z', '1234', 0.4999, '2026-11-05', now(), 'r', 'SECRET-PIN-1234')`,
     );
-    await warehouse.run(`INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', '2026-10', '2026-11-05', now(), 1, 1, 0, 0)`);
+    await warehouse.run(
+      `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', '2026-10', '2026-11-05', now(), 1, 1, 0, 0)`,
+    );
     await publishSnapshot(warehouse);
   } finally {
     warehouse.close();
@@ -85,7 +94,11 @@ describe('pinrecon query --format arrow', () => {
       's: Utf8',
     ]);
     expect([0, 1, 2].map((row) => decimalText(table, 'sales_price', row))).toEqual(['12.5000', '-7.0000', null]);
-    expect([0, 1, 2].map((row) => decimalText(table, 'partner_cost_price', row))).toEqual(['10.0001', '99999999999999.9999', '1.0000']);
+    expect([0, 1, 2].map((row) => decimalText(table, 'partner_cost_price', row))).toEqual([
+      '10.0001',
+      '99999999999999.9999',
+      '1.0000',
+    ]);
     expect(table.getChild('transaction_id')!.toArray()).toEqual(new BigInt64Array([1n, 2n, 3n]));
     // The instant to the microsecond (UTC, as Arrow stores it), whatever zone it was written in.
     expect(Array.from(table.getChild('first_seen_at')!.data[0]!.values as BigInt64Array)).toEqual([
@@ -94,7 +107,9 @@ describe('pinrecon query --format arrow', () => {
       BigInt(Date.UTC(2026, 10, 1, 3, 0)) * 1000n,
     ]);
     // Dates in the session's zone: 23:30 on Oct 31 in São Paulo is still Oct 31 there.
-    expect([0, 1, 2].map((row) => new Date(table.getChild('seen_on')!.get(row) as number).toISOString().slice(0, 10))).toEqual(['2026-10-31', '2026-10-31', '2026-11-01']);
+    expect(
+      [0, 1, 2].map((row) => new Date(table.getChild('seen_on')!.get(row) as number).toISOString().slice(0, 10)),
+    ).toEqual(['2026-10-31', '2026-10-31', '2026-11-01']);
     expect(table.getChild('key')!.toArray()).toEqual(['****1234', '****9876', null]);
     expect(table.getChild('note')!.get(0)).toBe('****1234');
     expect(table.getChild('s')!.get(0)).toBe('{"key":"****1234","n":1}');
@@ -102,7 +117,9 @@ describe('pinrecon query --format arrow', () => {
   });
 
   it('streams a large result in several batches, every row in order, and an empty result with its schema', async () => {
-    const table = await queryArrow(`SELECT range AS n, (range / 100)::DECIMAL(12,2) AS amount FROM range(150000) ORDER BY n`);
+    const table = await queryArrow(
+      `SELECT range AS n, (range / 100)::DECIMAL(12,2) AS amount FROM range(150000) ORDER BY n`,
+    );
     expect(table.batches.length).toBeGreaterThan(1);
     expect(table.numRows).toBe(150_000);
     const n = table.getChild('n')!;
@@ -110,7 +127,10 @@ describe('pinrecon query --format arrow', () => {
     expect(decimalText(table, 'amount', 149_999)).toBe('1499.99');
     const empty = await queryArrow(`SELECT key, sales_price FROM sales WHERE false`);
     expect(empty.numRows).toBe(0);
-    expect(empty.schema.fields.map((f) => `${f.name}: ${f.type}`)).toEqual(['key: Utf8', 'sales_price: Decimal[18e+4]']);
+    expect(empty.schema.fields.map((f) => `${f.name}: ${f.type}`)).toEqual([
+      'key: Utf8',
+      'sales_price: Decimal[18e+4]',
+    ]);
   });
 
   it('refuses writes as the other formats do', async () => {
@@ -140,7 +160,9 @@ describe('pinrecon export --format arrow', () => {
     expect(decimalText(exceptions, 'difference', 0)).toBe('0.4999');
     expect(exceptions.getChild('key')!.get(0)).toBe('****1234');
     expect(exceptions.getChild('key_last4')!.get(0)).toBe('1234');
-    expect(String(exceptions.schema.fields.find((f) => f.name === 'first_detected_at')!.type)).toBe('Timestamp<MICROSECOND, America/Sao_Paulo>');
+    expect(String(exceptions.schema.fields.find((f) => f.name === 'first_detected_at')!.type)).toBe(
+      'Timestamp<MICROSECOND, America/Sao_Paulo>',
+    );
     expect(exceptions.getChild('first_detected_at')!.get(0)).toBe(Date.UTC(2026, 10, 2, 10));
     const bytes = readFileSync(path.join(out, 'recon_exceptions-2026-10.arrow'));
     expect(bytes.includes('SECRET-PIN')).toBe(false);

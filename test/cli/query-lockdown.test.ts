@@ -39,7 +39,10 @@ afterAll(() => temp.remove());
 
 describe('pinrecon query', () => {
   it('masks the PIN inside a quarantined record, whatever the column is called', async () => {
-    for (const sql of ['SELECT raw FROM sales_quarantine ORDER BY record_index', 'SELECT upper(raw) AS anything FROM sales_quarantine ORDER BY record_index']) {
+    for (const sql of [
+      'SELECT raw FROM sales_quarantine ORDER BY record_index',
+      'SELECT upper(raw) AS anything FROM sales_quarantine ORDER BY record_index',
+    ]) {
       const result = await query(sql, '--format', 'json');
       expect(result.code, result.stderr).toBe(0);
       expect(result.stdout.toUpperCase(), sql).not.toContain(fullKey);

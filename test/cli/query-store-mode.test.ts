@@ -33,12 +33,20 @@ async function databaseWith(name: string, key: string, mode: 'store' | 'hash' | 
   return configFile;
 }
 
-const warning = /warning: this database keeps whole keys \(security\.keys "store"\).*SQL can bypass.*pinrecon keys protect/;
+const warning =
+  /warning: this database keeps whole keys \(security\.keys "store"\).*SQL can bypass.*pinrecon keys protect/;
 
 describe('query on a database that keeps whole keys', () => {
   it('says at every start that whole keys can be read (the bypass it warns of is real)', async () => {
     const configFile = await databaseWith('store', 'WHOLE-KEY-AAAA-1234', 'store');
-    const bypass = await runCli(['query', "SELECT substr(key, 1, 9) || '|' || substr(key, 10) AS k FROM sales", '--config', configFile, '--format', 'csv']);
+    const bypass = await runCli([
+      'query',
+      "SELECT substr(key, 1, 9) || '|' || substr(key, 10) AS k FROM sales",
+      '--config',
+      configFile,
+      '--format',
+      'csv',
+    ]);
     expect(bypass.code, bypass.stderr).toBe(0);
     expect(bypass.stdout).toContain('WHOLE-KEY|-AAAA-1234');
     expect(bypass.stderr).toMatch(warning);

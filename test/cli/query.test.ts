@@ -36,7 +36,9 @@ afterAll(() => temp.remove());
 
 describe('pinrecon query', () => {
   it('prints a table by default, exact decimals, PINs as their last 4 characters', async () => {
-    const result = await query('SELECT transaction_id, sales_price, partner_cost_price, key, key_sent_to_customer FROM sales ORDER BY 1');
+    const result = await query(
+      'SELECT transaction_id, sales_price, partner_cost_price, key, key_sent_to_customer FROM sales ORDER BY 1',
+    );
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
@@ -55,7 +57,9 @@ describe('pinrecon query', () => {
     const sql = `SELECT transaction_id AS id, partner_reference, key AS my_pin, {'key': key, 'n': 1} AS s FROM sales WHERE key IS NOT NULL ORDER BY 1`;
     const csv = await query(sql, '--format', 'csv');
     expect(csv.code).toBe(0);
-    expect(csv.stdout).toBe('id,partner_reference,my_pin,s\n1,R-1,****1234,"{""key"":""****1234"",""n"":1}"\n2,"R-2, ""quoted""",****9876,"{""key"":""****9876"",""n"":1}"\n');
+    expect(csv.stdout).toBe(
+      'id,partner_reference,my_pin,s\n1,R-1,****1234,"{""key"":""****1234"",""n"":1}"\n2,"R-2, ""quoted""",****9876,"{""key"":""****9876"",""n"":1}"\n',
+    );
     const json = await query(sql, '--format', 'json');
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toEqual([
@@ -70,7 +74,9 @@ describe('pinrecon query', () => {
     const cells = `'=HYPERLINK(''http://evil'')' AS a, '+cmd|calc' AS b, '-2+3' AS c, '@SUM(A1)' AS d, '-12.50' AS e, sales_price * -1 AS f, 'x' || chr(27) || '[2J' || chr(27) || ']0;owned' || chr(7) || 'y' || chr(13) || 'z' AS g`;
     const csv = await query(`SELECT ${cells} FROM sales WHERE transaction_id = 1`, '--format', 'csv');
     expect(csv.code, csv.stderr).toBe(0);
-    expect(csv.stdout).toBe(`a,b,c,d,e,f,g\n'=HYPERLINK('http://evil'),'+cmd|calc,'-2+3,'@SUM(A1),-12.50,-12.5000,xyz\n`);
+    expect(csv.stdout).toBe(
+      `a,b,c,d,e,f,g\n'=HYPERLINK('http://evil'),'+cmd|calc,'-2+3,'@SUM(A1),-12.50,-12.5000,xyz\n`,
+    );
     const table = await query(`SELECT ${cells} FROM sales WHERE transaction_id = 1`);
     expect(table.stdout).toContain('xyz');
     expect(table.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
@@ -89,12 +95,22 @@ describe('pinrecon query', () => {
       { id: '2', k: '****9876', l: '****9876', spaced: '****9876', ref: 'R-2, "quoted"', near: 'ABCD-EFGH-1234-not' },
     ]);
     // Through a CTE, a trailing comment, and CALL of a table function.
-    const cte = await query(`WITH x AS (SELECT key AS secret FROM sales) SELECT upper(secret) AS s FROM x WHERE secret IS NOT NULL ORDER BY 1 -- done`, '--format', 'csv');
+    const cte = await query(
+      `WITH x AS (SELECT key AS secret FROM sales) SELECT upper(secret) AS s FROM x WHERE secret IS NOT NULL ORDER BY 1 -- done`,
+      '--format',
+      'csv',
+    );
     expect(cte.stdout).toBe('s\n****1234\n****9876\n');
-    const call = await query(`CALL query('SELECT key || '''' AS a FROM sales WHERE key IS NOT NULL ORDER BY 1')`, '--format', 'csv');
+    const call = await query(
+      `CALL query('SELECT key || '''' AS a FROM sales WHERE key IS NOT NULL ORDER BY 1')`,
+      '--format',
+      'csv',
+    );
     expect(call.code, call.stderr).toBe(0);
     expect(call.stdout).toBe('a\n****1234\n****9876\n');
-    expect(`${json.stdout}${cte.stdout}${call.stdout}`.replaceAll('ABCD-EFGH-1234-not', '')).not.toMatch(/ABCD-EFGH-1234|WXYZ-9876/i);
+    expect(`${json.stdout}${cte.stdout}${call.stdout}`.replaceAll('ABCD-EFGH-1234-not', '')).not.toMatch(
+      /ABCD-EFGH-1234|WXYZ-9876/i,
+    );
   });
 
   it('runs queries on a database without a sales table (nothing to mask by value)', async () => {
@@ -103,7 +119,11 @@ describe('pinrecon query', () => {
     writeFileSync(bareConfig, JSON.stringify({ database: path.join(bare, 'plain.duckdb') }));
     const setup = spawnSync(
       process.execPath,
-      ['--input-type=module', '-e', `import { DuckDBInstance } from '@duckdb/node-api'; import { mkdirSync } from 'node:fs'; mkdirSync(${JSON.stringify(bare)}); const i = await DuckDBInstance.create(${JSON.stringify(path.join(bare, 'plain.duckdb'))}); const c = await i.connect(); await c.run("CREATE TABLE t AS SELECT 'hello' AS s"); c.closeSync(); i.closeSync();`],
+      [
+        '--input-type=module',
+        '-e',
+        `import { DuckDBInstance } from '@duckdb/node-api'; import { mkdirSync } from 'node:fs'; mkdirSync(${JSON.stringify(bare)}); const i = await DuckDBInstance.create(${JSON.stringify(path.join(bare, 'plain.duckdb'))}); const c = await i.connect(); await c.run("CREATE TABLE t AS SELECT 'hello' AS s"); c.closeSync(); i.closeSync();`,
+      ],
       { cwd: path.dirname(cliPath), encoding: 'utf8' },
     );
     expect(setup.status, setup.stderr).toBe(0);
@@ -113,7 +133,13 @@ describe('pinrecon query', () => {
   });
 
   it('refuses statements that write, several statements, and bad SQL, with exit 2 and a clear message', async () => {
-    for (const sql of ['DELETE FROM sales', 'CREATE TABLE x (a INT)', "COPY sales TO '/tmp/pinrecon-leak.csv'", 'DROP TABLE sales', "ATTACH 'other.duckdb'"]) {
+    for (const sql of [
+      'DELETE FROM sales',
+      'CREATE TABLE x (a INT)',
+      "COPY sales TO '/tmp/pinrecon-leak.csv'",
+      'DROP TABLE sales',
+      "ATTACH 'other.duckdb'",
+    ]) {
       const result = await query(sql);
       expect(result.code, sql).toBe(2);
       expect(result.stderr, sql).toMatch(/pinrecon query only reads: .* is refused/);
@@ -137,7 +163,9 @@ describe('pinrecon query', () => {
     const result = await query('SELECT count(*) AS n FROM sales', '--format', 'csv');
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('n\n3\n');
-    expect(result.stderr).toMatch(/reading the snapshot .*pinrecon.snapshot.duckdb, published \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ (s|min) ago\) after the last job/); // minutes when the machine is busy
+    expect(result.stderr).toMatch(
+      /reading the snapshot .*pinrecon.snapshot.duckdb, published \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ (s|min) ago\) after the last job/,
+    ); // minutes when the machine is busy
     const json = await query('SELECT count(*) AS n FROM sales', '--json');
     expect(JSON.parse(json.stdout)).toEqual([{ n: '3' }]);
     // --json drops the snapshot line; this database holds whole keys, which is warned about whatever the format.
@@ -153,7 +181,9 @@ describe('pinrecon query', () => {
       expect((await query('SELECT count(*) AS n FROM sales', '--format', 'csv')).stdout).toBe('n\n3\n');
       const busy = await query('SELECT count(*) AS n FROM sales', '--live');
       expect(busy.code).toBe(1);
-      expect(busy.stderr).toMatch(/The database .*pinrecon.duckdb is in use by a running job.\nerror: what to do: Drop --live to read the snapshot .*pinrecon.snapshot.duckdb/);
+      expect(busy.stderr).toMatch(
+        /The database .*pinrecon.duckdb is in use by a running job.\nerror: what to do: Drop --live to read the snapshot .*pinrecon.snapshot.duckdb/,
+      );
     } finally {
       holder.kill();
       await new Promise((resolve) => holder.once('exit', resolve));
@@ -167,7 +197,14 @@ describe('pinrecon query', () => {
     const warehouse = await openWarehouse(fresh);
     await warehouse.run(`INSERT INTO sales (transaction_id, first_seen_at, last_seen_at) VALUES (7, now(), now())`);
     warehouse.close();
-    const result = await runCli(['query', 'SELECT transaction_id FROM sales', '--format', 'csv', '--config', freshConfig]);
+    const result = await runCli([
+      'query',
+      'SELECT transaction_id FROM sales',
+      '--format',
+      'csv',
+      '--config',
+      freshConfig,
+    ]);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toBe('transaction_id\n7\n');
     // The file was made by this test under its umask: query makes it private and says so; nothing else.

@@ -47,8 +47,19 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
   const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
   try {
     const { output, text } = capturingOutput();
-    await extractSales(warehouse, config, { from: '2024-03-01', to: '2024-03-31', by: 'both', today: '2024-06-01' }, output);
-    plant = await generateLedger(simulator.dataset, { period, asOf, file: path.join(dir, 'ledger.csv'), reconciliation: config.reconciliation, salesPerBreak: 150 });
+    await extractSales(
+      warehouse,
+      config,
+      { from: '2024-03-01', to: '2024-03-31', by: 'both', today: '2024-06-01' },
+      output,
+    );
+    plant = await generateLedger(simulator.dataset, {
+      period,
+      asOf,
+      file: path.join(dir, 'ledger.csv'),
+      reconciliation: config.reconciliation,
+      salesPerBreak: 150,
+    });
     // A believable mix: every exception type is in the plant, planted or natural.
     expect(Object.keys(plant.byType).sort()).toEqual([...exceptionTypes].sort());
     expect(plant.lookups.length).toBeGreaterThan(0);
@@ -57,14 +68,23 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
     expect(imported).toMatchObject({ lines: plant.lines, accepted: plant.lines, rejected: 0 });
 
     const summary = await reconcile(warehouse, config, { period, asOf }, output);
-    const found = await warehouse.all<{ exception_type: string; partner_reference: string; transaction_id: string | null }>(
-      'SELECT exception_type, partner_reference, transaction_id FROM recon_exceptions WHERE period = $1',
-      [period],
-    );
+    const found = await warehouse.all<{
+      exception_type: string;
+      partner_reference: string;
+      transaction_id: string | null;
+    }>('SELECT exception_type, partner_reference, transaction_id FROM recon_exceptions WHERE period = $1', [period]);
     const asText = (f: { exception_type: string; partner_reference: string; transaction_id: string | number | null }) =>
       `${f.exception_type} ${f.partner_reference} ${f.transaction_id ?? '-'}`;
     expect(found.map(asText).sort()).toEqual(
-      plant.findings.map((f) => asText({ exception_type: f.exceptionType, partner_reference: f.partnerReference, transaction_id: f.transactionId })).sort(),
+      plant.findings
+        .map((f) =>
+          asText({
+            exception_type: f.exceptionType,
+            partner_reference: f.partnerReference,
+            transaction_id: f.transactionId,
+          }),
+        )
+        .sort(),
     );
 
     // Without extract.historyStart no window proves absence (the former rule — windows around the paid date
@@ -72,7 +92,12 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
     // differences, not missing); the ghosts are not, and their findings say proof `lookup`.
     const ghosts = plant.planted.missing_at_provider.length;
     const asked = plant.lookups.length + ghosts;
-    expect(summary.lookup).toMatchObject({ done: true, found: plant.lookups.length, provenAbsent: 0, references: asked });
+    expect(summary.lookup).toMatchObject({
+      done: true,
+      found: plant.lookups.length,
+      provenAbsent: 0,
+      references: asked,
+    });
     expect(summary.proof).toEqual({ windows: 0, lookup: ghosts, unproven: 0 });
     const proofs = await warehouse.all<{ proof: string }>(
       `SELECT DISTINCT proof FROM recon_exceptions WHERE period = $1 AND exception_type = 'missing_at_provider'`,
@@ -80,7 +105,9 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
     );
     expect(proofs).toEqual([{ proof: 'lookup' }]);
     for (const reference of plant.lookups) {
-      expect(found.filter((f) => f.partner_reference === reference).map((f) => f.exception_type)).toEqual(['cutoff_difference']);
+      expect(found.filter((f) => f.partner_reference === reference).map((f) => f.exception_type)).toEqual([
+        'cutoff_difference',
+      ]);
     }
     expect(simulator.stats().byEndpoint.salesByPartnerReference).toBe(summary.lookup.references);
     expect(text()).toMatch(/looked up \d+ references individually/);
@@ -93,15 +120,32 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
 test('the CLI: exit 0 with counts per type and totals per currency; exit 2 on a bad period', async () => {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
   const configFile = path.join(dir, 'pinrecon.config.json');
-  writeFileSync(configFile, JSON.stringify({ ...JSON.parse(JSON.stringify(config)), api: { ...config.api, identifier: undefined, secret: undefined } }));
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      ...JSON.parse(JSON.stringify(config)),
+      api: { ...config.api, identifier: undefined, secret: undefined },
+    }),
+  );
   // Asynchronous: the simulator answering the CLI's lookups runs in this process.
   const cli = (...args: string[]) =>
-    runCli([...args, '--config', configFile], { env: { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' } });
+    runCli([...args, '--config', configFile], {
+      env: { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' },
+    });
 
   const json = await cli('reconcile', '--period', period, '--as-of', asOf, '--json');
   expect(json.code, json.stderr).toBe(0);
-  const document = JSON.parse(json.stdout) as { ok: boolean; exceptions: number; history: { stillOpen: number; new: number }; stages: Record<string, number> };
-  expect(document).toMatchObject({ ok: true, exceptions: plant.findings.length, history: { stillOpen: plant.findings.length, new: 0 } });
+  const document = JSON.parse(json.stdout) as {
+    ok: boolean;
+    exceptions: number;
+    history: { stillOpen: number; new: number };
+    stages: Record<string, number>;
+  };
+  expect(document).toMatchObject({
+    ok: true,
+    exceptions: plant.findings.length,
+    history: { stillOpen: plant.findings.length, new: 0 },
+  });
   expect(document.stages.marts).toBeGreaterThan(0);
 
   const human = await cli('reconcile', '--period', period, '--as-of', asOf);

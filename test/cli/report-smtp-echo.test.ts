@@ -40,7 +40,12 @@ describe('pinrecon report --email against a server echoing the AUTH PLAIN blob (
     fixture.warehouse.close(); // the CLI opens the database itself
     writeFileSync(
       path.join(fixture.dir, 'pinrecon.config.json'),
-      JSON.stringify({ timezone: fixture.config.timezone, database: 'pinrecon.duckdb', reports: { outDir: 'reports' }, email: { retries: 0, to: ['finance@example.com'] } }),
+      JSON.stringify({
+        timezone: fixture.config.timezone,
+        database: 'pinrecon.duckdb',
+        reports: { outDir: 'reports' },
+        email: { retries: 0, to: ['finance@example.com'] },
+      }),
     );
   }, 120_000);
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
@@ -53,10 +58,17 @@ describe('pinrecon report --email against a server echoing the AUTH PLAIN blob (
     expect(text.code).toBe(1);
     expect(text.stderr).toMatch(/error: Could not send the report email .* 535 5\.7\.8 bad credentials \*\*\*/);
     expect(json.code).toBe(1);
-    const warehouse = await Warehouse.open(path.join(fixture.dir, 'pinrecon.duckdb'), { timezone: fixture.config.timezone, readOnly: true });
+    const warehouse = await Warehouse.open(path.join(fixture.dir, 'pinrecon.duckdb'), {
+      timezone: fixture.config.timezone,
+      readOnly: true,
+    });
     let errors: string[];
     try {
-      errors = (await warehouse.all<{ error: string }>(`SELECT error FROM pipeline_runs WHERE command = 'report' AND status = 'failed'`)).map((r) => r.error);
+      errors = (
+        await warehouse.all<{ error: string }>(
+          `SELECT error FROM pipeline_runs WHERE command = 'report' AND status = 'failed'`,
+        )
+      ).map((r) => r.error);
     } finally {
       warehouse.close();
     }

@@ -10,7 +10,6 @@ import { Warehouse } from '../../core/warehouse.js';
 import { createReportFixture, period, type ReportFixture } from '../support/report.js';
 import { runCli, unusedPort } from '../support/cli.js';
 
-
 /** As a scheduler runs it: not a terminal, no SMTP URL from the environment. */
 const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
 
@@ -31,7 +30,11 @@ describe('pinrecon report (spawned)', () => {
         timezone: fixture.config.timezone,
         database: 'pinrecon.duckdb',
         reports: { outDir: 'reports' },
-        email: { smtpUrl: `smtp://reporter:${password}@127.0.0.1:${await unusedPort()}`, retries: 0, to: ['finance@example.com'] },
+        email: {
+          smtpUrl: `smtp://reporter:${password}@127.0.0.1:${await unusedPort()}`,
+          retries: 0,
+          to: ['finance@example.com'],
+        },
       }),
     );
     workbook = path.join(fixture.dir, 'reports', `pinrecon-${period}.xlsx`);
@@ -48,14 +51,22 @@ describe('pinrecon report (spawned)', () => {
   it('--json prints one document with the workbook, sheets and counts', async () => {
     const result = await pinrecon(['report', '--period', period, '--json', '--config', configFile], fixture.dir);
     expect(result.code).toBe(0);
-    const document = JSON.parse(result.stdout) as { ok: boolean; workbook: string; exceptions: number; sheets: { name: string }[] };
+    const document = JSON.parse(result.stdout) as {
+      ok: boolean;
+      workbook: string;
+      exceptions: number;
+      sheets: { name: string }[];
+    };
     expect(document).toMatchObject({ ok: true, workbook, exceptions: 9 });
     expect(document.sheets.map((s) => s.name)).toContain('Sales');
   });
 
   it('--email --dry-run writes the .eml beside the workbook and prints both paths', async () => {
     const eml = path.join(fixture.dir, 'reports', `pinrecon-${period}.eml`);
-    const result = await pinrecon(['report', '--period', period, '--email', '--dry-run', '--config', configFile], fixture.dir);
+    const result = await pinrecon(
+      ['report', '--period', period, '--email', '--dry-run', '--config', configFile],
+      fixture.dir,
+    );
     expect(result.code).toBe(0);
     expect(result.stdout.trim().split('\n')).toEqual([workbook, eml]);
     expect(existsSync(eml)).toBe(true);
@@ -64,13 +75,17 @@ describe('pinrecon report (spawned)', () => {
   it('exits 1 saying why and what to do when the email cannot be sent; the password is never printed', async () => {
     const result = await pinrecon(['report', '--period', period, '--email', '--config', configFile], fixture.dir);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/error: Could not send the report email to finance@example.com via smtp:\/\/\*\*\*@127\.0\.0\.1:\d+ \(attempt 1 of 1\)/);
+    expect(result.stderr).toMatch(
+      /error: Could not send the report email to finance@example.com via smtp:\/\/\*\*\*@127\.0\.0\.1:\d+ \(attempt 1 of 1\)/,
+    );
     expect(result.stderr).toContain(`what to do: The workbook is on disk at ${workbook}`);
     expect(result.stderr).not.toContain(password);
     expect(existsSync(workbook)).toBe(true);
     const warehouse = await Warehouse.open(path.join(fixture.dir, 'pinrecon.duckdb'), { readOnly: true });
     try {
-      const run = await warehouse.one(`SELECT status, error FROM pipeline_runs WHERE command = 'report' ORDER BY started_at DESC LIMIT 1`);
+      const run = await warehouse.one(
+        `SELECT status, error FROM pipeline_runs WHERE command = 'report' ORDER BY started_at DESC LIMIT 1`,
+      );
       expect(run).toMatchObject({ status: 'failed' });
       expect(String(run!.error)).not.toContain(password);
     } finally {
@@ -80,11 +95,15 @@ describe('pinrecon report (spawned)', () => {
 
   it('exits 2 on a malformed period or as-of date, and explains every option in --help', async () => {
     expect((await pinrecon(['report', '--period', '2025-13', '--config', configFile], fixture.dir)).code).toBe(2);
-    const badAsOf = await pinrecon(['report', '--period', period, '--as-of', '2025-02-30', '--config', configFile], fixture.dir);
+    const badAsOf = await pinrecon(
+      ['report', '--period', period, '--as-of', '2025-02-30', '--config', configFile],
+      fixture.dir,
+    );
     expect(badAsOf.code).toBe(2);
     expect(badAsOf.stderr).toContain('--as-of must be a date written YYYY-MM-DD');
     const help = await pinrecon(['report', '--help'], fixture.dir);
     expect(help.code).toBe(0);
-    for (const option of ['--period', '--as-of', '--email', '--dry-run', '--json', '--config']) expect(help.stdout).toContain(option);
+    for (const option of ['--period', '--as-of', '--email', '--dry-run', '--json', '--config'])
+      expect(help.stdout).toContain(option);
   });
 });

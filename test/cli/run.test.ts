@@ -25,7 +25,8 @@ describe('pinrecon run (spawned) when something is wrong', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-run-cli-'));
   let simulator: RunningSimulator;
   let ledgerFile: string;
-  const run = (...args: string[]) => pinrecon(['run', '--period', period, '--as-of', asOf, '--config', 'pinrecon.config.json', ...args], dir);
+  const run = (...args: string[]) =>
+    pinrecon(['run', '--period', period, '--as-of', asOf, '--config', 'pinrecon.config.json', ...args], dir);
 
   beforeAll(async () => {
     simulator = await startSimulator({
@@ -45,7 +46,14 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     writeFileSync(path.join(dir, 'pinrecon.config.json'), JSON.stringify(config));
     // Named otherwise than ledger.path (ledger.csv), so only --ledger finds it.
     ledgerFile = path.join(dir, 'march.csv');
-    await generateLedger(simulator.dataset, { period, asOf, file: ledgerFile, reconciliation: configSchema.parse({}).reconciliation, seed: 4, salesPerBreak: 60 });
+    await generateLedger(simulator.dataset, {
+      period,
+      asOf,
+      file: ledgerFile,
+      reconciliation: configSchema.parse({}).reconciliation,
+      seed: 4,
+      salesPerBreak: 60,
+    });
   });
 
   afterAll(async () => {
@@ -61,7 +69,10 @@ describe('pinrecon run (spawned) when something is wrong', () => {
   });
 
   it('exits 2 for a period that starts after the as-of date', async () => {
-    const result = await pinrecon(['run', '--period', '2030-01', '--as-of', asOf, '--config', 'pinrecon.config.json'], dir);
+    const result = await pinrecon(
+      ['run', '--period', '2030-01', '--as-of', asOf, '--config', 'pinrecon.config.json'],
+      dir,
+    );
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('error: The period 2030-01 starts after the as-of date 2026-04-10');
   });
@@ -69,7 +80,9 @@ describe('pinrecon run (spawned) when something is wrong', () => {
   it('fails before extracting when there is no ledger file and no imported ledger line of the period, saying what to do', async () => {
     const result = await run();
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain(`error: No ledger for ${period}: no ledger file at ${path.join(dir, 'ledger.csv')} (ledger.path)`);
+    expect(result.stderr).toContain(
+      `error: No ledger for ${period}: no ledger file at ${path.join(dir, 'ledger.csv')} (ledger.path)`,
+    );
     expect(result.stderr).toMatch(/what to do: .*--ledger FILE.*ledger\.path/);
     expect(simulator.stats().requests).toBe(0);
     const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
@@ -84,18 +97,29 @@ describe('pinrecon run (spawned) when something is wrong', () => {
   it('prints the table of steps when a step fails, then the error, and exits 1', async () => {
     const result = await run('--ledger', ledgerFile, '--email');
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^pinrecon run 2026-03 \(as of 2026-04-10; .*\) — run \S+ — FAILED at report \+ email$/m);
+    expect(result.stdout).toMatch(
+      /^pinrecon run 2026-03 \(as of 2026-04-10; .*\) — run \S+ — FAILED at report \+ email$/m,
+    );
     expect(result.stdout).toMatch(/^extract\s+succeeded\s+\d+\.\d\s+\d+ windows fetched/m);
     expect(result.stdout).toMatch(/^ledger import\s+succeeded\s+\d+\.\d\s+\d+ lines: \d+ accepted, 0 rejected$/m);
     expect(result.stdout).toMatch(/^reconcile\s+succeeded\s+/m);
-    expect(result.stdout).toMatch(/^report \+ email\s+failed\s+\d+\.\d\s+Could not send the report email to finance@example\.com/m);
+    expect(result.stdout).toMatch(
+      /^report \+ email\s+failed\s+\d+\.\d\s+Could not send the report email to finance@example\.com/m,
+    );
     expect(result.stderr).toMatch(/error: Could not send the report email/);
     expect(result.stderr).toMatch(/what to do: The workbook is on disk at/);
     const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
     try {
-      const job = await warehouse.one(`SELECT status, details FROM pipeline_runs WHERE command = 'run' ORDER BY started_at DESC LIMIT 1`);
+      const job = await warehouse.one(
+        `SELECT status, details FROM pipeline_runs WHERE command = 'run' ORDER BY started_at DESC LIMIT 1`,
+      );
       expect(job!.status).toBe('failed');
-      expect(JSON.parse(String(job!.details)).steps.map((s: { status: string }) => s.status)).toEqual(['succeeded', 'succeeded', 'succeeded', 'failed']);
+      expect(JSON.parse(String(job!.details)).steps.map((s: { status: string }) => s.status)).toEqual([
+        'succeeded',
+        'succeeded',
+        'succeeded',
+        'failed',
+      ]);
     } finally {
       warehouse.close();
     }
@@ -103,7 +127,11 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     // For machines: one JSON document on stdout, with the steps.
     const json = await run('--ledger', ledgerFile, '--email', '--json');
     expect(json.code).toBe(1);
-    const document = JSON.parse(json.stdout) as { ok: boolean; exitCode: number; steps: { step: string; status: string }[] };
+    const document = JSON.parse(json.stdout) as {
+      ok: boolean;
+      exitCode: number;
+      steps: { step: string; status: string }[];
+    };
     expect(document).toMatchObject({ ok: false, exitCode: 1 });
     expect(document.steps.map((s) => `${s.step}: ${s.status}`)).toEqual([
       'extract: succeeded',
@@ -119,7 +147,9 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     expect(result.stderr).not.toContain('error:');
     expect(result.code).toBe(0);
     const defaultLedger = path.join(dir, 'ledger.csv');
-    expect(result.stderr).toContain(`warning: no ledger file at ${defaultLedger} (ledger.path): reconciling against the ledger lines already imported.`);
+    expect(result.stderr).toContain(
+      `warning: no ledger file at ${defaultLedger} (ledger.path): reconciling against the ledger lines already imported.`,
+    );
     const ledgerStep = result.stdout.split('\n').find((line) => line.startsWith('ledger import'));
     expect(ledgerStep).toMatch(/^ledger import\s+skipped\s+0\.0\s+no file at /);
     expect(ledgerStep!.endsWith(`no file at ${defaultLedger}`)).toBe(true);

@@ -28,16 +28,24 @@ describe('a job whose process dies', () => {
 
     const warehouse = await Warehouse.open(database);
     try {
-      const before = await warehouse.one<{ status: string; pid: string; hostname: string }>(`SELECT status, pid::VARCHAR AS pid, hostname FROM pipeline_runs`);
+      const before = await warehouse.one<{ status: string; pid: string; hostname: string }>(
+        `SELECT status, pid::VARCHAR AS pid, hostname FROM pipeline_runs`,
+      );
       expect(before).toEqual({ status: 'running', pid: String(pid), hostname: hostname() });
       await startRun(warehouse, 'reconcile', { period: '2026-01' });
       const killed = await warehouse.one<{ status: string; error: string; finished_at: string | null }>(
         `SELECT status, error, finished_at FROM pipeline_runs WHERE command = 'ledger import'`,
       );
       expect(killed!.status).toBe('abandoned');
-      expect(killed!.error).toMatch(new RegExp(`^abandoned: its process ${pid} no longer exists on this host: it was killed or crashed`));
-      expect(killed!.error).toMatch(/found unfinished at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by the next job \(reconcile\); it ended between its start \(\d{4}-\d\d-\d\dT[\d:]+Z\) and then/);
-      expect(await warehouse.all(`SELECT 1 FROM pipeline_runs WHERE status = 'running' AND command = 'ledger import'`)).toEqual([]);
+      expect(killed!.error).toMatch(
+        new RegExp(`^abandoned: its process ${pid} no longer exists on this host: it was killed or crashed`),
+      );
+      expect(killed!.error).toMatch(
+        /found unfinished at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by the next job \(reconcile\); it ended between its start \(\d{4}-\d\d-\d\dT[\d:]+Z\) and then/,
+      );
+      expect(
+        await warehouse.all(`SELECT 1 FROM pipeline_runs WHERE status = 'running' AND command = 'ledger import'`),
+      ).toEqual([]);
     } finally {
       warehouse.close();
     }

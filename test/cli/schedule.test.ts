@@ -10,27 +10,49 @@ import { startCli } from '../support/cli.js';
 import { recordExtractedMonths } from '../support/reconcile.js';
 
 describe('schedule: job arguments', () => {
-  const schedule = (over: Record<string, unknown>) => configSchema.parse({ schedules: [{ name: 'x', cron: '0 6 1 * *', job: 'run', ...over }] }).schedules[0]!;
+  const schedule = (over: Record<string, unknown>) =>
+    configSchema.parse({ schedules: [{ name: 'x', cron: '0 6 1 * *', job: 'run', ...over }] }).schedules[0]!;
 
   it('resolves "previous" in the configured time zone at fire time', () => {
     // 02:00 UTC on 1 March is still 28 February in São Paulo: the previous period is January.
     const firedAt = new Date('2026-03-01T02:00:00Z');
-    expect(jobArguments(schedule({ period: 'previous', email: true }), 'America/Sao_Paulo', firedAt)).toEqual(['run', '--period', '2026-01', '--email']);
+    expect(jobArguments(schedule({ period: 'previous', email: true }), 'America/Sao_Paulo', firedAt)).toEqual([
+      'run',
+      '--period',
+      '2026-01',
+      '--email',
+    ]);
     expect(jobArguments(schedule({ period: 'previous' }), 'UTC', firedAt)).toEqual(['run', '--period', '2026-02']);
   });
 
   it('extracts the current period only up to today', () => {
     const firedAt = new Date('2026-11-22T12:00:00Z');
     expect(jobArguments(schedule({ job: 'extract', period: 'current' }), 'America/Sao_Paulo', firedAt)).toEqual([
-      'extract', '--from', '2026-11-01', '--to', '2026-11-22',
+      'extract',
+      '--from',
+      '2026-11-01',
+      '--to',
+      '2026-11-22',
     ]);
-    expect(jobArguments(schedule({ job: 'report', period: '2026-10', email: true }), 'UTC', firedAt)).toEqual(['report', '--period', '2026-10', '--email']);
+    expect(jobArguments(schedule({ job: 'report', period: '2026-10', email: true }), 'UTC', firedAt)).toEqual([
+      'report',
+      '--period',
+      '2026-10',
+      '--email',
+    ]);
   });
 
   it('names the schedule whose cron expression is broken', () => {
-    const config = configSchema.parse({ schedules: [{ name: 'ok', cron: '0 6 1 * *', job: 'run' }, { name: 'bad', cron: '61 * * * *', job: 'run' }] });
+    const config = configSchema.parse({
+      schedules: [
+        { name: 'ok', cron: '0 6 1 * *', job: 'run' },
+        { name: 'bad', cron: '61 * * * *', job: 'run' },
+      ],
+    });
     expect(() => validateSchedules(config)).toThrow(ConfigError);
-    expect(() => validateSchedules(config, '/etc/pinrecon.json')).toThrow(/^\/etc\/pinrecon\.json: schedules\.1\.cron: "61 \* \* \* \*" is not a cron expression/);
+    expect(() => validateSchedules(config, '/etc/pinrecon.json')).toThrow(
+      /^\/etc\/pinrecon\.json: schedules\.1\.cron: "61 \* \* \* \*" is not a cron expression/,
+    );
   });
 });
 
@@ -44,7 +66,13 @@ describe('pinrecon schedule (spawned)', () => {
         database: 'db.duckdb',
         timezone: 'UTC',
         // Nothing listens on port 9 of loopback: the extract fails at once.
-        api: { baseUrl: 'http://127.0.0.1:9', identifier: 'id', secret: 'never-printed-secret', maxRetries: 0, timeoutMs: 2000 },
+        api: {
+          baseUrl: 'http://127.0.0.1:9',
+          identifier: 'id',
+          secret: 'never-printed-secret',
+          maxRetries: 0,
+          timeoutMs: 2000,
+        },
         schedules: [
           { name: 'failing-extract', cron: '* * * * * *', job: 'extract', period: '2026-01' },
           // A month extracted before (below), so the reconciliation is of a complete period.
@@ -54,7 +82,10 @@ describe('pinrecon schedule (spawned)', () => {
     );
     const setup = await Warehouse.open(path.join(dir, 'db.duckdb'), { timezone: 'UTC' });
     await recordExtractedMonths(setup, '2025-12', '2025-12').finally(() => setup.close());
-    const scheduler = startCli(['schedule', '--config', configFile, '--grace-seconds', '30'], { cwd: dir, env: { CI: 'true' } });
+    const scheduler = startCli(['schedule', '--config', configFile, '--grace-seconds', '30'], {
+      cwd: dir,
+      env: { CI: 'true' },
+    });
     const deadline = Date.now() + 45_000;
     while (Date.now() < deadline) {
       const failed = (scheduler.output().match(/schedule failing-extract: FAILED/g) ?? []).length;

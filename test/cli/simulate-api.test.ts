@@ -35,21 +35,50 @@ async function stop(running: RunningCli): Promise<number | null> {
 
 describe('pinrecon simulate-api', () => {
   it('prints {url, ...} with --json, serves the configured paths with the env credentials, stops on SIGTERM', async () => {
-    writeFileSync(path.join(workDir, 'custom.json'), JSON.stringify({ api: { endpoints: { getToken: 'POST /v3/token' } } }));
-    const running = start(['--json', '--sales', '2000', '--from', '2026-01-01', '--to', '2026-01-31', '--seed', '4', '--config', 'custom.json']);
+    writeFileSync(
+      path.join(workDir, 'custom.json'),
+      JSON.stringify({ api: { endpoints: { getToken: 'POST /v3/token' } } }),
+    );
+    const running = start([
+      '--json',
+      '--sales',
+      '2000',
+      '--from',
+      '2026-01-01',
+      '--to',
+      '2026-01-31',
+      '--seed',
+      '4',
+      '--config',
+      'custom.json',
+    ]);
     try {
       const summary = await waitFor(() => {
         try {
-          return JSON.parse(running.stdout()) as { url: string; seed: number; dataset: { salesCount: number }; endpoints: Record<string, string> };
+          return JSON.parse(running.stdout()) as {
+            url: string;
+            seed: number;
+            dataset: { salesCount: number };
+            endpoints: Record<string, string>;
+          };
         } catch {
           return undefined;
         }
       }, 'the JSON summary');
-      expect(summary).toMatchObject({ seed: 4, dataset: { salesCount: 2000 }, endpoints: { getToken: 'POST /v3/token' } });
-      const login = await fetch(`${summary.url}/v3/token`, { method: 'POST', body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }) });
+      expect(summary).toMatchObject({
+        seed: 4,
+        dataset: { salesCount: 2000 },
+        endpoints: { getToken: 'POST /v3/token' },
+      });
+      const login = await fetch(`${summary.url}/v3/token`, {
+        method: 'POST',
+        body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }),
+      });
       expect(login.status).toBe(200);
       const { accessToken } = (await login.json()) as TokenRecord;
-      const sales = await fetch(`${summary.url}/sales/period/2026-01-10/2026-01-10`, { headers: { Authorization: `Bearer ${accessToken}` } });
+      const sales = await fetch(`${summary.url}/sales/period/2026-01-10/2026-01-10`, {
+        headers: { Authorization: `Bearer ${accessToken}` },
+      });
       expect(((await sales.json()) as unknown[]).length).toBeGreaterThan(30);
       expect(await stop(running)).toBe(0);
       expect(running.stdout() + running.stderr()).not.toContain('cli-secret-XYZ');
@@ -64,10 +93,15 @@ describe('pinrecon simulate-api', () => {
     try {
       const url = await waitFor(() => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
       expect(running.stdout()).toMatch(/credentials: the configuration\/environment/);
-      const login = await fetch(`${url}/auth/token`, { method: 'POST', body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }) });
+      const login = await fetch(`${url}/auth/token`, {
+        method: 'POST',
+        body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }),
+      });
       const { accessToken } = (await login.json()) as TokenRecord;
       await (await fetch(`${url}/catalog`, { headers: { Authorization: `Bearer ${accessToken}` } })).text();
-      await (await fetch(`${url}/catalog/products/999`, { headers: { Authorization: `Bearer ${accessToken}` } })).text();
+      await (
+        await fetch(`${url}/catalog/products/999`, { headers: { Authorization: `Bearer ${accessToken}` } })
+      ).text();
       await waitFor(() => (running.stderr().includes('unknown_product') ? true : undefined), 'the request log');
       expect(running.stderr()).toMatch(/POST \/auth\/token → 200 \d+ms \[getToken\]/);
       expect(running.stderr()).toMatch(/GET \/catalog → 200 \d+ms \[catalogTree\]/);

@@ -20,7 +20,10 @@ const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   writeFileSync(configFile, JSON.stringify({ database: config.database }));
-  writeFileSync(ledgerFile, 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nL-1,1,2024-03-01,10.00,9.00,BRL,BR,paid\n');
+  writeFileSync(
+    ledgerFile,
+    'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nL-1,1,2024-03-01,10.00,9.00,BRL,BR,paid\n',
+  );
   const warehouse = await openWarehouse(config);
   try {
     await publishSnapshot(warehouse);
@@ -57,7 +60,11 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** Runs the CLI; `onStderr` sees its stderr so far as it comes. */
-function runJob(args: string[], env: Record<string, string> = {}, onStderr?: (text: string) => void): Promise<CliResult> {
+function runJob(
+  args: string[],
+  env: Record<string, string> = {},
+  onStderr?: (text: string) => void,
+): Promise<CliResult> {
   const job = startCli([...args, '--config', configFile], { env });
   children.push(job.child);
   if (onStderr) job.child.stderr.on('data', () => onStderr(job.stderr()));
@@ -85,7 +92,9 @@ describe('a writing job and the lock', () => {
       }
     });
     expect(job.code, job.stderr).toBe(0);
-    expect(job.stderr.match(/waiting for .*pinrecon.duckdb, held by another process \(PID \d+\) \(up to 60 s\)/g)).toHaveLength(1);
+    expect(
+      job.stderr.match(/waiting for .*pinrecon.duckdb, held by another process \(PID \d+\) \(up to 60 s\)/g),
+    ).toHaveLength(1);
     expect(await ledgerRows()).toBe('1');
   });
 
@@ -97,7 +106,9 @@ describe('a writing job and the lock', () => {
       expect(job.code).toBe(1);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
       expect(job.stderr).toContain(`locked by another process (PID ${analyst.pid}) after waiting`);
-      expect(job.stderr).toMatch(/what to do: Either another pinrecon job is running .* or someone has the main file open .*: analysts should open the snapshot .*pinrecon.snapshot.duckdb instead/);
+      expect(job.stderr).toMatch(
+        /what to do: Either another pinrecon job is running .* or someone has the main file open .*: analysts should open the snapshot .*pinrecon.snapshot.duckdb instead/,
+      );
     } finally {
       await stop(analyst);
     }
@@ -108,13 +119,19 @@ describe('a writing job and the lock', () => {
     try {
       // Not waiting shows as never telling onLockWait (a duration would depend on how busy the machine is).
       const toldReader: string[] = [];
-      await expect(Warehouse.open(config.database, { readOnly: true, onLockWait: (line) => toldReader.push(line) })).rejects.toThrow(/locked by another process/);
+      await expect(
+        Warehouse.open(config.database, { readOnly: true, onLockWait: (line) => toldReader.push(line) }),
+      ).rejects.toThrow(/locked by another process/);
       expect(toldReader).toEqual([]);
       const told: string[] = [];
       const started = Date.now();
-      await expect(Warehouse.open(config.database, { lockWaitSeconds: 1.2, onLockWait: (line) => told.push(line) })).rejects.toThrow(/after waiting 1 s/);
+      await expect(
+        Warehouse.open(config.database, { lockWaitSeconds: 1.2, onLockWait: (line) => told.push(line) }),
+      ).rejects.toThrow(/after waiting 1 s/);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
-      expect(told).toEqual([expect.stringMatching(/^waiting for .*pinrecon.duckdb, held by another process \(PID \d+\) \(up to 1.2 s\)$/)]);
+      expect(told).toEqual([
+        expect.stringMatching(/^waiting for .*pinrecon.duckdb, held by another process \(PID \d+\) \(up to 1.2 s\)$/),
+      ]);
     } finally {
       await stop(job);
     }

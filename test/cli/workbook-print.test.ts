@@ -17,19 +17,28 @@ import { writeWorkbook } from '../../reports/workbook.js';
 import { minimumTextPt } from '../../reports/print-layout.js';
 import { runCli } from '../support/cli.js';
 import { readPdfPages, type PdfPage } from '../support/pdf.js';
-import { createReportFixture, period as fixturePeriod, timezone, unzipText, type ReportFixture } from '../support/report.js';
+import {
+  createReportFixture,
+  period as fixturePeriod,
+  timezone,
+  unzipText,
+  type ReportFixture,
+} from '../support/report.js';
 
 const hasSoffice = spawnSync('soffice', ['--version'], { encoding: 'utf8' }).status === 0;
-if (!hasSoffice) console.warn('skipping the printout checks: `soffice` is not installed (apt-get install libreoffice-calc)');
+if (!hasSoffice)
+  console.warn('skipping the printout checks: `soffice` is not installed (apt-get install libreoffice-calc)');
 
 /** Portrait paper in points, as LibreOffice writes the MediaBox. */
 const paperPt = { A4: [595.3, 841.9], letter: [612, 792] } as const;
 const papers = ['A4', 'letter'] as const;
 
 /** The page's width and height, rounded to a tenth of a point. */
-const pageSize = (page: PdfPage) => [page.mediaBox[2]! - page.mediaBox[0]!, page.mediaBox[3]! - page.mediaBox[1]!].map((v) => Math.round(v * 10) / 10);
+const pageSize = (page: PdfPage) =>
+  [page.mediaBox[2]! - page.mediaBox[0]!, page.mediaBox[3]! - page.mediaBox[1]!].map((v) => Math.round(v * 10) / 10);
 /** The smallest size any visible text of the page is set in. */
-const smallestText = (page: PdfPage) => Math.min(...page.runs.filter((run) => run.text.trim() !== '').map((run) => run.size));
+const smallestText = (page: PdfPage) =>
+  Math.min(...page.runs.filter((run) => run.text.trim() !== '').map((run) => run.size));
 
 describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-print-'));
@@ -40,28 +49,48 @@ describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
 
   beforeAll(async () => {
     // A month of the demo's size: its database, then the Summary written from it as the report job writes it.
-    const noPinreconVariables = Object.fromEntries(Object.keys(process.env).filter((name) => name.startsWith('PINRECON_')).map((name) => [name, undefined]));
-    const demo = await runCli(['demo', '--out', path.join(dir, 'demo')], { cwd: dir, env: { ...noPinreconVariables, CI: 'true' } });
+    const noPinreconVariables = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((name) => name.startsWith('PINRECON_'))
+        .map((name) => [name, undefined]),
+    );
+    const demo = await runCli(['demo', '--out', path.join(dir, 'demo')], {
+      cwd: dir,
+      env: { ...noPinreconVariables, CI: 'true' },
+    });
     expect(demo.code, demo.stderr).toBe(0);
     const warehouse = await Warehouse.open(path.join(dir, 'demo', 'pinrecon.duckdb'), { timezone });
     try {
       const { period } = (await warehouse.one<{ period: string }>('SELECT max(period) AS period FROM recon_summary'))!;
       const facts = await loadReportFacts(warehouse, { period, timezone });
       for (const paperSize of papers) {
-        await writeWorkbook(warehouse, facts, { file: xlsx(`summary-${paperSize}`), paperSize, summaryOnlyOf: { file: 'pinrecon-full.xlsx', bytes: 30_000_000 } });
+        await writeWorkbook(warehouse, facts, {
+          file: xlsx(`summary-${paperSize}`),
+          paperSize,
+          summaryOnlyOf: { file: 'pinrecon-full.xlsx', bytes: 30_000_000 },
+        });
       }
     } finally {
       warehouse.close();
     }
     fixture = await createReportFixture();
     const facts = await loadReportFacts(fixture.warehouse, { period: fixturePeriod, timezone });
-    for (const paperSize of papers) await writeWorkbook(fixture.warehouse, facts, { file: xlsx(`sheets-${paperSize}`), paperSize });
+    for (const paperSize of papers)
+      await writeWorkbook(fixture.warehouse, facts, { file: xlsx(`sheets-${paperSize}`), paperSize });
 
     mkdirSync(pdfDir);
     const files = papers.flatMap((paper) => [xlsx(`summary-${paper}`), xlsx(`sheets-${paper}`)]);
     const converted = spawnSync(
       'soffice',
-      [`-env:UserInstallation=file://${path.join(dir, 'lo-profile')}`, '--headless', '--convert-to', 'pdf', '--outdir', pdfDir, ...files],
+      [
+        `-env:UserInstallation=file://${path.join(dir, 'lo-profile')}`,
+        '--headless',
+        '--convert-to',
+        'pdf',
+        '--outdir',
+        pdfDir,
+        ...files,
+      ],
       { encoding: 'utf8', timeout: 480_000 },
     );
     expect(converted.status, `${converted.stdout}\n${converted.stderr}`).toBe(0);
@@ -83,7 +112,14 @@ describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
       }
       // All of it: its first and its last section, and the right edge of its widest tables.
       const text = pages.map((page) => page.text).join(' ');
-      for (const shown of ['pinrecon reconciliation', 'Totals per currency', 'Gross credit', 'Decisions and states per currency', 'Sheets of the full workbook', 'API quarantine']) {
+      for (const shown of [
+        'pinrecon reconciliation',
+        'Totals per currency',
+        'Gross credit',
+        'Decisions and states per currency',
+        'Sheets of the full workbook',
+        'API quarantine',
+      ]) {
         expect(text).toContain(shown);
       }
       // The sheet says the paper and a fixed scale, so Excel prints it the same way.
@@ -100,11 +136,17 @@ describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
       for (const page of findingPages) {
         expect(pageSize(page)).toEqual([...paperPt[paper]].reverse());
         expect(smallestText(page)).toBeGreaterThanOrEqual(minimumTextPt);
-        for (const header of ['Exception type', 'Partner reference', 'Amount', 'Finding ID', 'Decision', 'Note']) expect(page.text).toContain(header);
-        for (const header of ['Ledger line', 'Details', 'First detected', 'Provider status']) expect(page.text).not.toContain(header);
+        for (const header of ['Exception type', 'Partner reference', 'Amount', 'Finding ID', 'Decision', 'Note'])
+          expect(page.text).toContain(header);
+        for (const header of ['Ledger line', 'Details', 'First detected', 'Provider status'])
+          expect(page.text).not.toContain(header);
       }
       // A finding's row: its id, reference, amount and type on the same page.
-      const finding = (await fixture.warehouse.one<{ finding_id: string; partner_reference: string; exception_type: string }>(
+      const finding = (await fixture.warehouse.one<{
+        finding_id: string;
+        partner_reference: string;
+        exception_type: string;
+      }>(
         `SELECT finding_id, partner_reference, exception_type FROM recon_exceptions WHERE exception_type = 'missing_at_provider' ORDER BY finding_id LIMIT 1`,
       ))!;
       const page = findingPages.find((p) => p.text.includes(finding.finding_id));

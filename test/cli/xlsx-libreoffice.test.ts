@@ -15,7 +15,8 @@ import { awkwardTexts, insertAwkwardRejects } from '../support/xlsx.js';
 
 const soffice = spawnSync('soffice', ['--version'], { encoding: 'utf8' });
 const hasSoffice = soffice.status === 0;
-if (!hasSoffice) console.warn('skipping the LibreOffice read-back: `soffice` is not installed (apt-get install libreoffice-calc)');
+if (!hasSoffice)
+  console.warn('skipping the LibreOffice read-back: `soffice` is not installed (apt-get install libreoffice-calc)');
 
 /** Every sheet to CSV: UTF-8, comma, quoted text, cells as shown, all sheets (token 12 = -1, LibreOffice ≥ 7.2). */
 const csvFilter = 'csv:Text - txt - csv (StarCalc):44,34,76,1,,0,false,true,true,false,false,-1';
@@ -53,17 +54,24 @@ describe.skipIf(!hasSoffice)('the workbook read by LibreOffice', () => {
     const out = path.join(fixture.dir, 'csv');
     mkdirSync(out);
     const profile = `file://${path.join(fixture.dir, 'lo-profile')}`;
-    const converted = spawnSync('soffice', [`-env:UserInstallation=${profile}`, '--headless', '--convert-to', csvFilter, '--outdir', out, file], {
-      encoding: 'utf8',
-      timeout: 240_000,
-    });
+    const converted = spawnSync(
+      'soffice',
+      [`-env:UserInstallation=${profile}`, '--headless', '--convert-to', csvFilter, '--outdir', out, file],
+      {
+        encoding: 'utf8',
+        timeout: 240_000,
+      },
+    );
     expect(converted.status, `${converted.stdout}\n${converted.stderr}`).toBe(0);
-    for (const name of readdirSync(out)) sheets.set(name.replace(/^lean-|\.csv$/g, ''), parseCsv(readFileSync(path.join(out, name), 'utf8')));
+    for (const name of readdirSync(out))
+      sheets.set(name.replace(/^lean-|\.csv$/g, ''), parseCsv(readFileSync(path.join(out, name), 'utf8')));
   }, 300_000);
   afterAll(() => fixture?.warehouse.close());
 
   it('opens every sheet', () => {
-    expect([...sheets.keys()]).toEqual(expect.arrayContaining(['Summary', 'Missing', 'Sales', 'Ledger rejects', 'API quarantine']));
+    expect([...sheets.keys()]).toEqual(
+      expect.arrayContaining(['Summary', 'Missing', 'Sales', 'Ledger rejects', 'API quarantine']),
+    );
   });
 
   it('shows the sales with their formats: integers, local date-times, money in the currency, booleans', () => {

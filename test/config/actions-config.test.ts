@@ -28,6 +28,8 @@ test('journal.accounts: the most specific key wins; a key that is no type or dec
   expect(() => configSchema.parse({ journal: { accounts: { default: pair, cost_mismatch_: pair } } })).toThrow(
     /an exception type, or \\?"<exception type>:<decision>/,
   );
-  expect(() => configSchema.parse({ journal: { accounts: { write_off: pair } } })).toThrow(/needs a \\?"default\\?" entry/);
+  expect(() => configSchema.parse({ journal: { accounts: { write_off: pair } } })).toThrow(
+    /needs a \\?"default\\?" entry/,
+  );
   expect(() => configSchema.parse({ actions: { approvalLimit: { brl: 10 } } })).toThrow(/ISO 4217/);
 });

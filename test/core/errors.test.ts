@@ -9,7 +9,9 @@ test('a real DuckDB out-of-memory error gets the memoryLimit hint; any other err
     const outOfMemory = await warehouse
       .run('CREATE TABLE big AS SELECT range AS i, md5(range::VARCHAR) AS m FROM range(2000000) ORDER BY m')
       .catch((error: unknown) => error);
-    expect(outOfMemoryHint(outOfMemory)).toMatch(/raise it in the config \(e\.g\. "memoryLimit": "3GB"\) or with PINRECON_MEMORY_LIMIT/);
+    expect(outOfMemoryHint(outOfMemory)).toMatch(
+      /raise it in the config \(e\.g\. "memoryLimit": "3GB"\) or with PINRECON_MEMORY_LIMIT/,
+    );
     const syntax = await warehouse.run('SELEC 1').catch((error: unknown) => error);
     expect(outOfMemoryHint(syntax)).toBeUndefined();
   } finally {

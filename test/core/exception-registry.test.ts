@@ -25,9 +25,9 @@ const ruleModels = readdirSync(intermediate)
 /** The types a rule model emits: `'type' as exception_type`, or a `(values ('type'), …) as rules (exception_type)`. */
 function emittedTypes(sql: string): string[] {
   const single = [...sql.matchAll(/'([a-z_]+)'\s+as\s+exception_type\b/g)].map((m) => m[1]!);
-  const listed = [...sql.matchAll(/values\s*((?:\(\s*'[a-z_]+'\s*\)\s*,?\s*)+)\)\s*as\s+\w+\s*\(\s*exception_type\s*\)/g)].flatMap((m) =>
-    [...m[1]!.matchAll(/'([a-z_]+)'/g)].map((t) => t[1]!),
-  );
+  const listed = [
+    ...sql.matchAll(/values\s*((?:\(\s*'[a-z_]+'\s*\)\s*,?\s*)+)\)\s*as\s+\w+\s*\(\s*exception_type\s*\)/g),
+  ].flatMap((m) => [...m[1]!.matchAll(/'([a-z_]+)'/g)].map((t) => t[1]!));
   return [...single, ...listed];
 }
 
@@ -44,7 +44,9 @@ describe('the registry of finding types', () => {
     expect(ruleModels.map((m) => m.family).sort()).toEqual(findingFamilies.map((f) => f.family).sort());
     for (const { family, file } of ruleModels) {
       const expected = findingTypes.filter((r) => r.family === family).map((r) => r.type);
-      expect(emittedTypes(code(file)).sort(), `${file} emits the types of the family ${family}`).toEqual([...expected].sort());
+      expect(emittedTypes(code(file)).sort(), `${file} emits the types of the family ${family}`).toEqual(
+        [...expected].sort(),
+      );
     }
   });
 
@@ -59,7 +61,9 @@ describe('the registry of finding types', () => {
     const attributed = code(path.join(intermediate, 'int_recon_bridge_items_attributed.sql'));
     const pairs = code(path.join(intermediate, 'int_recon_pairs_compared.sql'));
     const bridgeCase = pairs.slice(0, pairs.indexOf('as bridge_exception_type'));
-    const named = [...`${attributed}\n${bridgeCase.slice(bridgeCase.lastIndexOf('case'))}`.matchAll(/then '([a-z_]+)'/g)].map((m) => m[1]!);
+    const named = [
+      ...`${attributed}\n${bridgeCase.slice(bridgeCase.lastIndexOf('case'))}`.matchAll(/then '([a-z_]+)'/g),
+    ].map((m) => m[1]!);
     const withStep = findingTypes.filter((r) => r.bridge).map((r) => r.type);
     expect([...new Set(named)].sort()).toEqual([...withStep].sort());
     const bridge = code(path.join(sqlDir(), 'marts', 'recon_bridge.sql'));
@@ -73,7 +77,9 @@ describe('the registry of finding types', () => {
     try {
       await connection.run(read(path.join(sqlDir(), 'inputs', 'cfg_exception_types.sql')));
       for (const row of exceptionTypeInputRows()) {
-        const values = row.map((v) => (v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`));
+        const values = row.map((v) =>
+          v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`,
+        );
         await connection.run(`INSERT INTO cfg_exception_types VALUES (${values.join(', ')})`);
       }
       await connection.run(
@@ -82,8 +88,15 @@ describe('the registry of finding types', () => {
            ('f3', 'not_a_type', NULL, 'R3'), ('f4', 'unredeemed_key', 'unredeemed', 'R4'))
          AS t (finding_id, exception_type, family, partner_reference)`,
       );
-      const failing = await connection.runAndReadAll(read(path.join(sqlDir(), 'tests', 'exception_types_accepted.sql')));
-      expect(failing.getRows().map((r) => r[0]).sort()).toEqual(['f2', 'f3']);
+      const failing = await connection.runAndReadAll(
+        read(path.join(sqlDir(), 'tests', 'exception_types_accepted.sql')),
+      );
+      expect(
+        failing
+          .getRows()
+          .map((r) => r[0])
+          .sort(),
+      ).toEqual(['f2', 'f3']);
     } finally {
       connection.closeSync();
       instance.closeSync();
@@ -93,7 +106,9 @@ describe('the registry of finding types', () => {
   it('has a sheet for every family, titled and described as the registry says', () => {
     const sheets = detailSheets('2026-01', 'UTC');
     for (const family of findingFamilies) {
-      const sheet = sheets.find((s) => s.table === 'recon_exceptions' && s.where.includes(`family = '${family.family}'`));
+      const sheet = sheets.find(
+        (s) => s.table === 'recon_exceptions' && s.where.includes(`family = '${family.family}'`),
+      );
       expect(sheet, `a sheet for the family ${family.family}`).toBeDefined();
       expect(sheet!.title).toBe(family.sheet);
       expect(sheet!.description).toBe(family.description);
@@ -103,6 +118,7 @@ describe('the registry of finding types', () => {
   it('is the README table and DATA.md table (run npm run docs:data after changing it)', () => {
     expect(read(readmeFile)).toBe(generateReadme());
     expect(read(dataDocFile)).toContain(renderFindingTypes());
-    for (const row of findingTypes) expect(read(readmeFile)).toContain(`| \`${row.type}\` | ${row.means} | ${row.todo} |`);
+    for (const row of findingTypes)
+      expect(read(readmeFile)).toContain(`| \`${row.type}\` | ${row.means} | ${row.todo} |`);
   });
 });

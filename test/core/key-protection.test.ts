@@ -15,7 +15,12 @@ const hash: KeyProtection = { mode: 'hash', secret };
 const records = [
   { transactionId: 1, key: 'ABCD-EFGH-1234', productName: 'Gift "key" card', status: 'Redeemed by Client' },
   { transactionId: 2, productName: 'ends with a backslash \\', key: 'Q\\"W\\\\E-9876', note: 'key' },
-  { transactionId: 3, key: null, productName: 'no key here', extra: { key: 'NESTED-KEY-5555', list: ['"key"', 'k\\'] } },
+  {
+    transactionId: 3,
+    key: null,
+    productName: 'no key here',
+    extra: { key: 'NESTED-KEY-5555', list: ['"key"', 'k\\'] },
+  },
   { transactionId: 4, 'key ': 'not the key member', key: '  SPACED-KEY-4321  ', unicode: 'ação ✓ \u0001' },
   { transactionId: 5, key: 'abc', keyish: 'xyz', k: 'key' },
 ];

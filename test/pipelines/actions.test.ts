@@ -20,7 +20,16 @@ import { listActions } from '../../pipelines/actions/store.js';
 import { decideFindings } from '../../pipelines/findings.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { writeReport } from '../../pipelines/report.js';
-import { asOf, capturingOutput, fixtureForEachTest, insertLedger, insertSales, ledgerFor, period, sale } from '../support/reconcile.js';
+import {
+  asOf,
+  capturingOutput,
+  fixtureForEachTest,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  period,
+  sale,
+} from '../support/reconcile.js';
 import { authorized, closeScripted, json, sale as wireSale, setup, type Hit } from '../support/scripted-upstream.js';
 
 const f = fixtureForEachTest();
@@ -38,7 +47,10 @@ async function refundedDecidedReverse(): Promise<{ transactionId: number; findin
   const refunded = sale();
   const costBreak = sale({ partner_cost_price: '9.00' });
   await insertSales(f.warehouse, [refunded, costBreak]);
-  await insertLedger(f.warehouse, [ledgerFor(refunded, { order_status: 'refunded' }), ledgerFor(costBreak, { expected_cost: '8.00' })]);
+  await insertLedger(f.warehouse, [
+    ledgerFor(refunded, { order_status: 'refunded' }),
+    ledgerFor(costBreak, { expected_cost: '8.00' }),
+  ]);
   await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
   const findingId = await findingOf('refunded_not_reversed');
   await decideFindings(f.warehouse, [findingId], { decision: 'reverse', by: 'Ana' });
@@ -52,15 +64,28 @@ test('plan: idempotent; a changed decision cancels the proposal; a reverse no re
 
   const first = await planActions(f.warehouse, f.config, { period, by: 'Ana' });
   expect(first.proposed.map((p) => [p.kind, p.findingId, p.amount])).toEqual([['reversal', findingId, '8.0000']]);
-  expect(first.skipped).toEqual([{ findingId: costId, reason: 'cost_mismatch is not about a provider sale that a reversal can cancel' }]);
-  expect(await planActions(f.warehouse, f.config, { period, by: 'Ana' })).toMatchObject({ proposed: [], canceled: [], unchanged: 1 });
+  expect(first.skipped).toEqual([
+    { findingId: costId, reason: 'cost_mismatch is not about a provider sale that a reversal can cancel' },
+  ]);
+  expect(await planActions(f.warehouse, f.config, { period, by: 'Ana' })).toMatchObject({
+    proposed: [],
+    canceled: [],
+    unchanged: 1,
+  });
 
   await approveActions(f.warehouse, f.config, { period, all: true, by: 'Bruno' });
   await decideFindings(f.warehouse, [findingId], { decision: 'claim', by: 'Ana' });
   await decideFindings(f.warehouse, [costId], { decision: 'write_off', by: 'Ana' });
   const replanned = await planActions(f.warehouse, f.config, { period, by: 'Ana' });
-  expect(replanned.canceled).toEqual([{ actionId: first.proposed[0]!.actionId, reason: 'the decision changed from reverse to claim' }]);
-  expect(replanned.proposed.map((p) => [p.kind, p.findingId]).sort()).toEqual([['claim', findingId], ['journal', costId]].sort());
+  expect(replanned.canceled).toEqual([
+    { actionId: first.proposed[0]!.actionId, reason: 'the decision changed from reverse to claim' },
+  ]);
+  expect(replanned.proposed.map((p) => [p.kind, p.findingId]).sort()).toEqual(
+    [
+      ['claim', findingId],
+      ['journal', costId],
+    ].sort(),
+  );
   const actions = await listActions(f.warehouse, { period });
   expect(actions.map((a) => [a.action_id, a.status])).toEqual([
     [first.proposed[0]!.actionId, 'canceled'],
@@ -99,7 +124,8 @@ async function provider(transactionId: number, statuses: (string | null)[], reve
     if (hit.path === '/catalog/partner/collections') return json(res, 200, []);
     if (hit.path === `/sales/transaction/${transactionId}`) {
       const status = statuses[Math.min(reads++, statuses.length - 1)];
-      if (status === null) return json(res, 400, { message: `Transaction ${transactionId} does not exist.`, code: 'unknown_transaction' });
+      if (status === null)
+        return json(res, 400, { message: `Transaction ${transactionId} does not exist.`, code: 'unknown_transaction' });
       return json(res, 200, { ...wireSale(transactionId, `PO-${transactionId}`, status), partnerCostPrice: 8 });
     }
     if (hit.path === '/reversal' && hit.method === 'POST') return reversal(res);
@@ -121,7 +147,11 @@ test('execute: a sale already canceled at the provider is verified with no rever
   const id = await approvedReversal();
   const { upstream, client } = await provider(id, ['Canceled in stock'], (res) => json(res, 500, {}));
   const result = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client }, quiet());
-  expect(result).toMatchObject({ verified: 1, failed: 0, actions: [{ outcome: 'verified', reversalRequested: false }] });
+  expect(result).toMatchObject({
+    verified: 1,
+    failed: 0,
+    actions: [{ outcome: 'verified', reversalRequested: false }],
+  });
   expect(upstream.hitsOn('/reversal')).toHaveLength(0);
   expect(await statusOf(id)).toBe('Canceled in stock');
 });
@@ -140,7 +170,9 @@ test('execute: an "already reversed" refusal is not retried; reading the sale se
   // The sale read is in `sales`: the next reconcile sees it canceled, and the finding clears.
   expect(await statusOf(id)).toBe('Canceled in stock');
   await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
-  expect(await f.warehouse.all(`SELECT 1 FROM recon_exceptions WHERE exception_type = 'refunded_not_reversed'`)).toEqual([]);
+  expect(
+    await f.warehouse.all(`SELECT 1 FROM recon_exceptions WHERE exception_type = 'refunded_not_reversed'`),
+  ).toEqual([]);
 });
 
 test('execute: an unknown sale fails without a call; a reversal the sale contradicts fails; nothing runs twice', async () => {
@@ -151,7 +183,9 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
   expect(missing.actions[0]!.detail).toMatch(/does not know transaction/);
   expect(unknown.upstream.hitsOn('/reversal')).toHaveLength(0);
   // A failed action is not executed again.
-  expect((await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: unknown.client }, quiet())).actions).toEqual([]);
+  expect(
+    (await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: unknown.client }, quiet())).actions,
+  ).toEqual([]);
 
   // Planned again (a failed action does not hold the finding's place), approved, and this time the provider
   // says "reversed" while the sale still reads redeemed.
@@ -160,7 +194,12 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
   const contradicting = await provider(id, ['Redeemed by Client'], (res) =>
     json(res, 200, { message: 'Transaction reversed successfully', status: 'Canceled in stock', transactionId: id }),
   );
-  const result = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: contradicting.client }, quiet());
+  const result = await executeActions(
+    f.warehouse,
+    f.config,
+    { period, by: 'Bruno', client: contradicting.client },
+    quiet(),
+  );
   expect(result).toMatchObject({ failed: 1, actions: [{ outcome: 'failed', reversalRequested: true }] });
   expect(result.actions[0]!.detail).toMatch(/still reads "Redeemed by Client".*Transaction reversed successfully/);
   expect(contradicting.upstream.hitsOn('/reversal')).toHaveLength(1);
@@ -174,11 +213,20 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
   await writeReport(f.warehouse, f.config, { period, email: true, dryRun: true }, quiet());
   const mail = await simpleParser(readFileSync(path.join(f.config.reports.outDir, `pinrecon-${period}.eml`)));
   const claimLine = `${waiting[0]!.actionId} claim 1\\.0000 BRL`;
-  expect(mail.text).toMatch(new RegExp(`Actions waiting for approval \\(pinrecon actions approve\\): 2\\n  ${claimLine}`));
-  expect(mail.text).toMatch(/Failed actions: 2\n  A-2024-03-0001 reversal 8\.0000 BRL tx \d+ PO-\d+ — the provider does not know/);
+  expect(mail.text).toMatch(
+    new RegExp(`Actions waiting for approval \\(pinrecon actions approve\\): 2\\n  ${claimLine}`),
+  );
+  expect(mail.text).toMatch(
+    /Failed actions: 2\n {2}A-2024-03-0001 reversal 8\.0000 BRL tx \d+ PO-\d+ — the provider does not know/,
+  );
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(path.join(f.config.reports.outDir, `pinrecon-${period}.xlsx`));
-  expect(workbook.getWorksheet('Actions')!.getColumn(3).values.slice(2)).toEqual(['failed', 'failed', 'proposed', 'proposed']);
+  expect(workbook.getWorksheet('Actions')!.getColumn(3).values.slice(2)).toEqual([
+    'failed',
+    'failed',
+    'proposed',
+    'proposed',
+  ]);
 });
 
 test('execute: a provider that cannot be reached leaves the action in flight, for a re-run to settle by reading', async () => {

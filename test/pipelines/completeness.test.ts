@@ -29,7 +29,12 @@ afterEach(() => {
 });
 
 /** A completed window as extract records it; `completedAt` an instant (default: now, after the period). */
-async function completed(start: string, end: string, flag: 'paid' | 'created', completedAt = new Date().toISOString()): Promise<void> {
+async function completed(
+  start: string,
+  end: string,
+  flag: 'paid' | 'created',
+  completedAt = new Date().toISOString(),
+): Promise<void> {
   await warehouse.run(
     `INSERT INTO extract_windows VALUES ($1::DATE, $2::DATE, $3, 'r', $4::TIMESTAMPTZ, 0, 0, 'landing.json.gz')
      ON CONFLICT DO UPDATE SET completed_at = excluded.completed_at`,
@@ -83,28 +88,51 @@ describe('checkCompleteness', () => {
     await bothKinds('2026-02-01', '2026-02-28', '2026-02-20T12:00:00Z');
     const c = await checkCompleteness(warehouse, config, period);
     expect(c.complete).toBe(false);
-    expect(c.missing[0]).toEqual({ kind: 'paid', from: '2026-02-01', to: '2026-02-28', reason: 'extracted on 2026-02-20, before the period ended' });
+    expect(c.missing[0]).toEqual({
+      kind: 'paid',
+      from: '2026-02-01',
+      to: '2026-02-28',
+      reason: 'extracted on 2026-02-20, before the period ended',
+    });
     expect(c.commands).toEqual(['pinrecon extract --from 2026-02-01 --to 2026-02-28']);
   });
 
   it('a failed re-fetch of a completed window makes the period incomplete until a later extract settles it', async () => {
     await bothKinds('2026-02-01', '2026-02-28', '2026-03-02T12:00:00Z');
     // A re-fetch within the lookback (today 2026-03-05) that failed: its windows are failed.
-    const failedRun = recordRun(warehouse, 'extract', { from: '2026-02-01', to: '2026-03-04', by: 'paid', today: '2026-03-05' }, async () => {
-      throw new Error('upstream answered 500');
-    });
+    const failedRun = recordRun(
+      warehouse,
+      'extract',
+      { from: '2026-02-01', to: '2026-03-04', by: 'paid', today: '2026-03-05' },
+      async () => {
+        throw new Error('upstream answered 500');
+      },
+    );
     await expect(failedRun).rejects.toThrow('upstream answered 500');
     const c = await checkCompleteness(warehouse, config, period);
     expect(c.complete).toBe(false);
     expect(c.missing).toEqual([]);
     expect(c.unfinished).toEqual([
-      expect.objectContaining({ start: '2026-02-01', end: '2026-02-28', kind: 'paid', state: 'failed', error: 'Error: upstream answered 500' }),
+      expect.objectContaining({
+        start: '2026-02-01',
+        end: '2026-02-28',
+        kind: 'paid',
+        state: 'failed',
+        error: 'Error: upstream answered 500',
+      }),
     ]);
     expect(c.commands).toEqual(['pinrecon extract --from 2026-02-01 --to 2026-02-28 --by paid']);
-    expect(c.reasons.join('\n')).toMatch(/window 2026-02-01\.\.2026-02-28 \(by paid\) failed in extract run \S+: Error: upstream answered 500/);
+    expect(c.reasons.join('\n')).toMatch(
+      /window 2026-02-01\.\.2026-02-28 \(by paid\) failed in extract run \S+: Error: upstream answered 500/,
+    );
 
     // The same command, run later, succeeds (here it finds the window already done and skips it).
-    await recordRun(warehouse, 'extract', { from: '2026-02-01', to: '2026-02-28', by: 'paid', today: '2026-11-23' }, async () => undefined);
+    await recordRun(
+      warehouse,
+      'extract',
+      { from: '2026-02-01', to: '2026-02-28', by: 'paid', today: '2026-11-23' },
+      async () => undefined,
+    );
     expect((await checkCompleteness(warehouse, config, period)).complete).toBe(true);
   });
 
@@ -114,6 +142,14 @@ describe('checkCompleteness', () => {
       [JSON.stringify({ from: '2026-02-01', to: '2026-02-28', by: 'created', today: '2026-03-01' })],
     );
     const c = await checkCompleteness(warehouse, config, period);
-    expect(c.unfinished).toEqual([expect.objectContaining({ start: '2026-02-01', end: '2026-02-28', kind: 'created', state: 'in flight', runId: 'killed' })]);
+    expect(c.unfinished).toEqual([
+      expect.objectContaining({
+        start: '2026-02-01',
+        end: '2026-02-28',
+        kind: 'created',
+        state: 'in flight',
+        runId: 'killed',
+      }),
+    ]);
   });
 });

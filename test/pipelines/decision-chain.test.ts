@@ -49,7 +49,12 @@ test('decisions are chained in the order recorded; verify names the first row ch
   await decideFindings(f.warehouse, [costId, missingId], { decision: 'investigating', by: 'ana' });
   await decideFindings(f.warehouse, [costId], { decision: 'claim', note: 'charged 9.00', by: 'rui' });
 
-  const chain = await f.warehouse.all<{ chain_position: string; finding_id: string; prev_sha256: string | null; row_sha256: string }>(
+  const chain = await f.warehouse.all<{
+    chain_position: string;
+    finding_id: string;
+    prev_sha256: string | null;
+    row_sha256: string;
+  }>(
     'SELECT chain_position::VARCHAR AS chain_position, finding_id, prev_sha256, row_sha256 FROM recon_decisions ORDER BY chain_position',
   );
   expect(chain.map((r) => r.chain_position)).toEqual(['1', '2', '3']);
@@ -57,21 +62,33 @@ test('decisions are chained in the order recorded; verify names the first row ch
   expect(chain[1]!.prev_sha256).toBe(chain[0]!.row_sha256);
   expect(chain[2]!.prev_sha256).toBe(chain[1]!.row_sha256);
   // The finding carries the hash of its current decision (the workbook's Decision ref).
-  expect(await f.warehouse.one('SELECT decided_by, decision_sha256 FROM recon_exceptions WHERE finding_id = $1', [costId])).toEqual({
+  expect(
+    await f.warehouse.one('SELECT decided_by, decision_sha256 FROM recon_exceptions WHERE finding_id = $1', [costId]),
+  ).toEqual({
     decided_by: 'rui',
     decision_sha256: chain[2]!.row_sha256,
   });
 
   const clean = await verifyPeriod(f.warehouse, period);
-  expect(clean).toMatchObject({ ok: true, decisions: 3, chainHead: { position: 3, sha256: chain[2]!.row_sha256 }, mismatches: [] });
+  expect(clean).toMatchObject({
+    ok: true,
+    decisions: 3,
+    chainHead: { position: 3, sha256: chain[2]!.row_sha256 },
+    mismatches: [],
+  });
 
   // Someone rewrites who took the first decision, by SQL: that row, and only it, is named.
   await f.warehouse.run(`UPDATE recon_decisions SET decided_by = 'mallory' WHERE chain_position = 1`);
   const edited = await verifyPeriod(f.warehouse, period);
   expect(edited.ok).toBe(false);
   expect(edited.mismatches).toHaveLength(1);
-  expect(edited.mismatches[0]).toMatchObject({ kind: 'decision', reason: expect.stringContaining('does not hash to its row_sha256') });
-  expect(edited.mismatches[0]!.subject).toContain(`recon_decisions row 1 of ${period}: finding ${chain[0]!.finding_id}`);
+  expect(edited.mismatches[0]).toMatchObject({
+    kind: 'decision',
+    reason: expect.stringContaining('does not hash to its row_sha256'),
+  });
+  expect(edited.mismatches[0]!.subject).toContain(
+    `recon_decisions row 1 of ${period}: finding ${chain[0]!.finding_id}`,
+  );
   await f.warehouse.run(`UPDATE recon_decisions SET decided_by = 'ana' WHERE chain_position = 1`);
   expect((await verifyPeriod(f.warehouse, period)).ok).toBe(true);
 
@@ -81,8 +98,12 @@ test('decisions are chained in the order recorded; verify names the first row ch
     [missingId, period],
   );
   const slipped = await verifyPeriod(f.warehouse, period);
-  expect(slipped.mismatches.map((m) => m.reason)).toContain('it is not chained (no row_sha256): it was written outside pinrecon');
-  expect(slipped.mismatches.find((m) => m.reason.startsWith('it is not chained'))!.subject).toContain(`finding ${missingId}, write_off by mallory`);
+  expect(slipped.mismatches.map((m) => m.reason)).toContain(
+    'it is not chained (no row_sha256): it was written outside pinrecon',
+  );
+  expect(slipped.mismatches.find((m) => m.reason.startsWith('it is not chained'))!.subject).toContain(
+    `finding ${missingId}, write_off by mallory`,
+  );
 });
 
 test('a database from before the chain has its decisions chained once, when it is opened', async () => {
@@ -103,7 +124,13 @@ test('a database from before the chain has its decisions chained once, when it i
 
     const warehouse = await Warehouse.open(file, { timezone: 'America/Sao_Paulo' });
     try {
-      const rows = await warehouse.all<{ period: string; finding_id: string; chain_position: string; prev_sha256: string | null; row_sha256: string }>(
+      const rows = await warehouse.all<{
+        period: string;
+        finding_id: string;
+        chain_position: string;
+        prev_sha256: string | null;
+        row_sha256: string;
+      }>(
         `SELECT period, finding_id, chain_position::VARCHAR AS chain_position, prev_sha256, row_sha256 FROM recon_decisions ORDER BY period, chain_position`,
       );
       expect(rows.map((r) => [r.period, r.finding_id, r.chain_position])).toEqual([
@@ -116,13 +143,17 @@ test('a database from before the chain has its decisions chained once, when it i
       expect((await verifyPeriod(warehouse, '2024-03')).ok).toBe(true);
       expect((await verifyPeriod(warehouse, '2024-04')).ok).toBe(true);
       // Opened again: nothing is re-chained (a later row without a hash stays visible to verify).
-      await warehouse.run(`INSERT INTO recon_decisions (finding_id, period, decision, decided_by, decided_at, source) VALUES ('c', '2024-03', 'accepted', 'x', now(), 'cli')`);
+      await warehouse.run(
+        `INSERT INTO recon_decisions (finding_id, period, decision, decided_by, decided_at, source) VALUES ('c', '2024-03', 'accepted', 'x', now(), 'cli')`,
+      );
     } finally {
       warehouse.close();
     }
     const reopened = await Warehouse.open(file, { timezone: 'America/Sao_Paulo' });
     try {
-      expect(await reopened.one(`SELECT row_sha256 FROM recon_decisions WHERE finding_id = 'c'`)).toEqual({ row_sha256: null });
+      expect(await reopened.one(`SELECT row_sha256 FROM recon_decisions WHERE finding_id = 'c'`)).toEqual({
+        row_sha256: null,
+      });
       expect((await verifyPeriod(reopened, '2024-03')).ok).toBe(false);
     } finally {
       reopened.close();
@@ -140,16 +171,25 @@ test("verify checks each sign-off's rows as signed, even after the table gained 
   await decideFindings(f.warehouse, [costId], { decision: 'claim', by: 'ana' });
   const signoff = await closePeriod(f.warehouse, f.config, { period, by: 'Ana Lima', allowUndecided: true }, quiet);
   expect(signoff.manifest.decisionChainHead).toMatchObject({ position: 1 });
-  expect(await verifyPeriod(f.warehouse, period)).toMatchObject({ ok: true, signoffs: [{ signoffId: signoff.signoffId, reopened: false }] });
+  expect(await verifyPeriod(f.warehouse, period)).toMatchObject({
+    ok: true,
+    signoffs: [{ signoffId: signoff.signoffId, reopened: false }],
+  });
 
   // A later version adds a column to the findings (and so to the signed rows): the sign-off still verifies.
   await f.warehouse.run('ALTER TABLE recon_exceptions_signed ADD COLUMN some_later_column VARCHAR');
   expect((await verifyPeriod(f.warehouse, period)).ok).toBe(true);
 
   // A signed row rewritten: the sign-off is named.
-  await f.warehouse.run(`UPDATE recon_exceptions_signed SET difference = difference + 1 WHERE finding_id = $1`, [costId]);
+  await f.warehouse.run(`UPDATE recon_exceptions_signed SET difference = difference + 1 WHERE finding_id = $1`, [
+    costId,
+  ]);
   const broken = await verifyPeriod(f.warehouse, period);
   expect(broken.mismatches).toEqual([
-    { kind: 'signoff', subject: `sign-off ${signoff.signoffId} (by Ana Lima)`, reason: `its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ${signoff.contentSha256}` },
+    {
+      kind: 'signoff',
+      subject: `sign-off ${signoff.signoffId} (by Ana Lima)`,
+      reason: `its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ${signoff.contentSha256}`,
+    },
   ]);
 });

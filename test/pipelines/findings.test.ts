@@ -35,7 +35,12 @@ test('decisions typed into a workbook copy are imported once, survive two re-run
     workbook,
     copy,
     {
-      [ids.cost]: { decision: 'claim', note: 'provider charged 9.00', owner: 'ana', expectedClearBy: new Date(Date.UTC(2024, 4, 31)) },
+      [ids.cost]: {
+        decision: 'claim',
+        note: 'provider charged 9.00',
+        owner: 'ana',
+        expectedClearBy: new Date(Date.UTC(2024, 4, 31)),
+      },
       [ids.missing]: { decision: 'timing', owner: 'rui', expectedClearBy: '2024-04-30' },
       [ids.fixable]: { decision: 'fix_ledger', expectedClearBy: 45_474 }, // Excel serial of 2024-07-01
     },
@@ -81,7 +86,13 @@ test('decisions typed into a workbook copy are imported once, survive two re-run
   for (let run = 0; run < 2; run++) await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
   const listed = await listFindings(f.warehouse, { period });
   const byId = new Map(listed.map((r) => [r.finding_id, r]));
-  expect(byId.get(ids.cost)).toMatchObject({ decision: 'claim', owner: 'ana', decision_note: 'provider charged 9.00', expected_clear_by: '2024-05-31', state: 'decided' });
+  expect(byId.get(ids.cost)).toMatchObject({
+    decision: 'claim',
+    owner: 'ana',
+    decision_note: 'provider charged 9.00',
+    expected_clear_by: '2024-05-31',
+    state: 'decided',
+  });
   // timing until 2024-04-30, as of 2024-04-05: pending.
   expect(byId.get(ids.missing)).toMatchObject({ decision: 'timing', state: 'pending' });
   expect((await listFindings(f.warehouse, { period, undecided: true })).map((r) => r.finding_id)).toEqual([]);
@@ -89,7 +100,9 @@ test('decisions typed into a workbook copy are imported once, survive two re-run
   // The next workbook shows them.
   const next = await reconcileAndReport(f);
   const shown = await readDecisionsWorkbook(next);
-  const decided = shown.rows.filter((r) => r.decision !== null).map((r) => [r.findingId, r.decision, r.owner, r.expectedClearBy]);
+  const decided = shown.rows
+    .filter((r) => r.decision !== null)
+    .map((r) => [r.findingId, r.decision, r.owner, r.expectedClearBy]);
   expect(decided.sort()).toEqual(
     [
       [ids.cost, 'claim', 'ana', '2024-05-31'],
@@ -107,7 +120,11 @@ test('a finding that clears keeps its decision in the history; decide supersedes
   const costId = await findingIdOf(f, costBreak.partner_reference);
 
   await decideFindings(f.warehouse, [fixableId, costId], { decision: 'investigating', owner: 'ana', by: 'controller' });
-  const changed = await decideFindings(f.warehouse, [costId], { decision: 'timing', expectedClearBy: '2024-04-01', by: 'controller' });
+  const changed = await decideFindings(f.warehouse, [costId], {
+    decision: 'timing',
+    expectedClearBy: '2024-04-01',
+    by: 'controller',
+  });
   expect(changed.recorded).toHaveLength(1);
   expect(changed.recorded[0]).toMatchObject({ owner: 'ana', previous: 'investigating' });
   // 2024-04-01 is before the as-of 2024-04-05: overdue.
@@ -116,7 +133,9 @@ test('a finding that clears keeps its decision in the history; decide supersedes
   expect(unknown.refused[0]?.reason).toMatch(/no finding nope/);
 
   // The provider corrects the cost: the finding clears, its decisions stay in recon_decisions.
-  await f.warehouse.run('UPDATE sales SET partner_cost_price = 8.00 WHERE transaction_id = $1', [fixable.transaction_id]);
+  await f.warehouse.run('UPDATE sales SET partner_cost_price = 8.00 WHERE transaction_id = $1', [
+    fixable.transaction_id,
+  ]);
   await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
   expect(await count(`SELECT count(*) AS n FROM recon_exceptions WHERE finding_id = '${fixableId}'`)).toBe(0);
   const history = await f.warehouse.all<{ decision: string; superseded: boolean }>(

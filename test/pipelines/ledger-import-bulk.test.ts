@@ -207,11 +207,29 @@ const dialects: Dialect[] = [
       decimalSeparator: ',',
       encoding: 'latin1',
       dateFormat: 'dd/MM/yyyy HH:mm:ss',
-      columns: { partner_reference: 'Pedido', product_id: 'Produto', paid_at: 'Pago em', sales_price: 'Valor venda', expected_cost: 'Custo esperado', currency_code: 'Moeda', country_code: 'País', order_status: 'Situação' },
+      columns: {
+        partner_reference: 'Pedido',
+        product_id: 'Produto',
+        paid_at: 'Pago em',
+        sales_price: 'Valor venda',
+        expected_cost: 'Custo esperado',
+        currency_code: 'Moeda',
+        country_code: 'País',
+        order_status: 'Situação',
+      },
     },
     encoding: 'latin1',
     eol: '\r\n',
-    header: { reference: 'Pedido', product: 'Produto', paidAt: 'Pago em', price: 'Valor venda', cost: 'Custo esperado', currency: 'Moeda', country: 'País', status: 'Situação' },
+    header: {
+      reference: 'Pedido',
+      product: 'Produto',
+      paidAt: 'Pago em',
+      price: 'Valor venda',
+      cost: 'Custo esperado',
+      currency: 'Moeda',
+      country: 'País',
+      status: 'Situação',
+    },
     paidAt: brazilianDates,
     decimal: ',',
   },
@@ -230,17 +248,40 @@ const dialects: Dialect[] = [
     encoding: 'latin1',
     eol: '\r\n',
     above: ['Razão do parceiro — março', ''],
-    header: { status: 'Order Status', reference: 'Partner Reference', paidAt: 'PAID_AT', product: 'product-id', price: 'Sales Price', cost: 'expected cost', currency: 'Currency Code', country: 'Country Code' },
+    header: {
+      status: 'Order Status',
+      reference: 'Partner Reference',
+      paidAt: 'PAID_AT',
+      product: 'product-id',
+      price: 'Sales Price',
+      cost: 'expected cost',
+      currency: 'Currency Code',
+      country: 'Country Code',
+    },
     paidAt: positionalDates,
     decimal: '.',
   },
   {
     name: 'pipe-separated UTF-8 with a BOM (config says Latin-1), no country column, two-digit years',
-    ledger: { delimiter: '|', decimalSeparator: ',', encoding: 'latin1', dateFormat: 'd.M.yy H:mm', columns: { partner_reference: 'Pedido' } },
+    ledger: {
+      delimiter: '|',
+      decimalSeparator: ',',
+      encoding: 'latin1',
+      dateFormat: 'd.M.yy H:mm',
+      columns: { partner_reference: 'Pedido' },
+    },
     encoding: 'utf-8',
     eol: '\n',
     bom: true,
-    header: { reference: 'Pedido', product: 'product_id', paidAt: 'paid_at', price: 'sales_price', cost: 'expected_cost', currency: 'currency_code', status: 'order_status' },
+    header: {
+      reference: 'Pedido',
+      product: 'product_id',
+      paidAt: 'paid_at',
+      price: 'sales_price',
+      cost: 'expected_cost',
+      currency: 'currency_code',
+      status: 'order_status',
+    },
     paidAt: shortDates,
     decimal: ',',
   },
@@ -265,7 +306,8 @@ function dialectLines(dialect: Dialect): { text: string; sql: boolean }[] {
   const delimiter = String(dialect.ledger.delimiter ?? ',');
   const variants: Record<Column, Variant[]> = {
     // Bytes 0x80-0x9F (“quoted” €) in the Windows-1252 file: DuckDB reads them from a UTF-8 copy.
-    reference: dialect.ledger.encoding === 'windows-1252' ? [...references, ['\u0093Café\u0094 \u0080', true]] : references,
+    reference:
+      dialect.ledger.encoding === 'windows-1252' ? [...references, ['\u0093Café\u0094 \u0080', true]] : references,
     product: products,
     paidAt: dialect.paidAt,
     price: amounts(dialect.decimal),
@@ -283,11 +325,21 @@ function dialectLines(dialect: Dialect): { text: string; sql: boolean }[] {
     const splitBySql = written.every((cell) => !cell.includes('"') || /^"[^"]*"$/.test(cell));
     // What the file holds once written in its encoding (Latin-1 keeps only each character's low byte).
     const stored = dialect.encoding === 'latin1' ? Buffer.from(text, 'latin1').toString('latin1') : text;
-    return { text, sql: columns.every((column) => pick[column][1]) && splitBySql && !stored.includes('\uFFFD') && !stored.includes('\uFEFF') };
+    return {
+      text,
+      sql:
+        columns.every((column) => pick[column][1]) &&
+        splitBySql &&
+        !stored.includes('\uFFFD') &&
+        !stored.includes('\uFEFF'),
+    };
   };
-  const good = Object.fromEntries((Object.keys(variants) as Column[]).map((column) => [column, variants[column][0]!])) as Record<Column, Variant>;
+  const good = Object.fromEntries(
+    (Object.keys(variants) as Column[]).map((column) => [column, variants[column][0]!]),
+  ) as Record<Column, Variant>;
   const lines = [line(good)];
-  for (const column of columns) for (const variant of variants[column]) lines.push(line({ ...good, [column]: variant }));
+  for (const column of columns)
+    for (const variant of variants[column]) lines.push(line({ ...good, [column]: variant }));
   const next = random(dialect.name.length);
   for (let i = 0; i < 300; i++) {
     // Mostly lines of spellings SQL knows (a realistic file), the rest any mix.
@@ -332,7 +384,11 @@ interface Imported {
 }
 
 /** Imports `file` into a fresh database with the given reader; returns the summary and what was stored. */
-async function importWith(reader: 'auto' | 'streaming', file: string, ledger: Record<string, unknown>): Promise<Imported> {
+async function importWith(
+  reader: 'auto' | 'streaming',
+  file: string,
+  ledger: Record<string, unknown>,
+): Promise<Imported> {
   const dir = temporaryDirectory(`bulk-${reader}`);
   const config = testConfig(dir.dir, ledger);
   const warehouse = await openWarehouse(config);
@@ -344,8 +400,14 @@ async function importWith(reader: 'auto' | 'streaming', file: string, ledger: Re
               sales_price::VARCHAR AS sales_price, expected_cost::VARCHAR AS expected_cost, currency_code, country_code, order_status, source_file, file_hash
          FROM ledger ORDER BY source_line`,
     );
-    const rejects = await warehouse.all(`SELECT source_line, reason, raw, source_file, file_hash FROM ledger_rejects ORDER BY source_line`);
-    expect(await warehouse.all(`SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal`)).toEqual([]);
+    const rejects = await warehouse.all(
+      `SELECT source_line, reason, raw, source_file, file_hash FROM ledger_rejects ORDER BY source_line`,
+    );
+    expect(
+      await warehouse.all(
+        `SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal`,
+      ),
+    ).toEqual([]);
     return { summary, stderr: captured.stderr(), rows, rejects };
   } finally {
     warehouse.close();
@@ -359,7 +421,10 @@ function comparable(summary: LedgerImportSummary): Record<string, unknown> {
   return rest;
 }
 
-async function expectSameImport(file: string, ledger: Record<string, unknown>): Promise<{ bulk: Imported; streaming: Imported }> {
+async function expectSameImport(
+  file: string,
+  ledger: Record<string, unknown>,
+): Promise<{ bulk: Imported; streaming: Imported }> {
   const bulk = await importWith('auto', file, ledger);
   const streaming = await importWith('streaming', file, ledger);
   expect(streaming.summary.reader).toBe('streaming');
@@ -386,9 +451,18 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
   }
 
   it('decodes bytes 0x80-0x9F of a Latin-1 or Windows-1252 file as the streaming reader does (€, curly quotes, the five undefined bytes)', async () => {
-    const head = Buffer.from('partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n', 'latin1');
+    const head = Buffer.from(
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n',
+      'latin1',
+    );
     const bytes = Array.from({ length: 0x20 }, (_, i) => 0x80 + i);
-    const lines = bytes.map((byte, i) => Buffer.concat([Buffer.from(`R-${i}`, 'latin1'), Buffer.from([byte, 0xe7]), Buffer.from(`,${i + 1},2024-03-05,1.00,1,EUR,paid\n`, 'latin1')]));
+    const lines = bytes.map((byte, i) =>
+      Buffer.concat([
+        Buffer.from(`R-${i}`, 'latin1'),
+        Buffer.from([byte, 0xe7]),
+        Buffer.from(`,${i + 1},2024-03-05,1.00,1,EUR,paid\n`, 'latin1'),
+      ]),
+    );
     const file = path.join(temp.dir, 'c1-bytes.csv');
     writeFileSync(file, Buffer.concat([head, ...lines]));
     for (const encoding of ['latin1', 'windows-1252']) {
@@ -403,9 +477,20 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
   it('finds the header below blank and title lines, and counts a blank line above it as a reject', async () => {
     const file = path.join(temp.dir, 'title.csv');
     const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
-    writeFileSync(file, ['Razão do parceiro;;;;;;', '', head, 'R-1;1;2024-03-05;1;1;BRL;paid', 'R-2;2;2024-03-05;x;1;BRL;paid', ''].join('\n'));
+    writeFileSync(
+      file,
+      ['Razão do parceiro;;;;;;', '', head, 'R-1;1;2024-03-05;1;1;BRL;paid', 'R-2;2;2024-03-05;x;1;BRL;paid', ''].join(
+        '\n',
+      ),
+    );
     const { bulk } = await expectSameImport(file, { delimiter: ';' });
-    expect(bulk.summary).toMatchObject({ reader: 'bulk', acceptedInBulk: 1, lines: 3, rejected: 2, skippedAboveHeader: 1 });
+    expect(bulk.summary).toMatchObject({
+      reader: 'bulk',
+      acceptedInBulk: 1,
+      lines: 3,
+      rejected: 2,
+      skippedAboveHeader: 1,
+    });
   });
 
   it("reads another quote character (') and a date format with a literal T and fractions", async () => {
@@ -421,7 +506,11 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
       'R-7;7;2024-03-05T10:15:00,5;1;1;BRL;paid',
     ];
     writeFileSync(file, [head, ...lines, ''].join('\n'));
-    const { bulk } = await expectSameImport(file, { delimiter: ';', quote: "'", dateFormat: "yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS" });
+    const { bulk } = await expectSameImport(file, {
+      delimiter: ';',
+      quote: "'",
+      dateFormat: "yyyy-MM-dd'T'HH:mm:ss.SSSSSSSSS",
+    });
     // R-4 (a doubled quote) and the two odd dates are left to the streaming reader, which rejects 24:00.
     expect(bulk.summary).toMatchObject({ reader: 'bulk', lines: 7, rejected: 1, acceptedInBulk: 4 });
   });
@@ -435,7 +524,11 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
     expect((await expectSameImport(only, {})).bulk.summary).toMatchObject({ reader: 'bulk', lines: 0 });
     const unterminated = path.join(temp.dir, 'no-final-break.csv');
     writeFileSync(unterminated, `${head}\nR-1,1,2024-03-05,1,1,BRL,paid\nR-2,1,2024-03-05,1,1,BRL,paid`);
-    expect((await expectSameImport(unterminated, {})).bulk.summary).toMatchObject({ reader: 'bulk', lines: 2, acceptedInBulk: 2 });
+    expect((await expectSameImport(unterminated, {})).bulk.summary).toMatchObject({
+      reader: 'bulk',
+      lines: 2,
+      acceptedInBulk: 2,
+    });
   });
 });
 
@@ -443,19 +536,58 @@ describe('files the bulk reader cannot read exactly go to the streaming reader, 
   const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
   const good = (i: number) => `R-${i},1,2024-03-05,1.00,1,BRL,paid`;
   const cases: { name: string; bytes: Buffer; ledger?: Record<string, unknown>; why: RegExp }[] = [
-    { name: 'a quoted field over two lines', bytes: Buffer.from(`${head}\n${good(1)}\n"R-2\nsecond line",1,2024-03-05,1,1,BRL,paid\n${good(3)}\n`), why: /quoted field runs on/ },
-    { name: 'an unterminated quote', bytes: Buffer.from(`${head}\n"R-1,1,2024-03-05,1,1,BRL,paid\n${good(2)}\n`), why: /quoted field runs on/ },
-    { name: 'lines ending with a lone CR (old Mac)', bytes: Buffer.from(`${head}\r${good(1)}\r${good(2)}\r`), why: /lone CR/ },
-    { name: 'a CR inside a line', bytes: Buffer.from(`${head}\n${good(1)}\nR-2\r,1,2024-03-05,1,1,BRL,paid\n`), why: /lone CR/ },
-    { name: 'a NUL byte', bytes: Buffer.from(`${head}\n${good(1)}\nR-\u00002,1,2024-03-05,1,1,BRL,paid\n`), why: /NUL/ },
-    { name: 'bytes that are not UTF-8', bytes: Buffer.concat([Buffer.from(`${head}\n${good(1)}\nR-`), Buffer.from([0xff, 0xfe]), Buffer.from(`,1,2024-03-05,1,1,BRL,paid\n`)]), why: /DuckDB could not read/ },
-    { name: 'a line over 1 MiB', bytes: Buffer.from(`${head}\n${good(1)}\nR-2,${'x'.repeat(1_100_000)}\n${good(3)}\n`), why: /longer than 1 MiB/ },
+    {
+      name: 'a quoted field over two lines',
+      bytes: Buffer.from(`${head}\n${good(1)}\n"R-2\nsecond line",1,2024-03-05,1,1,BRL,paid\n${good(3)}\n`),
+      why: /quoted field runs on/,
+    },
+    {
+      name: 'an unterminated quote',
+      bytes: Buffer.from(`${head}\n"R-1,1,2024-03-05,1,1,BRL,paid\n${good(2)}\n`),
+      why: /quoted field runs on/,
+    },
+    {
+      name: 'lines ending with a lone CR (old Mac)',
+      bytes: Buffer.from(`${head}\r${good(1)}\r${good(2)}\r`),
+      why: /lone CR/,
+    },
+    {
+      name: 'a CR inside a line',
+      bytes: Buffer.from(`${head}\n${good(1)}\nR-2\r,1,2024-03-05,1,1,BRL,paid\n`),
+      why: /lone CR/,
+    },
+    {
+      name: 'a NUL byte',
+      bytes: Buffer.from(`${head}\n${good(1)}\nR-\u00002,1,2024-03-05,1,1,BRL,paid\n`),
+      why: /NUL/,
+    },
+    {
+      name: 'bytes that are not UTF-8',
+      bytes: Buffer.concat([
+        Buffer.from(`${head}\n${good(1)}\nR-`),
+        Buffer.from([0xff, 0xfe]),
+        Buffer.from(`,1,2024-03-05,1,1,BRL,paid\n`),
+      ]),
+      why: /DuckDB could not read/,
+    },
+    {
+      name: 'a line over 1 MiB',
+      bytes: Buffer.from(`${head}\n${good(1)}\nR-2,${'x'.repeat(1_100_000)}\n${good(3)}\n`),
+      why: /longer than 1 MiB/,
+    },
     {
       name: 'a large file whose lines SQL mostly leaves to the streaming reader (" BRL")',
-      bytes: Buffer.from(`${head}\n${Array.from({ length: 60_000 }, (_, i) => `R-${i},1,2024-03-05,1.00,1, BRL,paid`).join('\n')}\n${good(1)}\n`),
+      bytes: Buffer.from(
+        `${head}\n${Array.from({ length: 60_000 }, (_, i) => `R-${i},1,2024-03-05,1.00,1, BRL,paid`).join('\n')}\n${good(1)}\n`,
+      ),
       why: /60000 of its 60001 lines need the streaming reader's rules/,
     },
-    { name: 'a date format with month names', bytes: Buffer.from(`${head}\nR-1,1,5 Mar 2024,1,1,BRL,paid\n`), ledger: { dateFormat: 'd MMM yyyy' }, why: /dateFormat "d MMM yyyy"/ },
+    {
+      name: 'a date format with month names',
+      bytes: Buffer.from(`${head}\nR-1,1,5 Mar 2024,1,1,BRL,paid\n`),
+      ledger: { dateFormat: 'd MMM yyyy' },
+      why: /dateFormat "d MMM yyyy"/,
+    },
   ];
   for (const { name, bytes, ledger, why } of cases) {
     it(name, async () => {
@@ -478,7 +610,12 @@ describe('hostile lines: both readers refuse them with the same reason (issue 18
     const { bulk } = await expectSameImport(file, {});
     expect(bulk.summary).toMatchObject({ reader: 'bulk', accepted: 2, rejected: 2 });
     expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([
-      [3, expect.stringMatching(/^partner_reference: holds a byte order mark \(U\+FEFF\) at character 1, .*two exports joined/)],
+      [
+        3,
+        expect.stringMatching(
+          /^partner_reference: holds a byte order mark \(U\+FEFF\) at character 1, .*two exports joined/,
+        ),
+      ],
       [4, expect.stringMatching(/^partner_reference: holds a byte order mark \(U\+FEFF\) at character 3,/)],
     ]);
   });
@@ -487,13 +624,18 @@ describe('hostile lines: both readers refuse them with the same reason (issue 18
     const file = path.join(temp.dir, 'nul-reference.csv');
     writeFileSync(file, `${head}\n${good('R-1')}\n${good('R-\u00002')}\n`);
     const { bulk } = await expectSameImport(file, {});
-    expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([[3, expect.stringMatching(/^partner_reference: holds a NUL byte at character 3/)]]);
+    expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([
+      [3, expect.stringMatching(/^partner_reference: holds a NUL byte at character 3/)],
+    ]);
     expect(bulk.rows.map((r) => r.partner_reference)).toEqual(['R-1']);
   });
 
   it('a lone CR that joins two lines, or sits in a value, in an LF file: "lone carriage return at byte N"', async () => {
     const file = path.join(temp.dir, 'lone-cr.csv');
-    writeFileSync(file, `${head}\n${good('R-1')}\n${good('R-é2')}\r${good('R-3')}\n${good('R-4\r')}\n${good('R-5')}\r\n`);
+    writeFileSync(
+      file,
+      `${head}\n${good('R-1')}\n${good('R-é2')}\r${good('R-3')}\n${good('R-4\r')}\n${good('R-5')}\r\n`,
+    );
     const { bulk } = await expectSameImport(file, {});
     expect(bulk.summary).toMatchObject({ reader: 'streaming', accepted: 2, rejected: 2 });
     // "R-é2,1,2024-03-05,1.00,1,BRL,paid" is 34 bytes in UTF-8 (é is 2): the CR is the 35th; "R-4" then the CR.
@@ -512,7 +654,9 @@ describe("the SQL rules' white space is JavaScript's", () => {
       const rows = await warehouse.all<{ cp: string }>(
         `SELECT cp FROM range(1, 65536) t(cp) WHERE (cp < 55296 OR cp > 57343) AND regexp_matches(chr(cp::INTEGER), '[${javaScriptSpaceClass}]') ORDER BY cp`,
       );
-      const javaScript = Array.from({ length: 65535 }, (_, i) => i + 1).filter((cp) => (cp < 0xd800 || cp > 0xdfff) && String.fromCharCode(cp).trim() === '');
+      const javaScript = Array.from({ length: 65535 }, (_, i) => i + 1).filter(
+        (cp) => (cp < 0xd800 || cp > 0xdfff) && String.fromCharCode(cp).trim() === '',
+      );
       expect(rows.map((r) => Number(r.cp))).toEqual(javaScript);
       expect(javaScript.every((cp) => /\s/.test(String.fromCharCode(cp)))).toBe(true);
     } finally {

@@ -43,14 +43,20 @@ describe('a new ledger file that repeats another imported file', () => {
     await importLedger(warehouse, config, march, {}, capturedOutput().output);
     const copy = write('march-copy.csv', references(1, 15)); // a truncated copy under a new path
 
-    const error = (await importLedger(warehouse, config, copy, {}, capturedOutput().output).catch((e: unknown) => e)) as JobError;
+    const error = (await importLedger(warehouse, config, copy, {}, capturedOutput().output).catch(
+      (e: unknown) => e,
+    )) as JobError;
     expect(error).toBeInstanceOf(JobError);
-    expect(error.message).toContain(`Refused to import ${copy}: 15 of the 15 references of ${copy} (100%) are already loaded from ${march}`);
+    expect(error.message).toContain(
+      `Refused to import ${copy}: 15 of the 15 references of ${copy} (100%) are already loaded from ${march}`,
+    );
     expect(error.message).toContain('duplicate_reference');
     expect(error.hint).toContain(`pinrecon ledger import ${copy} --instead-of ${march}`);
     expect(error.hint).toContain('--allow-overlap');
     expect(await count('SELECT count(*) AS n FROM ledger')).toBe(20);
-    expect(await count(`SELECT count(*) AS n FROM pipeline_runs WHERE command = 'ledger import' AND status = 'failed'`)).toBe(1);
+    expect(
+      await count(`SELECT count(*) AS n FROM pipeline_runs WHERE command = 'ledger import' AND status = 'failed'`),
+    ).toBe(1);
   });
 
   it('--instead-of replaces the other file (its lines kept in ledger_history); --allow-overlap imports with a warning', async () => {
@@ -67,7 +73,9 @@ describe('a new ledger file that repeats another imported file', () => {
     const output = capturedOutput();
     const both = await importLedger(warehouse, config, shared, { allowOverlap: true }, output.output);
     expect(both.overlap).toEqual(expect.objectContaining({ otherFile: corrected, shared: 12, references: 18 }));
-    expect(output.stderr()).toMatch(/warning: 12 of the 18 references of .*partner-b\.csv \(67%\) are already loaded from .*march-v2\.csv .*imported anyway \(--allow-overlap\)/);
+    expect(output.stderr()).toMatch(
+      /warning: 12 of the 18 references of .*partner-b\.csv \(67%\) are already loaded from .*march-v2\.csv .*imported anyway \(--allow-overlap\)/,
+    );
     expect(await count('SELECT count(*) AS n FROM ledger')).toBe(36);
   });
 
@@ -80,13 +88,21 @@ describe('a new ledger file that repeats another imported file', () => {
     await importLedger(warehouse, config, march, {}, capturedOutput().output);
     expect(await count('SELECT count(*) AS n FROM ledger')).toBe(19 + 26);
     const sameContent = write('march-again.csv', references(1, 19));
-    expect((await importLedger(warehouse, config, sameContent, {}, capturedOutput().output)).replaced).toMatchObject({ sourceFile: march });
+    expect((await importLedger(warehouse, config, sameContent, {}, capturedOutput().output)).replaced).toMatchObject({
+      sourceFile: march,
+    });
     expect(await count('SELECT count(*) AS n FROM ledger')).toBe(19 + 26);
   });
 
   it('--instead-of a path nothing was imported from is bad usage', async () => {
     const file = write('one.csv', references(1, 3));
-    const error = await importLedger(warehouse, config, file, { insteadOf: path.join(dir.dir, 'never.csv') }, capturedOutput().output).catch((e: unknown) => e);
+    const error = await importLedger(
+      warehouse,
+      config,
+      file,
+      { insteadOf: path.join(dir.dir, 'never.csv') },
+      capturedOutput().output,
+    ).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(/--instead-of .*never\.csv: nothing is loaded from that path/);
   });

@@ -59,7 +59,10 @@ describe('planning', () => {
     model('marts', 'mart_b', '-- b\nselect * from int_a');
     const models = planModels(root);
     expect(models.map((m) => m.name)).toEqual(['stg_z', 'int_m', 'int_a', 'mart_b']);
-    expect(models.find((m) => m.name === 'int_a')).toMatchObject({ layer: 'intermediate', dependsOn: ['int_m', 'stg_z'] });
+    expect(models.find((m) => m.name === 'int_a')).toMatchObject({
+      layer: 'intermediate',
+      dependsOn: ['int_m', 'stg_z'],
+    });
     // `reads` keeps what is not a model (sources, inputs): rebuilds follow it.
     expect(models.find((m) => m.name === 'stg_z')).toMatchObject({ dependsOn: [], reads: ['source_z'] });
     expect(readersOf(models, 'source_z').map((m) => m.name)).toEqual(['stg_z', 'int_m', 'int_a', 'mart_b']);
@@ -94,11 +97,36 @@ describe('planning', () => {
   test('a view mart, an append outside marts, an unknown kind, two declarations or one below the header are refused', () => {
     const select = '\nselect 1 AS x';
     const refusals: [string, string, string, RegExp][] = [
-      ['marts', 'mart_v', `-- v\n-- materialized: view${select}`, /mart_v\.sql:2 says "materialized: view": marts are published as tables/],
-      ['intermediate', 'int_ap', `-- a\n-- materialized: append${select}`, /int_ap\.sql:2 says "materialized: append": only a mart/],
-      ['staging', 'stg_e', `-- e\n-- materialized: ephemeral${select}`, /stg_e\.sql:2: unknown materialization "ephemeral"/],
-      ['staging', 'stg_2', `-- materialized: view\n-- materialized: table${select}`, /stg_2\.sql declares its materialization 2 times/],
-      ['staging', 'stg_low', `-- low${select}\n-- materialized: view`, /stg_low\.sql:3: "-- materialized: view" is below the model's/],
+      [
+        'marts',
+        'mart_v',
+        `-- v\n-- materialized: view${select}`,
+        /mart_v\.sql:2 says "materialized: view": marts are published as tables/,
+      ],
+      [
+        'intermediate',
+        'int_ap',
+        `-- a\n-- materialized: append${select}`,
+        /int_ap\.sql:2 says "materialized: append": only a mart/,
+      ],
+      [
+        'staging',
+        'stg_e',
+        `-- e\n-- materialized: ephemeral${select}`,
+        /stg_e\.sql:2: unknown materialization "ephemeral"/,
+      ],
+      [
+        'staging',
+        'stg_2',
+        `-- materialized: view\n-- materialized: table${select}`,
+        /stg_2\.sql declares its materialization 2 times/,
+      ],
+      [
+        'staging',
+        'stg_low',
+        `-- low${select}\n-- materialized: view`,
+        /stg_low\.sql:3: "-- materialized: view" is below the model's/,
+      ],
     ];
     for (const [folder, name, sql, message] of refusals) {
       const file = model(folder, name, sql);
@@ -122,8 +150,16 @@ describe('building and publishing in a real DuckDB file', () => {
   /** A tree: items staged (a view), priced (a table), a mart of the period's totals and a mart logging each run. */
   function itemTree(): SqlModel[] {
     model('inputs', 'cfg_run', '-- the run\nCREATE OR REPLACE TEMP TABLE cfg_run (period VARCHAR, run_id VARCHAR)');
-    model('staging', 'stg_items', '-- one row per item\n-- materialized: view\nselect id, price, pin as key from src_items');
-    model('intermediate', 'int_items_priced', '-- one row per item\nselect stg_items.*, cfg_run.period from stg_items cross join cfg_run');
+    model(
+      'staging',
+      'stg_items',
+      '-- one row per item\n-- materialized: view\nselect id, price, pin as key from src_items',
+    );
+    model(
+      'intermediate',
+      'int_items_priced',
+      '-- one row per item\nselect stg_items.*, cfg_run.period from stg_items cross join cfg_run',
+    );
     const totals = 'select period, count(*) as items, sum(price) as total from int_items_priced group by 1';
     model('marts', 'items_by_period', `-- one row per period\n${totals}`);
     model(
@@ -182,7 +218,9 @@ describe('building and publishing in a real DuckDB file', () => {
     await runOnce(models, '2024-01', 'r3');
 
     // The marts were created by the first publish (no schema file), as persistent tables.
-    const byPeriod = await warehouse.all('SELECT period, items, total::VARCHAR AS total FROM items_by_period ORDER BY period');
+    const byPeriod = await warehouse.all(
+      'SELECT period, items, total::VARCHAR AS total FROM items_by_period ORDER BY period',
+    );
     expect(byPeriod).toEqual([
       { period: '2024-01', items: '3', total: '7.5000' },
       { period: '2024-02', items: '2', total: '6.5000' },
@@ -196,13 +234,19 @@ describe('building and publishing in a real DuckDB file', () => {
 
   test('a table mart without the partition column is refused at publish, naming it, and nothing is published', async () => {
     const models = itemTree();
-    const file = model('marts', 'items_total', '-- one row: every item\nselect count(*) as items from int_items_priced');
+    const file = model(
+      'marts',
+      'items_total',
+      '-- one row: every item\nselect count(*) as items from int_items_priced',
+    );
     const planned = planModels(root);
     await warehouse.run(`INSERT INTO src_items VALUES (1, 2.5, NULL)`);
     await runOnce(models, '2024-01', 'r1');
     const failure = await runOnce(planned, '2024-01', 'r2').catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(JobError);
-    expect((failure as JobError).message).toContain(`Publishing the mart items_total (${file}, materialized table) failed`);
+    expect((failure as JobError).message).toContain(
+      `Publishing the mart items_total (${file}, materialized table) failed`,
+    );
     expect((failure as JobError).hint).toMatch(/replaces its rows of one period, so it needs that column/);
     // The transaction rolled back: the run before is what the marts hold.
     expect(await warehouse.all('SELECT run_id FROM item_runs')).toEqual([{ run_id: 'r1' }]);
@@ -222,19 +266,30 @@ describe('building and publishing in a real DuckDB file', () => {
       await warehouse.run('INSERT INTO run_note VALUES (NULL)');
       await buildModels(warehouse, planned, { stages: {}, models: {} }, capturingOutput().output);
       await warehouse.run(`UPDATE run_note SET note = 'known at the end'`);
-      await buildModels(warehouse, readersOf(planned, 'run_note'), { stages: {}, models: {} }, capturingOutput().output);
+      await buildModels(
+        warehouse,
+        readersOf(planned, 'run_note'),
+        { stages: {}, models: {} },
+        capturingOutput().output,
+      );
       await publishMarts(warehouse, planned, { column: 'period', value: '2024-01' });
     } finally {
       await dropModels(warehouse, planned, ['cfg_run', 'run_note']);
     }
-    expect(await warehouse.all('SELECT run_id, note FROM item_runs')).toEqual([{ run_id: 'r1', note: 'known at the end' }]);
+    expect(await warehouse.all('SELECT run_id, note FROM item_runs')).toEqual([
+      { run_id: 'r1', note: 'known at the end' },
+    ]);
   });
 
   test('a failing data test fails with its rows shown, PINs only as their last 4, and a passing one is listed', async () => {
     const models = itemTree();
     const pin = '1234-5678-9012-3456';
     await warehouse.run(`INSERT INTO src_items VALUES (1, 2.5, NULL), (2, -1.0, $1)`, [pin]);
-    model('tests', 'prices_not_negative', '-- items priced below zero\nselect id, price, key from int_items_priced where price < 0');
+    model(
+      'tests',
+      'prices_not_negative',
+      '-- items priced below zero\nselect id, price, key from int_items_priced where price < 0',
+    );
     model('tests', 'ids_unique', '-- ids seen twice\nselect id from int_items_priced group by id having count(*) > 1');
     const tests = loadTests(root);
     expect(tests.map((t) => t.name)).toEqual(['ids_unique', 'prices_not_negative']);
@@ -269,7 +324,9 @@ describe('building and publishing in a real DuckDB file', () => {
     const file = model('staging', 'stg_broken', '-- broken\nselect no_such_column from src_items');
     const models = planModels(root);
     const output = capturingOutput().output;
-    const failure = await buildModels(warehouse, models, { stages: {}, models: {} }, output).catch((error: unknown) => error);
+    const failure = await buildModels(warehouse, models, { stages: {}, models: {} }, output).catch(
+      (error: unknown) => error,
+    );
     expect(failure).toBeInstanceOf(JobError);
     expect((failure as JobError).message).toContain(`Building the model stg_broken (${file}) failed`);
     await dropModels(warehouse, models, []);

@@ -72,9 +72,14 @@ describe('pinrecon run (month-end job) against the simulator', () => {
          from recon_exceptions where period = $1 order by finding_id`,
         [period],
       ),
-      sales: await warehouse.all(`select transaction_id, status, partner_cost_price::VARCHAR as cost, transaction_at::VARCHAR as at from sales order by transaction_id`),
+      sales: await warehouse.all(
+        `select transaction_id, status, partner_cost_price::VARCHAR as cost, transaction_at::VARCHAR as at from sales order by transaction_id`,
+      ),
       ledger: (await warehouse.one<{ n: number }>(`select count(*)::INTEGER as n from ledger`))!.n,
-      bridge: await warehouse.all(`select currency_code, step, amount::VARCHAR as amount from recon_bridge where period = $1 order by all`, [period]),
+      bridge: await warehouse.all(
+        `select currency_code, step, amount::VARCHAR as amount from recon_bridge where period = $1 order by all`,
+        [period],
+      ),
     };
   }
 
@@ -91,7 +96,9 @@ describe('pinrecon run (month-end job) against the simulator', () => {
         `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = $1 order by 1, 2`,
         [period],
       );
-      const expected = plant.findings.map((f) => ({ t: f.exceptionType, r: f.partnerReference })).sort((a, b) => (a.t === b.t ? (a.r < b.r ? -1 : 1) : a.t < b.t ? -1 : 1));
+      const expected = plant.findings
+        .map((f) => ({ t: f.exceptionType, r: f.partnerReference }))
+        .sort((a, b) => (a.t === b.t ? (a.r < b.r ? -1 : 1) : a.t < b.t ? -1 : 1));
       expect(found).toEqual(expected);
 
       // Every step of the job is recorded under the job's run.
@@ -122,7 +129,9 @@ describe('pinrecon run (month-end job) against the simulator', () => {
       );
       simulator.dataset.reverse(Number(booked!.transaction_id));
       const third = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file }, quiet);
-      const sale = await warehouse.one<{ status: string }>(`select status from sales where transaction_id = $1`, [Number(booked!.transaction_id)]);
+      const sale = await warehouse.one<{ status: string }>(`select status from sales where transaction_id = $1`, [
+        Number(booked!.transaction_id),
+      ]);
       expect(sale!.status).toBe('Canceled in stock');
       expect(third.reconcile.history.cleared).toBeGreaterThanOrEqual(1);
     } finally {
@@ -162,11 +171,24 @@ describe('pinrecon run against an upstream with other paths and every fault at o
       endpoints,
       tokenLifetimeSeconds: 2,
       dataset: { from: '2026-02-01', to: '2026-03-20', salesCount: 3_000, timezone: 'America/Sao_Paulo' },
-      faults: { error503Rate: 0.1, error500Rate: 0.1, dropRate: 0.1, slowRate: 0.2, slowMs: 300, revokeEverySeconds: 3 },
+      faults: {
+        error503Rate: 0.1,
+        error500Rate: 0.1,
+        dropRate: 0.1,
+        slowRate: 0.2,
+        slowMs: 300,
+        revokeEverySeconds: 3,
+      },
     });
     const config = configSchema.parse({
       database: path.join(dir, 'pinrecon.duckdb'),
-      api: { baseUrl: simulator.url, identifier: 'faulty', secret: 'faulty-secret', endpoints, maxRequestsPerSecond: 45 },
+      api: {
+        baseUrl: simulator.url,
+        identifier: 'faulty',
+        secret: 'faulty-secret',
+        endpoints,
+        maxRequestsPerSecond: 45,
+      },
       extract: { landingDir: path.join(dir, 'landing') },
       reports: { outDir: path.join(dir, 'reports') },
     });
@@ -180,7 +202,12 @@ describe('pinrecon run against an upstream with other paths and every fault at o
     });
     const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
     try {
-      const summary = await runMonthEnd(warehouse, config, { period: '2026-02', asOf: '2026-03-20', ledger: plant.file }, quiet);
+      const summary = await runMonthEnd(
+        warehouse,
+        config,
+        { period: '2026-02', asOf: '2026-03-20', ledger: plant.file },
+        quiet,
+      );
       const found = await warehouse.all<{ t: string; r: string }>(
         `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = '2026-02' order by 1, 2`,
       );
@@ -201,4 +228,3 @@ describe('pinrecon run against an upstream with other paths and every fault at o
     }
   }, 180_000);
 });
-

@@ -52,7 +52,10 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     });
     early = [...simulator.dataset.salesInPeriod('2026-01-10', '2026-01-20', true)].find(
       (s) =>
-        s.status === 'Redeemed by Client' && s.keySentToCustomer && !s.malformation && s.partnerReference === s.partnerReference.trim(),
+        s.status === 'Redeemed by Client' &&
+        s.keySentToCustomer &&
+        !s.malformation &&
+        s.partnerReference === s.partnerReference.trim(),
     )!;
     const clock = new ZonedClock(timezone);
     const paidAt = clock.isoLocal(clock.startOfDay('2026-03-10') + 12 * 3_600_000).replace('T', ' ');
@@ -71,8 +74,16 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     return configSchema.parse({
       timezone,
       database: path.join(dir, `${name}.duckdb`),
-      api: { baseUrl: simulator?.url ?? 'http://127.0.0.1:1', identifier: 'proof', secret: 'proof-secret', maxRequestsPerSecond: 40 },
-      extract: { landingDir: path.join(dir, `landing-${name}`), ...(options.historyStart && { historyStart: options.historyStart }) },
+      api: {
+        baseUrl: simulator?.url ?? 'http://127.0.0.1:1',
+        identifier: 'proof',
+        secret: 'proof-secret',
+        maxRequestsPerSecond: 40,
+      },
+      extract: {
+        landingDir: path.join(dir, `landing-${name}`),
+        ...(options.historyStart && { historyStart: options.historyStart }),
+      },
       reconciliation: { lookupMissing: options.lookupMissing ?? true },
       reports: { outDir: path.join(dir, `reports-${name}`) },
     });
@@ -106,10 +117,14 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
   /** The first run id of the look-up rows (the month-end's reconcile). */
   const run0 = (rows: { run_id: string }[]) => rows[0]!.run_id;
   const expected = () =>
-    [...plant.findings.map((f) => `${f.exceptionType} ${f.partnerReference}`), `cutoff_difference ${early.partnerReference}`].sort();
+    [
+      ...plant.findings.map((f) => `${f.exceptionType} ${f.partnerReference}`),
+      `cutoff_difference ${early.partnerReference}`,
+    ].sort();
   const ghosts = () => plant.planted.missing_at_provider;
-  const proofs = (findings: { t: string; proof: string | null }[]) =>
-    [...new Set(findings.filter((f) => f.t === 'missing_at_provider').map((f) => f.proof))];
+  const proofs = (findings: { t: string; proof: string | null }[]) => [
+    ...new Set(findings.filter((f) => f.t === 'missing_at_provider').map((f) => f.proof)),
+  ];
 
   it('without historyStart: the early sale is found by its look-up (a cutoff), the ghosts are proven absent by lookup', async () => {
     const run = await monthEnd('lookup', {});
@@ -133,7 +148,9 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
       expect(summary.lookup).toMatchObject({ done: true, references: ghosts().length, found: 0, loaded: 0 });
       expect((simulator.stats().byEndpoint.salesByPartnerReference ?? 0) - before).toBe(ghosts().length);
       expect(summary.proof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
-      expect(await warehouse.one(`SELECT lookups, lookups_found FROM recon_runs WHERE run_id = $1`, [summary.runId])).toEqual({
+      expect(
+        await warehouse.one(`SELECT lookups, lookups_found FROM recon_runs WHERE run_id = $1`, [summary.runId]),
+      ).toEqual({
         lookups: String(ghosts().length),
         lookups_found: '0',
       });
@@ -151,7 +168,12 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     }
     // Only the look-ups' readers are rebuilt when nothing was loaded: the proof's path to the mart.
     const rebuilt = readersOf(planModels(), 'stg_provider__lookups').map((m) => m.name);
-    const proofPath = ['stg_provider__lookups', 'int_recon_findings__missing', 'int_recon_findings_detected', 'recon_exceptions'];
+    const proofPath = [
+      'stg_provider__lookups',
+      'int_recon_findings__missing',
+      'int_recon_findings_detected',
+      'recon_exceptions',
+    ];
     proofPath.push('recon_runs');
     expect(rebuilt).toEqual(expect.arrayContaining(proofPath));
     expect(rebuilt).not.toContain('int_recon_rows_classified');
@@ -160,8 +182,10 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
   it('a run with more than 100 look-ups says that extract.historyStart avoids them', async () => {
     const config = configFor('lookup', {});
     const extra = path.join(dir, 'ledger-more-ghosts.csv');
-    const header = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status';
-    const ghost = (n: number) => `"PO-202603-MORE-${String(n).padStart(4, '0')}",1,2026-03-15 10:00:00,10.00,9.00,BRL,BR,paid`;
+    const header =
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status';
+    const ghost = (n: number) =>
+      `"PO-202603-MORE-${String(n).padStart(4, '0')}",1,2026-03-15 10:00:00,10.00,9.00,BRL,BR,paid`;
     const lines = Array.from({ length: 101 }, (_, n) => ghost(n));
     writeFileSync(extra, `${header}\n${lines.join('\n')}\n`);
     const warehouse = await Warehouse.open(config.database, { timezone });
@@ -170,7 +194,9 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
       const { output, text } = capturingOutput();
       const summary = await reconcile(warehouse, config, { period, asOf }, output);
       expect(summary.lookup.references).toBe(ghosts().length + 101);
-      expect(text()).toMatch(/\d+ individual look-ups were needed: set extract\.historyStart .* back-fill the by-creation windows from it/);
+      expect(text()).toMatch(
+        /\d+ individual look-ups were needed: set extract\.historyStart .* back-fill the by-creation windows from it/,
+      );
     } finally {
       warehouse.close();
     }
@@ -178,7 +204,13 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
 
   it('with historyStart: the back-filled windows hold the early sale and prove the ghosts absent, with 0 look-ups', async () => {
     const run = await monthEnd('windows', { historyStart: '2026-01-01' });
-    expect(run.summary.steps.map((s) => s.step)).toEqual(['back-fill', 'extract', 'ledger import', 'reconcile', 'report']);
+    expect(run.summary.steps.map((s) => s.step)).toEqual([
+      'back-fill',
+      'extract',
+      'ledger import',
+      'reconcile',
+      'report',
+    ]);
     // January and February by creation date, then the period's windows (both kinds) as always.
     expect(run.summary.backfill).toMatchObject({ from: '2026-01-01', to: '2026-02-28', by: 'created' });
     expect(run.summary.backfill?.windows).toMatchObject({ fetched: 2, skipped: 0 });
@@ -187,7 +219,11 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     expect(run.summary.reconcile.proof).toEqual({ windows: ghosts().length, lookup: 0, unproven: 0 });
     expect(run.summary.reconcile.lookup).toMatchObject({ done: false, provenAbsent: ghosts().length });
     expect(run.lookupRequests).toBe(0);
-    expect(run.summary.reconcile.coverage).toMatchObject({ historyStart: '2026-01-01', coveredThrough: '2026-04-04', provesAbsence: true });
+    expect(run.summary.reconcile.coverage).toMatchObject({
+      historyStart: '2026-01-01',
+      coveredThrough: '2026-04-04',
+      provesAbsence: true,
+    });
   }, 120_000);
 
   it('with look-ups off and no historyStart nothing is proven: the early order and the ghosts are missing, unproven, counted', async () => {

@@ -5,7 +5,16 @@
 import { expect, test } from 'vitest';
 import { JobError } from '../../core/errors.js';
 import { reconcile } from '../../pipelines/reconcile.js';
-import { asOf, capturingOutput, fixtureForEachTest, insertLedger, insertSales, ledgerFor, period, sale } from '../support/reconcile.js';
+import {
+  asOf,
+  capturingOutput,
+  fixtureForEachTest,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  period,
+  sale,
+} from '../support/reconcile.js';
 
 const f = fixtureForEachTest();
 
@@ -16,7 +25,10 @@ test('finding_id is stable, first_detected_at survives rebuilds, history says ne
   const missing = sale();
   const fixedLater = sale({ partner_cost_price: '9.00' });
   await insertSales(f.warehouse, [costBreak, missing, fixedLater]);
-  await insertLedger(f.warehouse, [ledgerFor(costBreak, { expected_cost: '8.00' }), ledgerFor(fixedLater, { expected_cost: '8.00' })]);
+  await insertLedger(f.warehouse, [
+    ledgerFor(costBreak, { expected_cost: '8.00' }),
+    ledgerFor(fixedLater, { expected_cost: '8.00' }),
+  ]);
 
   const first = await rerun();
   expect(first.history).toEqual({ new: 3, stillOpen: 0, cleared: 0 });
@@ -27,14 +39,21 @@ test('finding_id is stable, first_detected_at survives rebuilds, history says ne
   expect(before).toHaveLength(3);
 
   // Between runs: the provider corrects one cost, and a new sale without ledger order appears.
-  await f.warehouse.run('UPDATE sales SET partner_cost_price = 8.00 WHERE transaction_id = $1', [fixedLater.transaction_id]);
+  await f.warehouse.run('UPDATE sales SET partner_cost_price = 8.00 WHERE transaction_id = $1', [
+    fixedLater.transaction_id,
+  ]);
   const newcomer = sale();
   await insertSales(f.warehouse, [newcomer]);
   await new Promise((resolve) => setTimeout(resolve, 20));
   const second = await rerun();
   expect(second.history).toEqual({ new: 1, stillOpen: 2, cleared: 1 });
 
-  const after = await f.warehouse.all<{ finding_id: string; partner_reference: string; first_detected_at: string; exception_type: string }>(
+  const after = await f.warehouse.all<{
+    finding_id: string;
+    partner_reference: string;
+    first_detected_at: string;
+    exception_type: string;
+  }>(
     'SELECT finding_id, partner_reference, first_detected_at, exception_type FROM recon_exceptions WHERE period = $1 ORDER BY partner_reference',
     [period],
   );
@@ -58,14 +77,21 @@ test('finding_id is stable, first_detected_at survives rebuilds, history says ne
       { partner_reference: newcomer.partner_reference, change: 'new' },
     ].sort((a, b) => a.partner_reference!.localeCompare(b.partner_reference!)),
   );
-  const runs = await f.warehouse.all('SELECT run_id, exceptions, new, still_open, cleared FROM recon_runs WHERE period = $1 ORDER BY built_at', [period]);
+  const runs = await f.warehouse.all(
+    'SELECT run_id, exceptions, new, still_open, cleared FROM recon_runs WHERE period = $1 ORDER BY built_at',
+    [period],
+  );
   expect(runs).toEqual([
     { run_id: first.runId, exceptions: '3', new: '3', still_open: '0', cleared: '0' },
     { run_id: second.runId, exceptions: '3', new: '1', still_open: '2', cleared: '1' },
   ]);
   // A rebuild replaces the period's rows, it does not add to them.
-  expect(await f.warehouse.one('SELECT count(*) AS n FROM recon_exceptions WHERE period = $1', [period])).toEqual({ n: '3' });
-  expect(await f.warehouse.one('SELECT count(DISTINCT run_id) AS n FROM recon_summary WHERE period = $1', [period])).toEqual({ n: '1' });
+  expect(await f.warehouse.one('SELECT count(*) AS n FROM recon_exceptions WHERE period = $1', [period])).toEqual({
+    n: '3',
+  });
+  expect(
+    await f.warehouse.one('SELECT count(DISTINCT run_id) AS n FROM recon_summary WHERE period = $1', [period]),
+  ).toEqual({ n: '1' });
 });
 
 test('a failing data test fails the run loudly, shows the failing rows, and publishes nothing', async () => {
@@ -86,8 +112,17 @@ test('a failing data test fails the run loudly, shows the failing rows, and publ
   expect(message).not.toContain(s.key);
 
   // The marts still hold the last good run; the failed run is recorded as failed.
-  expect(await f.warehouse.one('SELECT count(*) AS n, min(run_id) AS run_id FROM recon_exceptions WHERE period = $1', [period])).toEqual({ n: '1', run_id: good.runId });
+  expect(
+    await f.warehouse.one('SELECT count(*) AS n, min(run_id) AS run_id FROM recon_exceptions WHERE period = $1', [
+      period,
+    ]),
+  ).toEqual({ n: '1', run_id: good.runId });
   expect(await f.warehouse.one(`SELECT count(*) AS n FROM recon_runs WHERE period = $1`, [period])).toEqual({ n: '1' });
-  const failed = await f.warehouse.one(`SELECT status, error FROM pipeline_runs WHERE command = 'reconcile' ORDER BY started_at DESC LIMIT 1`);
-  expect(failed).toMatchObject({ status: 'failed', error: expect.stringContaining('ledger_lines_classified_exactly_once') });
+  const failed = await f.warehouse.one(
+    `SELECT status, error FROM pipeline_runs WHERE command = 'reconcile' ORDER BY started_at DESC LIMIT 1`,
+  );
+  expect(failed).toMatchObject({
+    status: 'failed',
+    error: expect.stringContaining('ledger_lines_classified_exactly_once'),
+  });
 });

@@ -6,7 +6,15 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { reconcile } from '../../pipelines/reconcile.js';
-import { capturingOutput, insertLedger, insertSales, openFixture, type Fixture, type LedgerRow, type SaleRow } from '../support/reconcile.js';
+import {
+  capturingOutput,
+  insertLedger,
+  insertSales,
+  openFixture,
+  type Fixture,
+  type LedgerRow,
+  type SaleRow,
+} from '../support/reconcile.js';
 
 let f: Fixture;
 beforeAll(async () => {
@@ -49,37 +57,52 @@ const ledgerArb = fc.record({
 
 test('match classes conserve every ledger line and every sale', async () => {
   await fc.assert(
-    fc.asyncProperty(fc.array(saleArb, { maxLength: 12 }), fc.array(ledgerArb, { maxLength: 12 }), async (saleSpecs, ledgerSpecs) => {
-      await f.warehouse.run('DELETE FROM sales; DELETE FROM ledger');
-      const sales: SaleRow[] = saleSpecs.map((s, i) => ({ ...s, transaction_id: i + 1, key: `K-${i}-SECRET` }));
-      const ledger: LedgerRow[] = ledgerSpecs.map((l, i) => ({ ...l, source_line: i + 2, file_hash: 'h' }));
-      await insertSales(f.warehouse, sales);
-      await insertLedger(f.warehouse, ledger);
+    fc.asyncProperty(
+      fc.array(saleArb, { maxLength: 12 }),
+      fc.array(ledgerArb, { maxLength: 12 }),
+      async (saleSpecs, ledgerSpecs) => {
+        await f.warehouse.run('DELETE FROM sales; DELETE FROM ledger');
+        const sales: SaleRow[] = saleSpecs.map((s, i) => ({ ...s, transaction_id: i + 1, key: `K-${i}-SECRET` }));
+        const ledger: LedgerRow[] = ledgerSpecs.map((l, i) => ({ ...l, source_line: i + 2, file_hash: 'h' }));
+        await insertSales(f.warehouse, sales);
+        await insertLedger(f.warehouse, ledger);
 
-      // The run itself fails if a data test (conservation, bridge, accepted values, unique ids) fails.
-      const summary = await reconcile(f.warehouse, f.config, { period: '2024-03', asOf: '2024-04-10' }, capturingOutput().output);
+        // The run itself fails if a data test (conservation, bridge, accepted values, unique ids) fails.
+        const summary = await reconcile(
+          f.warehouse,
+          f.config,
+          { period: '2024-03', asOf: '2024-04-10' },
+          capturingOutput().output,
+        );
 
-      const rows = (side: string) => summary.matchClasses.filter((c) => c.side === side).reduce((n, c) => n + c.rows, 0);
-      expect(rows('ledger')).toBe(ledger.length);
-      expect(rows('provider')).toBe(sales.length);
+        const rows = (side: string) =>
+          summary.matchClasses.filter((c) => c.side === side).reduce((n, c) => n + c.rows, 0);
+        expect(rows('ledger')).toBe(ledger.length);
+        expect(rows('provider')).toBe(sales.length);
 
-      // Matched rows come in one-to-one pairs of a non-empty trimmed reference.
-      const count = (side: string, cls: string) => summary.matchClasses.find((c) => c.side === side && c.matchClass === cls)?.rows ?? 0;
-      expect(count('ledger', 'matched')).toBe(count('provider', 'matched'));
-      const trimmed = (r: string) => r.trim();
-      const expectedMatched = new Set(
-        ledger
-          .map((l) => trimmed(l.partner_reference))
-          .filter((r) => r !== '')
-          .filter((r) => ledger.filter((l) => trimmed(l.partner_reference) === r).length === 1)
-          .filter((r) => sales.filter((s) => trimmed(s.partner_reference ?? '') === r).length === 1)
-          .filter((r) => {
-            const inMarch = (at: string | null) => at !== null && at >= '2024-03-01T00:00:00-03:00' && at <= '2024-03-31T23:59:59-03:00';
-            return inMarch(ledger.find((l) => trimmed(l.partner_reference) === r)!.paid_at) || inMarch(sales.find((s) => trimmed(s.partner_reference ?? '') === r)!.transaction_at);
-          }),
-      );
-      expect(count('ledger', 'matched')).toBe(expectedMatched.size);
-    }),
+        // Matched rows come in one-to-one pairs of a non-empty trimmed reference.
+        const count = (side: string, cls: string) =>
+          summary.matchClasses.find((c) => c.side === side && c.matchClass === cls)?.rows ?? 0;
+        expect(count('ledger', 'matched')).toBe(count('provider', 'matched'));
+        const trimmed = (r: string) => r.trim();
+        const expectedMatched = new Set(
+          ledger
+            .map((l) => trimmed(l.partner_reference))
+            .filter((r) => r !== '')
+            .filter((r) => ledger.filter((l) => trimmed(l.partner_reference) === r).length === 1)
+            .filter((r) => sales.filter((s) => trimmed(s.partner_reference ?? '') === r).length === 1)
+            .filter((r) => {
+              const inMarch = (at: string | null) =>
+                at !== null && at >= '2024-03-01T00:00:00-03:00' && at <= '2024-03-31T23:59:59-03:00';
+              return (
+                inMarch(ledger.find((l) => trimmed(l.partner_reference) === r)!.paid_at) ||
+                inMarch(sales.find((s) => trimmed(s.partner_reference ?? '') === r)!.transaction_at)
+              );
+            }),
+        );
+        expect(count('ledger', 'matched')).toBe(expectedMatched.size);
+      },
+    ),
     { numRuns: 40 },
   );
 }, 120_000);

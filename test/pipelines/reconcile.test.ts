@@ -18,17 +18,28 @@ import {
   type SaleRow,
 } from '../support/reconcile.js';
 
-
 const f = fixtureForEachTest();
 
-async function run(sales: SaleRow[], ledger: LedgerRow[], options: { period?: string; asOf?: string } = {}): Promise<ReconcileSummary> {
+async function run(
+  sales: SaleRow[],
+  ledger: LedgerRow[],
+  options: { period?: string; asOf?: string } = {},
+): Promise<ReconcileSummary> {
   await insertSales(f.warehouse, sales);
   await insertLedger(f.warehouse, ledger);
-  return reconcile(f.warehouse, f.config, { period: options.period ?? period, asOf: options.asOf ?? asOf }, capturingOutput().output);
+  return reconcile(
+    f.warehouse,
+    f.config,
+    { period: options.period ?? period, asOf: options.asOf ?? asOf },
+    capturingOutput().output,
+  );
 }
 
 async function exception(type: string, reference: string, p = period): Promise<Record<string, unknown>> {
-  const row = await f.warehouse.one('SELECT * FROM recon_exceptions WHERE period = $1 AND exception_type = $2 AND partner_reference = $3', [p, type, reference]);
+  const row = await f.warehouse.one(
+    'SELECT * FROM recon_exceptions WHERE period = $1 AND exception_type = $2 AND partner_reference = $3',
+    [p, type, reference],
+  );
   expect(row, `${type} ${reference}`).toBeDefined();
   return row!;
 }
@@ -40,7 +51,14 @@ describe('one test per exception type', () => {
     const summary = await run([], [ledgerFor(paid), ledgerFor(refunded, { order_status: 'refunded' })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`missing_at_provider ${paid.partner_reference}`]);
     const row = await exception('missing_at_provider', paid.partner_reference!);
-    expect(row).toMatchObject({ ledger_value: '8.0000', provider_value: null, difference: '-8.0000', amount: '-8.0000', family: 'missing', ledger_source: expect.stringMatching(/ledger\.csv:\d+$/) });
+    expect(row).toMatchObject({
+      ledger_value: '8.0000',
+      provider_value: null,
+      difference: '-8.0000',
+      amount: '-8.0000',
+      family: 'missing',
+      ledger_source: expect.stringMatching(/ledger\.csv:\d+$/),
+    });
     expect(summary.byType.missing_at_provider).toBe(1);
   });
 
@@ -87,12 +105,25 @@ describe('one test per exception type', () => {
   test('price_mismatch, and a pair can carry several findings (cost and price both)', async () => {
     const priceOnly = sale({ sales_price: '12.00' });
     const both = sale({ sales_price: '11.00', partner_cost_price: '9.00' });
-    await run([priceOnly, both], [ledgerFor(priceOnly, { sales_price: '10.00' }), ledgerFor(both, { sales_price: '10.00', expected_cost: '8.00' })]);
+    await run(
+      [priceOnly, both],
+      [
+        ledgerFor(priceOnly, { sales_price: '10.00' }),
+        ledgerFor(both, { sales_price: '10.00', expected_cost: '8.00' }),
+      ],
+    );
     expect(await findingsOf(f.warehouse, period)).toEqual(
-      [`price_mismatch ${priceOnly.partner_reference}`, `price_mismatch ${both.partner_reference}`, `cost_mismatch ${both.partner_reference}`].sort(),
+      [
+        `price_mismatch ${priceOnly.partner_reference}`,
+        `price_mismatch ${both.partner_reference}`,
+        `cost_mismatch ${both.partner_reference}`,
+      ].sort(),
     );
     // The cost difference goes to the bridge once, through cost_mismatch.
-    expect(await exception('price_mismatch', both.partner_reference!)).toMatchObject({ difference: '1.0000', amount: '0.0000' });
+    expect(await exception('price_mismatch', both.partner_reference!)).toMatchObject({
+      difference: '1.0000',
+      amount: '0.0000',
+    });
     expect(await exception('cost_mismatch', both.partner_reference!)).toMatchObject({ amount: '1.0000' });
   });
 
@@ -117,7 +148,9 @@ describe('one test per exception type', () => {
     const s = sale({ product_id: 8 });
     await run([s], [ledgerFor(s, { product_id: 9 })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`product_mismatch ${s.partner_reference}`]);
-    expect((await exception('product_mismatch', s.partner_reference!)).details).toBe('ledger product 9, provider product 8');
+    expect((await exception('product_mismatch', s.partner_reference!)).details).toBe(
+      'ledger product 9, provider product 8',
+    );
   });
 
   test('unredeemed_key: booked or key not sent, older than unredeemedAfterDays at --as-of, in aging buckets', async () => {
@@ -126,22 +159,43 @@ describe('one test per exception type', () => {
     const notSent = sale({ key_sent_to_customer: false, transaction_at: '2024-03-25T10:00:00-03:00' }); // 11 days: 8-30
     const bookedJustOld = sale({ status: 'delivered', transaction_at: '2024-03-31T10:00:00-03:00' }); // 5 days: 0-7
     const bookedYoung = sale({ status: 'delivered', transaction_at: '2024-03-31T10:00:00-03:00' });
-    const canceledNotSent = sale({ status: 'Canceled in stock', key_sent_to_customer: false, transaction_at: '2024-03-01T10:00:00-03:00' });
-    const all = [booked40, notSent, bookedJustOld, canceledNotSent];
-    await run([...all, bookedYoung], [...all, bookedYoung].map((s) => ledgerFor(s, { order_status: s === canceledNotSent ? 'canceled' : 'paid' })), {
-      asOf: '2024-04-05',
+    const canceledNotSent = sale({
+      status: 'Canceled in stock',
+      key_sent_to_customer: false,
+      transaction_at: '2024-03-01T10:00:00-03:00',
     });
+    const all = [booked40, notSent, bookedJustOld, canceledNotSent];
+    await run(
+      [...all, bookedYoung],
+      [...all, bookedYoung].map((s) => ledgerFor(s, { order_status: s === canceledNotSent ? 'canceled' : 'paid' })),
+      {
+        asOf: '2024-04-05',
+      },
+    );
     // bookedYoung is 5 days old too: same day as bookedJustOld. Re-run as of 2024-04-03 to see the threshold.
     expect(await findingsOf(f.warehouse, period)).toEqual(
       [booked40, notSent, bookedJustOld, bookedYoung].map((s) => `unredeemed_key ${s.partner_reference}`).sort(),
     );
-    expect(await exception('unredeemed_key', booked40.partner_reference!)).toMatchObject({ age_days: 35, aging_bucket: '31-90', provider_value: '8.0000', family: 'unredeemed' });
-    expect(await exception('unredeemed_key', notSent.partner_reference!)).toMatchObject({ age_days: 11, aging_bucket: '8-30' });
+    expect(await exception('unredeemed_key', booked40.partner_reference!)).toMatchObject({
+      age_days: 35,
+      aging_bucket: '31-90',
+      provider_value: '8.0000',
+      family: 'unredeemed',
+    });
+    expect(await exception('unredeemed_key', notSent.partner_reference!)).toMatchObject({
+      age_days: 11,
+      aging_bucket: '8-30',
+    });
 
     await reconcile(f.warehouse, f.config, { period, asOf: '2024-04-03' }, capturingOutput().output);
     // 3 days old at 2024-04-03 is not older than 3 days.
-    expect(await findingsOf(f.warehouse, period)).toEqual([booked40, notSent].map((s) => `unredeemed_key ${s.partner_reference}`).sort());
-    const aging = await f.warehouse.all('SELECT aging_bucket, keys, cost_total FROM recon_aging WHERE period = $1 ORDER BY aging_bucket', [period]);
+    expect(await findingsOf(f.warehouse, period)).toEqual(
+      [booked40, notSent].map((s) => `unredeemed_key ${s.partner_reference}`).sort(),
+    );
+    const aging = await f.warehouse.all(
+      'SELECT aging_bucket, keys, cost_total FROM recon_aging WHERE period = $1 ORDER BY aging_bucket',
+      [period],
+    );
     expect(aging).toEqual([
       { aging_bucket: '0-7', keys: '0', cost_total: '0.0000' },
       { aging_bucket: '31-90', keys: '1', cost_total: '8.0000' },
@@ -154,12 +208,28 @@ describe('one test per exception type', () => {
     const twiceAtProvider = sale({ partner_reference: 'PO-DUP-1' });
     const again = sale({ partner_reference: 'PO-DUP-1 ' });
     const twiceInLedger = sale({ partner_reference: 'PO-DUP-2' });
-    await run([twiceAtProvider, again, twiceInLedger], [ledgerFor(twiceAtProvider), ledgerFor(twiceInLedger), ledgerFor(twiceInLedger)]);
-    expect(await findingsOf(f.warehouse, period)).toEqual(['duplicate_reference PO-DUP-1', 'duplicate_reference PO-DUP-2']);
+    await run(
+      [twiceAtProvider, again, twiceInLedger],
+      [ledgerFor(twiceAtProvider), ledgerFor(twiceInLedger), ledgerFor(twiceInLedger)],
+    );
+    expect(await findingsOf(f.warehouse, period)).toEqual([
+      'duplicate_reference PO-DUP-1',
+      'duplicate_reference PO-DUP-2',
+    ]);
     const one = await exception('duplicate_reference', 'PO-DUP-1');
-    expect(one).toMatchObject({ transaction_id: null, ledger_value: '8.0000', provider_value: '16.0000', difference: '8.0000', amount: '8.0000' });
+    expect(one).toMatchObject({
+      transaction_id: null,
+      ledger_value: '8.0000',
+      provider_value: '16.0000',
+      difference: '8.0000',
+      amount: '8.0000',
+    });
     expect(one.details).toContain('2 provider transaction(s)');
-    expect(await exception('duplicate_reference', 'PO-DUP-2')).toMatchObject({ ledger_value: '16.0000', provider_value: '8.0000', amount: '-8.0000' });
+    expect(await exception('duplicate_reference', 'PO-DUP-2')).toMatchObject({
+      ledger_value: '16.0000',
+      provider_value: '8.0000',
+      amount: '-8.0000',
+    });
   });
 
   test('canceled_but_booked: canceled at the provider, paid in the ledger', async () => {
@@ -167,7 +237,10 @@ describe('one test per exception type', () => {
     const fine = sale({ status: 'Canceled in stock', key_sent_to_customer: false });
     await run([s, fine], [ledgerFor(s), ledgerFor(fine, { order_status: 'canceled' })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`canceled_but_booked ${s.partner_reference}`]);
-    expect(await exception('canceled_but_booked', s.partner_reference!)).toMatchObject({ amount: '-8.0000', family: 'status' });
+    expect(await exception('canceled_but_booked', s.partner_reference!)).toMatchObject({
+      amount: '-8.0000',
+      family: 'status',
+    });
   });
 
   test('refunded_not_reversed: refunded or canceled in the ledger, not canceled at the provider', async () => {
@@ -176,10 +249,16 @@ describe('one test per exception type', () => {
     const reversed = sale({ status: 'Canceled in stock', key_sent_to_customer: false });
     await run(
       [refunded, canceledInLedger, reversed],
-      [ledgerFor(refunded, { order_status: 'refunded' }), ledgerFor(canceledInLedger, { order_status: 'canceled' }), ledgerFor(reversed, { order_status: 'refunded' })],
+      [
+        ledgerFor(refunded, { order_status: 'refunded' }),
+        ledgerFor(canceledInLedger, { order_status: 'canceled' }),
+        ledgerFor(reversed, { order_status: 'refunded' }),
+      ],
       { period: '2024-04' },
     );
-    expect(await findingsOf(f.warehouse, '2024-04')).toEqual([`refunded_not_reversed ${canceledInLedger.partner_reference}`]);
+    expect(await findingsOf(f.warehouse, '2024-04')).toEqual([
+      `refunded_not_reversed ${canceledInLedger.partner_reference}`,
+    ]);
     expect(await findingsOf(f.warehouse, period)).toEqual([]);
     await reconcile(f.warehouse, f.config, { period, asOf }, capturingOutput().output);
     expect(await findingsOf(f.warehouse, period)).toEqual([`refunded_not_reversed ${refunded.partner_reference}`]);
@@ -190,7 +269,9 @@ describe('one test per exception type', () => {
     const s = sale({ transaction_at: '2024-04-01T00:10:00-03:00' });
     await run([s], [ledgerFor(s, { paid_at: '2024-03-31T23:55:00-03:00' })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`cutoff_difference ${s.partner_reference}`]);
-    expect((await exception('cutoff_difference', s.partner_reference!)).details).toBe('ledger paid 2024-03-31 (2024-03), provider transaction 2024-04-01 (2024-04)');
+    expect((await exception('cutoff_difference', s.partner_reference!)).details).toBe(
+      'ledger paid 2024-03-31 (2024-03), provider transaction 2024-04-01 (2024-04)',
+    );
     // March: the ledger's cost leaves; April: the provider's cost arrives.
     expect(await exception('cutoff_difference', s.partner_reference!)).toMatchObject({ amount: '-8.0000' });
     await reconcile(f.warehouse, f.config, { period: '2024-04', asOf }, capturingOutput().output);
@@ -198,7 +279,11 @@ describe('one test per exception type', () => {
   });
 
   test('unknown_status: a status not in statusMap is reported, and counts as "not canceled" in the other rules', async () => {
-    const weird = sale({ status: 'Pending review', key_sent_to_customer: false, transaction_at: '2024-03-02T10:00:00-03:00' });
+    const weird = sale({
+      status: 'Pending review',
+      key_sent_to_customer: false,
+      transaction_at: '2024-03-02T10:00:00-03:00',
+    });
     const weirdRefunded = sale({ status: 'Pending review', transaction_at: '2024-03-02T10:00:00-03:00' });
     await run([weird, weirdRefunded], [ledgerFor(weird), ledgerFor(weirdRefunded, { order_status: 'refunded' })]);
     // interface.md: unredeemed_key is about any sale whose key was not sent, refunded_not_reversed about any
@@ -211,9 +296,15 @@ describe('one test per exception type', () => {
         `refunded_not_reversed ${weirdRefunded.partner_reference}`,
       ].sort(),
     );
-    expect(await exception('unknown_status', weird.partner_reference!)).toMatchObject({ status: 'Pending review', status_class: 'unknown', amount: '0.0000' });
+    expect(await exception('unknown_status', weird.partner_reference!)).toMatchObject({
+      status: 'Pending review',
+      status_class: 'unknown',
+      amount: '0.0000',
+    });
     // Billed until someone says otherwise: the refunded order's provider cost is explained by refunded_not_reversed.
-    expect(await exception('refunded_not_reversed', weirdRefunded.partner_reference!)).toMatchObject({ amount: '8.0000' });
+    expect(await exception('refunded_not_reversed', weirdRefunded.partner_reference!)).toMatchObject({
+      amount: '8.0000',
+    });
   });
 });
 
@@ -224,12 +315,18 @@ describe('traps that are not findings', () => {
     const spaced = sale({ partner_reference: '  PO-SPACED ' });
     const summary = await run(
       [tolerated, trailingZero, spaced],
-      [ledgerFor(tolerated, { expected_cost: '8.00' }), ledgerFor(trailingZero, { sales_price: '10.3', expected_cost: '10.3' }), ledgerFor(spaced, { partner_reference: 'PO-SPACED  ' })],
+      [
+        ledgerFor(tolerated, { expected_cost: '8.00' }),
+        ledgerFor(trailingZero, { sales_price: '10.3', expected_cost: '10.3' }),
+        ledgerFor(spaced, { partner_reference: 'PO-SPACED  ' }),
+      ],
     );
     expect(await findingsOf(f.warehouse, period)).toEqual([]);
     expect(summary.currencies[0]).toMatchObject({ matched: 3, exceptions: 0 });
     // The tolerated half cent still shows in the bridge, as "within tolerance".
-    const within = await f.warehouse.one(`SELECT amount, items FROM recon_bridge WHERE period = $1 AND step = 10`, [period]);
+    const within = await f.warehouse.one(`SELECT amount, items FROM recon_bridge WHERE period = $1 AND step = 10`, [
+      period,
+    ]);
     expect(within).toEqual({ amount: '0.0050', items: '3' });
   });
 
@@ -260,7 +357,16 @@ describe('traps that are not findings', () => {
       { side: 'provider', matchClass: 'out_of_period', rows: 1 },
     ]);
     expect(summary.currencies).toEqual([
-      { currencyCode: 'BRL', ledgerOrders: 1, ledgerCostTotal: '8.0000', providerSales: 1, providerCostTotal: '8.0000', providerMargin: '2.0000', matched: 1, exceptions: 0 },
+      {
+        currencyCode: 'BRL',
+        ledgerOrders: 1,
+        ledgerCostTotal: '8.0000',
+        providerSales: 1,
+        providerCostTotal: '8.0000',
+        providerMargin: '2.0000',
+        matched: 1,
+        exceptions: 0,
+      },
     ]);
   });
 
@@ -278,7 +384,12 @@ describe('traps that are not findings', () => {
   });
 
   test('the status class comes from the configured statusMap, not from the one stored at load time', async () => {
-    f.config.reconciliation.statusMap = { 'Redeemed by Client': 'redeemed', 'Canceled in stock': 'canceled', delivered: 'booked', 'Pending review': 'booked' };
+    f.config.reconciliation.statusMap = {
+      'Redeemed by Client': 'redeemed',
+      'Canceled in stock': 'canceled',
+      delivered: 'booked',
+      'Pending review': 'booked',
+    };
     const s = sale({ status: 'Pending review', transaction_at: '2024-03-02T10:00:00-03:00' });
     await run([s], [ledgerFor(s)]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`unredeemed_key ${s.partner_reference}`]);
@@ -292,11 +403,18 @@ describe('the bridge', () => {
     const onlyProvider = sale({ partner_cost_price: '3.10' });
     const canceled = sale({ status: 'Canceled in stock', key_sent_to_customer: false, partner_cost_price: '4.00' });
     const ghost = sale({ partner_cost_price: '6.00' });
-    await run([ok, cost, onlyProvider, canceled], [ledgerFor(ok), ledgerFor(cost, { expected_cost: '7.00' }), ledgerFor(canceled), ledgerFor(ghost)]);
-    const bridge = await f.warehouse.all<{ step: number; exception_type: string | null; amount: string; items: string }>(
-      'SELECT step, exception_type, amount, items FROM recon_bridge WHERE period = $1 AND amount <> 0 ORDER BY step',
-      [period],
+    await run(
+      [ok, cost, onlyProvider, canceled],
+      [ledgerFor(ok), ledgerFor(cost, { expected_cost: '7.00' }), ledgerFor(canceled), ledgerFor(ghost)],
     );
+    const bridge = await f.warehouse.all<{
+      step: number;
+      exception_type: string | null;
+      amount: string;
+      items: string;
+    }>('SELECT step, exception_type, amount, items FROM recon_bridge WHERE period = $1 AND amount <> 0 ORDER BY step', [
+      period,
+    ]);
     expect(bridge).toEqual([
       { step: 0, exception_type: null, amount: '22.0000', items: '4' }, // 5 + 7 + 4 + 6
       { step: 1, exception_type: 'missing_at_provider', amount: '-6.0000', items: '1' },
@@ -330,7 +448,11 @@ describe('proof of absence (interface.md): windows from extract.historyStart, or
     const summary = await run([], [ledgerFor(paid)]);
     expect(await proofOf(paid.partner_reference!)).toBe('windows');
     expect(summary.proof).toEqual({ windows: 1, lookup: 0, unproven: 0 });
-    expect(summary.coverage).toMatchObject({ historyStart: '2020-01-01', coveredThrough: '2024-04-04', provesAbsence: true });
+    expect(summary.coverage).toMatchObject({
+      historyStart: '2020-01-01',
+      coveredThrough: '2024-04-04',
+      provesAbsence: true,
+    });
     expect(summary.coverage.uncoveredDays).toBe(0);
   });
 
@@ -345,7 +467,11 @@ describe('proof of absence (interface.md): windows from extract.historyStart, or
     await insertLedger(f.warehouse, [ledgerFor(paid)]);
     const summary = await reconcile(f.warehouse, f.config, { period, asOf }, output);
     expect(await proofOf(paid.partner_reference!)).toBe('unproven');
-    expect(summary.coverage).toMatchObject({ provesAbsence: false, uncoveredDays: 30, firstUncoveredDay: '2022-06-01' });
+    expect(summary.coverage).toMatchObject({
+      provesAbsence: false,
+      uncoveredDays: 30,
+      firstUncoveredDay: '2022-06-01',
+    });
     expect(summary.coverage.lastUncoveredDay).toBe('2022-06-30');
     expect(text()).toMatch(/do not cover 30 day\(s\) from extract\.historyStart 2020-01-01 to 2024-04-04 /);
     expect(text()).toMatch(/\(between 2022-06-01 and 2022-06-30\), so they prove no absence/);
@@ -385,8 +511,16 @@ describe('proof of absence (interface.md): windows from extract.historyStart, or
     await f.warehouse.run(`DELETE FROM extract_windows WHERE window_start = DATE '2024-03-01'`);
     const paid = sale();
     await insertLedger(f.warehouse, [ledgerFor(paid)]);
-    const summary = await reconcile(f.warehouse, f.config, { period, asOf, allowIncomplete: true }, capturingOutput().output);
-    expect(summary.lookup).toMatchObject({ done: false, skippedBecause: expect.stringContaining('not completely extracted') });
+    const summary = await reconcile(
+      f.warehouse,
+      f.config,
+      { period, asOf, allowIncomplete: true },
+      capturingOutput().output,
+    );
+    expect(summary.lookup).toMatchObject({
+      done: false,
+      skippedBecause: expect.stringContaining('not completely extracted'),
+    });
     expect(await proofOf(paid.partner_reference!)).toBe('unproven');
   });
 
@@ -403,13 +537,20 @@ describe('the job', () => {
     const s = sale();
     const summary = await run([s], []);
     expect(summary.byType.missing_in_ledger).toBe(1);
-    expect(Object.keys(summary.stages)).toEqual(expect.arrayContaining(['staging', 'intermediate', 'marts', 'tests', 'publish']));
+    expect(Object.keys(summary.stages)).toEqual(
+      expect.arrayContaining(['staging', 'intermediate', 'marts', 'tests', 'publish']),
+    );
     expect(summary.tests.length).toBeGreaterThanOrEqual(8);
     expect(summary.tests.every((t) => t.passed)).toBe(true);
-    const runRow = await f.warehouse.one(`SELECT command, status, rows_loaded FROM pipeline_runs WHERE run_id = $1`, [summary.runId]);
+    const runRow = await f.warehouse.one(`SELECT command, status, rows_loaded FROM pipeline_runs WHERE run_id = $1`, [
+      summary.runId,
+    ]);
     expect(runRow).toEqual({ command: 'reconcile', status: 'succeeded', rows_loaded: '1' });
     // recon_runs says how long each stage before publishing took (the input run_stage_seconds, set after the tests).
-    const published = await f.warehouse.one<{ stage_seconds: string }>('SELECT stage_seconds FROM recon_runs WHERE run_id = $1', [summary.runId]);
+    const published = await f.warehouse.one<{ stage_seconds: string }>(
+      'SELECT stage_seconds FROM recon_runs WHERE run_id = $1',
+      [summary.runId],
+    );
     const { publish, ...beforePublish } = summary.stages;
     expect(publish).toBeGreaterThanOrEqual(0);
     expect(JSON.parse(published!.stage_seconds)).toEqual(beforePublish);
@@ -425,15 +566,24 @@ describe('the job', () => {
     // by an assumption about the provider's dates): only an individual lookup could, and it cannot be made.
     await insertLedger(f.warehouse, [ledgerFor(sale(), { paid_at: '2024-03-31T12:00:00-03:00' })]);
     const summary = await reconcile(f.warehouse, f.config, { period, asOf }, output);
-    expect(summary.lookup).toMatchObject({ done: false, skippedBecause: expect.stringContaining('no API credentials') });
-    expect(text()).toMatch(/individual lookup of 1 would-be missing references skipped: no API credentials configured \(api\.identifier/);
+    expect(summary.lookup).toMatchObject({
+      done: false,
+      skippedBecause: expect.stringContaining('no API credentials'),
+    });
+    expect(text()).toMatch(
+      /individual lookup of 1 would-be missing references skipped: no API credentials configured \(api\.identifier/,
+    );
     expect(text()).toMatch(/extract\.historyStart is not set/);
     expect(summary.byType.missing_at_provider).toBe(1);
     expect(summary.proof).toEqual({ windows: 0, lookup: 0, unproven: 1 });
   });
 
   test('bad options are usage errors', async () => {
-    await expect(reconcile(f.warehouse, f.config, { period: '2024-13' }, capturingOutput().output)).rejects.toThrow(/--period must be a month/);
-    await expect(reconcile(f.warehouse, f.config, { period, asOf: '2024-02-30' }, capturingOutput().output)).rejects.toThrow(/--as-of must be a date/);
+    await expect(reconcile(f.warehouse, f.config, { period: '2024-13' }, capturingOutput().output)).rejects.toThrow(
+      /--period must be a month/,
+    );
+    await expect(
+      reconcile(f.warehouse, f.config, { period, asOf: '2024-02-30' }, capturingOutput().output),
+    ).rejects.toThrow(/--as-of must be a date/);
   });
 });

@@ -43,7 +43,8 @@ async function readBack(summary: ReportSummary): Promise<{ workbook: ExcelJS.Wor
 function rejectLines(workbook: ExcelJS.Workbook): string[] {
   const sheet = workbook.getWorksheet('Ledger rejects')!;
   const lines: string[] = [];
-  for (let r = 2; r <= sheet.rowCount; r++) lines.push(`${path.basename(String(sheet.getRow(r).getCell(1).value))}:${sheet.getRow(r).getCell(2).value}`);
+  for (let r = 2; r <= sheet.rowCount; r++)
+    lines.push(`${path.basename(String(sheet.getRow(r).getCell(1).value))}:${sheet.getRow(r).getCell(2).value}`);
   return lines;
 }
 
@@ -55,7 +56,8 @@ function summaryText(workbook: ExcelJS.Workbook): string[] {
   sheet.eachRow((row) => {
     const cells: string[] = [];
     row.eachCell({ includeEmpty: true }, (cell) => {
-      if (cell.master.address === cell.address) cells.push(cell.value === undefined || cell.value === null ? '' : String(cell.value));
+      if (cell.master.address === cell.address)
+        cells.push(cell.value === undefined || cell.value === null ? '' : String(cell.value));
     });
     lines.push(cells.join(' | '));
   });
@@ -70,7 +72,13 @@ describe('a ledger file with no accepted line, beside the period’s good one', 
 
   beforeAll(async () => {
     fixture = await createReportFixture({ ledger: { delimiter: ';' } });
-    const imported = await importLedger(fixture.warehouse, fixture.config, writeDecimalCommaLedger(fixture.dir), {}, quiet());
+    const imported = await importLedger(
+      fixture.warehouse,
+      fixture.config,
+      writeDecimalCommaLedger(fixture.dir),
+      {},
+      quiet(),
+    );
     expect(imported).toMatchObject({ lines: 3, accepted: 0, rejected: 3 });
     summary = await writeReport(fixture.warehouse, fixture.config, { period, dryRun: true }, quiet());
     ({ workbook, mail } = await readBack(summary));
@@ -98,7 +106,9 @@ describe('a ledger file with no accepted line, beside the period’s good one', 
   });
 
   it('counts them in the email', () => {
-    expect(mail.text).toContain('Ledger rejects: 5 (3 from 1 file with no accepted line at all) · API records quarantined: 3');
+    expect(mail.text).toContain(
+      'Ledger rejects: 5 (3 from 1 file with no accepted line at all) · API records quarantined: 3',
+    );
     expect(String(mail.html)).toContain('Ledger rejects: 5 (3 from 1 file with no accepted line at all)');
     expect(mail.text).not.toContain('No ledger orders');
   });
@@ -114,7 +124,9 @@ describe('a period whose only ledger file was rejected whole', () => {
   beforeAll(async () => {
     fixture = await createReportFixture({ ledger: { delimiter: ';' } }, { marts: false });
     // The period's good import never happened: only the broken one did.
-    await fixture.warehouse.run(`DELETE FROM ledger WHERE file_hash = 'h-mar'; DELETE FROM ledger_rejects WHERE file_hash = 'h-mar'; DELETE FROM ledger_files WHERE file_hash = 'h-mar'`);
+    await fixture.warehouse.run(
+      `DELETE FROM ledger WHERE file_hash = 'h-mar'; DELETE FROM ledger_rejects WHERE file_hash = 'h-mar'; DELETE FROM ledger_files WHERE file_hash = 'h-mar'`,
+    );
     await importLedger(fixture.warehouse, fixture.config, writeDecimalCommaLedger(fixture.dir), {}, quiet());
     await reconcile(fixture.warehouse, fixture.config, { period, asOf: '2025-04-05' }, quiet());
     summary = await writeReport(fixture.warehouse, fixture.config, { period, dryRun: true }, quiet());
@@ -123,7 +135,9 @@ describe('a period whose only ledger file was rejected whole', () => {
   afterAll(() => fixture?.warehouse.close());
 
   it('reconciles every provider sale as missing_in_ledger (the symptom)', async () => {
-    const missing = await fixture.warehouse.one<{ n: string }>(`SELECT count(*) AS n FROM recon_exceptions WHERE period = '${period}' AND exception_type = 'missing_in_ledger'`);
+    const missing = await fixture.warehouse.one<{ n: string }>(
+      `SELECT count(*) AS n FROM recon_exceptions WHERE period = '${period}' AND exception_type = 'missing_in_ledger'`,
+    );
     expect(Number(missing!.n)).toBeGreaterThan(0);
   });
 
@@ -131,7 +145,11 @@ describe('a period whose only ledger file was rejected whole', () => {
     const lines = summaryText(workbook);
     expect(lines.slice(0, 10)).toContain(`WARNING: ${warning}`);
     expect(lines).toContain('Ledger orders | 0 | in the period');
-    expect(rejectLines(workbook)).toEqual(['ledger-2025-03-b.csv:2', 'ledger-2025-03-b.csv:3', 'ledger-2025-03-b.csv:4']);
+    expect(rejectLines(workbook)).toEqual([
+      'ledger-2025-03-b.csv:2',
+      'ledger-2025-03-b.csv:3',
+      'ledger-2025-03-b.csv:4',
+    ]);
   });
 
   it('leads the email with the warning, in its subject, text and HTML', () => {

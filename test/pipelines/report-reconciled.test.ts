@@ -11,7 +11,15 @@ import { ConsoleOutput } from '../../cli/output.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { writeReport, type ReportSummary } from '../../pipelines/report.js';
 import { exceptionFamilySheets } from '../../reports/report-sheets.js';
-import { asOf, createReportFixture, fixturePins, period, salesInPeriod, unzipText, type ReportFixture } from '../support/report.js';
+import {
+  asOf,
+  createReportFixture,
+  fixturePins,
+  period,
+  salesInPeriod,
+  unzipText,
+  type ReportFixture,
+} from '../support/report.js';
 
 describe('report of a real reconciliation', () => {
   let fixture: ReportFixture;
@@ -41,13 +49,20 @@ describe('report of a real reconciliation', () => {
   });
 
   it("shows the marts' totals per currency on the Summary", async () => {
-    const totals = await fixture.warehouse.all<{ currency_code: string; ledger_cost_total: string; provider_cost_total: string }>(
+    const totals = await fixture.warehouse.all<{
+      currency_code: string;
+      ledger_cost_total: string;
+      provider_cost_total: string;
+    }>(
       `SELECT currency_code, ledger_cost_total, provider_cost_total FROM recon_summary WHERE period = '${period}' ORDER BY currency_code`,
     );
     const ws = workbook.getWorksheet('Summary')!;
     // The ledger side and the provider side, each a block with its header and a row per currency.
     const rows = [...Array(ws.rowCount).keys()].map((i) => ws.getRow(i + 1));
-    for (const [first, name, marts] of [['Ledger orders', 'Ledger expected cost (paid)', 'ledger_cost_total'], ['Provider sales', 'Provider cost (not canceled)', 'provider_cost_total']] as const) {
+    for (const [first, name, marts] of [
+      ['Ledger orders', 'Ledger expected cost (paid)', 'ledger_cost_total'],
+      ['Provider sales', 'Provider cost (not canceled)', 'provider_cost_total'],
+    ] as const) {
       const header = rows.find((r) => r.getCell(1).value === 'Currency' && r.getCell(2).value === first)!;
       const column = (header.values as unknown[]).indexOf(name);
       for (const [i, total] of totals.entries()) {

@@ -6,7 +6,16 @@
 import { expect, test } from 'vitest';
 import { decideFindings } from '../../pipelines/findings.js';
 import { reconcile } from '../../pipelines/reconcile.js';
-import { asOf, capturingOutput, fixtureForEachTest, insertLedger, insertSales, ledgerFor, period, sale } from '../support/reconcile.js';
+import {
+  asOf,
+  capturingOutput,
+  fixtureForEachTest,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  period,
+  sale,
+} from '../support/reconcile.js';
 
 const f = fixtureForEachTest();
 
@@ -40,10 +49,19 @@ test('first reconcile: everything is new, nothing at the start, the check is zer
   await insertLedger(f.warehouse, [ledgerFor(a, { expected_cost: '8.00' }), ledgerFor(b, { expected_cost: '8.00' })]);
   await run();
   const rf = await rollForward();
-  expect(rf).toMatchObject({ currency_code: 'BRL', open_at_start: '0', new: '2', cleared: '0', written_off: '0', open_at_end: '2' });
+  expect(rf).toMatchObject({
+    currency_code: 'BRL',
+    open_at_start: '0',
+    new: '2',
+    cleared: '0',
+    written_off: '0',
+    open_at_end: '2',
+  });
   expect(rf.check_count).toBe('0');
   expect(decimal(rf.check_amount)).toBe(0);
-  expect(decimal(rf.new_amount)).toBe(decimal(await amountOf(a.partner_reference!)) + decimal(await amountOf(b.partner_reference!)));
+  expect(decimal(rf.new_amount)).toBe(
+    decimal(await amountOf(a.partner_reference!)) + decimal(await amountOf(b.partner_reference!)),
+  );
 });
 
 test('a later reconcile: cleared, written off, remeasured, new — and a write-off reopened — each add up to zero', async () => {
@@ -51,7 +69,10 @@ test('a later reconcile: cleared, written off, remeasured, new — and a write-o
   const writtenOff = sale({ partner_cost_price: '8.50' });
   const remeasured = sale({ partner_cost_price: '7.25' });
   await insertSales(f.warehouse, [cleared, writtenOff, remeasured]);
-  await insertLedger(f.warehouse, [ledgerFor(cleared, { expected_cost: '8.00' }), ledgerFor(writtenOff, { expected_cost: '8.00' })]);
+  await insertLedger(f.warehouse, [
+    ledgerFor(cleared, { expected_cost: '8.00' }),
+    ledgerFor(writtenOff, { expected_cost: '8.00' }),
+  ]);
   await run();
   const start = await rollForward();
   const startAmount = decimal(start.open_at_end_amount);
@@ -59,23 +80,36 @@ test('a later reconcile: cleared, written off, remeasured, new — and a write-o
   const clearedAmount = decimal(await amountOf(cleared.partner_reference!));
 
   // Between the runs: one break fixed at the provider, one written off, one sale's cost corrected, one new break.
-  await f.warehouse.run(`UPDATE sales SET partner_cost_price = 8.00 WHERE transaction_id = $1`, [cleared.transaction_id]);
-  await f.warehouse.run(`UPDATE sales SET partner_cost_price = 7.50 WHERE transaction_id = $1`, [remeasured.transaction_id]);
+  await f.warehouse.run(`UPDATE sales SET partner_cost_price = 8.00 WHERE transaction_id = $1`, [
+    cleared.transaction_id,
+  ]);
+  await f.warehouse.run(`UPDATE sales SET partner_cost_price = 7.50 WHERE transaction_id = $1`, [
+    remeasured.transaction_id,
+  ]);
   const fresh = sale({ partner_cost_price: '6.00' });
   await insertSales(f.warehouse, [fresh]);
   const findingSql = `SELECT finding_id FROM recon_exceptions WHERE partner_reference = $1`;
-  const writtenOffId = (await f.warehouse.one<{ finding_id: string }>(findingSql, [writtenOff.partner_reference]))!.finding_id;
+  const writtenOffId = (await f.warehouse.one<{ finding_id: string }>(findingSql, [writtenOff.partner_reference]))!
+    .finding_id;
   await decideFindings(f.warehouse, [writtenOffId], { decision: 'write_off', by: 'Ana' });
   await run();
 
   const rf = await rollForward();
-  expect(rf).toMatchObject({ open_at_start: '3', new: '1', cleared: '1', written_off: '1', open_at_end: '2', check_count: '0' });
+  expect(rf).toMatchObject({
+    open_at_start: '3',
+    new: '1',
+    cleared: '1',
+    written_off: '1',
+    open_at_end: '2',
+    check_count: '0',
+  });
   expect(decimal(rf.open_at_start_amount)).toBe(startAmount);
   expect(decimal(rf.cleared_amount)).toBe(clearedAmount);
   expect(decimal(rf.written_off_amount)).toBe(decimal(await amountOf(writtenOff.partner_reference!)));
   expect(decimal(rf.remeasured_amount)).toBe(decimal(await amountOf(remeasured.partner_reference!)) - remeasuredBefore);
   expect(decimal(rf.remeasured_amount)).not.toBe(0);
-  const openAtEnd = decimal(await amountOf(remeasured.partner_reference!)) + decimal(await amountOf(fresh.partner_reference!));
+  const openAtEnd =
+    decimal(await amountOf(remeasured.partner_reference!)) + decimal(await amountOf(fresh.partner_reference!));
   expect(decimal(rf.open_at_end_amount)).toBe(openAtEnd);
   expect(decimal(rf.check_amount)).toBe(0);
 
@@ -83,6 +117,13 @@ test('a later reconcile: cleared, written off, remeasured, new — and a write-o
   await decideFindings(f.warehouse, [writtenOffId], { decision: 'investigating', by: 'Ana' });
   await run();
   const reopened = await rollForward();
-  expect(reopened).toMatchObject({ open_at_start: '2', new: '0', cleared: '0', written_off: '-1', open_at_end: '3', check_count: '0' });
+  expect(reopened).toMatchObject({
+    open_at_start: '2',
+    new: '0',
+    cleared: '0',
+    written_off: '-1',
+    open_at_end: '3',
+    check_count: '0',
+  });
   expect(decimal(reopened.check_amount)).toBe(0);
 });

@@ -39,14 +39,27 @@ afterAll(async () => {
 describe('run with a ledger of another month', () => {
   it('stops after the import, before reconciling, naming the period and the file', async () => {
     const ledger = path.join(temp.dir, 'february.csv');
-    writeFileSync(ledger, 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nPO-1,10,2026-02-10,10.00,8.00,BRL,BR,paid\n');
+    writeFileSync(
+      ledger,
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nPO-1,10,2026-02-10,10.00,8.00,BRL,BR,paid\n',
+    );
     const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
     try {
-      const failure = await runMonthEnd(warehouse, config, { period: '2026-03', asOf: '2026-04-05', ledger }, new ConsoleOutput(true)).catch((error: unknown) => error);
+      const failure = await runMonthEnd(
+        warehouse,
+        config,
+        { period: '2026-03', asOf: '2026-04-05', ledger },
+        new ConsoleOutput(true),
+      ).catch((error: unknown) => error);
       expect(failure).toBeInstanceOf(MonthEndJobError);
       const error = failure as MonthEndJobError;
       expect(error.message).toContain(`No ledger order paid in 2026-03 after importing ${ledger}`);
-      expect(error.progress.steps.map((s) => `${s.step}:${s.status}`)).toEqual(['extract:succeeded', 'ledger import:succeeded', 'reconcile:not run', 'report:not run']);
+      expect(error.progress.steps.map((s) => `${s.step}:${s.status}`)).toEqual([
+        'extract:succeeded',
+        'ledger import:succeeded',
+        'reconcile:not run',
+        'report:not run',
+      ]);
       const findings = await warehouse.one<{ n: number }>(`SELECT count(*)::INTEGER AS n FROM recon_exceptions`);
       expect(findings!.n).toBe(0);
     } finally {

@@ -10,7 +10,9 @@ describe('pipeline_runs trace', () => {
     const warehouse = await Warehouse.open(path.join(mkdtempSync(path.join(tmpdir(), 'pinrecon-runs-')), 'db.duckdb'));
     try {
       const killed = await startRun(warehouse, 'extract', {}); // never finished: the process "died"
-      const status = async (runId: string) => (await warehouse.one<{ status: string }>(`select status from pipeline_runs where run_id = $1`, [runId]))!.status;
+      const status = async (runId: string) =>
+        (await warehouse.one<{ status: string }>(`select status from pipeline_runs where run_id = $1`, [runId]))!
+          .status;
 
       const job = await startRun(warehouse, 'run', { period: '2026-01' });
       expect(await status(killed.runId)).toBe('abandoned');
@@ -25,22 +27,42 @@ describe('pipeline_runs trace', () => {
         job.runId,
       );
       await expect(
-        recordRun(warehouse, 'reconcile', {}, async () => {
-          throw new Error('boom');
-        }, job.runId),
+        recordRun(
+          warehouse,
+          'reconcile',
+          {},
+          async () => {
+            throw new Error('boom');
+          },
+          job.runId,
+        ),
       ).rejects.toThrow('boom');
       await finishRun(warehouse, job);
 
-      const rows = await warehouse.all<{ command: string; status: string; requests: number; error: string | null; parent_run_id: string | null }>(
-        `select command, status, requests::INTEGER as requests, error, parent_run_id from pipeline_runs`,
-      );
+      const rows = await warehouse.all<{
+        command: string;
+        status: string;
+        requests: number;
+        error: string | null;
+        parent_run_id: string | null;
+      }>(`select command, status, requests::INTEGER as requests, error, parent_run_id from pipeline_runs`);
       expect(rows).toHaveLength(4);
-      expect(rows).toEqual(expect.arrayContaining([
-        { command: 'extract', status: 'abandoned', requests: 0, error: expect.stringMatching(/^abandoned: process \d+ exists on this host but the database was free.*found unfinished at .* by the next job \(run\)/), parent_run_id: null },
-        { command: 'run', status: 'succeeded', requests: 0, error: null, parent_run_id: null },
-        { command: 'extract', status: 'succeeded', requests: 3, error: null, parent_run_id: job.runId },
-        { command: 'reconcile', status: 'failed', requests: 0, error: 'Error: boom', parent_run_id: job.runId },
-      ]));
+      expect(rows).toEqual(
+        expect.arrayContaining([
+          {
+            command: 'extract',
+            status: 'abandoned',
+            requests: 0,
+            error: expect.stringMatching(
+              /^abandoned: process \d+ exists on this host but the database was free.*found unfinished at .* by the next job \(run\)/,
+            ),
+            parent_run_id: null,
+          },
+          { command: 'run', status: 'succeeded', requests: 0, error: null, parent_run_id: null },
+          { command: 'extract', status: 'succeeded', requests: 3, error: null, parent_run_id: job.runId },
+          { command: 'reconcile', status: 'failed', requests: 0, error: 'Error: boom', parent_run_id: job.runId },
+        ]),
+      );
     } finally {
       warehouse.close();
     }

@@ -24,9 +24,18 @@ function decisionsWorkbook(name: string, sharedStrings: string): string {
   writeFileSync(
     file,
     zip([
-      ['[Content_Types].xml', `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`],
-      ['xl/workbook.xml', `<?xml version="1.0"?><workbook ${ns} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Cost" sheetId="1" r:id="rId1"/></sheets></workbook>`],
-      ['xl/_rels/workbook.xml.rels', `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>`],
+      [
+        '[Content_Types].xml',
+        `<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>`,
+      ],
+      [
+        'xl/workbook.xml',
+        `<?xml version="1.0"?><workbook ${ns} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Cost" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+      ],
+      [
+        'xl/_rels/workbook.xml.rels',
+        `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>`,
+      ],
       ['xl/sharedStrings.xml', sharedStrings],
       ['xl/worksheets/sheet1.xml', sheet],
     ]),
@@ -38,16 +47,22 @@ describe('findings import of a hostile workbook', () => {
   it('refuses a zip bomb with the ledger import guard, and records the run as failed', async () => {
     const strings = '<si><t>AAAAAAAAAAAAAAAA</t></si>'.repeat((100 * 1024 * 1024) / 27);
     const bomb = decisionsWorkbook('bomb.xlsx', `<?xml version="1.0"?><sst ${ns}>${strings}</sst>`);
-    await expect(readDecisionsWorkbook(bomb)).rejects.toThrow(/bomb\.xlsx is refused: its part xl\/sharedStrings\.xml inflates \d+× .*zip bomb/);
+    await expect(readDecisionsWorkbook(bomb)).rejects.toThrow(
+      /bomb\.xlsx is refused: its part xl\/sharedStrings\.xml inflates \d+× .*zip bomb/,
+    );
 
     const dir = temporaryDirectory('decisions-bomb-db');
     const config = testConfig(dir.dir);
     const warehouse = await openWarehouse(config);
     try {
-      const error = await importDecisions(warehouse, bomb, { by: 'tester' }, capturedOutput().output).catch((e: unknown) => e as Error & { hint?: string });
+      const error = await importDecisions(warehouse, bomb, { by: 'tester' }, capturedOutput().output).catch(
+        (e: unknown) => e as Error & { hint?: string },
+      );
       expect(error.message).toMatch(/is refused: .*zip bomb/);
       expect(error.hint).toMatch(/pinrecon report/);
-      const runs = await warehouse.all<{ command: string; status: string }>(`SELECT command, status FROM pipeline_runs`);
+      const runs = await warehouse.all<{ command: string; status: string }>(
+        `SELECT command, status FROM pipeline_runs`,
+      );
       expect(runs).toEqual([{ command: 'findings import', status: 'failed' }]);
     } finally {
       warehouse.close();

@@ -22,25 +22,52 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   const { costBreak } = await fillFindings(f);
   await reconcileAndReport(f);
   const costId = await findingIdOf(f, costBreak.partner_reference);
-  await decideFindings(f.warehouse, [costId], { decision: 'timing', expectedClearBy: '2024-04-01', owner: 'ana', by: 'controller' });
+  await decideFindings(f.warehouse, [costId], {
+    decision: 'timing',
+    expectedClearBy: '2024-04-01',
+    owner: 'ana',
+    by: 'controller',
+  });
   const file = await reconcileAndReport(f);
 
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(file);
   const amounts = workbook.getWorksheet('Amounts')!;
   const headers = (amounts.getRow(1).values as unknown[]).slice(1);
-  expect(headers.slice(-8)).toEqual(['Finding ID', 'Decision', 'Note', 'Owner', 'Expected clear by', 'Decided by', 'Decided at', 'Decision ref']);
+  expect(headers.slice(-8)).toEqual([
+    'Finding ID',
+    'Decision',
+    'Note',
+    'Owner',
+    'Expected clear by',
+    'Decided by',
+    'Decided at',
+    'Decision ref',
+  ]);
   // The key columns first: what the finding is and its amounts (they repeat on every printed page).
-  expect(headers.slice(0, 5)).toEqual(['Exception type', 'Partner reference', 'Amount', 'Difference', 'Transaction ID']);
+  expect(headers.slice(0, 5)).toEqual([
+    'Exception type',
+    'Partner reference',
+    'Amount',
+    'Difference',
+    'Transaction ID',
+  ]);
   const column = (name: string) => headers.indexOf(name) + 1;
-  const decided = amounts.getRows(2, amounts.rowCount - 1)!.find((row) => row.getCell(column('Finding ID')).value === costId)!;
+  const decided = amounts
+    .getRows(2, amounts.rowCount - 1)!
+    .find((row) => row.getCell(column('Finding ID')).value === costId)!;
   expect(decided.getCell(column('Decision')).value).toBe('timing');
   expect(decided.getCell(column('Owner')).value).toBe('ana');
   expect(decided.getCell(column('Expected clear by')).numFmt).toMatch(/yy/);
   // Who decided and when (in the configured zone, named), and the decision the row was written with: grey, for reading.
   expect(decided.getCell(column('Decided by')).value).toBe('controller');
-  expect(decided.getCell(column('Decided at')).value).toMatch(new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(${f.config.timezone}\\)$`));
-  const [current] = await f.warehouse.all<{ row_sha256: string }>('SELECT row_sha256 FROM recon_decisions WHERE finding_id = $1 AND superseded_at IS NULL', [costId]);
+  expect(decided.getCell(column('Decided at')).value).toMatch(
+    new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
+  );
+  const [current] = await f.warehouse.all<{ row_sha256: string }>(
+    'SELECT row_sha256 FROM recon_decisions WHERE finding_id = $1 AND superseded_at IS NULL',
+    [costId],
+  );
   expect(decided.getCell(column('Decision ref')).value).toBe(current!.row_sha256);
   expect(decided.getCell(column('Decision ref')).font?.color?.argb).toBe('FF808080');
 
@@ -50,12 +77,15 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
     expect(text).toMatch(/<pageSetup[^>]*paperSize="9"/); // A4, the default reports.paperSize
     expect(text).toMatch(/<oddFooter>[^<]*2024-03[^<]*as of 2024-04-05[^<]*&amp;P/);
   }
-  const [summaryXml, ...detailXml] = sheetXml.sort(([a], [b]) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0])).map(([, text]) => text);
+  const [summaryXml, ...detailXml] = sheetXml
+    .sort(([a], [b]) => Number(/\d+/.exec(a)![0]) - Number(/\d+/.exec(b)![0]))
+    .map(([, text]) => text);
   // The Summary portrait at a fixed scale of 73 % or more (8 pt of the 11 pt body font); the finding sheets
   // landscape at theirs, their key columns repeated and the decision ones as the print area; the others one page wide.
   expect(summaryXml).toMatch(/<pageSetup[^>]*orientation="portrait"/);
   const scales = detailXml.slice(0, 6).map((text) => Number(/<pageSetup[^>]*scale="(\d+)"/.exec(text)?.[1]));
-  for (const scale of [Number(/<pageSetup[^>]*scale="(\d+)"/.exec(summaryXml!)?.[1]), ...scales]) expect(scale).toBeGreaterThanOrEqual(73);
+  for (const scale of [Number(/<pageSetup[^>]*scale="(\d+)"/.exec(summaryXml!)?.[1]), ...scales])
+    expect(scale).toBeGreaterThanOrEqual(73);
   for (const text of detailXml.slice(0, 6)) {
     expect(text).toMatch(/<pageSetup[^>]*orientation="landscape"/);
     expect(text).not.toMatch(/<pageSetUpPr fitToPage="1"\/>/);
@@ -85,8 +115,20 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
     return { lines: rows.slice(start + 1, end).map((row) => row.slice(0, 2)), total: rows[end]!.slice(1, 2) };
   };
   // cost break 9.00 vs 8.00 (timing, overdue), missing_in_ledger 7.25 and price 8.50 vs 8.00 (undecided).
-  expect(block('BRL by decision')).toEqual({ lines: [['timing', 1], ['undecided', 2]], total: [3] });
-  expect(block('BRL by state')).toEqual({ lines: [['UNDECIDED', 2], ['OVERDUE', 1]], total: [3] });
+  expect(block('BRL by decision')).toEqual({
+    lines: [
+      ['timing', 1],
+      ['undecided', 2],
+    ],
+    total: [3],
+  });
+  expect(block('BRL by state')).toEqual({
+    lines: [
+      ['UNDECIDED', 2],
+      ['OVERDUE', 1],
+    ],
+    total: [3],
+  });
   const bridgeHeader = rows.find((row) => row[0] === 'BRL' && row[2] === 'Items');
   expect(bridgeHeader?.slice(-2)).toEqual(['Gross debit', 'Gross credit']);
 });
@@ -101,23 +143,31 @@ test("an unredeemed key's amount is its cost at stake in findings list, the deci
   const period = '2024-03';
 
   const listed = await listFindings(f.warehouse, { period });
-  expect(listed.find((row) => row.exception_type === 'unredeemed_key')).toMatchObject({ partner_reference: booked.partner_reference, amount: '24.8331' });
+  expect(listed.find((row) => row.exception_type === 'unredeemed_key')).toMatchObject({
+    partner_reference: booked.partner_reference,
+    amount: '24.8331',
+  });
   // The other findings keep their cost bridge effect.
-  const bridge = await f.warehouse.all<{ finding_id: string; amount: string }>(`SELECT finding_id, amount::VARCHAR AS amount FROM recon_exceptions WHERE exception_type <> 'unredeemed_key'`);
+  const bridge = await f.warehouse.all<{ finding_id: string; amount: string }>(
+    `SELECT finding_id, amount::VARCHAR AS amount FROM recon_exceptions WHERE exception_type <> 'unredeemed_key'`,
+  );
   for (const b of bridge) expect(listed.find((row) => row.finding_id === b.finding_id)?.amount).toBe(b.amount);
 
   // Each block counts every finding once, and its total is the findings count and their amounts.
   const facts = await loadDecisionFacts(f.warehouse, period);
   const [total] = facts.totals;
   expect(total).toMatchObject({ currency: 'BRL', findings: listed.length });
-  const sum = (rows: { amount: string | null }[]) => rows.reduce((acc, row) => acc + Math.round(Number(row.amount) * 10_000), 0);
+  const sum = (rows: { amount: string | null }[]) =>
+    rows.reduce((acc, row) => acc + Math.round(Number(row.amount) * 10_000), 0);
   expect(Math.round(Number(total!.net) * 10_000)).toBe(sum(listed));
   for (const kind of ['decision', 'state'] as const) {
     const lines = facts.lines.filter((line) => line.kind === kind);
     expect(lines.reduce((n, line) => n + line.findings, 0)).toBe(listed.length);
     expect(lines.reduce((acc, line) => acc + Math.round(Number(line.net) * 10_000), 0)).toBe(sum(listed));
   }
-  expect(facts.lines.find((line) => line.kind === 'decision' && line.label === 'undecided')).toMatchObject({ findings: listed.length });
+  expect(facts.lines.find((line) => line.kind === 'decision' && line.label === 'undecided')).toMatchObject({
+    findings: listed.length,
+  });
 
   const workbook = new ExcelJS.Workbook();
   await workbook.xlsx.readFile(file);
@@ -137,16 +187,29 @@ test('the reader finds decision sheets by their header row: a sheet deleted, a c
   const costId = await findingIdOf(f, costBreak.partner_reference);
   const missingId = await findingIdOf(f, missing.partner_reference);
   const copy = path.join(f.dir, 'edited.xlsx');
-  await typeDecisions(file, copy, { [costId]: { decision: 'claim', expectedClearBy: 'tomorrow' }, [missingId]: { decision: 'accepted' } }, {
-    insertColumnFirst: true,
-    deleteSheet: 'Status',
-  });
+  await typeDecisions(
+    file,
+    copy,
+    { [costId]: { decision: 'claim', expectedClearBy: 'tomorrow' }, [missingId]: { decision: 'accepted' } },
+    {
+      insertColumnFirst: true,
+      deleteSheet: 'Status',
+    },
+  );
   const read = await readDecisionsWorkbook(copy);
   expect(read.period).toBe('2024-03');
   expect(read.sheets.map((s) => s.name)).toEqual(['Missing', 'Amounts', 'Duplicates', 'Cutoff', 'Unredeemed keys']);
   const cost = read.rows.find((r) => r.findingId === costId)!;
-  expect(cost).toMatchObject({ sheet: 'Amounts', decision: 'claim', problem: expect.stringContaining('"tomorrow" is not a date') });
-  expect(read.rows.find((r) => r.findingId === missingId)).toMatchObject({ sheet: 'Missing', decision: 'accepted', expectedClearBy: null });
+  expect(cost).toMatchObject({
+    sheet: 'Amounts',
+    decision: 'claim',
+    problem: expect.stringContaining('"tomorrow" is not a date'),
+  });
+  expect(read.rows.find((r) => r.findingId === missingId)).toMatchObject({
+    sheet: 'Missing',
+    decision: 'accepted',
+    expectedClearBy: null,
+  });
 });
 
 test('a typed date may be an Excel serial, text YYYY-MM-DD or ISO text of a date cell', () => {

@@ -58,7 +58,11 @@ async function echoingSmtp(method: 'PLAIN' | 'LOGIN'): Promise<{ port: number; e
       echoed.push(...forms);
       const code = ++attempts === 1 ? 454 : 535;
       const quoted = method === 'PLAIN' ? forms[0] : `${forms[1]} ${forms[2]} (${auth.password}, ${forms[4]})`;
-      callback(Object.assign(new Error(`${code === 454 ? '4.7.0 try later' : '5.7.8 bad credentials'} ${quoted}`), { responseCode: code }));
+      callback(
+        Object.assign(new Error(`${code === 454 ? '4.7.0 try later' : '5.7.8 bad credentials'} ${quoted}`), {
+          responseCode: code,
+        }),
+      );
     },
   });
   await new Promise<void>((resolve, reject) => {
@@ -77,9 +81,21 @@ function capturedConsole(): { output: ConsoleOutput; text: () => string } {
 
 describe('SMTP credentials echoed by the server', () => {
   const cases: [string, 'PLAIN' | 'LOGIN', (port: number) => Record<string, unknown>][] = [
-    ['AUTH PLAIN, password in the URL', 'PLAIN', (port) => ({ smtpUrl: `smtp://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}` })],
-    ['AUTH LOGIN, password in the URL', 'LOGIN', (port) => ({ smtpUrl: `smtp://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}` })],
-    ['AUTH PLAIN, PINRECON_SMTP_PASSWORD', 'PLAIN', (port) => ({ smtpUrl: `smtp://${user}@127.0.0.1:${port}`, smtpPassword: password })],
+    [
+      'AUTH PLAIN, password in the URL',
+      'PLAIN',
+      (port) => ({ smtpUrl: `smtp://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}` }),
+    ],
+    [
+      'AUTH LOGIN, password in the URL',
+      'LOGIN',
+      (port) => ({ smtpUrl: `smtp://${user}:${encodeURIComponent(password)}@127.0.0.1:${port}` }),
+    ],
+    [
+      'AUTH PLAIN, PINRECON_SMTP_PASSWORD',
+      'PLAIN',
+      (port) => ({ smtpUrl: `smtp://${user}@127.0.0.1:${port}`, smtpPassword: password }),
+    ],
   ];
 
   it.each(cases)('%s: never on the console, in the error or in pipeline_runs.error', async (_name, method, email) => {
@@ -90,11 +106,16 @@ describe('SMTP credentials echoed by the server', () => {
     cleanups.push(() => fixture.warehouse.close());
     const console = capturedConsole();
 
-    const error = (await writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 1 }, console.output).catch(
-      (e: unknown) => e,
-    )) as JobError;
+    const error = (await writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true, retryBaseDelayMs: 1 },
+      console.output,
+    ).catch((e: unknown) => e)) as JobError;
     console.output.error(`${error.message}\n${error.hint ?? ''}`);
-    const run = await fixture.warehouse.one<{ error: string }>(`SELECT error FROM pipeline_runs WHERE command = 'report'`);
+    const run = await fixture.warehouse.one<{ error: string }>(
+      `SELECT error FROM pipeline_runs WHERE command = 'report'`,
+    );
 
     expect(smtp.echoed.length).toBeGreaterThan(0); // the server did quote the credentials
     expect(console.text()).toMatch(/warning: sending the email failed \(attempt 1\).*454/);
@@ -117,7 +138,9 @@ describe('the last line of defence', () => {
       throw new Error(leak);
     });
     const error = await failing.catch((e: unknown) => e);
-    const run = await fixture.warehouse.one<{ error: string }>(`SELECT error FROM pipeline_runs WHERE command = 'probe'`);
+    const run = await fixture.warehouse.one<{ error: string }>(
+      `SELECT error FROM pipeline_runs WHERE command = 'probe'`,
+    );
     const console = capturedConsole();
     reportFailure(console.output, error);
     for (const text of [run!.error, console.text()]) {
@@ -157,14 +180,18 @@ describe('SMTP to a host that claims loopback by its name only (issue 18 item 7)
     const attachment = path.join(mkdtempSync(path.join(tmpdir(), 'pinrecon-mail-')), 'report.xlsx');
     writeFileSync(attachment, 'not really a workbook');
     const message = { subject: 'probe', text: 'hello', html: '<p>hello</p>', attachment };
-    const config = configSchema.parse({ email: { retries: 0, smtpUrl: `smtp://reporter:pw-secret@probe.localhost:${port}` } }).email;
+    const config = configSchema.parse({
+      email: { retries: 0, smtpUrl: `smtp://reporter:pw-secret@probe.localhost:${port}` },
+    }).email;
 
     const error = await deliverReportEmail(config, message, { getSocket: routeTo }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JobError);
     expect((error as JobError).hint).toMatch(/offered no TLS.*credentials were not sent/);
     expect(logins).toEqual([]);
 
-    const loopback = configSchema.parse({ email: { retries: 0, smtpUrl: `smtp://reporter:pw-local@localhost:${port}` } }).email;
+    const loopback = configSchema.parse({
+      email: { retries: 0, smtpUrl: `smtp://reporter:pw-local@localhost:${port}` },
+    }).email;
     await deliverReportEmail(loopback, message);
     expect(logins).toEqual(['reporter:pw-local']);
   });

@@ -71,7 +71,9 @@ async function startSmtp(options: Partial<SMTPServerOptions> = {}, port = 0): Pr
 }
 
 async function fixtureWith(email: Record<string, unknown>): Promise<ReportFixture> {
-  const fixture = await createReportFixture({ email: { from: 'pinrecon@example.com', to: ['finance@example.com', 'audit@example.com'], ...email } });
+  const fixture = await createReportFixture({
+    email: { from: 'pinrecon@example.com', to: ['finance@example.com', 'audit@example.com'], ...email },
+  });
   cleanups.push(() => fixture.warehouse.close());
   return fixture;
 }
@@ -96,13 +98,21 @@ describe('report email', () => {
   it('sends the workbook intact with the headline numbers and counts per type straight from the database', async () => {
     const smtp = await startSmtp();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` });
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true }, new ConsoleOutput(true));
+    const summary = await writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true },
+      new ConsoleOutput(true),
+    );
 
     expect(smtp.messages).toHaveLength(1);
     const mail = smtp.messages[0]!;
     expect(mail.subject).toBe(`pinrecon ${period}: 9 exceptions`);
     expect(mail.from?.text).toBe('pinrecon@example.com');
-    expect((Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((a) => a!.value.map((v) => v.address))).toEqual(['finance@example.com', 'audit@example.com']);
+    expect((Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((a) => a!.value.map((v) => v.address))).toEqual([
+      'finance@example.com',
+      'audit@example.com',
+    ]);
     expect(mail.attachments).toHaveLength(1);
     expect(mail.attachments[0]!.filename).toBe(`pinrecon-${period}.xlsx`);
     expect(mail.attachments[0]!.contentType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
@@ -110,8 +120,18 @@ describe('report email', () => {
 
     const text = mail.text ?? '';
     const html = String(mail.html);
-    for (const [currency, symbol] of [['BRL', 'R$'], ['USD', 'US$'], ['EUR', '€']] as const) {
-      for (const column of ['ledger_sales_total', 'ledger_cost_total', 'provider_sales_total', 'provider_cost_total', 'provider_margin']) {
+    for (const [currency, symbol] of [
+      ['BRL', 'R$'],
+      ['USD', 'US$'],
+      ['EUR', '€'],
+    ] as const) {
+      for (const column of [
+        'ledger_sales_total',
+        'ledger_cost_total',
+        'provider_sales_total',
+        'provider_cost_total',
+        'provider_margin',
+      ]) {
         const amount = await dbAmount(fixture, column, currency, symbol);
         expect(text, `${currency} ${column}`).toContain(amount);
         expect(html, `${currency} ${column}`).toContain(amount);
@@ -122,7 +142,8 @@ describe('report email', () => {
     const counts = await fixture.warehouse.all<{ exception_type: string; n: string }>(
       `SELECT exception_type, count(*) AS n FROM recon_exceptions WHERE period = '${period}' GROUP BY 1`,
     );
-    for (const { exception_type, n } of counts) expect(text).toMatch(new RegExp(`^\\s+${exception_type}\\s+${n}$`, 'm'));
+    for (const { exception_type, n } of counts)
+      expect(text).toMatch(new RegExp(`^\\s+${exception_type}\\s+${n}$`, 'm'));
     expect(text).toMatch(/^\s+unknown_status\s+0$/m);
     expect(text).toContain('(since the previous reconciliation: 3 new, 6 still open, 1 cleared)');
     expect(text).toContain('Ledger rejects: 2 · API records quarantined: 3');
@@ -130,12 +151,22 @@ describe('report email', () => {
     for (const pin of fixturePins) for (const body of [text, html, mail.subject ?? '']) expect(body).not.toContain(pin);
     // The largest findings name a PIN as the workbook's PIN column does, its last 4 behind the mask (not "PIN ****");
     // an unredeemed key ranks by its cost at stake (R$ 92.12), no longer by an amount of 0.
-    const largest = text.slice(text.indexOf('Largest open findings:'), text.indexOf('\n\n', text.indexOf('Largest open findings:')));
+    const largest = text.slice(
+      text.indexOf('Largest open findings:'),
+      text.indexOf('\n\n', text.indexOf('Largest open findings:')),
+    );
     expect(largest).toMatch(/unredeemed_key PO-2 R\$ 92\.12 · undecided · PIN ••••6666$/m);
     expect(text).not.toContain('PIN ****');
 
-    expect(summary.email).toMatchObject({ status: 'sent', attempts: 1, summaryOnly: false, to: ['finance@example.com', 'audit@example.com'] });
-    const run = await fixture.warehouse.one(`SELECT status, details FROM pipeline_runs WHERE run_id = $1`, [summary.runId]);
+    expect(summary.email).toMatchObject({
+      status: 'sent',
+      attempts: 1,
+      summaryOnly: false,
+      to: ['finance@example.com', 'audit@example.com'],
+    });
+    const run = await fixture.warehouse.one(`SELECT status, details FROM pipeline_runs WHERE run_id = $1`, [
+      summary.runId,
+    ]);
     expect(run!.status).toBe('succeeded');
     expect(JSON.parse(String(run!.details)).email.status).toBe('sent');
   });
@@ -158,7 +189,12 @@ describe('report email', () => {
     expect(smtp.messages).toHaveLength(1);
 
     const bad = await fixtureWith({ smtpUrl: url('wrong-secret'), retries: 3 });
-    const failing = writeReport(bad.warehouse, bad.config, { period, email: true, retryBaseDelayMs: 10 }, console.output);
+    const failing = writeReport(
+      bad.warehouse,
+      bad.config,
+      { period, email: true, retryBaseDelayMs: 10 },
+      console.output,
+    );
     await expect(failing).rejects.toThrow(/Invalid username or password/);
     const error = (await failing.catch((e: unknown) => e)) as JobError;
     expect(error.message).toContain('attempt 1 of 4'); // a 535 is not retried
@@ -175,7 +211,12 @@ describe('report email', () => {
   it('upgrades to TLS with STARTTLS when the server offers it', async () => {
     const smtp = await startSmtp({ disabledCommands: [], key: testTlsKey, cert: testTlsCertificate });
     const fixture = await fixtureWith({ smtpUrl: `smtp://localhost:${smtp.port}` });
-    await writeReport(fixture.warehouse, fixture.config, { period, email: true, tls: { ca: testTlsCertificate } }, new ConsoleOutput(true));
+    await writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true, tls: { ca: testTlsCertificate } },
+      new ConsoleOutput(true),
+    );
     expect(smtp.messages).toHaveLength(1);
     expect(smtp.secureSessions).toEqual([true]);
   });
@@ -183,7 +224,12 @@ describe('report email', () => {
   it('speaks TLS from the first byte with smtps://', async () => {
     const smtp = await startSmtp({ secure: true, key: testTlsKey, cert: testTlsCertificate });
     const fixture = await fixtureWith({ smtpUrl: `smtps://localhost:${smtp.port}` });
-    await writeReport(fixture.warehouse, fixture.config, { period, email: true, tls: { ca: testTlsCertificate } }, new ConsoleOutput(true));
+    await writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true, tls: { ca: testTlsCertificate } },
+      new ConsoleOutput(true),
+    );
     expect(smtp.secureSessions).toEqual([true]);
   });
 
@@ -197,7 +243,12 @@ describe('report email', () => {
     });
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, retries: 2 });
     const console = capturedOutput();
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 20 }, console.output);
+    const summary = await writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true, retryBaseDelayMs: 20 },
+      console.output,
+    );
     expect(summary.email?.attempts).toBe(2);
     expect(smtp.connections).toBe(2);
     expect(smtp.messages).toHaveLength(1);
@@ -211,10 +262,17 @@ describe('report email', () => {
     // workbook alone can take longer than any delay chosen here.
     let late: Promise<TestSmtp> | undefined;
     const sink = {
-      write: (chunk: string) => ((late ??= /sending the email failed \(attempt 1\)/.test(chunk) ? startSmtp({}, port) : undefined), true),
+      write: (chunk: string) => (
+        (late ??= /sending the email failed \(attempt 1\)/.test(chunk) ? startSmtp({}, port) : undefined), true
+      ),
       columns: 120,
     } as unknown as NodeJS.WriteStream;
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 100 }, new ConsoleOutput(false, sink, sink, false));
+    const summary = await writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true, retryBaseDelayMs: 100 },
+      new ConsoleOutput(false, sink, sink, false),
+    );
     expect(late).toBeDefined();
     const smtp = (await late)!;
     expect(summary.email?.attempts).toBeGreaterThan(1);
@@ -224,16 +282,27 @@ describe('report email', () => {
   it('after the last retry: exits the job with why and what to do, records the failure, keeps the workbook', async () => {
     const port = await unusedPort();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${port}`, retries: 2 });
-    const failing = writeReport(fixture.warehouse, fixture.config, { period, email: true, retryBaseDelayMs: 10 }, new ConsoleOutput(true));
+    const failing = writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true, retryBaseDelayMs: 10 },
+      new ConsoleOutput(true),
+    );
     await expect(failing).rejects.toThrow(JobError);
     const error = (await failing.catch((e: unknown) => e)) as JobError;
-    expect(error.message).toMatch(new RegExp(`Could not send the report email to finance@example.com, audit@example.com via smtp://127.0.0.1:${port} \\(attempt 3 of 3\\)`));
+    expect(error.message).toMatch(
+      new RegExp(
+        `Could not send the report email to finance@example.com, audit@example.com via smtp://127.0.0.1:${port} \\(attempt 3 of 3\\)`,
+      ),
+    );
     expect(error.message).toMatch(/ECONNREFUSED|ESOCKET|ECONNECTION/);
     const workbook = path.join(fixture.config.reports.outDir, `pinrecon-${period}.xlsx`);
     expect(error.hint).toContain(workbook);
     expect(error.hint).toContain(`pinrecon report --period ${period} --email`);
     expect(existsSync(workbook)).toBe(true);
-    const run = await fixture.warehouse.one(`SELECT status, error, details FROM pipeline_runs WHERE command = 'report'`);
+    const run = await fixture.warehouse.one(
+      `SELECT status, error, details FROM pipeline_runs WHERE command = 'report'`,
+    );
     expect(run!.status).toBe('failed');
     expect(String(run!.error)).toContain('Could not send the report email');
     expect(JSON.parse(String(run!.details)).workbook).toBe(workbook);
@@ -242,20 +311,34 @@ describe('report email', () => {
   it('sends a summary-only workbook, saying where the full one is, when the workbook is over the attachment limit', async () => {
     const smtp = await startSmtp();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, maxAttachmentBytes: 2000 });
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true }, new ConsoleOutput(true));
-    expect(summary.email).toMatchObject({ summaryOnly: true, attachment: path.join(fixture.config.reports.outDir, `pinrecon-${period}-summary.xlsx`) });
+    const summary = await writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true },
+      new ConsoleOutput(true),
+    );
+    expect(summary.email).toMatchObject({
+      summaryOnly: true,
+      attachment: path.join(fixture.config.reports.outDir, `pinrecon-${period}-summary.xlsx`),
+    });
     const mail = smtp.messages[0]!;
     expect(mail.attachments.map((a) => a.filename)).toEqual([`pinrecon-${period}-summary.xlsx`]);
     expect(mail.attachments[0]!.content.equals(readFileSync(summary.email!.attachment))).toBe(true);
-    expect(mail.text).toContain(`only its summary is attached (pinrecon-${period}-summary.xlsx). The full workbook is at ${summary.workbook}`);
+    expect(mail.text).toContain(
+      `only its summary is attached (pinrecon-${period}-summary.xlsx). The full workbook is at ${summary.workbook}`,
+    );
     // A small limit reads in KB, not as "0.0 MB".
     expect(mail.text).toMatch(/The full workbook \(\d+\.\d KB\) is larger than the 2\.0 KB attachment limit/);
 
     const attached = new ExcelJS.Workbook();
     await attached.xlsx.load(mail.attachments[0]!.content as unknown as ArrayBuffer);
     expect(attached.worksheets.map((w) => w.name)).toEqual(['Summary']);
-    const texts = (attached.worksheets[0]!.getSheetValues() as unknown[][]).flat().filter((v): v is string => typeof v === 'string');
-    expect(texts.some((t) => t.startsWith('Summary only: the full workbook') && t.includes(summary.workbook))).toBe(true);
+    const texts = (attached.worksheets[0]!.getSheetValues() as unknown[][])
+      .flat()
+      .filter((v): v is string => typeof v === 'string');
+    expect(texts.some((t) => t.startsWith('Summary only: the full workbook') && t.includes(summary.workbook))).toBe(
+      true,
+    );
     expect(texts).toContain('Sheets of the full workbook');
     const full = new ExcelJS.Workbook();
     await full.xlsx.readFile(summary.workbook);
@@ -265,7 +348,12 @@ describe('report email', () => {
   it('--dry-run writes the message as .eml beside the workbook and connects to nothing', async () => {
     const smtp = await startSmtp();
     const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}` });
-    const summary = await writeReport(fixture.warehouse, fixture.config, { period, email: true, dryRun: true }, new ConsoleOutput(true));
+    const summary = await writeReport(
+      fixture.warehouse,
+      fixture.config,
+      { period, email: true, dryRun: true },
+      new ConsoleOutput(true),
+    );
     const eml = path.join(fixture.config.reports.outDir, `pinrecon-${period}.eml`);
     expect(summary.email).toMatchObject({ status: 'written', eml, attempts: 0 });
     expect(smtp.connections).toBe(0);
@@ -274,7 +362,8 @@ describe('report email', () => {
     expect(mail.attachments[0]!.content.equals(readFileSync(summary.workbook))).toBe(true);
     expect(mail.text).toContain(await dbAmount(fixture, 'provider_cost_total', 'BRL', 'R$'));
     // The fixture's missing_at_provider finding carries no proof: the body counts it as unproven.
-    const unproven = 'missing_at_provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)';
+    const unproven =
+      'missing_at_provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)';
     expect(mail.text).toContain(unproven);
     expect(mail.html).toContain(unproven);
   });
@@ -287,10 +376,11 @@ describe('SMTP credentials in transit', () => {
   const message = { subject: 'transit', text: 'hello', html: '<p>hello</p>', attachment };
   /** A named host that is not loopback, routed to the test's server on loopback (nothing leaves this machine). */
   const remoteHost = 'mail.example.test';
-  const routeTo = (port: number) => (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
-    const connection = connect(port, '127.0.0.1', () => callback(null, { connection }));
-    connection.once('error', (error) => callback(error));
-  };
+  const routeTo =
+    (port: number) => (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
+      const connection = connect(port, '127.0.0.1', () => callback(null, { connection }));
+      connection.once('error', (error) => callback(error));
+    };
   /** A server that accepts AUTH over plain text (as a careless or hostile one would) and records it. */
   const authServer = (extra: Partial<SMTPServerOptions> = {}) => {
     const logins: { username?: string; password?: string; secure: boolean }[] = [];
@@ -315,7 +405,9 @@ describe('SMTP credentials in transit', () => {
   it('refuses to send credentials to a non-loopback server that offers no STARTTLS', async () => {
     const { started, logins } = authServer();
     const smtp = await started;
-    const config = emailConfig({ smtpUrl: `smtp://reporter:${encodeURIComponent(password)}@${remoteHost}:${smtp.port}` });
+    const config = emailConfig({
+      smtpUrl: `smtp://reporter:${encodeURIComponent(password)}@${remoteHost}:${smtp.port}`,
+    });
     const failing = deliverReportEmail(config, message, { getSocket: routeTo(smtp.port) });
     const error = (await failing.catch((e: unknown) => e)) as JobError;
     expect(error).toBeInstanceOf(JobError);
@@ -330,9 +422,14 @@ describe('SMTP credentials in transit', () => {
   it('sends a percent-encoded password holding / # @ % over STARTTLS, without a deprecation warning', async () => {
     const { started, logins } = authServer({ disabledCommands: [], key: testTlsKey, cert: testTlsCertificate });
     const smtp = await started;
-    const config = emailConfig({ smtpUrl: `smtp://reporter:${encodeURIComponent(password)}@${remoteHost}:${smtp.port}` });
+    const config = emailConfig({
+      smtpUrl: `smtp://reporter:${encodeURIComponent(password)}@${remoteHost}:${smtp.port}`,
+    });
     deprecations.length = 0;
-    await deliverReportEmail(config, message, { getSocket: routeTo(smtp.port), tls: { ca: testTlsCertificate, servername: 'localhost' } });
+    await deliverReportEmail(config, message, {
+      getSocket: routeTo(smtp.port),
+      tls: { ca: testTlsCertificate, servername: 'localhost' },
+    });
     expect(logins).toEqual([{ username: 'reporter', password, secure: true }]);
     expect(smtp.messages).toHaveLength(1);
     await new Promise((resolve) => setImmediate(resolve));
@@ -343,14 +440,20 @@ describe('SMTP credentials in transit', () => {
     const { started, logins } = authServer({ disabledCommands: [], key: testTlsKey, cert: testTlsCertificate });
     const smtp = await started;
     const config = emailConfig({ smtpUrl: `smtp://reporter@${remoteHost}:${smtp.port}`, smtpPassword: password });
-    await deliverReportEmail(config, message, { getSocket: routeTo(smtp.port), tls: { ca: testTlsCertificate, servername: 'localhost' } });
+    await deliverReportEmail(config, message, {
+      getSocket: routeTo(smtp.port),
+      tls: { ca: testTlsCertificate, servername: 'localhost' },
+    });
     expect(logins).toEqual([{ username: 'reporter', password, secure: true }]);
   });
 
   it('sends in plain text only when email.allowPlaintextAuth opts out, or to a loopback host', async () => {
     const { started, logins } = authServer();
     const smtp = await started;
-    const optedOut = emailConfig({ smtpUrl: `smtp://reporter:pw-1@${remoteHost}:${smtp.port}`, allowPlaintextAuth: true });
+    const optedOut = emailConfig({
+      smtpUrl: `smtp://reporter:pw-1@${remoteHost}:${smtp.port}`,
+      allowPlaintextAuth: true,
+    });
     await deliverReportEmail(optedOut, message, { getSocket: routeTo(smtp.port) });
     const loopback = emailConfig({ smtpUrl: `smtp://reporter:pw-2@127.0.0.1:${smtp.port}` });
     await deliverReportEmail(loopback, message);

@@ -48,7 +48,11 @@ describe('report formats', () => {
   });
 
   it('turns an instant into the wall-clock time of the zone, across the day boundary', () => {
-    expect(wallClockDate(new Date('2025-03-01T02:30:00Z'), 'America/Sao_Paulo').toISOString()).toBe('2025-02-28T23:30:00.000Z');
-    expect(wallClockDate(new Date('2025-07-01T12:00:00Z'), 'Europe/Lisbon').toISOString()).toBe('2025-07-01T13:00:00.000Z');
+    expect(wallClockDate(new Date('2025-03-01T02:30:00Z'), 'America/Sao_Paulo').toISOString()).toBe(
+      '2025-02-28T23:30:00.000Z',
+    );
+    expect(wallClockDate(new Date('2025-07-01T12:00:00Z'), 'Europe/Lisbon').toISOString()).toBe(
+      '2025-07-01T13:00:00.000Z',
+    );
   });
 });

@@ -12,7 +12,16 @@ import { JobError } from '../../core/errors.js';
 import { writeReport, type ReportSummary } from '../../pipelines/report.js';
 import { loadReportFacts } from '../../reports/report-facts.js';
 import { writeWorkbook } from '../../reports/workbook.js';
-import { asOf, createReportFixture, fixturePins, period, salesInPeriod, timezone, unzipText, type ReportFixture } from '../support/report.js';
+import {
+  asOf,
+  createReportFixture,
+  fixturePins,
+  period,
+  salesInPeriod,
+  timezone,
+  unzipText,
+  type ReportFixture,
+} from '../support/report.js';
 
 const quiet = () => new ConsoleOutput(true);
 
@@ -41,7 +50,8 @@ function records(worksheet: ExcelJS.Worksheet): Record<string, ExcelJS.Cell>[] {
 
 /** The Summary row whose first cell is `label`. */
 function summaryRow(worksheet: ExcelJS.Worksheet, label: string, after = 1): ExcelJS.Row {
-  for (let r = after; r <= worksheet.rowCount; r++) if (worksheet.getRow(r).getCell(1).value === label) return worksheet.getRow(r);
+  for (let r = after; r <= worksheet.rowCount; r++)
+    if (worksheet.getRow(r).getCell(1).value === label) return worksheet.getRow(r);
   throw new Error(`no Summary row "${label}"`);
 }
 
@@ -61,8 +71,17 @@ describe('report workbook', () => {
     expect(summary.workbook).toBe(path.join(fixture.config.reports.outDir, `pinrecon-${period}.xlsx`));
     expect(existsSync(summary.workbook)).toBe(true);
     expect(workbook.worksheets.map((w) => w.name)).toEqual([
-      'Summary', 'Missing', 'Amounts', 'Status', 'Duplicates', 'Cutoff', 'Unredeemed keys',
-      'Actions', 'Sales', 'Ledger rejects', 'API quarantine',
+      'Summary',
+      'Missing',
+      'Amounts',
+      'Status',
+      'Duplicates',
+      'Cutoff',
+      'Unredeemed keys',
+      'Actions',
+      'Sales',
+      'Ledger rejects',
+      'API quarantine',
     ]);
     expect(summary.asOf).toBe(asOf);
     expect(summary.exceptions).toBe(9);
@@ -120,10 +139,12 @@ describe('report workbook', () => {
     expect(records(sheet(workbook, 'Duplicates'))).toHaveLength(1);
     expect(records(sheet(workbook, 'Cutoff'))).toHaveLength(1);
     const unredeemed = records(sheet(workbook, 'Unredeemed keys'));
-    expect(unredeemed.map((r) => [r['Age (days)']!.value, r['Aging bucket']!.value, r['PIN (last 4)']!.value])).toEqual([
-      [26, '8-30', '••••6666'],
-      [21, '8-30', '••••9999'],
-    ]);
+    expect(unredeemed.map((r) => [r['Age (days)']!.value, r['Aging bucket']!.value, r['PIN (last 4)']!.value])).toEqual(
+      [
+        [26, '8-30', '••••6666'],
+        [21, '8-30', '••••9999'],
+      ],
+    );
     expect(unredeemed[0]!['As of']!.value).toEqual(new Date(`${asOf}T00:00:00Z`));
     expect(unredeemed[0]!['As of']!.numFmt).toBe('yyyy-mm-dd');
   });
@@ -165,18 +186,25 @@ describe('report workbook', () => {
     const brl = summaryRow(ws, 'BRL');
     const brlProvider = summaryRow(ws, 'BRL', brl.number + 1);
     const column = (name: string, row = brl) => (ws.getRow(row.number - 1).values as unknown[]).indexOf(name);
-    const totals = await fixture.warehouse.one(`SELECT * FROM recon_summary WHERE period = '${period}' AND currency_code = 'BRL'`);
+    const totals = await fixture.warehouse.one(
+      `SELECT * FROM recon_summary WHERE period = '${period}' AND currency_code = 'BRL'`,
+    );
     expect(brl.getCell(column('Ledger orders')).value).toBe(Number(totals!.ledger_orders));
     expect(brl.getCell(column('of which paid')).value).toBe(Number(totals!.ledger_active_orders));
     expect(brl.getCell(column('Ledger sales (paid)')).value).toBe(123456.785);
     expect(brl.getCell(column('Ledger sales (paid)')).numFmt).toContain('R$');
-    expect(brlProvider.getCell(column('of which not canceled', brlProvider)).value).toBe(Number(totals!.provider_billable_sales));
-    expect(brlProvider.getCell(column('Provider margin (not canceled)', brlProvider)).value).toBe(Number(totals!.provider_margin));
+    expect(brlProvider.getCell(column('of which not canceled', brlProvider)).value).toBe(
+      Number(totals!.provider_billable_sales),
+    );
+    expect(brlProvider.getCell(column('Provider margin (not canceled)', brlProvider)).value).toBe(
+      Number(totals!.provider_margin),
+    );
 
     const bridgeStart = summaryRow(ws, 'Cost bridge: ledger expected cost → provider cost').number;
     expect(ws.getRow(bridgeStart + 1).getCell(1).value).toBe('BRL');
     const bridge = [];
-    for (let r = bridgeStart + 2; ws.getRow(r).getCell(1).value && ws.getRow(r).getCell(3).value !== 'Items'; r++) bridge.push(ws.getRow(r).getCell(4).value);
+    for (let r = bridgeStart + 2; ws.getRow(r).getCell(1).value && ws.getRow(r).getCell(3).value !== 'Items'; r++)
+      bridge.push(ws.getRow(r).getCell(4).value);
     expect(bridge).toEqual([163, -30, 0.5, -45.5, 49.6234, 137.6234]);
 
     const typesStart = summaryRow(ws, 'Exceptions by type').number;
@@ -185,7 +213,9 @@ describe('report workbook', () => {
     expect(summaryRow(ws, 'price_mismatch', typesStart).getCell(5).value).toBe(1);
     expect(summaryRow(ws, 'unknown_status', typesStart).getCell(2).value).toBe(0);
     const total = summaryRow(ws, 'Total', typesStart);
-    expect([total.getCell(2).value, total.getCell(3).value, total.getCell(4).value, total.getCell(5).value]).toEqual([9, 3, 6, 1]);
+    expect([total.getCell(2).value, total.getCell(3).value, total.getCell(4).value, total.getCell(5).value]).toEqual([
+      9, 3, 6, 1,
+    ]);
     expect(ws.getRow(total.number + 1).getCell(1).value).toBe(
       'missing_at_provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)',
     );
@@ -195,7 +225,10 @@ describe('report workbook', () => {
   });
 
   it('records the run in pipeline_runs', async () => {
-    const run = await fixture.warehouse.one(`SELECT command, status, rows_loaded, args, details FROM pipeline_runs WHERE run_id = $1`, [summary.runId]);
+    const run = await fixture.warehouse.one(
+      `SELECT command, status, rows_loaded, args, details FROM pipeline_runs WHERE run_id = $1`,
+      [summary.runId],
+    );
     expect(run).toMatchObject({ command: 'report', status: 'succeeded' });
     expect(Number(run!.rows_loaded)).toBe(summary.rows);
     expect(JSON.parse(String(run!.details)).workbook).toBe(summary.workbook);
@@ -210,22 +243,34 @@ describe('report workbook', () => {
     expect(names.filter((n) => n.startsWith('Sales'))).toEqual(['Sales', 'Sales (2)', 'Sales (3)']);
     expect(names).toContain('Unredeemed keys');
     expect(names).not.toContain('Unredeemed keys (2)');
-    const ids = ['Sales', 'Sales (2)', 'Sales (3)'].flatMap((name) => records(sheet(capped, name)).map((r) => r['Transaction ID']!.value));
+    const ids = ['Sales', 'Sales (2)', 'Sales (3)'].flatMap((name) =>
+      records(sheet(capped, name)).map((r) => r['Transaction ID']!.value),
+    );
     expect(ids).toEqual(salesInPeriod);
     for (const name of ['Sales', 'Sales (2)']) expect(sheet(capped, name).rowCount).toBe(3);
     expect(result.rowsByTitle['Sales']).toBe(salesInPeriod.length);
-    const summaryTexts = (sheet(capped, 'Summary').getSheetValues() as unknown[][]).flat().filter((v): v is string => typeof v === 'string');
-    expect(summaryTexts.some((t) => t.startsWith('Sales has 5 rows') && t.includes('continues on Sales (2), Sales (3)'))).toBe(true);
-    await expect(writeWorkbook(fixture.warehouse, facts, { file, maxRowsPerSheet: 1 })).rejects.toThrow(/maxRowsPerSheet/);
+    const summaryTexts = (sheet(capped, 'Summary').getSheetValues() as unknown[][])
+      .flat()
+      .filter((v): v is string => typeof v === 'string');
+    expect(
+      summaryTexts.some((t) => t.startsWith('Sales has 5 rows') && t.includes('continues on Sales (2), Sales (3)')),
+    ).toBe(true);
+    await expect(writeWorkbook(fixture.warehouse, facts, { file, maxRowsPerSheet: 1 })).rejects.toThrow(
+      /maxRowsPerSheet/,
+    );
   });
 
   it('cuts a text longer than an Excel cell holds (32,767 characters), so the workbook still opens', async () => {
-    await fixture.warehouse.run(`INSERT INTO ledger_rejects SELECT source_file, 99, 'too long', repeat('z', 40000), file_hash, run_id FROM ledger_rejects LIMIT 1`);
+    await fixture.warehouse.run(
+      `INSERT INTO ledger_rejects SELECT source_file, 99, 'too long', repeat('z', 40000), file_hash, run_id FROM ledger_rejects LIMIT 1`,
+    );
     try {
       const facts = await loadReportFacts(fixture.warehouse, { period, timezone });
       const file = path.join(fixture.dir, 'long-cell.xlsx');
       await writeWorkbook(fixture.warehouse, facts, { file });
-      const texts = (sheet(await readWorkbook(file), 'Ledger rejects').getSheetValues() as unknown[][]).flat().filter((v): v is string => typeof v === 'string');
+      const texts = (sheet(await readWorkbook(file), 'Ledger rejects').getSheetValues() as unknown[][])
+        .flat()
+        .filter((v): v is string => typeof v === 'string');
       const cut = texts.find((t) => t.startsWith('zzz'));
       expect(cut).toHaveLength(32_767);
       expect(cut).toMatch(/… \(cut: 40000 characters\)$/);
@@ -243,7 +288,8 @@ describe('report workbook', () => {
     };
     const first = await cells(path.join(fixture.dir, 'a.xlsx'), new Date('2025-04-06T12:00:00Z'));
     const second = await cells(path.join(fixture.dir, 'b.xlsx'), new Date('2025-04-07T15:30:00Z'));
-    const generatedRow = (book: typeof first) => (book[0]!.rows as unknown[][]).findIndex((row) => row?.[1] === 'Report generated at');
+    const generatedRow = (book: typeof first) =>
+      (book[0]!.rows as unknown[][]).findIndex((row) => row?.[1] === 'Report generated at');
     const at = generatedRow(first);
     expect(at).toBeGreaterThan(0);
     expect((first[0]!.rows as unknown[][])[at]![2]).toEqual(new Date('2025-04-06T09:00:00Z'));
@@ -257,10 +303,12 @@ describe('report workbook', () => {
     const never = writeReport(fixture.warehouse, fixture.config, { period: '2024-12' }, quiet());
     await expect(never).rejects.toThrow(JobError);
     await expect(never).rejects.toMatchObject({ hint: expect.stringContaining('pinrecon reconcile --period 2024-12') });
-    await expect(writeReport(fixture.warehouse, fixture.config, { period, asOf: '2025-04-01' }, quiet())).rejects.toThrow(
-      /reconciled as of 2025-04-05, not 2025-04-01/,
+    await expect(
+      writeReport(fixture.warehouse, fixture.config, { period, asOf: '2025-04-01' }, quiet()),
+    ).rejects.toThrow(/reconciled as of 2025-04-05, not 2025-04-01/);
+    const failed = await fixture.warehouse.one(
+      `SELECT count(*) AS n FROM pipeline_runs WHERE command = 'report' AND status = 'failed'`,
     );
-    const failed = await fixture.warehouse.one(`SELECT count(*) AS n FROM pipeline_runs WHERE command = 'report' AND status = 'failed'`);
     expect(Number(failed!.n)).toBe(2);
   });
 });

@@ -28,12 +28,23 @@ describe('inline strings and column letters', () => {
     const note = '… (cut: 40000 characters)';
     const cut = 'y'.repeat(maxCellCharacters - note.length) + note;
     expect(inlineStringXml('y'.repeat(40_000))).toBe(`<is><t>${cut}</t></is>`);
-    const emojiAtCut = 'x'.repeat(maxCellCharacters - note.length - 1) + '😀' + 'z'.repeat(40_000 - maxCellCharacters + note.length - 1);
-    expect(inlineStringXml(emojiAtCut)).toBe(`<is><t>${'x'.repeat(maxCellCharacters - note.length - 1)}${note}</t></is>`);
+    const emojiAtCut = `${'x'.repeat(maxCellCharacters - note.length - 1)}😀${'z'.repeat(40_000 - maxCellCharacters + note.length - 1)}`;
+    expect(inlineStringXml(emojiAtCut)).toBe(
+      `<is><t>${'x'.repeat(maxCellCharacters - note.length - 1)}${note}</t></is>`,
+    );
   });
 
   it('names columns as Excel does', () => {
-    expect([1, 26, 27, 52, 53, 702, 703, 16_384].map(columnLetters)).toEqual(['A', 'Z', 'AA', 'AZ', 'BA', 'ZZ', 'AAA', 'XFD']);
+    expect([1, 26, 27, 52, 53, 702, 703, 16_384].map(columnLetters)).toEqual([
+      'A',
+      'Z',
+      'AA',
+      'AZ',
+      'BA',
+      'ZZ',
+      'AAA',
+      'XFD',
+    ]);
   });
 });
 
@@ -77,7 +88,9 @@ describe('detail sheets written by the lean writer, read back with exceljs', () 
     // No shared-string table: the cells are inline strings.
     const parts = unzipText(file);
     expect([...parts.keys()].some((name) => /sharedStrings/.test(name))).toBe(false);
-    const salesPart = [...parts.entries()].find(([name, xml]) => /worksheets\/sheet\d+\.xml$/.test(name) && xml.includes('Game Card 50'));
+    const salesPart = [...parts.entries()].find(
+      ([name, xml]) => /worksheets\/sheet\d+\.xml$/.test(name) && xml.includes('Game Card 50'),
+    );
     expect(salesPart?.[1]).toMatch(/<pane [^>]*ySplit="1"[^>]*state="frozen"/);
     expect(salesPart?.[1]).toMatch(/<autoFilter ref="A1:[A-Z]+\d+"\/>/);
   });

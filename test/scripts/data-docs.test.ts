@@ -7,7 +7,14 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { dataDocFile, generateDataDoc, readMartDoc, renderMart, schemaColumns } from '../../scripts/data-docs.js';
 
-const marts = ['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging', 'recon_exception_history', 'recon_runs'];
+const marts = [
+  'recon_exceptions',
+  'recon_summary',
+  'recon_bridge',
+  'recon_aging',
+  'recon_exception_history',
+  'recon_runs',
+];
 
 describe('docs/DATA.md', () => {
   it('is what npm run docs:data generates (run it after changing a mart .yml or the template)', async () => {
@@ -20,7 +27,10 @@ describe('docs/DATA.md', () => {
     for (const mart of marts) {
       const section = renderMart(readMartDoc(mart), tables.get(mart));
       expect(generated).toContain(section);
-      const rows = section.split('\n').slice(3).map((line) => line.split(' | ')[0]!.slice(2));
+      const rows = section
+        .split('\n')
+        .slice(3)
+        .map((line) => line.split(' | ')[0]!.slice(2));
       expect(rows).toEqual(tables.get(mart)!.map((c) => c.name));
     }
   });
@@ -33,9 +43,22 @@ describe('renderMart', () => {
   ];
 
   it('renders the grain as the heading and a row per column, escaping pipes', () => {
-    const doc = { name: 'm', description: 'one row per x', columns: [{ name: 'period', description: 'YYYY-MM' }, { name: 'amount', description: 'a | b' }] };
+    const doc = {
+      name: 'm',
+      description: 'one row per x',
+      columns: [
+        { name: 'period', description: 'YYYY-MM' },
+        { name: 'amount', description: 'a | b' },
+      ],
+    };
     expect(renderMart(doc, columns)).toBe(
-      ['### `m` — one row per x', '| column | type | meaning |', '|---|---|---|', '| period | VARCHAR | YYYY-MM |', '| amount | DECIMAL(18,4) | a \\| b |'].join('\n'),
+      [
+        '### `m` — one row per x',
+        '| column | type | meaning |',
+        '|---|---|---|',
+        '| period | VARCHAR | YYYY-MM |',
+        '| amount | DECIMAL(18,4) | a \\| b |',
+      ].join('\n'),
     );
   });
 
@@ -58,6 +81,8 @@ describe('renderMart', () => {
   });
 
   it('fails on a .yml about a table sql/schema/ does not create', () => {
-    expect(() => renderMart({ name: 'nope', description: 'x', columns: [] }, undefined)).toThrow(/creates no such table/);
+    expect(() => renderMart({ name: 'nope', description: 'x', columns: [] }, undefined)).toThrow(
+      /creates no such table/,
+    );
   });
 });

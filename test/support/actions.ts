@@ -52,7 +52,10 @@ export async function reconciledMonth(
   };
   const configFile = path.join(dir, 'pinrecon.config.json');
   writeFileSync(configFile, JSON.stringify(fileConfig, null, 2));
-  const config = configSchema.parse({ ...fileConfig, api: { ...fileConfig.api, identifier: 'demo-partner', secret: 'demo-secret' } });
+  const config = configSchema.parse({
+    ...fileConfig,
+    api: { ...fileConfig.api, identifier: 'demo-partner', secret: 'demo-secret' },
+  });
   const env = { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' };
   const withDatabase = async <T>(work: (warehouse: Warehouse) => Promise<T>): Promise<T> => {
     const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
@@ -64,7 +67,12 @@ export async function reconciledMonth(
   };
   await withDatabase(async (warehouse) => {
     const { output } = capturingOutput();
-    await extractSales(warehouse, config, { from: '2024-03-01', to: '2024-03-31', by: 'both', today: '2024-06-01' }, output);
+    await extractSales(
+      warehouse,
+      config,
+      { from: '2024-03-01', to: '2024-03-31', by: 'both', today: '2024-06-01' },
+      output,
+    );
     const file = path.join(dir, 'ledger.csv');
     const planted = { period, asOf, file, reconciliation: config.reconciliation, salesPerBreak: 300 };
     const plant = await generateLedger(simulator.dataset, planted);
@@ -91,7 +99,10 @@ export type FindingOfType = { finding_id: string; transaction_id: string | null;
 
 export async function findingsOfType(month: ActionsMonth, type: string): Promise<FindingOfType[]> {
   return month.withDatabase((w) =>
-    w.all(`SELECT finding_id, transaction_id::VARCHAR AS transaction_id, difference::VARCHAR AS difference FROM recon_exceptions
-           WHERE period = $1 AND exception_type = $2 ORDER BY finding_id`, [period, type]),
+    w.all(
+      `SELECT finding_id, transaction_id::VARCHAR AS transaction_id, difference::VARCHAR AS difference FROM recon_exceptions
+           WHERE period = $1 AND exception_type = $2 ORDER BY finding_id`,
+      [period, type],
+    ),
   );
 }

@@ -10,7 +10,17 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { writeReport } from '../../pipelines/report.js';
-import { asOf, capturingOutput, insertLedger, insertSales, ledgerFor, period, sale, type Fixture, type SaleRow } from './reconcile.js';
+import {
+  asOf,
+  capturingOutput,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  period,
+  sale,
+  type Fixture,
+  type SaleRow,
+} from './reconcile.js';
 
 export { asOf, period };
 
@@ -36,7 +46,10 @@ export async function fillFindings(f: Fixture): Promise<PeriodFindings> {
   const missing = sale({ partner_cost_price: '7.25' });
   const fixable = sale({ partner_cost_price: '8.50' });
   await insertSales(f.warehouse, [costBreak, missing, fixable]);
-  await insertLedger(f.warehouse, [ledgerFor(costBreak, { expected_cost: '8.00' }), ledgerFor(fixable, { expected_cost: '8.00' })]);
+  await insertLedger(f.warehouse, [
+    ledgerFor(costBreak, { expected_cost: '8.00' }),
+    ledgerFor(fixable, { expected_cost: '8.00' }),
+  ]);
   return { costBreak, missing, fixable };
 }
 
@@ -118,10 +131,14 @@ export function convertWithSoffice(file: string, outDir: string, format: 'xlsx' 
   mkdirSync(outDir, { recursive: true });
   const profile = mkdtempSync(path.join(tmpdir(), 'pinrecon-soffice-'));
   try {
-    execFileSync('soffice', [`-env:UserInstallation=file://${profile}`, '--headless', '--convert-to', format, '--outdir', outDir, file], {
-      stdio: 'pipe',
-      timeout: 240_000,
-    });
+    execFileSync(
+      'soffice',
+      [`-env:UserInstallation=file://${profile}`, '--headless', '--convert-to', format, '--outdir', outDir, file],
+      {
+        stdio: 'pipe',
+        timeout: 240_000,
+      },
+    );
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }

@@ -25,7 +25,11 @@ export function tempDir(name: string): string {
   return mkdtempSync(path.join(tmpdir(), `pinrecon-${name}-`));
 }
 
-export function extractConfig(dir: string, baseUrl: string, overrides: { api?: Record<string, unknown>; extract?: Record<string, unknown> } = {}): Config {
+export function extractConfig(
+  dir: string,
+  baseUrl: string,
+  overrides: { api?: Record<string, unknown>; extract?: Record<string, unknown> } = {},
+): Config {
   return configSchema.parse({
     database: path.join(dir, 'pinrecon.duckdb'),
     timezone: 'America/Sao_Paulo',
@@ -51,7 +55,11 @@ export async function sideTablesState(warehouse: Warehouse) {
     quarantine: await warehouse.all(
       `SELECT window_start::VARCHAR AS window_start, by_flag, record_index, transaction_id, reason, raw FROM sales_quarantine ORDER BY ALL`,
     ),
-    history: await warehouse.all(`SELECT transaction_id, status, previous_status FROM sales_status_history ORDER BY ALL`),
-    windows: await warehouse.all(`SELECT window_start::VARCHAR AS s, window_end::VARCHAR AS e, by_flag, records, quarantined FROM extract_windows ORDER BY ALL`),
+    history: await warehouse.all(
+      `SELECT transaction_id, status, previous_status FROM sales_status_history ORDER BY ALL`,
+    ),
+    windows: await warehouse.all(
+      `SELECT window_start::VARCHAR AS s, window_end::VARCHAR AS e, by_flag, records, quarantined FROM extract_windows ORDER BY ALL`,
+    ),
   };
 }

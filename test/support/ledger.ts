@@ -32,7 +32,12 @@ export function capturedOutput(json = false): { output: Output; stdout(): string
         callback();
       },
     }) as unknown as NodeJS.WriteStream;
-  const output = new ConsoleOutput(json, sink((t) => (out += t)), sink((t) => (err += t)), false);
+  const output = new ConsoleOutput(
+    json,
+    sink((t) => (out += t)),
+    sink((t) => (err += t)),
+    false,
+  );
   return { output, stdout: () => out, stderr: () => err };
 }
 
@@ -42,10 +47,14 @@ export async function openWarehouse(config: Config): Promise<Warehouse> {
 
 /** Runs `script` (an ES module body, in the package root) in a child process kept alive; resolves once the script has run. */
 export async function holdOpen(script: string): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--input-type=module', '-e', `${script}\nprocess.stdout.write('ready\\n'); setInterval(() => {}, 1000);`], {
-    cwd: packageRoot(),
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--input-type=module', '-e', `${script}\nprocess.stdout.write('ready\\n'); setInterval(() => {}, 1000);`],
+    {
+      cwd: packageRoot(),
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   await new Promise<void>((resolve, reject) => {
     child.stdout!.on('data', (chunk: Buffer) => chunk.toString().includes('ready') && resolve());
     child.once('exit', (code) => reject(new Error(`the lock holder exited with ${code}`)));

@@ -38,7 +38,8 @@ export function readPdfPages(file: string): PdfPage[] {
       objects.set(Number(match[1]), { dictionary: body });
       continue;
     }
-    const dataStart = match.index + match[0].length + streamAt + 'stream'.length + (body[streamAt + 6] === '\r' ? 2 : 1);
+    const dataStart =
+      match.index + match[0].length + streamAt + 'stream'.length + (body[streamAt + 6] === '\r' ? 2 : 1);
     const dataEnd = source.lastIndexOf('endstream', end);
     const raw = bytes.subarray(dataStart, dataEnd);
     const dictionary = body.slice(0, streamAt);
@@ -54,14 +55,18 @@ export function readPdfPages(file: string): PdfPage[] {
   const pages: PdfPage[] = [];
   const visit = (node: PdfObject, inheritedBox: number[] | undefined, inheritedResources: string | undefined) => {
     const box = /\/MediaBox\s*\[([^\]]*)\]/.exec(node.dictionary)?.[1]?.trim().split(/\s+/).map(Number) ?? inheritedBox;
-    const resources = /\/Resources\s*(\d+ 0 R|<<)/.exec(node.dictionary) ? resourcesOf(node.dictionary) : inheritedResources;
+    const resources = /\/Resources\s*(\d+ 0 R|<<)/.exec(node.dictionary)
+      ? resourcesOf(node.dictionary)
+      : inheritedResources;
     if (/\/Type\s*\/Pages\b/.test(node.dictionary)) {
       const kids = /\/Kids\s*\[([^\]]*)\]/.exec(node.dictionary)![1]!;
       for (const ref of kids.matchAll(/(\d+) 0 R/g)) visit(objects.get(Number(ref[1]))!, box, resources);
       return;
     }
     const contents = /\/Contents\s*(\[[^\]]*\]|\d+ 0 R)/.exec(node.dictionary)![1]!;
-    const streams = [...contents.matchAll(/(\d+) 0 R/g)].map((ref) => objects.get(Number(ref[1]))!.stream!.toString('latin1'));
+    const streams = [...contents.matchAll(/(\d+) 0 R/g)].map((ref) =>
+      objects.get(Number(ref[1]))!.stream!.toString('latin1'),
+    );
     const runs = showText(streams.join('\n'), fontMaps(resources ?? ''));
     pages.push({ mediaBox: box ?? [], runs, text: runs.map((r) => r.text).join(' ') });
   };
@@ -91,7 +96,8 @@ function parseCMap(cmap: string): Map<string, string> {
   const map = new Map<string, string>();
   const unicode = (hex: string) => String.fromCharCode(...(hex.match(/.{4}/g) ?? []).map((h) => parseInt(h, 16)));
   for (const block of cmap.matchAll(/beginbfchar([\s\S]*?)endbfchar/g)) {
-    for (const [, code, text] of block[1]!.matchAll(/<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>/g)) map.set(code!.toUpperCase(), unicode(text!));
+    for (const [, code, text] of block[1]!.matchAll(/<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>/g))
+      map.set(code!.toUpperCase(), unicode(text!));
   }
   for (const block of cmap.matchAll(/beginbfrange([\s\S]*?)endbfrange/g)) {
     for (const [, from, to, text] of block[1]!.matchAll(/<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>\s*<([0-9A-Fa-f]+)>/g)) {
@@ -112,7 +118,9 @@ function showText(content: string, fonts: Map<string, Map<string, string>>): Pdf
   let size = 0;
   const decode = (hex: string) => {
     const width = map.size > 0 ? [...map.keys()][0]!.length : 2;
-    return (hex.toUpperCase().match(new RegExp(`.{1,${width}}`, 'g')) ?? []).map((code) => map.get(code) ?? '').join('');
+    return (hex.toUpperCase().match(new RegExp(`.{1,${width}}`, 'g')) ?? [])
+      .map((code) => map.get(code) ?? '')
+      .join('');
   };
   const operators = /\/(\w+)\s+([\d.]+)\s+Tf|\[((?:[^\]\\]|\\.)*)\]\s*TJ|<([0-9A-Fa-f]*)>\s*Tj/g;
   for (const m of content.matchAll(operators)) {
@@ -120,7 +128,8 @@ function showText(content: string, fonts: Map<string, Map<string, string>>): Pdf
       map = fonts.get(m[1]) ?? new Map();
       size = Number(m[2]);
     } else {
-      const text = m[3] !== undefined ? [...m[3].matchAll(/<([0-9A-Fa-f]*)>/g)].map((h) => decode(h[1]!)).join('') : decode(m[4]!);
+      const text =
+        m[3] !== undefined ? [...m[3].matchAll(/<([0-9A-Fa-f]*)>/g)].map((h) => decode(h[1]!)).join('') : decode(m[4]!);
       runs.push({ text, size });
     }
   }

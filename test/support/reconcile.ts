@@ -146,7 +146,18 @@ export async function insertSales(warehouse: Warehouse, rows: SaleRow[]): Promis
          status_class, transaction_at, transaction_date_raw, country_code, sales_currency_code, sales_currency_symbol, key,
          key_sent_to_customer, first_seen_at, last_seen_at)
        VALUES ($1, $2, $3, 'Product ' || $3, $4::DECIMAL(18,4), $5::DECIMAL(18,4), $6, NULL, $7::TIMESTAMPTZ, $7, 'BR', $8, 'R$', $9, $10, now(), now())`,
-      [r.transaction_id, r.partner_reference, r.product_id, r.sales_price, r.partner_cost_price, r.status, r.transaction_at, r.currency, r.key, r.key_sent_to_customer],
+      [
+        r.transaction_id,
+        r.partner_reference,
+        r.product_id,
+        r.sales_price,
+        r.partner_cost_price,
+        r.status,
+        r.transaction_at,
+        r.currency,
+        r.key,
+        r.key_sent_to_customer,
+      ],
     );
   }
 }
@@ -157,7 +168,17 @@ export async function insertLedger(warehouse: Warehouse, rows: LedgerRow[]): Pro
       `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code,
          order_status, source_file, source_line, file_hash, run_id)
        VALUES ($1, $2, $3::TIMESTAMPTZ, $3, $4::DECIMAL(18,4), $5::DECIMAL(18,4), $6, 'BR', $7, 'ledger.csv', $8, $9, 'fixture')`,
-      [r.partner_reference, r.product_id, r.paid_at, r.sales_price, r.expected_cost, r.currency_code, r.order_status, r.source_line, r.file_hash],
+      [
+        r.partner_reference,
+        r.product_id,
+        r.paid_at,
+        r.sales_price,
+        r.expected_cost,
+        r.currency_code,
+        r.order_status,
+        r.source_line,
+        r.file_hash,
+      ],
     );
   }
 }

@@ -39,7 +39,10 @@ export interface ReportFixture {
 }
 
 /** The fixture's database with the report's inputs, and (unless `marts: false`) the marts filled directly. */
-export async function createReportFixture(configOverrides: Record<string, unknown> = {}, options: { marts?: boolean } = {}): Promise<ReportFixture> {
+export async function createReportFixture(
+  configOverrides: Record<string, unknown> = {},
+  options: { marts?: boolean } = {},
+): Promise<ReportFixture> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-report-'));
   const config = configSchema.parse({
     timezone,
@@ -103,7 +106,6 @@ async function fillReportInputs(warehouse: Warehouse): Promise<void> {
       ('landing/2025-03-01_2025-03-31_created.json.gz', 'run-extract-1', 'salesByPeriod', '2025-03-01', '2025-03-31', 'created', '2025-04-02 09:03:00+00', 2048, 6, 1),
       ('landing/2025-02-01_2025-02-28_paid.json.gz', 'run-extract-0', 'salesByPeriod', '2025-02-01', '2025-02-28', 'paid', '2025-03-02 09:00:00+00', 1024, 3, 1);
   `);
-
 }
 
 async function fillMarts(warehouse: Warehouse): Promise<void> {

@@ -64,14 +64,22 @@ export class Upstream {
     const text = Buffer.concat(chunks).toString();
     const url = new URL(req.url ?? '/', 'http://x');
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    const hit: Hit = { method: req.method ?? '', path: url.pathname, query: url.searchParams, token, body: text ? JSON.parse(text) : {} };
+    const hit: Hit = {
+      method: req.method ?? '',
+      path: url.pathname,
+      query: url.searchParams,
+      token,
+      body: text ? JSON.parse(text) : {},
+    };
     this.hits.push(hit);
     if (hit.path === '/auth/token') {
-      if (hit.body.identifier !== IDENTIFIER || hit.body.secret !== SECRET) return json(res, 400, { message: 'bad credentials' });
+      if (hit.body.identifier !== IDENTIFIER || hit.body.secret !== SECRET)
+        return json(res, 400, { message: 'bad credentials' });
       return json(res, 200, this.issue());
     }
     if (hit.path === '/auth/refresh-token') {
-      if (this.refuseRefresh || !this.valid.has(String(hit.body.accessToken))) return json(res, 400, { message: 'cannot refresh' });
+      if (this.refuseRefresh || !this.valid.has(String(hit.body.accessToken)))
+        return json(res, 400, { message: 'cannot refresh' });
       this.refreshed++;
       return json(res, 200, this.issue());
     }
@@ -139,7 +147,10 @@ export async function setup(handler: Handler, overrides: Record<string, unknown>
   const upstream = await new Upstream(handler).start();
   running.push(upstream);
   const events: ClientEvent[] = [];
-  const client = new PartnerApiClient(apiConfig(upstream.url, overrides), { limiter: new RateLimiter(1000), onEvent: (e) => events.push(e) });
+  const client = new PartnerApiClient(apiConfig(upstream.url, overrides), {
+    limiter: new RateLimiter(1000),
+    onEvent: (e) => events.push(e),
+  });
   running.push(client);
   return { upstream, client, events };
 }

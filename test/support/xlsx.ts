@@ -11,7 +11,11 @@ export const awkwardTexts: { stored: string; expected: string; exceljsReads?: st
   { stored: 'bell\u0007 vt\u000B end', expected: 'bell vt end' },
   // Excel and LibreOffice read `_xHHHH_` as an escaped character, so the writer escapes its underscore
   // (`_x005F_`); exceljs's reader does not decode these escapes and shows the escaped form.
-  { stored: '_x0041_ stays as typed', expected: '_x0041_ stays as typed', exceljsReads: '_x005F_x0041_ stays as typed' },
+  {
+    stored: '_x0041_ stays as typed',
+    expected: '_x0041_ stays as typed',
+    exceljsReads: '_x005F_x0041_ stays as typed',
+  },
   { stored: '  leading and trailing  ', expected: '  leading and trailing  ' },
   { stored: 'line one\nline two', expected: 'line one\nline two' },
   { stored: '😀 ünïcødé ção €', expected: '😀 ünïcødé ção €' },
@@ -21,6 +25,10 @@ export const awkwardTexts: { stored: string; expected: string; exceljsReads?: st
 
 /** Inserts the awkward texts as the raw lines of rejects from `awkward.csv`, lines 1, 2, 3… in order. */
 export async function insertAwkwardRejects(warehouse: Warehouse): Promise<void> {
-  const values = awkwardTexts.map(({ stored }, i) => `('awkward.csv', ${i + 1}, 'awkward text', ${sqlString(stored)}, 'h-awkward', 'run-awkward')`);
-  await warehouse.run(`INSERT INTO ledger_rejects (source_file, source_line, reason, raw, file_hash, run_id) VALUES ${values.join(', ')}`);
+  const values = awkwardTexts.map(
+    ({ stored }, i) => `('awkward.csv', ${i + 1}, 'awkward text', ${sqlString(stored)}, 'h-awkward', 'run-awkward')`,
+  );
+  await warehouse.run(
+    `INSERT INTO ledger_rejects (source_file, source_line, reason, raw, file_hash, run_id) VALUES ${values.join(', ')}`,
+  );
 }

@@ -54,4 +54,3 @@ export function zip(entries: [name: string, text: string][]): Buffer {
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, directory, end]);
 }
-

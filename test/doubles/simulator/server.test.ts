@@ -4,7 +4,14 @@
  */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Collection, PreRedeemResponse, ProductDetail, ReversalResult, SalesRecord, TokenRecord } from '../../../sources/partner-api/types.js';
+import type {
+  Collection,
+  PreRedeemResponse,
+  ProductDetail,
+  ReversalResult,
+  SalesRecord,
+  TokenRecord,
+} from '../../../sources/partner-api/types.js';
 import { Dataset } from '../../../doubles/simulator/dataset.js';
 import { FIRST_TRANSACTION_ID, generateSale } from '../../../doubles/simulator/sale-generator.js';
 import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
@@ -83,8 +90,14 @@ describe('simulator', () => {
     });
 
     it('refuses wrong or missing credentials with 400 and a JSON body', async () => {
-      await expectRefusal(await post(`${sim.url}/auth/token`, { ...CREDENTIALS, secret: 'nope' }), 'invalid_credentials');
-      await expectRefusal(await post(`${sim.url}/auth/token`, { identifier: CREDENTIALS.identifier }), 'invalid_request');
+      await expectRefusal(
+        await post(`${sim.url}/auth/token`, { ...CREDENTIALS, secret: 'nope' }),
+        'invalid_credentials',
+      );
+      await expectRefusal(
+        await post(`${sim.url}/auth/token`, { identifier: CREDENTIALS.identifier }),
+        'invalid_request',
+      );
       const malformed = await fetch(`${sim.url}/auth/token`, { method: 'POST', body: '{not json' });
       await expectRefusal(malformed, 'invalid_json');
       await expectRefusal(await post(`${sim.url}/auth/token`, null), 'invalid_request');
@@ -96,19 +109,36 @@ describe('simulator', () => {
       await expectRefusal(await get(`${sim.url}/catalog`, 'abc.def.ghi'), 'invalid_token');
       const [h, p, s] = token.split('.');
       const claims = JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>;
-      const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, exp: claims.exp as number + 1e6 })).toString('base64url')}.${s}`;
+      const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, exp: (claims.exp as number) + 1e6 })).toString('base64url')}.${s}`;
       await expectRefusal(await get(`${sim.url}/catalog`, tampered), 'invalid_token');
     });
 
     it('refreshes with accessToken + refreshToken, each refresh token once', async () => {
       const first = await authenticate(sim);
-      const second = await json<TokenRecord>(await post(`${sim.url}/auth/refresh-token`, { accessToken: first.accessToken, refreshToken: first.refreshToken }));
+      const second = await json<TokenRecord>(
+        await post(`${sim.url}/auth/refresh-token`, {
+          accessToken: first.accessToken,
+          refreshToken: first.refreshToken,
+        }),
+      );
       expect(second.accessToken).not.toBe(first.accessToken);
       await json(await get(`${sim.url}/catalog`, second.accessToken));
-      await expectRefusal(await post(`${sim.url}/auth/refresh-token`, { accessToken: first.accessToken, refreshToken: first.refreshToken }), 'invalid_refresh_token');
+      await expectRefusal(
+        await post(`${sim.url}/auth/refresh-token`, {
+          accessToken: first.accessToken,
+          refreshToken: first.refreshToken,
+        }),
+        'invalid_refresh_token',
+      );
       // A refresh token belongs to its own access token.
       const other = await authenticate(sim);
-      await expectRefusal(await post(`${sim.url}/auth/refresh-token`, { accessToken: other.accessToken, refreshToken: second.refreshToken }), 'invalid_refresh_token');
+      await expectRefusal(
+        await post(`${sim.url}/auth/refresh-token`, {
+          accessToken: other.accessToken,
+          refreshToken: second.refreshToken,
+        }),
+        'invalid_refresh_token',
+      );
       expect(sim.stats().refreshes).toBeGreaterThanOrEqual(1);
     });
 
@@ -118,7 +148,9 @@ describe('simulator', () => {
       try {
         const record = await authenticate(shortLived);
         await json(await get(`${shortLived.url}/catalog`, record.accessToken));
-        await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(record.expiredAt) - Date.now()) + 100));
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.max(0, Date.parse(record.expiredAt) - Date.now()) + 100),
+        );
         await expectRefusal(await get(`${shortLived.url}/catalog`, record.accessToken), 'token_expired');
         const renewed = await json<TokenRecord>(await post(`${shortLived.url}/auth/refresh-token`, record));
         await json(await get(`${shortLived.url}/catalog`, renewed.accessToken));
@@ -164,11 +196,16 @@ describe('simulator', () => {
       expect(products.every((p) => p.salesCurrencyCode === 'BRL' && p.countryCode === 'BR')).toBe(true);
       for (const p of products) {
         // partnerCostPrice = price × (1 − discount%) to the cent
-        expect(p.partnerCostPrice).toBeCloseTo(Math.round(p.salesPrice * 100 * (1 - p.discountPercent! / 100)) / 100, 10);
+        expect(p.partnerCostPrice).toBeCloseTo(
+          Math.round(p.salesPrice * 100 * (1 - p.discountPercent! / 100)) / 100,
+          10,
+        );
       }
       const listing = await json<Collection[]>(await get(`${sim.url}/catalog/collections`, token));
       expect(listing.map((c) => c.id)).toEqual(tree.map((c) => c.id));
-      expect(listing.every((c) => c.products.length === 0 && c.collections.every((child) => child.products.length === 0))).toBe(true);
+      expect(
+        listing.every((c) => c.products.length === 0 && c.collections.every((child) => child.products.length === 0)),
+      ).toBe(true);
       expect(listing.some((c) => c.collections.length > 0)).toBe(true);
       const partner = await json<Collection[]>(await get(`${sim.url}/catalog/partner/collections`, token));
       expect(partner.length).toBeGreaterThan(listing.length);
@@ -186,13 +223,19 @@ describe('simulator', () => {
     it('serves one collection, a collection with its products, product info and stock', async () => {
       const playstation = await json<Collection>(await get(`${sim.url}/catalog/collections/11`, token));
       expect(playstation.name).toBe('PlayStation');
-      expect(playstation.products[0]).toMatchObject({ partnerCostPercent: expect.any(Number), image: expect.stringMatching(/^https:/) });
+      expect(playstation.products[0]).toMatchObject({
+        partnerCostPercent: expect.any(Number),
+        image: expect.stringMatching(/^https:/),
+      });
       const withProducts = await json<Collection[]>(await get(`${sim.url}/catalog/collections/11/products`, token));
       expect(withProducts[0]!.products.map((p) => p.id)).toEqual(playstation.products.map((p) => p.id));
       const detail = await json<ProductDetail>(await get(`${sim.url}/catalog/products/3101`, token));
       expect(detail).toMatchObject({ id: 3101, salesPrice: 30, partnerCostPrice: 28.8, salesCurrencyCode: 'BRL' });
       expect(detail.collections[0]).toMatchObject({ id: 11, collection: { id: 10 } });
-      expect(await json(await get(`${sim.url}/catalog/products/3101/stock`, token))).toEqual({ hasStock: true, amount: -1 });
+      expect(await json(await get(`${sim.url}/catalog/products/3101/stock`, token))).toEqual({
+        hasStock: true,
+        amount: -1,
+      });
       await expectRefusal(await get(`${sim.url}/catalog/collections/999`, token), 'unknown_collection');
       await expectRefusal(await get(`${sim.url}/catalog/products/999`, token), 'unknown_product');
       await expectRefusal(await get(`${sim.url}/catalog/products/4001`, token), 'product_not_available');
@@ -204,13 +247,19 @@ describe('simulator', () => {
   describe('sales', () => {
     it('lists a period by payment date or by creation date, the same as the data set', async () => {
       for (const byCreate of [false, true]) {
-        const served = await json<SalesRecord[]>(await get(`${sim.url}/sales/period/2026-02-01/2026-02-03?searchIsByCreateDate=${byCreate}`, token));
-        const expected = [...sim.dataset.salesInPeriod('2026-02-01', '2026-02-03', byCreate)].map((s) => s.transactionId);
+        const served = await json<SalesRecord[]>(
+          await get(`${sim.url}/sales/period/2026-02-01/2026-02-03?searchIsByCreateDate=${byCreate}`, token),
+        );
+        const expected = [...sim.dataset.salesInPeriod('2026-02-01', '2026-02-03', byCreate)].map(
+          (s) => s.transactionId,
+        );
         expect(served.map((s) => s.transactionId)).toEqual(expected);
         expect(served.length).toBeGreaterThan(250);
       }
       const byPaid = await json<SalesRecord[]>(await get(`${sim.url}/sales/period/2026-02-01/2026-02-01`, token));
-      const byCreated = await json<SalesRecord[]>(await get(`${sim.url}/sales/period/2026-02-01/2026-02-01?searchIsByCreateDate=true`, token));
+      const byCreated = await json<SalesRecord[]>(
+        await get(`${sim.url}/sales/period/2026-02-01/2026-02-01?searchIsByCreateDate=true`, token),
+      );
       expect(byPaid.map((s) => s.transactionId)).not.toEqual(byCreated.map((s) => s.transactionId));
     });
 
@@ -220,15 +269,27 @@ describe('simulator', () => {
       await expectRefusal(await get(`${sim.url}/sales/period/2026-02-30/2026-03-01`, token), 'invalid_date');
       await expectRefusal(await get(`${sim.url}/sales/period/01-02-2026/2026-02-03`, token), 'invalid_date');
       await expectRefusal(await get(`${sim.url}/sales/period/2026-02-03/2026-02-01`, token), 'invalid_period');
-      await expectRefusal(await get(`${sim.url}/sales/period/2026-02-01/2026-02-03?searchIsByCreateDate=maybe`, token), 'invalid_request');
+      await expectRefusal(
+        await get(`${sim.url}/sales/period/2026-02-01/2026-02-03?searchIsByCreateDate=maybe`, token),
+        'invalid_request',
+      );
     });
 
     it('finds sales by transaction id, partner reference and buyer document', async () => {
       const sale = sim.dataset.sale(100);
       const byId = await json<SalesRecord>(await get(`${sim.url}/sales/transaction/${sale.transactionId}`, token));
-      expect(byId).toMatchObject({ transactionId: sale.transactionId, partnerReference: sale.partnerReference, key: sale.key });
-      await expectRefusal(await get(`${sim.url}/sales/transaction/${FIRST_TRANSACTION_ID + 10_000_000}`, token), 'unknown_transaction');
-      const byReference = await json<SalesRecord[]>(await get(`${sim.url}/sales/partner-reference/${encodeURIComponent(sale.partnerReference)}`, token));
+      expect(byId).toMatchObject({
+        transactionId: sale.transactionId,
+        partnerReference: sale.partnerReference,
+        key: sale.key,
+      });
+      await expectRefusal(
+        await get(`${sim.url}/sales/transaction/${FIRST_TRANSACTION_ID + 10_000_000}`, token),
+        'unknown_transaction',
+      );
+      const byReference = await json<SalesRecord[]>(
+        await get(`${sim.url}/sales/partner-reference/${encodeURIComponent(sale.partnerReference)}`, token),
+      );
       expect(byReference.map((s) => s.transactionId)).toEqual([sale.transactionId]);
       expect(await json(await get(`${sim.url}/sales/partner-reference/PO-2026-9999999`, token))).toEqual([]);
       const byDocument = await json<SalesRecord[]>(await get(`${sim.url}/sales/document/${sale.buyerDocument}`, token));
@@ -239,47 +300,120 @@ describe('simulator', () => {
     });
 
     it('pre-redeem and reversals are seen by every later sales query', async () => {
-      const response = await post(`${sim.url}/pre-redeem`, { productId: 3104, partnerReference: 'PO-TEST-1', customer: { document: '52998224725', name: 'Maria Silva', bornAt: '1990-05-01' } }, token);
+      const response = await post(
+        `${sim.url}/pre-redeem`,
+        {
+          productId: 3104,
+          partnerReference: 'PO-TEST-1',
+          customer: { document: '52998224725', name: 'Maria Silva', bornAt: '1990-05-01' },
+        },
+        token,
+      );
       const booked = await json<PreRedeemResponse>(response);
       expect(booked.status).toBe('delivered');
       expect(booked.transaction.redirectLink).toBe(`${sim.url}/redeem/${booked.transaction.transactionId}`);
       expect(booked.transaction.key).toMatch(/^[A-Z0-9-]{16,20}$/);
-      expect(await json(await get(`${sim.url}/catalog/products/3104/stock`, token))).toEqual({ hasStock: true, amount: 4999 });
+      expect(await json(await get(`${sim.url}/catalog/products/3104/stock`, token))).toEqual({
+        hasStock: true,
+        amount: 4999,
+      });
 
-      await expectRefusal(await post(`${sim.url}/pre-redeem`, { productId: 3104, partnerReference: 'PO-TEST-1' }, token), 'duplicate_partner_reference');
-      await expectRefusal(await post(`${sim.url}/pre-redeem`, { productId: 1, partnerReference: 'PO-TEST-2' }, token), 'unknown_product');
-      await expectRefusal(await post(`${sim.url}/pre-redeem`, { partnerReference: 'PO-TEST-2' }, token), 'invalid_request');
-      await expectRefusal(await post(`${sim.url}/pre-redeem`, { productId: 3101, partnerReference: 'PO-TEST-2', customer: { bornAt: '31/12/1990' } }, token), 'invalid_customer');
-      await expectRefusal(await post(`${sim.url}/pre-redeem`, { productId: 4001, partnerReference: 'PO-TEST-2' }, token), 'product_not_available');
+      await expectRefusal(
+        await post(`${sim.url}/pre-redeem`, { productId: 3104, partnerReference: 'PO-TEST-1' }, token),
+        'duplicate_partner_reference',
+      );
+      await expectRefusal(
+        await post(`${sim.url}/pre-redeem`, { productId: 1, partnerReference: 'PO-TEST-2' }, token),
+        'unknown_product',
+      );
+      await expectRefusal(
+        await post(`${sim.url}/pre-redeem`, { partnerReference: 'PO-TEST-2' }, token),
+        'invalid_request',
+      );
+      await expectRefusal(
+        await post(
+          `${sim.url}/pre-redeem`,
+          { productId: 3101, partnerReference: 'PO-TEST-2', customer: { bornAt: '31/12/1990' } },
+          token,
+        ),
+        'invalid_customer',
+      );
+      await expectRefusal(
+        await post(`${sim.url}/pre-redeem`, { productId: 4001, partnerReference: 'PO-TEST-2' }, token),
+        'product_not_available',
+      );
       // A generated reference is taken too.
-      await expectRefusal(await post(`${sim.url}/pre-redeem`, { productId: 3101, partnerReference: sim.dataset.sale(5).partnerReference }, token), 'duplicate_partner_reference');
+      await expectRefusal(
+        await post(
+          `${sim.url}/pre-redeem`,
+          { productId: 3101, partnerReference: sim.dataset.sale(5).partnerReference },
+          token,
+        ),
+        'duplicate_partner_reference',
+      );
 
       const today = sim.dataset.plan.clock.localDate(Date.now());
-      const todays = await json<SalesRecord[]>(await get(`${sim.url}/sales/period/${today}/${today}?searchIsByCreateDate=true`, token));
-      expect(todays.find((s) => s.transactionId === booked.transaction.transactionId)).toMatchObject({ status: 'delivered', partnerReference: 'PO-TEST-1', productId: 3104 });
-      expect((await json<SalesRecord[]>(await get(`${sim.url}/sales/document/52998224725`, token))).map((s) => s.partnerReference)).toEqual(['PO-TEST-1']);
+      const todays = await json<SalesRecord[]>(
+        await get(`${sim.url}/sales/period/${today}/${today}?searchIsByCreateDate=true`, token),
+      );
+      expect(todays.find((s) => s.transactionId === booked.transaction.transactionId)).toMatchObject({
+        status: 'delivered',
+        partnerReference: 'PO-TEST-1',
+        productId: 3104,
+      });
+      expect(
+        (await json<SalesRecord[]>(await get(`${sim.url}/sales/document/52998224725`, token))).map(
+          (s) => s.partnerReference,
+        ),
+      ).toEqual(['PO-TEST-1']);
 
       // The customer completes a second booking on the redeem page.
-      const other = await json<PreRedeemResponse>(await post(`${sim.url}/pre-redeem`, { productId: 3101, partnerReference: 'PO-TEST-3' }, token));
+      const other = await json<PreRedeemResponse>(
+        await post(`${sim.url}/pre-redeem`, { productId: 3101, partnerReference: 'PO-TEST-3' }, token),
+      );
       expect((await fetch(other.transaction.redirectLink!)).status).toBe(200);
       await json(await fetch(other.transaction.redirectLink!, { method: 'POST' }));
-      expect((await json<SalesRecord>(await get(`${sim.url}/sales/transaction/${other.transaction.transactionId}`, token))).status).toBe('Redeemed by Client');
+      expect(
+        (await json<SalesRecord>(await get(`${sim.url}/sales/transaction/${other.transaction.transactionId}`, token)))
+          .status,
+      ).toBe('Redeemed by Client');
 
-      const reversed = await json<ReversalResult>(await post(`${sim.url}/reversal`, { transactionId: booked.transaction.transactionId }, token));
+      const reversed = await json<ReversalResult>(
+        await post(`${sim.url}/reversal`, { transactionId: booked.transaction.transactionId }, token),
+      );
       expect(reversed).toMatchObject({ status: 'Canceled in stock', transactionId: booked.transaction.transactionId });
-      expect(await json(await get(`${sim.url}/catalog/products/3104/stock`, token))).toEqual({ hasStock: true, amount: 5000 });
-      await expectRefusal(await post(`${sim.url}/reversal`, { transactionId: booked.transaction.transactionId }, token), 'already_reversed');
+      expect(await json(await get(`${sim.url}/catalog/products/3104/stock`, token))).toEqual({
+        hasStock: true,
+        amount: 5000,
+      });
+      await expectRefusal(
+        await post(`${sim.url}/reversal`, { transactionId: booked.transaction.transactionId }, token),
+        'already_reversed',
+      );
       await expectRefusal(await post(`${sim.url}/reversal`, { transactionId: 5 }, token), 'unknown_transaction');
       const afterReversal = await json<SalesRecord[]>(await get(`${sim.url}/sales/partner-reference/PO-TEST-1`, token));
       expect(afterReversal[0]!.status).toBe('Canceled in stock');
 
       // Reversal by reference of a generated sale shows in the period list.
-      const generated = [...sim.dataset.salesInPeriod('2026-02-10', '2026-02-10', true)].find((s) => s.status === 'Redeemed by Client')!;
-      const byReference = await json<ReversalResult>(await post(`${sim.url}/reversal/partner-reference/${encodeURIComponent(generated.partnerReference)}`, {}, token));
+      const generated = [...sim.dataset.salesInPeriod('2026-02-10', '2026-02-10', true)].find(
+        (s) => s.status === 'Redeemed by Client',
+      )!;
+      const byReference = await json<ReversalResult>(
+        await post(
+          `${sim.url}/reversal/partner-reference/${encodeURIComponent(generated.partnerReference)}`,
+          {},
+          token,
+        ),
+      );
       expect(byReference.transactionId).toBe(generated.transactionId);
-      const period = await json<SalesRecord[]>(await get(`${sim.url}/sales/period/2026-02-10/2026-02-10?searchIsByCreateDate=true`, token));
+      const period = await json<SalesRecord[]>(
+        await get(`${sim.url}/sales/period/2026-02-10/2026-02-10?searchIsByCreateDate=true`, token),
+      );
       expect(period.find((s) => s.transactionId === generated.transactionId)!.status).toBe('Canceled in stock');
-      await expectRefusal(await post(`${sim.url}/reversal/partner-reference/PO-NOPE`, {}, token), 'unknown_partner_reference');
+      await expectRefusal(
+        await post(`${sim.url}/reversal/partner-reference/PO-NOPE`, {}, token),
+        'unknown_partner_reference',
+      );
     });
   });
 
@@ -322,7 +456,12 @@ describe('rate limit', () => {
 
 describe('fault injection', () => {
   async function outcomes(seed: number, count: number): Promise<(number | 'dropped')[]> {
-    const sim = await startSimulator({ ...CREDENTIALS, seed, dataset: DATASET, faults: { error503Rate: 0.15, error500Rate: 0.15, dropRate: 0.2 } });
+    const sim = await startSimulator({
+      ...CREDENTIALS,
+      seed,
+      dataset: DATASET,
+      faults: { error503Rate: 0.15, error500Rate: 0.15, dropRate: 0.2 },
+    });
     try {
       const seen: (number | 'dropped')[] = [];
       for (let k = 0; k < count; k++) seen.push(await rawGet(`${sim.url}/catalog/collections`));
@@ -364,7 +503,9 @@ describe('fault injection', () => {
     try {
       const record = await authenticate(sim);
       sim.setFaults({ dropRate: 1 });
-      const outcome = await fetch(`${sim.url}/sales/period/2026-01-01/2026-01-31`, { headers: { Authorization: `Bearer ${record.accessToken}` } })
+      const outcome = await fetch(`${sim.url}/sales/period/2026-01-01/2026-01-31`, {
+        headers: { Authorization: `Bearer ${record.accessToken}` },
+      })
         .then((r) => r.text())
         .then(
           () => 'complete',
@@ -382,20 +523,28 @@ describe('custom endpoint templates', () => {
     const sim = await startSimulator({
       ...CREDENTIALS,
       dataset: DATASET,
-      endpoints: { getToken: 'POST /v2/login', salesByPeriod: 'GET /v2/vendas/{finishDate}/{startDate}', salesByDocument: 'GET /v2/sales?doc={documentNumber}' },
+      endpoints: {
+        getToken: 'POST /v2/login',
+        salesByPeriod: 'GET /v2/vendas/{finishDate}/{startDate}',
+        salesByDocument: 'GET /v2/sales?doc={documentNumber}',
+      },
     });
     try {
       await expectRefusal(await post(`${sim.url}/auth/token`, CREDENTIALS), 'not_found', 404);
       const { accessToken } = await json<TokenRecord>(await post(`${sim.url}/v2/login`, CREDENTIALS));
       const sales = await json<SalesRecord[]>(await get(`${sim.url}/v2/vendas/2026-01-05/2026-01-04`, accessToken));
-      expect(sales.map((s) => s.transactionId)).toEqual([...sim.dataset.salesInPeriod('2026-01-04', '2026-01-05', false)].map((s) => s.transactionId));
+      expect(sales.map((s) => s.transactionId)).toEqual(
+        [...sim.dataset.salesInPeriod('2026-01-04', '2026-01-05', false)].map((s) => s.transactionId),
+      );
       const document = sim.dataset.sale(0).buyerDocument;
       expect((await json<SalesRecord[]>(await get(`${sim.url}/v2/sales?doc=${document}`, accessToken))).length).toBe(3);
       await json(await get(`${sim.url}/catalog/collections/10`, accessToken)); // the others keep their defaults
     } finally {
       await sim.close();
     }
-    await expect(startSimulator({ endpoints: { salesByPeriod: 'GET /sales/{startDate}' } })).rejects.toThrow(/endpoints\.salesByPeriod.*\{finishDate\}/);
+    await expect(startSimulator({ endpoints: { salesByPeriod: 'GET /sales/{startDate}' } })).rejects.toThrow(
+      /endpoints\.salesByPeriod.*\{finishDate\}/,
+    );
   });
 });
 
@@ -430,7 +579,9 @@ describe('data set', () => {
     expect(sales.some((s) => s.paidAt.getTime() < a.plan.startMs)).toBe(true); // paid in December, created in January
     // Malformed: every 1000th, alternating a missing field and a bad date.
     const malformed = sales.filter((s) => s.malformation);
-    expect(malformed.map((s) => s.transactionId - FIRST_TRANSACTION_ID + 1)).toEqual(Array.from({ length: 20 }, (_, k) => (k + 1) * 1000));
+    expect(malformed.map((s) => s.transactionId - FIRST_TRANSACTION_ID + 1)).toEqual(
+      Array.from({ length: 20 }, (_, k) => (k + 1) * 1000),
+    );
     expect(malformed[0]!.malformation).toEqual({ kind: 'missing-field', field: 'partnerCostPrice' });
     expect(malformed[1]!.malformation).toMatchObject({ kind: 'bad-date' });
     expect(generateSale(a.plan, 999).malformation).toEqual(malformed[0]!.malformation);
@@ -446,20 +597,34 @@ describe('data set', () => {
         const at = (byCreate ? s.createdAt : s.paidAt).getTime();
         return at >= from && at < to;
       });
-      expect([...dataset.salesInPeriod('2026-02-01', '2026-02-28', byCreate)].map((s) => s.transactionId)).toEqual(scanned.map((s) => s.transactionId));
+      expect([...dataset.salesInPeriod('2026-02-01', '2026-02-28', byCreate)].map((s) => s.transactionId)).toEqual(
+        scanned.map((s) => s.transactionId),
+      );
     }
   });
 
   it('serves a one-day window of a million-sale data set without generating the rest', async () => {
-    const sim = await startSimulator({ ...CREDENTIALS, dataset: { from: '2026-01-01', to: '2026-12-31', salesCount: 1_000_000 } });
+    const sim = await startSimulator({
+      ...CREDENTIALS,
+      dataset: { from: '2026-01-01', to: '2026-12-31', salesCount: 1_000_000 },
+    });
     try {
-      const [lo, hi] = sim.dataset.indexRange(sim.dataset.plan.clock.startOfDay('2026-07-01'), sim.dataset.plan.clock.startOfDay('2026-07-02'));
+      const [lo, hi] = sim.dataset.indexRange(
+        sim.dataset.plan.clock.startOfDay('2026-07-01'),
+        sim.dataset.plan.clock.startOfDay('2026-07-02'),
+      );
       expect(hi - lo).toBeLessThan(2800); // one day's share of 1,000,000 over 365 days, plus a slot of margin
       const { accessToken } = await authenticate(sim);
-      const sales = await json<SalesRecord[]>(await get(`${sim.url}/sales/period/2026-07-01/2026-07-01?searchIsByCreateDate=true`, accessToken));
+      const sales = await json<SalesRecord[]>(
+        await get(`${sim.url}/sales/period/2026-07-01/2026-07-01?searchIsByCreateDate=true`, accessToken),
+      );
       expect(sales.length).toBeGreaterThan(2600);
-      expect(sales.every((s) => s.transactionId >= FIRST_TRANSACTION_ID + lo && s.transactionId < FIRST_TRANSACTION_ID + hi)).toBe(true);
-      const last = await json<SalesRecord>(await get(`${sim.url}/sales/transaction/${FIRST_TRANSACTION_ID + 999_999}`, accessToken));
+      expect(
+        sales.every((s) => s.transactionId >= FIRST_TRANSACTION_ID + lo && s.transactionId < FIRST_TRANSACTION_ID + hi),
+      ).toBe(true);
+      const last = await json<SalesRecord>(
+        await get(`${sim.url}/sales/transaction/${FIRST_TRANSACTION_ID + 999_999}`, accessToken),
+      );
       expect(last.partnerReference).toBe('PO-2026-1000000');
     } finally {
       await sim.close();

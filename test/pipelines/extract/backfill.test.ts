@@ -52,8 +52,10 @@ describe('back-fill of the by-creation windows', () => {
       ),
     }));
 
-  it('has no range without historyStart, or when historyStart is not before the caller\'s first day', () => {
-    expect(backfillRange({ ...config, extract: { ...config.extract, historyStart: undefined } }, until)).toBeUndefined();
+  it("has no range without historyStart, or when historyStart is not before the caller's first day", () => {
+    expect(
+      backfillRange({ ...config, extract: { ...config.extract, historyStart: undefined } }, until),
+    ).toBeUndefined();
     expect(backfillRange(config, historyStart)).toBeUndefined();
     expect(backfillRange(config, until)).toEqual({ from: historyStart, to: '2026-05-31' });
   });
@@ -103,6 +105,8 @@ describe('back-fill of the by-creation windows', () => {
     );
     const again = await backfill();
     expect(again.requests).toBe(1);
-    expect(again.summary.plan.filter((w) => w.action !== 'skip').map((w) => `${w.start} ${w.action}`)).toEqual(['2026-02-01 refetch']);
+    expect(again.summary.plan.filter((w) => w.action !== 'skip').map((w) => `${w.start} ${w.action}`)).toEqual([
+      '2026-02-01 refetch',
+    ]);
   });
 });

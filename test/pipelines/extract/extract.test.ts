@@ -14,7 +14,15 @@ import { PartnerApiClient, UpstreamError } from '../../../sources/partner-api/cl
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../doubles/simulator/server.js';
 import { wireRecord } from '../../../doubles/simulator/sale-generator.js';
-import { capturedOutput, extractConfig, identifier, salesState, secret, sideTablesState, tempDir } from '../../support/extract.js';
+import {
+  capturedOutput,
+  extractConfig,
+  identifier,
+  salesState,
+  secret,
+  sideTablesState,
+  tempDir,
+} from '../../support/extract.js';
 
 const dataset = { from: '2025-12-20', to: '2026-04-05', salesCount: 6_000, timezone: 'America/Sao_Paulo' };
 const range = { from: '2026-01-01', to: '2026-03-31' };
@@ -59,18 +67,30 @@ describe('extract against the simulator', () => {
   });
 
   it('loads every simulator sale of the range exactly once, with the seen flags and windows of the searches that returned it', async () => {
-    const expected = new Map<number, { paid?: string; created?: string; sale: ReturnType<typeof wireRecord>; createdAt: number }>();
+    const expected = new Map<
+      number,
+      { paid?: string; created?: string; sale: ReturnType<typeof wireRecord>; createdAt: number }
+    >();
     let received = 0;
     for (const window of planWindows(range.from, range.to, 'both', 31)) {
       for (const sale of clean.dataset.salesInPeriod(window.start, window.end, window.flag === 'created')) {
         received++;
-        const entry = expected.get(sale.transactionId) ?? { sale: wireRecord(sale), createdAt: sale.createdAt.getTime() };
+        const entry = expected.get(sale.transactionId) ?? {
+          sale: wireRecord(sale),
+          createdAt: sale.createdAt.getTime(),
+        };
         entry[window.flag] = window.start;
         expected.set(sale.transactionId, entry);
       }
     }
     expect(expected.size).toBeGreaterThan(4_000);
-    expect(first.summary).toMatchObject({ records: received, loaded: received, notLoaded: 0, quarantined: 0, newSales: expected.size });
+    expect(first.summary).toMatchObject({
+      records: received,
+      loaded: received,
+      notLoaded: 0,
+      quarantined: 0,
+      newSales: expected.size,
+    });
     expect(first.summary.windows).toEqual({ planned: 6, fetched: 6, skipped: 0 });
 
     const rows = await read(config, (w) =>
@@ -105,16 +125,35 @@ describe('extract against the simulator', () => {
   });
 
   it('records the run, the landing files and one checkpoint per window, and prints one line per window', async () => {
-    const run = await read(config, (w) => w.one(`SELECT status, requests, rate_limited, rows_loaded FROM pipeline_runs WHERE run_id = $1`, [first.summary.runId!]));
-    expect(run).toEqual({ status: 'succeeded', requests: String(first.summary.requests), rate_limited: '0', rows_loaded: String(first.summary.loaded) });
+    const run = await read(config, (w) =>
+      w.one(`SELECT status, requests, rate_limited, rows_loaded FROM pipeline_runs WHERE run_id = $1`, [
+        first.summary.runId!,
+      ]),
+    );
+    expect(run).toEqual({
+      status: 'succeeded',
+      requests: String(first.summary.requests),
+      rate_limited: '0',
+      rows_loaded: String(first.summary.loaded),
+    });
     expect(first.summary.requests).toBe(7); // the token call and one per window
-    const landing = await read(config, (w) => w.all<{ path: string; records: string }>(`SELECT path, records FROM landing_files ORDER BY path`));
+    const landing = await read(config, (w) =>
+      w.all<{ path: string; records: string }>(`SELECT path, records FROM landing_files ORDER BY path`),
+    );
     expect(landing).toHaveLength(6);
     for (const file of landing) {
       expect(existsSync(file.path)).toBe(true);
-      expect(file.path).toMatch(new RegExp(`sales/2026-0[1-3]/(paid|created)_2026-0[1-3]-01_2026-0[1-3]-\\d\\d_${first.summary.runId}\\.json\\.gz$`));
+      expect(file.path).toMatch(
+        new RegExp(
+          `sales/2026-0[1-3]/(paid|created)_2026-0[1-3]-01_2026-0[1-3]-\\d\\d_${first.summary.runId}\\.json\\.gz$`,
+        ),
+      );
     }
-    expect(first.console.match(/window 2026-\d\d-01\.\.2026-\d\d-\d\d \(by (paid|created)\): \d+ records, \d+ loaded, 0 quarantined; [\d.]+ s download, [\d.]+ s load/g)).toHaveLength(6);
+    expect(
+      first.console.match(
+        /window 2026-\d\d-01\.\.2026-\d\d-\d\d \(by (paid|created)\): \d+ records, \d+ loaded, 0 quarantined; [\d.]+ s download, [\d.]+ s load/g,
+      ),
+    ).toHaveLength(6);
   });
 
   it('a re-run skips the done windows; a run within the lookback re-fetches without duplicating anything', async () => {
@@ -138,13 +177,17 @@ describe('extract against the simulator', () => {
     const again = await extract(config, { today: '2026-04-15' });
     expect(again.summary.statusChanges).toBeGreaterThanOrEqual(1);
     const history = await read(config, (w) =>
-      w.all(`SELECT status, previous_status FROM sales_status_history WHERE transaction_id = $1 ORDER BY observed_at`, [sale!.transactionId]),
+      w.all(`SELECT status, previous_status FROM sales_status_history WHERE transaction_id = $1 ORDER BY observed_at`, [
+        sale!.transactionId,
+      ]),
     );
     expect(history).toEqual([
       { status: sale!.status, previous_status: null },
       { status: 'Canceled in stock', previous_status: sale!.status },
     ]);
-    const row = await read(config, (w) => w.one(`SELECT status_class FROM sales WHERE transaction_id = $1`, [sale!.transactionId]));
+    const row = await read(config, (w) =>
+      w.one(`SELECT status_class FROM sales WHERE transaction_id = $1`, [sale!.transactionId]),
+    );
     expect(row).toEqual({ status_class: 'canceled' });
   });
 
@@ -159,7 +202,9 @@ describe('extract against the simulator', () => {
     expect(stats.injected503 + stats.injected500 + stats.dropped).toBeGreaterThan(0);
     expect(summary.retries + summary.rateLimited).toBeGreaterThan(0);
     expect(await read(target, salesState)).toEqual(await read(reference, salesState));
-    const run = await read(target, (w) => w.one(`SELECT retries, rate_limited FROM pipeline_runs WHERE run_id = $1`, [summary.runId!]));
+    const run = await read(target, (w) =>
+      w.one(`SELECT retries, rate_limited FROM pipeline_runs WHERE run_id = $1`, [summary.runId!]),
+    );
     expect(run).toEqual({ retries: String(summary.retries), rate_limited: String(summary.rateLimited) });
   });
 
@@ -190,7 +235,9 @@ describe('extract against the simulator', () => {
 describe('extract: refusals and bad records', () => {
   it('the 31-day rule: the planner never asks for more, and the upstream answers a longer period with a 400 naming it', async () => {
     const upstream = await simulator();
-    const client = new PartnerApiClient(extractConfig(tempDir('extract-31'), upstream.url).api, { limiter: new RateLimiter(20) });
+    const client = new PartnerApiClient(extractConfig(tempDir('extract-31'), upstream.url).api, {
+      limiter: new RateLimiter(20),
+    });
     try {
       const error = await client.salesByPeriod('2026-01-01', '2026-02-01', false).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UpstreamError);
@@ -246,13 +293,21 @@ describe('extract: refusals and bad records', () => {
     expect(summary.unparseableDates).toBe(badDates);
     expect(summary.quarantined).toBe(missing + badDates);
     const reasons = await read(config, (w) =>
-      w.all<{ reason: string; n: string }>(`SELECT regexp_replace(reason, ':.*', '') AS reason, count(*) AS n FROM sales_quarantine GROUP BY 1 ORDER BY 1`),
+      w.all<{ reason: string; n: string }>(
+        `SELECT regexp_replace(reason, ':.*', '') AS reason, count(*) AS n FROM sales_quarantine GROUP BY 1 ORDER BY 1`,
+      ),
     );
     expect(reasons.map((r) => r.reason)).toEqual(
-      expect.arrayContaining(['missing partnerCostPrice', 'transactionDate is not ISO 8601 or dd/MM/yyyy HH', 'missing salesPrice']),
+      expect.arrayContaining([
+        'missing partnerCostPrice',
+        'transactionDate is not ISO 8601 or dd/MM/yyyy HH',
+        'missing salesPrice',
+      ]),
     );
     const badDateRows = await read(config, (w) =>
-      w.one<{ n: string }>(`SELECT count(*) AS n FROM sales s JOIN sales_quarantine q USING (transaction_id) WHERE s.transaction_at IS NULL AND q.reason LIKE 'transactionDate%'`),
+      w.one<{ n: string }>(
+        `SELECT count(*) AS n FROM sales s JOIN sales_quarantine q USING (transaction_id) WHERE s.transaction_at IS NULL AND q.reason LIKE 'transactionDate%'`,
+      ),
     );
     expect(Number(badDateRows!.n)).toBe(badDates);
     expect(console).toMatch(/could not be read; loaded with transaction_at NULL/);

@@ -56,7 +56,15 @@ const window = { start: '2026-01-01', end: '2026-01-31', flag: 'paid' as const }
 
 async function load(file: string, fetchedAt: string, overrides: Partial<LandedSales> = {}) {
   return warehouse.transaction(() =>
-    loadLandedSales(warehouse, config, { path: file, runId: `run-${path.basename(file)}`, endpoint: 'salesByPeriod', fetchedAt: new Date(fetchedAt), bytes: 1, window, ...overrides }),
+    loadLandedSales(warehouse, config, {
+      path: file,
+      runId: `run-${path.basename(file)}`,
+      endpoint: 'salesByPeriod',
+      fetchedAt: new Date(fetchedAt),
+      bytes: 1,
+      window,
+      ...overrides,
+    }),
   );
 }
 
@@ -95,7 +103,11 @@ describe('loading a landed sales response', () => {
   beforeAll(async () => {
     file = land('first', [
       sale(1, { status: '"delivered"' }), // 0: superseded by record 11
-      sale(2, { transactionDate: '"2026-01-15T10:20:30"', salesPrice: '12345678901234.5678', unknownField: '{"nested": [1, 2]}' }),
+      sale(2, {
+        transactionDate: '"2026-01-15T10:20:30"',
+        salesPrice: '12345678901234.5678',
+        unknownField: '{"nested": [1, 2]}',
+      }),
       sale(3, { transactionDate: '"15/01/2026 10:20:30"', status: '"On hold"' }),
       sale(4, { transactionDate: '"last tuesday"' }), // 3: loaded with NULL date, quarantined
       sale(5, { salesPrice: '' }), // 4: missing
@@ -111,17 +123,31 @@ describe('loading a landed sales response', () => {
   });
 
   it('conserves counts: every record is loaded or kept in quarantine', async () => {
-    expect(counts).toMatchObject({ records: 12, loaded: 5, notLoaded: 7, duplicates: 1, unparseableDates: 1, newSales: 5, statusChanges: 0 });
+    expect(counts).toMatchObject({
+      records: 12,
+      loaded: 5,
+      notLoaded: 7,
+      duplicates: 1,
+      unparseableDates: 1,
+      newSales: 5,
+      statusChanges: 0,
+    });
     expect(counts.records).toBe(counts.loaded + counts.notLoaded);
     expect(counts.quarantined).toBe(8); // 7 not loaded + 1 loaded with an unreadable date
-    const sales = await warehouse.all<{ transaction_id: string }>('SELECT transaction_id FROM sales ORDER BY transaction_id');
+    const sales = await warehouse.all<{ transaction_id: string }>(
+      'SELECT transaction_id FROM sales ORDER BY transaction_id',
+    );
     expect(sales.map((r) => Number(r.transaction_id))).toEqual([1, 2, 3, 4, 9]);
   });
 
   it('quarantines each bad record whole, with its reason and place in the file', async () => {
-    const rows = await warehouse.all<{ record_index: string; reason: string; raw: string; landing_path: string; transaction_id: string | null }>(
-      'SELECT record_index, reason, raw, landing_path, transaction_id FROM sales_quarantine ORDER BY record_index',
-    );
+    const rows = await warehouse.all<{
+      record_index: string;
+      reason: string;
+      raw: string;
+      landing_path: string;
+      transaction_id: string | null;
+    }>('SELECT record_index, reason, raw, landing_path, transaction_id FROM sales_quarantine ORDER BY record_index');
     const byIndex = Object.fromEntries(rows.map((r) => [Number(r.record_index), r]));
     expect(Object.keys(byIndex).map(Number)).toEqual([0, 3, 4, 5, 6, 7, 8, 10]);
     expect(rows.every((r) => r.landing_path === file)).toBe(true);
@@ -145,19 +171,47 @@ describe('loading a landed sales response', () => {
        FROM sales ORDER BY transaction_id`,
     );
     expect(rows).toEqual([
-      expect.objectContaining({ transaction_id: '1', sales_price: '20.1000', status: 'Redeemed by Client', status_class: 'redeemed', utc: '2026-01-15T13:20:30' }),
-      expect.objectContaining({ transaction_id: '2', sales_price: '12345678901234.5678', cost: '17.5125', utc: '2026-01-15T13:20:30' }),
-      expect.objectContaining({ transaction_id: '3', status_class: 'unknown', utc: '2026-01-15T13:20:30', transaction_date_raw: '15/01/2026 10:20:30' }),
+      expect.objectContaining({
+        transaction_id: '1',
+        sales_price: '20.1000',
+        status: 'Redeemed by Client',
+        status_class: 'redeemed',
+        utc: '2026-01-15T13:20:30',
+      }),
+      expect.objectContaining({
+        transaction_id: '2',
+        sales_price: '12345678901234.5678',
+        cost: '17.5125',
+        utc: '2026-01-15T13:20:30',
+      }),
+      expect.objectContaining({
+        transaction_id: '3',
+        status_class: 'unknown',
+        utc: '2026-01-15T13:20:30',
+        transaction_date_raw: '15/01/2026 10:20:30',
+      }),
       expect.objectContaining({ transaction_id: '4', utc: null, transaction_date_raw: 'last tuesday' }),
-      expect.objectContaining({ transaction_id: '9', sales_price: '10.0000', key_sent_to_customer: null, country_code: null }),
+      expect.objectContaining({
+        transaction_id: '9',
+        sales_price: '10.0000',
+        key_sent_to_customer: null,
+        country_code: null,
+      }),
     ]);
-    expect(rows.every((r) => r.seen_by_paid === true && r.paid_window_start === '2026-01-01' && r.seen_by_created === false)).toBe(true);
+    expect(
+      rows.every((r) => r.seen_by_paid === true && r.paid_window_start === '2026-01-01' && r.seen_by_created === false),
+    ).toBe(true);
   });
 
   it('records the landing file and the first observation of each status', async () => {
-    const landing = await warehouse.one('SELECT records, quarantined, endpoint, by_flag FROM landing_files WHERE path = $1', [file]);
+    const landing = await warehouse.one(
+      'SELECT records, quarantined, endpoint, by_flag FROM landing_files WHERE path = $1',
+      [file],
+    );
     expect(landing).toEqual({ records: '12', quarantined: '8', endpoint: 'salesByPeriod', by_flag: 'paid' });
-    const history = await warehouse.all('SELECT transaction_id, status, previous_status FROM sales_status_history ORDER BY transaction_id');
+    const history = await warehouse.all(
+      'SELECT transaction_id, status, previous_status FROM sales_status_history ORDER BY transaction_id',
+    );
     expect(history).toHaveLength(5);
     expect(history[0]).toEqual({ transaction_id: '1', status: 'Redeemed by Client', previous_status: null });
   });
@@ -165,17 +219,30 @@ describe('loading a landed sales response', () => {
   it('a re-fetch of the window updates sales, appends only status changes, and replaces the quarantine', async () => {
     const again = land('second', [
       sale(1, { salesPrice: '20.10' }),
-      sale(2, { transactionDate: '"2026-01-15T10:20:30"', salesPrice: '12345678901234.5678', status: '"Canceled in stock"' }),
+      sale(2, {
+        transactionDate: '"2026-01-15T10:20:30"',
+        salesPrice: '12345678901234.5678',
+        status: '"Canceled in stock"',
+      }),
       sale(3, { transactionDate: '"15/01/2026 10:20:30"', status: '"On hold"' }),
       sale(4, { transactionDate: '"2026-01-16T08:00:00-03:00"' }),
       sale(5, { salesPrice: '' }),
       sale(9, { keySentToCustomer: 'null', countryCode: 'null', salesPrice: '1e1' }),
     ]);
     const second = await load(again, '2026-02-10T12:00:00Z');
-    expect(second).toMatchObject({ records: 6, loaded: 5, notLoaded: 1, quarantined: 1, newSales: 0, statusChanges: 1 });
+    expect(second).toMatchObject({
+      records: 6,
+      loaded: 5,
+      notLoaded: 1,
+      quarantined: 1,
+      newSales: 0,
+      statusChanges: 1,
+    });
     const quarantine = await warehouse.all('SELECT landing_path, record_index FROM sales_quarantine');
     expect(quarantine).toEqual([{ landing_path: again, record_index: '4' }]);
-    const history = await warehouse.all('SELECT status, previous_status FROM sales_status_history WHERE transaction_id = 2 ORDER BY observed_at');
+    const history = await warehouse.all(
+      'SELECT status, previous_status FROM sales_status_history WHERE transaction_id = 2 ORDER BY observed_at',
+    );
     expect(history).toEqual([
       { status: 'Redeemed by Client', previous_status: null },
       { status: 'Canceled in stock', previous_status: 'Redeemed by Client' },
@@ -184,14 +251,18 @@ describe('loading a landed sales response', () => {
       `SELECT status_class, strftime(timezone('UTC', first_seen_at), '%Y-%m-%d') AS first, strftime(timezone('UTC', last_seen_at), '%Y-%m-%d') AS last FROM sales WHERE transaction_id = 2`,
     );
     expect(sale2).toEqual({ status_class: 'canceled', first: '2026-02-01', last: '2026-02-10' });
-    const sale4 = await warehouse.one(`SELECT strftime(timezone('UTC', transaction_at), '%H:%M') AS t FROM sales WHERE transaction_id = 4`);
+    const sale4 = await warehouse.one(
+      `SELECT strftime(timezone('UTC', transaction_at), '%H:%M') AS t FROM sales WHERE transaction_id = 4`,
+    );
     expect(sale4).toEqual({ t: '11:00' });
     expect(await warehouse.one('SELECT count(*) AS n FROM sales')).toEqual({ n: '5' });
   });
 
   it('a creation-date window sets the created flag and keeps the paid one', async () => {
     const created = land('created', [sale(1, { salesPrice: '20.10' })]);
-    await load(created, '2026-02-11T12:00:00Z', { window: { start: '2026-01-01', end: '2026-01-31', flag: 'created' } });
+    await load(created, '2026-02-11T12:00:00Z', {
+      window: { start: '2026-01-01', end: '2026-01-31', flag: 'created' },
+    });
     const row = await warehouse.one(
       `SELECT seen_by_paid, strftime(paid_window_start, '%Y-%m-%d') AS p, seen_by_created, strftime(created_window_start, '%Y-%m-%d') AS c FROM sales WHERE transaction_id = 1`,
     );
@@ -200,7 +271,9 @@ describe('loading a landed sales response', () => {
 
   it('loads an empty response as zero records', async () => {
     const empty = land('empty', []);
-    const result = await load(empty, '2026-02-12T12:00:00Z', { window: { start: '2026-03-01', end: '2026-03-31', flag: 'paid' } });
+    const result = await load(empty, '2026-02-12T12:00:00Z', {
+      window: { start: '2026-03-01', end: '2026-03-31', flag: 'paid' },
+    });
     expect(result).toMatchObject({ records: 0, loaded: 0, quarantined: 0 });
   });
 
@@ -219,21 +292,39 @@ describe('records stored unchanged are not parsed again', () => {
     warehouse.all(`SELECT * EXCLUDE (first_seen_at, last_seen_at, seen_by_paid, paid_window_start, seen_by_created, created_window_start, last_run_id)
                    FROM sales WHERE transaction_id BETWEEN 9100 AND 9199 ORDER BY transaction_id`);
   const quarantine = (flag: string) =>
-    warehouse.all(`SELECT record_index, transaction_id, reason FROM sales_quarantine WHERE by_flag = $1 AND transaction_id BETWEEN 9100 AND 9199 ORDER BY record_index`, [flag]);
+    warehouse.all(
+      `SELECT record_index, transaction_id, reason FROM sales_quarantine WHERE by_flag = $1 AND transaction_id BETWEEN 9100 AND 9199 ORDER BY record_index`,
+      [flag],
+    );
 
   it('a second window with the same records takes them from the stored sales: same rows, same counts, every quarantine rule kept', async () => {
-    const records = [sale(9101), sale(9102, { transactionDate: '"yesterday"' }), sale(9103, { partnerCostPrice: '' }), sale(9104), sale(9104)];
+    const records = [
+      sale(9101),
+      sale(9102, { transactionDate: '"yesterday"' }),
+      sale(9103, { partnerCostPrice: '' }),
+      sale(9104),
+      sale(9104),
+    ];
     const paid = await load(land('unchanged-paid', records), '2026-02-01T10:00:00Z');
     const before = await sales();
     const unchanged = await load(land('unchanged-created', records), '2026-02-01T10:05:00Z', { window: created });
     // The same counts: 5 records, the duplicate and the missing cost not loaded, the unreadable date quarantined in each window.
     expect({ ...unchanged, newSales: paid.newSales }).toEqual(paid);
-    expect(paid).toMatchObject({ records: 5, loaded: 3, notLoaded: 2, duplicates: 1, unparseableDates: 1, newSales: 3 });
+    expect(paid).toMatchObject({
+      records: 5,
+      loaded: 3,
+      notLoaded: 2,
+      duplicates: 1,
+      unparseableDates: 1,
+      newSales: 3,
+    });
     expect(unchanged).toMatchObject({ newSales: 0 });
     expect(await sales()).toEqual(before);
     expect(await quarantine('created')).toEqual(await quarantine('paid'));
     expect((await quarantine('created')).map((q) => q.transaction_id)).toEqual(['9102', '9103', '9104']);
-    const seen = await warehouse.all(`SELECT transaction_id, seen_by_paid, seen_by_created FROM sales WHERE transaction_id IN (9101, 9104) ORDER BY 1`);
+    const seen = await warehouse.all(
+      `SELECT transaction_id, seen_by_paid, seen_by_created FROM sales WHERE transaction_id IN (9101, 9104) ORDER BY 1`,
+    );
     expect(seen).toEqual([
       { transaction_id: '9101', seen_by_paid: true, seen_by_created: true },
       { transaction_id: '9104', seen_by_paid: true, seen_by_created: true },
@@ -241,10 +332,20 @@ describe('records stored unchanged are not parsed again', () => {
   });
 
   it('a changed record is parsed and rewritten, with its status change in the history', async () => {
-    const counts = await load(land('changed', [sale(9101, { status: '"Canceled in stock"' }), sale(9104)]), '2026-02-02T10:00:00Z');
+    const counts = await load(
+      land('changed', [sale(9101, { status: '"Canceled in stock"' }), sale(9104)]),
+      '2026-02-02T10:00:00Z',
+    );
     expect(counts).toMatchObject({ records: 2, loaded: 2, statusChanges: 1, newSales: 0 });
-    expect(await warehouse.one(`SELECT status, status_class FROM sales WHERE transaction_id = 9101`)).toEqual({ status: 'Canceled in stock', status_class: 'canceled' });
-    expect(await warehouse.all(`SELECT status, previous_status FROM sales_status_history WHERE transaction_id = 9101 ORDER BY observed_at`)).toEqual([
+    expect(await warehouse.one(`SELECT status, status_class FROM sales WHERE transaction_id = 9101`)).toEqual({
+      status: 'Canceled in stock',
+      status_class: 'canceled',
+    });
+    expect(
+      await warehouse.all(
+        `SELECT status, previous_status FROM sales_status_history WHERE transaction_id = 9101 ORDER BY observed_at`,
+      ),
+    ).toEqual([
       { status: 'Redeemed by Client', previous_status: null },
       { status: 'Canceled in stock', previous_status: 'Redeemed by Client' },
     ]);
@@ -252,10 +353,22 @@ describe('records stored unchanged are not parsed again', () => {
 
   it('changed settings (the status map) make the same JSON be parsed again under them', async () => {
     const file = land('remapped', [sale(9104)]);
-    const remapped = configSchema.parse({ ...config, reconciliation: { statusMap: { 'Redeemed by Client': 'booked' } } });
+    const remapped = configSchema.parse({
+      ...config,
+      reconciliation: { statusMap: { 'Redeemed by Client': 'booked' } },
+    });
     await warehouse.transaction(() =>
-      loadLandedSales(warehouse, remapped, { path: file, runId: 'run-remapped', endpoint: 'salesByPeriod', fetchedAt: new Date('2026-02-03T10:00:00Z'), bytes: 1, window }),
+      loadLandedSales(warehouse, remapped, {
+        path: file,
+        runId: 'run-remapped',
+        endpoint: 'salesByPeriod',
+        fetchedAt: new Date('2026-02-03T10:00:00Z'),
+        bytes: 1,
+        window,
+      }),
     );
-    expect(await warehouse.one(`SELECT status_class FROM sales WHERE transaction_id = 9104`)).toEqual({ status_class: 'booked' });
+    expect(await warehouse.one(`SELECT status_class FROM sales WHERE transaction_id = 9104`)).toEqual({
+      status_class: 'booked',
+    });
   });
 });

@@ -13,15 +13,29 @@ describe('extract window plan', () => {
   });
 
   it('knows leap years', () => {
-    expect(range(planWindows('2024-02-01', '2024-03-01', 'created', 31))).toEqual(['2024-02-01..2024-02-29', '2024-03-01..2024-03-01']);
+    expect(range(planWindows('2024-02-01', '2024-03-01', 'created', 31))).toEqual([
+      '2024-02-01..2024-02-29',
+      '2024-03-01..2024-03-01',
+    ]);
     // 2100 is not a leap year (divisible by 100, not by 400); 2000 was.
-    expect(range(planWindows('2100-02-01', '2100-03-01', 'paid', 31))).toEqual(['2100-02-01..2100-02-28', '2100-03-01..2100-03-01']);
-    expect(range(planWindows('2000-02-01', '2000-03-01', 'paid', 31))).toEqual(['2000-02-01..2000-02-29', '2000-03-01..2000-03-01']);
+    expect(range(planWindows('2100-02-01', '2100-03-01', 'paid', 31))).toEqual([
+      '2100-02-01..2100-02-28',
+      '2100-03-01..2100-03-01',
+    ]);
+    expect(range(planWindows('2000-02-01', '2000-03-01', 'paid', 31))).toEqual([
+      '2000-02-01..2000-02-29',
+      '2000-03-01..2000-03-01',
+    ]);
   });
 
   it('puts both flags of each window side by side when asked for both', () => {
     const plan = planWindows('2025-12-20', '2026-01-05', 'both', 31);
-    expect(plan.map((w) => `${w.start}/${w.flag}`)).toEqual(['2025-12-20/paid', '2025-12-20/created', '2026-01-01/paid', '2026-01-01/created']);
+    expect(plan.map((w) => `${w.start}/${w.flag}`)).toEqual([
+      '2025-12-20/paid',
+      '2025-12-20/created',
+      '2026-01-01/paid',
+      '2026-01-01/created',
+    ]);
   });
 
   it('aligns shorter caps on the 1st of the month, so any range reuses the same windows', () => {
@@ -53,7 +67,9 @@ describe('extract window plan', () => {
   });
 
   it('cannot plan a window of 32 days: the cap itself is at most 31 days by the config schema, and a month has at most 31', () => {
-    const longest = Math.max(...planWindows('2020-01-01', '2030-12-31', 'paid', 31).map((w) => windowDays(w.start, w.end)));
+    const longest = Math.max(
+      ...planWindows('2020-01-01', '2030-12-31', 'paid', 31).map((w) => windowDays(w.start, w.end)),
+    );
     expect(longest).toBe(31);
   });
 
@@ -63,7 +79,12 @@ describe('extract window plan', () => {
 
   describe('checkpoints and lookback', () => {
     const windows = planWindows('2026-01-01', '2026-03-31', 'both', 31);
-    const done = (start: string, end: string, flag: 'paid' | 'created', completedOn: string): CompletedWindow => ({ start, end, flag, completedOn });
+    const done = (start: string, end: string, flag: 'paid' | 'created', completedOn: string): CompletedWindow => ({
+      start,
+      end,
+      flag,
+      completedOn,
+    });
 
     it('skips windows done after they ended and before the lookback; re-fetches recent ones', () => {
       const completed = [

@@ -16,7 +16,14 @@ import { capturedOutput, openWarehouse, temporaryDirectory, testConfig } from '.
 const temp = temporaryDirectory('ledger-property');
 afterAll(() => temp.remove());
 
-type Dialect = { delimiter: ',' | ';' | '\t' | '|'; decimal: '.' | ','; encoding: 'utf-8' | 'latin1'; bom: boolean; eol: '\n' | '\r\n'; trailingEol: boolean };
+type Dialect = {
+  delimiter: ',' | ';' | '\t' | '|';
+  decimal: '.' | ',';
+  encoding: 'utf-8' | 'latin1';
+  bom: boolean;
+  eol: '\n' | '\r\n';
+  trailingEol: boolean;
+};
 type Line = { good: boolean; fields: string[] | null };
 
 const dialect: fc.Arbitrary<Dialect> = fc.record({
@@ -43,11 +50,23 @@ const goodFields = fc.record({
   status: fc.constantFrom('paid', 'Refunded', 'CANCELED', 'cancelled', 'Pago'),
 });
 
-const badKinds = ['blank', 'too-few', 'too-many', 'bad-number', 'bad-date', 'bad-status', 'bad-currency', 'no-reference', 'bad-product'] as const;
+const badKinds = [
+  'blank',
+  'too-few',
+  'too-many',
+  'bad-number',
+  'bad-date',
+  'bad-status',
+  'bad-currency',
+  'no-reference',
+  'bad-product',
+] as const;
 
 /** Cents written in the dialect, with thousands separators (a field holding the delimiter gets quoted). */
 function money(cents: number, d: Dialect): string {
-  const whole = Math.floor(cents / 100).toString().replace(/\B(?=(\d{3})+(?!\d))/g, d.decimal === '.' ? ',' : '.');
+  const whole = Math.floor(cents / 100)
+    .toString()
+    .replace(/\B(?=(\d{3})+(?!\d))/g, d.decimal === '.' ? ',' : '.');
   return `${whole}${d.decimal}${String(cents % 100).padStart(2, '0')}`;
 }
 
@@ -60,11 +79,23 @@ type LineSpec = { kind: 'good' | (typeof badKinds)[number]; fields: GoodFields }
 
 const lineSpec: fc.Arbitrary<LineSpec> = fc.oneof(
   { weight: 3, arbitrary: goodFields.map((fields) => ({ kind: 'good' as const, fields })) },
-  { weight: 1, arbitrary: fc.tuple(fc.constantFrom(...badKinds), goodFields).map(([kind, fields]) => ({ kind, fields })) },
+  {
+    weight: 1,
+    arbitrary: fc.tuple(fc.constantFrom(...badKinds), goodFields).map(([kind, fields]) => ({ kind, fields })),
+  },
 );
 
 function render({ kind, fields: f }: LineSpec, d: Dialect): Line {
-  const fields = [f.reference, String(f.product), `2024-03-${String(f.day).padStart(2, '0')}`, money(f.price, d), money(f.cost, d), 'BRL', 'BR', f.status];
+  const fields = [
+    f.reference,
+    String(f.product),
+    `2024-03-${String(f.day).padStart(2, '0')}`,
+    money(f.price, d),
+    money(f.cost, d),
+    'BRL',
+    'BR',
+    f.status,
+  ];
   switch (kind) {
     case 'good':
       return { good: true, fields };
@@ -96,8 +127,15 @@ function render({ kind, fields: f }: LineSpec, d: Dialect): Line {
 }
 
 /** Writes the file; returns it with the 1-based starting line of every good and bad record. */
-function writeLedger(d: Dialect, lines: Line[], name: string): { file: string; goodLines: number[]; badLines: number[] } {
-  const header = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status'.split(',').join(d.delimiter);
+function writeLedger(
+  d: Dialect,
+  lines: Line[],
+  name: string,
+): { file: string; goodLines: number[]; badLines: number[] } {
+  const header =
+    'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status'
+      .split(',')
+      .join(d.delimiter);
   const texts = lines.map((l) => (l.fields ? l.fields.map((v) => quoteField(v, d)).join(d.delimiter) : ''));
   const goodLines: number[] = [];
   const badLines: number[] = [];
@@ -110,7 +148,10 @@ function writeLedger(d: Dialect, lines: Line[], name: string): { file: string; g
   const body = [header, ...texts].join(d.eol) + (d.trailingEol || lastBlank ? d.eol : '');
   const bytes = d.encoding === 'latin1' ? Buffer.from(body, 'latin1') : Buffer.from(body, 'utf8');
   const file = path.join(temp.dir, name);
-  writeFileSync(file, d.bom && d.encoding === 'utf-8' ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]) : bytes);
+  writeFileSync(
+    file,
+    d.bom && d.encoding === 'utf-8' ? Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), bytes]) : bytes,
+  );
   return { file, goodLines, badLines };
 }
 
@@ -124,7 +165,9 @@ describe('conservation: accepted + rejected = lines', () => {
         const lines = generated.map((spec) => render(spec, d));
         const { file, goodLines, badLines } = writeLedger(d, lines, `p${n++}.csv`);
         const settings: LedgerReadSettings = {
-          ...configSchema.parse({ ledger: { delimiter: d.delimiter, decimalSeparator: d.decimal, encoding: d.encoding } }).ledger,
+          ...configSchema.parse({
+            ledger: { delimiter: d.delimiter, decimalSeparator: d.decimal, encoding: d.encoding },
+          }).ledger,
           format: 'csv',
         };
         const accepted: number[] = [];
@@ -150,15 +193,30 @@ describe('conservation: accepted + rejected = lines', () => {
         fc.asyncProperty(generatedFile, async ([d, generated]) => {
           const lines = generated.map((spec) => render(spec, d));
           const { file, goodLines } = writeLedger(d, lines, `db${n++}.csv`);
-          config.ledger = { ...config.ledger, delimiter: d.delimiter, decimalSeparator: d.decimal, encoding: d.encoding };
+          config.ledger = {
+            ...config.ledger,
+            delimiter: d.delimiter,
+            decimalSeparator: d.decimal,
+            encoding: d.encoding,
+          };
           // Random files share references by chance: conservation, not overlap, is the subject here.
-          const summary = await importLedger(warehouse, config, file, { allowOverlap: true }, capturedOutput(true).output);
+          const summary = await importLedger(
+            warehouse,
+            config,
+            file,
+            { allowOverlap: true },
+            capturedOutput(true).output,
+          );
           const stored = await warehouse.one(
             `SELECT (SELECT count(*) FROM ledger WHERE file_hash = $1) AS accepted, (SELECT count(*) FROM ledger_rejects WHERE file_hash = $1) AS rejected,
                     (SELECT lines FROM ledger_files WHERE file_hash = $1) AS lines`,
             [summary.fileHash],
           );
-          expect(stored).toEqual({ accepted: String(goodLines.length), rejected: String(lines.length - goodLines.length), lines: String(lines.length) });
+          expect(stored).toEqual({
+            accepted: String(goodLines.length),
+            rejected: String(lines.length - goodLines.length),
+            lines: String(lines.length),
+          });
           expect(summary.lines).toBe(lines.length);
         }),
         { numRuns: 15 },

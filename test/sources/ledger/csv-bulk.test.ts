@@ -12,7 +12,10 @@ function scan(bytes: Buffer, chunkSize = bytes.length, singleByte = true): ByteF
   return scanner.end();
 }
 
-const text = (facts: ByteFacts) => ({ ...facts, samples: [...facts.samples].map(([line, bytes]) => [line, bytes.toString('latin1')]) });
+const text = (facts: ByteFacts) => ({
+  ...facts,
+  samples: [...facts.samples].map(([line, bytes]) => [line, bytes.toString('latin1')]),
+});
 
 describe('CsvByteScan', () => {
   const lines = Array.from({ length: 9000 }, (_, i) => `R-${i};${'x'.repeat(i % 50)}`);
@@ -20,7 +23,14 @@ describe('CsvByteScan', () => {
 
   it('counts lines, finds the longest, and samples lines 2, 4096 and 8192 without their line break', () => {
     const facts = scan(crlf);
-    expect(facts).toMatchObject({ size: crlf.length, lines: 9000, loneCarriageReturn: false, controlBytes: false, utf8Bom: false, windows1252Bytes: false });
+    expect(facts).toMatchObject({
+      size: crlf.length,
+      lines: 9000,
+      loneCarriageReturn: false,
+      controlBytes: false,
+      utf8Bom: false,
+      windows1252Bytes: false,
+    });
     expect(facts.longestLineBytes).toBe(Math.max(...lines.map((l) => l.length + 1)));
     expect(text(facts).samples).toEqual([
       [2, lines[1]],

@@ -91,7 +91,7 @@ describe('numbers', () => {
     expect(parseDecimalText('-0,00', ',').value).toBe('0');
   });
 
-  it('reads amounts as spreadsheets export them: currency symbol or code, accountants\' parentheses', () => {
+  it("reads amounts as spreadsheets export them: currency symbol or code, accountants' parentheses", () => {
     expect(parseDecimalText('R$ 1.234,56', ',').value).toBe('1234.56');
     expect(parseDecimalText('R$10,30', ',').value).toBe('10.3');
     expect(parseDecimalText('10,30 BRL', ',').value).toBe('10.3');
@@ -185,7 +185,11 @@ describe('reading a CSV ledger', () => {
       country_code: 'BR',
       order_status: 'paid',
     });
-    expect(accepted[1]).toMatchObject({ partner_reference: 'PED;0002', paid_local: '2024-03-06 00:00:00', order_status: 'canceled' });
+    expect(accepted[1]).toMatchObject({
+      partner_reference: 'PED;0002',
+      paid_local: '2024-03-06 00:00:00',
+      order_status: 'canceled',
+    });
     expect(accepted[2]).toMatchObject({
       partner_reference: 'PED-0008 "São Paulo"',
       sales_price: '2000000.1234',
@@ -211,7 +215,10 @@ describe('reading a CSV ledger', () => {
 
   it('names all problems of a line at once', async () => {
     const file = path.join(temp.dir, 'many.csv');
-    writeFileSync(file, 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n ,0,yesterday,x,1,R$,maybe\n');
+    writeFileSync(
+      file,
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n ,0,yesterday,x,1,R$,maybe\n',
+    );
     const [item] = await readAll(file, settings());
     expect(item!.reject!.reason).toBe(
       'partner_reference: missing; product_id: "0" is not a positive whole number; paid_at: "yesterday" is not a date in the format yyyy-MM-dd (ledger.dateFormat) nor ISO 8601; sales_price: malformed number "x": expected a number like 1,234.56 (decimal separator ".", ledger.decimalSeparator); currency_code: "R$" is not an ISO 4217 currency code (3 letters); order_status: "maybe" is not paid, refunded or canceled',
@@ -220,12 +227,21 @@ describe('reading a CSV ledger', () => {
 
   it('matches canonical headers whatever their case, spacing and accents, and drops a UTF-8 BOM', async () => {
     const file = path.join(temp.dir, 'bom.csv');
-    const text = 'Partner Reference,PRODUCT_ID,Paid At,sales-price,Expected Cost,Currency Code,Order Status,Ignored\nR-1,7,2024-03-05,10.00,9.5,usd,PAID,x\n';
+    const text =
+      'Partner Reference,PRODUCT_ID,Paid At,sales-price,Expected Cost,Currency Code,Order Status,Ignored\nR-1,7,2024-03-05,10.00,9.5,usd,PAID,x\n';
     writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]));
     const items = await readAll(file, settings({ encoding: 'latin1' }));
     expect(items).toEqual([
       {
-        row: expect.objectContaining({ partner_reference: 'R-1', product_id: 7n, sales_price: '10', expected_cost: '9.5', currency_code: 'USD', order_status: 'paid', country_code: null }),
+        row: expect.objectContaining({
+          partner_reference: 'R-1',
+          product_id: 7n,
+          sales_price: '10',
+          expected_cost: '9.5',
+          currency_code: 'USD',
+          order_status: 'paid',
+          country_code: null,
+        }),
       },
     ]);
   });
@@ -243,16 +259,30 @@ describe('reading a CSV ledger', () => {
 
   it('flags Latin-1 bytes read as UTF-8 instead of storing garbage', async () => {
     const file = path.join(temp.dir, 'latin-as-utf8.csv');
-    writeFileSync(file, Buffer.from('partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\nSÃO-1,1,2024-03-05,1,1,BRL,paid\n', 'latin1'));
+    writeFileSync(
+      file,
+      Buffer.from(
+        'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\nSÃO-1,1,2024-03-05,1,1,BRL,paid\n',
+        'latin1',
+      ),
+    );
     const [item] = await readAll(file, settings());
     expect(item!.reject!.reason).toMatch(/not UTF-8.*--encoding/);
   });
 
   it('decodes Windows-1252 (bytes Latin-1 lacks, like € and curly quotes)', async () => {
     const file = path.join(temp.dir, 'cp1252.csv');
-    const head = Buffer.from('partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n', 'latin1');
+    const head = Buffer.from(
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n',
+      'latin1',
+    );
     // 0x80 is € and 0x93/0x94 are “ ” in Windows-1252; 0xE7 is ç in both.
-    const line = Buffer.concat([Buffer.from([0x80, 0x93]), Buffer.from('Pedido a', 'latin1'), Buffer.from([0xe7, 0x94]), Buffer.from(',1,2024-03-05,1,1,EUR,paid\n', 'latin1')]);
+    const line = Buffer.concat([
+      Buffer.from([0x80, 0x93]),
+      Buffer.from('Pedido a', 'latin1'),
+      Buffer.from([0xe7, 0x94]),
+      Buffer.from(',1,2024-03-05,1,1,EUR,paid\n', 'latin1'),
+    ]);
     writeFileSync(file, Buffer.concat([head, line]));
     const [item] = await readAll(file, settings({ encoding: 'windows-1252' }));
     expect(item!.row!.partner_reference).toBe('€“Pedido aç”');
@@ -261,12 +291,29 @@ describe('reading a CSV ledger', () => {
   it('finds the header below a title line; lines above it are skipped, not counted, and blank lines stay rejects', async () => {
     const file = path.join(temp.dir, 'title.csv');
     const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
-    writeFileSync(file, ['Razão do parceiro — março de 2025;;;;;;', '', head, 'R-1;1;2024-03-05;1;1;BRL;paid', 'R-2;2;2024-03-05;x;1;BRL;paid', ''].join('\n'));
+    writeFileSync(
+      file,
+      [
+        'Razão do parceiro — março de 2025;;;;;;',
+        '',
+        head,
+        'R-1;1;2024-03-05;1;1;BRL;paid',
+        'R-2;2;2024-03-05;x;1;BRL;paid',
+        '',
+      ].join('\n'),
+    );
     const skipped: number[] = [];
     const items: LedgerItem[] = [];
-    for await (const item of readLedger(file, settings({ delimiter: ';' }), { onAboveHeader: (line) => skipped.push(line) })) items.push(item);
+    for await (const item of readLedger(file, settings({ delimiter: ';' }), {
+      onAboveHeader: (line) => skipped.push(line),
+    }))
+      items.push(item);
     expect(skipped).toEqual([1]);
-    expect(items.map((i) => (i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason.replace(/:.*/, '')]))).toEqual([
+    expect(
+      items.map((i) =>
+        i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason.replace(/:.*/, '')],
+      ),
+    ).toEqual([
       [2, 'blank line'],
       [4, 'row'],
       [5, 'sales_price'],
@@ -289,13 +336,18 @@ describe('reading a CSV ledger', () => {
   it('refuses a typo in ledger.columns', async () => {
     const file = path.join(temp.dir, 'typo.csv');
     writeFileSync(file, 'a\n1\n');
-    await expect(readAll(file, settings({ columns: { partner_ref: 'a' } }))).rejects.toThrow(/ledger.columns.partner_ref: "partner_ref" is not a ledger column/);
+    await expect(readAll(file, settings({ columns: { partner_ref: 'a' } }))).rejects.toThrow(
+      /ledger.columns.partner_ref: "partner_ref" is not a ledger column/,
+    );
   });
 });
 
 describe('hostile CSV', () => {
   const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
-  const summary = (items: LedgerItem[]) => items.map((i) => (i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason.replace(/ \(.*/, '')]));
+  const summary = (items: LedgerItem[]) =>
+    items.map((i) =>
+      i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason.replace(/ \(.*/, '')],
+    );
 
   it('rejects a 100 MB line once it passes the limit, keeping only its start, and reads on after it', async () => {
     const file = path.join(temp.dir, 'huge-line.csv');
@@ -319,7 +371,16 @@ describe('hostile CSV', () => {
 
   it('reads a file whose lines end with a lone CR (old Mac) line by line', async () => {
     const file = path.join(temp.dir, 'cr-only.csv');
-    writeFileSync(file, [head, 'R-1,1,2024-03-05,1,1,BRL,paid', 'R-2,1,2024-03-05,x,1,BRL,paid', 'R-3,1,2024-03-05,1,1,BRL,paid', ''].join('\r'));
+    writeFileSync(
+      file,
+      [
+        head,
+        'R-1,1,2024-03-05,1,1,BRL,paid',
+        'R-2,1,2024-03-05,x,1,BRL,paid',
+        'R-3,1,2024-03-05,1,1,BRL,paid',
+        '',
+      ].join('\r'),
+    );
     expect(summary(await readAll(file, settings()))).toEqual([
       [2, 'row'],
       [3, 'sales_price: malformed number "x": expected a number like 1,234.56'],

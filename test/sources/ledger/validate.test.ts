@@ -18,7 +18,8 @@ const good: Record<LedgerColumn, CellValue> = {
 };
 
 const textCells = createRowValidator({ decimalSeparator: '.', dateFormat: 'yyyy-MM-dd' }, { sheetNumbers: false });
-const validate = (cells: Partial<Record<LedgerColumn, CellValue>>, validator = textCells) => validator((column) => ({ ...good, ...cells })[column] ?? null, 7);
+const validate = (cells: Partial<Record<LedgerColumn, CellValue>>, validator = textCells) =>
+  validator((column) => ({ ...good, ...cells })[column] ?? null, 7);
 
 describe('createRowValidator', () => {
   it('turns good cells into a canonical row: exact decimals (normalized: 12.50 is 12.5), upper-case codes, status synonyms, its line kept', () => {
@@ -38,7 +39,13 @@ describe('createRowValidator', () => {
   });
 
   it('names every problem of a record at once, each with its column', () => {
-    const { row, reason } = validate({ product_id: 'x', sales_price: '', currency_code: 'REAL', order_status: 'shipped', paid_at: 'yesterday' });
+    const { row, reason } = validate({
+      product_id: 'x',
+      sales_price: '',
+      currency_code: 'REAL',
+      order_status: 'shipped',
+      paid_at: 'yesterday',
+    });
     expect(row).toBeUndefined();
     expect(reason).toMatch(/product_id: "x" is not a positive whole number/);
     expect(reason).toMatch(/sales_price: missing/);
@@ -55,12 +62,18 @@ describe('createRowValidator', () => {
 
   it('reads decimal commas when told to, and typed exact numbers as they are', () => {
     const comma = createRowValidator({ decimalSeparator: ',', dateFormat: 'dd/MM/yyyy' }, { sheetNumbers: false });
-    const { row } = validate({ sales_price: '1.000,50', expected_cost: new ExactNumber('999.9900'), paid_at: '05/03/2024' }, comma);
+    const { row } = validate(
+      { sales_price: '1.000,50', expected_cost: new ExactNumber('999.9900'), paid_at: '05/03/2024' },
+      comma,
+    );
     expect(row).toMatchObject({ sales_price: '1000.5', expected_cost: '999.99' });
   });
 
   it('reads Excel date serials only where the source says cells are Excel dates', () => {
-    const excel = createRowValidator({ decimalSeparator: '.', dateFormat: 'yyyy-MM-dd' }, { sheetNumbers: true, excelDates: { date1904: false } });
+    const excel = createRowValidator(
+      { decimalSeparator: '.', dateFormat: 'yyyy-MM-dd' },
+      { sheetNumbers: true, excelDates: { date1904: false } },
+    );
     expect(validate({ paid_at: 45356 }, excel).reason).toBeUndefined();
     expect(validate({ paid_at: 45356 }).reason).toMatch(/paid_at: 45356 is not a date/);
   });

@@ -1,9 +1,19 @@
-/** The auth session (sources/partner-api/auth-session.ts) through the client: refresh, re-login, revoked tokens and the canary. */
-import path from 'node:path';
-import { describeClientEvent, PartnerApiClient, UpstreamError } from '../../../sources/partner-api/client.js';
+import { describeClientEvent, PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeScripted, running, type Handler, Upstream, json, authorized, sale, apiConfig, setup, expectNoSecrets, failure } from '../../support/scripted-upstream.js';
+import {
+  closeScripted,
+  running,
+  type Handler,
+  Upstream,
+  json,
+  authorized,
+  sale,
+  apiConfig,
+  setup,
+  expectNoSecrets,
+  failure,
+} from '../../support/scripted-upstream.js';
 
 afterEach(closeScripted);
 
@@ -22,7 +32,9 @@ describe('auth session', () => {
     expect(upstream.refreshed).toBe(1);
     expect(upstream.issued).toBe(2); // the login plus the one refresh
     expect(client.stats).toMatchObject({ authentications: 1, refreshes: 1 });
-    expect(upstream.hits.every((h) => h.path.startsWith('/auth') || upstream.valid.has(h.token!) || h.token)).toBe(true);
+    expect(upstream.hits.every((h) => h.path.startsWith('/auth') || upstream.valid.has(h.token!) || h.token)).toBe(
+      true,
+    );
     expect(events.filter((e) => e.type === 'refreshed')).toHaveLength(1);
   });
 
@@ -44,13 +56,17 @@ describe('auth session', () => {
     await Promise.all([client.productStock(1), client.productStock(2), client.productStock(3)]);
     expect(client.stats.authentications).toBe(2); // one re-login shared by the three callers
     expect(events.filter((e) => e.type === 'reauthenticated').length).toBeGreaterThanOrEqual(1);
-    expectNoSecrets(upstream, events.map((e) => JSON.stringify(e)));
+    expectNoSecrets(
+      upstream,
+      events.map((e) => JSON.stringify(e)),
+    );
   });
 
   it('reports a request refused with a valid token at once: one request and one canary, no re-login, the redacted body quoted', async () => {
     const { upstream, client, events } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
-      if (hit.path === '/catalog/products/9') return json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token });
+      if (hit.path === '/catalog/products/9')
+        return json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token });
       json(res, 200, []);
     });
     const error = await failure(client.productInfo(9));
@@ -62,15 +78,25 @@ describe('auth session', () => {
     expect(upstream.hitsOn('/catalog/partner/collections')).toHaveLength(1); // the canary: the token was alive
     expect(client.stats.authentications).toBe(1);
     expect(events.filter((e) => e.type === 'reauthenticated')).toEqual([]);
-    expectNoSecrets(upstream, [error.message, error.body ?? '', error.hint ?? '', ...events.map((e) => JSON.stringify(e)), ...events.map(describeClientEvent)]);
+    expectNoSecrets(upstream, [
+      error.message,
+      error.body ?? '',
+      error.hint ?? '',
+      ...events.map((e) => JSON.stringify(e)),
+      ...events.map(describeClientEvent),
+    ]);
   });
 
   it('renews a rejected token at most 3 times, a second or more apart, then says the token kept being rejected', async () => {
-    const { upstream, client, events } = await setup((hit, res) => json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token }));
+    const { upstream, client, events } = await setup((hit, res) =>
+      json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token }),
+    );
     const started = Date.now();
     const error = await failure(client.salesByPeriod('2024-03-01', '2024-03-31', false));
     expect(Date.now() - started).toBeGreaterThanOrEqual(2_000); // 1 s before the 2nd and before the 3rd renewal
-    expect(error.message).toMatch(/kept rejecting the token — 4 tokens in a row, 3 of them fresh, were refused \(last answer 400: .*nope for/);
+    expect(error.message).toMatch(
+      /kept rejecting the token — 4 tokens in a row, 3 of them fresh, were refused \(last answer 400: .*nope for/,
+    );
     expect(error.hint).not.toMatch(/at most 31/); // a 31-day window: the 31-day rule is not the reason
     expect(client.stats.authentications).toBe(4);
     expect(upstream.hitsOn('/sales/period/2024-03-01/2024-03-31')).toHaveLength(4);
@@ -98,7 +124,9 @@ describe('auth session', () => {
       if (hit.path.startsWith('/sales/partner-reference/')) return json(res, 400, { message: 'no such reference' });
       json(res, 200, []);
     });
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => client.salesByPartnerReference(`GHOST-${i}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => client.salesByPartnerReference(`GHOST-${i}`)),
+    );
     expect(answers).toEqual(Array.from({ length: 20 }, () => []));
     expect(upstream.hits.filter((h) => h.path.startsWith('/sales/partner-reference/'))).toHaveLength(20);
     // Canaries are shared by the refusals of a short while (how many depends on timing, never one each).
@@ -115,7 +143,10 @@ describe('auth session', () => {
     });
     await client.salesByPartnerReference('PO-1');
     upstream.revokeAll();
-    const [found, ghost] = await Promise.all([client.salesByPartnerReference('PO-1'), client.salesByPartnerReference('GHOST')]);
+    const [found, ghost] = await Promise.all([
+      client.salesByPartnerReference('PO-1'),
+      client.salesByPartnerReference('GHOST'),
+    ]);
     expect(found.map((s) => s.transactionId)).toEqual([1]);
     expect(ghost).toEqual([]);
     expect(client.stats.authentications).toBe(2);
@@ -143,7 +174,9 @@ describe('auth session', () => {
   it('reports refused credentials without quoting them', async () => {
     const upstream = await new Upstream(() => undefined).start();
     running.push(upstream);
-    const client = new PartnerApiClient(apiConfig(upstream.url, { secret: 'wrong-secret-999' }), { limiter: new RateLimiter(1000) });
+    const client = new PartnerApiClient(apiConfig(upstream.url, { secret: 'wrong-secret-999' }), {
+      limiter: new RateLimiter(1000),
+    });
     running.push(client);
     const error = await failure(client.catalogTree());
     expect(error.message).toMatch(/getToken.*refused to log in/);

@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { configSchema, type ApiConfig } from '../../../config/schema.js';
 import { PartnerApiClient, type ClientEvent } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
-import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../doubles/simulator/server.js';
+import { startSimulator, type SimulatorOptions } from '../../../doubles/simulator/server.js';
 
 const identifier = 'sim-partner';
 const secret = 'sim-secret-123';
@@ -67,7 +67,9 @@ describe('PartnerApiClient against the simulator', () => {
     const known = paid.find((s) => typeof s.transactionId === 'number' && typeof s.partnerReference === 'string')!;
     expect((await client.salesByTransactionId(known.transactionId))?.transactionId).toBe(known.transactionId);
     expect(await client.salesByTransactionId(1)).toBeUndefined();
-    expect((await client.salesByPartnerReference(known.partnerReference)).map((s) => s.transactionId)).toContain(known.transactionId);
+    expect((await client.salesByPartnerReference(known.partnerReference)).map((s) => s.transactionId)).toContain(
+      known.transactionId,
+    );
     expect(await client.salesByPartnerReference('no-such-reference')).toEqual([]);
     expect(Array.isArray(await client.salesByDocument('12345678909'))).toBe(true);
 
@@ -78,12 +80,18 @@ describe('PartnerApiClient against the simulator', () => {
     const second = await client.preRedeem({ productId: product.id, partnerReference: 'PO-SIM-2' });
     expect((await client.reverseByPartnerReference('PO-SIM-2')).transactionId).toBe(second.transaction.transactionId);
 
-    await expect(client.salesByPeriod('2024-01-01', '2024-02-15', false)).rejects.toThrow(/salesByPeriod .* answered 400: .*at most 31/);
+    await expect(client.salesByPeriod('2024-01-01', '2024-02-15', false)).rejects.toThrow(
+      /salesByPeriod .* answered 400: .*at most 31/,
+    );
     expect(simulator.stats().tokensIssued).toBe(client.stats.authentications + client.stats.refreshes);
   });
 
   it('uses custom endpoint paths configured the same way on both sides', async () => {
-    const endpoints = { salesByPeriod: 'GET /v9/vendas/{startDate}/{finishDate}', getToken: 'POST /v9/login', productStock: 'GET /v9/estoque/{productId}' };
+    const endpoints = {
+      salesByPeriod: 'GET /v9/vendas/{startDate}/{finishDate}',
+      getToken: 'POST /v9/login',
+      productStock: 'GET /v9/estoque/{productId}',
+    };
     const { simulator, client } = await setup({ endpoints }, { endpoints });
     expect((await client.salesByPeriod('2024-02-01', '2024-02-10', false)).length).toBeGreaterThan(0);
     const product = simulator.dataset.catalog.available({})[0]!;
@@ -124,10 +132,15 @@ describe('PartnerApiClient against the simulator', () => {
   });
 
   it('never books a pre-redeem twice under dropped connections, 500s and 503s', async () => {
-    const { simulator, client } = await setup({ faults: { dropRate: 0.25, error500Rate: 0.1, error503Rate: 0.1 } }, { maxRetries: 12 });
+    const { simulator, client } = await setup(
+      { faults: { dropRate: 0.25, error500Rate: 0.1, error503Rate: 0.1 } },
+      { maxRetries: 12 },
+    );
     const product = simulator.dataset.catalog.available({})[0]!;
     const references = Array.from({ length: 25 }, (_, i) => `PO-FAULT-${i}`);
-    const results = await Promise.all(references.map((partnerReference) => client.preRedeem({ productId: product.id, partnerReference })));
+    const results = await Promise.all(
+      references.map((partnerReference) => client.preRedeem({ productId: product.id, partnerReference })),
+    );
     for (const [i, reference] of references.entries()) {
       const booked = simulator.dataset.salesByPartnerReference(reference);
       expect(booked).toHaveLength(1);
@@ -141,7 +154,12 @@ describe('PartnerApiClient against the simulator', () => {
   it('keeps downloads whole under dropped connections (before and mid-body) and 500s', async () => {
     const { simulator, client } = await setup({ faults: { dropRate: 0.4, error500Rate: 0.1 } }, { maxRetries: 15 });
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-sim-'));
-    const windows = [['2024-01-01', '2024-01-15'], ['2024-01-16', '2024-01-31'], ['2024-02-01', '2024-02-15'], ['2024-02-16', '2024-02-29']] as const;
+    const windows = [
+      ['2024-01-01', '2024-01-15'],
+      ['2024-01-16', '2024-01-31'],
+      ['2024-02-01', '2024-02-15'],
+      ['2024-02-16', '2024-02-29'],
+    ] as const;
     for (const [start, finish] of windows) {
       for (const byCreateDate of [false, true]) {
         const file = path.join(dir, `${start}-${byCreateDate}.json.gz`);

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { ConfigError } from '../../../core/errors.js';
 import { configSchema } from '../../../config/schema.js';
-import { describeClientEvent, PartnerApiClient, UpstreamError } from '../../../sources/partner-api/client.js';
+import { describeClientEvent, PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { expandEndpoint, parseEndpoint } from '../../../sources/partner-api/endpoints.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,28 +19,40 @@ afterEach(closeScripted);
 describe('endpoint templates', () => {
   it('expands parameters URL-encoded, keeping the base URL path', () => {
     const endpoint = parseEndpoint('salesByPartnerReference', 'GET /v2/sales/ref/{partnerReferenceId}');
-    const url = expandEndpoint('http://h:1/api/', endpoint, { partnerReferenceId: 'PO 12/3?x=ü' }, { flag: true, skip: undefined });
+    const url = expandEndpoint(
+      'http://h:1/api/',
+      endpoint,
+      { partnerReferenceId: 'PO 12/3?x=ü' },
+      { flag: true, skip: undefined },
+    );
     expect(url.href).toBe('http://h:1/api/v2/sales/ref/PO%2012%2F3%3Fx%3D%C3%BC?flag=true');
   });
 
   it('rejects templates that miss or invent parameters, naming the config key', () => {
-    expect(() => parseEndpoint('salesByPeriod', 'GET /sales/{startDate}')).toThrow(/api\.endpoints\.salesByPeriod.*lacks \{finishDate\}/);
-    expect(() => parseEndpoint('catalogTree', 'GET /catalog/{country}')).toThrow(/api\.endpoints\.catalogTree.*unknown \{country\}/);
+    expect(() => parseEndpoint('salesByPeriod', 'GET /sales/{startDate}')).toThrow(
+      /api\.endpoints\.salesByPeriod.*lacks \{finishDate\}/,
+    );
+    expect(() => parseEndpoint('catalogTree', 'GET /catalog/{country}')).toThrow(
+      /api\.endpoints\.catalogTree.*unknown \{country\}/,
+    );
     expect(() => parseEndpoint('preRedeem', 'pre-redeem')).toThrow(ConfigError);
   });
 
   it('calls configured custom paths with the common catalog query from config unless overridden', async () => {
-    const { upstream, client } = await setup((hit, res, up) => {
-      if (!authorized(hit, res, up)) return;
-      if (hit.path === '/x/stock/55') return json(res, 200, { hasStock: true, amount: -1 });
-      if (hit.path === '/x/sales/2024-03-01/2024-03-31') return json(res, 200, [sale(1, 'PO-1')]);
-      json(res, 404, {});
-    }, {
-      country: 'PT',
-      currency: 'EUR',
-      language: 'pt-PT',
-      endpoints: { productStock: 'GET /x/stock/{productId}', salesByPeriod: 'GET /x/sales/{startDate}/{finishDate}' },
-    });
+    const { upstream, client } = await setup(
+      (hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        if (hit.path === '/x/stock/55') return json(res, 200, { hasStock: true, amount: -1 });
+        if (hit.path === '/x/sales/2024-03-01/2024-03-31') return json(res, 200, [sale(1, 'PO-1')]);
+        json(res, 404, {});
+      },
+      {
+        country: 'PT',
+        currency: 'EUR',
+        language: 'pt-PT',
+        endpoints: { productStock: 'GET /x/stock/{productId}', salesByPeriod: 'GET /x/sales/{startDate}/{finishDate}' },
+      },
+    );
     expect(await client.productStock(55)).toEqual({ hasStock: true, amount: -1 });
     expect(await client.productStock(55, { currency: 'USD' })).toEqual({ hasStock: true, amount: -1 });
     expect(await client.salesByPeriod('2024-03-01', '2024-03-31', true)).toHaveLength(1);
@@ -53,9 +65,13 @@ describe('endpoint templates', () => {
   it('says which credential is missing, naming the key and the environment variable', () => {
     const api = configSchema.parse({ api: { identifier: IDENTIFIER } }).api;
     expect(() => new PartnerApiClient(api, { limiter: new RateLimiter(10) })).toThrow(ConfigError);
-    expect(() => new PartnerApiClient(api, { limiter: new RateLimiter(10) })).toThrow(/api\.secret.*PINRECON_API_SECRET/);
+    expect(() => new PartnerApiClient(api, { limiter: new RateLimiter(10) })).toThrow(
+      /api\.secret.*PINRECON_API_SECRET/,
+    );
     const none = configSchema.parse({}).api;
-    expect(() => new PartnerApiClient(none, { limiter: new RateLimiter(10) })).toThrow(/api\.identifier.*PINRECON_API_IDENTIFIER/);
+    expect(() => new PartnerApiClient(none, { limiter: new RateLimiter(10) })).toThrow(
+      /api\.identifier.*PINRECON_API_IDENTIFIER/,
+    );
   });
 });
 
@@ -70,13 +86,20 @@ describe('writes are never blindly repeated', () => {
       }
       if (hit.path.startsWith('/sales/partner-reference/')) {
         const reference = decodeURIComponent(hit.path.split('/').pop()!);
-        return json(res, 200, booked.filter((s) => s.partnerReference === reference));
+        return json(
+          res,
+          200,
+          booked.filter((s) => s.partnerReference === reference),
+        );
       }
       json(res, 404, {});
     });
     const result = await client.preRedeem({ productId: 7, partnerReference: 'PO 77/1' });
     expect(upstream.hitsOn('/pre-redeem')).toHaveLength(1);
-    expect(result).toEqual({ status: 'delivered', transaction: { transactionId: 900, key: 'ZZZZ-9876', partnerReference: 'PO 77/1' } });
+    expect(result).toEqual({
+      status: 'delivered',
+      transaction: { transactionId: 900, key: 'ZZZZ-9876', partnerReference: 'PO 77/1' },
+    });
     expect(events).toContainEqual({ type: 'write_checked', endpoint: 'preRedeem', found: true });
   });
 
@@ -88,7 +111,10 @@ describe('writes are never blindly repeated', () => {
         attempts++;
         if (attempts === 1) return json(res, 503, {});
         if (attempts === 2) return json(res, 500, {}); // failed before booking
-        return json(res, 200, { status: 'delivered', transaction: { transactionId: 5, key: 'K-1', partnerReference: 'PO-2', redirectLink: 'http://r' } });
+        return json(res, 200, {
+          status: 'delivered',
+          transaction: { transactionId: 5, key: 'K-1', partnerReference: 'PO-2', redirectLink: 'http://r' },
+        });
       }
       if (hit.path.startsWith('/sales/partner-reference/')) return json(res, 200, []);
       json(res, 404, {});
@@ -136,7 +162,9 @@ describe('reversal by partner reference', () => {
     const result = await client.reverseByPartnerReference('PO/9');
     expect(result).toMatchObject({ transactionId: 77, status: 'Canceled in stock' });
     expect(upstream.hitsOn('/reversal/partner-reference/PO%2F9')).toHaveLength(1);
-    expect(events.map(describeClientEvent)).toContain('reverseByPartnerReference: after an unclear failure, looked the write up: it went through, not sending it again');
+    expect(events.map(describeClientEvent)).toContain(
+      'reverseByPartnerReference: after an unclear failure, looked the write up: it went through, not sending it again',
+    );
   });
 });
 
@@ -181,11 +209,14 @@ describe('downloadSalesByPeriod', () => {
   });
 
   it('never lands a body that ends before its JSON array does', async () => {
-    const { client } = await setup((hit, res, up) => {
-      if (!authorized(hit, res, up)) return;
-      res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
-      res.end('[{"transactionId":1},{"transactionId":2}');
-    }, { maxRetries: 1 });
+    const { client } = await setup(
+      (hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+        res.end('[{"transactionId":1},{"transactionId":2}');
+      },
+      { maxRetries: 1 },
+    );
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-download-'));
     const file = path.join(dir, 'sales.json.gz');
     const error = await failure(client.downloadSalesByPeriod('2024-03-01', '2024-03-31', true, file));

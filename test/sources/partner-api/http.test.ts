@@ -1,10 +1,18 @@
 /** The HTTP transport (sources/partner-api/http.ts) through the client: retries and back-off, time-outs, redaction of echoed credentials, oversized answers. */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { describeClientEvent, PartnerApiClient, UpstreamError } from '../../../sources/partner-api/client.js';
+import { PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { closeScripted, running, json, authorized, apiConfig, setup, failure } from '../../support/scripted-upstream.js';
+import {
+  closeScripted,
+  running,
+  json,
+  authorized,
+  apiConfig,
+  setup,
+  failure,
+} from '../../support/scripted-upstream.js';
 
 afterEach(closeScripted);
 
@@ -36,7 +44,9 @@ describe('retries', () => {
           res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
           return void res.end('[{"id":1,"na');
         }
-        json(res, 200, [{ id: 1, name: 'ok', collections: [], products: [], tags: [], termsAndConditions: '', howToRedeem: null }]);
+        json(res, 200, [
+          { id: 1, name: 'ok', collections: [], products: [], tags: [], termsAndConditions: '', howToRedeem: null },
+        ]);
       },
       { timeoutMs: 300 },
     );
@@ -51,11 +61,16 @@ describe('retries', () => {
   });
 
   it('gives up after api.maxRetries with an error naming the endpoint', async () => {
-    const { upstream, client } = await setup((hit, res, up) => {
-      if (authorized(hit, res, up)) json(res, 502, { message: 'bad gateway' });
-    }, { maxRetries: 2 });
+    const { upstream, client } = await setup(
+      (hit, res, up) => {
+        if (authorized(hit, res, up)) json(res, 502, { message: 'bad gateway' });
+      },
+      { maxRetries: 2 },
+    );
     const error = await failure(client.salesByPeriod('2024-01-01', '2024-01-31', false));
-    expect(error.message).toMatch(/salesByPeriod \(GET \/sales\/period\/\{startDate\}\/\{finishDate\}\).*failed after 2 retries.*502/);
+    expect(error.message).toMatch(
+      /salesByPeriod \(GET \/sales\/period\/\{startDate\}\/\{finishDate\}\).*failed after 2 retries.*502/,
+    );
     expect(error.status).toBe(502);
     expect(upstream.hitsOn('/sales/period/2024-01-01/2024-01-31')).toHaveLength(3);
     expect(client.stats.retries).toBe(2);
@@ -64,15 +79,18 @@ describe('retries', () => {
   it('names the timeout and the setting to change', async () => {
     const { client } = await setup(() => undefined, { maxRetries: 1, timeoutMs: 150 });
     const error = await failure(client.productStock(1));
-    expect(error.message).toMatch(/productStock \(GET .*\) at http:\/\/127\.0\.0\.1:\d+ gave no answer within api\.timeoutMs \(150 ms\), 2 times/);
+    expect(error.message).toMatch(
+      /productStock \(GET .*\) at http:\/\/127\.0\.0\.1:\d+ gave no answer within api\.timeoutMs \(150 ms\), 2 times/,
+    );
     expect(error.hint).toMatch(/api\.timeoutMs/);
   });
 });
 
-
 describe('credentials in transit and oversized answers', () => {
   /** A loopback server answering every request with what it received; `answer` shapes the reply. */
-  async function echoServer(answer: (received: string, res: ServerResponse) => void): Promise<{ url: string; close(): Promise<void> }> {
+  async function echoServer(
+    answer: (received: string, res: ServerResponse) => void,
+  ): Promise<{ url: string; close(): Promise<void> }> {
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -94,15 +112,25 @@ describe('credentials in transit and oversized answers', () => {
     const identifier = 'ident/"quoted"\\42';
     const secret = 'sé"cr\\et/ 42&x=y+z';
     const upstream = await echoServer((received, res) => {
-      const asciiJson = JSON.stringify(received).replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      const asciiJson = JSON.stringify(received).replace(
+        /[\u007f-\uffff]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      );
       res.writeHead(400, { 'content-type': 'text/plain' });
       res.end(
-        [`raw ${received}`, `json ${JSON.stringify({ echo: received })}`, `ascii ${asciiJson}`, `slashes ${JSON.stringify(received).replaceAll('/', '\\/')}`,
+        [
+          `raw ${received}`,
+          `json ${JSON.stringify({ echo: received })}`,
+          `ascii ${asciiJson}`,
+          `slashes ${JSON.stringify(received).replaceAll('/', '\\/')}`,
           `uri ${encodeURIComponent(JSON.parse(received).secret)} ${encodeURIComponent(JSON.parse(received).identifier)}`,
-          `form ${new URLSearchParams(JSON.parse(received)).toString()}`].join('\n'),
+          `form ${new URLSearchParams(JSON.parse(received)).toString()}`,
+        ].join('\n'),
       );
     });
-    const client = new PartnerApiClient(apiConfig(upstream.url, { identifier, secret }), { limiter: new RateLimiter(1000) });
+    const client = new PartnerApiClient(apiConfig(upstream.url, { identifier, secret }), {
+      limiter: new RateLimiter(1000),
+    });
     running.push(client);
     const error = await failure(client.catalogTree());
     const shown = `${error.message} ${error.hint} ${error.body}`;
@@ -110,7 +138,14 @@ describe('credentials in transit and oversized answers', () => {
     expect(shown).toContain('form ');
     for (const value of [identifier, secret]) {
       const escaped = JSON.stringify(value).slice(1, -1);
-      for (const form of [value, escaped, JSON.stringify(escaped).slice(1, -1), escaped.replaceAll('/', '\\/'), encodeURIComponent(value), new URLSearchParams({ v: value }).toString().slice(2)]) {
+      for (const form of [
+        value,
+        escaped,
+        JSON.stringify(escaped).slice(1, -1),
+        escaped.replaceAll('/', '\\/'),
+        encodeURIComponent(value),
+        new URLSearchParams({ v: value }).toString().slice(2),
+      ]) {
         expect(shown).not.toContain(form);
       }
     }
@@ -134,7 +169,9 @@ describe('credentials in transit and oversized answers', () => {
       res.on('close', () => undefined);
       pump();
     });
-    const client = new PartnerApiClient(apiConfig(upstream.url, { maxAnswerBytes: 1024 * 1024 }), { limiter: new RateLimiter(1000) });
+    const client = new PartnerApiClient(apiConfig(upstream.url, { maxAnswerBytes: 1024 * 1024 }), {
+      limiter: new RateLimiter(1000),
+    });
     running.push(client);
     const error = await failure(client.catalogTree());
     expect(error.message).toMatch(/getToken.*answered more than api\.maxAnswerBytes \(1048576 bytes\)/);

@@ -8,7 +8,12 @@ import { JsonArrayCheck } from '../../../sources/partner-api/json-array-check.js
 const records = [
   { transactionId: 1, key: 'ABCD-EFGH-1234', productName: 'Gift "key" card', status: 'Redeemed by Client' },
   { transactionId: 2, productName: 'ends with a backslash \\', key: 'Q\\"W\\\\E-9876', note: 'key' },
-  { transactionId: 3, key: null, productName: 'no key here', extra: { key: 'NESTED-KEY-5555', list: ['"key"', 'k\\'] } },
+  {
+    transactionId: 3,
+    key: null,
+    productName: 'no key here',
+    extra: { key: 'NESTED-KEY-5555', list: ['"key"', 'k\\'] },
+  },
 ];
 
 /** Cuts a text's bytes at the given lengths (cycled), as a network would deliver it. */

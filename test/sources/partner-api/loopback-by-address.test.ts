@@ -33,10 +33,14 @@ describe('loopback by resolved address', () => {
   it('refuses http:// to a *.localhost name that does not resolve to loopback, before any request, naming the key', async () => {
     const upstream = await upstreamAt();
     const port = new URL(upstream.url).port;
-    const error = await clientFor(`http://probe.localhost:${port}`).catalogTree().catch((e: unknown) => e);
+    const error = await clientFor(`http://probe.localhost:${port}`)
+      .catalogTree()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ConfigError);
     expect((error as ConfigError).key).toBe('api.baseUrl');
-    expect((error as Error).message).toMatch(/^api\.baseUrl: the host probe\.localhost is taken for loopback only if every address it resolves to is, but it does not resolve\..*api\.allowInsecureHttp/);
+    expect((error as Error).message).toMatch(
+      /^api\.baseUrl: the host probe\.localhost is taken for loopback only if every address it resolves to is, but it does not resolve\..*api\.allowInsecureHttp/,
+    );
     expect(upstream.hits).toEqual([]);
   });
 
@@ -47,8 +51,10 @@ describe('loopback by resolved address', () => {
   });
 
   it('judges addresses: 127.0.0.0/8 and ::1 are loopback; a name is loopback only when all it resolves to is', async () => {
-    for (const address of ['127.0.0.1', '127.9.8.7', '::1', '[::1]', '::ffff:127.0.0.2']) expect(isLoopbackAddress(address), address).toBe(true);
-    for (const address of ['10.0.0.1', '::ffff:10.0.0.1', '128.0.0.1', 'localhost', 'foo.localhost']) expect(isLoopbackAddress(address), address).toBe(false);
+    for (const address of ['127.0.0.1', '127.9.8.7', '::1', '[::1]', '::ffff:127.0.0.2'])
+      expect(isLoopbackAddress(address), address).toBe(true);
+    for (const address of ['10.0.0.1', '::ffff:10.0.0.1', '128.0.0.1', 'localhost', 'foo.localhost'])
+      expect(isLoopbackAddress(address), address).toBe(false);
     expect(await resolveLoopback('localhost')).toMatchObject({ loopback: true });
     expect(await resolveLoopback('probe.localhost')).toEqual({ loopback: false, addresses: [] });
     expect(await resolveLoopback('10.1.2.3')).toEqual({ loopback: false, addresses: ['10.1.2.3'] });
@@ -56,7 +62,9 @@ describe('loopback by resolved address', () => {
 
   it('warns about an opt-out of TLS to any name (loading cannot resolve it), not to a loopback address', () => {
     const warnings = (baseUrl: string, smtpUrl: string) =>
-      transportWarnings(configSchema.parse({ api: { baseUrl, allowInsecureHttp: true }, email: { smtpUrl, allowPlaintextAuth: true } }));
+      transportWarnings(
+        configSchema.parse({ api: { baseUrl, allowInsecureHttp: true }, email: { smtpUrl, allowPlaintextAuth: true } }),
+      );
     expect(warnings('http://foo.localhost:8787', 'smtp://u:p@foo.localhost:25')).toEqual([
       expect.stringMatching(/api\.allowInsecureHttp is set: .*unencrypted to foo\.localhost:8787/),
       expect.stringMatching(/email\.allowPlaintextAuth is set: .*foo\.localhost/),

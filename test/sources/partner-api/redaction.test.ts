@@ -25,8 +25,14 @@ const encoders: Record<string, (value: string) => string> = {
       .slice(1, -1)
       .replaceAll('/', '\\/')
       .replace(/[^\x00-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
-  go: (value) => JSON.stringify(value).slice(1, -1).replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
-  pythonAscii: (value) => JSON.stringify(value).slice(1, -1).replace(/[^\x00-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`),
+  go: (value) =>
+    JSON.stringify(value)
+      .slice(1, -1)
+      .replace(/[<>&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`),
+  pythonAscii: (value) =>
+    JSON.stringify(value)
+      .slice(1, -1)
+      .replace(/[^\x00-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`),
   phpHexTags: (value) =>
     JSON.stringify(value)
       .slice(1, -1)
@@ -36,15 +42,21 @@ const encoders: Record<string, (value: string) => string> = {
 };
 
 const echoes: [string, (body: string) => string][] = [
-  ...Object.entries(encoders).flatMap(([name, escape]): [string, (body: string) => string][] => [
-    [`${name} once`, (body) => `{"error":"bad request","echo":"${escape(body)}"}`],
-    [`${name} twice`, (body) => `{"error":"${escape(`{"echo":"${escape(body)}"}`)}"}`],
+  ...Object.entries(encoders).flatMap(([name, encode]): [string, (body: string) => string][] => [
+    [`${name} once`, (body) => `{"error":"bad request","echo":"${encode(body)}"}`],
+    [`${name} twice`, (body) => `{"error":"${encode(`{"echo":"${encode(body)}"}`)}"}`],
   ]),
   ['php then go', (body) => `"${encoders.go!(encoders.php!(body))}"`],
   ['percent-encoded', (body) => `bad request: ${encodeURIComponent(body)}`],
-  ['form-encoded', (body) => `bad request: ${new URLSearchParams(JSON.parse(body) as Record<string, string>).toString()}`],
+  [
+    'form-encoded',
+    (body) => `bad request: ${new URLSearchParams(JSON.parse(body) as Record<string, string>).toString()}`,
+  ],
   ['base64', (body) => `bad request: ${Buffer.from(body).toString('base64')}`],
-  ['base64 of the secret alone', (body) => `bad: ${Buffer.from(String((JSON.parse(body) as { secret: string }).secret)).toString('base64')}`],
+  [
+    'base64 of the secret alone',
+    (body) => `bad: ${Buffer.from(String((JSON.parse(body) as { secret: string }).secret)).toString('base64')}`,
+  ],
 ];
 
 describe('an upstream echoing the credentials in another encoder’s escaping', () => {
@@ -60,9 +72,13 @@ describe('an upstream echoing the credentials in another encoder’s escaping', 
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    running.push({ close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))) });
+    running.push({
+      close: () => new Promise<void>((resolve) => (server.closeAllConnections(), server.close(() => resolve()))),
+    });
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const client = new PartnerApiClient(apiConfig(url, { identifier, secret, maxRetries: 0 }), { limiter: new RateLimiter(1000) });
+    const client = new PartnerApiClient(apiConfig(url, { identifier, secret, maxRetries: 0 }), {
+      limiter: new RateLimiter(1000),
+    });
     running.push(client);
 
     const error = await failure(client.catalogTree());

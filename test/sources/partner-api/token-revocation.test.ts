@@ -31,7 +31,12 @@ describe('a token revoked right after a (re-)login', () => {
     const config = extractConfig(tempDir('revoked-after-login'), upstream.url);
     const { output, text } = capturedOutput();
     const summary = await withWarehouse(config.database, { timezone: config.timezone }, (warehouse) =>
-      extractSales(warehouse, config, { from: '2026-01-01', to: '2026-01-31', by: 'both', today: '2026-06-30' }, output),
+      extractSales(
+        warehouse,
+        config,
+        { from: '2026-01-01', to: '2026-01-31', by: 'both', today: '2026-06-30' },
+        output,
+      ),
     );
     expect(summary.windows.fetched).toBe(2);
     expect(summary.loaded).toBeGreaterThan(0);
@@ -45,7 +50,9 @@ describe('a token revoked right after a (re-)login', () => {
     const config = extractConfig(tempDir('revoked-lookups'), upstream.url);
     const client = new PartnerApiClient(config.api, { limiter: new RateLimiter(40), queue: new RequestQueue() });
     try {
-      const known = [...upstream.dataset.salesInPeriod('2026-01-05', '2026-01-05', true)].slice(0, 5).map((s) => s.partnerReference);
+      const known = [...upstream.dataset.salesInPeriod('2026-01-05', '2026-01-05', true)]
+        .slice(0, 5)
+        .map((s) => s.partnerReference);
       const ghosts = Array.from({ length: 30 }, (_, i) => `GHOST-${i}`);
       await client.salesByPartnerReference(known[0]!); // logged in
       const before = upstream.stats().requests;
