@@ -5,6 +5,8 @@
  * sign-off).
  */
 
+import { sqlString } from './sql.js';
+
 export interface ZonedTimeParts {
   /** "YYYY-MM-DD HH:MM" or "YYYY-MM-DD HH:MM:SS": the wall clock in the zone. */
   local: string;
@@ -70,4 +72,18 @@ export function localTimeInstant(local: string, timeZone: string): Date {
   };
   const first = asUtc - offsetAt(asUtc);
   return new Date(asUtc - offsetAt(first));
+}
+
+/**
+ * The same wall clock computed in SQL for a TIMESTAMPTZ column: "YYYY-MM-DD HH:MM[:SS]" in `timeZone`, followed by
+ * " (zone)" when `named` (for cells and rows that carry their own zone).
+ */
+export function localTimeSql(
+  column: string,
+  timeZone: string,
+  options: { seconds?: boolean; named?: boolean } = {},
+): string {
+  const zone = sqlString(timeZone);
+  const local = `strftime(timezone(${zone}, ${column}), '%Y-%m-%d %H:%M${options.seconds ? ':%S' : ''}')`;
+  return options.named ? `${local} || ' (' || ${zone} || ')'` : local;
 }

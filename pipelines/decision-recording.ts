@@ -6,7 +6,7 @@
 import { canonicalTimestamp, chainHead, decisionSha256, type ChainedDecision } from '../core/decision-chain.js';
 import { decisions, isDecision } from '../core/decisions.js';
 import { JobError } from '../core/errors.js';
-import { sqlString } from '../core/sql.js';
+import { localTimeSql } from '../core/zoned-time.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { TypedDecision } from '../reports/decisions-reader.js';
 import { activeSignoff } from './close.js';
@@ -405,7 +405,7 @@ export async function currentFindings(
   timezone: string,
 ): Promise<Map<string, CurrentFinding>> {
   const columns = `finding_id, period, decision, decision_note, owner, expected_clear_by::VARCHAR AS expected_clear_by, decided_by,
-    strftime(timezone(${sqlString(timezone)}, decided_at), '%Y-%m-%d %H:%M') AS decided_at, decision_sha256`;
+    ${localTimeSql('decided_at', timezone)} AS decided_at, decision_sha256`;
   const found = new Map<string, CurrentFinding>();
   if (period !== null) {
     for (const row of await warehouse.all<CurrentFinding>(`SELECT ${columns} FROM recon_exceptions WHERE period = $1`, [

@@ -3,7 +3,7 @@
  * decided what, when and from which source.
  */
 import { JobError } from '../core/errors.js';
-import { sqlString } from '../core/sql.js';
+import { localTimeSql } from '../core/zoned-time.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { findingStateSql } from '../reports/finding-state.js';
 import { findingAmountSql } from '../reports/finding-amount.js';
@@ -67,9 +67,7 @@ export async function decisionHistory(
   selector: { findingId?: string; period?: string },
   timezone: string,
 ): Promise<DecisionHistoryRow[]> {
-  const zone = sqlString(timezone);
-  const local = (column: string) =>
-    `strftime(timezone(${zone}, ${column}), '%Y-%m-%d %H:%M:%S') || ' (' || ${zone} || ')'`;
+  const local = (column: string) => localTimeSql(column, timezone, { seconds: true, named: true });
   const where = selector.findingId !== undefined ? 'd.finding_id = $1' : 'd.period = $1';
   const rows = await warehouse.all<DecisionHistoryRow>(
     `SELECT d.period, d.chain_position::VARCHAR AS chain_position, d.finding_id, e.exception_type, e.partner_reference,

@@ -8,6 +8,7 @@ import { inPeriodSql, ledgerRejectsOfPeriodSql } from '../core/period-sql.js';
 import { sqlString } from '../core/sql.js';
 import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
 import { findingAmountSql } from './finding-amount.js';
+import { localTimeSql } from '../core/zoned-time.js';
 import { actionsSheet } from './actions-sheet.js';
 import { findingFamilies } from '../core/exception-types.js';
 
@@ -68,7 +69,6 @@ const money = (key: string, header: string, sql: string, currency: string, width
  * edited over a decision taken since.
  */
 export function decisionColumns(timezone: string): SheetColumn[] {
-  const zone = sqlString(timezone);
   return [
     { key: 'decision', header: 'Decision', kind: 'text', sql: 'decision', width: 13 },
     { key: 'decision_note', header: 'Note', kind: 'text', sql: 'decision_note', width: 28 },
@@ -79,7 +79,7 @@ export function decisionColumns(timezone: string): SheetColumn[] {
       key: 'decided_at',
       header: 'Decided at',
       kind: 'text',
-      sql: `strftime(timezone(${zone}, decided_at), '%Y-%m-%d %H:%M') || ' (' || ${zone} || ')'`,
+      sql: localTimeSql('decided_at', timezone, { named: true }),
       width: 30,
       readOnly: true,
     },
