@@ -23,6 +23,7 @@ import { FaultInjector, SlidingWindowLimiter, type FaultDecision, type FaultOpti
 import { ZonedClock } from './zoned-time.js';
 import { escapeHtml, readJsonBody, sendJson, streamSales } from './http-wire.js';
 import { simulatorOperations, type Call, type Reply } from './operations.js';
+import { KeptResponses } from './kept-responses.js';
 
 export type { FaultOptions } from './traffic.js';
 export { Dataset } from './dataset.js';
@@ -60,6 +61,8 @@ export interface SimulatorOptions {
    * client inside that wait to see a crash between "the provider reversed" and "we recorded it".
    */
   reversalAnswerDelayMs?: number;
+  /** Folder where salesByPeriod answers are kept (kept-responses.ts); default none: every answer generated. */
+  keepResponsesDir?: string;
 }
 
 export interface RequestLogEntry {
@@ -93,6 +96,9 @@ export interface SimulatorStats {
   reversals: number;
   /** Of those, refused with 400 (e.g. already reversed, unknown transaction). */
   reversalsRefused: number;
+  /** With keepResponsesDir: period answers rendered into it, and served from it. */
+  keptRendered: number;
+  keptReplayed: number;
 }
 
 export interface RunningSimulator {
@@ -141,6 +147,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       reversalsRefused: 0,
     },
     reversalAnswerDelayMs: options.reversalAnswerDelayMs ?? 0,
+    kept: options.keepResponsesDir ? new KeptResponses(options.keepResponsesDir, dataset.options) : undefined,
     byEndpoint: {},
     operations: simulatorOperations(
       dataset,
@@ -180,6 +187,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       maxInAnyRollingSecond: state.limiter.maxInAnyWindow,
       tokensIssued: tokens.issued,
       refreshes: tokens.refreshes,
+      keptRendered: state.kept?.rendered ?? 0,
+      keptReplayed: state.kept?.replayed ?? 0,
     }),
     revokeAllTokens: revocation.revokeAll,
     setFaults(next: FaultOptions) {
@@ -206,10 +215,14 @@ interface SimulatorState {
   tokens: TokenAuthority;
   limiter: SlidingWindowLimiter;
   faults: FaultInjector;
-  counters: Omit<SimulatorStats, 'byEndpoint' | 'maxInAnyRollingSecond' | 'tokensIssued' | 'refreshes'>;
+  counters: Omit<
+    SimulatorStats,
+    'byEndpoint' | 'maxInAnyRollingSecond' | 'tokensIssued' | 'refreshes' | 'keptRendered' | 'keptReplayed'
+  >;
   byEndpoint: Partial<Record<EndpointName, number>>;
   operations: Record<EndpointName, (call: Call) => Reply>;
   reversalAnswerDelayMs: number;
+  kept: KeptResponses | undefined;
 }
 
 /** Revoking every token, now or every `faults.revokeEverySeconds` (re-read when the faults change). */
@@ -310,6 +323,9 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
   // The reversal has taken effect; only its answer waits (a client killed now never learns of it).
   if (reversals.has(match.name) && state.reversalAnswerDelayMs > 0) await delay(state.reversalAnswerDelayMs);
   if ('json' in reply) sendJson(response, 200, reply.json, dropMidResponse);
+  // A kept answer holds the data set as generated: once the API changed a sale, answers are generated again.
+  else if (reply.window && state.kept && state.dataset.revision === 0 && !dropMidResponse)
+    await state.kept.serve(response, reply.window, reply.sales);
   else await streamSales(response, reply.sales, dropMidResponse);
   log(dropMidResponse ? 0 : 200, match.name, dropMidResponse ? 'dropped mid-response' : undefined);
 }
