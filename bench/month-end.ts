@@ -1,16 +1,11 @@
 /**
- * The month-end job as a partner with a million sales a month runs it: `pinrecon run --period 2026-10
- * --as-of 2026-11-23` (extract.historyStart 2026-09-01, the month before) in its own process (peak RSS and
- * CPU measured there) against `pinrecon simulate-api` in another, on a ledger with the demo's mix of planted
- * breaks (bench/month-fixture.ts). The simulator renders every window the run asks for before the run starts
- * (--keep-responses), so the run's time is pinrecon's own, not the generator's on the same cores. Reports each
- * step's seconds, the requests and lookups, and checks that the findings are exactly the planted ones.
- *
- * Scale: PINRECON_BENCH_MONTH_SALES sales created 2026-10-01..2026-11-23 (default 1,782,000, which puts
- * ~1,000,000 in October). The 10M figure of BENCHMARKS.md is this bench with 17,820,000, run once (its own
- * section, month-end-10m): `PINRECON_BENCH_MONTH_SALES=17820000 npm run bench -- month-end`, or in a separate
- * checkout `node dist/bench/child.js month-end > FILE` then `npm run bench -- --record FILE` here.
- * PINRECON_BENCH_KEEP=1 keeps the folder (database, landing files, ledger, config) and prints its path.
+ * `pinrecon run --period 2026-10 --as-of 2026-11-23` (historyStart 2026-09-01) as a million-sales partner runs it,
+ * in its own process (peak RSS, CPU), against `pinrecon simulate-api` in another that renders every window before
+ * the run (--keep-responses: the time is pinrecon's, not the generator's), on the demo's ledger of planted breaks
+ * (month-fixture.ts). Reports step seconds, requests, lookups; checks the findings are exactly the planted ones.
+ * Scale: PINRECON_BENCH_MONTH_SALES sales created 2026-10-01..2026-11-23 (default 1,782,000: ~1M in October); the
+ * 10M section (month-end-10m) is this bench at 17,820,000, or `node dist/bench/child.js month-end > FILE` elsewhere
+ * then `npm run bench -- --record FILE`. PINRECON_BENCH_KEEP=1 keeps the folder and prints its path.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
