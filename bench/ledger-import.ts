@@ -85,7 +85,7 @@ export async function run(): Promise<BenchResult> {
           'Where the time goes (DuckDB profiles, 2026-11-24): reading and checking the lines (temp.ledger_csv_lines) about half, of ' +
           'which splitting the lines ≈ 40 % and the typed checks (regular expressions, DECIMAL casts) ≈ 55 %; the insert into ' +
           '`ledger` the other half, of which writing the table ≈ 50 %, splitting the accepted lines again ≈ 35 %, the time zone ' +
-          '≈ 10 %. Skipping the overlap query when no other file is loaded took the import from 11.4 / 11.6 to 8.9 / 8.7 CPU-s; ' +
+          '≈ 10 %. Skipping the overlap query when no other file is loaded: 10.5 / 11.1 → 10.7 / 10.0 CPU-s side by side; ' +
           'keeping the split fields so the insert does not split again gave no measurable CPU gain and was not kept.',
       };
     } finally {
