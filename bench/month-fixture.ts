@@ -110,8 +110,9 @@ export interface PinreconRun<T> {
   json: T;
   seconds: number;
   peakRssMiB: number;
-  /** CPU seconds (user + system) of the pinrecon process, and of the simulator while it ran. */
+  /** CPU seconds of the child (user + system, all threads): what a busy machine's wall time hides. */
   cpuSeconds: number;
+  /** CPU seconds of the simulator while the child ran (serving, on the same cores). */
   simulatorCpuSeconds: number;
   /** The process's resident set every ~200 ms (from /proc, so its peaks between samples can be missed). */
   rssSamples: RssSample[];
@@ -161,13 +162,11 @@ export async function runPinrecon<T>(
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
   const simulatorCpuSeconds = cpuSecondsOf(simulatorPid) - simulatorCpuBefore;
   if (!existsSync(rssFile)) throw new Error(`pinrecon ${args[0]} did not report its peak RSS`);
-  // "<peak RSS KiB> <user µs> <system µs>" (bench/measures/peak-rss-at-exit.ts)
-  const [rssKiB, userMicros, systemMicros] = readFileSync(rssFile, 'utf8').trim().split(/\s+/).map(Number);
   return {
     json: (json ? JSON.parse(stdout) : null) as T,
     seconds,
-    peakRssMiB: Math.round(rssKiB! / 1024),
-    cpuSeconds: ((userMicros ?? 0) + (systemMicros ?? 0)) / 1e6,
+    peakRssMiB: Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024),
+    cpuSeconds: Number(readFileSync(`${rssFile}.cpu`, 'utf8')),
     simulatorCpuSeconds,
     rssSamples,
     stderr,
