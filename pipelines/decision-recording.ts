@@ -9,7 +9,7 @@ import { JobError } from '../core/errors.js';
 import { localTimeSql } from '../core/zoned-time.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { TypedDecision } from '../reports/decisions-reader.js';
-import { activeSignoff } from './close.js';
+import { activeSignoff } from '../reports/signoffs.js';
 
 /** A decision as recorded: what, by whom, from where. */
 export interface DecisionInput {

@@ -64,8 +64,7 @@ export interface RollForwardPen {
 }
 
 /** Per currency: a row of counts, then a row of amounts, each ending in its check. */
-export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollForwardLine[] | undefined): void {
-  if (!rollForward) return;
+export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollForwardLine[]): void {
   pen.heading('Roll-forward of open findings per currency');
   pen.line(
     'Open = not decided write_off. From the previous reconciliation of the period to this one (on the first, nothing was open before). ' +
