@@ -93,7 +93,7 @@ export async function importDecisions(
       .map((r) => r.decisionRef)
       .filter((ref): ref is string => typeof ref === 'string' && ref !== '');
     const written = await writtenDecisions(warehouse, refs);
-    const context = { period, overwrite: Boolean(options.overwrite), timezone, written };
+    const context = { period, overwrite: Boolean(options.overwrite), written };
     const result = await checkAndRecord(warehouse, workbook.rows, current, context, { by, source, runId: run.runId });
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {
@@ -137,7 +137,7 @@ export async function decideFindings(
       timezone,
       'findings decide',
     );
-    const check = { period: null, overwrite: false, timezone, written: new Map() };
+    const check = { period: null, overwrite: false, written: new Map() };
     const rows = commandLineRows(findingIds, current, options);
     const result = await checkAndRecord(warehouse, rows, current, check, { by, source: 'cli', runId: run.runId });
     run.counters.rowsLoaded = result.recorded.length;
@@ -180,7 +180,7 @@ export async function decideInBulk(
     await warehouse.run('DROP TABLE decision_bulk_selection');
     if (options.dryRun) return { ...emptyResult(runId, 'cli', by, filter.period), selected, dryRun: true };
     const current = await currentFindings(warehouse, chosen, filter.period, timezone);
-    const check = { period: filter.period, overwrite: false, timezone, written: new Map() };
+    const check = { period: filter.period, overwrite: false, written: new Map() };
     const result = await checkAndRecord(warehouse, commandLineRows(chosen, current, options), current, check, {
       by,
       source: 'cli',
