@@ -1,14 +1,9 @@
 /**
- * The month-end job as a partner with a million sales a month runs it: `pinrecon run --period 2026-10
- * --as-of 2026-11-23` in its own process (peak RSS measured there) against `pinrecon simulate-api` in
- * another, on a ledger with the demo's mix of planted breaks (bench/month-fixture.ts). Reports each step's
- * seconds, the requests and lookups, and checks that the findings are exactly the planted ones.
- *
- * Scale: PINRECON_BENCH_MONTH_SALES sales created 2026-10-01..2026-11-23 (default 1,782,000, which puts
- * ~1,000,000 in October). The 10M figure of BENCHMARKS.md is this bench with 17,820,000, run once (its own
- * section, month-end-10m): `PINRECON_BENCH_MONTH_SALES=17820000 npm run bench -- month-end`, or in a separate
- * checkout `node dist/bench/child.js month-end > FILE` then `npm run bench -- --record FILE` here.
- * PINRECON_BENCH_KEEP=1 keeps the folder (database, landing files, ledger, config) and prints its path.
+ * The month-end job at a million sales a month: `pinrecon run --period 2026-10 --as-of 2026-11-23` in its own
+ * process (peak RSS measured there) against `pinrecon simulate-api` in another (bench/month-fixture.ts). Reports
+ * each step's seconds, requests and lookups, and checks the findings are exactly the planted ones.
+ * PINRECON_BENCH_MONTH_SALES sets the scale (default 1,782,000: ~1M in October; 17,820,000 for the 10M section);
+ * PINRECON_BENCH_KEEP=1 keeps the folder. docs/BENCHMARKS.md says how to run the 10M figure.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,18 +1,9 @@
 /**
- * Decisions on findings (interface.md "Decisions on findings" and "Decisions after sign-off, stale workbooks,
- * audit"): `findings import` (the decisions typed into a workbook), `findings decide` (from the command line,
- * by finding id or in bulk by period and filters). `findings list` and `findings history` are in findings-list.ts,
- * the checking and recording of rows in decision-recording.ts.
- *
- * A decision is recorded only when it differs from the finding's current one: a row is appended to
- * `recon_decisions`, linked into its period's hash chain (core/decision-chain.ts), the one before it gets
- * `superseded_at`, and the current decision is written onto the finding's `recon_exceptions` row, in one
- * transaction; reconcile joins the current decisions back in on every rebuild. Nothing is recorded in a
- * signed-off period (its decisions are part of what was signed: reopen first). A workbook row carries the
- * decision it was written with (`Decision ref`, the row_sha256 of that decision): a row left as written is
- * `unchanged`, and a row edited over a decision recorded after the workbook was written is refused unless
- * `--overwrite`. Anything that cannot be recorded (an unknown finding, another period, an invalid decision
- * or date) is refused with its sheet, row and why, and changes nothing.
+ * Decisions on findings: `findings import` (typed into a workbook) and `findings decide` (by id, or in bulk by
+ * period and filters); `list` and `history` are in findings-list.ts, checking and recording rows in
+ * decision-recording.ts. A decision is recorded only when it differs from the current one, in one transaction;
+ * nothing is recorded in a signed-off period; stale workbook rows are refused unless `--overwrite`
+ * (docs/ARCHITECTURE.md, "Design notes by module").
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
