@@ -79,6 +79,8 @@ export interface PinreconRun<T> {
   json: T;
   seconds: number;
   peakRssMiB: number;
+  /** CPU seconds of the child (user + system, all threads): what a busy machine's wall time hides. */
+  cpuSeconds: number;
 }
 
 /** `pinrecon <args> --config <month config> --json` as a child process; its result, wall seconds and peak RSS. */
@@ -106,6 +108,7 @@ export async function runPinrecon<T>(month: Month, args: string[]): Promise<Pinr
     json: JSON.parse(stdout) as T,
     seconds,
     peakRssMiB: Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024),
+    cpuSeconds: Number(readFileSync(`${rssFile}.cpu`, 'utf8')),
   };
 }
 
