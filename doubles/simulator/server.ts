@@ -1,13 +1,9 @@
 /**
- * A local server of the whole Partner PIN Redemption API (shared/spec/partner-pin-redemption-api.md) for
- * tests, benchmarks and `pinrecon demo`: the 16 operations at configurable paths, JWT auth with refresh and
- * revocation, the 50-requests-in-any-rolling-second limit (503), the 31-day rule, and seeded fault injection.
- *
- * Every refusal is status 400 with a JSON body `{ "message", "code" }`; the rate limit and injected faults
- * answer 503/500 with the same body shape (dropped connections answer nothing). Unknown paths are 404.
- * Sales lists are streamed, a chunk at a time with backpressure, so a window of a million sales keeps the
- * server's memory flat. `redirectLink` of a pre-redeem points at a minimal redeem page (GET /redeem/{id}; POST
- * completes it: status "Redeemed by Client"), outside the rate limit, as the service's own page would be.
+ * A local server of the whole Partner PIN Redemption API for tests, benchmarks and `pinrecon demo`: the 16
+ * operations at configurable paths, JWT auth with refresh and revocation, the rolling-second limit (503), the
+ * 31-day rule and seeded fault injection. Refusals are 400 `{ "message", "code" }`; sales lists are streamed
+ * with backpressure, so a million-sale window keeps memory flat; a pre-redeem's `redirectLink` points at a
+ * minimal redeem page outside the rate limit.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
