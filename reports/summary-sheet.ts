@@ -12,6 +12,7 @@ import { writeRollForwardSection } from './roll-forward.js';
 import { formatLocalTimeZoned, localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
 import { findingAmountRule } from './finding-amount.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
+import { paperOfExcelCode, scaleToFitPages } from './print-layout.js';
 import { moneyStyle, styles, type Style } from './workbook-styles.js';
 
 /** The workbook that was too large to send: the Summary-only one names it. */
@@ -87,6 +88,11 @@ export const summaryColumnWidths = [23, 23, 14, 14, 14, 14];
 /** Characters of body text a wrapped note holds per printed line (a little under the columns' width). */
 const noteLineChars = Math.floor(summaryColumnWidths.reduce((sum, width) => sum + width, 0) * 1.1);
 
+/** The space above a section's heading, in points. */
+const sectionSpacePt = 7.5;
+/** The Summary is meant to print on at most this many pages. */
+const summaryPages = 2;
+
 export function writeSummary(
   worksheet: ExcelJS.Worksheet,
   facts: ReportFacts,
@@ -101,11 +107,27 @@ export function writeSummary(
   const context: SummaryContext = { facts, sheets, plan, generatedAt, rowsPerSheet, summaryOnlyOf };
   for (const section of summarySections) section(pen, context);
   worksheet.pageSetup.printArea = `A$1:${columnLetters(summaryColumnWidths.length)}$${pen.rows()}`;
+  // The width sets the scale; a Summary taller than two pages at it prints smaller, down to the readable minimum.
+  const { scale, paperSize } = worksheet.pageSetup;
+  if (scale !== undefined)
+    worksheet.pageSetup.scale = scaleToFitPages(
+      scale,
+      pen.heightPt(),
+      summaryPages,
+      paperOfExcelCode(paperSize),
+      'portrait',
+    );
   worksheet.commit();
 }
 
-function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen & { rows(): number } {
+function summaryPen(
+  worksheet: ExcelJS.Worksheet,
+  timezone: string,
+): SummaryPen & { rows(): number; heightPt(): number } {
   let rows = 0;
+  // The printed height of the rows written: a row's set height, else 15 pt for each 11 pt of its largest font.
+  let heightPt = 0;
+  const fontHeightPt = (size: number | undefined) => (15 * Math.max(11, size ?? 11)) / 11;
   const addRow = (cells: SummaryCell[], lines = 1) => {
     const row = worksheet.addRow(
       cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)),
@@ -114,6 +136,8 @@ function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen 
       if (cell !== null) row.getCell(i + 1).style = typeof cell === 'object' ? cell.style : styles.plain;
     });
     if (lines > 1) row.height = 15 * lines;
+    const fonts = cells.map((cell) => (cell !== null && typeof cell === 'object' ? cell.style.font?.size : undefined));
+    heightPt += row.height ?? Math.max(...fonts.map(fontHeightPt));
     row.commit();
     rows = row.number;
   };
@@ -128,18 +152,24 @@ function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen 
     line,
     styled,
     rows: () => rows,
+    heightPt: () => heightPt,
     note: (text, style = styles.plain) => {
       const row = worksheet.addRow([text]);
       row.getCell(1).style = { ...style, alignment: { wrapText: true, vertical: 'top' } };
       const lines = Math.max(1, Math.ceil(text.length / noteLineChars));
       // 15 pt a line of the 11 pt body font; a larger font (the alert band) needs proportionally more.
       if (lines > 1) row.height = Math.ceil((15 * lines * Math.max(11, style.font?.size ?? 11)) / 11);
+      heightPt += row.height ?? fontHeightPt(style.font?.size);
       worksheet.mergeCells(row.number, 1, row.number, summaryColumnWidths.length);
       row.commit();
       rows = row.number;
     },
     heading: (text) => {
-      line();
+      // Half a line of space above a section: the Summary is meant to fit two pages.
+      const spacer = worksheet.addRow([]);
+      spacer.height = sectionSpacePt;
+      heightPt += sectionSpacePt;
+      spacer.commit();
       line(styled(text, styles.heading));
     },
     // A label wider than its column wraps onto more lines of a taller row, so it prints whole.
