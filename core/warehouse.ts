@@ -135,6 +135,11 @@ export class Warehouse {
     this.autoSized = { bytes, sales };
   }
 
+  /** The memoryLimit setting in force ("auto" or a size), if one was given. */
+  memoryLimitSetting(): string | undefined {
+    return this.memorySetting;
+  }
+
   /** The memoryLimit in force for messages: the size given, or how "auto" sized it. */
   memoryLimitInForce(): string | undefined {
     return this.memorySetting && describeMemoryLimit(this.memorySetting, this.autoSized.bytes, this.autoSized.sales);

@@ -48,6 +48,10 @@ test('"auto" sets DuckDB to the floor on an empty file and raises it for the sal
     await warehouse.fitMemoryToWork(10_000_000);
     expect(warehouse.memoryLimitInForce()).toBe('300MB');
     expect(await limitMiB()).toBeCloseTo(286, -1);
+    // extract.memoryLimit given: the windows' size, then the job's "auto" again, sized afresh (never DuckDB's RESET).
+    await warehouse.useMemoryLimit('auto');
+    expect(warehouse.memoryLimitSetting()).toBe('auto');
+    expect(await limitMiB()).toBe(512);
   } finally {
     warehouse.close();
     rmSync(dir, { recursive: true, force: true });
