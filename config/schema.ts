@@ -4,10 +4,10 @@
  */
 import { z } from 'zod';
 import { isDecision } from '../core/decisions.js';
-import { exceptionTypes } from '../core/exception-types.js';
+import { findingTypeNames } from '../core/finding-types.js';
 import { isLoopbackHost, parseSmtpUrl } from './transport-security.js';
 
-const isExceptionType = (text: string) => (exceptionTypes as readonly string[]).includes(text);
+const isFindingType = (text: string) => (findingTypeNames as readonly string[]).includes(text);
 
 const endpointTemplate = z
   .string()
@@ -395,8 +395,8 @@ export const configSchema = z.strictObject({
   journal: z
     .strictObject({
       /**
-       * Debit and credit account per exception type and decision. Keys: `default`, a decision (`write_off`,
-       * `fix_ledger`), an exception type (`cost_mismatch`) or both (`cost_mismatch:write_off`); the most
+       * Debit and credit account per finding type and decision. Keys: `default`, a decision (`write_off`,
+       * `fix_ledger`), a finding type (`cost_mismatch`) or both (`cost_mismatch:write_off`); the most
        * specific key wins (type:decision, then type, then decision, then default). A negative difference
        * (a gain) swaps the two accounts.
        * @default { default: { debit: '6100', credit: '2100' } }
@@ -410,11 +410,10 @@ export const configSchema = z.strictObject({
           }
           for (const key of Object.keys(accounts)) {
             const [type, decision, ...rest] = key.split(':');
-            const typed =
-              isExceptionType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision));
+            const typed = isFindingType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision));
             const known = key === 'default' || isDecision(key) || typed;
             if (!known) {
-              const message = 'must be "default", a decision, an exception type, or "<exception type>:<decision>"';
+              const message = 'must be "default", a decision, a finding type, or "<finding type>:<decision>"';
               context.addIssue({ code: 'custom', path: [key], message });
             }
           }
@@ -474,7 +473,7 @@ export const configSchema = z.strictObject({
       to: z.array(z.string()).default(['finance@example.com']),
       /**
        * Subject line; `{period}` in it becomes the period.
-       * @default undefined ("pinrecon <period>: N exceptions")
+       * @default undefined ("pinrecon <period>: N findings")
        */
       subject: z.string().optional(),
       /**

@@ -154,7 +154,7 @@ export async function decideFindings(
 /** Which findings of a period a bulk decide takes. */
 export interface FindingFilter {
   period: string;
-  /** Exception types (any of them). */
+  /** Finding types (any of them). */
   types?: string[];
   family?: string;
   undecided?: boolean;

@@ -104,7 +104,7 @@ export async function writeReport(
       output.clearProgress();
       const rows = workbook.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
       output.info(
-        `wrote ${file}: ${rows} detail rows on ${workbook.sheets.length + 1} sheets, ${facts.totalFindings} exceptions`,
+        `wrote ${file}: ${rows} detail rows on ${workbook.sheets.length + 1} sheets, ${facts.totalFindings} findings`,
       );
       run.counters.rowsLoaded = rows;
       run.details = {

@@ -75,7 +75,7 @@ const summarySections: SummarySection[] = [
   writeTotalsSection,
   writeBridgeSection,
   writeDecisionsSection,
-  writeExceptionsByTypeSection,
+  writeFindingsByTypeSection,
   // Issue 15: the roll-forward per currency, its own section (reports/roll-forward.ts).
   (pen, { facts }) => writeRollForwardSection(pen, facts.rollForward),
   writeAgingSection,
@@ -264,11 +264,11 @@ function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, 
 /** Per currency, the ledger side and the provider side, each in a row of its own. */
 function writeTotalsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Totals per currency');
-  // The exceptions per currency are the totals of the decisions table below.
+  // The findings per currency are the totals of the decisions table below.
   const ledgerColumns = totalsColumns.filter(
     (c) => c.header.startsWith('Ledger') || c.header === 'of which paid' || c.header === 'Matched',
   );
-  const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c) && c.header !== 'Exceptions');
+  const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c) && c.header !== 'Findings');
   for (const columns of [ledgerColumns, providerColumns]) {
     header('Currency', ...columns.map((c) => c.header));
     for (const t of facts.totals) {
@@ -292,12 +292,10 @@ function writeBridgeSection(
     const steps = facts.bridge.filter((b) => b.currency === currency);
     const lastStep = Math.max(...steps.map((x) => x.step));
     // A step with no item and no amount says nothing: left out (the detail is on the sheets).
-    for (const b of steps.filter(
-      (x) => x.exceptionType === null || Number(x.items) > 0 || Number(x.amount ?? 0) !== 0,
-    )) {
-      const isTotal = b.exceptionType === null && (b.step === 0 || b.step === lastStep);
+    for (const b of steps.filter((x) => x.findingType === null || Number(x.items) > 0 || Number(x.amount ?? 0) !== 0)) {
+      const isTotal = b.findingType === null && (b.step === 0 || b.step === lastStep);
       const gross = facts.decisions.bridgeGross.find(
-        (g) => g.currency === b.currency && g.exceptionType === b.exceptionType,
+        (g) => g.currency === b.currency && g.findingType === b.findingType,
       );
       line(
         isTotal ? styled(b.label, styles.bold) : b.label,
@@ -359,22 +357,22 @@ function writeDecisionsSection(
 }
 
 /** Findings per type, with what changed since the previous reconciliation of the period. */
-function writeExceptionsByTypeSection(
+function writeFindingsByTypeSection(
   { line, note, heading, header, styled, count }: SummaryPen,
   { facts }: SummaryContext,
 ): void {
   const changes = facts.changes;
-  heading('Exceptions by type');
+  heading('Findings by type');
   note(
     changes?.previousBuiltAt
       ? `New, still open and cleared compared with the previous reconciliation of ${facts.period}, at ${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}.`
       : `First reconciliation of ${facts.period}: every finding is new.`,
   );
-  header('Exception type', 'Findings', 'New', 'Still open', 'Cleared');
-  const changeTypes = new Map(changes?.byType.map((c) => [c.exceptionType, c]) ?? []);
+  header('Finding type', 'Findings', 'New', 'Still open', 'Cleared');
+  const changeTypes = new Map(changes?.byType.map((c) => [c.findingType, c]) ?? []);
   for (const t of facts.typeCounts) {
-    const c = changeTypes.get(t.exceptionType);
-    line(t.exceptionType, count(t.findings), count(c?.new ?? 0), count(c?.stillOpen ?? 0), count(c?.cleared ?? 0));
+    const c = changeTypes.get(t.findingType);
+    line(t.findingType, count(t.findings), count(c?.new ?? 0), count(c?.stillOpen ?? 0), count(c?.cleared ?? 0));
   }
   line(
     styled('Total', styles.bold),

@@ -38,7 +38,7 @@ export interface LedgerGeneratorOptions {
 }
 
 export interface ExpectedFinding {
-  exceptionType: string;
+  findingType: string;
   /** Trimmed. */
   partnerReference: string;
   /** The sale a finding about one sale names (null for missing_at_provider and duplicate_reference). */
@@ -54,7 +54,7 @@ export interface LedgerPlant {
   lines: number;
   /** Every finding reconcile must report for the period, sorted by type then reference. */
   findings: ExpectedFinding[];
-  /** Counts by exception type. */
+  /** Counts by finding type. */
   byType: Record<string, number>;
   /** References of ledger orders whose sale is outside the period's extract: only an individual lookup finds them. */
   lookups: string[];
@@ -188,7 +188,7 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
     planted: plantedReferences.has(f.partnerReference),
   }));
   const byType: Record<string, number> = {};
-  for (const f of findings) byType[f.exceptionType] = (byType[f.exceptionType] ?? 0) + 1;
+  for (const f of findings) byType[f.findingType] = (byType[f.findingType] ?? 0) + 1;
   return {
     file: options.file,
     period: options.period,
@@ -293,8 +293,8 @@ function expectedFindings(
   const periodOf = (ms: number) => clock.localDate(ms).slice(0, 7);
   const classOf = (s: SimulatedSale) => r.statusMap[s.status.trim()] ?? 'unknown';
   const findings: Omit<ExpectedFinding, 'planted'>[] = [];
-  const add = (exceptionType: string, partnerReference: string, transactionId: number | null) =>
-    findings.push({ exceptionType, partnerReference, transactionId });
+  const add = (findingType: string, partnerReference: string, transactionId: number | null) =>
+    findings.push({ findingType, partnerReference, transactionId });
 
   const groups = new Map<string, { lines: Line[]; sales: SimulatedSale[] }>();
   const group = (reference: string) =>
@@ -339,7 +339,7 @@ function expectedFindings(
     }
   }
   return findings.sort(
-    (a, b) => a.exceptionType.localeCompare(b.exceptionType) || a.partnerReference.localeCompare(b.partnerReference),
+    (a, b) => a.findingType.localeCompare(b.findingType) || a.partnerReference.localeCompare(b.partnerReference),
   );
 }
 

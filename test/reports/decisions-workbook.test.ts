@@ -45,13 +45,7 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
     'Decision ref',
   ]);
   // The key columns first: what the finding is and its amounts (they repeat on every printed page).
-  expect(headers.slice(0, 5)).toEqual([
-    'Exception type',
-    'Partner reference',
-    'Amount',
-    'Difference',
-    'Transaction ID',
-  ]);
+  expect(headers.slice(0, 5)).toEqual(['Finding type', 'Partner reference', 'Amount', 'Difference', 'Transaction ID']);
   const column = (name: string) => headers.indexOf(name) + 1;
   const decided = amounts
     .getRows(2, amounts.rowCount - 1)!
