@@ -1,11 +1,8 @@
 /**
- * The DuckDB file: opening it (never downloading extensions), applying the schema in `sql/schema/`,
- * small query helpers, transactions, and publishing the read-only snapshot analysts use.
- *
- * DuckDB lets one process write a file, and any open of it (even read-only) blocks a writer. So a writer
- * that finds the file locked waits for it (polling, up to `lockWaitSeconds`: the config's, which
- * $PINRECON_LOCK_WAIT_SECONDS sets, default 60 s) before failing: a job started while another finishes, or while
- * someone briefly holds the main file, still runs. Analysts read the snapshot instead of the main file.
+ * The DuckDB file: opening it (never downloading extensions), applying `sql/schema/`, query helpers,
+ * transactions, and publishing the read-only snapshot analysts use. One process writes a file and any open blocks
+ * a writer, so a writer that finds it locked polls for up to `lockWaitSeconds` (PINRECON_LOCK_WAIT_SECONDS,
+ * default 60 s) before failing.
  */
 import { printable } from './text-safety.js';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';

@@ -13,7 +13,8 @@ import type { Output } from '../core/output.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { PartnerApiClient } from '../sources/partner-api/client.js';
 import { describeClose } from '../reports/close-facts.js';
-import { activeSignoff, createSignedInput, signoffFacts, signoffState, type SignoffState } from './close.js';
+import { createSignedInput } from './close.js';
+import { activeSignoff, signoffFacts, signoffState, type SignoffState } from '../reports/signoffs.js';
 import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
 import {
   buildModels,
@@ -335,6 +336,8 @@ async function summarize(
     matched: Number(r.matched),
     exceptions: Number(r.exceptions),
   }));
+  // This run's own, not yet published, recon_signoff_changes.
+  const signoff = await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone);
   const runRow = (await warehouse.one<Record<string, string>>(
     'SELECT exceptions, new, still_open, cleared FROM temp.main.recon_runs',
   ))!;
@@ -369,13 +372,13 @@ async function summarize(
       (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))
         ?.verdict ?? (facts.completeness.complete ? 'reconciled' : 'incomplete'),
     completeness: facts.completeness,
-    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone),
+    signoff,
     // The same words the report, its email and its footer use (reports/close-facts.ts).
     signoffDescription: describeClose({
       verdict: null,
       incompleteReasons: [],
       fillCommands: [],
-      ...(await signoffFacts(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone)),
+      ...(await signoffFacts(warehouse, facts.period, signoff, facts.timezone)),
     }).signoff,
   };
 }

@@ -88,8 +88,8 @@ export async function loadActionFacts(warehouse: Warehouse, period: string): Pro
 }
 
 /** The email's lines about actions (empty when none needs a person). */
-export function actionEmailLines(facts: ActionFacts | undefined, shown = 20): string[] {
-  if (!facts || (facts.waitingForApproval.length === 0 && facts.failed.length === 0)) return [];
+export function actionEmailLines(facts: ActionFacts, shown = 20): string[] {
+  if (facts.waitingForApproval.length === 0 && facts.failed.length === 0) return [];
   const describe = (a: PendingAction) =>
     `  ${a.actionId} ${a.kind} ${a.amount ?? ''} ${a.currency ?? ''}` +
     `${a.transactionId ? ` tx ${a.transactionId}` : ''}${a.partnerReference ? ` ${a.partnerReference}` : ''}` +

@@ -6,14 +6,14 @@
  */
 import { formatLocalTimeZoned } from '../core/zoned-time.js';
 import { formatAmount, formatCount } from './formats.js';
-import { closeOf, type ReportFacts } from './report-facts.js';
+import type { ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 
 export function closeBriefLines(facts: ReportFacts): string[] {
   const d = facts.decisions;
   const lines: string[] = [];
   // The sign-off state is said once, by describeClose, above this brief; only "unsigned" is left to say here.
-  const close = describeClose(closeOf(facts));
+  const close = describeClose(facts.close);
   lines.push(`Verdict: ${close.verdict}${close.signoffState === 'unsigned' ? ' · Sign-off: unsigned' : ''}`);
   const changes = facts.changes;
   lines.push(

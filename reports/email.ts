@@ -16,7 +16,7 @@ import { redactSecrets } from '../core/secret-redaction.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
-import { closeOf, totalsColumns, type ReportFacts } from './report-facts.js';
+import { totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
 import { actionEmailLines } from './actions-sheet.js';
@@ -43,7 +43,7 @@ export interface ComposeOptions {
 export function composeReportEmail(config: EmailConfig, facts: ReportFacts, options: ComposeOptions): ReportEmail {
   const warning = noLedgerOrdersWarning(facts);
   // An incomplete month is never sent as a plain report: the subject says so first, whatever the template.
-  const close = describeClose(closeOf(facts));
+  const close = describeClose(facts.close);
   const subject =
     close.subjectPrefix +
     (config.subject

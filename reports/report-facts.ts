@@ -14,8 +14,9 @@ import { sqlText } from '../core/paths.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from '../core/period-sql.js';
 import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
-import type { RollForwardLine } from './roll-forward.js';
-import type { ActionFacts } from './actions-sheet.js';
+import { loadRollForward, type RollForwardLine } from './roll-forward.js';
+import { loadActionFacts, type ActionFacts } from './actions-sheet.js';
+import { loadCloseFacts, type CheckedCompleteness } from './signoffs.js';
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
 export type Decimal = string | null;
@@ -156,16 +157,16 @@ export interface ReportFacts {
   aging: AgingLine[];
   ledger: LedgerFacts;
   extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
-  /** Completeness verdict and sign-off state, as the report job read them (pipelines/close.ts closeFacts). */
-  close?: CloseFacts;
+  /** Completeness verdict and sign-off state (reports/signoffs.ts loadCloseFacts). */
+  close: CloseFacts;
   /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
   decisions: DecisionFacts;
   /** missing_at_provider findings by proof (interface.md "Proof of absence"). */
   missingProof: MissingProof;
-  /** Issue 15, set by the report job: the roll-forward per currency (roll-forward.ts). */
-  rollForward?: RollForwardLine[];
-  /** Issue 15, set by the report job: actions waiting for approval and failed ones (actions-sheet.ts). */
-  actions?: ActionFacts;
+  /** The roll-forward of open findings per currency (roll-forward.ts). */
+  rollForward: RollForwardLine[];
+  /** Actions waiting for approval and failed ones (actions-sheet.ts). */
+  actions: ActionFacts;
 }
 
 export interface MissingProof {
@@ -185,12 +186,13 @@ const martTables = [
 ];
 
 /**
- * Reads the period's facts. Fails with what to do when the period was never reconciled, or was
- * reconciled as of another date than the one asked for. Each fact's query is a file of `sql/report/`.
+ * Reads the period's facts, all of them: what the workbook and the email say comes from here. Fails with what to
+ * do when the period was never reconciled, or was reconciled as of another date than the one asked for. Each
+ * fact's query is a file of `sql/report/`. `completeness`: as the job checked it (reports/signoffs.ts).
  */
 export async function loadReportFacts(
   warehouse: Warehouse,
-  options: { period: string; asOf?: string; timezone: string; close?: CloseFacts },
+  options: { period: string; asOf?: string; timezone: string; completeness?: CheckedCompleteness },
 ): Promise<ReportFacts> {
   const { period, timezone } = options;
   const state = await loadReconciledState(warehouse, options);
@@ -213,7 +215,9 @@ export async function loadReportFacts(
     extraction: await loadExtraction(warehouse, period, timezone),
     decisions: await loadDecisionFacts(warehouse, period),
     missingProof: await loadMissingProof(warehouse, period),
-    ...(options.close && { close: options.close }),
+    close: await loadCloseFacts(warehouse, period, timezone, options.completeness),
+    rollForward: await loadRollForward(warehouse, period),
+    actions: await loadActionFacts(warehouse, period),
   };
 }
 
@@ -398,23 +402,6 @@ async function loadExtraction(
       rowsLoaded: String(row.rows_loaded),
     })),
     lastFetchAt: lastFetch?.at ?? null,
-  };
-}
-
-/**
- * The period's close facts: those the report job read (pipelines/close.ts closeFacts), else what the
- * reconciliation stored in recon_summary (verdict and status, no sign-off details).
- */
-export function closeOf(facts: ReportFacts): CloseFacts {
-  if (facts.close) return facts.close;
-  const status = facts.decisions.signoffStatus;
-  return {
-    verdict: facts.decisions.verdict,
-    incompleteReasons: [],
-    fillCommands: [],
-    status: status === 'signed' || status === 'changed_since_signoff' ? status : 'unsigned',
-    changes: { new: 0, cleared: 0, changed: 0 },
-    deltas: [],
   };
 }
 

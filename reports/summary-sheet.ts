@@ -5,7 +5,7 @@
 import type ExcelJS from 'exceljs';
 import { formatCount, formatFileSize, localTextDate, wallClockDate } from './formats.js';
 import { describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
-import { closeOf, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
+import { totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import type { DetailSheet } from './report-sheets.js';
 import { describeClose } from './close-facts.js';
 import { writeRollForwardSection } from './roll-forward.js';
@@ -176,7 +176,7 @@ function writeSummaryHeader(
   { facts, generatedAt, summaryOnlyOf }: SummaryContext,
 ): void {
   // The verdict and the sign-off come first: an incomplete or restated month must not read as final.
-  const close = describeClose(closeOf(facts));
+  const close = describeClose(facts.close);
   if (close.alert) note(close.alert, styles.alertBand);
   for (const text of close.lines) note(text, close.alert ? styles.warning : styles.bold);
   line(styled(`pinrecon reconciliation — ${facts.period}`, styles.title));
@@ -198,7 +198,7 @@ function writeSummaryHeader(
 
 /** Where the findings that differ from the sign-off are: the state itself is said once, at the top. */
 function writeSignoffSection({ note }: SummaryPen, { facts }: SummaryContext): void {
-  if (closeOf(facts).status === 'changed_since_signoff')
+  if (facts.close.status === 'changed_since_signoff')
     note('The findings new, cleared or changed since the sign-off are on the sheet Changed since sign-off.');
 }
 

@@ -1,13 +1,8 @@
 /**
- * Writes `docs/DATA.md` from its prose (`scripts/DATA.template.md`) and the columns of each reconciliation mart,
- * documented beside the mart in `sql/marts/<mart>.yml` (jaffle-shop style: the grain as the description, every
- * column with its meaning). Column types come from the table itself (`sql/schema/`, applied to an in-memory
- * DuckDB), so a type is written once. A mart column missing from its .yml, or documented but not in the table,
- * is an error that names it: the doc cannot drift from the tables.
- *
- * The table of finding types (DATA.md's and the README's) comes from the registry, core/finding-types.ts.
- * `npm run docs:data` rewrites DATA.md and the README's table; `--check` only says whether they are up to date
- * (test/scripts/data-docs.test.ts fails when they are not).
+ * Writes `docs/DATA.md` from `scripts/DATA.template.md` and the columns of each mart, documented in
+ * `sql/marts/<mart>.yml` (types from the table itself, so a type is written once; a column missing on either side
+ * is an error), and the table of finding types (DATA.md's and the README's) from core/finding-types.ts.
+ * `npm run docs:data` rewrites them; `--check` only says whether they are up to date.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

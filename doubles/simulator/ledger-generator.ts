@@ -1,15 +1,8 @@
 /**
- * Writes the partner ledger of one period for the simulator's sales — what the partner's own system would
- * export — with a believable share of planted breaks of every kind, and returns the plant: every finding
- * `pinrecon reconcile` must report for that period, planted or natural (booked keys ageing, sales paid on
- * one side of a month end and created on the other, statuses nobody documented).
- *
- * The expected findings are computed here from the lines written and the sales the database will hold
- * (the period's paid and created windows, plus the sales only an individual lookup finds), by the rules of
- * interface.md written again in TypeScript: an independent oracle for the SQL models.
- *
- * Traps that must NOT become findings are planted too: references with surrounding spaces, amounts written
- * `10.3` where the provider says `10.30`, costs off by less than the tolerance.
+ * Writes the partner ledger of one period for the simulator's sales, with planted breaks of every kind, and
+ * returns the plant: every finding `pinrecon reconcile` must report, computed here by interface.md's rules written
+ * again in TypeScript (an independent oracle for the SQL models). Traps that must not become findings are planted
+ * too: references with spaces, `10.3` against `10.30`, costs off by less than the tolerance.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Dataset } from './dataset.js';

@@ -1,12 +1,8 @@
 /**
- * Loads one landed sales response (a gzip JSON array) into `sales`, entirely in DuckDB: the records are read
- * with `read_json_objects`, checked and typed in SQL, and upserted; no record is parsed in JavaScript, so
- * memory stays flat however large the response. Nothing is dropped: a record with a missing or wrongly typed
- * field, or superseded by a later duplicate of its transactionId, goes whole to `sales_quarantine` with the
- * reason and its place in the file; a record whose date cannot be read is loaded (transaction_at NULL) and
- * quarantined too. Money is cast from the JSON number's own digits, never through a double. A record stored
- * unchanged already (same md5 of its JSON and of the settings that typed it) is not parsed again: it takes the
- * stored sale's typed columns, so a re-fetched window, or the created window after the paid one, costs a hash.
+ * Loads one landed sales response (a gzip JSON array) into `sales`, entirely in DuckDB (`read_json_objects`,
+ * checked and typed in SQL, upserted), so memory stays flat. Nothing is dropped: a bad or superseded record goes
+ * whole to `sales_quarantine` with its reason; money is cast from the JSON's own digits. A record stored unchanged
+ * (same md5 of its JSON and typing settings) is not parsed again: a re-fetched window costs a hash.
  */
 import type { Config } from '../../config/schema.js';
 import type { Params, Warehouse } from '../../core/warehouse.js';

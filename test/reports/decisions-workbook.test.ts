@@ -56,7 +56,7 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   // Who decided and when (in the configured zone, named), and the decision the row was written with: grey, for reading.
   expect(decided.getCell(column('Decided by')).value).toBe('controller');
   expect(decided.getCell(column('Decided at')).value).toMatch(
-    new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
+    new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} [+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
   );
   const [current] = await f.warehouse.all<{ row_sha256: string }>(
     'SELECT row_sha256 FROM recon_decisions WHERE finding_id = $1 AND superseded_at IS NULL',
