@@ -83,6 +83,12 @@ const memorySize = z
   .string()
   .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as "512MB" or "2GB"');
 
+/** `memoryLimit`: "auto" (core/memory-policy.ts) or a DuckDB memory size. */
+const memorySetting = z
+  .string()
+  .regex(/^(auto|\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB))$/i, 'must be "auto" or a size such as "512MB" or "2GB"')
+  .transform((text) => (text.toLowerCase() === 'auto' ? 'auto' : text));
+
 /** A calendar date written YYYY-MM-DD that exists (2026-02-30 does not). */
 const calendarDate = z
   .string()
@@ -118,11 +124,13 @@ export const configSchema = z.strictObject({
   lockWaitSeconds: z.preprocess(numberFromText, z.number().nonnegative().default(60)),
   /**
    * DuckDB's memory (its buffer pool) in every command; beyond it DuckDB spills to a `.tmp` folder beside the
-   * database instead of growing. 512MB keeps a month-end of a million sales under 1 GiB of RSS in all; raise it
-   * for speed on a big machine. Environment: PINRECON_MEMORY_LIMIT.
-   * @default '512MB'
+   * database instead of growing. "auto" sizes it from the work: 96 bytes per sale in the database (plus the
+   * window a load adds), at least 512MB (a month-end of a million sales stays under 1 GiB of RSS in all) and at
+   * most half the machine's memory; what DuckDB cannot spill, the index of `sales`, grows with the sales. A size
+   * ("3GB") fixes it. Environment: PINRECON_MEMORY_LIMIT.
+   * @default 'auto'
    */
-  memoryLimit: memorySize.default('512MB'),
+  memoryLimit: memorySetting.default('auto'),
   /** The partner's API. */
   api: z
     .strictObject({

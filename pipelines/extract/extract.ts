@@ -131,8 +131,8 @@ export async function extractSales(
         );
       };
       // The job's memory limit, unless the windows should have their own (extract.memoryLimit).
-      const jobMemoryLimit = await warehouse.memoryLimit();
-      if (config.extract.memoryLimit) await warehouse.setMemoryLimit(config.extract.memoryLimit);
+      const jobMemoryLimit = warehouse.memoryLimitSetting() ?? (await warehouse.memoryLimit());
+      if (config.extract.memoryLimit) await warehouse.useMemoryLimit(config.extract.memoryLimit);
       // Keeps the bar's rates alive while a large window downloads or loads (off a terminal, the output
       // turns these into a plain line every ~10 s).
       const ticker = setInterval(() => showProgress(), 500);
@@ -152,7 +152,7 @@ export async function extractSales(
           },
         );
       } finally {
-        if (config.extract.memoryLimit) await warehouse.setMemoryLimit(jobMemoryLimit).catch(() => undefined);
+        if (config.extract.memoryLimit) await warehouse.useMemoryLimit(jobMemoryLimit).catch(() => undefined);
         clearInterval(ticker);
         output.clearProgress();
         Object.assign(summary, clientDelta());
