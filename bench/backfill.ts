@@ -1,10 +1,9 @@
 /**
- * The back-fill of a year of history at a million sales a month: `pinrecon extract --from 2026-11-01 --to
- * 2026-11-01 --by created` with extract.historyStart 2025-11-01, so the twelve by-creation windows before it
- * are back-filled first, in its own process (peak RSS and CPU measured there), against `pinrecon simulate-api` in
- * another serving 12,000,000 sales created 2025-11-01..2026-10-31. The simulator renders every window before
- * the run (--keep-responses): the time is pinrecon's own. Reports each window's load time (does the upsert slow
- * down as `sales` grows?), the plain progress lines off a terminal, and the database's size after the year.
+ * A year of history back-filled at a million sales a month: `pinrecon extract --from 2026-11-01 --to 2026-11-01
+ * --by created` with extract.historyStart 2025-11-01 (twelve by-creation windows back-filled first) in its own
+ * process (peak RSS, CPU) against `pinrecon simulate-api` in another serving 12,000,000 sales, every window rendered
+ * before the run (--keep-responses: the time is pinrecon's own). Reports each window's load time (does the upsert
+ * slow as `sales` grows?), the plain progress lines and the database's size after the year.
  * PINRECON_BENCH_BACKFILL_SALES sets the size; PINRECON_BENCH_KEEP=1 keeps the folder.
  */
 import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';

@@ -1,11 +1,9 @@
 /**
  * `pinrecon run --period 2026-10 --as-of 2026-11-23` (historyStart 2026-09-01) as a million-sales partner runs it,
  * in its own process (peak RSS, CPU), against `pinrecon simulate-api` in another that renders every window before
- * the run (--keep-responses: the time is pinrecon's, not the generator's), on the demo's ledger of planted breaks
- * (month-fixture.ts). Reports step seconds, requests, lookups; checks the findings are exactly the planted ones.
- * Scale: PINRECON_BENCH_MONTH_SALES sales created 2026-10-01..2026-11-23 (default 1,782,000: ~1M in October); the
- * 10M section (month-end-10m) is this bench at 17,820,000, or `node dist/bench/child.js month-end > FILE` elsewhere
- * then `npm run bench -- --record FILE`. PINRECON_BENCH_KEEP=1 keeps the folder and prints its path.
+ * the run (--keep-responses: the time is pinrecon's), on the demo's ledger of planted breaks (month-fixture.ts).
+ * Checks the findings are exactly the planted ones. PINRECON_BENCH_MONTH_SALES sets the scale (default 1,782,000:
+ * ~1M in October; 17,820,000 for the month-end-10m section). PINRECON_BENCH_KEEP=1 keeps the folder.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
