@@ -106,3 +106,8 @@ export function wallClockDate(instant: Date, timeZone: string): Date {
 export function localTextDate(text: string): Date {
   return new Date(`${text.length === 10 ? `${text}T00:00:00` : text.replace(' ', 'T')}Z`);
 }
+
+/** A database value as text, null kept (money stays the database's exact decimal text). */
+export function nullableText(value: unknown): string | null {
+  return value === null || value === undefined ? null : String(value);
+}

@@ -6,17 +6,19 @@
  * wall-clock time in the configured zone ("YYYY-MM-DD HH:MM:SS").
  */
 import { JobError } from '../core/errors.js';
-import { periodEnd, periodStart } from '../core/calendar.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { findingTypeNames } from '../core/finding-types.js';
 import { sqlText } from '../core/paths.js';
-import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from '../core/period-sql.js';
 import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 import { loadRollForward, type RollForwardLine } from './roll-forward.js';
 import { loadActionFacts, type ActionFacts } from './actions-sheet.js';
 import { loadCloseFacts, type CheckedCompleteness } from './signoffs.js';
+import { nullableText as text } from './formats.js';
+import { loadExtraction, loadLedgerFacts, type Extraction, type LedgerFacts } from './source-facts.js';
+
+export type { ExtractRun, ExtractWindow, Extraction, LedgerFacts } from './source-facts.js';
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
 export type Decimal = string | null;
@@ -106,41 +108,6 @@ export interface AgingLine {
   costTotal: Decimal;
 }
 
-export interface ExtractWindow {
-  windowStart: string;
-  windowEnd: string;
-  by: string;
-  completedAt: string;
-  records: string;
-  quarantined: string;
-  runId: string;
-}
-
-export interface ExtractRun {
-  runId: string;
-  command: string;
-  startedAt: string;
-  finishedAt: string | null;
-  status: string;
-  requests: string;
-  retries: string;
-  rateLimited: string;
-  rowsLoaded: string;
-}
-
-/** The ledger side at a glance: how many orders were reconciled and how many lines were rejected. */
-export interface LedgerFacts {
-  /** Ledger orders the reconciliation counted in the period, all currencies. */
-  orders: number;
-  /** Rejected ledger lines the report lists (core/period-sql.ts, ledgerRejectsOfPeriodSql). */
-  rejects: number;
-  /** The files they come from. */
-  rejectFiles: number;
-  /** Of the rejects, those from files with no accepted line at all (a broken import). */
-  unplacedRejects: number;
-  unplacedFiles: number;
-}
-
 export interface ReportFacts {
   period: string;
   asOf: string;
@@ -156,7 +123,7 @@ export interface ReportFacts {
   changes: Changes | null;
   aging: AgingLine[];
   ledger: LedgerFacts;
-  extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
+  extraction: Extraction;
   /** Completeness verdict and sign-off state (reports/signoffs.ts loadCloseFacts). */
   close: CloseFacts;
   /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
@@ -211,7 +178,12 @@ export async function loadReportFacts(
     totalFindings: typeCounts.reduce((sum, type) => sum + type.findings, 0),
     changes: await loadChanges(warehouse, period, timezone),
     aging: await loadAging(warehouse, period),
-    ledger: await loadLedgerFacts(warehouse, period, timezone, totals),
+    ledger: await loadLedgerFacts(
+      warehouse,
+      period,
+      timezone,
+      totals.reduce((sum, row) => sum + Number(row.ledgerOrders), 0),
+    ),
     extraction: await loadExtraction(warehouse, period, timezone),
     decisions: await loadDecisionFacts(warehouse, period),
     missingProof: await loadMissingProof(warehouse, period),
@@ -345,66 +317,4 @@ async function loadAging(warehouse: Warehouse, period: string): Promise<AgingLin
     keys: String(row.keys),
     costTotal: text(row.cost_total),
   }));
-}
-
-/** The ledger orders reconciled (from the totals) and the rejected lines the report lists. */
-async function loadLedgerFacts(
-  warehouse: Warehouse,
-  period: string,
-  timezone: string,
-  totals: CurrencyTotals[],
-): Promise<LedgerFacts> {
-  // Built from the rejects sheet's own conditions (report-sheets.ts), so the count and the sheet agree.
-  const rejects = await warehouse.one<{ lines: string; files: string; unplaced_lines: string; unplaced_files: string }>(
-    `SELECT count(*) AS lines, count(DISTINCT file_hash) AS files,
-            count(*) FILTER (WHERE ${unplacedLedgerRejectSql}) AS unplaced_lines,
-            count(DISTINCT file_hash) FILTER (WHERE ${unplacedLedgerRejectSql}) AS unplaced_files
-     FROM ledger_rejects WHERE ${ledgerRejectsOfPeriodSql(period, timezone)}`,
-  );
-  return {
-    orders: totals.reduce((sum, row) => sum + Number(row.ledgerOrders), 0),
-    rejects: Number(rejects?.lines ?? 0),
-    rejectFiles: Number(rejects?.files ?? 0),
-    unplacedRejects: Number(rejects?.unplaced_lines ?? 0),
-    unplacedFiles: Number(rejects?.unplaced_files ?? 0),
-  };
-}
-
-/** The extract windows overlapping the period, the runs that completed them, and the last fetch. */
-async function loadExtraction(
-  warehouse: Warehouse,
-  period: string,
-  timezone: string,
-): Promise<ReportFacts['extraction']> {
-  const overlap = { period_start: periodStart(period), period_end: periodEnd(period), timezone };
-  const windows = await warehouse.all(sqlText('report', 'extract_windows.sql'), overlap);
-  const runs = await warehouse.all(sqlText('report', 'extract_runs.sql'), overlap);
-  const lastFetch = await warehouse.one<{ at: string | null }>(sqlText('report', 'last_fetch.sql'), overlap);
-  return {
-    windows: windows.map((row) => ({
-      windowStart: String(row.window_start),
-      windowEnd: String(row.window_end),
-      by: String(row.by_flag),
-      completedAt: String(row.completed_at),
-      records: String(row.records),
-      quarantined: String(row.quarantined),
-      runId: String(row.run_id),
-    })),
-    runs: runs.map((row) => ({
-      runId: String(row.run_id),
-      command: String(row.command),
-      startedAt: String(row.started_at),
-      finishedAt: text(row.finished_at),
-      status: String(row.status),
-      requests: String(row.requests),
-      retries: String(row.retries),
-      rateLimited: String(row.rate_limited),
-      rowsLoaded: String(row.rows_loaded),
-    })),
-    lastFetchAt: lastFetch?.at ?? null,
-  };
-}
-
-function text(value: unknown): string | null {
-  return value === null || value === undefined ? null : String(value);
 }
