@@ -8,10 +8,18 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/schema.js';
 import { packageRoot } from '../core/paths.js';
 import { Warehouse } from '../core/warehouse.js';
 import { plantFile, type MonthLedgerOptions, type MonthPlant } from './generators/month-ledger.js';
-import { startSimulatorProcess, type SimulatorProcess } from './simulator-process.js';
+import {
+  cpuSecondsOf,
+  renderWindows,
+  startSimulatorProcess,
+  type BenchWindow,
+  type SimulatorProcess,
+} from './simulator-process.js';
 
 export const period = '2026-10';
 export const asOf = '2026-11-23';
@@ -35,16 +43,25 @@ export interface Month {
   database: string;
   simulator: SimulatorProcess;
   generateSeconds: number;
+  /** With `renderFor`: where the simulator keeps its answers, the windows rendered, and how long that took. */
+  kept?: { dir: string; windows: BenchWindow[]; renderSeconds: number };
+}
+
+export interface MonthOptions {
+  /** extract.historyStart of the config (default: the simulator's first day). */
+  historyStart?: string;
+  /** The windows the timed command will ask for: rendered by the simulator before it (excluded from its time). */
+  renderFor?: (config: Config) => BenchWindow[];
 }
 
 /** Writes the ledger and its plant (in its own process: a 10M plant needs a large heap), starts the simulator. */
-export async function prepareMonth(dir: string, sales = monthSales()): Promise<Month> {
+export async function prepareMonth(dir: string, sales = monthSales(), options: MonthOptions = {}): Promise<Month> {
   const dataset = { from: '2026-10-01', to: asOf, salesCount: sales, timezone, malformedEvery, seed };
   const ledger = path.join(dir, 'ledger.csv');
   const started = Date.now();
-  const options: MonthLedgerOptions = { dataset, period, asOf, ledger, seed };
+  const ledgerOptions: MonthLedgerOptions = { dataset, period, asOf, ledger, seed };
   const optionsFile = path.join(dir, 'month-ledger.options.json');
-  writeFileSync(optionsFile, JSON.stringify(options));
+  writeFileSync(optionsFile, JSON.stringify(ledgerOptions));
   await spawnChecked(
     process.execPath,
     [
@@ -57,7 +74,16 @@ export async function prepareMonth(dir: string, sales = monthSales()): Promise<M
   const generateSeconds = (Date.now() - started) / 1000;
   const plant = JSON.parse(readFileSync(plantFile(ledger), 'utf8')) as MonthPlant;
 
-  const simulator = await startSimulatorProcess({ dir, ...dataset, sales, seed, malformedEvery, ...credentials });
+  const keptDir = options.renderFor ? path.join(dir, 'kept-answers') : undefined;
+  const simulator = await startSimulatorProcess({
+    dir,
+    ...dataset,
+    sales,
+    seed,
+    malformedEvery,
+    ...credentials,
+    ...(keptDir && { keepResponsesDir: keptDir }),
+  });
   const database = path.join(dir, 'pinrecon.duckdb');
   const config = path.join(dir, 'pinrecon.config.json');
   writeFileSync(
@@ -68,25 +94,57 @@ export async function prepareMonth(dir: string, sales = monthSales()): Promise<M
       api: { baseUrl: simulator.url, ...credentials, maxRequestsPerSecond: 50 },
       // The simulator holds no sale created before its first day: the windows prove absence (0 look-ups),
       // as a partner with extract.historyStart set and back-filled would run.
-      extract: { landingDir: path.join(dir, 'landing'), historyStart: dataset.from },
+      extract: { landingDir: path.join(dir, 'landing'), historyStart: options.historyStart ?? dataset.from },
       reports: { outDir: path.join(dir, 'reports') },
     }),
   );
-  return { dir, sales, ledger, plant, config, database, simulator, generateSeconds };
+  const month: Month = { dir, sales, ledger, plant, config, database, simulator, generateSeconds };
+  if (keptDir && options.renderFor) {
+    const windows = options.renderFor(loadConfig({ file: config, env: {} }).config);
+    month.kept = { dir: keptDir, windows, renderSeconds: await renderWindows(simulator, credentials, windows) };
+  }
+  return month;
 }
 
 export interface PinreconRun<T> {
   json: T;
   seconds: number;
   peakRssMiB: number;
+  /** CPU seconds of the child (user + system, all threads): what a busy machine's wall time hides. */
+  cpuSeconds: number;
+  /** CPU seconds of the simulator while the child ran (serving, on the same cores). */
+  simulatorCpuSeconds: number;
+  /** The process's resident set every ~200 ms (from /proc, so its peaks between samples can be missed). */
+  rssSamples: RssSample[];
+  /** What it wrote on stderr (also passed through). */
+  stderr: string;
 }
 
-/** `pinrecon <args> --config <month config> --json` as a child process; its result, wall seconds and peak RSS. */
-export async function runPinrecon<T>(month: Month, args: string[]): Promise<PinreconRun<T>> {
+/** Where a measured pinrecon runs: its folder, config and the simulator it talks to. */
+export type PinreconTarget = Pick<Month, 'dir' | 'config' | 'simulator'>;
+
+export interface RssSample {
+  atMs: number;
+  rssMiB: number;
+}
+
+/**
+ * `pinrecon <args> --config <config> --json` as a child process; its result, wall seconds, peak RSS and CPU.
+ * With `json: false`, no --json: the progress lines a user sees off a terminal are in `stderr`, `json` is null.
+ */
+export async function runPinrecon<T>(
+  month: PinreconTarget,
+  args: string[],
+  options: { json?: boolean } = {},
+): Promise<PinreconRun<T>> {
+  const json = options.json ?? true;
   const rssFile = path.join(month.dir, 'pinrecon.rss');
   const preload = pathToFileURL(path.join(packageRoot(), 'dist', 'bench', 'measures', 'peak-rss-at-exit.js')).href;
+  const simulatorPid = month.simulator.child.pid!;
+  const simulatorCpuBefore = cpuSecondsOf(simulatorPid);
   const started = process.hrtime.bigint();
-  const stdout = await spawnChecked(
+  const rssSamples: RssSample[] = [];
+  const { stdout, stderr } = await spawnChecked(
     process.execPath,
     [
       '--import',
@@ -95,30 +153,91 @@ export async function runPinrecon<T>(month: Month, args: string[]): Promise<Pinr
       ...args,
       '--config',
       month.config,
-      '--json',
+      ...(json ? ['--json'] : []),
     ],
     month.dir,
     { PINRECON_BENCH_RSS_FILE: rssFile },
+    (pid) => sampleRss(pid, rssSamples),
   );
   const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+  const simulatorCpuSeconds = cpuSecondsOf(simulatorPid) - simulatorCpuBefore;
   if (!existsSync(rssFile)) throw new Error(`pinrecon ${args[0]} did not report its peak RSS`);
   return {
-    json: JSON.parse(stdout) as T,
+    json: (json ? JSON.parse(stdout) : null) as T,
     seconds,
     peakRssMiB: Math.round(Number(readFileSync(rssFile, 'utf8')) / 1024),
+    cpuSeconds: Number(readFileSync(`${rssFile}.cpu`, 'utf8')),
+    simulatorCpuSeconds,
+    rssSamples,
+    stderr,
   };
 }
 
-/** Spawns a command (stderr passed through, so progress lines show) and resolves with its stdout. */
-function spawnChecked(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
+/** Reads a process's VmRSS every 200 ms into `samples` until it exits; returns the stop function. */
+function sampleRss(pid: number, samples: RssSample[]): () => void {
+  const timer = setInterval(() => {
+    try {
+      const kib = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+      if (kib) samples.push({ atMs: Date.now(), rssMiB: Math.round(Number(kib) / 1024) });
+    } catch {
+      // exited between two samples
+    }
+  }, 200);
+  return () => clearInterval(timer);
+}
+
+/**
+ * The highest sampled RSS within each step of a job, the steps timed by their own pipeline_runs rows (children
+ * of the job, in start order) and named after `names` when there are as many of them, else by command.
+ */
+export async function rssByStep(
+  month: Month,
+  samples: RssSample[],
+  names: string[] = [],
+): Promise<Record<string, number>> {
+  const warehouse = await Warehouse.open(month.database, { timezone });
+  try {
+    const steps = await warehouse.all<{ command: string; started: string; finished: string | null }>(
+      `select command, epoch_ms(started_at)::VARCHAR as started, epoch_ms(finished_at)::VARCHAR as finished
+       from pipeline_runs where parent_run_id is not null order by started_at`,
+    );
+    const byStep: Record<string, number> = {};
+    steps.forEach((step, i) => {
+      const name = (steps.length === names.length ? names[i]! : step.command).replace(/\W+/g, '_');
+      const [from, to] = [Number(step.started), step.finished === null ? Infinity : Number(step.finished)];
+      const inStep = samples.filter((sample) => sample.atMs >= from && sample.atMs <= to).map((s) => s.rssMiB);
+      byStep[name] = Math.max(byStep[name] ?? 0, ...inStep, 0);
+    });
+    return byStep;
+  } finally {
+    warehouse.close();
+  }
+}
+
+/** Spawns a command (stderr passed through, so progress lines show, and kept) and resolves with its output. */
+function spawnChecked(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  watch?: (pid: number) => () => void,
+): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const unwatch = watch && child.pid !== undefined ? watch(child.pid) : undefined;
     const chunks: Buffer[] = [];
+    const errors: Buffer[] = [];
     child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => {
+      errors.push(chunk);
+      process.stderr.write(chunk);
+    });
     child.once('error', reject);
-    child.once('exit', (code, signal) => {
+    // 'close': stdout and stderr have ended too.
+    child.once('close', (code, signal) => {
+      unwatch?.();
       const stdout = Buffer.concat(chunks).toString('utf8');
-      if (code === 0) resolve(stdout);
+      if (code === 0) resolve({ stdout, stderr: Buffer.concat(errors).toString('utf8') });
       else
         reject(
           new Error(

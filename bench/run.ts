@@ -87,6 +87,10 @@ function writeReport(fresh: ChildResult[]): void {
   const file = path.join(root, 'docs', 'BENCHMARKS.md');
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const sections = new Map<string, string>();
+  // Prose written above the first section (e.g. an issue's summary) is kept as it is.
+  const header = `# Benchmarks\n\nMeasured with \`npm run bench\` (each benchmark in its own process; peak RSS is that process's maximum resident set).\nRe-run one with \`npm run bench -- <file>\`; its section below is replaced, the others kept.\n\n`;
+  const firstSection = previous.indexOf('<!-- bench:');
+  const prose = previous.startsWith(header) && firstSection > 0 ? previous.slice(header.length, firstSection) : '';
   for (const match of previous.matchAll(/<!-- bench:(\S+) -->\n([\s\S]*?)<!-- \/bench -->/g))
     sections.set(match[1]!, match[2]!);
   for (const r of fresh) {
@@ -118,8 +122,5 @@ function writeReport(fresh: ChildResult[]): void {
     .map(([name, text]) => `<!-- bench:${name} -->\n${text}<!-- /bench -->`)
     .join('\n\n');
   mkdirSync(path.dirname(file), { recursive: true });
-  writeFileSync(
-    file,
-    `# Benchmarks\n\nMeasured with \`npm run bench\` (each benchmark in its own process; peak RSS is that process's maximum resident set).\nRe-run one with \`npm run bench -- <file>\`; its section below is replaced, the others kept.\n\n${body}\n`,
-  );
+  writeFileSync(file, `${header}${prose}${body}\n`);
 }

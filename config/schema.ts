@@ -4,10 +4,10 @@
  */
 import { z } from 'zod';
 import { isDecision } from '../core/decisions.js';
-import { exceptionTypes } from '../core/exception-types.js';
+import { findingTypeNames } from '../core/finding-types.js';
 import { isLoopbackHost, parseSmtpUrl } from './transport-security.js';
 
-const isExceptionType = (text: string) => (exceptionTypes as readonly string[]).includes(text);
+const isFindingType = (text: string) => (findingTypeNames as readonly string[]).includes(text);
 
 const endpointTemplate = z
   .string()
@@ -83,6 +83,12 @@ const memorySize = z
   .string()
   .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'must be a size such as "512MB" or "2GB"');
 
+/** `memoryLimit`: "auto" (core/memory-policy.ts) or a DuckDB memory size. */
+const memorySetting = z
+  .string()
+  .regex(/^(auto|\d+(\.\d+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB))$/i, 'must be "auto" or a size such as "512MB" or "2GB"')
+  .transform((text) => (text.toLowerCase() === 'auto' ? 'auto' : text));
+
 /** A calendar date written YYYY-MM-DD that exists (2026-02-30 does not). */
 const calendarDate = z
   .string()
@@ -118,11 +124,13 @@ export const configSchema = z.strictObject({
   lockWaitSeconds: z.preprocess(numberFromText, z.number().nonnegative().default(60)),
   /**
    * DuckDB's memory (its buffer pool) in every command; beyond it DuckDB spills to a `.tmp` folder beside the
-   * database instead of growing. 512MB keeps a month-end of a million sales under 1 GiB of RSS in all; raise it
-   * for speed on a big machine. Environment: PINRECON_MEMORY_LIMIT.
-   * @default '512MB'
+   * database instead of growing. "auto" sizes it from the work: 96 bytes per sale in the database (plus the
+   * window a load adds), at least 512MB (a month-end of a million sales stays under 1 GiB of RSS in all) and at
+   * most half the machine's memory; what DuckDB cannot spill, the index of `sales`, grows with the sales. A size
+   * ("3GB") fixes it. Environment: PINRECON_MEMORY_LIMIT.
+   * @default 'auto'
    */
-  memoryLimit: memorySize.default('512MB'),
+  memoryLimit: memorySetting.default('auto'),
   /** The partner's API. */
   api: z
     .strictObject({
@@ -387,8 +395,8 @@ export const configSchema = z.strictObject({
   journal: z
     .strictObject({
       /**
-       * Debit and credit account per exception type and decision. Keys: `default`, a decision (`write_off`,
-       * `fix_ledger`), an exception type (`cost_mismatch`) or both (`cost_mismatch:write_off`); the most
+       * Debit and credit account per finding type and decision. Keys: `default`, a decision (`write_off`,
+       * `fix_ledger`), a finding type (`cost_mismatch`) or both (`cost_mismatch:write_off`); the most
        * specific key wins (type:decision, then type, then decision, then default). A negative difference
        * (a gain) swaps the two accounts.
        * @default { default: { debit: '6100', credit: '2100' } }
@@ -402,11 +410,10 @@ export const configSchema = z.strictObject({
           }
           for (const key of Object.keys(accounts)) {
             const [type, decision, ...rest] = key.split(':');
-            const typed =
-              isExceptionType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision));
+            const typed = isFindingType(type!) && rest.length === 0 && (decision === undefined || isDecision(decision));
             const known = key === 'default' || isDecision(key) || typed;
             if (!known) {
-              const message = 'must be "default", a decision, an exception type, or "<exception type>:<decision>"';
+              const message = 'must be "default", a decision, a finding type, or "<finding type>:<decision>"';
               context.addIssue({ code: 'custom', path: [key], message });
             }
           }
@@ -466,7 +473,7 @@ export const configSchema = z.strictObject({
       to: z.array(z.string()).default(['finance@example.com']),
       /**
        * Subject line; `{period}` in it becomes the period.
-       * @default undefined ("pinrecon <period>: N exceptions")
+       * @default undefined ("pinrecon <period>: N findings")
        */
       subject: z.string().optional(),
       /**

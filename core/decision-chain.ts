@@ -1,20 +1,8 @@
 /**
- * The hash chain over a period's decisions (interface.md "Decisions after sign-off, stale workbooks, audit"):
- * each `recon_decisions` row carries its place in the period's chain (`chain_position`, 1, 2, … in the order
- * the rows were recorded), the hash of the row before it (`prev_sha256`, NULL for the first) and its own
- * (`row_sha256`). Changing, removing or reordering a recorded row breaks every hash after it, and the
- * sign-off's manifest holds the head, so `pinrecon verify` can show that nothing moved since.
- *
- * The canonical serialization of a row (version 1) is the UTF-8 bytes of the JSON array
- *
- *   ["pinrecon.decision.v1", period, chain_position, finding_id, decision, note, owner, expected_clear_by,
- *    decided_by, decided_at, source, prev_sha256]
- *
- * as JavaScript's JSON.stringify writes it (no whitespace; chain_position a number; every other value a
- * string or null; expected_clear_by `YYYY-MM-DD`; decided_at in UTC as `YYYY-MM-DDTHH:MM:SS.ffffffZ`, six
- * fraction digits). `row_sha256` is the lowercase hex SHA-256 of those bytes. `superseded_at` is left out:
- * it is filled when a later decision replaces the row, and is checked instead against the decided_at of the
- * finding's next decision in the chain.
+ * The hash chain over a period's decisions: each `recon_decisions` row carries `chain_position`, the hash of
+ * the row before it (`prev_sha256`) and its own (`row_sha256`), so changing, removing or reordering a row breaks
+ * every hash after it; the sign-off's manifest holds the head and `pinrecon verify` checks it. The canonical
+ * form of a row (version 1) is documented at `canonicalDecision` below.
  */
 import { createHash } from 'node:crypto';
 import type { Warehouse } from './warehouse.js';
@@ -38,6 +26,13 @@ export interface ChainedDecision {
   prevSha256: string | null;
 }
 
+/**
+ * The canonical form of a row (version 1): the UTF-8 bytes of the JSON array ["pinrecon.decision.v1", period,
+ * chain_position, finding_id, decision, note, owner, expected_clear_by, decided_by, decided_at, source,
+ * prev_sha256] as JSON.stringify writes it (chain_position a number, every other value a string or null,
+ * expected_clear_by `YYYY-MM-DD`, decided_at UTC `YYYY-MM-DDTHH:MM:SS.ffffffZ`). `row_sha256` is its lowercase hex
+ * SHA-256. `superseded_at` is left out: it is checked against the decided_at of the finding's next decision.
+ */
 export function canonicalDecision(row: ChainedDecision): string {
   return JSON.stringify([
     decisionChainVersion,

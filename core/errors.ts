@@ -39,11 +39,17 @@ export function exitCodeFor(error: unknown): number {
   return error instanceof ConfigError || error instanceof UsageError ? 2 : 1;
 }
 
+/** Whether an error (or the error it wraps) is DuckDB's out-of-memory. */
+export function isOutOfMemory(error: unknown): boolean {
+  return error instanceof Error && /Out of Memory Error/i.test(error.message);
+}
+
 /**
- * DuckDB ran out of the memory `memoryLimit` gives it: the hint to give instead of "fix the SQL" (a month of
- * many millions of sales needs more than the default), or undefined for any other error.
+ * DuckDB ran out of the memory `memoryLimit` gives it: the hint to give instead of "fix the SQL", naming the limit
+ * in force when the caller knows it, or undefined for any other error.
  */
-export function outOfMemoryHint(error: unknown): string | undefined {
-  if (!(error instanceof Error) || !/Out of Memory Error/i.test(error.message)) return undefined;
-  return 'DuckDB needed more memory than memoryLimit allows: raise it in the config (e.g. "memoryLimit": "3GB") or with PINRECON_MEMORY_LIMIT, then re-run; finished work is kept.';
+export function outOfMemoryHint(error: unknown, limitInForce?: string): string | undefined {
+  if (!isOutOfMemory(error)) return undefined;
+  const limit = limitInForce ? ` (${limitInForce})` : '';
+  return `DuckDB needed more memory than memoryLimit${limit} allows: raise it in the config (e.g. "memoryLimit": "3GB") or with PINRECON_MEMORY_LIMIT, then re-run; finished work is kept.`;
 }

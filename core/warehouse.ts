@@ -1,20 +1,18 @@
 /**
- * The DuckDB file: opening it (never downloading extensions), applying the schema in `sql/schema/`,
- * small query helpers, transactions, and publishing the read-only snapshot analysts use.
- *
- * DuckDB lets one process write a file, and any open of it (even read-only) blocks a writer. So a writer
- * that finds the file locked waits for it (polling, up to `lockWaitSeconds`: the config's, which
- * $PINRECON_LOCK_WAIT_SECONDS sets, default 60 s) before failing: a job started while another finishes, or while
- * someone briefly holds the main file, still runs. Analysts read the snapshot instead of the main file.
+ * The DuckDB file: opening it (never downloading extensions), applying `sql/schema/`, query helpers,
+ * transactions, and publishing the read-only snapshot analysts use. One process writes a file and any open blocks
+ * a writer, so a writer that finds it locked polls for up to `lockWaitSeconds` (PINRECON_LOCK_WAIT_SECONDS,
+ * default 60 s) before failing.
  */
 import { printable } from './text-safety.js';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
 import { chainExistingDecisions, decisionsNeedChaining } from './decision-chain.js';
-import { JobError } from './errors.js';
+import { isOutOfMemory, JobError } from './errors.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
+import { autoMemoryLimit, autoMemoryLimitBytes, describeMemoryLimit, memorySizeText } from './memory-policy.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 /** Rows as JSON-safe values: DECIMAL and BIGINT arrive as exact strings, timestamps as ISO-like text. */
@@ -33,7 +31,10 @@ export interface OpenOptions {
   lockWaitSeconds?: number;
   /** Told once when the open starts waiting for the lock (default: a line on stderr). */
   onLockWait?: (message: string) => void;
-  /** DuckDB's memory_limit for this session, e.g. "512MB" (the config's `memoryLimit`); default DuckDB's own (80 % of RAM). */
+  /**
+   * DuckDB's memory_limit for this session (the config's `memoryLimit`): a size such as "512MB", or "auto" (sized
+   * from the sales held, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
+   */
   memoryLimit?: string;
 }
 
@@ -53,6 +54,10 @@ function lockWaitSeconds(options: OpenOptions): number {
 }
 
 export class Warehouse {
+  /** The memoryLimit setting in force ("auto" or a size), and what "auto" last sized it to (bytes, for sales). */
+  private memorySetting?: string;
+  private autoSized = { bytes: 0, sales: 0 };
+
   private constructor(
     readonly path: string,
     readonly instance: DuckDBInstance,
@@ -99,9 +104,65 @@ export class Warehouse {
     const connection = await instance.connect();
     const warehouse = new Warehouse(file, instance, connection, readOnly);
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
-    if (options.memoryLimit) await warehouse.setMemoryLimit(options.memoryLimit);
+    // "auto" starts at its floor (the schema's own work is small), then follows the sales the file holds.
+    if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
     if (options.applySchema ?? !readOnly) await warehouse.applySchema();
+    await warehouse.fitMemoryToWork();
     return warehouse;
+  }
+
+  /** Applies a memoryLimit setting: a size as given, or "auto", sized from the sales held (and raised by loads). */
+  async useMemoryLimit(setting: string): Promise<void> {
+    this.memorySetting = setting;
+    this.autoSized = { bytes: 0, sales: 0 };
+    if (setting !== autoMemoryLimit) return this.setMemoryLimit(setting);
+    await this.fitMemoryToWork();
+  }
+
+  /**
+   * With "auto": raises DuckDB's limit to what the sales held plus `incomingSales` need (a window about to load).
+   * Never lowers it within a job: what a step before needed, the next is allowed too.
+   */
+  async fitMemoryToWork(incomingSales = 0): Promise<void> {
+    if (this.memorySetting !== autoMemoryLimit) return;
+    const sales = (await this.salesHeld()) + incomingSales;
+    const bytes = autoMemoryLimitBytes(sales);
+    if (bytes <= this.autoSized.bytes) return;
+    await this.setMemoryLimit(memorySizeText(bytes));
+    this.autoSized = { bytes, sales };
+  }
+
+  /** The memoryLimit setting in force ("auto" or a size), if one was given. */
+  memoryLimitSetting(): string | undefined {
+    return this.memorySetting;
+  }
+
+  /** The memoryLimit in force for messages: the size given, or how "auto" sized it. */
+  memoryLimitInForce(): string | undefined {
+    return this.memorySetting && describeMemoryLimit(this.memorySetting, this.autoSized.bytes, this.autoSized.sales);
+  }
+
+  /**
+   * Runs one step of a job, naming it in its error (and, for an out-of-memory, the memoryLimit in force): a
+   * failure deep in a load says which statement, and with how much memory, it failed.
+   */
+  async step<T>(name: string, work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      const message = (error as Error | undefined)?.message ?? String(error);
+      const limit = isOutOfMemory(error) ? ` (memoryLimit ${this.memoryLimitInForce() ?? 'DuckDB default'})` : '';
+      throw new Error(`${name}${limit}: ${message}`, { cause: error });
+    }
+  }
+
+  /** Rows of `sales` (0 before the schema made it): DuckDB's own count, read without a scan. */
+  private async salesHeld(): Promise<number> {
+    const row = await this.one<{ rows: string | null }>(
+      `SELECT max(estimated_size) AS rows FROM duckdb_tables()
+       WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'sales'`,
+    );
+    return Number(row?.rows ?? 0);
   }
 
   /** DuckDB's current memory_limit, as it shows it (e.g. "488.2 MiB"). */

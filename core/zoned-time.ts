@@ -75,15 +75,20 @@ export function localTimeInstant(local: string, timeZone: string): Date {
 }
 
 /**
- * The same wall clock computed in SQL for a TIMESTAMPTZ column: "YYYY-MM-DD HH:MM[:SS]" in `timeZone`, followed by
- * " (zone)" when `named` (for cells and rows that carry their own zone).
+ * The same texts computed in SQL for a TIMESTAMPTZ column: "YYYY-MM-DD HH:MM[:SS]" in `timeZone`; with `zoned`,
+ * followed by the offset and the zone as formatZonedTime writes them: "2026-02-03 14:05 -03:00 (America/Sao_Paulo)".
  */
 export function localTimeSql(
   column: string,
   timeZone: string,
-  options: { seconds?: boolean; named?: boolean } = {},
+  options: { seconds?: boolean; zoned?: boolean } = {},
 ): string {
   const zone = sqlString(timeZone);
   const local = `strftime(timezone(${zone}, ${column}), '%Y-%m-%d %H:%M${options.seconds ? ':%S' : ''}')`;
-  return options.named ? `${local} || ' (' || ${zone} || ')'` : local;
+  if (!options.zoned) return local;
+  const minutes = `datediff('minute', timezone('UTC', ${column}), timezone(${zone}, ${column}))`;
+  const offset =
+    `CASE WHEN ${minutes} < 0 THEN '-' ELSE '+' END || lpad((abs(${minutes}) // 60)::VARCHAR, 2, '0') || ':' || ` +
+    `lpad((abs(${minutes}) % 60)::VARCHAR, 2, '0')`;
+  return `${local} || ' ' || ${offset} || ' (' || ${zone} || ')'`;
 }

@@ -1,12 +1,8 @@
 /**
- * DuckDB results as Apache Arrow, for analysts (`query --format arrow`, `export --format arrow`): the
- * result's chunks become record batches one after another (never the whole result in memory) and go
- * out as an Arrow IPC stream or file. Types are kept: DECIMAL(p,s) is Arrow Decimal(p,s) with the exact
- * unscaled value, TIMESTAMPTZ is a microsecond Timestamp carrying the session's time zone (the instant
- * is UTC, as Arrow defines it), TIMESTAMP has no zone, DATE is DateDay, integers and floats keep their
- * width. Types Arrow readers handle unevenly (nested, interval, enum, uuid, time with zone, huge
- * unsigned) go out as text, nested values as JSON. PIN columns are text with only their last 4
- * characters (the masking of pipelines/query.ts: values equal to a stored PIN arrive masked already).
+ * DuckDB results as Apache Arrow (`query --format arrow`, `export --format arrow`): chunks become record
+ * batches one after another (never the whole result in memory), written as an IPC stream or file. DECIMAL stays
+ * exact, TIMESTAMPTZ is a zoned microsecond Timestamp, DATE is DateDay; types readers handle unevenly go out as
+ * text, nested values as JSON. PIN columns carry only their last 4 characters.
  */
 import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';

@@ -9,7 +9,7 @@ import { JobError } from '../core/errors.js';
 import { localTimeSql } from '../core/zoned-time.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { TypedDecision } from '../reports/decisions-reader.js';
-import { activeSignoff } from './close.js';
+import { activeSignoff } from '../reports/signoffs.js';
 
 /** A decision as recorded: what, by whom, from where. */
 export interface DecisionInput {
@@ -109,11 +109,10 @@ type WrittenDecision = {
 /** A row to check: where it came from and what it asks. */
 export type Candidate = Omit<TypedDecision, 'sheet' | 'row'> & { sheet?: string; row?: number };
 
-/** How rows are checked: the workbook's period, `--overwrite`, the zone times are shown in. */
+/** How rows are checked: the workbook's period, `--overwrite`. */
 interface CheckContext {
   period: string | null;
   overwrite: boolean;
-  timezone: string;
   written: Map<string, WrittenDecision>;
 }
 
@@ -131,7 +130,7 @@ export async function refuseSignedPeriods(
     const signoff = await activeSignoff(warehouse, period, timezone);
     if (!signoff) continue;
     throw new JobError(
-      `${command} changed nothing: ${period} is signed off by ${signoff.signedBy} at ${signoff.signedAt} (${timezone}): ` +
+      `${command} changed nothing: ${period} is signed off by ${signoff.signedBy} at ${signoff.signedAtZoned}: ` +
         `run \`pinrecon reopen --period ${period} --by NAME --reason TEXT\` first.`,
       `The decisions of a signed-off period are part of what was signed. Reopen it (the sign-off stays in period_signoffs), ` +
         `decide, and close it again; the changes since the sign-off are then listed like any other.`,
@@ -291,9 +290,7 @@ function checkRow(
       return { kind: 'refuse', reason };
     }
     if ((finding.decision_sha256 ?? null) !== ref) {
-      const since = finding.decided_by
-        ? `changed by ${finding.decided_by} at ${finding.decided_at} (${check.timezone})`
-        : 'changed';
+      const since = finding.decided_by ? `changed by ${finding.decided_by} at ${finding.decided_at}` : 'changed';
       return {
         kind: 'refuse',
         reason: `${since} after this workbook was written (now "${finding.decision ?? 'undecided'}"): ${freshWorkbook}`,
@@ -405,7 +402,7 @@ export async function currentFindings(
   timezone: string,
 ): Promise<Map<string, CurrentFinding>> {
   const columns = `finding_id, period, decision, decision_note, owner, expected_clear_by::VARCHAR AS expected_clear_by, decided_by,
-    ${localTimeSql('decided_at', timezone)} AS decided_at, decision_sha256`;
+    ${localTimeSql('decided_at', timezone, { zoned: true })} AS decided_at, decision_sha256`;
   const found = new Map<string, CurrentFinding>();
   if (period !== null) {
     for (const row of await warehouse.all<CurrentFinding>(`SELECT ${columns} FROM recon_exceptions WHERE period = $1`, [

@@ -1,11 +1,8 @@
 /**
  * `export`: writes a reconciled period's marts (`recon_exceptions`, `recon_summary`, `recon_bridge`,
- * `recon_aging`) and its decisions (`recon_decisions`) for other tools,
- * one file per mart, with DuckDB's `COPY … TO` (Parquet or CSV with a
- * header), or as an Arrow IPC file (`.arrow`, exact decimals and zoned timestamps: pipelines/arrow.ts). Each file is written to a temporary name and renamed, so a reader never sees half a file.
- * A PIN never leaves whole (the same rules `pinrecon query` applies): any column named `key`, or whose
- * name holds "pin", goes out as its last 4 characters; so does any text value equal to a PIN stored in
- * `sales.key` (ignoring case and surrounding spaces), whatever its column is called.
+ * `recon_aging`) and `recon_decisions`, one file each, with DuckDB's `COPY … TO` (Parquet or CSV) or as Arrow IPC
+ * (pipelines/arrow.ts); each file is written under a temporary name and renamed. A PIN never leaves whole: the
+ * masking rules of `pinrecon query`.
  */
 import { mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';

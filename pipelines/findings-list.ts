@@ -67,7 +67,7 @@ export async function decisionHistory(
   selector: { findingId?: string; period?: string },
   timezone: string,
 ): Promise<DecisionHistoryRow[]> {
-  const local = (column: string) => localTimeSql(column, timezone, { seconds: true, named: true });
+  const local = (column: string) => localTimeSql(column, timezone, { seconds: true, zoned: true });
   const where = selector.findingId !== undefined ? 'd.finding_id = $1' : 'd.period = $1';
   const rows = await warehouse.all<DecisionHistoryRow>(
     `SELECT d.period, d.chain_position::VARCHAR AS chain_position, d.finding_id, e.exception_type, e.partner_reference,

@@ -1,18 +1,9 @@
 /**
- * Decisions on findings (interface.md "Decisions on findings" and "Decisions after sign-off, stale workbooks,
- * audit"): `findings import` (the decisions typed into a workbook), `findings decide` (from the command line,
- * by finding id or in bulk by period and filters). `findings list` and `findings history` are in findings-list.ts,
- * the checking and recording of rows in decision-recording.ts.
- *
- * A decision is recorded only when it differs from the finding's current one: a row is appended to
- * `recon_decisions`, linked into its period's hash chain (core/decision-chain.ts), the one before it gets
- * `superseded_at`, and the current decision is written onto the finding's `recon_exceptions` row, in one
- * transaction; reconcile joins the current decisions back in on every rebuild. Nothing is recorded in a
- * signed-off period (its decisions are part of what was signed: reopen first). A workbook row carries the
- * decision it was written with (`Decision ref`, the row_sha256 of that decision): a row left as written is
- * `unchanged`, and a row edited over a decision recorded after the workbook was written is refused unless
- * `--overwrite`. Anything that cannot be recorded (an unknown finding, another period, an invalid decision
- * or date) is refused with its sheet, row and why, and changes nothing.
+ * Decisions on findings: `findings import` (typed into a workbook) and `findings decide` (by id, or in bulk by
+ * period and filters); `list` and `history` are in findings-list.ts, checking and recording rows in
+ * decision-recording.ts. A decision is recorded only when it differs from the current one, in one transaction;
+ * nothing is recorded in a signed-off period; stale workbook rows are refused unless `--overwrite`
+ * (docs/ARCHITECTURE.md, "Design notes by module").
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
@@ -93,7 +84,7 @@ export async function importDecisions(
       .map((r) => r.decisionRef)
       .filter((ref): ref is string => typeof ref === 'string' && ref !== '');
     const written = await writtenDecisions(warehouse, refs);
-    const context = { period, overwrite: Boolean(options.overwrite), timezone, written };
+    const context = { period, overwrite: Boolean(options.overwrite), written };
     const result = await checkAndRecord(warehouse, workbook.rows, current, context, { by, source, runId: run.runId });
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {
@@ -137,7 +128,7 @@ export async function decideFindings(
       timezone,
       'findings decide',
     );
-    const check = { period: null, overwrite: false, timezone, written: new Map() };
+    const check = { period: null, overwrite: false, written: new Map() };
     const rows = commandLineRows(findingIds, current, options);
     const result = await checkAndRecord(warehouse, rows, current, check, { by, source: 'cli', runId: run.runId });
     run.counters.rowsLoaded = result.recorded.length;
@@ -154,7 +145,7 @@ export async function decideFindings(
 /** Which findings of a period a bulk decide takes. */
 export interface FindingFilter {
   period: string;
-  /** Exception types (any of them). */
+  /** Finding types (any of them). */
   types?: string[];
   family?: string;
   undecided?: boolean;
@@ -180,7 +171,7 @@ export async function decideInBulk(
     await warehouse.run('DROP TABLE decision_bulk_selection');
     if (options.dryRun) return { ...emptyResult(runId, 'cli', by, filter.period), selected, dryRun: true };
     const current = await currentFindings(warehouse, chosen, filter.period, timezone);
-    const check = { period: filter.period, overwrite: false, timezone, written: new Map() };
+    const check = { period: filter.period, overwrite: false, written: new Map() };
     const result = await checkAndRecord(warehouse, commandLineRows(chosen, current, options), current, check, {
       by,
       source: 'cli',

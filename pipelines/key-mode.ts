@@ -1,11 +1,8 @@
 /**
- * Which `security.keys` mode a database keeps its keys in, and the secret of its HMACs. A database records
- * its mode the first time sales are written (`key_protection`): a new database takes `security.keys`, by
- * default `hash`; a database that already held sales before modes existed is `store`. Afterwards the
- * recorded mode wins, and a config that contradicts it is refused (exit 2) with what to do: moving a `store`
- * database to `hash` or `drop` is `pinrecon keys protect`. The secret is `PINRECON_KEY_SECRET`, else the
- * key file `pinrecon.key` beside the database (created 0600 with 32 random bytes); a fingerprint of it is
- * recorded, so a changed secret (whose HMACs would no longer match) is refused too.
+ * Which `security.keys` mode a database keeps its keys in, and the secret of its HMACs. The mode is recorded
+ * with the first sales (`key_protection`; `store` for a database older than modes) and wins afterwards: a config
+ * that contradicts it is refused (exit 2; `pinrecon keys protect` moves a `store` database). The secret is
+ * `PINRECON_KEY_SECRET`, else `pinrecon.key` beside the database; a changed secret is refused by its fingerprint.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';

@@ -1,22 +1,9 @@
 /**
- * `ledger import`: loads one partner ledger file into `ledger` (accepted lines) and `ledger_rejects`
- * (every other line, with reason and text), recorded in `ledger_files`.
- *
- * What an import replaces, in two rules (a file's content is identified by the sha256 of its bytes):
- * - an import of path X supersedes whatever is loaded from X (the rows whose `source_file` is X), so a
- *   corrected re-export of X replaces the old one;
- * - a content is loaded once: importing the same content again, from X or from a copy at another path,
- *   replaces its rows (never duplicates them) and keeps them under the path it was first loaded from.
- *   The copy's path then holds nothing: a later import of the first path supersedes that content.
- * Different files accumulate. An import that would replace a path's accepted lines with none, or with fewer
- * than `ledger.minReplaceRatio` of them (a truncated or wrong export), is refused unless `replace` is set;
- * the rows an import removes are copied to `ledger_history` first, so nothing is deleted for good.
- * Rows are staged in temporary tables, then moved into place in one transaction with the `ledger_files` row,
- * so a crash (even kill -9) leaves the previous state untouched. A CSV is staged in bulk by DuckDB where that
- * reads it exactly (sources/ledger/csv-bulk.ts: the lines SQL accepts stay in DuckDB, every other line goes
- * through the streaming reader's rules); any other file, and the rest of a CSV, streams through the readers
- * of sources/ledger into the staging tables with DuckDB's appender. DuckDB casts money (exact DECIMAL) and
- * applies the time zone.
+ * `ledger import`: loads one partner ledger file into `ledger` (accepted lines) and `ledger_rejects` (every
+ * other line, with reason and text), recorded in `ledger_files`. A re-import of a path, or of the same content,
+ * replaces its rows; a replacement with too few lines is refused unless `replace`; removed rows go to
+ * `ledger_history`. Rows are staged, then moved into place in one transaction (docs/ARCHITECTURE.md, "Design
+ * notes by module": the replace rules and the staging).
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';

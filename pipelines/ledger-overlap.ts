@@ -30,6 +30,12 @@ export async function overlapWithOtherFile(
   warehouse: Warehouse,
   incoming: { sourceFile: string; fileHash: string; insteadOf: string },
 ): Promise<LedgerOverlap | undefined> {
+  // No line of another file loaded (a first import): nothing to share, and the staged references need no reading.
+  const other = await warehouse.one(
+    'SELECT 1 FROM ledger WHERE source_file NOT IN ($1, $3) AND file_hash <> $2 LIMIT 1',
+    [incoming.sourceFile, incoming.fileHash, incoming.insteadOf],
+  );
+  if (!other) return undefined;
   const row = await warehouse.one<{ other_file: string; imported_at: string; shared: string; references: string }>(
     `WITH incoming AS (SELECT DISTINCT trim(partner_reference) AS reference FROM temp.ledger_import_staged),
           others AS (SELECT DISTINCT source_file, trim(partner_reference) AS reference FROM ledger

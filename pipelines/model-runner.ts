@@ -153,9 +153,13 @@ export async function buildModels(
       await warehouse.run(`CREATE OR REPLACE TEMP ${kind} ${sqlIdentifier(model.name)} AS ${model.sql}`);
     } catch (error) {
       const what = `Building the model ${model.name} (${model.file}) failed: ${(error as Error).message}`;
-      throw new JobError(what, outOfMemoryHint(error) ?? 'Fix the SQL of that model, then re-run reconcile.', {
-        cause: error,
-      });
+      throw new JobError(
+        what,
+        outOfMemoryHint(error, warehouse.memoryLimitInForce()) ?? 'Fix the SQL of that model, then re-run reconcile.',
+        {
+          cause: error,
+        },
+      );
     }
     const took = seconds(started);
     timings.models[model.name] = took;
@@ -181,9 +185,13 @@ export async function runDataTests(
       rows = await warehouse.all(`SELECT * FROM (${test.sql}) AS failing LIMIT ${failingRowsShown + 1}`);
     } catch (error) {
       const what = `The data test ${test.name} (${test.file}) could not run: ${(error as Error).message}`;
-      throw new JobError(what, outOfMemoryHint(error) ?? 'Fix the SQL of that test, then re-run reconcile.', {
-        cause: error,
-      });
+      throw new JobError(
+        what,
+        outOfMemoryHint(error, warehouse.memoryLimitInForce()) ?? 'Fix the SQL of that test, then re-run reconcile.',
+        {
+          cause: error,
+        },
+      );
     }
     results.push({ name: test.name, passed: rows.length === 0 });
     if (rows.length > 0) {
@@ -239,7 +247,7 @@ export async function publishMarts(
         const hint =
           `A table mart replaces its rows of one ${partition.column}, so it needs that column; its columns must be ` +
           "its table's (sql/schema/). Nothing was published.";
-        throw new JobError(what, outOfMemoryHint(error) ?? hint, { cause: error });
+        throw new JobError(what, outOfMemoryHint(error, warehouse.memoryLimitInForce()) ?? hint, { cause: error });
       }
     }
   });

@@ -1,16 +1,8 @@
 /**
  * The read-only session analysts query through (`pinrecon query`, and `export`'s read path): which file it
- * opens (the published snapshot, else the main file read-only; the main file on purpose with `live`), the
- * refusal of anything but one reading statement, and the masking of PINs in every value it returns:
- * a column named `key` or with "pin" in its name shows its last 4 characters (also inside structs and
- * lists); so does any text value equal to a PIN stored in `sales.key` (ignoring case and surrounding
- * spaces), whatever the query calls it: the statement runs wrapped in one that masks such values.
- * CALL f(...) is read as FROM f(...) to be wrapped; PRAGMA and EXPLAIN return metadata and plans, not
- * values, and run as written. Text holding a JSON "key" field (`sales_quarantine.raw`) has it masked as the
- * workbook does. The session cannot reach anything but the database: external access is off and the
- * configuration locked before the statement is even prepared, so `read_csv('/etc/passwd')`, `glob()`, the
- * landing files, ATTACH and EXPORT DATABASE are refused and create nothing. This masking is a convenience
- * for analysts; the protection of keys is that they are not kept whole on disk and that files are private.
+ * opens (the published snapshot, else the main file read-only), the refusal of anything but one reading
+ * statement, and the masking of PINs in every value it returns. The session reaches nothing but the database
+ * (external access off, configuration locked). The rules: docs/ARCHITECTURE.md, "Design notes by module".
  */
 import { existsSync, statSync } from 'node:fs';
 import { DuckDBTypeId, StatementType, type DuckDBPreparedStatement, type DuckDBResult } from '@duckdb/node-api';

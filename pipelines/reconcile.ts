@@ -2,18 +2,19 @@
  * `reconcile`: (re)builds the reconciliation of one period from `sales` and `ledger` — the job around the model runner
  * (pipelines/model-runner.ts): completeness, the runner's inputs, the build, the individual look-ups that prove a
  * missing order absent (interface.md "Proof of absence"), the data tests, publishing, the summary. How configuration
- * reaches the SQL (the finding types too, as `cfg_exception_types` from core/exception-types.ts) and how models
+ * reaches the SQL (the finding types too, as `cfg_exception_types` from core/finding-types.ts) and how models
  * are kept: docs/ARCHITECTURE.md "SQL models".
  */
 import type { Config } from '../config/schema.js';
 import { periodEnd, periodStart, todayIn } from '../core/calendar.js';
 import { UsageError } from '../core/errors.js';
-import { exceptionTypeInputRows, exceptionTypes, type ExceptionType } from '../core/exception-types.js';
+import { findingTypeInputRows, findingTypeNames, type FindingType } from '../core/finding-types.js';
 import type { Output } from '../core/output.js';
 import type { Warehouse } from '../core/warehouse.js';
 import type { PartnerApiClient } from '../sources/partner-api/client.js';
 import { describeClose } from '../reports/close-facts.js';
-import { activeSignoff, createSignedInput, signoffFacts, signoffState, type SignoffState } from './close.js';
+import { createSignedInput } from './close.js';
+import { activeSignoff, signoffFacts, signoffState, type SignoffState } from '../reports/signoffs.js';
 import { checkCompleteness, incompleteError, type Completeness } from './completeness.js';
 import {
   buildModels,
@@ -86,7 +87,7 @@ export interface ReconcileSummary {
   period: string;
   asOf: string;
   exceptions: number;
-  byType: Record<ExceptionType, number>;
+  byType: Record<FindingType, number>;
   currencies: CurrencySummary[];
   history: { new: number; stillOpen: number; cleared: number };
   /** Match classes of the rows in the period's scope (and out_of_period for the rest, built or not), per side. */
@@ -267,7 +268,7 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
     await warehouse.run('INSERT OR REPLACE INTO cfg_status_map VALUES (trim($1), $2)', [status, statusClass]);
   }
   await declareInput(warehouse, 'cfg_exception_types');
-  for (const row of exceptionTypeInputRows())
+  for (const row of findingTypeInputRows())
     await warehouse.run('INSERT INTO cfg_exception_types VALUES ($1, $2, $3, $4, $5)', row);
   await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
@@ -307,8 +308,8 @@ async function summarize(
     timezone: string;
   },
 ): Promise<ReconcileSummary> {
-  const byType = Object.fromEntries(exceptionTypes.map((t) => [t, 0])) as Record<ExceptionType, number>;
-  for (const row of await warehouse.all<{ exception_type: ExceptionType; n: string }>(
+  const byType = Object.fromEntries(findingTypeNames.map((t) => [t, 0])) as Record<FindingType, number>;
+  for (const row of await warehouse.all<{ exception_type: FindingType; n: string }>(
     'SELECT exception_type, count(*) AS n FROM temp.main.recon_exceptions GROUP BY 1',
   )) {
     byType[row.exception_type] = Number(row.n);
@@ -335,6 +336,8 @@ async function summarize(
     matched: Number(r.matched),
     exceptions: Number(r.exceptions),
   }));
+  // This run's own, not yet published, recon_signoff_changes.
+  const signoff = await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone);
   const runRow = (await warehouse.one<Record<string, string>>(
     'SELECT exceptions, new, still_open, cleared FROM temp.main.recon_runs',
   ))!;
@@ -369,13 +372,13 @@ async function summarize(
       (await warehouse.one<{ verdict: string }>('SELECT any_value(verdict) AS verdict FROM temp.main.recon_summary'))
         ?.verdict ?? (facts.completeness.complete ? 'reconciled' : 'incomplete'),
     completeness: facts.completeness,
-    signoff: await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone),
+    signoff,
     // The same words the report, its email and its footer use (reports/close-facts.ts).
     signoffDescription: describeClose({
       verdict: null,
       incompleteReasons: [],
       fillCommands: [],
-      ...(await signoffFacts(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone)),
+      ...(await signoffFacts(warehouse, facts.period, signoff, facts.timezone)),
     }).signoff,
   };
 }

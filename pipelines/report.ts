@@ -14,10 +14,7 @@ import { loadReportFacts } from '../reports/report-facts.js';
 import type { WrittenSheet } from '../reports/summary-sheet.js';
 import { writeWorkbook } from '../reports/workbook.js';
 import { describeClose } from '../reports/close-facts.js';
-import { loadActionFacts } from '../reports/actions-sheet.js';
-import { loadRollForward } from '../reports/roll-forward.js';
-import { closeFacts } from './close.js';
-import type { Completeness } from './completeness.js';
+import { checkCompleteness, type Completeness } from './completeness.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
 
@@ -75,16 +72,13 @@ export async function writeReport(
     'report',
     args,
     async (run) => {
-      const closed = await closeFacts(warehouse, config, options.period, options.completeness);
       const facts = await loadReportFacts(warehouse, {
         period: options.period,
         asOf: options.asOf,
         timezone: config.timezone,
-        close: closed,
+        completeness: options.completeness ?? (await checkCompleteness(warehouse, config, options.period)),
       });
-      // Issue 15: the roll-forward (Summary) and the actions that need a person (email).
-      facts.rollForward = await loadRollForward(warehouse, options.period);
-      facts.actions = await loadActionFacts(warehouse, options.period);
+      const closed = facts.close;
       if (closed.verdict === 'incomplete')
         output.warn(`the period ${options.period} is INCOMPLETE: ${closed.incompleteReasons.join('; ')}`);
       const close = describeClose(closed);
@@ -104,7 +98,7 @@ export async function writeReport(
       output.clearProgress();
       const rows = workbook.sheets.reduce((sum, sheet) => sum + sheet.rows, 0);
       output.info(
-        `wrote ${file}: ${rows} detail rows on ${workbook.sheets.length + 1} sheets, ${facts.totalFindings} exceptions`,
+        `wrote ${file}: ${rows} detail rows on ${workbook.sheets.length + 1} sheets, ${facts.totalFindings} findings`,
       );
       run.counters.rowsLoaded = rows;
       run.details = {

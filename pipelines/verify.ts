@@ -1,11 +1,8 @@
 /**
- * `pinrecon verify --period P` (interface.md "Decisions after sign-off, stale workbooks, audit"): proves that
- * nothing moved since it was recorded, or names the first thing that did. It recomputes
- * - the period's decision chain (core/decision-chain.ts): each row's hash from its canonical form, its link to
- *   the row before, its position, and superseded_at against the finding's next decision;
- * - each sign-off's `content_sha256` from its signed rows, and its manifest's chain head (still in the chain;
- *   nothing recorded after it while the period is signed);
- * - the sha256 of every landing and ledger file its manifest lists.
+ * `pinrecon verify --period P`: proves nothing moved since it was recorded, or names the first thing that did.
+ * It recomputes the period's decision chain (core/decision-chain.ts: each row's hash, link, position and
+ * superseded_at), each sign-off's `content_sha256` and its manifest's chain head, and the sha256 of every
+ * landing and ledger file the manifest lists.
  */
 import {
   chainedDecisionColumns,

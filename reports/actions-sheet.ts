@@ -25,7 +25,7 @@ export function actionsSheet(period: string): DetailSheet {
       text('action_id', 'Action', 18),
       text('kind', 'Kind', 10),
       text('status', 'Status', 11),
-      text('exception_type', 'Exception type', 22),
+      text('exception_type', 'Finding type', 22),
       // Not "Decision" / "Finding ID": those headers mark a sheet whose decisions `findings import` reads.
       text('carried_out', 'Decision carried out', 14, 'decision'),
       text('decided_by', 'Decided by', 16),
@@ -55,7 +55,7 @@ export interface PendingAction {
   actionId: string;
   kind: string;
   status: 'proposed' | 'failed';
-  exceptionType: string | null;
+  findingType: string | null;
   transactionId: string | null;
   partnerReference: string | null;
   amount: string | null;
@@ -74,7 +74,7 @@ export async function loadActionFacts(warehouse: Warehouse, period: string): Pro
     actionId: r.action_id!,
     kind: r.kind!,
     status: r.status as PendingAction['status'],
-    exceptionType: r.exception_type ?? null,
+    findingType: r.exception_type ?? null,
     transactionId: r.transaction_id ?? null,
     partnerReference: r.partner_reference ?? null,
     amount: r.amount ?? null,
@@ -88,8 +88,8 @@ export async function loadActionFacts(warehouse: Warehouse, period: string): Pro
 }
 
 /** The email's lines about actions (empty when none needs a person). */
-export function actionEmailLines(facts: ActionFacts | undefined, shown = 20): string[] {
-  if (!facts || (facts.waitingForApproval.length === 0 && facts.failed.length === 0)) return [];
+export function actionEmailLines(facts: ActionFacts, shown = 20): string[] {
+  if (facts.waitingForApproval.length === 0 && facts.failed.length === 0) return [];
   const describe = (a: PendingAction) =>
     `  ${a.actionId} ${a.kind} ${a.amount ?? ''} ${a.currency ?? ''}` +
     `${a.transactionId ? ` tx ${a.transactionId}` : ''}${a.partnerReference ? ` ${a.partnerReference}` : ''}` +

@@ -6,14 +6,14 @@
  */
 import { formatLocalTimeZoned } from '../core/zoned-time.js';
 import { formatAmount, formatCount } from './formats.js';
-import { closeOf, type ReportFacts } from './report-facts.js';
+import type { ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 
 export function closeBriefLines(facts: ReportFacts): string[] {
   const d = facts.decisions;
   const lines: string[] = [];
   // The sign-off state is said once, by describeClose, above this brief; only "unsigned" is left to say here.
-  const close = describeClose(closeOf(facts));
+  const close = describeClose(facts.close);
   lines.push(`Verdict: ${close.verdict}${close.signoffState === 'unsigned' ? ' · Sign-off: unsigned' : ''}`);
   const changes = facts.changes;
   lines.push(
@@ -32,8 +32,8 @@ export function closeBriefLines(facts: ReportFacts): string[] {
     });
     lines.push(`${name}: ${states.join(' · ')}`);
     for (const step of facts.bridge.filter((b) => b.currency === currency)) {
-      const gross = step.exceptionType
-        ? d.bridgeGross.find((g) => g.currency === currency && g.exceptionType === step.exceptionType)
+      const gross = step.findingType
+        ? d.bridgeGross.find((g) => g.currency === currency && g.findingType === step.findingType)
         : undefined;
       const grossText = gross
         ? ` (debit ${formatAmount(gross.grossDebit, currency)}, credit ${formatAmount(gross.grossCredit, currency)})`
@@ -48,7 +48,7 @@ export function closeBriefLines(facts: ReportFacts): string[] {
     d.largestOpen.forEach((finding, i) => {
       const pin = finding.keyLast4 ? ` · PIN ${finding.keyLast4}` : '';
       lines.push(
-        `  ${i + 1}. ${finding.exceptionType} ${finding.partnerReference ?? '(no reference)'} ${formatAmount(finding.amount, finding.currency)} · ` +
+        `  ${i + 1}. ${finding.findingType} ${finding.partnerReference ?? '(no reference)'} ${formatAmount(finding.amount, finding.currency)} · ` +
           `${finding.decision ?? 'undecided'}${finding.state === 'overdue' ? ' (overdue)' : ''}${pin}`,
       );
     });

@@ -59,9 +59,9 @@ export interface CloseDescription {
   footer: string;
 }
 
-export function describeClose(close: CloseFacts | undefined): CloseDescription {
-  const verdict = close?.verdict ?? 'not computed';
-  const incomplete = close?.verdict === 'incomplete';
+export function describeClose(close: CloseFacts): CloseDescription {
+  const verdict = close.verdict ?? 'not computed';
+  const incomplete = close.verdict === 'incomplete';
   const { state, phrase, short, band } = signoffPhrase(close);
   const lines: string[] = [];
   let alert: string | null = null;
@@ -69,14 +69,14 @@ export function describeClose(close: CloseFacts | undefined): CloseDescription {
     alert =
       'INCOMPLETE: the period is not completely extracted; these figures are not a reconciliation of the whole month';
     lines.push(
-      ...close!.incompleteReasons.map((r) => `Reason: ${r}`),
-      ...close!.fillCommands.map((c) => `To complete it: ${c}`),
+      ...close.incompleteReasons.map((r) => `Reason: ${r}`),
+      ...close.fillCommands.map((c) => `To complete it: ${c}`),
     );
   }
   // Said once: in the band when it is the alert, else as the first line after it.
   if (band && !alert) alert = band;
   else if (state !== 'unsigned') lines.push(`${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}`);
-  if (close?.signoff?.note) lines.push(`Sign-off note: ${close.signoff.note}`);
+  if (close.signoff?.note) lines.push(`Sign-off note: ${close.signoff.note}`);
   return {
     subjectPrefix: incomplete ? '[INCOMPLETE] ' : '',
     subjectSuffix: state === 'unsigned' ? '' : ` — ${phrase}`,
@@ -97,9 +97,9 @@ interface SignoffPhrase {
   band?: string;
 }
 
-function signoffPhrase(close: CloseFacts | undefined): SignoffPhrase {
-  const s = close?.signoff;
-  if (close && s && close.status === 'changed_since_signoff') {
+function signoffPhrase(close: CloseFacts): SignoffPhrase {
+  const s = close.signoff;
+  if (s && close.status === 'changed_since_signoff') {
     const by = `by ${s.signedBy} at ${s.signedAtZoned}`;
     const what = changeSummary(close);
     const short = `changed since sign-off ${by}`;
@@ -114,7 +114,7 @@ function signoffPhrase(close: CloseFacts | undefined): SignoffPhrase {
     const phrase = `signed off by ${s.signedBy} at ${s.signedAtZoned}`;
     return { state: 'signed', phrase, short: phrase };
   }
-  const r = close?.reopened;
+  const r = close.reopened;
   if (r) {
     const short = `reopened by ${r.reopenedBy} at ${r.reopenedAtZoned}`;
     return {
@@ -123,9 +123,7 @@ function signoffPhrase(close: CloseFacts | undefined): SignoffPhrase {
       short,
     };
   }
-  // Only the stored status is known (a workbook written without the report job's close facts).
-  const stored = close && close.status !== 'unsigned' ? close.status.replaceAll('_', ' ') : 'unsigned';
-  return { state: close && close.status !== 'unsigned' ? close.status : 'unsigned', phrase: stored, short: stored };
+  return { state: 'unsigned', phrase: 'unsigned', short: 'unsigned' };
 }
 
 /** "2 new, 1 cleared, 0 changed; amount delta BRL +R$ 12.50" */

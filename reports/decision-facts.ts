@@ -39,14 +39,14 @@ export interface DecisionTotal extends Gross {
 
 export interface BridgeGross {
   currency: string | null;
-  exceptionType: string;
+  findingType: string;
   grossDebit: Decimal;
   grossCredit: Decimal;
 }
 
 export interface OpenFinding {
   findingId: string;
-  exceptionType: string;
+  findingType: string;
   partnerReference: string | null;
   currency: string | null;
   amount: Decimal;
@@ -124,13 +124,13 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
     })),
     bridgeGross: bridgeGross.map((r) => ({
       currency: text(r.currency_code),
-      exceptionType: String(r.exception_type),
+      findingType: String(r.exception_type),
       grossDebit: text(r.gross_debit),
       grossCredit: text(r.gross_credit),
     })),
     largestOpen: largest.map((r) => ({
       findingId: String(r.finding_id),
-      exceptionType: String(r.exception_type),
+      findingType: String(r.exception_type),
       partnerReference: text(r.partner_reference),
       currency: text(r.currency_code),
       amount: text(r.amount),

@@ -1,14 +1,9 @@
 /**
- * Reads the decisions a controller typed into a pinrecon workbook, saved by Excel or by LibreOffice. The
- * parts are read by name through the ZIP's directory (core/zip-entries.ts), whatever order the writer stored
- * them in; each sheet is streamed, so memory holds the shared strings and a chunk of rows at a time.
- * Sheets are found by their header row, not their name or place: any sheet with a `Finding ID` and a
- * `Decision` column among its first rows holds decisions, so the user may rename, reorder or delete sheets,
- * sort and filter rows and add columns. Cells are read as typed: a date may be a real date cell, an Excel
- * serial number or text `YYYY-MM-DD`. The workbook's period comes from the Summary's `Period` line.
- *
- * This module only reads and says what it could not read (a row's `problem`); whether a decision is valid
- * for the database (known finding, right period, one of the decisions) is the importer's job.
+ * Reads the decisions a controller typed into a pinrecon workbook saved by Excel or LibreOffice: parts read
+ * by name through the ZIP's directory (core/zip-entries.ts), each sheet streamed. Sheets are found by their header
+ * row (a `Finding ID` and a `Decision` column), so sheets may be renamed, reordered or deleted; dates may be date
+ * cells, Excel serials or `YYYY-MM-DD` text. It only reads and says what it could not (a row's `problem`);
+ * whether a decision is valid is the importer's job.
  */
 import { JobError } from '../core/errors.js';
 import { checkXlsxLimits, XlsxLimitExceeded } from '../core/xlsx-limits.js';

@@ -16,7 +16,7 @@ import { redactSecrets } from '../core/secret-redaction.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
-import { closeOf, totalsColumns, type ReportFacts } from './report-facts.js';
+import { totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
 import { actionEmailLines } from './actions-sheet.js';
@@ -43,12 +43,12 @@ export interface ComposeOptions {
 export function composeReportEmail(config: EmailConfig, facts: ReportFacts, options: ComposeOptions): ReportEmail {
   const warning = noLedgerOrdersWarning(facts);
   // An incomplete month is never sent as a plain report: the subject says so first, whatever the template.
-  const close = describeClose(closeOf(facts));
+  const close = describeClose(facts.close);
   const subject =
     close.subjectPrefix +
     (config.subject
       ? config.subject.replaceAll('{period}', facts.period)
-      : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} exception${facts.totalFindings === 1 ? '' : 's'}${warning ? ' — no ledger orders' : ''}`) +
+      : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} finding${facts.totalFindings === 1 ? '' : 's'}${warning ? ' — no ledger orders' : ''}`) +
     close.subjectSuffix;
   const closeText = [...(close.alert ? [close.alert] : []), ...close.lines];
   const changes = facts.changes;
@@ -76,11 +76,11 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
       `${t.currency ?? '(no currency)'}`,
       `  Ledger:   ${formatCount(t.ledgerOrders)} orders, ${formatCount(t.ledgerPaidOrders)} paid · paid sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
       `  Provider: ${formatCount(t.providerSales)} sales, ${formatCount(t.providerBillableSales)} not canceled · their sales ${formatAmount(t.providerSalesTotal, t.currency)} · cost ${formatAmount(t.providerCostTotal, t.currency)} · margin ${formatAmount(t.providerMargin, t.currency)}`,
-      `  Matched ${formatCount(t.matched)} · exceptions ${formatCount(t.exceptions)}`,
+      `  Matched ${formatCount(t.matched)} · findings ${formatCount(t.findings)}`,
       '',
     ]),
-    'Exceptions by type',
-    ...facts.typeCounts.map((t) => `  ${t.exceptionType.padEnd(24)} ${formatCount(t.findings).padStart(9)}`),
+    'Findings by type',
+    ...facts.typeCounts.map((t) => `  ${t.findingType.padEnd(24)} ${formatCount(t.findings).padStart(9)}`),
     `  ${'total'.padEnd(24)} ${formatCount(facts.totalFindings).padStart(9)}${changeNote}`,
     ...(missingProof ? [missingProof] : []),
     '',
@@ -120,11 +120,11 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
         ]),
       ),
     ),
-    `<p style="font-family:sans-serif"><b>Exceptions by type</b></p>`,
+    `<p style="font-family:sans-serif"><b>Findings by type</b></p>`,
     table(
-      ['Exception type', 'Findings'],
+      ['Finding type', 'Findings'],
       [
-        ...facts.typeCounts.map((t) => row([t.exceptionType, formatCount(t.findings)])),
+        ...facts.typeCounts.map((t) => row([t.findingType, formatCount(t.findings)])),
         row(['total', formatCount(facts.totalFindings)]),
       ],
     ),

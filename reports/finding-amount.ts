@@ -1,11 +1,8 @@
 /**
- * A finding's amount, as SQL over `recon_exceptions` — the one rule behind every amount a person reads next to
- * a finding (`findings list`, the Summary's decisions table, the finding sheets, the email's largest findings):
- * - an `unredeemed_key` puts its cost at stake: the provider's `partnerCostPrice` (provider_value), paid for a
- *   key nobody has redeemed. It moves nothing between the ledger and the provider, so its cost bridge effect
- *   (`amount`) is 0 — which is why the decisions table once showed these keys at 0 (issue 14);
- * - every other finding: its effect on the cost bridge of its currency (`amount`, 0 when it moves no cost).
- * `amount` itself stays the bridge effect: the bridge and the sign-off's amount delta add it up.
+ * A finding's amount, as SQL over `recon_exceptions`: the one rule behind every amount a person reads next to a
+ * finding. An `unredeemed_key` puts its cost at stake (provider_value: paid for a key nobody redeemed; it moves no
+ * cost, so its bridge effect `amount` is 0); every other finding shows its effect on its currency's cost bridge
+ * (`amount`). `amount` itself stays the bridge effect, which the bridge and the sign-off's delta add up.
  */
 
 /** SQL: the amount of the recon_exceptions row aliased `alias` (DECIMAL, never NULL). */

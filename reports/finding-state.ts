@@ -1,12 +1,8 @@
 /**
- * Where a finding stands, as SQL over `recon_exceptions` (the workbook, the email and `findings list`
- * all use this one definition):
- * - `pending`: expected to clear by itself — decided `timing` with `expected_clear_by` on or after the
- *   as-of, or a `cutoff_difference` whose pair the other period's reconciliation does not hold yet;
- * - `overdue`: decided `timing`, but `expected_clear_by` is before the as-of (or missing);
- * - `undecided`: no decision yet;
- * - `decided`: any other decision.
- * Everything but `pending` is a break the controller has to account for.
+ * Where a finding stands, as SQL over `recon_exceptions` (workbook, email and `findings list` share it):
+ * `pending` (decided `timing` and not yet due, or a `cutoff_difference` whose pair the other period does not hold
+ * yet), `overdue` (`timing` past its `expected_clear_by`, or without one), `undecided`, or `decided`. Everything
+ * but `pending` is a break the controller has to account for.
  */
 
 export const findingStates = ['undecided', 'pending', 'overdue', 'decided'] as const;

@@ -19,8 +19,10 @@ export const printMargins = { left: 0.3, right: 0.3, top: 0.5, bottom: 0.6, head
 /** The workbook's body font (exceljs's default, Calibri 11) and the smallest text a controller should read. */
 export const bodyFontPt = 11;
 export const minimumTextPt = 8;
+/** Calibri 11 as LibreOffice sets it in a PDF (the body and the page footer), measured from its output. */
+const printedBodyFontPt = 10.95;
 /** The smallest print scale (percent) that keeps body text at `minimumTextPt`. */
-export const minimumScale = Math.ceil((minimumTextPt / bodyFontPt) * 100);
+export const minimumScale = Math.ceil((minimumTextPt / printedBodyFontPt) * 100);
 
 /**
  * A column's printed width in points, as LibreOffice prints an .xlsx width (characters): 7 pt a character,
@@ -55,4 +57,29 @@ export function printScale(widths: number[], paper: PaperSize, orientation: 'por
     );
   }
   return scale;
+}
+
+/**
+ * `scale`, lowered as far as `minimumScale` so rows of `contentHeightPt` print on `pages` pages (rows do not split
+ * across pages: each page keeps a row's worth of room). Content that still does not fit prints on more pages,
+ * never smaller than `minimumTextPt`.
+ */
+export function scaleToFitPages(
+  scale: number,
+  contentHeightPt: number,
+  pages: number,
+  paper: PaperSize,
+  orientation: 'portrait' | 'landscape',
+): number {
+  const usable = pages * (printableHeightPt(paper, orientation) - pageBreakSlackPt);
+  const fits = Math.floor((usable / contentHeightPt) * 100);
+  return Math.max(minimumScale, Math.min(scale, fits));
+}
+
+/** The room a page break can leave unused: a tall wrapped row that moves to the next page whole. */
+const pageBreakSlackPt = 45;
+
+/** The paper of an Excel paperSize code. */
+export function paperOfExcelCode(code: number | undefined): PaperSize {
+  return (Object.keys(papers) as PaperSize[]).find((paper) => papers[paper].excelCode === code) ?? 'A4';
 }

@@ -1,6 +1,6 @@
 /**
  * The facts of one period's report, read from the marts and the run trace: totals per currency, the cost
- * bridge, counts and amounts per exception type, what changed since the previous reconciliation, key aging,
+ * bridge, counts and amounts per finding type, what changed since the previous reconciliation, key aging,
  * and when and from what the data was extracted. The Summary sheet and the email body are both made of
  * these, so the two always agree. Money stays the database's exact decimal text; times are the local
  * wall-clock time in the configured zone ("YYYY-MM-DD HH:MM:SS").
@@ -9,13 +9,14 @@ import { JobError } from '../core/errors.js';
 import { periodEnd, periodStart } from '../core/calendar.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
-import { exceptionTypes } from '../core/exception-types.js';
+import { findingTypeNames } from '../core/finding-types.js';
 import { sqlText } from '../core/paths.js';
 import { ledgerRejectsOfPeriodSql, unplacedLedgerRejectSql } from '../core/period-sql.js';
 import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
-import type { RollForwardLine } from './roll-forward.js';
-import type { ActionFacts } from './actions-sheet.js';
+import { loadRollForward, type RollForwardLine } from './roll-forward.js';
+import { loadActionFacts, type ActionFacts } from './actions-sheet.js';
+import { loadCloseFacts, type CheckedCompleteness } from './signoffs.js';
 
 /** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
 export type Decimal = string | null;
@@ -34,7 +35,7 @@ export interface CurrencyTotals {
   providerCostTotal: Decimal;
   providerMargin: Decimal;
   matched: string;
-  exceptions: string;
+  findings: string;
 }
 
 /**
@@ -53,20 +54,20 @@ export const totalsColumns: { header: string; kind: 'count' | 'money'; value: (t
     { header: 'Provider cost (not canceled)', kind: 'money', value: (t) => t.providerCostTotal },
     { header: 'Provider margin (not canceled)', kind: 'money', value: (t) => t.providerMargin },
     { header: 'Matched', kind: 'count', value: (t) => t.matched },
-    { header: 'Exceptions', kind: 'count', value: (t) => t.exceptions },
+    { header: 'Findings', kind: 'count', value: (t) => t.findings },
   ];
 
 export interface BridgeLine {
   currency: string | null;
   step: number;
   label: string;
-  exceptionType: string | null;
+  findingType: string | null;
   amount: Decimal;
   items: string;
 }
 
-export interface ExceptionAmounts {
-  exceptionType: string;
+export interface FindingAmounts {
+  findingType: string;
   currency: string | null;
   findings: string;
   ledgerValue: Decimal;
@@ -76,12 +77,12 @@ export interface ExceptionAmounts {
 }
 
 export interface TypeCount {
-  exceptionType: string;
+  findingType: string;
   findings: number;
 }
 
 export interface ChangeCounts {
-  exceptionType: string;
+  findingType: string;
   new: number;
   stillOpen: number;
   cleared: number;
@@ -148,24 +149,24 @@ export interface ReportFacts {
   reconciledAt: string;
   totals: CurrencyTotals[];
   bridge: BridgeLine[];
-  /** Every exception type of interface.md (zeros included), then any other type found. */
+  /** Every finding type of interface.md (zeros included), then any other type found. */
   typeCounts: TypeCount[];
-  exceptionAmounts: ExceptionAmounts[];
+  findingAmounts: FindingAmounts[];
   totalFindings: number;
   changes: Changes | null;
   aging: AgingLine[];
   ledger: LedgerFacts;
   extraction: { windows: ExtractWindow[]; runs: ExtractRun[]; lastFetchAt: string | null };
-  /** Completeness verdict and sign-off state, as the report job read them (pipelines/close.ts closeFacts). */
-  close?: CloseFacts;
+  /** Completeness verdict and sign-off state (reports/signoffs.ts loadCloseFacts). */
+  close: CloseFacts;
   /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
   decisions: DecisionFacts;
   /** missing_at_provider findings by proof (interface.md "Proof of absence"). */
   missingProof: MissingProof;
-  /** Issue 15, set by the report job: the roll-forward per currency (roll-forward.ts). */
-  rollForward?: RollForwardLine[];
-  /** Issue 15, set by the report job: actions waiting for approval and failed ones (actions-sheet.ts). */
-  actions?: ActionFacts;
+  /** The roll-forward of open findings per currency (roll-forward.ts). */
+  rollForward: RollForwardLine[];
+  /** Actions waiting for approval and failed ones (actions-sheet.ts). */
+  actions: ActionFacts;
 }
 
 export interface MissingProof {
@@ -185,18 +186,19 @@ const martTables = [
 ];
 
 /**
- * Reads the period's facts. Fails with what to do when the period was never reconciled, or was
- * reconciled as of another date than the one asked for. Each fact's query is a file of `sql/report/`.
+ * Reads the period's facts, all of them: what the workbook and the email say comes from here. Fails with what to
+ * do when the period was never reconciled, or was reconciled as of another date than the one asked for. Each
+ * fact's query is a file of `sql/report/`. `completeness`: as the job checked it (reports/signoffs.ts).
  */
 export async function loadReportFacts(
   warehouse: Warehouse,
-  options: { period: string; asOf?: string; timezone: string; close?: CloseFacts },
+  options: { period: string; asOf?: string; timezone: string; completeness?: CheckedCompleteness },
 ): Promise<ReportFacts> {
   const { period, timezone } = options;
   const state = await loadReconciledState(warehouse, options);
   const totals = await loadCurrencyTotals(warehouse, period);
-  const exceptionAmounts = await loadExceptionAmounts(warehouse, period);
-  const typeCounts = countByType(exceptionAmounts);
+  const findingAmounts = await loadFindingAmounts(warehouse, period);
+  const typeCounts = countByType(findingAmounts);
   return {
     period,
     asOf: state.asOf,
@@ -205,7 +207,7 @@ export async function loadReportFacts(
     totals,
     bridge: await loadBridge(warehouse, period),
     typeCounts,
-    exceptionAmounts,
+    findingAmounts,
     totalFindings: typeCounts.reduce((sum, type) => sum + type.findings, 0),
     changes: await loadChanges(warehouse, period, timezone),
     aging: await loadAging(warehouse, period),
@@ -213,7 +215,9 @@ export async function loadReportFacts(
     extraction: await loadExtraction(warehouse, period, timezone),
     decisions: await loadDecisionFacts(warehouse, period),
     missingProof: await loadMissingProof(warehouse, period),
-    ...(options.close && { close: options.close }),
+    close: await loadCloseFacts(warehouse, period, timezone, options.completeness),
+    rollForward: await loadRollForward(warehouse, period),
+    actions: await loadActionFacts(warehouse, period),
   };
 }
 
@@ -270,7 +274,7 @@ async function loadCurrencyTotals(warehouse: Warehouse, period: string): Promise
     providerCostTotal: text(row.provider_cost_total),
     providerMargin: text(row.provider_margin),
     matched: String(row.matched),
-    exceptions: String(row.exceptions),
+    findings: String(row.exceptions),
   }));
 }
 
@@ -280,16 +284,16 @@ async function loadBridge(warehouse: Warehouse, period: string): Promise<BridgeL
     currency: text(row.currency_code),
     step: Number(row.step),
     label: String(row.label),
-    exceptionType: text(row.exception_type),
+    findingType: text(row.exception_type),
     amount: text(row.amount),
     items: String(row.items),
   }));
 }
 
-async function loadExceptionAmounts(warehouse: Warehouse, period: string): Promise<ExceptionAmounts[]> {
-  const rows = await warehouse.all(sqlText('report', 'exception_amounts.sql'), { period });
+async function loadFindingAmounts(warehouse: Warehouse, period: string): Promise<FindingAmounts[]> {
+  const rows = await warehouse.all(sqlText('report', 'finding_amounts.sql'), { period });
   return rows.map((row) => ({
-    exceptionType: String(row.exception_type),
+    findingType: String(row.exception_type),
     currency: text(row.currency_code),
     findings: String(row.findings),
     ledgerValue: text(row.ledger_value),
@@ -299,15 +303,16 @@ async function loadExceptionAmounts(warehouse: Warehouse, period: string): Promi
   }));
 }
 
-/** Every exception type of interface.md (zeros included), then any other type found, with its findings. */
-function countByType(amounts: ExceptionAmounts[]): TypeCount[] {
+/** Every finding type of interface.md (zeros included), then any other type found, with its findings. */
+function countByType(amounts: FindingAmounts[]): TypeCount[] {
   const counted = new Map<string, number>();
-  for (const row of amounts)
-    counted.set(row.exceptionType, (counted.get(row.exceptionType) ?? 0) + Number(row.findings));
-  const otherTypes = [...counted.keys()].filter((type) => !(exceptionTypes as readonly string[]).includes(type)).sort();
-  return [...exceptionTypes, ...otherTypes].map((exceptionType) => ({
-    exceptionType,
-    findings: counted.get(exceptionType) ?? 0,
+  for (const row of amounts) counted.set(row.findingType, (counted.get(row.findingType) ?? 0) + Number(row.findings));
+  const otherTypes = [...counted.keys()]
+    .filter((type) => !(findingTypeNames as readonly string[]).includes(type))
+    .sort();
+  return [...findingTypeNames, ...otherTypes].map((findingType) => ({
+    findingType,
+    findings: counted.get(findingType) ?? 0,
   }));
 }
 
@@ -324,7 +329,7 @@ async function loadChanges(warehouse: Warehouse, period: string, timezone: strin
     stillOpen: Number(latest.still_open),
     cleared: Number(latest.cleared),
     byType: byType.map((row) => ({
-      exceptionType: String(row.exception_type),
+      findingType: String(row.exception_type),
       new: Number(row.new),
       stillOpen: Number(row.still_open),
       cleared: Number(row.cleared),
@@ -397,23 +402,6 @@ async function loadExtraction(
       rowsLoaded: String(row.rows_loaded),
     })),
     lastFetchAt: lastFetch?.at ?? null,
-  };
-}
-
-/**
- * The period's close facts: those the report job read (pipelines/close.ts closeFacts), else what the
- * reconciliation stored in recon_summary (verdict and status, no sign-off details).
- */
-export function closeOf(facts: ReportFacts): CloseFacts {
-  if (facts.close) return facts.close;
-  const status = facts.decisions.signoffStatus;
-  return {
-    verdict: facts.decisions.verdict,
-    incompleteReasons: [],
-    fillCommands: [],
-    status: status === 'signed' || status === 'changed_since_signoff' ? status : 'unsigned',
-    changes: { new: 0, cleared: 0, changed: 0 },
-    deltas: [],
   };
 }
 

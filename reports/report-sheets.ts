@@ -10,7 +10,7 @@ import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
 import { findingAmountSql } from './finding-amount.js';
 import { localTimeSql } from '../core/zoned-time.js';
 import { actionsSheet } from './actions-sheet.js';
-import { findingFamilies } from '../core/exception-types.js';
+import { findingFamilies } from '../core/finding-types.js';
 
 /**
  * How a column is written: `money` as a number in the currency format of the row's `currency` column,
@@ -79,8 +79,8 @@ export function decisionColumns(timezone: string): SheetColumn[] {
       key: 'decided_at',
       header: 'Decided at',
       kind: 'text',
-      sql: localTimeSql('decided_at', timezone, { named: true }),
-      width: 30,
+      sql: localTimeSql('decided_at', timezone, { zoned: true }),
+      width: 36,
       readOnly: true,
     },
     { key: 'decision_ref', header: 'Decision ref', kind: 'text', sql: 'decision_sha256', width: 12, readOnly: true },
@@ -88,10 +88,10 @@ export function decisionColumns(timezone: string): SheetColumn[] {
 }
 
 /**
- * The finding families compared side by side, each on its own sheet, in the registry's order (core/exception-types.ts);
+ * The finding families compared side by side, each on its own sheet, in the registry's order (core/finding-types.ts);
  * `unredeemed` has a sheet of its own layout below.
  */
-export const exceptionFamilySheets = findingFamilies
+export const findingFamilySheets = findingFamilies
   .filter((f) => f.family !== 'unredeemed')
   .map((f) => ({ family: f.family, title: f.sheet, description: f.description }));
 const unredeemedSheet = findingFamilies.find((f) => f.family === 'unredeemed')!;
@@ -111,7 +111,7 @@ const findingPrintColumns = [
   'decision_note',
 ];
 
-function exceptionSheet(
+function findingSheet(
   period: string,
   timezone: string,
   family: string,
@@ -123,7 +123,7 @@ function exceptionSheet(
     description,
     // The key columns first (they repeat at the left of every printed page), then the rest of the data, then the decision.
     columns: [
-      { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 20 },
+      { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 20 },
       { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 18 },
       findingAmount('Amount'),
       money('difference', 'Difference', 'difference', 'currency', 14),
@@ -164,7 +164,7 @@ export function signoffChangesSheet(period: string, signoffId: string): DetailSh
       'findings new, cleared or changed (amounts, statuses or decision) since the period was signed off, with the amount delta',
     columns: [
       { key: 'change', header: 'Change', kind: 'text', sql: 'change', width: 10 },
-      { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 24 },
+      { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 24 },
       { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
       { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
       { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
@@ -187,14 +187,12 @@ export function signoffChangesSheet(period: string, signoffId: string): DetailSh
 export function detailSheets(period: string, timezone: string): DetailSheet[] {
   const p = sqlString(period);
   return [
-    ...exceptionFamilySheets.map((sheet) =>
-      exceptionSheet(period, timezone, sheet.family, sheet.title, sheet.description),
-    ),
+    ...findingFamilySheets.map((sheet) => findingSheet(period, timezone, sheet.family, sheet.title, sheet.description)),
     {
       title: unredeemedSheet.sheet,
       description: unredeemedSheet.description,
       columns: [
-        { key: 'exception_type', header: 'Exception type', kind: 'text', sql: 'exception_type', width: 16 },
+        { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 16 },
         { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 18 },
         findingAmount('Amount (cost at stake)'),
         { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },

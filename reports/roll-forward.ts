@@ -63,41 +63,37 @@ export interface RollForwardPen {
   ): { value: ExcelJS.CellValue; style: Partial<ExcelJS.Style> } | string | null;
 }
 
-/** Per currency: a row of counts, then a row of amounts, each ending in its check. */
-export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollForwardLine[] | undefined): void {
-  if (!rollForward) return;
+/**
+ * One row per measure, two columns (findings, amount) per currency, two currencies a block: the Summary prints 6
+ * columns, so a currency per column pair keeps every figure on the page.
+ */
+export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollForwardLine[]): void {
   pen.heading('Roll-forward of open findings per currency');
   pen.line(
     'Open = not decided write_off. From the previous reconciliation of the period to this one (on the first, nothing was open before). ' +
       'Open at start + new − cleared − written off (+ remeasured amounts) = open at end; ' +
-      'the check must be 0 (a reconcile whose check is not 0 fails).',
+      'the check must be 0 (a reconcile whose check is not 0 fails). Amounts: the cost bridge effect.',
   );
-  pen.header(
-    'Currency',
-    'Measure',
-    'Open at start',
-    'New',
-    'Cleared',
-    'Written off',
-    'Remeasured',
-    'Open at end',
-    'Check (must be 0)',
-  );
-  for (const r of rollForward) {
-    const currency = r.currency ?? '(none)';
-    const counts = [r.openAtStart, r.new, r.cleared, r.writtenOff].map((n) => pen.count(n));
-    pen.line(currency, 'Findings', ...counts, null, pen.count(r.openAtEnd), pen.count(r.checkCount));
-    pen.line(
-      currency,
-      'Amount (cost bridge effect)',
-      pen.money(r.openAtStartAmount, r.currency),
-      pen.money(r.newAmount, r.currency),
-      pen.money(r.clearedAmount, r.currency),
-      pen.money(r.writtenOffAmount, r.currency),
-      pen.money(r.remeasuredAmount, r.currency),
-      pen.money(r.openAtEndAmount, r.currency),
-      pen.money(r.checkAmount, r.currency),
-    );
+  const measures: [string, (r: RollForwardLine) => [number | null, Decimal]][] = [
+    ['Open at start', (r) => [r.openAtStart, r.openAtStartAmount]],
+    ['New', (r) => [r.new, r.newAmount]],
+    ['Cleared', (r) => [r.cleared, r.clearedAmount]],
+    ['Written off', (r) => [r.writtenOff, r.writtenOffAmount]],
+    ['Remeasured', (r) => [null, r.remeasuredAmount]],
+    ['Open at end', (r) => [r.openAtEnd, r.openAtEndAmount]],
+    ['Check (must be 0)', (r) => [r.checkCount, r.checkAmount]],
+  ];
+  for (let first = 0; first < rollForward.length; first += 2) {
+    const block = rollForward.slice(first, first + 2);
+    pen.header('Measure', ...block.flatMap((r) => [`${r.currency ?? '(none)'} findings`, 'Amount']));
+    for (const [label, values] of measures) {
+      pen.line(
+        label,
+        ...block.flatMap((r) => {
+          const [count, amount] = values(r);
+          return [count === null ? null : pen.count(count), pen.money(amount, r.currency)];
+        }),
+      );
+    }
   }
-  if (rollForward.length === 0) pen.line('No findings, now or at the previous reconciliation.');
 }

@@ -5,13 +5,14 @@
 import type ExcelJS from 'exceljs';
 import { formatCount, formatFileSize, localTextDate, wallClockDate } from './formats.js';
 import { describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
-import { closeOf, totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
+import { totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
 import type { DetailSheet } from './report-sheets.js';
 import { describeClose } from './close-facts.js';
 import { writeRollForwardSection } from './roll-forward.js';
 import { formatLocalTimeZoned, localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
 import { findingAmountRule } from './finding-amount.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
+import { paperOfExcelCode, scaleToFitPages } from './print-layout.js';
 import { moneyStyle, styles, type Style } from './workbook-styles.js';
 
 /** The workbook that was too large to send: the Summary-only one names it. */
@@ -75,7 +76,7 @@ const summarySections: SummarySection[] = [
   writeTotalsSection,
   writeBridgeSection,
   writeDecisionsSection,
-  writeExceptionsByTypeSection,
+  writeFindingsByTypeSection,
   // Issue 15: the roll-forward per currency, its own section (reports/roll-forward.ts).
   (pen, { facts }) => writeRollForwardSection(pen, facts.rollForward),
   writeAgingSection,
@@ -86,6 +87,11 @@ const summarySections: SummarySection[] = [
 export const summaryColumnWidths = [23, 23, 14, 14, 14, 14];
 /** Characters of body text a wrapped note holds per printed line (a little under the columns' width). */
 const noteLineChars = Math.floor(summaryColumnWidths.reduce((sum, width) => sum + width, 0) * 1.1);
+
+/** The space above a section's heading, in points. */
+const sectionSpacePt = 7.5;
+/** The Summary is meant to print on at most this many pages. */
+const summaryPages = 2;
 
 export function writeSummary(
   worksheet: ExcelJS.Worksheet,
@@ -101,11 +107,27 @@ export function writeSummary(
   const context: SummaryContext = { facts, sheets, plan, generatedAt, rowsPerSheet, summaryOnlyOf };
   for (const section of summarySections) section(pen, context);
   worksheet.pageSetup.printArea = `A$1:${columnLetters(summaryColumnWidths.length)}$${pen.rows()}`;
+  // The width sets the scale; a Summary taller than two pages at it prints smaller, down to the readable minimum.
+  const { scale, paperSize } = worksheet.pageSetup;
+  if (scale !== undefined)
+    worksheet.pageSetup.scale = scaleToFitPages(
+      scale,
+      pen.heightPt(),
+      summaryPages,
+      paperOfExcelCode(paperSize),
+      'portrait',
+    );
   worksheet.commit();
 }
 
-function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen & { rows(): number } {
+function summaryPen(
+  worksheet: ExcelJS.Worksheet,
+  timezone: string,
+): SummaryPen & { rows(): number; heightPt(): number } {
   let rows = 0;
+  // The printed height of the rows written: a row's set height, else 15 pt for each 11 pt of its largest font.
+  let heightPt = 0;
+  const fontHeightPt = (size: number | undefined) => (15 * Math.max(11, size ?? 11)) / 11;
   const addRow = (cells: SummaryCell[], lines = 1) => {
     const row = worksheet.addRow(
       cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)),
@@ -114,6 +136,8 @@ function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen 
       if (cell !== null) row.getCell(i + 1).style = typeof cell === 'object' ? cell.style : styles.plain;
     });
     if (lines > 1) row.height = 15 * lines;
+    const fonts = cells.map((cell) => (cell !== null && typeof cell === 'object' ? cell.style.font?.size : undefined));
+    heightPt += row.height ?? Math.max(...fonts.map(fontHeightPt));
     row.commit();
     rows = row.number;
   };
@@ -128,18 +152,24 @@ function summaryPen(worksheet: ExcelJS.Worksheet, timezone: string): SummaryPen 
     line,
     styled,
     rows: () => rows,
+    heightPt: () => heightPt,
     note: (text, style = styles.plain) => {
       const row = worksheet.addRow([text]);
       row.getCell(1).style = { ...style, alignment: { wrapText: true, vertical: 'top' } };
       const lines = Math.max(1, Math.ceil(text.length / noteLineChars));
       // 15 pt a line of the 11 pt body font; a larger font (the alert band) needs proportionally more.
       if (lines > 1) row.height = Math.ceil((15 * lines * Math.max(11, style.font?.size ?? 11)) / 11);
+      heightPt += row.height ?? fontHeightPt(style.font?.size);
       worksheet.mergeCells(row.number, 1, row.number, summaryColumnWidths.length);
       row.commit();
       rows = row.number;
     },
     heading: (text) => {
-      line();
+      // Half a line of space above a section: the Summary is meant to fit two pages.
+      const spacer = worksheet.addRow([]);
+      spacer.height = sectionSpacePt;
+      heightPt += sectionSpacePt;
+      spacer.commit();
       line(styled(text, styles.heading));
     },
     // A label wider than its column wraps onto more lines of a taller row, so it prints whole.
@@ -176,7 +206,7 @@ function writeSummaryHeader(
   { facts, generatedAt, summaryOnlyOf }: SummaryContext,
 ): void {
   // The verdict and the sign-off come first: an incomplete or restated month must not read as final.
-  const close = describeClose(closeOf(facts));
+  const close = describeClose(facts.close);
   if (close.alert) note(close.alert, styles.alertBand);
   for (const text of close.lines) note(text, close.alert ? styles.warning : styles.bold);
   line(styled(`pinrecon reconciliation — ${facts.period}`, styles.title));
@@ -198,7 +228,7 @@ function writeSummaryHeader(
 
 /** Where the findings that differ from the sign-off are: the state itself is said once, at the top. */
 function writeSignoffSection({ note }: SummaryPen, { facts }: SummaryContext): void {
-  if (closeOf(facts).status === 'changed_since_signoff')
+  if (facts.close.status === 'changed_since_signoff')
     note('The findings new, cleared or changed since the sign-off are on the sheet Changed since sign-off.');
 }
 
@@ -264,11 +294,11 @@ function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, 
 /** Per currency, the ledger side and the provider side, each in a row of its own. */
 function writeTotalsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
   heading('Totals per currency');
-  // The exceptions per currency are the totals of the decisions table below.
+  // The findings per currency are the totals of the decisions table below.
   const ledgerColumns = totalsColumns.filter(
     (c) => c.header.startsWith('Ledger') || c.header === 'of which paid' || c.header === 'Matched',
   );
-  const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c) && c.header !== 'Exceptions');
+  const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c) && c.header !== 'Findings');
   for (const columns of [ledgerColumns, providerColumns]) {
     header('Currency', ...columns.map((c) => c.header));
     for (const t of facts.totals) {
@@ -292,12 +322,10 @@ function writeBridgeSection(
     const steps = facts.bridge.filter((b) => b.currency === currency);
     const lastStep = Math.max(...steps.map((x) => x.step));
     // A step with no item and no amount says nothing: left out (the detail is on the sheets).
-    for (const b of steps.filter(
-      (x) => x.exceptionType === null || Number(x.items) > 0 || Number(x.amount ?? 0) !== 0,
-    )) {
-      const isTotal = b.exceptionType === null && (b.step === 0 || b.step === lastStep);
+    for (const b of steps.filter((x) => x.findingType === null || Number(x.items) > 0 || Number(x.amount ?? 0) !== 0)) {
+      const isTotal = b.findingType === null && (b.step === 0 || b.step === lastStep);
       const gross = facts.decisions.bridgeGross.find(
-        (g) => g.currency === b.currency && g.exceptionType === b.exceptionType,
+        (g) => g.currency === b.currency && g.findingType === b.findingType,
       );
       line(
         isTotal ? styled(b.label, styles.bold) : b.label,
@@ -359,22 +387,22 @@ function writeDecisionsSection(
 }
 
 /** Findings per type, with what changed since the previous reconciliation of the period. */
-function writeExceptionsByTypeSection(
+function writeFindingsByTypeSection(
   { line, note, heading, header, styled, count }: SummaryPen,
   { facts }: SummaryContext,
 ): void {
   const changes = facts.changes;
-  heading('Exceptions by type');
+  heading('Findings by type');
   note(
     changes?.previousBuiltAt
       ? `New, still open and cleared compared with the previous reconciliation of ${facts.period}, at ${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}.`
       : `First reconciliation of ${facts.period}: every finding is new.`,
   );
-  header('Exception type', 'Findings', 'New', 'Still open', 'Cleared');
-  const changeTypes = new Map(changes?.byType.map((c) => [c.exceptionType, c]) ?? []);
+  header('Finding type', 'Findings', 'New', 'Still open', 'Cleared');
+  const changeTypes = new Map(changes?.byType.map((c) => [c.findingType, c]) ?? []);
   for (const t of facts.typeCounts) {
-    const c = changeTypes.get(t.exceptionType);
-    line(t.exceptionType, count(t.findings), count(c?.new ?? 0), count(c?.stillOpen ?? 0), count(c?.cleared ?? 0));
+    const c = changeTypes.get(t.findingType);
+    line(t.findingType, count(t.findings), count(c?.new ?? 0), count(c?.stillOpen ?? 0), count(c?.cleared ?? 0));
   }
   line(
     styled('Total', styles.bold),

@@ -13,7 +13,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
-import { closeOf, type ReportFacts } from './report-facts.js';
+import type { ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { describeClose } from './close-facts.js';
 import { decisions } from '../core/decisions.js';
@@ -61,7 +61,7 @@ export async function writeWorkbook(
       `maxRowsPerSheet must be an integer from 2 to ${excelMaxRows}, got ${options.maxRowsPerSheet}`,
     );
   }
-  const signedChanges = facts.close?.status === 'changed_since_signoff' && facts.close.signoff;
+  const signedChanges = facts.close.status === 'changed_since_signoff' && facts.close.signoff;
   const sheets = [
     ...detailSheets(facts.period, facts.timezone),
     ...(signedChanges ? [signoffChangesSheet(facts.period, signedChanges.signoffId)] : []),
@@ -306,7 +306,7 @@ function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
   const footerText = (text: string) => text.replaceAll('&', '&&');
   const headerFooter = {
     // Every printed page says the zone its dates and times are in (the time cells of a detail sheet cannot).
-    oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf} · times in ${facts.timezone}`)}&C${footerText(describeClose(closeOf(facts)).footer)}&RPage &P of &N`,
+    oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf} · times in ${facts.timezone}`)}&C${footerText(describeClose(facts.close).footer)}&RPage &P of &N`,
   };
   const common = { paperSize: papers[paper].excelCode, margins: printMargins, horizontalCentered: false };
   return {

@@ -1,11 +1,8 @@
 /**
- * The lean SpreadsheetML writer for the detail sheets' data rows: each row becomes `<row>` XML text
- * directly (inline strings, no shared-string table; shared styles by id), written into the worksheet's
- * part of exceljs's zip. exceljs keeps everything around the rows: the workbook, styles.xml, the sheet's
- * views (frozen header), column widths, header row, autofilter, data validations and page setup. Only the
- * per-cell work moves here, because exceljs's row and cell objects cost ~45 s per million 13-column rows
- * and this costs a few. Text is stripped of characters XML cannot hold, escaped, and cut to Excel's
- * 32,767 characters per cell.
+ * The lean SpreadsheetML writer for the detail sheets' data rows: each row becomes `<row>` XML directly (inline
+ * strings, styles by id) in the worksheet part of exceljs's zip; exceljs keeps everything around the rows. Only
+ * the per-cell work moves here: exceljs's row objects cost ~45 s per million 13-column rows, this a few. Text is
+ * stripped of characters XML cannot hold, escaped, and cut to Excel's 32,767 characters.
  */
 import type ExcelJS from 'exceljs';
 import type { SheetColumn } from './report-sheets.js';

@@ -50,7 +50,7 @@ async function main(optionsFile: string): Promise<void> {
   const result: MonthPlant = {
     lines: plant.lines,
     byType: plant.byType,
-    findings: plant.findings.map((f) => [f.exceptionType, f.partnerReference, f.transactionId]),
+    findings: plant.findings.map((f) => [f.findingType, f.partnerReference, f.transactionId]),
     malformed: malformedReferences(dataset),
   };
   writeFileSync(plantFile(options.ledger), JSON.stringify(result));

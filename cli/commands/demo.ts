@@ -50,7 +50,7 @@ function describeDemo(summary: DemoSummary): string {
     '',
     `Findings for ${summary.period} (as of ${summary.asOf}):`,
     formatTable(
-      summary.findings.map((f) => ({ exception: f.exception_type, findings: f.findings, difference: f.amount ?? '' })),
+      summary.findings.map((f) => ({ type: f.exception_type, findings: f.findings, difference: f.amount ?? '' })),
     ),
     '',
     formatTable(totals),

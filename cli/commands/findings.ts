@@ -8,7 +8,7 @@ import { decisions, isDecision } from '../../core/decisions.js';
 import { UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { exceptionTypes } from '../../core/exception-types.js';
+import { findingTypeNames } from '../../core/finding-types.js';
 import type { DecisionsResult } from '../../pipelines/decision-recording.js';
 import { decideFindings, decideInBulk, describeDecisions, importDecisions } from '../../pipelines/findings.js';
 import { decisionHistory, listFindings } from '../../pipelines/findings-list.js';
@@ -115,7 +115,7 @@ Example:
       .option('--expected-clear-by <date>', 'YYYY-MM-DD: when a timing difference should clear (needed for timing)')
       .option('--by <name>', 'who decided (default: the OS user name)')
       .option('--period <YYYY-MM>', "decide the period's findings the filters choose (instead of ids)")
-      .option('--type <type...>', `with --period: only these exception types (${exceptionTypes.join(', ')})`)
+      .option('--type <type...>', `with --period: only these finding types (${findingTypeNames.join(', ')})`)
       .option('--family <family>', `with --period: only this family (${families.join(', ')})`)
       .option('--undecided', 'with --period: only findings without a decision')
       .option('--max-amount <amount>', 'with --period: only findings whose amount is at most this (absolute value)')
@@ -158,8 +158,8 @@ Examples:
           throw new UsageError('Choose findings either by id or with --period and filters, not both.');
         const period = parsePeriodOption(options.period);
         for (const type of options.type ?? []) {
-          if (!(exceptionTypes as readonly string[]).includes(type)) {
-            throw new UsageError(`--type must be among ${exceptionTypes.join(', ')}, got "${type}".`);
+          if (!(findingTypeNames as readonly string[]).includes(type)) {
+            throw new UsageError(`--type must be among ${findingTypeNames.join(', ')}, got "${type}".`);
           }
         }
         if (options.family !== undefined && !(families as readonly string[]).includes(options.family)) {

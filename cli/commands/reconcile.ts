@@ -1,6 +1,6 @@
 /** `pinrecon reconcile`: (re)builds the reconciliation models of one period and prints what it found. */
 import type { Command } from 'commander';
-import { exceptionTypes } from '../../core/exception-types.js';
+import { findingTypeNames } from '../../core/finding-types.js';
 import { describeProof, manyLookups, reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
 import {
   action,
@@ -68,7 +68,7 @@ Example:
 }
 
 function printSummary(s: ReconcileSummary, output: Output): void {
-  const types = exceptionTypes
+  const types = findingTypeNames
     .filter((t) => s.byType[t] > 0)
     .map((t) => ({ exception_type: t, findings: s.byType[t] }));
   const currencies = s.currencies.map((c) => ({

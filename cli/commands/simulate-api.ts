@@ -4,6 +4,7 @@
  * else the environment/config (`PINRECON_API_IDENTIFIER`/`PINRECON_API_SECRET`), else the demo pair; they are
  * never printed.
  */
+import path from 'node:path';
 import type { Command } from 'commander';
 import type { Config } from '../../config/schema.js';
 import { ConfigError, JobError, UsageError } from '../../core/errors.js';
@@ -30,6 +31,7 @@ interface SimulateApiOptions extends GlobalOptions {
   slowMs: string;
   revokeEvery: string;
   malformedEvery: string;
+  keepResponses?: string;
   identifier?: string;
   secret?: string;
   verbose?: boolean;
@@ -58,6 +60,10 @@ export function registerSimulateApi(program: Command): void {
       .option('--slow-ms <ms>', 'delay of a slow response', '2000')
       .option('--revoke-every <seconds>', 'revoke every issued token this often (0 = never)', '0')
       .option('--malformed-every <n>', 'serve every Nth sale malformed (0 = none)', '0')
+      .option(
+        '--keep-responses <dir>',
+        'keep each period answer in DIR (gzip) and answer the same window again from it (benchmarks)',
+      )
       .option(
         '--identifier <id>',
         'accepted identifier (default: api.identifier / $PINRECON_API_IDENTIFIER, else "demo-partner")',
@@ -102,6 +108,7 @@ function simulatorOptionsFrom(config: Config, options: SimulateApiOptions, outpu
       revokeEverySeconds: count(options.revokeEvery, '--revoke-every'),
     },
     onRequest: options.verbose && !output.json ? (entry) => output.info(describeRequest(entry)) : undefined,
+    ...(options.keepResponses !== undefined && { keepResponsesDir: path.resolve(options.keepResponses) }),
   };
   return { simulatorOptions, from, to, salesCount };
 }
@@ -144,6 +151,7 @@ async function serveSimulator(config: Config, options: SimulateApiOptions, outpu
     tokenLifetimeSeconds: simulatorOptions.tokenLifetimeSeconds,
     faults: simulatorOptions.faults,
     endpoints: config.api.endpoints,
+    ...(simulatorOptions.keepResponsesDir && { keepResponsesDir: simulatorOptions.keepResponsesDir }),
   };
   output.document(summary);
   output.result(
@@ -162,7 +170,10 @@ async function serveSimulator(config: Config, options: SimulateApiOptions, outpu
   const stats = simulator.stats();
   await simulator.close();
   output.info(
-    `Stopped (${signal}) after ${stats.requests} requests: ${stats.rateLimited} rate-limited, ${stats.injected503 + stats.injected500} injected errors, ${stats.dropped} dropped; at most ${stats.maxInAnyRollingSecond} in any second.`,
+    `Stopped (${signal}) after ${stats.requests} requests: ${stats.rateLimited} rate-limited, ${stats.injected503 + stats.injected500} injected errors, ${stats.dropped} dropped; at most ${stats.maxInAnyRollingSecond} in any second.` +
+      (simulatorOptions.keepResponsesDir
+        ? ` Period answers: ${stats.keptRendered} rendered into and ${stats.keptReplayed} served from ${simulatorOptions.keepResponsesDir}.`
+        : ''),
   );
 }
 

@@ -39,6 +39,7 @@ export class Dataset {
   private readonly booked: SimulatedSale[] = [];
   private readonly bookedByReference = new Map<string, SimulatedSale>();
   private readonly stockLeft = new Map(productSpecs.map((product) => [product.id, product.stock]));
+  private changedSales = 0;
 
   constructor(readonly options: DatasetOptions) {
     this.plan = planDataset(options);
@@ -47,6 +48,11 @@ export class Dataset {
 
   get timezone(): string {
     return this.plan.clock.timeZone;
+  }
+
+  /** Sales booked or changed through the API since the server started: 0 while the data set is as generated. */
+  get revision(): number {
+    return this.changedSales;
   }
 
   /** Number of sales, generated and booked. */
@@ -185,6 +191,7 @@ export class Dataset {
       buyerDocument: input.customer?.document ?? '',
     };
     this.booked.push(sale);
+    this.changedSales++;
     this.bookedByReference.set(reference, sale);
     return sale;
   }
@@ -221,6 +228,7 @@ export class Dataset {
   }
 
   private setStatus(sale: SimulatedSale, status: string, keySentToCustomer: boolean): void {
+    this.changedSales++;
     if (sale.transactionId - FIRST_TRANSACTION_ID < this.plan.salesCount) {
       this.changes.set(sale.transactionId, { status, keySentToCustomer });
     } else {

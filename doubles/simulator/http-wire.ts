@@ -41,6 +41,21 @@ export function sendJson(response: ServerResponse, status: number, value: unknow
   response.end(body);
 }
 
+/** A JSON array of sales records as text chunks of about STREAM_CHUNK_CHARS; the last one closes the array. */
+export function* salesArrayChunks(sales: Iterable<SimulatedSale>): Generator<string> {
+  let chunk = '[';
+  let first = true;
+  for (const sale of sales) {
+    chunk += (first ? '' : ',') + JSON.stringify(wireRecord(sale));
+    first = false;
+    if (chunk.length >= STREAM_CHUNK_CHARS) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  yield `${chunk}]`;
+}
+
 /** Streams a JSON array of sales records in chunks, waiting for the socket to drain between them. */
 export async function streamSales(
   response: ServerResponse,
@@ -48,27 +63,20 @@ export async function streamSales(
   dropMidResponse: boolean,
 ): Promise<void> {
   response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
-  let chunk = '[';
-  let first = true;
-  for (const sale of sales) {
-    chunk += (first ? '' : ',') + JSON.stringify(wireRecord(sale));
-    first = false;
-    if (chunk.length >= STREAM_CHUNK_CHARS) {
-      if (response.destroyed) return; // the client went away: stop generating
-      if (dropMidResponse) {
-        response.write(chunk, () => response.destroy());
-        return;
-      }
-      const flowing = response.write(chunk);
-      chunk = '';
-      if (!flowing) await drained(response);
+  const chunks = salesArrayChunks(sales);
+  for (let next = chunks.next(); !next.done; ) {
+    const chunk = next.value;
+    next = chunks.next();
+    const last = next.done === true;
+    if (response.destroyed) return; // the client went away: stop generating
+    if (dropMidResponse) {
+      // A full chunk, or half of a short answer: never the whole array.
+      response.write(last ? chunk.slice(0, Math.ceil((chunk.length - 1) / 2)) : chunk, () => response.destroy());
+      return;
     }
+    if (last) response.end(chunk);
+    else if (!response.write(chunk)) await drained(response);
   }
-  if (dropMidResponse) {
-    response.write(chunk.slice(0, Math.ceil(chunk.length / 2)), () => response.destroy());
-    return;
-  }
-  response.end(`${chunk}]`);
 }
 
 export function drained(response: ServerResponse): Promise<void> {

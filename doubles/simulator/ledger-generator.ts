@@ -1,15 +1,8 @@
 /**
- * Writes the partner ledger of one period for the simulator's sales — what the partner's own system would
- * export — with a believable share of planted breaks of every kind, and returns the plant: every finding
- * `pinrecon reconcile` must report for that period, planted or natural (booked keys ageing, sales paid on
- * one side of a month end and created on the other, statuses nobody documented).
- *
- * The expected findings are computed here from the lines written and the sales the database will hold
- * (the period's paid and created windows, plus the sales only an individual lookup finds), by the rules of
- * interface.md written again in TypeScript: an independent oracle for the SQL models.
- *
- * Traps that must NOT become findings are planted too: references with surrounding spaces, amounts written
- * `10.3` where the provider says `10.30`, costs off by less than the tolerance.
+ * Writes the partner ledger of one period for the simulator's sales, with planted breaks of every kind, and
+ * returns the plant: every finding `pinrecon reconcile` must report, computed here by interface.md's rules written
+ * again in TypeScript (an independent oracle for the SQL models). Traps that must not become findings are planted
+ * too: references with spaces, `10.3` against `10.30`, costs off by less than the tolerance.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Dataset } from './dataset.js';
@@ -38,7 +31,7 @@ export interface LedgerGeneratorOptions {
 }
 
 export interface ExpectedFinding {
-  exceptionType: string;
+  findingType: string;
   /** Trimmed. */
   partnerReference: string;
   /** The sale a finding about one sale names (null for missing_at_provider and duplicate_reference). */
@@ -54,7 +47,7 @@ export interface LedgerPlant {
   lines: number;
   /** Every finding reconcile must report for the period, sorted by type then reference. */
   findings: ExpectedFinding[];
-  /** Counts by exception type. */
+  /** Counts by finding type. */
   byType: Record<string, number>;
   /** References of ledger orders whose sale is outside the period's extract: only an individual lookup finds them. */
   lookups: string[];
@@ -188,7 +181,7 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
     planted: plantedReferences.has(f.partnerReference),
   }));
   const byType: Record<string, number> = {};
-  for (const f of findings) byType[f.exceptionType] = (byType[f.exceptionType] ?? 0) + 1;
+  for (const f of findings) byType[f.findingType] = (byType[f.findingType] ?? 0) + 1;
   return {
     file: options.file,
     period: options.period,
@@ -293,8 +286,8 @@ function expectedFindings(
   const periodOf = (ms: number) => clock.localDate(ms).slice(0, 7);
   const classOf = (s: SimulatedSale) => r.statusMap[s.status.trim()] ?? 'unknown';
   const findings: Omit<ExpectedFinding, 'planted'>[] = [];
-  const add = (exceptionType: string, partnerReference: string, transactionId: number | null) =>
-    findings.push({ exceptionType, partnerReference, transactionId });
+  const add = (findingType: string, partnerReference: string, transactionId: number | null) =>
+    findings.push({ findingType, partnerReference, transactionId });
 
   const groups = new Map<string, { lines: Line[]; sales: SimulatedSale[] }>();
   const group = (reference: string) =>
@@ -339,7 +332,7 @@ function expectedFindings(
     }
   }
   return findings.sort(
-    (a, b) => a.exceptionType.localeCompare(b.exceptionType) || a.partnerReference.localeCompare(b.partnerReference),
+    (a, b) => a.findingType.localeCompare(b.findingType) || a.partnerReference.localeCompare(b.partnerReference),
   );
 }
 

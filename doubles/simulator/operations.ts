@@ -9,10 +9,11 @@ import type { Dataset } from './dataset.js';
 import { wireRecord, type SimulatedSale } from './sale-generator.js';
 import { Rejection } from './rejection.js';
 import type { TokenAuthority } from './tokens.js';
+import type { PeriodWindow } from './kept-responses.js';
 import { daysInclusive, isCalendarDate } from './zoned-time.js';
 
-/** Body of a successful operation: a JSON value, or a list of sales to stream. */
-export type Reply = { json: unknown } | { sales: Iterable<SimulatedSale> };
+/** Body of a successful operation: a JSON value, or a list of sales to stream (a period's with its window). */
+export type Reply = { json: unknown } | { sales: Iterable<SimulatedSale>; window?: PeriodWindow };
 
 /** The operations, by name: each returns its reply or throws a Rejection. `url` is the server's, once listening. */
 export function simulatorOperations(
@@ -97,7 +98,11 @@ function salesByPeriod(
   if (flag !== null && !/^(true|false)$/i.test(flag)) {
     throw new Rejection('invalid_request', `searchIsByCreateDate must be true or false, got "${flag}".`);
   }
-  return { sales: dataset.salesInPeriod(startDate, finishDate, flag?.toLowerCase() === 'true') };
+  const byCreateDate = flag?.toLowerCase() === 'true';
+  return {
+    sales: dataset.salesInPeriod(startDate, finishDate, byCreateDate),
+    window: { startDate, finishDate, byCreateDate },
+  };
 }
 
 /** A pre-redeem: checks the request, creates the sale, and points `redirectLink` at the redeem page of `url`. */

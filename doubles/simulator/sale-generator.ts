@@ -1,29 +1,9 @@
 /**
- * Generating the simulator's sales: deterministic from (seed, options), and never held in memory. Sale i is a pure
- * function of (plan, i) — `generateSale` — so a period query computes the index range its window can
- * touch and generates only those sales, and millions of sales cost no memory at all. The only state is a
- * small overlay (dataset.ts): sales booked through pre-redeem, status changes (reversals, redemptions) and stock.
- *
- * Distributions (each drawn from its own hash of (seed, i), so changing one leaves the others alone):
- * - creation time: the span [from 00:00, to+1 00:00) in `timezone` is cut into `salesCount` equal slots and
- *   sale i falls at a uniformly jittered point of slot i (whole seconds) — so creation time grows with i.
- * - payment time: before creation by 1–30 min (80 %), 30 min–6 h (17 %) or 6–20 h (3 %); so a sale can be
- *   paid the day (or month) before it was created, and the paid and created windows differ.
- * - product: one of the 30 catalog products, weighted (cheap mobile and Steam credits sell most; the two
- *   US-dollar products are rare); prices and partner costs are the catalog's.
- * - status: "Redeemed by Client" 90.9 %, "delivered" 6 % (booked, not yet redeemed; 25 % of those with
- *   keySentToCustomer false), "Canceled in stock" 3 % (keySentToCustomer false), and the status this
- *   service never documented, "Pending review", 0.1 %.
- * - partnerReference: "PO-<year created>-<i+1, 7 digits>", unique; 1 in 5,000 has surrounding spaces.
- * - key (PIN): 16 or 20 characters, or 4 dashed groups of 4 (19), depending on the product.
- * - transactionDate (the creation time): ISO 8601 with offset 60 % ("2026-01-31T23:55:00-03:00"), ISO
- *   without offset in local time 25 % ("2026-01-31T23:55:00"), "dd/MM/yyyy HH:mm:ss" local 15 %.
- * - buyer document: a valid CPF of one of ⌈salesCount / 3⌉ customers (customer = i mod that), so a
- *   document lookup is arithmetic, not a search.
- * - malformedEvery N: sales N, 2N, 3N… (1-based) are served malformed, alternately a required field missing
- *   (rotating over partnerCostPrice, transactionDate, productId, partnerReference, salesPrice) and an
- *   unparseable transactionDate ("31-02-2026 25:61", "2026-13-45T99:00:00"). `sales()` yields the true
- *   values with `malformation` set; `wireRecord` is what the API serves.
+ * Generating the simulator's sales: deterministic from (seed, options) and never held in memory. Sale i is a
+ * pure function of (plan, i) (`generateSale`), so a period query generates only the index range its window can
+ * touch; the only state is a small overlay (dataset.ts). Each distribution (creation and payment time, product,
+ * status, reference, key, date format, buyer, malformed records) draws from its own hash of (seed, i):
+ * docs/ARCHITECTURE.md "Design notes by module" lists them.
  */
 import type { SalesRecord } from '../../sources/partner-api/types.js';
 import { costCents, currencyOfProduct, productSpecs, type ProductSpec } from './catalog.js';

@@ -1,13 +1,9 @@
 /**
- * A local server of the whole Partner PIN Redemption API (shared/spec/partner-pin-redemption-api.md) for
- * tests, benchmarks and `pinrecon demo`: the 16 operations at configurable paths, JWT auth with refresh and
- * revocation, the 50-requests-in-any-rolling-second limit (503), the 31-day rule, and seeded fault injection.
- *
- * Every refusal is status 400 with a JSON body `{ "message", "code" }`; the rate limit and injected faults
- * answer 503/500 with the same body shape (dropped connections answer nothing). Unknown paths are 404.
- * Sales lists are streamed, a chunk at a time with backpressure, so a window of a million sales keeps the
- * server's memory flat. `redirectLink` of a pre-redeem points at a minimal redeem page (GET /redeem/{id}; POST
- * completes it: status "Redeemed by Client"), outside the rate limit, as the service's own page would be.
+ * A local server of the whole Partner PIN Redemption API for tests, benchmarks and `pinrecon demo`: the 16
+ * operations at configurable paths, JWT auth with refresh and revocation, the rolling-second limit (503), the
+ * 31-day rule and seeded fault injection. Refusals are 400 `{ "message", "code" }`; sales lists are streamed
+ * with backpressure, so a million-sale window keeps memory flat; a pre-redeem's `redirectLink` points at a
+ * minimal redeem page outside the rate limit.
  */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -23,6 +19,7 @@ import { FaultInjector, SlidingWindowLimiter, type FaultDecision, type FaultOpti
 import { ZonedClock } from './zoned-time.js';
 import { escapeHtml, readJsonBody, sendJson, streamSales } from './http-wire.js';
 import { simulatorOperations, type Call, type Reply } from './operations.js';
+import { KeptResponses } from './kept-responses.js';
 
 export type { FaultOptions } from './traffic.js';
 export { Dataset } from './dataset.js';
@@ -60,6 +57,8 @@ export interface SimulatorOptions {
    * client inside that wait to see a crash between "the provider reversed" and "we recorded it".
    */
   reversalAnswerDelayMs?: number;
+  /** Folder where salesByPeriod answers are kept (kept-responses.ts); default none: every answer generated. */
+  keepResponsesDir?: string;
 }
 
 export interface RequestLogEntry {
@@ -93,6 +92,9 @@ export interface SimulatorStats {
   reversals: number;
   /** Of those, refused with 400 (e.g. already reversed, unknown transaction). */
   reversalsRefused: number;
+  /** With keepResponsesDir: period answers rendered into it, and served from it. */
+  keptRendered: number;
+  keptReplayed: number;
 }
 
 export interface RunningSimulator {
@@ -141,6 +143,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       reversalsRefused: 0,
     },
     reversalAnswerDelayMs: options.reversalAnswerDelayMs ?? 0,
+    kept: options.keepResponsesDir ? new KeptResponses(options.keepResponsesDir, dataset.options) : undefined,
     byEndpoint: {},
     operations: simulatorOperations(
       dataset,
@@ -180,6 +183,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
       maxInAnyRollingSecond: state.limiter.maxInAnyWindow,
       tokensIssued: tokens.issued,
       refreshes: tokens.refreshes,
+      keptRendered: state.kept?.rendered ?? 0,
+      keptReplayed: state.kept?.replayed ?? 0,
     }),
     revokeAllTokens: revocation.revokeAll,
     setFaults(next: FaultOptions) {
@@ -206,10 +211,14 @@ interface SimulatorState {
   tokens: TokenAuthority;
   limiter: SlidingWindowLimiter;
   faults: FaultInjector;
-  counters: Omit<SimulatorStats, 'byEndpoint' | 'maxInAnyRollingSecond' | 'tokensIssued' | 'refreshes'>;
+  counters: Omit<
+    SimulatorStats,
+    'byEndpoint' | 'maxInAnyRollingSecond' | 'tokensIssued' | 'refreshes' | 'keptRendered' | 'keptReplayed'
+  >;
   byEndpoint: Partial<Record<EndpointName, number>>;
   operations: Record<EndpointName, (call: Call) => Reply>;
   reversalAnswerDelayMs: number;
+  kept: KeptResponses | undefined;
 }
 
 /** Revoking every token, now or every `faults.revokeEverySeconds` (re-read when the faults change). */
@@ -310,6 +319,9 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
   // The reversal has taken effect; only its answer waits (a client killed now never learns of it).
   if (reversals.has(match.name) && state.reversalAnswerDelayMs > 0) await delay(state.reversalAnswerDelayMs);
   if ('json' in reply) sendJson(response, 200, reply.json, dropMidResponse);
+  // A kept answer holds the data set as generated: once the API changed a sale, answers are generated again.
+  else if (reply.window && state.kept && state.dataset.revision === 0 && !dropMidResponse)
+    await state.kept.serve(response, reply.window, reply.sales);
   else await streamSales(response, reply.sales, dropMidResponse);
   log(dropMidResponse ? 0 : 200, match.name, dropMidResponse ? 'dropped mid-response' : undefined);
 }

@@ -1,16 +1,9 @@
 /**
- * `actions execute`: carries out the period's approved reversals through the provider, exactly once each
- * (interface.md "Actions"; the outbox pattern: intent first, effect second, read to settle).
- *
- * For each approved (or, after a crash, still `in_flight`) reversal: read the sale ("Sales by service
- * transaction id"); already canceled → `verified`, no call. Otherwise the action is committed `in_flight`
- * *before* "Reversal by transaction id" is called (through the client's one queue and pacing), the answer is
- * recorded, and the sale is read again: canceled → `verified`, else `failed` with the provider's message. A
- * refusal (400, e.g. "already reversed") is never retried: reading the sale settles it. Every sale read is
- * landed and loaded into `sales` like a lookup's answer, so the next reconcile sees its new status.
- *
- * What it never does: reverse a sale that reads canceled, call twice for one action in one run, act on an
- * action nobody approved, or touch claims and journal entries (those leave by `actions export`).
+ * `actions execute`: carries out the period's approved reversals through the provider, exactly once each (the
+ * outbox pattern: intent first, effect second, read to settle). A sale that reads canceled is `verified` with no
+ * call; otherwise the action is committed `in_flight` before the reversal is called, and the sale is read again
+ * to settle it; a 400 is never retried. Every sale read is loaded into `sales` like a lookup's answer. Claims
+ * and journal entries leave by `actions export`.
  */
 import type { Config } from '../../config/schema.js';
 import { ConfigError, JobError } from '../../core/errors.js';

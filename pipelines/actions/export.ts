@@ -125,7 +125,7 @@ async function claimFile(warehouse: Warehouse, config: Config, period: string): 
       text('currency', 'Currency', 9),
       text('key_last4', 'Key (last 4)', 12),
       text('note', 'Note', 40),
-      text('exception_type', 'Exception type', 22),
+      text('exception_type', 'Finding type', 22),
       text('action_id', 'Action', 18),
       text('finding_id', 'Finding ID', 34),
     ],
@@ -145,7 +145,7 @@ async function claimFile(warehouse: Warehouse, config: Config, period: string): 
 
 /**
  * Journal lines: each action is one entry of two lines with the same amount, debit on one account and credit
- * on the other (journal.accounts by exception type and decision); a negative difference (a gain) swaps them.
+ * on the other (journal.accounts by finding type and decision); a negative difference (a gain) swaps them.
  */
 async function journalFile(warehouse: Warehouse, config: Config, period: string): Promise<ActionFile> {
   const actions = await warehouse.all<Record<string, string | null>>(
@@ -209,11 +209,7 @@ async function journalFile(warehouse: Warehouse, config: Config, period: string)
 }
 
 /** The most specific of journal.accounts: type:decision, then type, then decision, then default. */
-export function accountsFor(
-  config: Config,
-  exceptionType: string,
-  decision: string,
-): { debit: string; credit: string } {
+export function accountsFor(config: Config, findingType: string, decision: string): { debit: string; credit: string } {
   const accounts = config.journal.accounts;
-  return accounts[`${exceptionType}:${decision}`] ?? accounts[exceptionType] ?? accounts[decision] ?? accounts.default!;
+  return accounts[`${findingType}:${decision}`] ?? accounts[findingType] ?? accounts[decision] ?? accounts.default!;
 }

@@ -20,7 +20,7 @@ import {
   type StoredAction,
 } from './store.js';
 
-/** Exception types whose sale a `reverse` decision can reverse (interface.md: a finding with a provider transaction). */
+/** Finding types whose sale a `reverse` decision can reverse (interface.md: a finding with a provider transaction). */
 const reversibleTypes = ['unredeemed_key', 'refunded_not_reversed', 'missing_in_ledger', 'duplicate_reference'];
 
 /** An action the current decisions call for. */

@@ -1,13 +1,8 @@
 /**
- * The back-fill (interface.md "Proof of absence"): with `extract.historyStart` set, `extract` and `run` first
- * fetch the by-creation windows from it up to the day before their own range starts. Once they are stored, the
- * windows hold every sale of ours the provider created, so a paid order no stored sale answers is proven absent
- * by them (proof `windows`) instead of by one look-up each.
- *
- * It is `extract --by created` over that range with no lookback: windows (≤ extract.maxWindowDays, calendar
- * months, as plan.ts cuts them) already completed after their days ended are skipped, so a back-fill killed at
- * any point goes on from the first window it had not committed. Only creation dates are asked for, and a
- * stored record that comes back unchanged costs a hash comparison (sales.record_hash), not a parse.
+ * The back-fill: with `extract.historyStart` set, `extract` and `run` first fetch the by-creation windows from
+ * it up to the day before their own range, so a paid order no stored sale answers is proven absent by the
+ * windows (proof `windows`) instead of by one look-up each. It is `extract --by created` with no lookback:
+ * completed windows are skipped, so a killed back-fill goes on from its first uncommitted window.
  */
 import type { Config } from '../../config/schema.js';
 import { addDays } from '../../core/calendar.js';

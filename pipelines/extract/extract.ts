@@ -1,8 +1,9 @@
 /**
  * `extract`: pulls the provider's sales for a date range, window by window, under the shared rate limit.
- * Each window's response is landed as received (gzip), then loaded by DuckDB while the next one downloads,
- * and the window's rows, quarantine, landing record and checkpoint commit in one transaction, so a run killed
- * at any moment and started again finishes only the missing windows and ends with exactly the clean result.
+ * Each window's response is landed as received (gzip), then loaded by DuckDB while the next one downloads (one
+ * ahead at most, download-ahead.ts), and the window's rows, quarantine, landing record and checkpoint commit in
+ * one transaction, so a run killed at any moment and started again finishes only the missing windows and ends
+ * with exactly the clean result.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -16,6 +17,7 @@ import type { Warehouse } from '../../core/warehouse.js';
 import { keyMaskingStream, type KeyProtection } from '../../core/key-protection.js';
 import { keyProtectionFor } from '../key-mode.js';
 import { completedWindows, recordCompletedWindow } from './checkpoint.js';
+import { downloadAhead } from './download-ahead.js';
 import { landingRoot, salesLandingPath, writeLandingRecord } from './landing.js';
 import { loadLandedSales, type LoadCounts } from './load.js';
 import { markWindows, planWindows, type PlannedWindow, type SearchBy } from './plan.js';
@@ -129,8 +131,8 @@ export async function extractSales(
         );
       };
       // The job's memory limit, unless the windows should have their own (extract.memoryLimit).
-      const jobMemoryLimit = await warehouse.memoryLimit();
-      if (config.extract.memoryLimit) await warehouse.setMemoryLimit(config.extract.memoryLimit);
+      const jobMemoryLimit = warehouse.memoryLimitSetting() ?? (await warehouse.memoryLimit());
+      if (config.extract.memoryLimit) await warehouse.useMemoryLimit(config.extract.memoryLimit);
       // Keeps the bar's rates alive while a large window downloads or loads (off a terminal, the output
       // turns these into a plain line every ~10 s).
       const ticker = setInterval(() => showProgress(), 500);
@@ -138,33 +140,19 @@ export async function extractSales(
         if (summary.windows.skipped > 0) {
           output.info(`${summary.windows.skipped} of ${plan.length} windows already extracted; skipping them`);
         }
-        // The next window downloads while this one loads: the download is the network and this process's
-        // masking and gzip, the load is DuckDB's threads, so the two overlap instead of taking turns.
+        // The next window downloads while this one loads, never more than one ahead (download-ahead.ts).
         // Loads and checkpoints stay in window order; a download never commits anything.
-        let next =
-          toFetch.length > 0
-            ? settle(downloadWindow(client, toFetch[0]!, run.runId, summary.landingDir, keys))
-            : undefined;
-        for (const [index, window] of toFetch.entries()) {
-          const downloaded = await next!;
-          next =
-            index + 1 < toFetch.length
-              ? settle(downloadWindow(client, toFetch[index + 1]!, run.runId, summary.landingDir, keys))
-              : undefined;
-          try {
-            if (!downloaded.ok) throw downloaded.error;
-            const counts = await loadWindow(warehouse, config, window, run.runId, downloaded.value, output);
-            addWindow(summary, counts);
-          } catch (error) {
-            // The download under way has nothing to commit: let it finish (or fail) before the run ends.
-            await next;
-            throw error;
-          }
-          // A finished window is always drawn (the throttle would otherwise swallow the last one).
-          if (output.isTerminal) showProgress(true);
-        }
+        await downloadAhead(
+          toFetch,
+          (window) => downloadWindow(client, window, run.runId, summary.landingDir, keys),
+          async (window, downloaded) => {
+            addWindow(summary, await loadWindow(warehouse, config, window, run.runId, downloaded, output));
+            // A finished window is always drawn (the throttle would otherwise swallow the last one).
+            if (output.isTerminal) showProgress(true);
+          },
+        );
       } finally {
-        if (config.extract.memoryLimit) await warehouse.setMemoryLimit(jobMemoryLimit).catch(() => undefined);
+        if (config.extract.memoryLimit) await warehouse.useMemoryLimit(jobMemoryLimit).catch(() => undefined);
         clearInterval(ticker);
         output.clearProgress();
         Object.assign(summary, clientDelta());
@@ -263,15 +251,6 @@ async function downloadWindow(
     return { file, download, seconds: (Date.now() - started) / 1000 };
   } catch (error) {
     throw explainDownloadFailure(error, `${window.start}..${window.end} (by ${window.flag})`);
-  }
-}
-
-/** A promise that never rejects: its outcome is looked at when its turn comes (no unhandled rejection meanwhile). */
-async function settle<T>(work: Promise<T>): Promise<{ ok: true; value: T } | { ok: false; error: unknown }> {
-  try {
-    return { ok: true, value: await work };
-  } catch (error) {
-    return { ok: false, error };
   }
 }
 

@@ -1,19 +1,14 @@
 /**
- * Loads one landed sales response (a gzip JSON array) into `sales`, entirely in DuckDB: the records are read
- * with `read_json_objects`, checked and typed in SQL, and upserted; no record is parsed in JavaScript, so
- * memory stays flat however large the response. Nothing is dropped: a record with a missing or wrongly typed
- * field, or superseded by a later duplicate of its transactionId, goes whole to `sales_quarantine` with the
- * reason and its place in the file; a record whose date cannot be read is loaded (transaction_at NULL) and
- * quarantined too. Money is cast from the JSON number's own digits, never through a double. A record stored
- * unchanged already (same md5 of its JSON and of the settings that typed it) is not parsed again: it takes the
- * stored sale's typed columns, so a re-fetched window, or the created window after the paid one, costs a hash.
+ * Loads one landed sales response (a gzip JSON array) into `sales`, entirely in DuckDB (`read_json_objects`,
+ * checked and typed in SQL, upserted), so memory stays flat. Nothing is dropped: a bad or superseded record goes
+ * whole to `sales_quarantine` with its reason; money is cast from the JSON's own digits. A record stored unchanged
+ * (same md5 of its JSON and typing settings) is not parsed again: a re-fetched window costs a hash.
  */
 import type { Config } from '../../config/schema.js';
-import type { Warehouse } from '../../core/warehouse.js';
-import { fillSqlTemplate, sqlString } from '../../core/sql.js';
-import { sqlText } from '../../core/paths.js';
+import type { Params, Warehouse } from '../../core/warehouse.js';
+import { sqlString } from '../../core/sql.js';
 import type { ExtractWindow } from './plan.js';
-import { transactionAtSql, unparseableDateReason } from './transaction-date.js';
+import { loadedColumns, recordHashSql, stagingSql } from './landed-staging.js';
 
 /** A response body kept in the landing directory. */
 export interface LandedSales {
@@ -46,84 +41,76 @@ export interface LoadCounts {
   statusChanges: number;
 }
 
-type FieldKind = 'integer' | 'text' | 'money' | 'boolean';
-
-/** The Sales record of the spec: JSON name, column, kind, required. Unknown fields stay in the landed file. */
-const fields: { name: string; column: string; kind: FieldKind; required: boolean }[] = [
-  { name: 'transactionId', column: 'transaction_id', kind: 'integer', required: true },
-  { name: 'partnerReference', column: 'partner_reference', kind: 'text', required: true },
-  { name: 'productId', column: 'product_id', kind: 'integer', required: true },
-  { name: 'productName', column: 'product_name', kind: 'text', required: false },
-  { name: 'salesPrice', column: 'sales_price', kind: 'money', required: true },
-  { name: 'partnerCostPrice', column: 'partner_cost_price', kind: 'money', required: true },
-  { name: 'status', column: 'status', kind: 'text', required: true },
-  { name: 'transactionDate', column: 'transaction_date_raw', kind: 'text', required: true },
-  { name: 'countryCode', column: 'country_code', kind: 'text', required: false },
-  { name: 'salesCurrencyCode', column: 'sales_currency_code', kind: 'text', required: true },
-  { name: 'salesCurrencySymbol', column: 'sales_currency_symbol', kind: 'text', required: false },
-  { name: 'key', column: 'key', kind: 'text', required: false },
-  // Written into landing files by security.keys "hash" in place of the whole key (core/key-protection.ts).
-  { name: 'keyHmac', column: 'key_hmac', kind: 'text', required: false },
-  { name: 'keySentToCustomer', column: 'key_sent_to_customer', kind: 'boolean', required: false },
-];
-
-/** json_type() names accepted for each kind, and how the kind is named in a reason. */
-const accepted: Record<FieldKind, { types: string[]; described: string }> = {
-  integer: { types: ['BIGINT', 'UBIGINT'], described: 'an integer' },
-  text: { types: ['VARCHAR'], described: 'a string' },
-  money: { types: ['BIGINT', 'UBIGINT', 'DOUBLE'], described: 'a number' },
-  boolean: { types: ['BOOLEAN'], described: 'true or false' },
-};
-
-const loadedColumns = [...fields.map((f) => f.column), 'status_class', 'transaction_at', 'record_hash'];
-
 /**
  * Loads `landed` into `sales`, `sales_status_history`, `sales_quarantine` and `landing_files`.
  * Call it inside a transaction (the caller commits it together with its checkpoint).
  */
 export async function loadLandedSales(warehouse: Warehouse, config: Config, landed: LandedSales): Promise<LoadCounts> {
   const window = landed.window;
+  // Each statement named in its error: an out-of-memory says which part of the load, under which memoryLimit.
+  const step = (name: string, sql: string, params?: Params) => warehouse.step(name, () => warehouse.run(sql, params));
   try {
     // Records stored unchanged (same JSON, typed under the same settings) are not parsed again: the paid and the
     // created window bring the same sales, and a re-fetch within the lookback brings mostly unchanged ones.
-    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_hashes AS
+    await step(
+      'reading and hashing the landed records',
+      `CREATE OR REPLACE TEMP TABLE landed_hashes AS
       SELECT ordinality - 1 AS record_index, ${recordHashSql('json', config)} AS record_hash
-      FROM read_json_objects(${sqlString(landed.path)}, format = 'array', compression = 'gzip') WITH ORDINALITY`);
+      FROM read_json_objects(${sqlString(landed.path)}, format = 'array', compression = 'gzip') WITH ORDINALITY`,
+    );
     // A sale with an unreadable date is read again: its quarantine row belongs to each window that brings it.
-    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_unchanged AS
+    await step(
+      'matching them with the sales stored unchanged',
+      `CREATE OR REPLACE TEMP TABLE landed_unchanged AS
       SELECT hashes.record_index, sales.transaction_id
       FROM landed_hashes AS hashes JOIN sales ON sales.record_hash = hashes.record_hash
-      WHERE sales.transaction_at IS NOT NULL`);
+      WHERE sales.transaction_at IS NOT NULL`,
+    );
     const seen = (await warehouse.one<{ records: string; unchanged: string }>(
       'SELECT (SELECT count(*) FROM landed_hashes) AS records, (SELECT count(*) FROM landed_unchanged) AS unchanged',
     ))!;
+    // memoryLimit "auto": room for this file's records beside the sales held: the index of sales cannot spill, and
+    // the staging's anti join over the unchanged records is held whole (measured: "typing and checking" failed first).
+    await warehouse.fitMemoryToWork(Number(seen.records));
     // Nothing new in the file: the staging query only gives landed_sales its columns.
     const staging = stagingSql(landed.path, config);
-    await warehouse.run(
+    await step(
+      'typing and checking the new or changed records',
       `CREATE OR REPLACE TEMP TABLE landed_sales AS ${seen.records === seen.unchanged ? `SELECT * FROM (${staging}) LIMIT 0` : staging}`,
     );
     // The unchanged records need only their sale: they are not compared, rewritten or history (just seen again).
-    await warehouse.run(
+    await step(
+      'adding the unchanged records',
       `INSERT INTO landed_sales BY NAME SELECT record_index, transaction_id, true AS is_unchanged FROM landed_unchanged`,
     );
     // Only repeated transactionIds among loadable records: normally none, so this stays tiny.
-    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_duplicates AS
+    await step(
+      'finding repeated transactionIds',
+      `CREATE OR REPLACE TEMP TABLE landed_sales_duplicates AS
       SELECT transaction_id, max(record_index) AS kept_index, count(*) AS occurrences
-      FROM landed_sales WHERE problem IS NULL GROUP BY transaction_id HAVING count(*) > 1`);
+      FROM landed_sales WHERE problem IS NULL GROUP BY transaction_id HAVING count(*) > 1`,
+    );
     await markSupersededDuplicates(warehouse, landed.path);
-    await warehouse.run(`CREATE OR REPLACE TEMP VIEW landed_sales_kept AS
-      SELECT * EXCLUDE (raw, problem, date_problem, superseded_by) FROM landed_sales WHERE problem IS NULL AND superseded_by IS NULL`);
+    await step(
+      'choosing the records to load',
+      `CREATE OR REPLACE TEMP VIEW landed_sales_kept AS
+      SELECT * EXCLUDE (raw, problem, date_problem, superseded_by) FROM landed_sales WHERE problem IS NULL AND superseded_by IS NULL`,
+    );
 
     // A re-fetched window replaces its earlier quarantine rows instead of adding to them.
     if (window) {
-      await warehouse.run(
+      await step(
+        "replacing the window's quarantine",
         `DELETE FROM sales_quarantine WHERE window_start = $1::DATE AND window_end = $2::DATE AND by_flag = $3`,
         [window.start, window.end, window.flag],
       );
     } else {
-      await warehouse.run(`DELETE FROM sales_quarantine WHERE landing_path = $1`, [landed.path]);
+      await step("replacing the file's quarantine", `DELETE FROM sales_quarantine WHERE landing_path = $1`, [
+        landed.path,
+      ]);
     }
-    await warehouse.run(
+    await step(
+      'quarantining the records that cannot be loaded',
       `INSERT INTO sales_quarantine (landing_path, record_index, window_start, window_end, by_flag, transaction_id, reason, raw, run_id, quarantined_at)
        SELECT $1, record_index, $2::DATE, $3::DATE, $4, transaction_id,
               concat_ws('; ', problem,
@@ -144,11 +131,15 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     );
 
     // History first: it compares against the sales rows as they were before this response.
-    await warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_sales_changes AS
+    await step(
+      'comparing with the stored sales',
+      `CREATE OR REPLACE TEMP TABLE landed_sales_changes AS
       SELECT k.transaction_id, k.status, t.status AS previous_status, t.transaction_id IS NULL AS is_new
       FROM (SELECT * FROM landed_sales_kept WHERE NOT is_unchanged) k LEFT JOIN sales t ON t.transaction_id = k.transaction_id
-      WHERE t.transaction_id IS NULL OR t.status IS DISTINCT FROM k.status`);
-    await warehouse.run(
+      WHERE t.transaction_id IS NULL OR t.status IS DISTINCT FROM k.status`,
+    );
+    await step(
+      'recording status changes in sales_status_history',
       `INSERT INTO sales_status_history (transaction_id, status, previous_status, observed_at, run_id)
        SELECT transaction_id, status, previous_status, $1::TIMESTAMPTZ, $2 FROM landed_sales_changes ORDER BY transaction_id`,
       [landed.fetchedAt.toISOString(), landed.runId],
@@ -161,8 +152,9 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       window?.flag === 'created' ? window.start : null,
       landed.runId,
     ];
-    await warehouse.run(upsertSql(), seenParams);
-    await warehouse.run(
+    await step('upserting the new and changed sales into sales', upsertSql(), seenParams);
+    await step(
+      'marking the unchanged sales seen',
       `UPDATE sales SET ${seenColumnsSql('$1::TIMESTAMPTZ', '$2::BOOLEAN', '$3::DATE', '$4::BOOLEAN', '$5::DATE', '$6::VARCHAR')}
        FROM (SELECT transaction_id FROM landed_sales_kept WHERE is_unchanged) AS unchanged
        WHERE sales.transaction_id = unchanged.transaction_id`,
@@ -170,7 +162,8 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     );
 
     const counts = await countsOfLoad(warehouse, landed.path);
-    await warehouse.run(
+    await step(
+      'recording the file in landing_files',
       `INSERT INTO landing_files (path, run_id, endpoint, window_start, window_end, by_flag, fetched_at, bytes, records, quarantined)
        VALUES ($1, $2, $3, $4::DATE, $5::DATE, $6, $7::TIMESTAMPTZ, $8, $9, $10)
        ON CONFLICT (path) DO UPDATE SET records = excluded.records, quarantined = excluded.quarantined`,
@@ -235,109 +228,6 @@ async function countsOfLoad(warehouse: Warehouse, landingPath: string): Promise<
     newSales: n('new_sales'),
     statusChanges: n('status_changes'),
   };
-}
-
-/**
- * One row per record of the file: its 0-based index, its raw JSON, each field typed (NULL when absent or
- * unusable), `problem` (why it cannot be loaded, or NULL) and `date_problem` (why transaction_at is NULL).
- * The query is `sql/load/landed_sales.sql`; its per-field parts are written here from `fields`.
- */
-function stagingSql(file: string, config: Config): string {
-  const paths = `[${fields.map((f) => sqlString(`$.${f.name}`)).join(', ')}]`;
-  const type = (i: number) => `types[${i + 1}]`;
-  const text = (i: number) => `texts[${i + 1}]`;
-  const digits = (name: string) => `digits_${name}`;
-  const dateIndex = fields.findIndex((f) => f.name === 'transactionDate');
-
-  const moneyDigits = fields
-    .filter((f) => f.kind === 'money')
-    // The number's own characters, found in the raw text and checked against the parsed value below.
-    .map(
-      (f) =>
-        `regexp_extract(raw, ${sqlString(`"${f.name}"\\s*:\\s*(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`)}, 1) AS ${digits(f.name)}`,
-    );
-
-  const values = fields.map((f, i) => {
-    const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
-    switch (f.kind) {
-      case 'integer':
-        return `CASE WHEN ${ok} THEN TRY_CAST(${text(i)} AS BIGINT) END AS ${f.column}`;
-      case 'text':
-        return `CASE WHEN ${ok} THEN ${text(i)} END AS ${f.column}`;
-      case 'boolean':
-        return `CASE WHEN ${ok} THEN ${text(i)} = 'true' END AS ${f.column}`;
-      case 'money':
-        return `CASE WHEN ${ok} THEN TRY_CAST(${digits(f.name)} AS DECIMAL(18,4)) END AS ${f.column}`;
-      default:
-        throw new Error(`no rule types a field of kind ${(f as { kind: string }).kind}`);
-    }
-  });
-
-  const problems = fields.flatMap((f, i) => {
-    const present = `(${type(i)} IS NOT NULL AND ${type(i)} <> 'NULL')`;
-    const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
-    const checks = [
-      `CASE WHEN ${present} AND NOT (${ok}) THEN ${sqlString(`${f.name} is `)} || ${describeJsonType(type(i))} || ${sqlString(`, expected ${accepted[f.kind].described}`)} END`,
-    ];
-    if (f.required) checks.push(`CASE WHEN NOT ${present} THEN ${sqlString(`missing ${f.name}`)} END`);
-    if (f.required && f.kind === 'text')
-      checks.push(`CASE WHEN ${ok} AND trim(${text(i)}) = '' THEN ${sqlString(`${f.name} is empty`)} END`);
-    if (f.kind === 'integer') {
-      checks.push(
-        `CASE WHEN ${ok} AND TRY_CAST(${text(i)} AS BIGINT) IS NULL THEN ${sqlString(`${f.name} `)} || ${text(i)} || ' is out of range' END`,
-      );
-    }
-    if (f.kind === 'money') {
-      const d = digits(f.name);
-      checks.push(`CASE WHEN ${ok} THEN CASE
-          WHEN ${d} = '' OR TRY_CAST(${d} AS DOUBLE) IS DISTINCT FROM TRY_CAST(${text(i)} AS DOUBLE)
-            THEN ${sqlString(`${f.name}: its digits could not be read exactly`)}
-          WHEN TRY_CAST(${d} AS DECIMAL(18,4)) IS NULL THEN ${sqlString(`${f.name} `)} || ${d} || ' is out of range for DECIMAL(18,4)'
-          WHEN regexp_matches(${d}, '[eE]') AND TRY_CAST(${d} AS DECIMAL(38,12)) <> TRY_CAST(${d} AS DECIMAL(18,4))
-            OR NOT regexp_matches(${d}, '[eE]') AND regexp_matches(${d}, '\\.[0-9]{4}[0-9]*[1-9]')
-            THEN ${sqlString(`${f.name} `)} || ${d} || ' has more than 4 decimal places'
-        END END`);
-    }
-    return checks;
-  });
-
-  const statusClass = Object.entries(config.reconciliation.statusMap)
-    .map(([status, cls]) => `WHEN ${sqlString(status)} THEN ${sqlString(cls)}`)
-    .join(' ');
-
-  return fillSqlTemplate('sql/load/landed_sales.sql', sqlText('load', 'landed_sales.sql'), {
-    landing_file: sqlString(file),
-    record_hash: recordHashSql('json', config),
-    field_paths: paths,
-    money_digits: moneyDigits.join(', '),
-    typed_fields: values.join(',\n         '),
-    date_is_text: `${type(dateIndex)} = 'VARCHAR'`,
-    transaction_at: transactionAtSql(text(dateIndex), config.timezone),
-    record_columns: loadedColumns
-      .filter((c) => c !== 'status_class' && c !== 'transaction_at' && c !== 'record_hash')
-      .join(', '),
-    status_classes: statusClass,
-    shape_in_words: describeJsonType('shape'),
-    field_problems: problems.join(',\n                 '),
-    unparseable_date_reason: sqlString(`${unparseableDateReason}: `),
-    date_text: text(dateIndex),
-  });
-}
-
-/**
- * The md5 of a record's JSON text together with what types it (the time zone of offset-less dates and the
- * status map): the same record under changed settings is parsed again, never taken from an older typing.
- */
-function recordHashSql(json: string, config: Config): string {
-  const typing = JSON.stringify({ timezone: config.timezone, statusMap: config.reconciliation.statusMap });
-  return `md5_number(${json} || ${sqlString(typing)})`;
-}
-
-/** json_type()'s name in words, for reasons. */
-function describeJsonType(expression: string): string {
-  return `CASE ${expression} WHEN 'VARCHAR' THEN 'a string' WHEN 'BIGINT' THEN 'an integer' WHEN 'UBIGINT' THEN 'an integer'
-    WHEN 'DOUBLE' THEN 'a number' WHEN 'BOOLEAN' THEN 'a boolean' WHEN 'OBJECT' THEN 'an object' WHEN 'ARRAY' THEN 'an array'
-    WHEN 'NULL' THEN 'null' ELSE lower(${expression}) END`;
 }
 
 /** What seeing a sale again sets: when, by which search and window, in which run. */

@@ -1,23 +1,9 @@
 /**
- * CSV ledgers in bulk: DuckDB reads the file's data lines and checks them by the ledger's rules written in SQL
- * (sql/load/ledger_csv_lines.sql, ledger_csv_rows.sql), so a million-line file is not parsed value by value
- * in JavaScript. The result must be the streaming reader's (readLedger) to the byte, so this reader
- * only does what it can do exactly, and otherwise says why and leaves the file to the streaming reader:
- *
- * - Lines: the streaming reader's header search reads the top of the file; DuckDB then reads each later
- *   physical line whole, in order (its number is its rowid), which needs a file without lone CRs (old Mac, or
- *   a CR inside a line), NUL or \x01 bytes, or lines over 1 MiB, and a date format dates.ts compiles. The row
- *   count and a sample of lines (decoded as the streaming reader decodes them) are checked against the file.
- *   A Latin-1 file with bytes 0x80-0x9F (which DuckDB refuses) is read from a UTF-8 copy.
- * - Records: SQL splits a line without the quote character, or one whose quoted fields are quoted whole;
- *   any other line with a quote is split by the streaming reader's own code, and must hold its whole record
- *   (a quoted field that runs on to the next line sends the file to the streaming reader).
- * - Values: SQL accepts only the lines it recognizes as certainly good (common spellings of numbers and
- *   dates, see the SQL); every other line (bad ones included) goes through the streaming reader's own record
- *   and value rules (csvRecordEvent, lineItem), which give every reject its reason. SQL never rejects.
- *
- * What it leaves behind: the temporary table ledger_csv_lines and the view ledger_csv_rows of its accepted
- * lines as staged rows, dropped by dropBulkTables.
+ * CSV ledgers in bulk: DuckDB reads the data lines and checks them by the ledger's rules written in SQL
+ * (sql/load/ledger_csv_lines.sql, ledger_csv_rows.sql), so a million lines are not parsed one by one in JavaScript.
+ * The result must be the streaming reader's (readLedger) to the byte: SQL accepts only what it reads exactly and
+ * never rejects; every other line goes through the streaming reader's rules (docs/ARCHITECTURE.md, "Design notes
+ * by module"). Leaves the temporary table ledger_csv_lines and view ledger_csv_rows, dropped by dropBulkTables.
  */
 import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,13 +1,9 @@
 /**
- * CSV as finance exports it (RFC 4180): a configurable delimiter and quote, quoted fields holding
- * delimiters, doubled quotes and line breaks, CRLF or LF. Streaming: memory holds one chunk and the record
- * in progress. Every physical line after the header is accounted for: each record is one data line
- * (starting at the physical line where it starts), blank lines and records with the wrong number of fields
- * are rejects. A quote left open is reported on its line, and reading resumes on the next physical line
- * (a record may not exceed 1 MiB), so one stray quote never swallows the rest of the file. A line longer
- * than that is rejected as soon as it passes the limit, its start kept and the rest skipped unread into
- * memory, so a hostile 300 MB line costs neither memory nor time. Old-Mac files ending lines with a lone CR
- * are detected from their first line break and read as such.
+ * CSV as finance exports it (RFC 4180): configurable delimiter and quote, quoted delimiters, doubled quotes and
+ * line breaks, CRLF, LF or lone CR. Streaming: memory holds one chunk and the record in progress. Every physical
+ * line after the header is accounted for (blank lines and wrong field counts are rejects); an open quote is
+ * reported on its line and reading resumes on the next; a record over 1 MiB is rejected without being read into
+ * memory.
  */
 import { HeaderSearch, type PlacedRow } from './columns.js';
 import { readTextChunks } from './text-stream.js';

@@ -1,12 +1,8 @@
 /**
- * `paid_at` as finance writes it. The configured `ledger.dateFormat` (date-fns tokens such as `yyyy-MM-dd`,
- * `dd/MM/yyyy HH:mm:ss`) is tried first, then ISO 8601 (always accepted, with or without an offset).
- * The time part of the format is optional. A value without offset is a wall-clock time in the configured
- * zone (a date alone is midnight); the result says which, and DuckDB does the zone arithmetic (`TIMESTAMP AT TIME ZONE`), so DST is exact.
- *
- * The common tokens (yyyy yy MM M dd d HH H mm ss S…, quoted literals) are compiled to a regular
- * expression: date-fns `parse` costs ~70 µs a call, too slow for a million lines; any other token falls
- * back to it. The CSV bulk reader runs the same compiled pattern in DuckDB (dateFormatPattern).
+ * `paid_at` as finance writes it: the configured `ledger.dateFormat` (date-fns tokens) first, then ISO 8601.
+ * A value without offset is a wall-clock time of the configured zone, and DuckDB does the zone arithmetic, so
+ * DST is exact. Common tokens are compiled to a regular expression (date-fns `parse` is too slow for a million
+ * lines; other tokens fall back to it); the CSV bulk reader runs the same pattern in DuckDB.
  */
 import { parse as parseWithDateFns, isValid } from 'date-fns';
 import { tz } from '@date-fns/tz';

@@ -1,12 +1,8 @@
 /**
- * Excel ledgers, streamed with exceljs's WorkbookReader (memory holds the shared strings and one row):
- * the sheet `ledger.sheet` or the first tab (tab order comes from `xl/workbook.xml`, see xlsx-workbook.ts:
- * the streaming reader meets sheets in ZIP order, which is not tab order). The header is the first of its
- * first 20 non-empty rows that names every required column (see HeaderSearch); rows above it (a title) are
- * not data. Cells keep their
- * types: numbers, real dates (the sheet's wall-clock time) and text; formulas give their cached result.
- * Empty rows are not data and are skipped (spreadsheets carry many formatted empty rows); `line` is the
- * sheet's row number.
+ * Excel ledgers, streamed with exceljs's WorkbookReader (memory holds the shared strings and one row): the
+ * sheet `ledger.sheet` or the first tab (tab order from `xl/workbook.xml`, xlsx-workbook.ts). The header is the
+ * first of the first 20 non-empty rows naming every required column. Cells keep their types (formulas give their
+ * cached result); empty rows are skipped; `line` is the sheet's row number.
  */
 import { createReadStream, statSync } from 'node:fs';
 import ExcelJS from 'exceljs';

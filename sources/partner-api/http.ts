@@ -1,11 +1,8 @@
 /**
- * One HTTP exchange with the upstream and the retry policy around it:
- * - every attempt waits for the rate limiter, is counted, and fails when nothing arrives for `api.timeoutMs`;
- * - 503 means "slow down": wait at least a second (with jitter, or Retry-After if longer) and try again,
- *   counted apart, at most `api.maxRateLimitedRetries` times in a row;
- * - other 5xx, timeouts, dropped connections and truncated bodies: exponential backoff with jitter,
- *   at most `api.maxRetries` times, then an UpstreamError naming the endpoint.
- * Answers 2xx and 4xx are returned to the caller, which decides what they mean.
+ * One HTTP exchange with the upstream and the retry policy around it: every attempt waits for the rate limiter,
+ * is counted, and times out after `api.timeoutMs`; 503 waits ≥ 1 s (jitter, or a longer Retry-After), counted
+ * apart, up to `api.maxRateLimitedRetries`; other 5xx, timeouts, dropped connections and truncated bodies back off
+ * exponentially up to `api.maxRetries`, then an UpstreamError. 2xx and 4xx answers go back to the caller.
  */
 import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import dns, { type LookupOptions } from 'node:dns';

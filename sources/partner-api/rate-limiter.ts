@@ -1,17 +1,8 @@
 /**
  * Paces the starts of upstream requests so that no rolling second ever holds more than the configured rate
- * (the upstream counts in any rolling second and answers the excess with 503).
- *
- * Three rules:
- * - sliding log (the hard limit): at most `rate` actual starts in any window of 1000 ms plus 20 ms of
- *   headroom, so jitter of up to 20 ms between our clock and the upstream's cannot make it see rate + 1 in
- *   its second (the headroom costs 2 % of throughput);
- * - steady schedule: slots evenly spaced so the log is met without bunching (1020/rate ms, never less than
- *   1000/rate); a start delayed by a busy event loop or a late timer does not push the schedule back (else
- *   every delay would be lost for good and the rate sag on a loaded machine), but credit is never banked
- *   while idle, and catching up is capped at a few slots;
- * - no bursts: two actual starts are never closer than half a slot, even while catching up.
- * Waiters are served first come, first served. The limiter only paces starts: requests run concurrently.
+ * (the upstream answers the excess with 503): a sliding log with 20 ms of headroom, a steady schedule that
+ * does not lose a late start, and no bursts (docs/ARCHITECTURE.md, "Design notes by module"). Waiters are
+ * served first come, first served; only starts are paced, requests run concurrently.
  */
 import { performance } from 'node:perf_hooks';
 

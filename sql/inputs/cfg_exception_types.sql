@@ -1,6 +1,6 @@
--- The registry of finding types (core/exception-types.ts) as a table: one row per exception_type with its family,
+-- The registry of finding types (core/finding-types.ts) as a table: one row per exception_type with its family,
 -- its place in every list and its cost bridge step. Created (temporary) by pipelines/reconcile.ts before the models
--- are built; a type a rule model emits that is not here gets no family, and sql/tests/exception_types_accepted fails.
+-- are built; a type a rule model emits that is not here gets no family, and sql/tests/finding_types_accepted fails.
 CREATE OR REPLACE TEMP TABLE cfg_exception_types (
   exception_type VARCHAR PRIMARY KEY,  -- interface.md's exception_type
   family         VARCHAR NOT NULL,     -- its family: the workbook sheet it is on

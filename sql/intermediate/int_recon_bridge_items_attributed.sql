@@ -38,7 +38,7 @@ ledger_items as (
         ledger.currency_code,
         -ledger.expected_cost as amount,
         case classified.match_class
-            when 'matched' then pairs.bridge_exception_type
+            when 'matched' then pairs.bridge_finding_type
             when 'duplicate' then 'duplicate_reference'
             when 'ledger_only' then 'missing_at_provider'
         end as exception_type,
@@ -65,7 +65,7 @@ provider_items as (
         sales.currency_code,
         sales.partner_cost_price as amount,
         case classified.match_class
-            when 'matched' then pairs.bridge_exception_type
+            when 'matched' then pairs.bridge_finding_type
             when 'duplicate' then 'duplicate_reference'
             when 'provider_only' then 'missing_in_ledger'
         end as exception_type,

@@ -1,8 +1,8 @@
--- One row per finding of the period: an exception type about one reference (and one sale when it is about
+-- One row per finding of the period: a finding type about one reference (and one sale when it is about
 -- one), with the values compared. Identity: finding_id = md5(period|type|reference|transaction_id).
 -- Each family's rules live in its own model, int_recon_findings__<family>; this one unions them and adds the
 -- identity, the family (from the registry of finding types, cfg_exception_types) and the aging bucket. A type
--- not in the registry gets no family, and the data test exception_types_accepted fails the run.
+-- not in the registry gets no family, and the data test finding_types_accepted fails the run.
 with
 
 params as (

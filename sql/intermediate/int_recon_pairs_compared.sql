@@ -1,5 +1,5 @@
 -- One row per matched pair in the period's scope (one ledger line, one provider sale, same reference),
--- with every comparison the exception rules need and the exception type that explains its cost difference. Wide
+-- with every comparison the finding rules need and the finding type that explains its cost difference. Wide
 -- texts only a finding shows (the ledger line's place, the raw sale date) are not carried: the few pairs with a
 -- finding fetch them by id (int_recon_findings__amounts, __cutoff, __status).
 with
@@ -109,7 +109,7 @@ final as (
             when is_currency_mismatch then 'currency_mismatch'
             when is_cost_mismatch then 'cost_mismatch'
             when is_unknown_status then 'unknown_status'
-        end as bridge_exception_type
+        end as bridge_finding_type
 
     from compared
 

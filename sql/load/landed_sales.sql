@@ -4,9 +4,9 @@
 -- `date_problem` (why transaction_at is NULL). Materialized as the temporary table landed_sales by
 -- pipelines/extract/load.ts, which then quarantines, de-duplicates and upserts from it.
 --
--- The per-field parts are written out by load.ts from its table of the record's fields (JSON name, column, kind,
--- required), the one list the upsert also uses: each {{ name }} in the query is filled with the part the comment
--- above it describes as <name>.
+-- The per-field parts are written out by pipelines/extract/landed-staging.ts from its table of the record's fields
+-- (JSON name, column, kind, required), the one list the upsert also uses: each {{ name }} in the query is filled
+-- with the part the comment above it describes as <name>.
 WITH landed AS (
   -- <record_hash>: the record's md5 with what typed it (load.ts); <landing_file>: the .json.gz file, as a string literal
   SELECT ordinality - 1 AS record_index, json AS raw, {{record_hash}} AS record_hash

@@ -1,4 +1,4 @@
--- One row per finding of the period (exception type + reference [+ sale]), with its effect on the cost bridge
+-- One row per finding of the period (finding type + reference [+ sale]), with its effect on the cost bridge
 -- and the time it was first detected, which survives rebuilds.
 with
 

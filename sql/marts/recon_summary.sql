@@ -29,7 +29,7 @@ pairs as (
 
 ),
 
-exceptions as (
+findings as (
 
     select * from recon_exceptions
 
@@ -91,13 +91,13 @@ signoff_deltas as (
 
 ),
 
-exception_totals as (
+finding_totals as (
 
     select
         currency_code,
         count(*) as exceptions
 
-    from exceptions
+    from findings
     group by currency_code
 
 ),
@@ -110,7 +110,7 @@ currencies as (
     union
     select currency_code from matched_totals
     union
-    select currency_code from exception_totals
+    select currency_code from finding_totals
 
 ),
 
@@ -131,12 +131,12 @@ final as (
         cast(coalesce(provider_totals.provider_sales_total, 0) - coalesce(provider_totals.provider_cost_total, 0)
             as decimal(18, 4)) as provider_margin,
         coalesce(matched_totals.matched, 0) as matched,
-        coalesce(exception_totals.exceptions, 0) as exceptions,
+        coalesce(finding_totals.exceptions, 0) as exceptions,
         params.built_at,
         params.run_id,
         case
             when not params.complete then 'incomplete'
-            when (select count(*) from exceptions) = 0 then 'reconciled'
+            when (select count(*) from findings) = 0 then 'reconciled'
             else 'reconciled_with_findings'
         end as verdict,
         params.incomplete_reasons,
@@ -158,8 +158,8 @@ final as (
         on provider_totals.currency_code is not distinct from currencies.currency_code
     left join matched_totals
         on matched_totals.currency_code is not distinct from currencies.currency_code
-    left join exception_totals
-        on exception_totals.currency_code is not distinct from currencies.currency_code
+    left join finding_totals
+        on finding_totals.currency_code is not distinct from currencies.currency_code
     left join signoff_deltas
         on signoff_deltas.currency_code is not distinct from currencies.currency_code
 

@@ -1,4 +1,4 @@
--- What one reconcile run found new, still open and cleared, per exception type. Parameters: $run_id.
+-- What one reconcile run found new, still open and cleared, per finding type. Parameters: $run_id.
 SELECT exception_type,
        count(*) FILTER (WHERE change = 'new') AS "new",
        count(*) FILTER (WHERE change = 'still_open') AS still_open,

@@ -28,7 +28,7 @@ const allowed: Record<string, string[]> = {
  * runs no job); the demo job starts the test doubles as its local upstream and mail server; `ledger` lists the
  * formats a reader understands in its --help.
  */
-const exceptions: { from: string; to: string; why: string }[] = [
+const toleratedImports: { from: string; to: string; why: string }[] = [
   { from: 'cli/commands/simulate-api.ts', to: 'doubles/simulator/', why: 'the command is the simulator, not a job' },
   { from: 'pipelines/demo.ts', to: 'doubles/', why: 'the demo runs against the local simulator and mail sink' },
   { from: 'cli/commands/ledger.ts', to: 'sources/ledger/types.ts', why: 'the list of ledger formats for --help' },
@@ -75,7 +75,7 @@ function violation({ file, line, target }: ImportLine): string | undefined {
   const folder = folderOf(file);
   if (target.startsWith(folder)) return undefined;
   if (allowed[folder]!.some((prefix) => target.startsWith(prefix))) return undefined;
-  if (exceptions.some((e) => e.from === file && target.startsWith(e.to))) return undefined;
+  if (toleratedImports.some((e) => e.from === file && target.startsWith(e.to))) return undefined;
   return `${file}:${line} imports ${target}, but ${folder} may import only ${[folder, ...allowed[folder]!].join(', ')}`;
 }
 
@@ -185,12 +185,12 @@ describe('the one-way flow config/core → sources → pipelines → reports →
     ).toEqual([]);
   });
 
-  it('keeps every tolerated exception in use', () => {
+  it('keeps every tolerated import in use', () => {
     const imports = files.flatMap(relativeImports);
-    for (const exception of exceptions) {
+    for (const tolerated of toleratedImports) {
       expect(
-        imports.some((i) => i.file === exception.from && i.target.startsWith(exception.to)),
-        `${exception.from} → ${exception.to}`,
+        imports.some((i) => i.file === tolerated.from && i.target.startsWith(tolerated.to)),
+        `${tolerated.from} → ${tolerated.to}`,
       ).toBe(true);
     }
   });

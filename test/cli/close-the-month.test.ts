@@ -258,7 +258,7 @@ describe('closing a month (spawned CLI)', () => {
         [period],
       );
       const signedOff = new RegExp(
-        `changed nothing: ${period} is signed off by Ana Lima at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(America/Sao_Paulo\\): ` +
+        `changed nothing: ${period} is signed off by Ana Lima at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} -03:00 \\(America/Sao_Paulo\\): ` +
           `run \`pinrecon reopen --period ${period} --by NAME --reason TEXT\` first`,
       );
       const decide = await pinrecon('findings', 'decide', finding!.finding_id, '--decision', 'accepted', '--by', 'Bo');

@@ -93,8 +93,8 @@ describe('pinrecon export', () => {
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual(exportedMarts.map((m) => `${m}-2024-03.parquet`).sort());
     expect(result.stdout).toMatch(/recon_exceptions-2024-03.parquet {2}\(2 rows\)/);
-    const exceptions = await readBack(path.join(out, 'recon_exceptions-2024-03.parquet'));
-    expect(exceptions.map((r) => [r.period, r.finding_id, r.ledger_value, r.difference, r.key, r.key_last4])).toEqual([
+    const findings = await readBack(path.join(out, 'recon_exceptions-2024-03.parquet'));
+    expect(findings.map((r) => [r.period, r.finding_id, r.ledger_value, r.difference, r.key, r.key_last4])).toEqual([
       ['2024-03', 'f1', '10.0001', '0.4999', '****1234', '1234'],
       ['2024-03', 'f2', null, null, '****9876', '9876'],
     ]);

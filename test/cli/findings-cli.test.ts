@@ -215,7 +215,7 @@ describe('pinrecon findings (spawned)', () => {
     expect(stale.stdout).toContain('refused 1');
     expect(stale.stdout).toMatch(
       new RegExp(
-        `refused   Amounts row \\d+: ${costId}: changed by Rui Costa at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(${f.config.timezone}\\) ` +
+        `refused   Amounts row \\d+: ${costId}: changed by Rui Costa at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} [+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\) ` +
           'after this workbook was written \\(now "write_off"\\): run `pinrecon report` for a fresh workbook, or --overwrite',
       ),
     );
@@ -358,7 +358,7 @@ describe('pinrecon findings (spawned)', () => {
     ]);
     for (const r of rows)
       expect(r.decided_at).toMatch(
-        new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
+        new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
       );
 
     const csv = await pinrecon(['findings', 'history', '--period', period, '--format', 'csv'], cwd);

@@ -154,16 +154,16 @@ describe('pinrecon export --format arrow', () => {
       'recon_exceptions-2026-10.arrow',
       'recon_summary-2026-10.arrow',
     ]);
-    const exceptions = tableFromIPC(readFileSync(path.join(out, 'recon_exceptions-2026-10.arrow')));
-    expect(exceptions.numRows).toBe(1);
-    expect(decimalText(exceptions, 'ledger_value', 0)).toBe('10.0001');
-    expect(decimalText(exceptions, 'difference', 0)).toBe('0.4999');
-    expect(exceptions.getChild('key')!.get(0)).toBe('****1234');
-    expect(exceptions.getChild('key_last4')!.get(0)).toBe('1234');
-    expect(String(exceptions.schema.fields.find((f) => f.name === 'first_detected_at')!.type)).toBe(
+    const findings = tableFromIPC(readFileSync(path.join(out, 'recon_exceptions-2026-10.arrow')));
+    expect(findings.numRows).toBe(1);
+    expect(decimalText(findings, 'ledger_value', 0)).toBe('10.0001');
+    expect(decimalText(findings, 'difference', 0)).toBe('0.4999');
+    expect(findings.getChild('key')!.get(0)).toBe('****1234');
+    expect(findings.getChild('key_last4')!.get(0)).toBe('1234');
+    expect(String(findings.schema.fields.find((f) => f.name === 'first_detected_at')!.type)).toBe(
       'Timestamp<MICROSECOND, America/Sao_Paulo>',
     );
-    expect(exceptions.getChild('first_detected_at')!.get(0)).toBe(Date.UTC(2026, 10, 2, 10));
+    expect(findings.getChild('first_detected_at')!.get(0)).toBe(Date.UTC(2026, 10, 2, 10));
     const bytes = readFileSync(path.join(out, 'recon_exceptions-2026-10.arrow'));
     expect(bytes.includes('SECRET-PIN')).toBe(false);
     expect(tableFromIPC(readFileSync(path.join(out, 'recon_aging-2026-10.arrow'))).numRows).toBe(0);

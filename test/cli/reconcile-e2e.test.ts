@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import type { Config } from '../../config/schema.js';
 import { extractSales } from '../../pipelines/extract/extract.js';
 import { importLedger } from '../../pipelines/ledger-import.js';
-import { exceptionTypes } from '../../core/exception-types.js';
+import { findingTypeNames } from '../../core/finding-types.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { generateLedger, type LedgerPlant } from '../../doubles/simulator/ledger-generator.js';
@@ -60,8 +60,8 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
       reconciliation: config.reconciliation,
       salesPerBreak: 150,
     });
-    // A believable mix: every exception type is in the plant, planted or natural.
-    expect(Object.keys(plant.byType).sort()).toEqual([...exceptionTypes].sort());
+    // A believable mix: every finding type is in the plant, planted or natural.
+    expect(Object.keys(plant.byType).sort()).toEqual([...findingTypeNames].sort());
     expect(plant.lookups.length).toBeGreaterThan(0);
 
     const imported = await importLedger(warehouse, config, plant.file, {}, output);
@@ -79,7 +79,7 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
       plant.findings
         .map((f) =>
           asText({
-            exception_type: f.exceptionType,
+            exception_type: f.findingType,
             partner_reference: f.partnerReference,
             transaction_id: f.transactionId,
           }),

@@ -3,7 +3,7 @@
  * credentials from the environment, never prints them or a token, logs requests with --verbose, stops
  * cleanly on SIGTERM, and refuses bad options with exit 2.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -122,6 +122,43 @@ describe('pinrecon simulate-api', () => {
       expect(running.stderr()).toMatch(/Stopped \(SIGTERM\) after 3 requests/);
       expect(running.stdout() + running.stderr()).not.toContain('cli-secret-XYZ');
       expect(running.stdout() + running.stderr()).not.toContain(accessToken);
+    } finally {
+      running.child.kill('SIGKILL');
+    }
+  });
+
+  it('keeps period answers in --keep-responses DIR and serves a window again from there', async () => {
+    const running = start([
+      '--sales',
+      '3000',
+      '--from',
+      '2026-01-01',
+      '--to',
+      '2026-01-31',
+      '--keep-responses',
+      'kept',
+    ]);
+    try {
+      const url = await waitFor(() => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
+      const login = await fetch(`${url}/auth/token`, {
+        method: 'POST',
+        body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }),
+      });
+      const { accessToken } = (await login.json()) as TokenRecord;
+      const window = async () =>
+        (
+          await fetch(`${url}/sales/period/2026-01-05/2026-01-20?searchIsByCreateDate=true`, {
+            headers: { Authorization: `Bearer ${accessToken}` },
+          })
+        ).text();
+      const first = await window();
+      expect(JSON.parse(first).length).toBeGreaterThan(1000);
+      expect(await window()).toBe(first);
+      expect(readdirSync(path.join(workDir, 'kept')).filter((f) => f.endsWith('.json.gz'))).toHaveLength(1);
+      expect(await stop(running)).toBe(0);
+      expect(running.stderr()).toContain(
+        `Period answers: 1 rendered into and 1 served from ${path.join(workDir, 'kept')}`,
+      );
     } finally {
       running.child.kill('SIGKILL');
     }

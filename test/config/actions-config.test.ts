@@ -26,7 +26,7 @@ test('journal.accounts: the most specific key wins; a key that is no type or dec
   expect(accountsFor(config, 'price_mismatch', 'fix_ledger')).toEqual({ debit: '1', credit: '2' });
   const pair = { debit: '1', credit: '2' };
   expect(() => configSchema.parse({ journal: { accounts: { default: pair, cost_mismatch_: pair } } })).toThrow(
-    /an exception type, or \\?"<exception type>:<decision>/,
+    /a finding type, or \\?"<finding type>:<decision>/,
   );
   expect(() => configSchema.parse({ journal: { accounts: { write_off: pair } } })).toThrow(
     /needs a \\?"default\\?" entry/,

@@ -1,6 +1,7 @@
 /** How a time is shown to a person: the wall clock of the configured zone, its UTC offset at that instant, the zone. */
 import { expect, test } from 'vitest';
-import { formatLocalTimeZoned, formatZonedTime, localTimeInstant } from '../../core/zoned-time.js';
+import { formatLocalTimeZoned, formatZonedTime, localTimeInstant, localTimeSql } from '../../core/zoned-time.js';
+import { Warehouse } from '../../core/warehouse.js';
 
 test('shows an instant as the zone’s wall clock with its offset and name', () => {
   const instant = Date.parse('2026-02-03T17:05:42Z');
@@ -29,4 +30,30 @@ test('a wall-clock text of the zone is the instant it stands for, shown with its
   );
   // The first hour after clocks go forward (02:30 does not exist in New York on 2026-03-08): an instant, not an error.
   expect(localTimeInstant('2026-03-08 03:30:00', 'America/New_York').toISOString()).toBe('2026-03-08T07:30:00.000Z');
+});
+
+test('the SQL form writes the same text as the TypeScript one, offset and zone included', async () => {
+  const warehouse = await Warehouse.open(':memory:', { applySchema: false });
+  try {
+    const instants = ['2026-02-03T17:05:42Z', '2026-07-15T12:00:00Z', '2026-01-15T12:00:00Z', '2026-03-08T07:30:09Z'];
+    for (const zone of ['America/Sao_Paulo', 'America/New_York', 'UTC', 'Asia/Kolkata', 'Asia/Kathmandu']) {
+      for (const iso of instants) {
+        const row = await warehouse.one<{ minute: string; second: string; local: string; none: string | null }>(
+          `SELECT ${localTimeSql('t', zone, { zoned: true })} AS minute,
+                  ${localTimeSql('t', zone, { zoned: true, seconds: true })} AS second,
+                  ${localTimeSql('t', zone)} AS local,
+                  ${localTimeSql('NULL::TIMESTAMPTZ', zone, { zoned: true })} AS none
+           FROM (SELECT $1::TIMESTAMPTZ AS t)`,
+          [iso],
+        );
+        const instant = Date.parse(iso);
+        expect(row!.minute).toBe(formatZonedTime(instant, zone));
+        expect(row!.second).toBe(formatZonedTime(instant, zone, 'second'));
+        expect(row!.local).toBe(formatZonedTime(instant, zone).split(' ').slice(0, 2).join(' '));
+        expect(row!.none).toBeNull();
+      }
+    }
+  } finally {
+    warehouse.close();
+  }
 });

@@ -97,7 +97,7 @@ describe('pinrecon run (month-end job) against the simulator', () => {
         [period],
       );
       const expected = plant.findings
-        .map((f) => ({ t: f.exceptionType, r: f.partnerReference }))
+        .map((f) => ({ t: f.findingType, r: f.partnerReference }))
         .sort((a, b) => (a.t === b.t ? (a.r < b.r ? -1 : 1) : a.t < b.t ? -1 : 1));
       expect(found).toEqual(expected);
 
@@ -212,7 +212,7 @@ describe('pinrecon run against an upstream with other paths and every fault at o
         `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = '2026-02' order by 1, 2`,
       );
       const expected = plant.findings
-        .map((f) => ({ t: f.exceptionType, r: f.partnerReference }))
+        .map((f) => ({ t: f.findingType, r: f.partnerReference }))
         .sort((a, b) => (a.t === b.t ? (a.r < b.r ? -1 : 1) : a.t < b.t ? -1 : 1));
       expect(found).toEqual(expected);
       const stats = simulator.stats();

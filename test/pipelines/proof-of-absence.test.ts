@@ -118,7 +118,7 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
   const run0 = (rows: { run_id: string }[]) => rows[0]!.run_id;
   const expected = () =>
     [
-      ...plant.findings.map((f) => `${f.exceptionType} ${f.partnerReference}`),
+      ...plant.findings.map((f) => `${f.findingType} ${f.partnerReference}`),
       `cutoff_difference ${early.partnerReference}`,
     ].sort();
   const ghosts = () => plant.planted.missing_at_provider;

@@ -1,5 +1,5 @@
 /**
- * reconcile on small fixtures in a real DuckDB file: one test per exception type, the traps that must not
+ * reconcile on small fixtures in a real DuckDB file: one test per finding type, the traps that must not
  * become findings, the bridge and aging marts, and the job's summary (the model runner: model-runner.test.ts).
  */
 import { describe, expect, test } from 'vitest';
@@ -35,7 +35,7 @@ async function run(
   );
 }
 
-async function exception(type: string, reference: string, p = period): Promise<Record<string, unknown>> {
+async function findingRow(type: string, reference: string, p = period): Promise<Record<string, unknown>> {
   const row = await f.warehouse.one(
     'SELECT * FROM recon_exceptions WHERE period = $1 AND exception_type = $2 AND partner_reference = $3',
     [p, type, reference],
@@ -44,13 +44,13 @@ async function exception(type: string, reference: string, p = period): Promise<R
   return row!;
 }
 
-describe('one test per exception type', () => {
+describe('one test per finding type', () => {
   test('missing_at_provider: a paid ledger order without a provider sale; a refunded one is not a finding', async () => {
     const paid = sale();
     const refunded = sale();
     const summary = await run([], [ledgerFor(paid), ledgerFor(refunded, { order_status: 'refunded' })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`missing_at_provider ${paid.partner_reference}`]);
-    const row = await exception('missing_at_provider', paid.partner_reference!);
+    const row = await findingRow('missing_at_provider', paid.partner_reference!);
     expect(row).toMatchObject({
       ledger_value: '8.0000',
       provider_value: null,
@@ -71,7 +71,7 @@ describe('one test per exception type', () => {
     );
     await run([], [ledgerFor(paid)]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`missing_at_provider ${paid.partner_reference}`]);
-    expect((await exception('missing_at_provider', paid.partner_reference!)).details).toMatch(
+    expect((await findingRow('missing_at_provider', paid.partner_reference!)).details).toMatch(
       /provider did return 1 record\(s\) with this reference that could not be loaded \(partnerCostPrice is missing\): see sales_quarantine/,
     );
   });
@@ -81,7 +81,7 @@ describe('one test per exception type', () => {
     const canceled = sale({ status: 'Canceled in stock', key_sent_to_customer: false });
     await run([redeemed, canceled], []);
     expect(await findingsOf(f.warehouse, period)).toEqual([`missing_in_ledger ${redeemed.partner_reference}`]);
-    expect(await exception('missing_in_ledger', redeemed.partner_reference!)).toMatchObject({
+    expect(await findingRow('missing_in_ledger', redeemed.partner_reference!)).toMatchObject({
       transaction_id: String(redeemed.transaction_id),
       provider_value: '8.0000',
       amount: '8.0000',
@@ -93,7 +93,7 @@ describe('one test per exception type', () => {
     const s = sale({ partner_cost_price: '8.50' });
     await run([s], [ledgerFor(s, { expected_cost: '8.00' })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`cost_mismatch ${s.partner_reference}`]);
-    expect(await exception('cost_mismatch', s.partner_reference!)).toMatchObject({
+    expect(await findingRow('cost_mismatch', s.partner_reference!)).toMatchObject({
       ledger_value: '8.0000',
       provider_value: '8.5000',
       difference: '0.5000',
@@ -120,18 +120,18 @@ describe('one test per exception type', () => {
       ].sort(),
     );
     // The cost difference goes to the bridge once, through cost_mismatch.
-    expect(await exception('price_mismatch', both.partner_reference!)).toMatchObject({
+    expect(await findingRow('price_mismatch', both.partner_reference!)).toMatchObject({
       difference: '1.0000',
       amount: '0.0000',
     });
-    expect(await exception('cost_mismatch', both.partner_reference!)).toMatchObject({ amount: '1.0000' });
+    expect(await findingRow('cost_mismatch', both.partner_reference!)).toMatchObject({ amount: '1.0000' });
   });
 
   test('currency_mismatch: values in details, each currency bridge explained', async () => {
     const s = sale({ currency: 'USD', partner_cost_price: '2.00' });
     await run([s], [ledgerFor(s, { currency_code: 'BRL', expected_cost: '2.00' })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`currency_mismatch ${s.partner_reference}`]);
-    const row = await exception('currency_mismatch', s.partner_reference!);
+    const row = await findingRow('currency_mismatch', s.partner_reference!);
     expect(row).toMatchObject({ currency_code: 'BRL', ledger_value: null, amount: '-2.0000' });
     expect(row.details).toContain('USD');
     const steps = await f.warehouse.all<{ currency_code: string; amount: string }>(
@@ -148,7 +148,7 @@ describe('one test per exception type', () => {
     const s = sale({ product_id: 8 });
     await run([s], [ledgerFor(s, { product_id: 9 })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`product_mismatch ${s.partner_reference}`]);
-    expect((await exception('product_mismatch', s.partner_reference!)).details).toBe(
+    expect((await findingRow('product_mismatch', s.partner_reference!)).details).toBe(
       'ledger product 9, provider product 8',
     );
   });
@@ -176,13 +176,13 @@ describe('one test per exception type', () => {
     expect(await findingsOf(f.warehouse, period)).toEqual(
       [booked40, notSent, bookedJustOld, bookedYoung].map((s) => `unredeemed_key ${s.partner_reference}`).sort(),
     );
-    expect(await exception('unredeemed_key', booked40.partner_reference!)).toMatchObject({
+    expect(await findingRow('unredeemed_key', booked40.partner_reference!)).toMatchObject({
       age_days: 35,
       aging_bucket: '31-90',
       provider_value: '8.0000',
       family: 'unredeemed',
     });
-    expect(await exception('unredeemed_key', notSent.partner_reference!)).toMatchObject({
+    expect(await findingRow('unredeemed_key', notSent.partner_reference!)).toMatchObject({
       age_days: 11,
       aging_bucket: '8-30',
     });
@@ -216,7 +216,7 @@ describe('one test per exception type', () => {
       'duplicate_reference PO-DUP-1',
       'duplicate_reference PO-DUP-2',
     ]);
-    const one = await exception('duplicate_reference', 'PO-DUP-1');
+    const one = await findingRow('duplicate_reference', 'PO-DUP-1');
     expect(one).toMatchObject({
       transaction_id: null,
       ledger_value: '8.0000',
@@ -225,7 +225,7 @@ describe('one test per exception type', () => {
       amount: '8.0000',
     });
     expect(one.details).toContain('2 provider transaction(s)');
-    expect(await exception('duplicate_reference', 'PO-DUP-2')).toMatchObject({
+    expect(await findingRow('duplicate_reference', 'PO-DUP-2')).toMatchObject({
       ledger_value: '16.0000',
       provider_value: '8.0000',
       amount: '-8.0000',
@@ -237,7 +237,7 @@ describe('one test per exception type', () => {
     const fine = sale({ status: 'Canceled in stock', key_sent_to_customer: false });
     await run([s, fine], [ledgerFor(s), ledgerFor(fine, { order_status: 'canceled' })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`canceled_but_booked ${s.partner_reference}`]);
-    expect(await exception('canceled_but_booked', s.partner_reference!)).toMatchObject({
+    expect(await findingRow('canceled_but_booked', s.partner_reference!)).toMatchObject({
       amount: '-8.0000',
       family: 'status',
     });
@@ -262,20 +262,20 @@ describe('one test per exception type', () => {
     expect(await findingsOf(f.warehouse, period)).toEqual([]);
     await reconcile(f.warehouse, f.config, { period, asOf }, capturingOutput().output);
     expect(await findingsOf(f.warehouse, period)).toEqual([`refunded_not_reversed ${refunded.partner_reference}`]);
-    expect(await exception('refunded_not_reversed', refunded.partner_reference!)).toMatchObject({ amount: '8.0000' });
+    expect(await findingRow('refunded_not_reversed', refunded.partner_reference!)).toMatchObject({ amount: '8.0000' });
   });
 
   test('cutoff_difference: paid and dated in different local months, reported in both periods', async () => {
     const s = sale({ transaction_at: '2024-04-01T00:10:00-03:00' });
     await run([s], [ledgerFor(s, { paid_at: '2024-03-31T23:55:00-03:00' })]);
     expect(await findingsOf(f.warehouse, period)).toEqual([`cutoff_difference ${s.partner_reference}`]);
-    expect((await exception('cutoff_difference', s.partner_reference!)).details).toBe(
+    expect((await findingRow('cutoff_difference', s.partner_reference!)).details).toBe(
       'ledger paid 2024-03-31 (2024-03), provider transaction 2024-04-01 (2024-04)',
     );
     // March: the ledger's cost leaves; April: the provider's cost arrives.
-    expect(await exception('cutoff_difference', s.partner_reference!)).toMatchObject({ amount: '-8.0000' });
+    expect(await findingRow('cutoff_difference', s.partner_reference!)).toMatchObject({ amount: '-8.0000' });
     await reconcile(f.warehouse, f.config, { period: '2024-04', asOf }, capturingOutput().output);
-    expect(await exception('cutoff_difference', s.partner_reference!, '2024-04')).toMatchObject({ amount: '8.0000' });
+    expect(await findingRow('cutoff_difference', s.partner_reference!, '2024-04')).toMatchObject({ amount: '8.0000' });
   });
 
   test('unknown_status: a status not in statusMap is reported, and counts as "not canceled" in the other rules', async () => {
@@ -296,13 +296,13 @@ describe('one test per exception type', () => {
         `refunded_not_reversed ${weirdRefunded.partner_reference}`,
       ].sort(),
     );
-    expect(await exception('unknown_status', weird.partner_reference!)).toMatchObject({
+    expect(await findingRow('unknown_status', weird.partner_reference!)).toMatchObject({
       status: 'Pending review',
       status_class: 'unknown',
       amount: '0.0000',
     });
     // Billed until someone says otherwise: the refunded order's provider cost is explained by refunded_not_reversed.
-    expect(await exception('refunded_not_reversed', weirdRefunded.partner_reference!)).toMatchObject({
+    expect(await findingRow('refunded_not_reversed', weirdRefunded.partner_reference!)).toMatchObject({
       amount: '8.0000',
     });
   });
@@ -397,7 +397,7 @@ describe('traps that are not findings', () => {
 });
 
 describe('the bridge', () => {
-  test('ledger cost total → every difference by exception type → provider cost total, exactly', async () => {
+  test('ledger cost total → every difference by finding type → provider cost total, exactly', async () => {
     const ok = sale({ partner_cost_price: '5.00' });
     const cost = sale({ partner_cost_price: '7.25' });
     const onlyProvider = sale({ partner_cost_price: '3.10' });
@@ -428,7 +428,7 @@ describe('the bridge', () => {
 
 describe('proof of absence (interface.md): windows from extract.historyStart, or unproven', () => {
   async function proofOf(reference: string): Promise<unknown> {
-    return (await exception('missing_at_provider', reference)).proof;
+    return (await findingRow('missing_at_provider', reference)).proof;
   }
 
   test('without historyStart and without look-ups a missing order is unproven; other types carry no proof', async () => {
@@ -436,7 +436,7 @@ describe('proof of absence (interface.md): windows from extract.historyStart, or
     const extra = sale();
     const summary = await run([extra], [ledgerFor(paid)]);
     expect(await proofOf(paid.partner_reference!)).toBe('unproven');
-    expect((await exception('missing_in_ledger', extra.partner_reference!)).proof).toBeNull();
+    expect((await findingRow('missing_in_ledger', extra.partner_reference!)).proof).toBeNull();
     expect(summary.proof).toEqual({ windows: 0, lookup: 0, unproven: 1 });
     expect(summary.coverage).toMatchObject({ historyStart: null, provesAbsence: false });
   });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleOutput } from '../../cli/output.js';
 import { reconcile } from '../../pipelines/reconcile.js';
 import { writeReport, type ReportSummary } from '../../pipelines/report.js';
-import { exceptionFamilySheets } from '../../reports/report-sheets.js';
+import { findingFamilySheets } from '../../reports/report-sheets.js';
 import {
   asOf,
   createReportFixture,
@@ -41,7 +41,7 @@ describe('report of a real reconciliation', () => {
     );
     expect(families.length).toBeGreaterThan(2);
     const byFamily = new Map(families.map((f) => [f.family, Number(f.n)]));
-    for (const { family, title } of [...exceptionFamilySheets, { family: 'unredeemed', title: 'Unredeemed keys' }]) {
+    for (const { family, title } of [...findingFamilySheets, { family: 'unredeemed', title: 'Unredeemed keys' }]) {
       expect(workbook.getWorksheet(title)!.rowCount - 1, title).toBe(byFamily.get(family) ?? 0);
     }
     expect(summary.exceptions).toBe([...byFamily.values()].reduce((a, b) => a + b, 0));

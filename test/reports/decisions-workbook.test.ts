@@ -45,13 +45,7 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
     'Decision ref',
   ]);
   // The key columns first: what the finding is and its amounts (they repeat on every printed page).
-  expect(headers.slice(0, 5)).toEqual([
-    'Exception type',
-    'Partner reference',
-    'Amount',
-    'Difference',
-    'Transaction ID',
-  ]);
+  expect(headers.slice(0, 5)).toEqual(['Finding type', 'Partner reference', 'Amount', 'Difference', 'Transaction ID']);
   const column = (name: string) => headers.indexOf(name) + 1;
   const decided = amounts
     .getRows(2, amounts.rowCount - 1)!
@@ -62,7 +56,7 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   // Who decided and when (in the configured zone, named), and the decision the row was written with: grey, for reading.
   expect(decided.getCell(column('Decided by')).value).toBe('controller');
   expect(decided.getCell(column('Decided at')).value).toMatch(
-    new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
+    new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} [+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
   );
   const [current] = await f.warehouse.all<{ row_sha256: string }>(
     'SELECT row_sha256 FROM recon_decisions WHERE finding_id = $1 AND superseded_at IS NULL',

@@ -107,7 +107,7 @@ describe('report email', () => {
 
     expect(smtp.messages).toHaveLength(1);
     const mail = smtp.messages[0]!;
-    expect(mail.subject).toBe(`pinrecon ${period}: 9 exceptions`);
+    expect(mail.subject).toBe(`pinrecon ${period}: 9 findings`);
     expect(mail.from?.text).toBe('pinrecon@example.com');
     expect((Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((a) => a!.value.map((v) => v.address))).toEqual([
       'finance@example.com',
@@ -358,7 +358,7 @@ describe('report email', () => {
     expect(summary.email).toMatchObject({ status: 'written', eml, attempts: 0 });
     expect(smtp.connections).toBe(0);
     const mail = await simpleParser(readFileSync(eml));
-    expect(mail.subject).toBe(`pinrecon ${period}: 9 exceptions`);
+    expect(mail.subject).toBe(`pinrecon ${period}: 9 findings`);
     expect(mail.attachments[0]!.content.equals(readFileSync(summary.workbook))).toBe(true);
     expect(mail.text).toContain(await dbAmount(fixture, 'provider_cost_total', 'BRL', 'R$'));
     // The fixture's missing_at_provider finding carries no proof: the body counts it as unproven.

@@ -120,9 +120,9 @@ describe('report workbook', () => {
     ]);
   });
 
-  it('puts each exception family on its sheet with exact values, dates and the masked PIN', () => {
+  it('puts each finding family on its sheet with exact values, dates and the masked PIN', () => {
     const missing = records(sheet(workbook, 'Missing'));
-    expect(missing.map((r) => r['Exception type']!.value)).toEqual(['missing_at_provider', 'missing_in_ledger']);
+    expect(missing.map((r) => r['Finding type']!.value)).toEqual(['missing_at_provider', 'missing_in_ledger']);
     expect(missing[0]!['Ledger value']!.value).toBe(30);
     expect(missing[0]!['Ledger value']!.numFmt).toContain('R$');
     expect(missing[0]!['Difference']!.value).toBe(-30);
@@ -132,7 +132,7 @@ describe('report workbook', () => {
     expect(missing.map((r) => r['Proof']!.value)).toEqual([null, null]);
     expect(records(sheet(workbook, 'Amounts'))[0]!['Proof']).toBeUndefined();
     const amounts = records(sheet(workbook, 'Amounts'));
-    expect(amounts.map((r) => r['Exception type']!.value)).toEqual(['cost_mismatch', 'currency_mismatch']);
+    expect(amounts.map((r) => r['Finding type']!.value)).toEqual(['cost_mismatch', 'currency_mismatch']);
     expect((amounts[0]!['Ledger paid at']!.value as Date).toISOString()).toBe('2025-03-01T00:00:00.000Z');
     expect(amounts[1]!['Ledger value']!.value).toBeNull();
     expect(records(sheet(workbook, 'Status'))[0]!['PIN (last 4)']!.value).toBe('••••');
@@ -207,7 +207,7 @@ describe('report workbook', () => {
       bridge.push(ws.getRow(r).getCell(4).value);
     expect(bridge).toEqual([163, -30, 0.5, -45.5, 49.6234, 137.6234]);
 
-    const typesStart = summaryRow(ws, 'Exceptions by type').number;
+    const typesStart = summaryRow(ws, 'Findings by type').number;
     const unredeemed = summaryRow(ws, 'unredeemed_key', typesStart);
     expect([unredeemed.getCell(2).value, unredeemed.getCell(3).value, unredeemed.getCell(4).value]).toEqual([2, 1, 1]);
     expect(summaryRow(ws, 'price_mismatch', typesStart).getCell(5).value).toBe(1);

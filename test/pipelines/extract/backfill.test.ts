@@ -3,7 +3,7 @@
  * HTTP against the simulator, into a real DuckDB file: its windows follow the calendar (≤ 31 days, whole
  * months), a re-run fetches nothing, a run that stopped part-way fetches only the windows it had not
  * committed (counted at the simulator), a window fetched before its days ended is fetched again, and its
- * progress is the extract's bar with an ETA.
+ * progress is the extract's bar with an ETA on a terminal, plain lines off it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../config/schema.js';
@@ -94,6 +94,10 @@ describe('back-fill of the by-creation windows', () => {
     expect(resumed.requests).toBe(2);
     expect(resumed.summary.windows).toEqual({ planned: 5, fetched: 2, skipped: 3 });
     expect(await state()).toEqual(complete);
+    // Off a terminal: plain lines, one per window, no bar redrawn in place.
+    expect(resumed.console).toMatch(/window 2026-04-01\.\.2026-04-30 \(by created\): \d+ records, \d+ loaded/);
+    expect(resumed.console).toMatch(/window 2026-05-01\.\.2026-05-31 \(by created\): \d+ records, \d+ loaded/);
+    expect(resumed.console).not.toMatch(/[\r\x1b]/);
   });
 
   it('fetches again a window fetched before its days had ended', async () => {

@@ -2,7 +2,7 @@
  * The registry of finding types: the one list of interface.md's `exception_type` values, each with its family (the
  * workbook sheet it is on), its step in the cost bridge, the rule that raises it, what it means and what to do.
  * The SQL reads it as the input table `cfg_exception_types`; the report, the README's table and docs/DATA.md are
- * made from it; test/core/exception-registry.test.ts fails when any of them disagrees. A new finding type is one
+ * made from it; test/core/finding-registry.test.ts fails when any of them disagrees. A new finding type is one
  * rule model (sql/intermediate/int_recon_findings__<family>.sql) and one row here.
  */
 
@@ -141,13 +141,13 @@ export const findingTypes = [
   },
 ] as const satisfies readonly FindingTypeRow[];
 
-export type ExceptionType = (typeof findingTypes)[number]['type'];
+export type FindingType = (typeof findingTypes)[number]['type'];
 
 /** The type names alone, in registry order. */
-export const exceptionTypes: readonly ExceptionType[] = findingTypes.map((row) => row.type);
+export const findingTypeNames: readonly FindingType[] = findingTypes.map((row) => row.type);
 
 /** The registry as the rows of the SQL input `cfg_exception_types` (sql/inputs/cfg_exception_types.sql). */
-export function exceptionTypeInputRows(): [string, string, number, number | null, string | null][] {
+export function findingTypeInputRows(): [string, string, number, number | null, string | null][] {
   return findingTypes.map((row: FindingTypeRow, index) => [
     row.type,
     row.family,

@@ -1,5 +1,5 @@
 /**
- * The registry of finding types (core/exception-types.ts) is the one list: the rule models emit exactly its types,
+ * The registry of finding types (core/finding-types.ts) is the one list: the rule models emit exactly its types,
  * each from its family's model; the cost bridge attributes exactly the types with a bridge step; the data test
  * refuses a type it does not hold; every family has a sheet; the README's table and DATA.md are made from it.
  */
@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
-import { exceptionTypeInputRows, exceptionTypes, findingFamilies, findingTypes } from '../../core/exception-types.js';
+import { findingTypeInputRows, findingTypeNames, findingFamilies, findingTypes } from '../../core/finding-types.js';
 import { sqlDir } from '../../core/paths.js';
 import { detailSheets } from '../../reports/report-sheets.js';
 import { dataDocFile, generateReadme, readmeFile, renderFindingTypes } from '../../scripts/data-docs.js';
@@ -33,7 +33,7 @@ function emittedTypes(sql: string): string[] {
 
 describe('the registry of finding types', () => {
   it('holds each type once, each of a known family, with bridge steps 1..n once each', () => {
-    expect(new Set(exceptionTypes).size).toBe(exceptionTypes.length);
+    expect(new Set(findingTypeNames).size).toBe(findingTypeNames.length);
     const families = findingFamilies.map((f) => f.family as string);
     for (const row of findingTypes) expect(families).toContain(row.family);
     const steps = findingTypes.flatMap((r) => (r.bridge ? [r.bridge.step] : [])).sort((a, b) => a - b);
@@ -54,13 +54,13 @@ describe('the registry of finding types', () => {
     const detected = code(path.join(intermediate, 'int_recon_findings_detected.sql'));
     for (const { family } of ruleModels) expect(detected).toContain(`select * from int_recon_findings__${family}\n`);
     expect(detected).toContain('from cfg_exception_types');
-    for (const type of exceptionTypes) expect(detected).not.toContain(`'${type}'`);
+    for (const type of findingTypeNames) expect(detected).not.toContain(`'${type}'`);
   });
 
   it('gives the cost bridge exactly the types with a bridge step', () => {
     const attributed = code(path.join(intermediate, 'int_recon_bridge_items_attributed.sql'));
     const pairs = code(path.join(intermediate, 'int_recon_pairs_compared.sql'));
-    const bridgeCase = pairs.slice(0, pairs.indexOf('as bridge_exception_type'));
+    const bridgeCase = pairs.slice(0, pairs.indexOf('as bridge_finding_type'));
     const named = [
       ...`${attributed}\n${bridgeCase.slice(bridgeCase.lastIndexOf('case'))}`.matchAll(/then '([a-z_]+)'/g),
     ].map((m) => m[1]!);
@@ -68,7 +68,7 @@ describe('the registry of finding types', () => {
     expect([...new Set(named)].sort()).toEqual([...withStep].sort());
     const bridge = code(path.join(sqlDir(), 'marts', 'recon_bridge.sql'));
     expect(bridge).toContain('from cfg_exception_types');
-    for (const type of exceptionTypes) expect(bridge).not.toContain(`'${type}'`);
+    for (const type of findingTypeNames) expect(bridge).not.toContain(`'${type}'`);
   });
 
   it('is what the data test checks against: a type not in cfg_exception_types, or of another family, fails it', async () => {
@@ -76,7 +76,7 @@ describe('the registry of finding types', () => {
     const connection = await instance.connect();
     try {
       await connection.run(read(path.join(sqlDir(), 'inputs', 'cfg_exception_types.sql')));
-      for (const row of exceptionTypeInputRows()) {
+      for (const row of findingTypeInputRows()) {
         const values = row.map((v) =>
           v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`,
         );
@@ -88,9 +88,7 @@ describe('the registry of finding types', () => {
            ('f3', 'not_a_type', NULL, 'R3'), ('f4', 'unredeemed_key', 'unredeemed', 'R4'))
          AS t (finding_id, exception_type, family, partner_reference)`,
       );
-      const failing = await connection.runAndReadAll(
-        read(path.join(sqlDir(), 'tests', 'exception_types_accepted.sql')),
-      );
+      const failing = await connection.runAndReadAll(read(path.join(sqlDir(), 'tests', 'finding_types_accepted.sql')));
       expect(
         failing
           .getRows()

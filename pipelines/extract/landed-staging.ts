@@ -1,0 +1,143 @@
+/**
+ * The SQL that reads a landed sales response into typed rows (sql/load/landed_sales.sql, its per-field parts
+ * written from the one list of the Sales record's fields) and the record hash that lets an unchanged record
+ * skip it; pipelines/extract/load.ts runs it and upserts the result.
+ */
+import type { Config } from '../../config/schema.js';
+import { fillSqlTemplate, sqlString } from '../../core/sql.js';
+import { sqlText } from '../../core/paths.js';
+import { transactionAtSql, unparseableDateReason } from './transaction-date.js';
+
+type FieldKind = 'integer' | 'text' | 'money' | 'boolean';
+
+/** The Sales record of the spec: JSON name, column, kind, required. Unknown fields stay in the landed file. */
+const fields: { name: string; column: string; kind: FieldKind; required: boolean }[] = [
+  { name: 'transactionId', column: 'transaction_id', kind: 'integer', required: true },
+  { name: 'partnerReference', column: 'partner_reference', kind: 'text', required: true },
+  { name: 'productId', column: 'product_id', kind: 'integer', required: true },
+  { name: 'productName', column: 'product_name', kind: 'text', required: false },
+  { name: 'salesPrice', column: 'sales_price', kind: 'money', required: true },
+  { name: 'partnerCostPrice', column: 'partner_cost_price', kind: 'money', required: true },
+  { name: 'status', column: 'status', kind: 'text', required: true },
+  { name: 'transactionDate', column: 'transaction_date_raw', kind: 'text', required: true },
+  { name: 'countryCode', column: 'country_code', kind: 'text', required: false },
+  { name: 'salesCurrencyCode', column: 'sales_currency_code', kind: 'text', required: true },
+  { name: 'salesCurrencySymbol', column: 'sales_currency_symbol', kind: 'text', required: false },
+  { name: 'key', column: 'key', kind: 'text', required: false },
+  // Written into landing files by security.keys "hash" in place of the whole key (core/key-protection.ts).
+  { name: 'keyHmac', column: 'key_hmac', kind: 'text', required: false },
+  { name: 'keySentToCustomer', column: 'key_sent_to_customer', kind: 'boolean', required: false },
+];
+
+/** json_type() names accepted for each kind, and how the kind is named in a reason. */
+const accepted: Record<FieldKind, { types: string[]; described: string }> = {
+  integer: { types: ['BIGINT', 'UBIGINT'], described: 'an integer' },
+  text: { types: ['VARCHAR'], described: 'a string' },
+  money: { types: ['BIGINT', 'UBIGINT', 'DOUBLE'], described: 'a number' },
+  boolean: { types: ['BOOLEAN'], described: 'true or false' },
+};
+
+export const loadedColumns = [...fields.map((f) => f.column), 'status_class', 'transaction_at', 'record_hash'];
+
+/**
+ * One row per record of the file: its 0-based index, its raw JSON, each field typed (NULL when absent or
+ * unusable), `problem` (why it cannot be loaded, or NULL) and `date_problem` (why transaction_at is NULL).
+ * The query is `sql/load/landed_sales.sql`; its per-field parts are written here from `fields`.
+ */
+export function stagingSql(file: string, config: Config): string {
+  const paths = `[${fields.map((f) => sqlString(`$.${f.name}`)).join(', ')}]`;
+  const type = (i: number) => `types[${i + 1}]`;
+  const text = (i: number) => `texts[${i + 1}]`;
+  const digits = (name: string) => `digits_${name}`;
+  const dateIndex = fields.findIndex((f) => f.name === 'transactionDate');
+
+  const moneyDigits = fields
+    .filter((f) => f.kind === 'money')
+    // The number's own characters, found in the raw text and checked against the parsed value below.
+    .map(
+      (f) =>
+        `regexp_extract(raw, ${sqlString(`"${f.name}"\\s*:\\s*(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`)}, 1) AS ${digits(f.name)}`,
+    );
+
+  const values = fields.map((f, i) => {
+    const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
+    switch (f.kind) {
+      case 'integer':
+        return `CASE WHEN ${ok} THEN TRY_CAST(${text(i)} AS BIGINT) END AS ${f.column}`;
+      case 'text':
+        return `CASE WHEN ${ok} THEN ${text(i)} END AS ${f.column}`;
+      case 'boolean':
+        return `CASE WHEN ${ok} THEN ${text(i)} = 'true' END AS ${f.column}`;
+      case 'money':
+        return `CASE WHEN ${ok} THEN TRY_CAST(${digits(f.name)} AS DECIMAL(18,4)) END AS ${f.column}`;
+      default:
+        throw new Error(`no rule types a field of kind ${(f as { kind: string }).kind}`);
+    }
+  });
+
+  const problems = fields.flatMap((f, i) => {
+    const present = `(${type(i)} IS NOT NULL AND ${type(i)} <> 'NULL')`;
+    const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
+    const checks = [
+      `CASE WHEN ${present} AND NOT (${ok}) THEN ${sqlString(`${f.name} is `)} || ${describeJsonType(type(i))} || ${sqlString(`, expected ${accepted[f.kind].described}`)} END`,
+    ];
+    if (f.required) checks.push(`CASE WHEN NOT ${present} THEN ${sqlString(`missing ${f.name}`)} END`);
+    if (f.required && f.kind === 'text')
+      checks.push(`CASE WHEN ${ok} AND trim(${text(i)}) = '' THEN ${sqlString(`${f.name} is empty`)} END`);
+    if (f.kind === 'integer') {
+      checks.push(
+        `CASE WHEN ${ok} AND TRY_CAST(${text(i)} AS BIGINT) IS NULL THEN ${sqlString(`${f.name} `)} || ${text(i)} || ' is out of range' END`,
+      );
+    }
+    if (f.kind === 'money') {
+      const d = digits(f.name);
+      checks.push(`CASE WHEN ${ok} THEN CASE
+          WHEN ${d} = '' OR TRY_CAST(${d} AS DOUBLE) IS DISTINCT FROM TRY_CAST(${text(i)} AS DOUBLE)
+            THEN ${sqlString(`${f.name}: its digits could not be read exactly`)}
+          WHEN TRY_CAST(${d} AS DECIMAL(18,4)) IS NULL THEN ${sqlString(`${f.name} `)} || ${d} || ' is out of range for DECIMAL(18,4)'
+          WHEN regexp_matches(${d}, '[eE]') AND TRY_CAST(${d} AS DECIMAL(38,12)) <> TRY_CAST(${d} AS DECIMAL(18,4))
+            OR NOT regexp_matches(${d}, '[eE]') AND regexp_matches(${d}, '\\.[0-9]{4}[0-9]*[1-9]')
+            THEN ${sqlString(`${f.name} `)} || ${d} || ' has more than 4 decimal places'
+        END END`);
+    }
+    return checks;
+  });
+
+  const statusClass = Object.entries(config.reconciliation.statusMap)
+    .map(([status, cls]) => `WHEN ${sqlString(status)} THEN ${sqlString(cls)}`)
+    .join(' ');
+
+  return fillSqlTemplate('sql/load/landed_sales.sql', sqlText('load', 'landed_sales.sql'), {
+    landing_file: sqlString(file),
+    record_hash: recordHashSql('json', config),
+    field_paths: paths,
+    money_digits: moneyDigits.join(', '),
+    typed_fields: values.join(',\n         '),
+    date_is_text: `${type(dateIndex)} = 'VARCHAR'`,
+    transaction_at: transactionAtSql(text(dateIndex), config.timezone),
+    record_columns: loadedColumns
+      .filter((c) => c !== 'status_class' && c !== 'transaction_at' && c !== 'record_hash')
+      .join(', '),
+    status_classes: statusClass,
+    shape_in_words: describeJsonType('shape'),
+    field_problems: problems.join(',\n                 '),
+    unparseable_date_reason: sqlString(`${unparseableDateReason}: `),
+    date_text: text(dateIndex),
+  });
+}
+
+/**
+ * The md5 of a record's JSON text together with what types it (the time zone of offset-less dates and the
+ * status map): the same record under changed settings is parsed again, never taken from an older typing.
+ */
+export function recordHashSql(json: string, config: Config): string {
+  const typing = JSON.stringify({ timezone: config.timezone, statusMap: config.reconciliation.statusMap });
+  return `md5_number(${json} || ${sqlString(typing)})`;
+}
+
+/** json_type()'s name in words, for reasons. */
+function describeJsonType(expression: string): string {
+  return `CASE ${expression} WHEN 'VARCHAR' THEN 'a string' WHEN 'BIGINT' THEN 'an integer' WHEN 'UBIGINT' THEN 'an integer'
+    WHEN 'DOUBLE' THEN 'a number' WHEN 'BOOLEAN' THEN 'a boolean' WHEN 'OBJECT' THEN 'an object' WHEN 'ARRAY' THEN 'an array'
+    WHEN 'NULL' THEN 'null' ELSE lower(${expression}) END`;
+}

@@ -1,0 +1,59 @@
+/** memoryLimit "auto": sized from the sales, between its floor and half the machine; a real DuckDB follows it. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { expect, test } from 'vitest';
+import {
+  autoMemoryLimitBytes,
+  memoryBytesPerSale,
+  memoryFloorBytes,
+  memorySizeText,
+} from '../../core/memory-policy.js';
+import { Warehouse } from '../../core/warehouse.js';
+
+const gibibyte = 2 ** 30;
+
+test('the floor for a small database, 96 bytes a sale beyond it, never more than half the machine', () => {
+  expect(autoMemoryLimitBytes(0, 16 * gibibyte)).toBe(memoryFloorBytes);
+  expect(autoMemoryLimitBytes(1_782_000, 16 * gibibyte)).toBe(memoryFloorBytes);
+  expect(autoMemoryLimitBytes(17_820_000, 16 * gibibyte)).toBe(17_820_000 * memoryBytesPerSale);
+  expect(autoMemoryLimitBytes(500_000_000, 16 * gibibyte)).toBe(8 * gibibyte);
+  // A machine smaller than twice the floor still gets the floor.
+  expect(autoMemoryLimitBytes(17_820_000, 512 * 2 ** 20)).toBe(memoryFloorBytes);
+});
+
+test('"auto" sets DuckDB to the floor on an empty file and raises it for the sales a load adds', async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-memory-'));
+  const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { memoryLimit: 'auto' });
+  try {
+    // DuckDB shows its limit as "512.0 MiB" or "1.6 GiB".
+    const limitMiB = async () => {
+      const [, number, unit] = /([0-9.]+)\s*(MiB|GiB)/.exec(await warehouse.memoryLimit())!;
+      return Number(number) * (unit === 'GiB' ? 1024 : 1);
+    };
+    expect(await limitMiB()).toBe(512);
+    expect(warehouse.memoryLimitInForce()).toBe('auto: 512MiB for 0 sales');
+    // A window of ten million sales about to be loaded into the empty file.
+    await warehouse.fitMemoryToWork(10_000_000);
+    const sized = Math.ceil((10_000_000 * memoryBytesPerSale) / 2 ** 20);
+    expect(await limitMiB()).toBeCloseTo(sized, -1);
+    expect(warehouse.memoryLimitInForce()).toBe(
+      `auto: ${memorySizeText(10_000_000 * memoryBytesPerSale)} for 10,000,000 sales`,
+    );
+    // Never lowered within a job: a smaller load after a bigger one keeps the room.
+    await warehouse.fitMemoryToWork(1_000);
+    expect(await limitMiB()).toBeCloseTo(sized, -1);
+    // An explicit size is taken as given.
+    await warehouse.useMemoryLimit('300MB');
+    await warehouse.fitMemoryToWork(10_000_000);
+    expect(warehouse.memoryLimitInForce()).toBe('300MB');
+    expect(await limitMiB()).toBeCloseTo(286, -1);
+    // extract.memoryLimit given: the windows' size, then the job's "auto" again, sized afresh (never DuckDB's RESET).
+    await warehouse.useMemoryLimit('auto');
+    expect(warehouse.memoryLimitSetting()).toBe('auto');
+    expect(await limitMiB()).toBe(512);
+  } finally {
+    warehouse.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
