@@ -139,7 +139,7 @@ describe('pinrecon simulate-api', () => {
       'kept',
     ]);
     try {
-      const url = await waitFor(() => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
+      const url = await waitFor(running, () => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
       const login = await fetch(`${url}/auth/token`, {
         method: 'POST',
         body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }),
