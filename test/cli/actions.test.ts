@@ -9,6 +9,7 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, expect, test } from 'vitest';
 import { cliPath } from '../support/cli.js';
+import { listActions } from '../../pipelines/actions/store.js';
 import { findingsOfType, period, asOf, reconciledMonth, type ActionsMonth } from '../support/actions.js';
 
 let month: ActionsMonth | undefined;
@@ -26,10 +27,18 @@ type Listed = {
   approved_by: string | null;
 };
 
+/** The period's actions, read in this process by what `actions list` runs (each spawn costs seconds of CPU). */
 async function listed(m: ActionsMonth): Promise<Listed[]> {
+  return m.withDatabase((w) => listActions(w, { period }));
+}
+
+/** `actions list --format json` through the CLI: exactly the actions `listed` reads. */
+async function listedByCli(m: ActionsMonth): Promise<Listed[]> {
   const result = await m.cli('actions', 'list', '--period', period, '--format', 'json');
   expect(result.code, result.stderr).toBe(0);
-  return JSON.parse(result.stdout) as Listed[];
+  const printed = JSON.parse(result.stdout) as Listed[];
+  expect(printed).toEqual(await listed(m));
+  return printed;
 }
 
 async function decideReverseAndApprove(
@@ -51,7 +60,7 @@ async function decideReverseAndApprove(
 
   const plan = await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima');
   expect(plan.code, plan.stderr).toBe(0);
-  const reversals = (await listed(m)).filter((a) => a.kind === 'reversal');
+  const reversals = (await listedByCli(m)).filter((a) => a.kind === 'reversal');
   expect(reversals.map((a) => a.finding_id).sort()).toEqual(refunded.map((f) => f.finding_id).sort());
   expect(reversals.every((a) => a.status === 'proposed')).toBe(true);
   // Planning again changes nothing.

@@ -131,5 +131,5 @@ describe('pinrecon demo, as a new user runs it', () => {
     } finally {
       warehouse.close();
     }
-  }, 120_000);
+  });
 });

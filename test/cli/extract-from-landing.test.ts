@@ -102,5 +102,5 @@ describe('pinrecon extract --from-landing', () => {
     expect(twice.code, twice.stderr).toBe(0);
     expect(twice.stdout).toContain('0 of');
     expect(await withWarehouse(database, { readOnly: true, timezone }, extractedTables)).toEqual(original);
-  }, 240_000);
+  });
 });

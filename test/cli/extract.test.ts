@@ -162,7 +162,7 @@ describe('pinrecon extract (spawned CLI)', () => {
     expect(resumedState.side).toEqual(cleanState.side);
     // The killed runs are visible as such; the last one succeeded.
     expect(resumedState.runs.map((r) => r.status)).toEqual([...kills.map(() => 'abandoned'), 'succeeded']);
-  }, 240_000);
+  });
 
   it('no secret or token reaches the console or any column of any table', async () => {
     expect(recorder.tokens.size).toBeGreaterThan(2); // logins and refreshes happened
@@ -312,5 +312,5 @@ describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fil
     const again = await extractCli(['extract', ...june, '--config', config], undefined, env);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 0 windows fetched, 5 skipped/);
-  }, 240_000);
+  });
 });

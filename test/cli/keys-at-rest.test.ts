@@ -93,7 +93,7 @@ describe('keys at rest', () => {
     expect(contradicting.code).toBe(2);
     expect(contradicting.stderr).toContain('security.keys is "store", but the database');
     expect(contradicting.stderr).toContain('"hash" mode');
-  }, 240_000);
+  });
 
   it('keys protect moves a store database to hash: the dry run changes nothing, the run leaves no whole key', async () => {
     const storeConfig = writeConfig('old', { keys: 'store' });
@@ -141,5 +141,5 @@ describe('keys at rest', () => {
     expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys)).toEqual([]);
     const again = await runCli(['keys', 'protect', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
     expect(again.stdout).toContain('rewrote 0 keys in sales, 0 records in sales_quarantine');
-  }, 240_000);
+  });
 });

@@ -66,5 +66,5 @@ describe('pinrecon ledger import of a smaller export of the same path', () => {
     write(3);
     expect((await importIt()).code).toBe(0);
     expect(await ledgerCounts(database)).toEqual({ ledger: 3, history: 14 });
-  }, 180_000);
+  });
 });

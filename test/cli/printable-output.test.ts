@@ -43,7 +43,7 @@ describe('printing hostile references', () => {
     );
     const reconciled = await pinrecon(['reconcile', '--period', period, '--as-of', asOf]);
     expect(reconciled.code, reconciled.stderr).toBe(0);
-  }, 120_000);
+  });
   afterAll(() => f?.cleanup());
 
   it.each(['table', 'csv'])('findings list --format %s prints no raw control character', async (format) => {

@@ -51,7 +51,7 @@ describe('pinrecon query', () => {
       expect(result.stdout, sql).toMatch(/\\"key\\": \\"\*\*\*\*\\"/i);
       expect(result.stdout, sql).not.toContain('987');
     }
-  }, 180_000);
+  });
 
   it('refuses files, globs, landing files and EXPORT DATABASE with a clear message, creating nothing', async () => {
     const exported = path.join(temp.dir, 'exported');
@@ -70,5 +70,5 @@ describe('pinrecon query', () => {
       expect(result.stdout + result.stderr, sql).not.toContain(fullKey);
     }
     expect(existsSync(exported)).toBe(false);
-  }, 180_000);
+  });
 });

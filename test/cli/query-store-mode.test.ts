@@ -53,7 +53,7 @@ describe('query on a database that keeps whole keys', () => {
     const json = await runCli(['query', 'SELECT count(*) AS n FROM sales', '--config', configFile, '--json']);
     expect(json.code, json.stderr).toBe(0);
     expect(json.stderr).toMatch(warning);
-  }, 120_000);
+  });
 
   it('says it for a database older than security.keys whose keys are whole, and not for a hash database', async () => {
     const older = await databaseWith('older', 'OLDER-KEY-BBBB-5678', undefined);
@@ -62,5 +62,5 @@ describe('query on a database that keeps whole keys', () => {
     const quiet = await runCli(['query', 'SELECT 1 AS one', '--config', hashed]);
     expect(quiet.code, quiet.stderr).toBe(0);
     expect(quiet.stderr).not.toMatch(/whole keys/);
-  }, 120_000);
+  });
 });

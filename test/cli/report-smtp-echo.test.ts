@@ -47,7 +47,7 @@ describe('pinrecon report --email against a server echoing the AUTH PLAIN blob (
         email: { retries: 0, to: ['finance@example.com'] },
       }),
     );
-  }, 120_000);
+  });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
   it('exits 1 saying why, without the password or the blob anywhere', async () => {
@@ -78,5 +78,5 @@ describe('pinrecon report --email against a server echoing the AUTH PLAIN blob (
       expect(shown).not.toContain(password);
       expect(shown).not.toContain('S3cr%23t');
     }
-  }, 120_000);
+  });
 });

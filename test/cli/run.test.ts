@@ -139,7 +139,7 @@ describe('pinrecon run (spawned) when something is wrong', () => {
       'reconcile: succeeded',
       'report + email: failed',
     ]);
-  }, 120_000);
+  });
 
   it('goes on with a warning when the ledger file is absent but earlier imports cover the period', async () => {
     expect((await run('--ledger', ledgerFile)).code).toBe(0);
@@ -154,5 +154,5 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     expect(ledgerStep).toMatch(/^ledger import\s+skipped\s+0\.0\s+no file at /);
     expect(ledgerStep!.endsWith(`no file at ${defaultLedger}`)).toBe(true);
     expect(result.stdout).toMatch(/^report\s+succeeded\s+/m);
-  }, 120_000);
+  });
 });

@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
 import { configSchema } from '../../config/schema.js';
 import { jobArguments, validateSchedules } from '../../pipelines/schedule.js';
@@ -86,12 +86,17 @@ describe('pinrecon schedule (spawned)', () => {
       cwd: dir,
       env: { CI: 'true' },
     });
-    const deadline = Date.now() + 45_000;
-    while (Date.now() < deadline) {
+    // Stopped even when the test fails or times out.
+    onTestFinished(() => {
+      if (scheduler.child.exitCode === null && scheduler.child.signalCode === null) scheduler.child.kill('SIGKILL');
+    });
+    // Until two of each ran, or the scheduler ended on its own; no deadline of its own (a loaded machine is
+    // slow to start the CLI and each job): the test's timeout is the hang detector.
+    while (scheduler.child.exitCode === null && scheduler.child.signalCode === null) {
       const failed = (scheduler.output().match(/schedule failing-extract: FAILED/g) ?? []).length;
       const succeeded = (scheduler.output().match(/schedule reconcile: succeeded/g) ?? []).length;
       if (failed >= 2 && succeeded >= 2) break;
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, 100));
     }
     scheduler.child.kill('SIGTERM');
     const { code } = await scheduler.done;
@@ -115,5 +120,5 @@ describe('pinrecon schedule (spawned)', () => {
     } finally {
       warehouse.close();
     }
-  }, 90_000);
+  });
 });

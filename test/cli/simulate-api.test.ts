@@ -19,13 +19,18 @@ function start(args: string[]): RunningCli {
   return startCli(['simulate-api', '--port', '0', ...args], { cwd: workDir, env });
 }
 
-async function waitFor<T>(probe: () => T | undefined, what: string): Promise<T> {
-  for (let waited = 0; waited < 20_000; waited += 50) {
+/**
+ * Polls `probe` until it gives a value, or fails once the simulator has exited without it. No deadline of its
+ * own: a loaded machine took over 20 s to start the CLI; the test's timeout is the hang detector.
+ */
+async function waitFor<T>(running: RunningCli, probe: () => T | undefined, what: string): Promise<T> {
+  for (;;) {
     const value = probe();
     if (value !== undefined) return value;
+    if (running.child.exitCode !== null || running.child.signalCode !== null)
+      throw new Error(`the simulator exited before ${what}: ${running.output()}`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 async function stop(running: RunningCli): Promise<number | null> {
@@ -53,18 +58,22 @@ describe('pinrecon simulate-api', () => {
       'custom.json',
     ]);
     try {
-      const summary = await waitFor(() => {
-        try {
-          return JSON.parse(running.stdout()) as {
-            url: string;
-            seed: number;
-            dataset: { salesCount: number };
-            endpoints: Record<string, string>;
-          };
-        } catch {
-          return undefined;
-        }
-      }, 'the JSON summary');
+      const summary = await waitFor(
+        running,
+        () => {
+          try {
+            return JSON.parse(running.stdout()) as {
+              url: string;
+              seed: number;
+              dataset: { salesCount: number };
+              endpoints: Record<string, string>;
+            };
+          } catch {
+            return undefined;
+          }
+        },
+        'the JSON summary',
+      );
       expect(summary).toMatchObject({
         seed: 4,
         dataset: { salesCount: 2000 },
@@ -91,7 +100,7 @@ describe('pinrecon simulate-api', () => {
   it('logs one line per request with --verbose, without tokens or secrets', async () => {
     const running = start(['--verbose', '--sales', '500']);
     try {
-      const url = await waitFor(() => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
+      const url = await waitFor(running, () => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
       expect(running.stdout()).toMatch(/credentials: the configuration\/environment/);
       const login = await fetch(`${url}/auth/token`, {
         method: 'POST',
@@ -102,7 +111,11 @@ describe('pinrecon simulate-api', () => {
       await (
         await fetch(`${url}/catalog/products/999`, { headers: { Authorization: `Bearer ${accessToken}` } })
       ).text();
-      await waitFor(() => (running.stderr().includes('unknown_product') ? true : undefined), 'the request log');
+      await waitFor(
+        running,
+        () => (running.stderr().includes('unknown_product') ? true : undefined),
+        'the request log',
+      );
       expect(running.stderr()).toMatch(/POST \/auth\/token → 200 \d+ms \[getToken\]/);
       expect(running.stderr()).toMatch(/GET \/catalog → 200 \d+ms \[catalogTree\]/);
       expect(await stop(running)).toBe(0);
@@ -126,7 +139,7 @@ describe('pinrecon simulate-api', () => {
       'kept',
     ]);
     try {
-      const url = await waitFor(() => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
+      const url = await waitFor(running, () => /listening at (http:\/\/\S+)/.exec(running.stdout())?.[1], 'the URL');
       const login = await fetch(`${url}/auth/token`, {
         method: 'POST',
         body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }),

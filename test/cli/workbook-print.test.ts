@@ -94,7 +94,7 @@ describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
       { encoding: 'utf8', timeout: 480_000 },
     );
     expect(converted.status, `${converted.stdout}\n${converted.stderr}`).toBe(0);
-  }, 900_000);
+  });
 
   afterAll(() => {
     fixture?.warehouse.close();

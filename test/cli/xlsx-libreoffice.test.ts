@@ -65,7 +65,7 @@ describe.skipIf(!hasSoffice)('the workbook read by LibreOffice', () => {
     expect(converted.status, `${converted.stdout}\n${converted.stderr}`).toBe(0);
     for (const name of readdirSync(out))
       sheets.set(name.replace(/^lean-|\.csv$/g, ''), parseCsv(readFileSync(path.join(out, name), 'utf8')));
-  }, 300_000);
+  });
   afterAll(() => fixture?.warehouse.close());
 
   it('opens every sheet', () => {

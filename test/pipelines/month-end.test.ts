@@ -137,7 +137,7 @@ describe('pinrecon run (month-end job) against the simulator', () => {
     } finally {
       warehouse.close();
     }
-  }, 120_000);
+  });
 });
 
 describe('pinrecon run against an upstream with other paths and every fault at once', () => {
@@ -226,5 +226,5 @@ describe('pinrecon run against an upstream with other paths and every fault at o
     } finally {
       warehouse.close();
     }
-  }, 180_000);
+  });
 });

@@ -136,7 +136,7 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     expect(run.summary.reconcile.lookup).toMatchObject({ done: true, references: ghosts().length + 1, found: 1 });
     expect(run.lookupRequests).toBe(ghosts().length + 1);
     expect(run.facts.missingProof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
-  }, 120_000);
+  });
 
   it('asks again on the next reconcile (an answer proves absence as of then), keeps every answer, rebuilds only its readers', async () => {
     const config = configFor('lookup', {});
@@ -177,7 +177,7 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     proofPath.push('recon_runs');
     expect(rebuilt).toEqual(expect.arrayContaining(proofPath));
     expect(rebuilt).not.toContain('int_recon_rows_classified');
-  }, 120_000);
+  });
 
   it('a run with more than 100 look-ups says that extract.historyStart avoids them', async () => {
     const config = configFor('lookup', {});
@@ -200,7 +200,7 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     } finally {
       warehouse.close();
     }
-  }, 120_000);
+  });
 
   it('with historyStart: the back-filled windows hold the early sale and prove the ghosts absent, with 0 look-ups', async () => {
     const run = await monthEnd('windows', { historyStart: '2026-01-01' });
@@ -224,7 +224,7 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
       coveredThrough: '2026-04-04',
       provesAbsence: true,
     });
-  }, 120_000);
+  });
 
   it('with look-ups off and no historyStart nothing is proven: the early order and the ghosts are missing, unproven, counted', async () => {
     const run = await monthEnd('unproven', { lookupMissing: false });
@@ -237,5 +237,5 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     expect(proofs(run.findings)).toEqual(['unproven']);
     expect(run.lookupRequests).toBe(0);
     expect(run.facts.missingProof).toEqual({ windows: 0, lookup: 0, unproven: ghosts().length + 1 });
-  }, 120_000);
+  });
 });

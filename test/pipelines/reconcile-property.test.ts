@@ -105,4 +105,4 @@ test('match classes conserve every ledger line and every sale', async () => {
     ),
     { numRuns: 40 },
   );
-}, 120_000);
+});

@@ -152,12 +152,12 @@ describe('reversal by partner reference', () => {
         if (!authorized(hit, res, up)) return;
         if (hit.path.startsWith('/reversal/partner-reference/')) {
           status = 'Canceled in stock';
-          return; // processed, but the answer never comes: the 200 ms timeout fires
+          return; // processed, but the answer never comes: the timeout fires (long enough for a loaded machine)
         }
         if (hit.path === '/sales/partner-reference/PO%2F9') return json(res, 200, [sale(77, 'PO/9', status)]);
         json(res, 404, {});
       },
-      { timeoutMs: 200 },
+      { timeoutMs: 1_500 },
     );
     const result = await client.reverseByPartnerReference('PO/9');
     expect(result).toMatchObject({ transactionId: 77, status: 'Canceled in stock' });
