@@ -5,7 +5,7 @@
  * written under a temporary name and renamed, so a reader never sees half a file.
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { neutralizeFormula, printable } from '../core/text-safety.js';
 import { moneyFormat } from './formats.js';
 
@@ -69,7 +69,8 @@ function csvField(value: string | null, kind: FileColumn['kind']): string {
 }
 
 async function writeXlsx(file: string, content: ActionFile): Promise<void> {
-  const workbook = new ExcelJS.Workbook();
+  const { default: excel } = await import('exceljs');
+  const workbook = new excel.Workbook();
   workbook.creator = 'pinrecon';
   const sheet = workbook.addWorksheet(content.sheet, { views: [{ state: 'frozen', ySplit: 1 }] });
   sheet.columns = content.columns.map((c) => ({ header: c.header, key: c.key, width: c.width }));

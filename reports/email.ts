@@ -6,7 +6,6 @@
 import { createWriteStream, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import nodemailer from 'nodemailer';
 import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
@@ -190,7 +189,8 @@ export async function deliverReportEmail(
     attachments: [{ filename: path.basename(message.attachment), path: message.attachment, contentType: xlsxType }],
   };
   if (options.emlFile) {
-    const transport = nodemailer.createTransport({ streamTransport: true, newline: 'windows' });
+    const { createTransport } = (await import('nodemailer')).default;
+    const transport = createTransport({ streamTransport: true, newline: 'windows' });
     const info = await transport.sendMail(mail);
     const temporary = `${options.emlFile}.tmp-${process.pid}`;
     try {
@@ -217,7 +217,8 @@ export async function deliverReportEmail(
   const attempts = config.retries + 1;
   for (let attempt = 1; ; attempt++) {
     // Options built from the parsed URL, not `url:`: nodemailer would fall back to the deprecated url.parse.
-    const transport = nodemailer.createTransport({
+    const { createTransport } = (await import('nodemailer')).default;
+    const transport = createTransport({
       host: connectHost,
       ...(target.port !== undefined ? { port: target.port } : {}),
       secure: target.secure,

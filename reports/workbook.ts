@@ -10,7 +10,7 @@ import { once } from 'node:events';
 import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import path from 'node:path';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import type { ReportFacts } from './report-facts.js';
@@ -100,7 +100,9 @@ async function writeFile(
   file: string,
   options: WorkbookOptions & { generatedAt: Date; rowsPerSheet: number },
 ): Promise<void> {
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
+  // exceljs is loaded when a workbook is written, not by every command at start-up.
+  const { default: excel } = await import('exceljs');
+  const workbook = new excel.stream.xlsx.WorkbookWriter({
     filename: file,
     useStyles: true,
     useSharedStrings: false,

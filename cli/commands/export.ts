@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
-import { exportPeriod, type ExportFormat } from '../../pipelines/export.js';
+import type { ExportFormat } from '../../pipelines/export.js';
 import { lockedByAnotherProcess, Warehouse } from '../../core/warehouse.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
@@ -34,6 +34,8 @@ export function registerExport(program: Command): void {
       const outDir = options.out ?? config.reports.outDir;
       const warehouse = await openBusyAware(config, output);
       try {
+        // apache-arrow loads only when something is exported (start-up of every other command).
+        const { exportPeriod } = await import('../../pipelines/export.js');
         const summary = await exportPeriod(
           warehouse,
           config,

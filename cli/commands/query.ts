@@ -8,7 +8,6 @@ import { UsageError } from '../../core/errors.js';
 import { formatTable, type Output } from '../../core/output.js';
 import { printableJson } from '../../core/text-safety.js';
 import { csvField, printText } from '../print.js';
-import { queryArrow, writeArrowStream } from '../../pipelines/arrow.js';
 import { openForReading, queryMasked, wholeKeysWarning, type MaskedResult } from '../../pipelines/query.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 
@@ -51,6 +50,8 @@ export function registerQuery(program: Command): void {
         const exposure = await wholeKeysWarning(warehouse);
         if (exposure) output.warn(exposure);
         if (format === 'arrow') {
+          // apache-arrow is loaded only by the query that writes Arrow, not by every command at start-up.
+          const { queryArrow, writeArrowStream } = await import('../../pipelines/arrow.js');
           const { schema, batches } = await queryArrow(warehouse, sql, config.timezone);
           return await writeArrowStream(schema, batches, process.stdout);
         }

@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.js';
 import { ConfigError, JobError, UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
-import { startSimulator, type RequestLogEntry, type SimulatorOptions } from '../../doubles/simulator/server.js';
+import type { RequestLogEntry, SimulatorOptions } from '../../doubles/simulator/server.js';
 import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../doubles/simulator/sale-generator.js';
 import { daysInclusive } from '../../doubles/simulator/zoned-time.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
@@ -123,6 +123,8 @@ async function serveSimulator(config: Config, options: SimulateApiOptions, outpu
         ? 'the configuration/environment'
         : 'the built-in demo pair';
 
+  // The simulator loads only when it is asked for (start-up of every other command).
+  const { startSimulator } = await import('../../doubles/simulator/server.js');
   const simulator = await startSimulator(simulatorOptions).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {

@@ -5,7 +5,7 @@
  * cached result); empty rows are skipped; `line` is the sheet's row number.
  */
 import { createReadStream, statSync } from 'node:fs';
-import ExcelJS from 'exceljs';
+import type ExcelJS from 'exceljs';
 import { ConfigError, JobError } from '../../core/errors.js';
 import { HeaderSearch, type PlacedRow } from './columns.js';
 import { describeStart, fileEnds } from './signature.js';
@@ -37,7 +37,8 @@ export async function* readXlsx(
     done += chunk.length;
     onProgress?.(done, total);
   });
-  const workbook = new ExcelJS.stream.xlsx.WorkbookReader(input, {
+  const { default: excel } = await import('exceljs');
+  const workbook = new excel.stream.xlsx.WorkbookReader(input, {
     sharedStrings: 'cache',
     styles: 'cache',
     hyperlinks: 'ignore',
