@@ -30,6 +30,8 @@ export async function* readXlsx(
       { cause: error },
     );
   });
+  // Before the stream opens: its 'data' listener starts the flow, and an await in between would lose bytes.
+  const { default: excel } = await import('exceljs');
   const total = statSync(file).size;
   let done = 0;
   const input = createReadStream(file, { highWaterMark: 1024 * 1024 });
@@ -37,7 +39,6 @@ export async function* readXlsx(
     done += chunk.length;
     onProgress?.(done, total);
   });
-  const { default: excel } = await import('exceljs');
   const workbook = new excel.stream.xlsx.WorkbookReader(input, {
     sharedStrings: 'cache',
     styles: 'cache',
