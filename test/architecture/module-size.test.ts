@@ -1,0 +1,51 @@
+/**
+ * Rooms that fit (issue 17): no module over 400 lines but the config schema (one documented option after another).
+ * The modules still over it are listed with the size they may not exceed, so the list can only shrink.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const sourceFolders = ['cli', 'pipelines', 'sources', 'reports', 'config', 'core', 'doubles', 'bench', 'scripts'];
+const maxLines = 400;
+const exempt = new Set(['config/schema.ts']);
+/** Over the limit since the formatter wrapped them at 120 columns; each to be split, none to grow. */
+const toSplit: Record<string, number> = {
+  'pipelines/catalog.ts': 461,
+  'pipelines/decision-recording.ts': 475,
+  'pipelines/ledger-import.ts': 411,
+  'reports/summary-sheet.ts': 450,
+  'reports/workbook.ts': 413,
+  'sources/ledger/csv-bulk.ts': 417,
+  'sources/partner-api/client.ts': 438,
+  'sources/partner-api/http.ts': 415,
+};
+
+function typescriptFiles(dir: string): string[] {
+  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
+    const relative = path.join(dir, entry.name);
+    if (entry.isDirectory()) return typescriptFiles(relative);
+    return entry.name.endsWith('.ts') ? [relative] : [];
+  });
+}
+
+const lineCount = (file: string) => readFileSync(path.join(root, file), 'utf8').trimEnd().split('\n').length;
+
+describe('module size', () => {
+  const files = sourceFolders.flatMap(typescriptFiles).filter((file) => !exempt.has(file));
+
+  it(`no module over ${maxLines} lines, and none of those still to split grows`, () => {
+    expect(files.length).toBeGreaterThan(150);
+    const over = files
+      .map((file) => ({ file, lines: lineCount(file) }))
+      .filter(({ file, lines }) => lines > (toSplit[file] ?? maxLines))
+      .map(({ file, lines }) => `${file}: ${lines} lines (at most ${toSplit[file] ?? maxLines})`);
+    expect(over).toEqual([]);
+  });
+
+  it('lists only modules that are still over the limit', () => {
+    const split = Object.keys(toSplit).filter((file) => lineCount(file) <= maxLines);
+    expect(split, 'split already: remove from toSplit').toEqual([]);
+  });
+});
