@@ -3,17 +3,19 @@
  * totals, bridge, decisions, findings by type, aging and the sheets written. Written by workbook.ts.
  */
 import type ExcelJS from 'exceljs';
-import { formatCount, formatFileSize, localTextDate, wallClockDate } from './formats.js';
+import { formatCount, formatFileSize, localTextDate } from './formats.js';
 import { describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
-import { totalsColumns, type Decimal, type ReportFacts } from './report-facts.js';
+import { totalsColumns, type ReportFacts } from './report-facts.js';
 import type { DetailSheet } from './report-sheets.js';
 import { describeClose } from './close-facts.js';
 import { writeRollForwardSection } from './roll-forward.js';
-import { formatLocalTimeZoned, localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
+import { formatLocalTimeZoned } from '../core/zoned-time.js';
 import { findingAmountRule } from './finding-amount.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
+import { summaryColumnWidths, summaryPen, type SummaryPen } from './summary-pen.js';
+
 import { paperOfExcelCode, scaleToFitPages } from './print-layout.js';
-import { moneyStyle, styles, type Style } from './workbook-styles.js';
+import { styles } from './workbook-styles.js';
 
 /** The workbook that was too large to send: the Summary-only one names it. */
 export interface SummaryOnlyOf {
@@ -28,26 +30,6 @@ export interface WrittenSheet {
   title: string;
   /** Data rows, header excluded. */
   rows: number;
-}
-
-/** A cell of the Summary: a value and how it looks. */
-type SummaryCell = { value: ExcelJS.CellValue; style: Style } | string | null;
-
-/** What a Summary section writes with: whole rows, and the cells the Summary uses. */
-interface SummaryPen {
-  line(...cells: SummaryCell[]): void;
-  /** Text across the whole width of the Summary, wrapped: it prints whole, whatever its length. */
-  note(text: string, style?: Style): void;
-  /** A blank row, then the section's title. */
-  heading(text: string): void;
-  header(...labels: (string | null)[]): void;
-  styled(value: ExcelJS.CellValue, style: Style): SummaryCell;
-  count(value: string | number): SummaryCell;
-  money(value: Decimal, currency: string | null): SummaryCell;
-  /** A local wall-clock time as the facts give it ("YYYY-MM-DD HH:MM:SS"), shown with its UTC offset. */
-  localTime(text: string | null): SummaryCell;
-  /** An instant, shown as the wall clock of the configured zone with its UTC offset. */
-  instant(at: Date): SummaryCell;
 }
 
 /** Everything a Summary section may show. */
@@ -83,13 +65,6 @@ const summarySections: SummarySection[] = [
   writeSheetsSection,
 ];
 
-/** A: labels; B: a value or a time (with its offset); C–F: numbers. Nothing is written right of F. */
-export const summaryColumnWidths = [23, 23, 14, 14, 14, 14];
-/** Characters of body text a wrapped note holds per printed line (a little under the columns' width). */
-const noteLineChars = Math.floor(summaryColumnWidths.reduce((sum, width) => sum + width, 0) * 1.1);
-
-/** The space above a section's heading, in points. */
-const sectionSpacePt = 7.5;
 /** The Summary is meant to print on at most this many pages. */
 const summaryPages = 2;
 
@@ -118,86 +93,6 @@ export function writeSummary(
       'portrait',
     );
   worksheet.commit();
-}
-
-function summaryPen(
-  worksheet: ExcelJS.Worksheet,
-  timezone: string,
-): SummaryPen & { rows(): number; heightPt(): number } {
-  let rows = 0;
-  // The printed height of the rows written: a row's set height, else 15 pt for each 11 pt of its largest font.
-  let heightPt = 0;
-  const fontHeightPt = (size: number | undefined) => (15 * Math.max(11, size ?? 11)) / 11;
-  const addRow = (cells: SummaryCell[], lines = 1) => {
-    const row = worksheet.addRow(
-      cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)),
-    );
-    cells.forEach((cell, i) => {
-      if (cell !== null) row.getCell(i + 1).style = typeof cell === 'object' ? cell.style : styles.plain;
-    });
-    if (lines > 1) row.height = 15 * lines;
-    const fonts = cells.map((cell) => (cell !== null && typeof cell === 'object' ? cell.style.font?.size : undefined));
-    heightPt += row.height ?? Math.max(...fonts.map(fontHeightPt));
-    row.commit();
-    rows = row.number;
-  };
-  const line = (...cells: SummaryCell[]) => addRow(cells);
-  const styled = (value: ExcelJS.CellValue, style: Style): SummaryCell => ({ value, style });
-  // A time cell's format carries the zone's offset at that instant, so "every time says its zone" holds in print too.
-  const timeCell = (instant: Date): SummaryCell => {
-    const { offset } = zonedTimeParts(instant, timezone);
-    return styled(wallClockDate(instant, timezone), timeStyle(offset));
-  };
-  return {
-    line,
-    styled,
-    rows: () => rows,
-    heightPt: () => heightPt,
-    note: (text, style = styles.plain) => {
-      const row = worksheet.addRow([text]);
-      row.getCell(1).style = { ...style, alignment: { wrapText: true, vertical: 'top' } };
-      const lines = Math.max(1, Math.ceil(text.length / noteLineChars));
-      // 15 pt a line of the 11 pt body font; a larger font (the alert band) needs proportionally more.
-      if (lines > 1) row.height = Math.ceil((15 * lines * Math.max(11, style.font?.size ?? 11)) / 11);
-      heightPt += row.height ?? fontHeightPt(style.font?.size);
-      worksheet.mergeCells(row.number, 1, row.number, summaryColumnWidths.length);
-      row.commit();
-      rows = row.number;
-    },
-    heading: (text) => {
-      // Half a line of space above a section: the Summary is meant to fit two pages.
-      const spacer = worksheet.addRow([]);
-      spacer.height = sectionSpacePt;
-      heightPt += sectionSpacePt;
-      spacer.commit();
-      line(styled(text, styles.heading));
-    },
-    // A label wider than its column wraps onto more lines of a taller row, so it prints whole.
-    header: (...labels) => {
-      const lines = Math.max(
-        ...labels.map((label, i) => Math.ceil((label ?? '').length / (summaryColumnWidths[i] ?? 1))),
-      );
-      addRow(
-        labels.map((label) =>
-          label === null ? null : styled(label, lines > 1 ? styles.wrappedHeader : styles.header),
-        ),
-        lines,
-      );
-    },
-    count: (value) => styled(Number(value), styles.integer),
-    money: (value, currency) => (value === null ? null : styled(Number(value), moneyStyle(currency))),
-    localTime: (text) => (text === null ? null : timeCell(localTimeInstant(text, timezone))),
-    instant: timeCell,
-  };
-}
-
-/** One shared style per UTC offset: "yyyy-mm-dd hh:mm -03:00". */
-const timeStyles = new Map<string, Style>();
-function timeStyle(offset: string): Style {
-  let style = timeStyles.get(offset);
-  if (!style)
-    timeStyles.set(offset, (style = { numFmt: `yyyy-mm-dd hh:mm "${offset}"`, alignment: { horizontal: 'left' } }));
-  return style;
 }
 
 /** The verdict and sign-off state first, then the title, the period, its dates and zone, notes and warnings. */

@@ -19,7 +19,8 @@ import { describeClose } from './close-facts.js';
 import { decisions } from '../core/decisions.js';
 import { papers, printMargins, printScale, type PaperSize } from './print-layout.js';
 import { moneyStyle, styles } from './workbook-styles.js';
-import { summaryColumnWidths, writeSummary, type SummaryOnlyOf, type WrittenSheet } from './summary-sheet.js';
+import { summaryColumnWidths } from './summary-pen.js';
+import { writeSummary, type SummaryOnlyOf, type WrittenSheet } from './summary-sheet.js';
 import { columnLetters, SheetRowsXml, workbookStyleId, writeSheetXml, type ColumnStyles } from './xlsx-sheet-writer.js';
 
 /** Excel's rows per sheet, header included. */
