@@ -101,8 +101,7 @@ async function writeFile(
   file: string,
   options: WorkbookOptions & { generatedAt: Date; rowsPerSheet: number },
 ): Promise<void> {
-  // exceljs is loaded when a workbook is written, not by every command at start-up.
-  const { default: excel } = await import('exceljs');
+  const { default: excel } = await import('exceljs'); // when a workbook is written, not at every start-up
   const workbook = new excel.stream.xlsx.WorkbookWriter({
     filename: file,
     useStyles: true,
