@@ -44,6 +44,8 @@ export interface SimulatorOptions {
   tokenLifetimeSeconds?: number;
   /** Refresh-token lifetime. Default max(86400, 2 × tokenLifetimeSeconds). */
   refreshTokenLifetimeSeconds?: number;
+  /** The clock tokens expire by, in epoch ms (default Date.now): a test moves it instead of waiting. */
+  tokenClock?: () => number;
   /** Requests accepted in any rolling second; beyond → 503. Default 50. */
   rateLimitPerSecond?: number;
   /** Longest sales period, days inclusive. Default 31. */
@@ -122,6 +124,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Ru
     lifetimeSeconds: options.tokenLifetimeSeconds ?? 3600,
     refreshLifetimeSeconds: options.refreshTokenLifetimeSeconds,
     clock: new ZonedClock(timezone),
+    ...(options.tokenClock && { now: options.tokenClock }),
   });
   let url = '';
   const state: SimulatorState = {

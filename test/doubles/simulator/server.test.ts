@@ -143,14 +143,18 @@ describe('simulator', () => {
     });
 
     it('refuses an expired access token, which can still be refreshed', async () => {
-      // Long enough that a busy machine still uses the token before it expires; the wait is to its expiredAt.
-      const shortLived = await startSimulator({ ...CREDENTIALS, dataset: DATASET, tokenLifetimeSeconds: 4 });
+      // The tokens' clock is the test's: it moves past expiredAt instead of waiting (no race with a busy machine).
+      let now = Date.now();
+      const shortLived = await startSimulator({
+        ...CREDENTIALS,
+        dataset: DATASET,
+        tokenLifetimeSeconds: 4,
+        tokenClock: () => now,
+      });
       try {
         const record = await authenticate(shortLived);
         await json(await get(`${shortLived.url}/catalog`, record.accessToken));
-        await new Promise((resolve) =>
-          setTimeout(resolve, Math.max(0, Date.parse(record.expiredAt) - Date.now()) + 100),
-        );
+        now = Date.parse(record.expiredAt) + 1;
         await expectRefusal(await get(`${shortLived.url}/catalog`, record.accessToken), 'token_expired');
         const renewed = await json<TokenRecord>(await post(`${shortLived.url}/auth/refresh-token`, record));
         await json(await get(`${shortLived.url}/catalog`, renewed.accessToken));
