@@ -78,8 +78,3 @@ export function scaleToFitPages(
 
 /** The room a page break can leave unused: a tall wrapped row that moves to the next page whole. */
 const pageBreakSlackPt = 45;
-
-/** The paper of an Excel paperSize code. */
-export function paperOfExcelCode(code: number | undefined): PaperSize {
-  return (Object.keys(papers) as PaperSize[]).find((paper) => papers[paper].excelCode === code) ?? 'A4';
-}

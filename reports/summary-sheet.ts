@@ -14,7 +14,7 @@ import { findingAmountRule } from './finding-amount.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
 import { summaryColumnWidths, summaryPen, type SummaryPen } from './summary-pen.js';
 
-import { paperOfExcelCode, scaleToFitPages } from './print-layout.js';
+import { scaleToFitPages, type PaperSize } from './print-layout.js';
 import { styles } from './workbook-styles.js';
 
 /** The workbook that was too large to send: the Summary-only one names it. */
@@ -76,6 +76,7 @@ export function writeSummary(
   generatedAt: Date,
   rowsPerSheet: number,
   summaryOnlyOf: SummaryOnlyOf | undefined,
+  paper: PaperSize,
 ): void {
   worksheet.columns = summaryColumnWidths.map((width) => ({ width }));
   const pen = summaryPen(worksheet, facts.timezone);
@@ -83,15 +84,9 @@ export function writeSummary(
   for (const section of summarySections) section(pen, context);
   worksheet.pageSetup.printArea = `A$1:${columnLetters(summaryColumnWidths.length)}$${pen.rows()}`;
   // The width sets the scale; a Summary taller than two pages at it prints smaller, down to the readable minimum.
-  const { scale, paperSize } = worksheet.pageSetup;
+  const { scale } = worksheet.pageSetup;
   if (scale !== undefined)
-    worksheet.pageSetup.scale = scaleToFitPages(
-      scale,
-      pen.heightPt(),
-      summaryPages,
-      paperOfExcelCode(paperSize),
-      'portrait',
-    );
+    worksheet.pageSetup.scale = scaleToFitPages(scale, pen.heightPt(), summaryPages, paper, 'portrait');
   worksheet.commit();
 }
 

@@ -122,6 +122,7 @@ async function writeFile(
     options.generatedAt,
     options.rowsPerSheet,
     options.summaryOnlyOf,
+    print.paper,
   );
   if (!options.summaryOnlyOf) {
     const total = plan.reduce((sum, sheet) => sum + sheet.rows, 0);
@@ -182,8 +183,7 @@ async function streamSheet(
 ): Promise<number> {
   const parts = plan.filter((part) => part.title === sheet.title);
   const total = parts.reduce((sum, part) => sum + part.rows, 0);
-  // Sort only the row ids, then read whole rows a page at a time in that order: sorting the whole rows of
-  // a million-row sheet would hold all of them in memory at once.
+  // Sort only the row ids, then read whole rows a page at a time: sorting whole rows would hold them all.
   await warehouse.run(
     `CREATE OR REPLACE TEMP TABLE report_sheet_order AS
      SELECT row_number() OVER (ORDER BY ${sheet.orderBy}) AS report_position, rowid AS report_row
