@@ -6,13 +6,13 @@
  * slow as `sales` grows?), the plain progress lines and the database's size after the year.
  * PINRECON_BENCH_BACKFILL_SALES sets the size; PINRECON_BENCH_KEEP=1 keeps the folder.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { Warehouse } from '../core/warehouse.js';
 import { planWindows } from '../pipelines/extract/plan.js';
 import type { BenchResult } from './harness.js';
-import { round, runPinrecon } from './month-fixture.js';
+import { round, runPinrecon, timezone, writeBenchConfig } from './month-fixture.js';
 import { keptAnswers, renderWindows, startSimulatorProcess } from './simulator-process.js';
 
 const sales = Number(process.env.PINRECON_BENCH_BACKFILL_SALES ?? 12_000_000);
@@ -20,7 +20,6 @@ const historyStart = '2025-11-01';
 const lastCreated = '2026-10-31';
 /** The day the command extracts itself: the back-fill is every by-creation window before it. */
 const extractDay = '2026-11-01';
-const timezone = 'America/Sao_Paulo';
 const credentials = { identifier: 'bench-partner', secret: 'bench-secret-backfill' };
 const target = { seconds: 4 * 60, rssMiB: 1024 };
 
@@ -42,17 +41,7 @@ export async function run(): Promise<BenchResult> {
       ...credentials,
       keepResponsesDir: keptDir,
     });
-    const database = path.join(dir, 'pinrecon.duckdb');
-    const config = path.join(dir, 'pinrecon.config.json');
-    writeFileSync(
-      config,
-      JSON.stringify({
-        timezone,
-        database,
-        api: { baseUrl: simulator.url, ...credentials, maxRequestsPerSecond: 50 },
-        extract: { landingDir: path.join(dir, 'landing'), historyStart },
-      }),
-    );
+    const { config, database } = writeBenchConfig(dir, simulator.url, credentials, historyStart);
     const windows = planWindows(historyStart, extractDay, 'created', 31);
     let job;
     let renderSeconds;

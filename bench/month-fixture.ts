@@ -84,6 +84,24 @@ export async function prepareMonth(dir: string, sales = monthSales(), options: M
     ...credentials,
     ...(keptDir && { keepResponsesDir: keptDir }),
   });
+  // The simulator holds no sale created before its first day: the windows prove absence (0 look-ups),
+  // as a partner with extract.historyStart set and back-filled would run.
+  const { config, database } = writeBenchConfig(dir, simulator.url, credentials, options.historyStart ?? dataset.from);
+  const month: Month = { dir, sales, ledger, plant, config, database, simulator, generateSeconds };
+  if (keptDir && options.renderFor) {
+    const windows = options.renderFor(loadConfig({ file: config, env: {} }).config);
+    month.kept = { dir: keptDir, windows, renderSeconds: await renderWindows(simulator, credentials, windows) };
+  }
+  return month;
+}
+
+/** A bench's pinrecon config in `dir`: its database, landing and reports there, the simulator at `apiUrl`. */
+export function writeBenchConfig(
+  dir: string,
+  apiUrl: string,
+  apiCredentials: { identifier: string; secret: string },
+  historyStart: string,
+): { config: string; database: string } {
   const database = path.join(dir, 'pinrecon.duckdb');
   const config = path.join(dir, 'pinrecon.config.json');
   writeFileSync(
@@ -91,19 +109,12 @@ export async function prepareMonth(dir: string, sales = monthSales(), options: M
     JSON.stringify({
       timezone,
       database,
-      api: { baseUrl: simulator.url, ...credentials, maxRequestsPerSecond: 50 },
-      // The simulator holds no sale created before its first day: the windows prove absence (0 look-ups),
-      // as a partner with extract.historyStart set and back-filled would run.
-      extract: { landingDir: path.join(dir, 'landing'), historyStart: options.historyStart ?? dataset.from },
+      api: { baseUrl: apiUrl, ...apiCredentials, maxRequestsPerSecond: 50 },
+      extract: { landingDir: path.join(dir, 'landing'), historyStart },
       reports: { outDir: path.join(dir, 'reports') },
     }),
   );
-  const month: Month = { dir, sales, ledger, plant, config, database, simulator, generateSeconds };
-  if (keptDir && options.renderFor) {
-    const windows = options.renderFor(loadConfig({ file: config, env: {} }).config);
-    month.kept = { dir: keptDir, windows, renderSeconds: await renderWindows(simulator, credentials, windows) };
-  }
-  return month;
+  return { config, database };
 }
 
 export interface PinreconRun<T> {
