@@ -1,10 +1,10 @@
 /**
- * Writes a period's Excel workbook, `pinrecon-<period>.xlsx`: the Summary first, then the detail sheets
- * of report-sheets.ts, streamed from DuckDB chunk by chunk through exceljs's streaming writer so memory
- * stays flat however many sales the period has; the detail sheets' data rows are written as XML text by
- * reports/xlsx-sheet-writer.ts (exceljs's per-cell objects were most of the time of a million-row sheet). A sheet longer than Excel's row limit continues on
- * "<name> (2)", "<name> (3)"…, and the Summary says so. The same data always gives the same cells: every
- * query has a total order, and the generation time is the only wall-clock value written.
+ * Writes a period's Excel workbook, `pinrecon-<period>.xlsx`: the Summary first, then the detail sheets of
+ * report-sheets.ts, streamed from DuckDB chunk by chunk through exceljs's streaming writer so memory stays flat
+ * however many sales the period has; the data rows go in as XML text (reports/xlsx-sheet-writer.ts), the page
+ * setup comes from reports/print-setup.ts. A sheet longer than Excel's row limit continues on "<name> (2)",
+ * "<name> (3)"…, and the Summary says so. The same data always gives the same cells: every query has a total
+ * order, and the generation time is the only wall-clock value written.
  */
 import { once } from 'node:events';
 import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
@@ -15,13 +15,12 @@ import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import type { ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
-import { describeClose } from './close-facts.js';
 import { decisions } from '../core/decisions.js';
-import { papers, printMargins, printScale, type PaperSize } from './print-layout.js';
+import type { PaperSize } from './print-layout.js';
+import { printArea, printSetup, type PrintSetup } from './print-setup.js';
 import { moneyStyle, styles } from './workbook-styles.js';
-import { summaryColumnWidths } from './summary-pen.js';
 import { writeSummary, type SummaryOnlyOf, type WrittenSheet } from './summary-sheet.js';
-import { columnLetters, SheetRowsXml, workbookStyleId, writeSheetXml, type ColumnStyles } from './xlsx-sheet-writer.js';
+import { SheetRowsXml, workbookStyleId, writeSheetXml, type ColumnStyles } from './xlsx-sheet-writer.js';
 
 /** Excel's rows per sheet, header included. */
 export const excelMaxRows = 1_048_576;
@@ -286,88 +285,6 @@ function openDetailWorksheet(
   header.eachCell((cell) => (cell.style = styles.header));
   header.commit();
   return worksheet;
-}
-
-type SheetPrint = Pick<Partial<ExcelJS.AddWorksheetOptions>, 'pageSetup' | 'headerFooter'>;
-
-interface PrintSetup {
-  paper: PaperSize;
-  summary: SheetPrint;
-  detail(sheet: DetailSheet): SheetPrint;
-}
-
-/**
- * How each sheet prints on `paper` (reports/print-layout.ts), with a footer giving the period, the as-of, the
- * time zone, the verdict and sign-off state (the one state of close-facts.ts) and the page number:
- * - the Summary portrait, at the scale its columns fit across the page (it is laid out for at most 2 pages);
- * - a finding sheet landscape, its key columns on every page (the leading ones repeated at the left, the
- *   decision ones as the print area) at the scale they fit across; the rest of its columns stay on screen;
- * - any other sheet landscape, one page wide, its first row repeated on each page.
- */
-function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
-  const footerText = (text: string) => text.replaceAll('&', '&&');
-  const headerFooter = {
-    // Every printed page says the zone its dates and times are in (the time cells of a detail sheet cannot).
-    oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf} · times in ${facts.timezone}`)}&C${footerText(describeClose(facts.close).footer)}&RPage &P of &N`,
-  };
-  const common = { paperSize: papers[paper].excelCode, margins: printMargins, horizontalCentered: false };
-  return {
-    paper,
-    summary: {
-      pageSetup: {
-        ...common,
-        orientation: 'portrait',
-        fitToPage: false,
-        scale: printScale(summaryColumnWidths, paper, 'portrait'),
-      },
-      headerFooter,
-    },
-    detail: (sheet) => {
-      const keys = sheet.printColumns;
-      if (!keys)
-        return {
-          pageSetup: {
-            ...common,
-            orientation: 'landscape',
-            fitToPage: true,
-            fitToWidth: 1,
-            fitToHeight: 0,
-            printTitlesRow: '1:1',
-          },
-          headerFooter,
-        };
-      const widths = sheet.columns.filter((column) => keys.includes(column.key)).map((column) => column.width);
-      const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
-      return {
-        pageSetup: {
-          ...common,
-          orientation: 'landscape',
-          fitToPage: false,
-          scale: printScale(widths, paper, 'landscape'),
-          printTitlesRow: '1:1',
-          ...(leading > 0 ? { printTitlesColumn: `${columnLetters(1)}:${columnLetters(leading)}` } : {}),
-        },
-        headerFooter,
-      };
-    },
-  };
-}
-
-/** The print area of a finding sheet: its key columns after the leading ones, over every row written. */
-function printArea(sheet: DetailSheet, rows: number): string | undefined {
-  const keys = sheet.printColumns;
-  if (!keys) return undefined;
-  const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
-  const area = sheet.columns
-    .map((column, i) => ({ key: column.key, at: i + 1 }))
-    .filter((c, i) => i >= leading && keys.includes(c.key));
-  if (area.length === 0) return undefined;
-  const first = area[0]!.at;
-  const last = area[area.length - 1]!.at;
-  if (last - first + 1 !== area.length)
-    throw new RangeError(`the print columns of ${sheet.title} after the leading ones must be adjacent`);
-  // exceljs puts `$` before the columns only; the rows are made absolute here (a relative one would move with the cursor).
-  return `${columnLetters(first)}$1:${columnLetters(last)}$${rows + 1}`;
 }
 
 /**
