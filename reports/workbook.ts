@@ -202,19 +202,21 @@ async function streamSheet(
        WHERE report_position >= ${first} AND report_position < ${first + pageRows}
        ORDER BY report_position`,
     );
-    for await (const rows of result.yieldRowsJs()) {
-      for (const values of rows) {
+    // Column by column from DuckDB's chunks: no array of JavaScript values per row.
+    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+      const columns = sheet.columns.map((_, i) => chunk!.getColumnVector(i));
+      for (let index = 0; index < chunk.rowCount; index++) {
         if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
           writeSheetXml(worksheet, rowsXml.take());
           closeDetailWorksheet(worksheet, sheet, inSheet);
           worksheet = openDetailWorksheet(workbook, parts[++partIndex]!.name, sheet, print);
           inSheet = 0;
         }
-        rowsXml.append(values, inSheet + 2);
+        rowsXml.append(columns, index, inSheet + 2);
         inSheet++;
       }
       writeSheetXml(worksheet, rowsXml.take());
-      written += rows.length;
+      written += chunk.rowCount;
       onProgress(written);
       await zipCaughtUp(worksheet);
     }

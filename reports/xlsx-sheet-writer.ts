@@ -11,6 +11,14 @@ import { fitCell, maxCellCharacters } from '../core/text-safety.js';
 /** A cell style as exceljs takes it; the writer asks the workbook for its shared id. */
 export type CellStyle = Partial<ExcelJS.Style>;
 
+/**
+ * One column's values of a chunk of rows: DuckDB's column vector (read where it lies: a row's values as an
+ * array of JavaScript values cost more than the XML made of them), or any array of values.
+ */
+export interface ColumnValues {
+  getItem(index: number): unknown;
+}
+
 /** How a column's cells look: a fixed style, or (money) one chosen by the row's currency. */
 export interface ColumnStyles {
   fixed(column: SheetColumn): CellStyle;
@@ -69,12 +77,12 @@ export class SheetRowsXml {
   }
 
   /**
-   * Adds a row's XML to the pending bytes. Each row's text is copied into one buffer at once, so the
-   * short-lived strings die young: a chunk's text kept as one long string cost more in garbage
-   * collection than building it.
+   * Adds the XML of row `index` of `columns` (a chunk's column vectors, one per sheet column) to the pending
+   * bytes. Each row's text is copied into one buffer at once, so the short-lived strings die young: a chunk's
+   * text kept as one long string cost more in garbage collection than building it.
    */
-  append(values: readonly unknown[], rowNumber: number): void {
-    const xml = this.row(values, rowNumber);
+  append(columns: readonly ColumnValues[], index: number, rowNumber: number): void {
+    const xml = this.row(columns, index, rowNumber);
     const most = xml.length * 3;
     if (this.used + most > this.pending.length) {
       const larger = Buffer.allocUnsafe(Math.max(this.pending.length * 2, this.used + most));
@@ -91,11 +99,11 @@ export class SheetRowsXml {
     return bytes;
   }
 
-  /** One row's XML; `rowNumber` is its 1-based row in the worksheet. Null cells are left out. */
-  row(values: readonly unknown[], rowNumber: number): string {
+  /** Row `index`'s XML; `rowNumber` is its 1-based row in the worksheet. Null cells are left out. */
+  row(columns: readonly ColumnValues[], index: number, rowNumber: number): string {
     let xml = `<row r="${rowNumber}">`;
     for (let i = 0; i < this.columns.length; i++) {
-      const value = values[i];
+      const value = columns[i]!.getItem(index);
       if (value === null || value === undefined) continue;
       const ref = `${this.letters[i]}${rowNumber}`;
       const kind = this.columns[i]!.kind;
@@ -104,7 +112,7 @@ export class SheetRowsXml {
       } else if (typeof value === 'boolean') {
         xml += `<c r="${ref}" s="${this.fixedIds[i]}" t="b"><v>${value ? 1 : 0}</v></c>`;
       } else if (typeof value === 'number' && Number.isFinite(value)) {
-        xml += `<c r="${ref}" s="${this.fixedIds[i] ?? this.moneyId(values[this.currencyIndex[i]!])}"><v>${value}</v></c>`;
+        xml += `<c r="${ref}" s="${this.fixedIds[i] ?? this.moneyId(columns[this.currencyIndex[i]!]!.getItem(index))}"><v>${value}</v></c>`;
       } else {
         // Excel has no NaN or infinity: say what it was as text.
         xml += `<c r="${ref}" t="inlineStr">${inlineStringXml(String(value))}</c>`;
