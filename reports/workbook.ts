@@ -10,14 +10,15 @@ import { once } from 'node:events';
 import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import path from 'node:path';
+import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
 import type ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
-import { sqlString } from '../core/sql.js';
 import type { ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { decisions } from '../core/decisions.js';
 import type { PaperSize } from './print-layout.js';
 import { printArea, printSetup, type PrintSetup } from './print-setup.js';
+import { sheetSelectList } from './sheet-select.js';
 import { moneyStyle, styles } from './workbook-styles.js';
 import { writeSummary, type SummaryOnlyOf, type WrittenSheet } from './summary-sheet.js';
 import { SheetRowsXml, workbookStyleId, writeSheetXml, type ColumnStyles } from './xlsx-sheet-writer.js';
@@ -188,7 +189,7 @@ async function streamSheet(
      SELECT row_number() OVER (ORDER BY ${sheet.orderBy}) AS report_position, rowid AS report_row
      FROM ${sheet.table} WHERE ${sheet.where}`,
   );
-  const select = sheet.columns.map((column) => `${selectExpression(column, timezone)} AS "${column.key}"`).join(', ');
+  const select = await sheetSelectList(warehouse, sheet, timezone);
   // The data rows go out as XML text (reports/xlsx-sheet-writer.ts); exceljs writes the rest of the sheet.
   const rowsXml = new SheetRowsXml(sheet.columns, detailStyles, workbookStyleId(workbook));
   let written = writtenBefore;
@@ -202,10 +203,14 @@ async function streamSheet(
        WHERE report_position >= ${first} AND report_position < ${first + pageRows}
        ORDER BY report_position`,
     );
-    // Column by column from DuckDB's chunks: no array of JavaScript values per row.
-    for (let chunk = await result.fetchChunk(); chunk && chunk.rowCount > 0; chunk = await result.fetchChunk()) {
+    // Column by column from DuckDB's chunks (no array of JavaScript values per row); the next chunk is
+    // asked for before this one is written, so DuckDB makes it meanwhile on its own thread.
+    let next = nextChunk(result);
+    for (let chunk = await next; chunk; chunk = await next) {
+      next = nextChunk(result);
       const columns = sheet.columns.map((_, i) => chunk!.getColumnVector(i));
-      for (let index = 0; index < chunk.rowCount; index++) {
+      const rowCount = chunk.rowCount;
+      for (let index = 0; index < rowCount; index++) {
         if (inSheet === parts[partIndex]!.rows && partIndex + 1 < parts.length) {
           writeSheetXml(worksheet, rowsXml.take());
           closeDetailWorksheet(worksheet, sheet, inSheet);
@@ -216,7 +221,7 @@ async function streamSheet(
         inSheet++;
       }
       writeSheetXml(worksheet, rowsXml.take());
-      written += chunk.rowCount;
+      written += rowCount;
       onProgress(written);
       await zipCaughtUp(worksheet);
     }
@@ -224,6 +229,13 @@ async function streamSheet(
   await warehouse.run('DROP TABLE report_sheet_order');
   closeDetailWorksheet(worksheet, sheet, inSheet);
   return written;
+}
+
+/** The result's next chunk, or null at its end; a failure waits for the caller's await, never unhandled. */
+function nextChunk(result: DuckDBResult): Promise<DuckDBDataChunk | null> {
+  const chunk = result.fetchChunk().then((c) => (c && c.rowCount > 0 ? c : null));
+  chunk.catch(() => undefined);
+  return chunk;
 }
 
 /** Rows read from DuckDB per query (then streamed chunk by chunk). */
@@ -248,27 +260,6 @@ async function zipCaughtUp(worksheet: ExcelJS.Worksheet): Promise<void> {
   }
   // Either way, give the event loop a turn so the zip and file streams move.
   await new Promise<void>((resolve) => setImmediate(resolve));
-}
-
-/**
- * The column's SELECT expression, in the form the cell takes, so converting a million rows costs little:
- * numbers and money as DOUBLE (an Excel cell is a double; sums stay in DuckDB's exact decimals), dates as
- * Excel serial days of the wall-clock time in the configured zone (what exceljs writes for a Date).
- */
-function selectExpression(column: SheetColumn, timezone: string): string {
-  switch (column.kind) {
-    case 'integer':
-    case 'money':
-      return `(${column.sql})::DOUBLE`;
-    case 'datetime':
-      return `epoch_ms(timezone(${sqlString(timezone)}, ${column.sql}))::DOUBLE / 86400000 + 25569`;
-    case 'date':
-      return `((${column.sql})::DATE - DATE '1899-12-30')::DOUBLE`;
-    case 'boolean':
-      return `(${column.sql})::BOOLEAN`;
-    default:
-      return `(${column.sql})::VARCHAR`;
-  }
 }
 
 function openDetailWorksheet(
