@@ -12,8 +12,8 @@ import { fitCell, maxCellCharacters } from '../core/text-safety.js';
 export type CellStyle = Partial<ExcelJS.Style>;
 
 /**
- * One column's values of a chunk of rows: DuckDB's column vector (read where it lies: a row's values as an
- * array of JavaScript values cost more than the XML made of them), or any array of values.
+ * One column's values of a chunk of rows by row index: DuckDB's column vector, read where it lies (a row's
+ * values made into an array of JavaScript values first cost more than the XML made of them).
  */
 export interface ColumnValues {
   getItem(index: number): unknown;

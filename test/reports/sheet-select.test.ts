@@ -1,0 +1,59 @@
+/**
+ * A detail sheet's SELECT list (reports/sheet-select.ts) against a real DuckDB: a text column with few distinct
+ * values comes as an ENUM of exactly those values (quotes, markup, edge spaces, emoji, `_xHHHH_` and the empty
+ * string included), so the row writer gets the same strings as from VARCHAR; many values, control characters
+ * or a long value list stay VARCHAR.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Warehouse } from '../../core/warehouse.js';
+import { sqlString } from '../../core/sql.js';
+import type { DetailSheet } from '../../reports/report-sheets.js';
+import { sheetSelectList } from '../../reports/sheet-select.js';
+
+const fewValues = ['a<b & "c"> \'d\'', '  edge spaces  ', '\u00a0no-break edge', '😀 ünïcødé', '_x0041_', '', 'plain'];
+
+const sheet: DetailSheet = {
+  title: 'Test',
+  description: 'test rows',
+  columns: [
+    { key: 'id', header: 'ID', kind: 'integer', sql: 'id', width: 8 },
+    { key: 'few', header: 'Few', kind: 'text', sql: 'few', width: 20 },
+    { key: 'many', header: 'Many', kind: 'text', sql: 'many', width: 20 },
+    { key: 'control', header: 'Control', kind: 'text', sql: 'control', width: 20 },
+    { key: 'long', header: 'Long', kind: 'text', sql: 'long', width: 20 },
+  ],
+  table: 'sheet_rows',
+  where: 'id > 0 OR id IS NULL',
+  orderBy: 'id',
+};
+
+describe('sheet select list', () => {
+  let warehouse: Warehouse;
+
+  beforeAll(async () => {
+    warehouse = await Warehouse.open(':memory:');
+    await warehouse.run(
+      `CREATE TABLE sheet_rows AS
+       SELECT i AS id,
+              CASE WHEN i % 9 = 8 THEN NULL ELSE [${fewValues.map(sqlString).join(', ')}][i % 9 % ${fewValues.length} + 1] END AS few,
+              'ref-' || i AS many,
+              CASE WHEN i % 2 = 0 THEN 'bell' || chr(7) ELSE 'fine' END AS control,
+              repeat(chr((97 + i % 3)::INTEGER), 10000) AS long
+       FROM range(1, 2001) AS t(i)`,
+    );
+  });
+  afterAll(() => warehouse?.close());
+
+  it('selects a few-valued text column as an ENUM of its values, and gives back the same strings', async () => {
+    const select = await sheetSelectList(warehouse, sheet, 'UTC');
+    const enumColumns = select.split(' AS "').filter((part) => part.includes('ENUM('));
+    expect(enumColumns).toHaveLength(1);
+    expect(select).toMatch(/\(few\)::VARCHAR::ENUM\(/);
+    const asSelected = await warehouse.all<Record<string, unknown>>(`SELECT ${select} FROM ${sheet.table} ORDER BY id`);
+    const asText = await warehouse.all<Record<string, unknown>>(
+      `SELECT id::DOUBLE AS id, few, many, control, long FROM ${sheet.table} ORDER BY id`,
+    );
+    expect(asSelected).toEqual(asText);
+    expect(new Set(asSelected.map((row) => row.few))).toEqual(new Set([...fewValues, null]));
+  });
+});
