@@ -71,11 +71,16 @@ export async function run(): Promise<BenchResult> {
       notes:
         'All sheets of the workbook: the Summary by exceljs, every detail sheet streamed from DuckDB a page at a time, its data rows as SpreadsheetML text by reports/xlsx-sheet-writer.ts (per-row currency formats, dates, masked PINs); peak RSS includes DuckDB. ' +
         "CPU seconds: user + system of the process while the workbook is written (all of DuckDB's threads). " +
-        "Where the time goes (main-thread CPU profile, 2026-11-24): reading DuckDB's text values (@duckdb/node-api makes a buffer " +
-        "and decodes each VARCHAR value) ≈ 40 %, garbage collection ≈ 17 %, the rows' XML and its UTF-8 copy ≈ 18 %, " +
-        'deflate ≈ 7 %. Tried on the same load and not kept, as neither saved CPU: one sorted streamed query instead of pages ' +
-        'joined back by row id (34.4 against 36.1 CPU-s, peak RSS 511 against 361 MiB), and the text cells packed into one ' +
-        'string per row (24.8 against 24.0 CPU-s).',
+        'Issue 16 item 4 (2026-11-24, busy machine, before/after side by side): the rows are read column by column from ' +
+        "DuckDB's chunks (not yieldRowsJs's array of JS values per row), few-valued text columns come as ENUMs " +
+        '(reports/sheet-select.ts: their strings made once per chunk, not decoded per row) and the next chunk is fetched while ' +
+        'one is written: 25.8, 26.5 → 22.9, 22.9 CPU-s run in turns (load ≈ 9; −12 %), the workbook byte for byte the same in every part. ' +
+        "Main thread after (profile): garbage collection ≈ 16 %, the rows' XML and its UTF-8 copy ≈ 28 %, reading the " +
+        'remaining text values (the masked PIN, 16 bytes, is copied out of DuckDB one by one) ≈ 14 %, zip (deflate, CRC) ≈ 14 %; ' +
+        "DuckDB's own work making the rows (scan, join, time zones) ≈ 5 CPU-s on its threads. Tried and not kept: the row XML " +
+        'built by DuckDB in SQL, a block of rows per string (53.4 against 29.7 CPU-s: DuckDB concatenating 16 cells a row ' +
+        'costs more than JavaScript does); earlier, one sorted streamed query instead of pages (34.4 against 36.1 CPU-s, ' +
+        'peak RSS 511 against 361 MiB) and the text cells packed into one string per row (24.8 against 24.0 CPU-s).',
     };
   } finally {
     warehouse.close();
