@@ -31,8 +31,8 @@ const invalidXmlChars = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/g
 const excelEscapeLike = /_(x[0-9A-Fa-f]{4}_)/g;
 const xmlEntities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
-/** Anything that needs more than copying: a character to escape or strip, `_`, a surrogate, edge whitespace. */
-const needsWork = /[^\x20-\x21\x23-\x25\x27-\x3B\x3D\x3F-\x5E\x60-\uD7FF\uE000-\uFFFD]|^\s|\s$/;
+/** Anything that needs more than copying: a character to escape or strip, `_xHHHH_`, a surrogate, edge whitespace. */
+const needsWork = /[^\x20-\x21\x23-\x25\x27-\x3B\x3D\x3F-\uD7FF\uE000-\uFFFD]|_x[0-9A-Fa-f]{4}_|^\s|\s$/;
 
 /** Text as the content of an inline string's `<t>`, with the attribute that keeps edge whitespace. */
 export function inlineStringXml(text: string): string {
@@ -60,12 +60,19 @@ export class SheetRowsXml {
   private readonly letters: string[];
   private readonly fixedIds: (number | undefined)[];
   private readonly currencyIndex: number[];
+  /** Per column, the fixed parts of its cells around the row number. */
+  private readonly cellOpen: string[];
+  private readonly isText: boolean[];
+  private readonly textRest: string[];
+  private readonly trueRest: string[];
+  private readonly falseRest: string[];
+  private readonly numberRest: (string | undefined)[];
   private readonly moneyIds = new Map<string, number>();
   private pending = Buffer.allocUnsafe(1 << 20);
   private used = 0;
 
   constructor(
-    private readonly columns: SheetColumn[],
+    columns: SheetColumn[],
     private readonly styles: ColumnStyles,
     private readonly styleId: (style: CellStyle) => number,
   ) {
@@ -74,6 +81,12 @@ export class SheetRowsXml {
     this.currencyIndex = columns.map((column) =>
       column.currency ? columns.findIndex((c) => c.key === column.currency) : -1,
     );
+    this.cellOpen = this.letters.map((letters) => `<c r="${letters}`);
+    this.isText = columns.map((column) => column.kind === 'text');
+    this.textRest = this.fixedIds.map((id) => `" s="${id ?? 0}" t="inlineStr">`);
+    this.trueRest = this.fixedIds.map((id) => `" s="${id}" t="b"><v>1</v></c>`);
+    this.falseRest = this.fixedIds.map((id) => `" s="${id}" t="b"><v>0</v></c>`);
+    this.numberRest = this.fixedIds.map((id) => (id === undefined ? undefined : `" s="${id}"><v>`));
   }
 
   /**
@@ -101,21 +114,22 @@ export class SheetRowsXml {
 
   /** Row `index`'s XML; `rowNumber` is its 1-based row in the worksheet. Null cells are left out. */
   row(columns: readonly ColumnValues[], index: number, rowNumber: number): string {
-    let xml = `<row r="${rowNumber}">`;
-    for (let i = 0; i < this.columns.length; i++) {
+    // Each cell is `<c r="` and its letters, the row number, then the column's fixed rest, made once.
+    const number = String(rowNumber);
+    let xml = `<row r="${number}">`;
+    for (let i = 0; i < this.cellOpen.length; i++) {
       const value = columns[i]!.getItem(index);
       if (value === null || value === undefined) continue;
-      const ref = `${this.letters[i]}${rowNumber}`;
-      const kind = this.columns[i]!.kind;
-      if (kind === 'text' || typeof value === 'string') {
-        xml += `<c r="${ref}" s="${this.fixedIds[i] ?? 0}" t="inlineStr">${inlineStringXml(String(value))}</c>`;
+      if (this.isText[i] || typeof value === 'string') {
+        xml += `${this.cellOpen[i]}${number}${this.textRest[i]}${inlineStringXml(String(value))}</c>`;
       } else if (typeof value === 'boolean') {
-        xml += `<c r="${ref}" s="${this.fixedIds[i]}" t="b"><v>${value ? 1 : 0}</v></c>`;
+        xml += `${this.cellOpen[i]}${number}${value ? this.trueRest[i] : this.falseRest[i]}`;
       } else if (typeof value === 'number' && Number.isFinite(value)) {
-        xml += `<c r="${ref}" s="${this.fixedIds[i] ?? this.moneyId(columns[this.currencyIndex[i]!]!.getItem(index))}"><v>${value}</v></c>`;
+        const rest = this.numberRest[i] ?? `" s="${this.moneyId(columns[this.currencyIndex[i]!]!.getItem(index))}"><v>`;
+        xml += `${this.cellOpen[i]}${number}${rest}${value}</v></c>`;
       } else {
         // Excel has no NaN or infinity: say what it was as text.
-        xml += `<c r="${ref}" t="inlineStr">${inlineStringXml(String(value))}</c>`;
+        xml += `${this.cellOpen[i]}${number}" t="inlineStr">${inlineStringXml(String(value))}</c>`;
       }
     }
     return `${xml}</row>`;
