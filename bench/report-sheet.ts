@@ -74,7 +74,8 @@ export async function run(): Promise<BenchResult> {
         'Issue 16 item 4 (2026-11-24, busy machine, before/after side by side): the rows are read column by column from ' +
         "DuckDB's chunks (not yieldRowsJs's array of JS values per row), few-valued text columns come as ENUMs " +
         '(reports/sheet-select.ts: their strings made once per chunk, not decoded per row) and the next chunk is fetched while ' +
-        'one is written: 25.8, 26.5 → 22.9, 22.9 CPU-s run in turns (load ≈ 9; −12 %), the workbook byte for byte the same in every part. ' +
+        "one is written, and each column's fixed cell parts are made once: run in turns at load ≈ 5.7, 27.1, 26.8 → 20.8, 21.1 " +
+        'CPU-s and 29.9, 29.8 → 22.6, 21.9 s (−23 %, −25 %; 23.3 s quiet before), the workbook byte for byte the same in every part. ' +
         "Main thread after (profile): garbage collection ≈ 16 %, the rows' XML and its UTF-8 copy ≈ 28 %, reading the " +
         'remaining text values (the masked PIN, 16 bytes, is copied out of DuckDB one by one) ≈ 14 %, zip (deflate, CRC) ≈ 14 %; ' +
         "DuckDB's own work making the rows (scan, join, time zones) ≈ 5 CPU-s on its threads. Tried and not kept: the row XML " +
