@@ -17,8 +17,6 @@ const toSplit: Record<string, number> = {
   'pipelines/ledger-import.ts': 411,
   'reports/workbook.ts': 413,
   'sources/ledger/csv-bulk.ts': 417,
-  'sources/partner-api/client.ts': 438,
-  'sources/partner-api/http.ts': 415,
 };
 
 function typescriptFiles(dir: string): string[] {
