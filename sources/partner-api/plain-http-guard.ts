@@ -28,7 +28,7 @@ export class PlainHttpGuard {
 
   constructor(private readonly api: ApiConfig) {}
 
-  /** Before the first plain-http request: the baseUrl's host must resolve to loopback only (ConfigError naming the key). */
+  /** Before the first plain-http request: the baseUrl's host must resolve to loopback only (else a ConfigError). */
   confirm(url: URL): Promise<unknown> {
     if (url.protocol !== 'http:' || this.api.allowInsecureHttp) return Promise.resolve();
     this.checked ??= confirmLoopback(url.hostname, 'api.baseUrl', 'api.allowInsecureHttp');
