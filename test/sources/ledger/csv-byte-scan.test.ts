@@ -4,7 +4,7 @@
  * The bulk reader as a whole is held to the streaming reader by test/pipelines/ledger-import-bulk.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { CsvByteScan, type ByteFacts } from '../../../sources/ledger/csv-bulk.js';
+import { CsvByteScan, type ByteFacts } from '../../../sources/ledger/csv-byte-scan.js';
 
 function scan(bytes: Buffer, chunkSize = bytes.length, singleByte = true): ByteFacts {
   const scanner = new CsvByteScan(singleByte);
