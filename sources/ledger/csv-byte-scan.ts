@@ -50,6 +50,7 @@ export class CsvByteScan {
   /** `singleByte`: the file is read as Latin-1 or Windows-1252 (unless it starts with a UTF-8 BOM). */
   constructor(private readonly singleByte: boolean) {}
 
+  /** Takes the next chunk; keeps no reference to it (what it keeps is copied): the caller reuses its buffer. */
   push(chunk: Buffer): void {
     const facts = this.facts;
     if (this.offset === 0) facts.utf8Bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;

@@ -44,6 +44,20 @@ describe('CsvByteScan', () => {
     for (const size of [1, 2, 7, 64, 4099]) expect(text(scan(crlf, size))).toEqual(whole);
   });
 
+  it('keeps nothing of a chunk after push: the same facts when each chunk is read into one reused buffer', () => {
+    const whole = text(scan(crlf));
+    for (const size of [7, 4099]) {
+      const scanner = new CsvByteScan(true);
+      const reused = Buffer.alloc(size);
+      for (let i = 0; i < crlf.length; i += size) {
+        const length = crlf.copy(reused, 0, i, i + size);
+        scanner.push(reused.subarray(0, length));
+        reused.fill(0x3f);
+      }
+      expect(text(scanner.end())).toEqual(whole);
+    }
+  });
+
   it('counts a last line without a line break, and samples it', () => {
     const facts = scan(Buffer.from('header\nlast line'), 3);
     expect(facts.lines).toBe(2);
