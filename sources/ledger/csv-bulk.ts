@@ -295,8 +295,9 @@ function withBom(text: string, bom: boolean): string {
 }
 
 /**
- * Lines of ledger_csv_lines matching `where`, with their line numbers, in file order, a range of rows at a
- * time (each query reads only its range: flat memory, and linear time however many lines match).
+ * Lines of ledger_csv_lines matching `where`, with their line numbers, in file order: at most pageLines at a
+ * time (flat memory), all at once when that few match (a million-line file with a thousand bad lines is one
+ * query, not one per range), else a range of rows at a time (each query reads only its range: linear time).
  */
 async function* linePages(
   connection: DuckDBConnection,
@@ -304,15 +305,22 @@ async function* linePages(
   where: string,
   params: Record<string, string>,
 ): AsyncGenerator<[number, string][]> {
-  const rows = Number(
-    (await connection.runAndReadAll('SELECT count(*) FROM temp.ledger_csv_lines')).getRowsJS()[0]![0],
-  );
-  for (let from = 0; from < rows; from += pageLines) {
+  const [matching, first, last] = (
+    await connection.runAndReadAll(
+      `SELECT count(*), coalesce(min(rowid), 0), coalesce(max(rowid), -1) FROM temp.ledger_csv_lines WHERE ${where}`,
+      params,
+    )
+  )
+    .getRowsJS()[0]!
+    .map(Number) as [number, number, number];
+  if (matching === 0) return;
+  const step = matching <= pageLines ? last - first + 1 : pageLines;
+  for (let from = first; from <= last; from += step) {
     const page = (
       await connection.runAndReadAll(
         `SELECT rowid, ${lineText} FROM temp.ledger_csv_lines
           WHERE rowid >= $from::BIGINT AND rowid < $to::BIGINT AND ${where} ORDER BY rowid`,
-        { ...params, from, to: from + pageLines },
+        { ...params, from, to: from + step },
       )
     ).getRowsJS() as [bigint, string, boolean][];
     if (page.length > 0) yield page.map(([rowid, line, bom]) => [Number(rowid) + skip + 1, withBom(line, bom)]);
