@@ -12,11 +12,7 @@ const maxLines = 400;
 const exempt = new Set(['config/schema.ts']);
 /** Over the limit since the formatter wrapped them at 120 columns; each to be split, none to grow. */
 const toSplit: Record<string, number> = {
-  'pipelines/catalog.ts': 461,
-  'pipelines/decision-recording.ts': 475,
   'reports/workbook.ts': 413,
-  'sources/partner-api/client.ts': 438,
-  'sources/partner-api/http.ts': 415,
 };
 
 function typescriptFiles(dir: string): string[] {
