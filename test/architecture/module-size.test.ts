@@ -12,9 +12,7 @@ const maxLines = 400;
 const exempt = new Set(['config/schema.ts']);
 /** Over the limit since the formatter wrapped them at 120 columns; each to be split, none to grow. */
 const toSplit: Record<string, number> = {
-  'pipelines/ledger-import.ts': 411,
   'reports/workbook.ts': 413,
-  'sources/ledger/csv-bulk.ts': 417,
 };
 
 function typescriptFiles(dir: string): string[] {
