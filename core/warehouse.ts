@@ -7,11 +7,12 @@
 import { printable } from './text-safety.js';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { type DuckDBConnection, DuckDBInstance, type DuckDBValue } from '@duckdb/node-api';
+import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { chainExistingDecisions, decisionsNeedChaining } from './decision-chain.js';
 import { isOutOfMemory, JobError } from './errors.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
+import { duckdb } from './duckdb.js';
 import { autoMemoryLimit, autoMemoryLimitBytes, describeMemoryLimit, memorySizeText } from './memory-policy.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
@@ -74,7 +75,7 @@ export class Warehouse {
     let instance: DuckDBInstance | undefined;
     while (!instance) {
       try {
-        instance = await DuckDBInstance.create(file, {
+        instance = await duckdb.DuckDBInstance.create(file, {
           access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE',
           autoinstall_known_extensions: 'false',
           autoload_known_extensions: 'false',

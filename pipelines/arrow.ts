@@ -8,14 +8,7 @@ import { once } from 'node:events';
 import { createWriteStream } from 'node:fs';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import {
-  DuckDBTypeId,
-  JsonDuckDBValueConverter,
-  type DuckDBDataChunk,
-  type DuckDBDecimalType,
-  type DuckDBResult,
-  type DuckDBType,
-} from '@duckdb/node-api';
+import type { DuckDBDataChunk, DuckDBDecimalType, DuckDBResult, DuckDBType } from '@duckdb/node-api';
 import {
   Binary,
   Bool,
@@ -48,10 +41,13 @@ import {
   type Data,
   type DataType,
 } from 'apache-arrow';
+import { duckdb } from '../core/duckdb.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { maskNested, maskValue, queryForMasking } from './query.js';
 
 /** Rows per record batch: DuckDB's 2,048-row chunks gathered, so readers get few, large batches. */
+const { DuckDBTypeId, JsonDuckDBValueConverter } = duckdb;
+
 export const arrowBatchRows = 65_536;
 
 /** A column's Arrow field and how to turn its slices of DuckDB chunks into one Arrow column. */

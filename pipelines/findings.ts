@@ -13,18 +13,15 @@ import { JobError, UsageError } from '../core/errors.js';
 import type { Output } from '../core/output.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { readDecisionsWorkbook } from '../reports/decisions-reader.js';
+import type { Candidate } from './decision-check.js';
 import {
   checkAndRecord,
-  currentFindings,
   emptyResult,
-  onlyPeriod,
   refuseSignedPeriods,
-  writtenDecisions,
-  type Candidate,
-  type CurrentFinding,
   type DecisionsResult,
   type SelectedTotals,
 } from './decision-recording.js';
+import { currentFindings, onlyPeriod, writtenDecisions, type CurrentFinding } from './decision-state.js';
 import { recordRun } from './run-trace.js';
 
 /** The OS user name, for `--by` left out. */

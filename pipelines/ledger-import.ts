@@ -6,12 +6,13 @@
  * notes by module": the replace rules and the staging).
  */
 import { createHash } from 'node:crypto';
-import { createReadStream, existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { open } from 'node:fs/promises';
 import path from 'node:path';
-import { JobError, UsageError } from '../core/errors.js';
+import { UsageError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
-import { CsvByteScan, type ByteFacts } from '../sources/ledger/csv-bulk.js';
+import { CsvByteScan, type ByteFacts } from '../sources/ledger/csv-byte-scan.js';
 import { chooseSheet } from '../sources/ledger/xlsx.js';
 import {
   formatFromExtension,
@@ -20,7 +21,8 @@ import {
   type LedgerReadSettings,
   type LedgerReject,
 } from '../sources/ledger/types.js';
-import { describeOverlap, overlapRefused, overlapWithOtherFile, type LedgerOverlap } from './ledger-overlap.js';
+import { describeOverlap } from './ledger-overlap.js';
+import { replaceLedgerRows, type LedgerReplaceOutcome } from './ledger-replace.js';
 import { dropStaging, stage, type LedgerReader } from './ledger-staging.js';
 import { recordRun } from './run-trace.js';
 import type { Warehouse } from '../core/warehouse.js';
@@ -47,7 +49,7 @@ export interface LedgerImportOptions {
   insteadOf?: string;
 }
 
-export interface LedgerImportSummary {
+export interface LedgerImportSummary extends LedgerReplaceOutcome {
   runId: string;
   file: string;
   format: LedgerFormat;
@@ -68,15 +70,6 @@ export interface LedgerImportSummary {
   reader: LedgerReader;
   /** Bulk reader: the lines its SQL rules accepted (every other line went through the streaming reader's rules). */
   acceptedInBulk?: number;
-  /**
-   * The same content was imported before: its rows were replaced, and stay under `sourceFile`, the path it
-   * was first loaded from (which may differ from `file`: a content is loaded once).
-   */
-  replaced?: { sourceFile: string; importedAt: string };
-  /** Another content was loaded from this path (or from `--instead-of`): its rows were removed. */
-  superseded?: { fileHash: string; importedAt: string; lines: number };
-  /** Most of this file's references were already loaded from `otherFile`, and --allow-overlap imported it anyway. */
-  overlap?: LedgerOverlap;
   seconds: number;
 }
 
@@ -122,17 +115,33 @@ export async function importLedger(
           `skipped ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} above the header (${where}): a title or notes, not data, not counted in the lines`,
         );
       }
-      const summary = await replaceLedgerRows(warehouse, config, {
+      const outcome = await replaceLedgerRows(warehouse, config, {
         sourceFile,
         fileHash,
         format,
-        sheet,
-        counts,
+        accepted: counts.accepted,
+        rejected: counts.rejected,
         runId: run.runId,
         replace: Boolean(options.replace),
         allowOverlap: Boolean(options.allowOverlap),
         insteadOf,
       });
+      const summary: LedgerImportSummary = {
+        runId: run.runId,
+        file: sourceFile,
+        format,
+        fileHash,
+        ...(sheet !== undefined && { sheet }),
+        lines: counts.accepted + counts.rejected,
+        skippedAboveHeader: counts.aboveHeader.length,
+        accepted: counts.accepted,
+        rejected: counts.rejected,
+        firstRejects: counts.firstRejects,
+        reader: counts.reader,
+        ...(counts.reader === 'bulk' && { acceptedInBulk: counts.acceptedInBulk }),
+        ...outcome,
+        seconds: 0,
+      };
       tellImportOutcome(summary, fileHash, output);
       summary.seconds = Number(process.hrtime.bigint() - started) / 1e9;
       run.counters.rowsLoaded = summary.accepted;
@@ -154,157 +163,6 @@ export async function importLedger(
     options.parentRunId,
     // The staging tables go whatever happened (they are temporary: a crash drops them too).
   ).finally(() => dropStaging(warehouse).catch(() => undefined));
-}
-
-/**
- * Guards the accepted lines this import is about to remove (those of its path and of its content): refuses
- * (JobError, exit 1; the transaction rolls back) to replace them with none or with fewer than
- * `ledger.minReplaceRatio` of them unless `replace`, and copies them to `ledger_history` otherwise. A
- * re-import of the same content that yields as many lines replaces identical rows: nothing to keep then.
- */
-const historyColumns =
-  'partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code, order_status, source_file, source_line, file_hash, run_id';
-
-function replacedPaths(sourceFile: string, insteadOf: string): string {
-  return insteadOf === sourceFile ? sourceFile : `${sourceFile} and ${insteadOf}`;
-}
-
-async function keepReplacedLines(
-  warehouse: Warehouse,
-  config: Config,
-  incoming: {
-    sourceFile: string;
-    fileHash: string;
-    accepted: number;
-    replace: boolean;
-    runId: string;
-    insteadOf: string;
-  },
-): Promise<void> {
-  const current = (await warehouse.one<{ lines: string; other_content: string }>(
-    `SELECT count(*) AS lines, count(*) FILTER (WHERE file_hash <> $2) AS other_content
-       FROM ledger WHERE source_file IN ($1, $3) OR file_hash = $2`,
-    [incoming.sourceFile, incoming.fileHash, incoming.insteadOf],
-  ))!;
-  const lines = Number(current.lines);
-  if (lines === 0) return;
-  const ratio = config.ledger.minReplaceRatio;
-  if (!incoming.replace && (incoming.accepted === 0 || incoming.accepted < lines * ratio)) {
-    throw new JobError(
-      `Refused to replace the ${lines} accepted ledger lines loaded from ${replacedPaths(incoming.sourceFile, incoming.insteadOf)} ` +
-        `with the ${incoming.accepted} accepted lines of this file ` +
-        `(fewer than ${Math.round(ratio * 100)}% of them: a truncated or wrong export?). Nothing was changed.`,
-      `Check the file (its size, its last line, the delimiter and encoding). If it is right, import it again with --replace; ` +
-        `the lines it replaces are kept in ledger_history. The threshold is ledger.minReplaceRatio (now ${ratio}).`,
-    );
-  }
-  if (Number(current.other_content) === 0 && incoming.accepted === lines) return;
-  await warehouse.run(
-    `INSERT INTO ledger_history (${historyColumns}, superseded_at, superseded_by_run)
-     SELECT ${historyColumns}, now(), $3 FROM ledger WHERE source_file IN ($1, $4) OR file_hash = $2`,
-    [incoming.sourceFile, incoming.fileHash, incoming.runId, incoming.insteadOf],
-  );
-}
-
-/**
- * In one transaction: guards and keeps the lines it replaces (keepReplacedLines), removes the rows of this
- * content and of whatever was loaded from this path before, loads the staged rows and rejects, and records the file.
- */
-async function replaceLedgerRows(
-  warehouse: Warehouse,
-  config: Config,
-  incoming: {
-    sourceFile: string;
-    fileHash: string;
-    format: LedgerFormat;
-    sheet: string | undefined;
-    counts: Awaited<ReturnType<typeof stage>>;
-    runId: string;
-    replace: boolean;
-    allowOverlap: boolean;
-    insteadOf: string | undefined;
-  },
-): Promise<LedgerImportSummary> {
-  const { sourceFile, fileHash, format, sheet, counts, runId, replace } = incoming;
-  const insteadOf = incoming.insteadOf ?? sourceFile;
-  return warehouse.transaction(async () => {
-    const previous = await warehouse.all<{
-      file_hash: string;
-      source_file: string;
-      imported_at: string;
-      lines: string;
-    }>(
-      `SELECT file_hash, source_file, strftime(imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, lines
-         FROM ledger_files WHERE file_hash = $1 OR source_file IN ($2, $3)`,
-      [fileHash, sourceFile, insteadOf],
-    );
-    if (insteadOf !== sourceFile && !previous.some((p) => p.source_file === insteadOf)) {
-      throw new UsageError(
-        `--instead-of ${insteadOf}: nothing is loaded from that path. The imported files are listed by ` +
-          `pinrecon query "SELECT source_file, imported_at, lines FROM ledger_files".`,
-      );
-    }
-    const overlap = await overlapWithOtherFile(warehouse, { sourceFile, fileHash, insteadOf });
-    if (overlap && !incoming.allowOverlap) throw overlapRefused(sourceFile, overlap);
-    const same = previous.find((p) => p.file_hash === fileHash);
-    const older = previous.find((p) => p.file_hash !== fileHash);
-    // Loaded once: the rows of a content stay under the path it was first loaded from.
-    const loadedFrom = same?.source_file ?? sourceFile;
-    await keepReplacedLines(warehouse, config, {
-      sourceFile,
-      fileHash,
-      accepted: counts.accepted,
-      replace,
-      runId,
-      insteadOf,
-    });
-    // Supersede by the rows' own source_file (whatever is loaded from this path, or the one it replaces), and replace this content.
-    for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) {
-      await warehouse.run(`DELETE FROM ${table} WHERE source_file IN ($1, $3) OR file_hash = $2`, [
-        sourceFile,
-        fileHash,
-        insteadOf,
-      ]);
-    }
-    await warehouse.run(
-      `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
-                           country_code, order_status, source_file, source_line, file_hash, run_id)
-       SELECT partner_reference, product_id, coalesce(paid_instant, timezone($tz, paid_local)), paid_at_raw, sales_price,
-              expected_cost, currency_code, country_code, order_status, $file, source_line, $hash, $run
-         FROM temp.ledger_import_staged`,
-      { tz: config.timezone, file: loadedFrom, hash: fileHash, run: runId },
-    );
-    await warehouse.run(
-      `INSERT INTO ledger_rejects (source_file, source_line, reason, raw, file_hash, run_id)
-       SELECT $file, source_line, reason, raw, $hash, $run FROM temp.ledger_import_rejects`,
-      { file: loadedFrom, hash: fileHash, run: runId },
-    );
-    await warehouse.run(
-      `INSERT INTO ledger_files (file_hash, source_file, format, lines, accepted, rejected, imported_at, run_id)
-       VALUES ($1, $2, $3, $4, $5, $6, now(), $7)`,
-      [fileHash, loadedFrom, format, counts.accepted + counts.rejected, counts.accepted, counts.rejected, runId],
-    );
-    const result: LedgerImportSummary = {
-      runId,
-      file: sourceFile,
-      format,
-      fileHash,
-      ...(sheet !== undefined && { sheet }),
-      lines: counts.accepted + counts.rejected,
-      skippedAboveHeader: counts.aboveHeader.length,
-      accepted: counts.accepted,
-      rejected: counts.rejected,
-      firstRejects: counts.firstRejects,
-      reader: counts.reader,
-      ...(counts.reader === 'bulk' && { acceptedInBulk: counts.acceptedInBulk }),
-      seconds: 0,
-    };
-    if (same) result.replaced = { sourceFile: same.source_file, importedAt: same.imported_at };
-    if (older)
-      result.superseded = { fileHash: older.file_hash, importedAt: older.imported_at, lines: Number(older.lines) };
-    if (overlap) result.overlap = overlap;
-    return result;
-  });
 }
 
 /** Says on the console what the import replaced or superseded, and how many lines were rejected. */
@@ -367,16 +225,28 @@ function ledgerFilesIn(directory: string): string {
     .join(', ')}${files.length > 5 ? ` (${files.length} such files there)` : ''}`;
 }
 
-/** The file's sha256, read once; a CSV's bytes are scanned on the way for the bulk reader (CsvByteScan). */
+/**
+ * The file's sha256, read once; a CSV's bytes are scanned on the way for the bulk reader (CsvByteScan). One
+ * buffer is read into again and again: a fresh 1 MiB buffer per chunk (a read stream's) cost more than the hash.
+ */
 async function readFileOnce(
   file: string,
   settings: LedgerReadSettings,
 ): Promise<{ fileHash: string; csvBytes?: ByteFacts }> {
   const hash = createHash('sha256');
   const scan = settings.format === 'csv' ? new CsvByteScan(settings.encoding !== 'utf-8') : undefined;
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 }) as AsyncIterable<Buffer>) {
-    hash.update(chunk);
-    scan?.push(chunk);
+  const handle = await open(file, 'r');
+  try {
+    const buffer = Buffer.allocUnsafe(1024 * 1024);
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      const chunk = buffer.subarray(0, bytesRead);
+      hash.update(chunk);
+      scan?.push(chunk);
+    }
+  } finally {
+    await handle.close();
   }
   return { fileHash: hash.digest('hex'), csvBytes: scan?.end() };
 }

@@ -5,7 +5,8 @@
 
 import type { DuckDBAppender } from '@duckdb/node-api';
 import type { Output } from '../core/output.js';
-import { dropBulkTables, readCsvInBulk, type ByteFacts } from '../sources/ledger/csv-bulk.js';
+import { dropBulkTables, readCsvInBulk } from '../sources/ledger/csv-bulk.js';
+import type { ByteFacts } from '../sources/ledger/csv-byte-scan.js';
 import { readLedger } from '../sources/ledger/read-ledger.js';
 import type { LedgerItem, LedgerReadSettings, LedgerReject } from '../sources/ledger/types.js';
 import type { Warehouse } from '../core/warehouse.js';

@@ -6,15 +6,13 @@
  * anything is kept in `provider_lookups` (with the run), in the same transaction as what was loaded: a finding
  * proven by `lookup` points at the row that shows when the provider said it had nothing.
  */
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
 import { JobError } from '../core/errors.js';
 import type { Config } from '../config/schema.js';
 import type { Output } from '../core/output.js';
 import { UpstreamError, type PartnerApiClient } from '../sources/partner-api/client.js';
 import type { SalesRecord } from '../sources/partner-api/types.js';
-import { landingRoot, writeLandingRecord } from './extract/landing.js';
+import { landGzip, landingRoot, writeLandingRecord } from './extract/landing.js';
 import { protectKeysInText } from '../core/key-protection.js';
 import { keyProtectionFor } from './key-mode.js';
 import { loadLandedSales } from './extract/load.js';
@@ -127,18 +125,16 @@ export async function landAndLoadSales(
 ): Promise<{ landingPath: string; records: number; loaded: number; quarantined: number }> {
   const fetchedAt = new Date();
   const file = path.join(landingRoot(config), 'sales', 'lookups', `${options.file}.json.gz`);
-  mkdirSync(path.dirname(file), { recursive: true });
   // In hash and drop mode the PINs are masked before the answers are written.
-  const body = gzipSync(protectKeysInText(JSON.stringify(received), await keyProtectionFor(warehouse, config)));
-  writeFileSync(`${file}.tmp`, body);
-  renameSync(`${file}.tmp`, file);
+  const text = protectKeysInText(JSON.stringify(received), await keyProtectionFor(warehouse, config));
+  const { fileBytes } = landGzip(file, text);
   const counts = await warehouse.transaction(async () => {
     const loaded = await loadLandedSales(warehouse, config, {
       path: file,
       runId: options.runId,
       endpoint: options.endpoint,
       fetchedAt,
-      bytes: body.length,
+      bytes: fileBytes,
     });
     // What else must commit with these sales (a lookup's questions, the proof they give).
     await options.withLoad?.();

@@ -5,14 +5,17 @@
  * (external access off, configuration locked). The rules: docs/ARCHITECTURE.md, "Design notes by module".
  */
 import { existsSync, statSync } from 'node:fs';
-import { DuckDBTypeId, StatementType, type DuckDBPreparedStatement, type DuckDBResult } from '@duckdb/node-api';
+import type { DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
 import type { Config } from '../config/schema.js';
 import { JobError, UsageError } from '../core/errors.js';
 import { hasStoredPins, isPinColumn, maskKeyFieldsSql, maskPin, maskPinValue, pinValuesCte } from '../core/masking.js';
+import { duckdb } from '../core/duckdb.js';
 import type { Output } from '../core/output.js';
 import { sqlIdentifier, sqlString } from '../core/sql.js';
 import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../core/warehouse.js';
 import { warehouseSettings } from '../config/warehouse-settings.js';
+
+const { DuckDBTypeId, StatementType } = duckdb;
 
 const readingStatements = new Set([
   StatementType.SELECT,

@@ -2,13 +2,27 @@
  * Where raw responses are kept: `extract.landingDir`, else `landing/` beside the database, one gzip file
  * per response, named after its window, flag and run so that nothing is ever overwritten.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import type { Config } from '../../config/schema.js';
 import type { ExtractWindow } from './plan.js';
 
 export function landingRoot(config: Config): string {
   return config.extract.landingDir ?? path.join(path.dirname(config.database), 'landing');
+}
+
+/**
+ * Keeps a response held in memory (a look-up's answers, a catalog's) as gzip at `file`: written under a
+ * temporary name, then renamed, so a crash never leaves half a file. Returns the body's and the file's bytes.
+ */
+export function landGzip(file: string, body: string): { bytes: number; fileBytes: number } {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const text = Buffer.from(body);
+  const gzip = gzipSync(text);
+  writeFileSync(`${file}.tmp`, gzip);
+  renameSync(`${file}.tmp`, file);
+  return { bytes: text.length, fileBytes: gzip.length };
 }
 
 /** e.g. `<root>/sales/2026-01/paid_2026-01-01_2026-01-31_<runId>.json.gz` */

@@ -12,6 +12,7 @@ import { Readable, Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { resolveHeaders } from './columns.js';
+import { maxLineBytes, type ByteFacts } from './csv-byte-scan.js';
 import { linesSql, rowsSql, type BulkCsvShape, type BulkCsvSource } from './csv-bulk-sql.js';
 import { csvRecordEvent, readCsv, splitCsvLine } from './csv.js';
 import { dateFormatPattern } from './dates.js';
@@ -32,8 +33,6 @@ export interface BulkCsvRead {
 
 export type BulkCsvOutcome = { read: BulkCsvRead; notRead?: undefined } | { notRead: string; read?: undefined };
 
-/** The longest line the streaming reader reads as a line (longer ones are rejected and skipped there). */
-const maxLineBytes = 1024 * 1024;
 /**
  * A file most of whose lines (and more than this many) SQL leaves to the streaming reader's rules is read by
  * the streaming reader whole: faster than handing each line over, and the result is the same.
@@ -195,102 +194,6 @@ async function notRead(connection: DuckDBConnection, why: string): Promise<BulkC
   return { notRead: why };
 }
 
-export interface ByteFacts {
-  size: number;
-  /** Physical lines: line breaks, plus a last line without one. */
-  lines: number;
-  longestLineBytes: number;
-  /** A CR not followed by LF: an old-Mac file, or a CR inside a line. */
-  loneCarriageReturn: boolean;
-  /** NUL or \x01: DuckDB would not read the line whole. */
-  controlBytes: boolean;
-  utf8Bom: boolean;
-  /** Bytes 0x80-0x9F (looked for only when the file is read as Latin-1 or Windows-1252). */
-  windows1252Bytes: boolean;
-  /** Every sampleEvery-th line's bytes (without its line break), by line number: to check DuckDB's rows against. */
-  samples: Map<number, Buffer>;
-}
-
-/** Lines sampled: enough to catch rows out of order or decoded differently, cheap to compare. */
-const sampleEvery = 4096;
-
-/**
- * What the bulk reader must know of a file's bytes, gathered chunk by chunk as the import reads the file
- * once for its hash (indexOf: no per-byte loop in JavaScript).
- */
-export class CsvByteScan {
-  private readonly facts: ByteFacts = {
-    size: 0,
-    lines: 0,
-    longestLineBytes: 0,
-    loneCarriageReturn: false,
-    controlBytes: false,
-    utf8Bom: false,
-    windows1252Bytes: false,
-    samples: new Map(),
-  };
-  private offset = 0;
-  private lineStart = 0;
-  private crAtChunkEnd = false;
-  /** The start of a sampled line that began in an earlier chunk. */
-  private pending: Buffer | undefined;
-
-  /** `singleByte`: the file is read as Latin-1 or Windows-1252 (unless it starts with a UTF-8 BOM). */
-  constructor(private readonly singleByte: boolean) {}
-
-  push(chunk: Buffer): void {
-    const facts = this.facts;
-    if (this.offset === 0) facts.utf8Bom = chunk[0] === 0xef && chunk[1] === 0xbb && chunk[2] === 0xbf;
-    if (this.crAtChunkEnd && chunk[0] !== 0x0a) facts.loneCarriageReturn = true;
-    for (let i = chunk.indexOf(0x0a); i >= 0; i = chunk.indexOf(0x0a, i + 1)) {
-      facts.lines++;
-      facts.longestLineBytes = Math.max(facts.longestLineBytes, this.offset + i - this.lineStart);
-      if (sampled(facts.lines))
-        facts.samples.set(facts.lines, sampledLine(this.pending, chunk, this.lineStart - this.offset, i));
-      this.pending = undefined;
-      this.lineStart = this.offset + i + 1;
-    }
-    // (A line over the limit is not read in bulk at all: its sample need not be whole.)
-    if (sampled(facts.lines + 1) && (this.pending?.length ?? 0) <= maxLineBytes) {
-      this.pending = Buffer.concat([
-        this.pending ?? Buffer.alloc(0),
-        chunk.subarray(Math.max(0, this.lineStart - this.offset)),
-      ]);
-    }
-    for (let i = chunk.indexOf(0x0d); i >= 0 && !facts.loneCarriageReturn; i = chunk.indexOf(0x0d, i + 1)) {
-      if (i + 1 < chunk.length && chunk[i + 1] !== 0x0a) facts.loneCarriageReturn = true;
-    }
-    this.crAtChunkEnd = chunk[chunk.length - 1] === 0x0d;
-    facts.controlBytes ||= chunk.includes(0x00) || chunk.includes(0x01);
-    if (this.singleByte && !facts.windows1252Bytes)
-      facts.windows1252Bytes = /[\x80-\x9f]/.test(chunk.toString('latin1'));
-    this.offset += chunk.length;
-  }
-
-  end(): ByteFacts {
-    const facts = this.facts;
-    if (this.crAtChunkEnd) facts.loneCarriageReturn = true;
-    if (this.offset > this.lineStart) {
-      facts.lines++;
-      if (this.pending) facts.samples.set(facts.lines, this.pending);
-    }
-    facts.longestLineBytes = Math.max(facts.longestLineBytes, this.offset - this.lineStart);
-    facts.size = this.offset;
-    return facts;
-  }
-}
-
-/** The lines sampled: the first data line after a one-line header, then every sampleEvery-th. */
-function sampled(line: number): boolean {
-  return line === 2 || line % sampleEvery === 0;
-}
-
-/** A sampled line's bytes from `start` (negative: it began in `pending`) to the LF at `end`, without CR or LF. */
-function sampledLine(pending: Buffer | undefined, chunk: Buffer, start: number, end: number): Buffer {
-  const line = pending ? Buffer.concat([pending, chunk.subarray(0, end)]) : chunk.subarray(Math.max(0, start), end);
-  return Buffer.from(line[line.length - 1] === 0x0d ? line.subarray(0, line.length - 1) : line);
-}
-
 function bytesUnfit(bytes: ByteFacts, settings: LedgerReadSettings): string | undefined {
   if (bytes.loneCarriageReturn) return 'a line break is a lone CR (an old-Mac file, or a CR inside a line)';
   if (bytes.controlBytes) return 'the file holds NUL or \\x01 bytes';
@@ -392,8 +295,9 @@ function withBom(text: string, bom: boolean): string {
 }
 
 /**
- * Lines of ledger_csv_lines matching `where`, with their line numbers, in file order, a range of rows at a
- * time (each query reads only its range: flat memory, and linear time however many lines match).
+ * Lines of ledger_csv_lines matching `where`, with their line numbers, in file order: at most pageLines at a
+ * time (flat memory), all at once when that few match (a million-line file with a thousand bad lines is one
+ * query, not one per range), else a range of rows at a time (each query reads only its range: linear time).
  */
 async function* linePages(
   connection: DuckDBConnection,
@@ -401,15 +305,22 @@ async function* linePages(
   where: string,
   params: Record<string, string>,
 ): AsyncGenerator<[number, string][]> {
-  const rows = Number(
-    (await connection.runAndReadAll('SELECT count(*) FROM temp.ledger_csv_lines')).getRowsJS()[0]![0],
-  );
-  for (let from = 0; from < rows; from += pageLines) {
+  const [matching, first, last] = (
+    await connection.runAndReadAll(
+      `SELECT count(*), coalesce(min(rowid), 0), coalesce(max(rowid), -1) FROM temp.ledger_csv_lines WHERE ${where}`,
+      params,
+    )
+  )
+    .getRowsJS()[0]!
+    .map(Number) as [number, number, number];
+  if (matching === 0) return;
+  const step = matching <= pageLines ? last - first + 1 : pageLines;
+  for (let from = first; from <= last; from += step) {
     const page = (
       await connection.runAndReadAll(
         `SELECT rowid, ${lineText} FROM temp.ledger_csv_lines
           WHERE rowid >= $from::BIGINT AND rowid < $to::BIGINT AND ${where} ORDER BY rowid`,
-        { ...params, from, to: from + pageLines },
+        { ...params, from, to: from + step },
       )
     ).getRowsJS() as [bigint, string, boolean][];
     if (page.length > 0) yield page.map(([rowid, line, bom]) => [Number(rowid) + skip + 1, withBom(line, bom)]);

@@ -9,7 +9,8 @@ import type { ApiConfig } from '../../config/schema.js';
 import { describeEndpoint, expandEndpoint, type Endpoint } from './endpoints.js';
 import { quoteBody, UpstreamError } from './errors.js';
 import type { ClientStats, EventSink } from './events.js';
-import type { HttpAnswer, Transport } from './http.js';
+import { isSuccess, type HttpAnswer, type Transport } from './http.js';
+import type { RetryPolicy } from './retry-policy.js';
 import type { TokenRecord } from './types.js';
 
 interface Token {
@@ -30,6 +31,7 @@ export class AuthSession {
     private readonly api: ApiConfig,
     private readonly endpoints: { getToken: Endpoint; refreshToken: Endpoint },
     private readonly transport: Transport,
+    private readonly retry: RetryPolicy,
     private readonly stats: ClientStats,
     private readonly emit: EventSink,
   ) {
@@ -71,7 +73,7 @@ export class AuthSession {
         accessToken: current.accessToken,
         refreshToken: current.refreshToken,
       });
-      if (answer.status >= 200 && answer.status < 300) {
+      if (isSuccess(answer.status)) {
         const token = this.accept(answer, this.endpoints.refreshToken);
         this.stats.refreshes++;
         this.emit({ type: 'refreshed', expiresInSeconds: Math.round((token.renewAt - Date.now()) / 1000) });
@@ -86,7 +88,7 @@ export class AuthSession {
   private async login(reason: 'first' | 'refresh_failed' | 'rejected'): Promise<Token> {
     const endpoint = this.endpoints.getToken;
     const answer = await this.post(endpoint, this.credentials);
-    if (answer.status < 200 || answer.status >= 300) {
+    if (!isSuccess(answer.status)) {
       throw new UpstreamError(
         `${describeEndpoint(endpoint)}: the upstream refused to log in (status ${answer.status}: ${quoteBody(answer.text, this.secrets) || 'no body'}).`,
         {
@@ -105,7 +107,7 @@ export class AuthSession {
 
   private post(endpoint: Endpoint, body: object): Promise<HttpAnswer> {
     const url = expandEndpoint(this.api.baseUrl, endpoint);
-    return this.transport.retrying(endpoint, () => this.transport.exchange({ endpoint, url, body }));
+    return this.retry.run(endpoint, () => this.transport.exchange({ endpoint, url, body }));
   }
 
   /** Reads a token record; renews `refreshMarginSeconds` before expiry, but never later than half its life. */

@@ -4,7 +4,8 @@
  * them into URLs with every parameter URL-encoded.
  */
 import { ConfigError } from '../../core/errors.js';
-import { endpointNames, type EndpointName } from '../../config/schema.js';
+import { endpointNames, type ApiConfig, type EndpointName } from '../../config/schema.js';
+import type { CatalogQuery } from './types.js';
 
 /** The path parameters each operation supplies, in the spec's names. */
 export const endpointParameters: Record<EndpointName, readonly string[]> = {
@@ -97,4 +98,13 @@ export function expandEndpoint(
 /** `salesByPeriod (GET /sales/period/{startDate}/{finishDate})`: how errors and events name an operation. */
 export function describeEndpoint(endpoint: Endpoint): string {
   return `${endpoint.name} (${endpoint.method} ${endpoint.path})`;
+}
+
+/** The query of every catalog operation: country, currency and language, each defaulting to the config's. */
+export function catalogQuery(api: ApiConfig, q: CatalogQuery = {}): QueryParams {
+  return {
+    country: q.country ?? api.country,
+    currency: q.currency ?? api.currency,
+    language: q.language ?? api.language,
+  };
 }

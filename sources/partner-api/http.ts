@@ -1,24 +1,18 @@
 /**
- * One HTTP exchange with the upstream and the retry policy around it: every attempt waits for the rate limiter,
- * is counted, and times out after `api.timeoutMs`; 503 waits ≥ 1 s (jitter, or a longer Retry-After), counted
- * apart, up to `api.maxRateLimitedRetries`; other 5xx, timeouts, dropped connections and truncated bodies back off
- * exponentially up to `api.maxRetries`, then an UpstreamError. 2xx and 4xx answers go back to the caller.
+ * One HTTP exchange with the upstream: every attempt waits for the rate limiter, is counted, and times out when
+ * nothing arrives for `api.timeoutMs`. 2xx and 4xx answers go back to the caller (a 2xx body parsed, or streamed
+ * to a file); 503/429, other 5xx, timeouts, dropped connections and cut bodies are AttemptFailures for the retry
+ * policy (retry-policy.ts). Plain http goes to loopback only (plain-http-guard.ts).
  */
-import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
-import dns, { type LookupOptions } from 'node:dns';
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
-import path from 'node:path';
-import type { Transform } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { constants, createGzip } from 'node:zlib';
 import type { ApiConfig } from '../../config/schema.js';
-import { confirmLoopback, isLoopbackAddress } from '../../config/transport-security.js';
+import { AttemptFailure, asAttemptFailure } from './attempt-failure.js';
+import { downloadToFile, type DownloadResult, type DownloadTarget } from './download-to-file.js';
 import { describeEndpoint, type Endpoint } from './endpoints.js';
 import { quoteBody, UpstreamError } from './errors.js';
-import type { ClientStats, EventSink } from './events.js';
-import { JsonArrayCheck } from './json-array-check.js';
+import type { ClientStats } from './events.js';
+import { PlainHttpGuard } from './plain-http-guard.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 export interface HttpRequest {
@@ -40,126 +34,23 @@ export interface HttpAnswer {
   download?: DownloadResult;
 }
 
-/** Where a 2xx body is streamed, and an optional stage that rewrites it on the way (a fresh one per attempt). */
-export interface DownloadTarget {
-  filePath: string;
-  rewrite?: () => Transform;
-}
-
-export interface DownloadResult {
-  /** Bytes of the body as received. */
-  bytes: number;
-  /** Bytes of the gzip file. */
-  fileBytes: number;
-  /** Elements of the JSON array. */
-  records: number;
-  fetchedAt: Date;
-}
-
-export type FailureKind = 'rate_limited' | 'server_error' | 'timeout' | 'dropped' | 'unreachable';
-
-/** net.connect's `lookup` callback: one address, or all of them when asked with `all`. */
-type LookupCallback = (
-  error: NodeJS.ErrnoException | null,
-  address?: string | dns.LookupAddress[],
-  family?: number,
-) => void;
-
-/** One attempt that did not get a usable answer; the retry policy decides what happens next. */
-export class AttemptFailure extends Error {
-  override name = 'AttemptFailure';
-  constructor(
-    readonly kind: FailureKind,
-    message: string,
-    readonly status?: number,
-    readonly body?: string,
-    readonly retryAfterMs?: number,
-  ) {
-    super(message);
-  }
-
-  /** Whether the upstream may have acted on the request (a 503 is a clear "not processed"). */
-  get ambiguous(): boolean {
-    return this.kind !== 'rate_limited' && this.kind !== 'unreachable';
-  }
-}
-
-const droppedCodes = new Set([
-  'ECONNRESET',
-  'EPIPE',
-  'ECONNABORTED',
-  'ERR_STREAM_PREMATURE_CLOSE',
-  'UND_ERR_SOCKET',
-  'ETIMEDOUT',
-]);
-const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 /** Largest error body read into memory for an error message (the rest is not read). */
 const maxErrorBodyBytes = 64 * 1024;
 
-/** Backoff before retry number `n` (1-based): 250 ms doubling up to 8 s, with "equal jitter" (half random). */
-function backoffMs(n: number): number {
-  const ceiling = Math.min(8_000, 250 * 2 ** (n - 1));
-  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-}
-
-/** The wait after a 503: at least a second (or the Retry-After asked for), plus up to half a second of jitter. */
-function rateLimitedWaitMs(retryAfterMs?: number): number {
-  return Math.max(1_000, retryAfterMs ?? 0) + Math.round(Math.random() * 500);
-}
+export const isSuccess = (status: number): boolean => status >= 200 && status < 300;
 
 export class Transport {
-  // Plain http is allowed to loopback only: every connection's lookup must give loopback addresses, so a
-  // name checked once cannot resolve elsewhere later (issue 18).
-  private readonly httpAgent = new http.Agent({
-    keepAlive: true,
-    maxSockets: 256,
-    lookup: (host: string, options: LookupOptions, callback: LookupCallback) =>
-      this.loopbackLookup(host, options, callback),
-  } as http.AgentOptions);
-  /** The check of a plain-http baseUrl's host by its addresses, made before the first request. */
-  private plainHttpChecked: Promise<unknown> | undefined;
+  private readonly plainHttp: PlainHttpGuard;
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
 
   constructor(
     private readonly api: ApiConfig,
     private readonly limiter: RateLimiter,
     private readonly stats: ClientStats,
-    private readonly emit: EventSink,
     /** Values to redact from any body quoted in an error (credentials, tokens). */
     private readonly secrets: () => Iterable<string>,
-  ) {}
-
-  /**
-   * Runs `attempt` until it returns, retrying AttemptFailures as the policy says. `attempt` receives the
-   * previous failure, so a write can look itself up before being sent again.
-   */
-  async retrying<T>(endpoint: Endpoint, attempt: (previous?: AttemptFailure) => Promise<T>): Promise<T> {
-    let failures = 0;
-    let rateLimitedInARow = 0;
-    let previous: AttemptFailure | undefined;
-    for (let attemptNumber = 1; ; attemptNumber++) {
-      try {
-        return await attempt(previous);
-      } catch (error) {
-        if (!(error instanceof AttemptFailure)) throw error;
-        previous = error;
-        if (error.kind === 'rate_limited') {
-          this.stats.rateLimited++;
-          if (++rateLimitedInARow > this.api.maxRateLimitedRetries)
-            throw this.gaveUp(endpoint, error, rateLimitedInARow - 1);
-          const delayMs = rateLimitedWaitMs(error.retryAfterMs);
-          this.emit({ type: 'rate_limited', endpoint: endpoint.name, attempt: attemptNumber, delayMs });
-          await sleep(delayMs);
-          continue;
-        }
-        rateLimitedInARow = 0;
-        if (++failures > this.api.maxRetries) throw this.gaveUp(endpoint, error, failures - 1);
-        this.stats.retries++;
-        const delayMs = backoffMs(failures);
-        this.emit({ type: 'retry', endpoint: endpoint.name, attempt: attemptNumber, reason: error.message, delayMs });
-        await sleep(delayMs);
-      }
-    }
+  ) {
+    this.plainHttp = new PlainHttpGuard(api);
   }
 
   /**
@@ -172,10 +63,10 @@ export class Transport {
     this.stats.requests++;
     return this.send(request, async (response, receivedAt) => {
       const status = response.statusCode ?? 0;
-      if (download && status >= 200 && status < 300) {
-        return { status, text: '', receivedAt, download: await this.streamToFile(response, download, receivedAt) };
+      const success = isSuccess(status);
+      if (download && success) {
+        return { status, text: '', receivedAt, download: await downloadToFile(response, download, receivedAt) };
       }
-      const success = status >= 200 && status < 300;
       const { text, truncated } = await readText(response, success ? this.api.maxAnswerBytes : maxErrorBodyBytes);
       if (success && truncated) {
         throw new UpstreamError(
@@ -199,7 +90,7 @@ export class Transport {
           text,
         );
       }
-      if (status < 200 || status >= 300) return { status, text, receivedAt };
+      if (!success) return { status, text, receivedAt };
       if (text.trim() === '') return { status, text, receivedAt };
       try {
         return { status, text, json: JSON.parse(text) as unknown, receivedAt };
@@ -211,66 +102,8 @@ export class Transport {
 
   /** Closes idle keep-alive connections. */
   close(): void {
-    this.httpAgent.destroy();
+    this.plainHttp.agent.destroy();
     this.httpsAgent.destroy();
-  }
-
-  private gaveUp(endpoint: Endpoint, failure: AttemptFailure, retries: number): UpstreamError {
-    const where = `${describeEndpoint(endpoint)} at ${new URL(this.api.baseUrl).origin}`;
-    const body = failure.body === undefined ? undefined : quoteBody(failure.body, this.secrets());
-    const details = { endpoint: endpoint.name, status: failure.status, body, cause: failure };
-    switch (failure.kind) {
-      case 'rate_limited':
-        return new UpstreamError(`${where} was still answered 503 (rate limited) after ${retries} waits.`, {
-          ...details,
-          hint: 'The 50/s limit is shared with the live shop: lower api.maxRequestsPerSecond or run the job later.',
-        });
-      case 'timeout':
-        return new UpstreamError(
-          `${where} gave no answer within api.timeoutMs (${this.api.timeoutMs} ms), ${retries + 1} times.`,
-          {
-            ...details,
-            hint: 'The upstream is slow or down: try again later, or raise api.timeoutMs.',
-          },
-        );
-      case 'unreachable':
-        return new UpstreamError(`${where} could not be reached (${failure.message}), ${retries + 1} times.`, {
-          ...details,
-          hint: 'Check api.baseUrl (env PINRECON_API_BASE_URL) and that the upstream is up.',
-        });
-      default:
-        return new UpstreamError(`${where} failed after ${retries} retries: ${failure.message}`, {
-          ...details,
-          hint: 'The upstream is failing; try again later (a re-run resumes where this one stopped). Raise api.maxRetries to insist longer.',
-        });
-    }
-  }
-
-  /**
-   * dns.lookup for plain-http connections: unless api.allowInsecureHttp, an answer holding an address that
-   * is not loopback fails the connection (the config allowed http:// because the host claimed loopback).
-   */
-  private loopbackLookup(host: string, options: LookupOptions, callback: LookupCallback): void {
-    dns.lookup(host, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error);
-      if (!this.api.allowInsecureHttp && !addresses.every((entry) => isLoopbackAddress(entry.address))) {
-        const found = addresses.map((a) => a.address).join(', ');
-        return callback(
-          Object.assign(new Error(`${host} resolves to ${found}, not loopback`), { code: 'ENOTLOOPBACK' }),
-        );
-      }
-      if (options.all) return callback(null, addresses);
-      const first = addresses[0];
-      if (!first) return callback(Object.assign(new Error(`${host} does not resolve`), { code: 'ENOTFOUND' }));
-      callback(null, first.address, first.family);
-    });
-  }
-
-  /** Before the first plain-http request: the baseUrl's host must resolve to loopback only (ConfigError naming the key). */
-  private confirmPlainHttp(url: URL): Promise<unknown> {
-    if (url.protocol !== 'http:' || this.api.allowInsecureHttp) return Promise.resolve();
-    this.plainHttpChecked ??= confirmLoopback(url.hostname, 'api.baseUrl', 'api.allowInsecureHttp');
-    return this.plainHttpChecked;
   }
 
   /** Sends one request and hands the response to `consume`, failing when nothing arrives for timeoutMs. */
@@ -278,7 +111,7 @@ export class Transport {
     request: HttpRequest,
     consume: (response: IncomingMessage, receivedAt: Date) => Promise<R>,
   ): Promise<R> {
-    await this.confirmPlainHttp(request.url);
+    await this.plainHttp.confirm(request.url);
     const { url } = request;
     const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
     const headers: Record<string, string | number> = { accept: 'application/json', ...request.headers };
@@ -303,7 +136,7 @@ export class Transport {
       const outgoing = (secure ? https : http).request(url, {
         method: request.endpoint.method,
         headers,
-        agent: secure ? this.httpsAgent : this.httpAgent,
+        agent: secure ? this.httpsAgent : this.plainHttp.agent,
       });
       // An idle timeout (re-armed by every chunk): a large download may take long, but never stalls.
       const rearm = () => {
@@ -332,55 +165,6 @@ export class Transport {
       outgoing.end(payload);
     });
   }
-
-  private async streamToFile(
-    response: IncomingMessage,
-    target: DownloadTarget,
-    fetchedAt: Date,
-  ): Promise<DownloadResult> {
-    const filePath = target.filePath;
-    mkdirSync(path.dirname(filePath), { recursive: true });
-    const temporary = `${filePath}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-    const check = new JsonArrayCheck();
-    const file = createWriteStream(temporary);
-    try {
-      // The rewrite (security.keys: masking the PINs) runs before the gzip: its input never reaches the disk.
-      // Level 1: a month-end lands ~1.5 GB of JSON; the default level 6 costs 50 % more CPU for ~15 % smaller files.
-      const gzip = () => createGzip({ level: constants.Z_BEST_SPEED });
-      if (target.rewrite) await pipeline(response, check, target.rewrite(), gzip(), file);
-      else await pipeline(response, check, gzip(), file);
-      renameSync(temporary, filePath);
-    } catch (error) {
-      // The file may still be opening when the body fails: remove it only once it is closed.
-      if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
-      rmSync(temporary, { force: true });
-      // A body cut short (or never a JSON array) is retried; a local file-system failure is not.
-      if (error instanceof AttemptFailure || isFileSystemError(error)) throw error;
-      throw new AttemptFailure(
-        'dropped',
-        `download incomplete: ${error instanceof Error ? error.message : String(error)}`,
-      );
-    }
-    return { bytes: check.bytes, fileBytes: statSync(filePath).size, records: check.elements, fetchedAt };
-  }
-}
-
-function isFileSystemError(error: unknown): boolean {
-  const { code, syscall } = error as NodeJS.ErrnoException;
-  return (
-    !droppedCodes.has(code ?? '') && ['open', 'write', 'rename', 'mkdir', 'close', 'fsync'].includes(syscall ?? '')
-  );
-}
-
-function asAttemptFailure(error: unknown): unknown {
-  if (error instanceof AttemptFailure) return error;
-  if (!(error instanceof Error)) return error;
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code && unreachableCodes.has(code)) return new AttemptFailure('unreachable', `${code}`);
-  if ((code && droppedCodes.has(code)) || /socket hang up|premature close|aborted/i.test(error.message)) {
-    return new AttemptFailure('dropped', `connection dropped (${code ?? error.message})`);
-  }
-  return error;
 }
 
 /**

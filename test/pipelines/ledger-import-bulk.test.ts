@@ -532,6 +532,21 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
   });
 });
 
+describe('lines left to the streaming reader, in pages of 50,000', () => {
+  it('reads in bulk a file whose left lines need more than one page, in file order', async () => {
+    const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
+    // Every other line is left to the streaming reader's rules (" BRL", a doubled quote), which accept it.
+    const lines = Array.from({ length: 100_002 }, (_, i) => {
+      if (i % 2 === 0) return `R-${i},1,2024-03-05,1.00,1,BRL,paid`;
+      return i % 1000 === 1 ? `"R-""${i}""",1,2024-03-05,1.00,1,BRL,paid` : `R-${i},1,2024-03-05,1.00,1, BRL,paid`;
+    });
+    const file = path.join(temp.dir, 'two-pages.csv');
+    writeFileSync(file, `${head}\n${lines.join('\n')}\n`);
+    const { bulk } = await expectSameImport(file, {});
+    expect(bulk.summary).toMatchObject({ reader: 'bulk', lines: 100_002, acceptedInBulk: 50_001, accepted: 100_002 });
+  });
+});
+
 describe('files the bulk reader cannot read exactly go to the streaming reader, saying why', () => {
   const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
   const good = (i: number) => `R-${i},1,2024-03-05,1.00,1,BRL,paid`;

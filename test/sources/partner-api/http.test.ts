@@ -1,4 +1,7 @@
-/** The HTTP transport (sources/partner-api/http.ts) through the client: retries and back-off, time-outs, redaction of echoed credentials, oversized answers. */
+/**
+ * The HTTP transport (sources/partner-api/http.ts, retry-policy.ts) through the client: retries and back-off,
+ * time-outs, redaction of echoed credentials, oversized answers.
+ */
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PartnerApiClient } from '../../../sources/partner-api/client.js';

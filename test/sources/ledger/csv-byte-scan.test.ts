@@ -4,7 +4,7 @@
  * The bulk reader as a whole is held to the streaming reader by test/pipelines/ledger-import-bulk.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { CsvByteScan, type ByteFacts } from '../../../sources/ledger/csv-bulk.js';
+import { CsvByteScan, holdsC1Byte, type ByteFacts } from '../../../sources/ledger/csv-byte-scan.js';
 
 function scan(bytes: Buffer, chunkSize = bytes.length, singleByte = true): ByteFacts {
   const scanner = new CsvByteScan(singleByte);
@@ -44,6 +44,20 @@ describe('CsvByteScan', () => {
     for (const size of [1, 2, 7, 64, 4099]) expect(text(scan(crlf, size))).toEqual(whole);
   });
 
+  it('keeps nothing of a chunk after push: the same facts when each chunk is read into one reused buffer', () => {
+    const whole = text(scan(crlf));
+    for (const size of [7, 4099]) {
+      const scanner = new CsvByteScan(true);
+      const reused = Buffer.alloc(size);
+      for (let i = 0; i < crlf.length; i += size) {
+        const length = crlf.copy(reused, 0, i, i + size);
+        scanner.push(reused.subarray(0, length));
+        reused.fill(0x3f);
+      }
+      expect(text(scanner.end())).toEqual(whole);
+    }
+  });
+
   it('counts a last line without a line break, and samples it', () => {
     const facts = scan(Buffer.from('header\nlast line'), 3);
     expect(facts.lines).toBe(2);
@@ -65,5 +79,23 @@ describe('CsvByteScan', () => {
     expect(scan(euro).windows1252Bytes).toBe(true);
     expect(scan(euro, euro.length, false).windows1252Bytes).toBe(false);
     expect(scan(Buffer.from('São\n', 'latin1')).windows1252Bytes).toBe(false);
+  });
+
+  it('finds a byte 0x80-0x9F at any position and alignment, and no other byte value', () => {
+    const backing = Buffer.alloc(64, 0x61);
+    for (let byte = 0; byte < 256; byte++) {
+      for (const start of [0, 1, 2, 3]) {
+        for (const length of [0, 1, 5, 13, 23]) {
+          for (let at = 0; at < length; at++) {
+            backing.fill(0x61);
+            const chunk = backing.subarray(start, start + length);
+            chunk[at] = byte;
+            expect(holdsC1Byte(chunk), `byte 0x${byte.toString(16)} at ${at} of ${length}, start ${start}`).toBe(
+              byte >= 0x80 && byte <= 0x9f,
+            );
+          }
+        }
+      }
+    }
   });
 });

@@ -1,0 +1,96 @@
+/**
+ * The retry policy around every upstream attempt: 503 (or 429) waits ≥ 1 s (jitter, or a longer Retry-After),
+ * counted apart, up to `api.maxRateLimitedRetries`; other 5xx, timeouts, dropped connections and truncated bodies
+ * back off exponentially up to `api.maxRetries`. Then an UpstreamError saying what failed and what to do.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ApiConfig } from '../../config/schema.js';
+import { AttemptFailure } from './attempt-failure.js';
+import { describeEndpoint, type Endpoint } from './endpoints.js';
+import { quoteBody, UpstreamError } from './errors.js';
+import type { ClientStats, EventSink } from './events.js';
+
+/** Backoff before retry number `n` (1-based): 250 ms doubling up to 8 s, with "equal jitter" (half random). */
+function backoffMs(n: number): number {
+  const ceiling = Math.min(8_000, 250 * 2 ** (n - 1));
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+/** The wait after a 503: at least a second (or the Retry-After asked for), plus up to half a second of jitter. */
+function rateLimitedWaitMs(retryAfterMs?: number): number {
+  return Math.max(1_000, retryAfterMs ?? 0) + Math.round(Math.random() * 500);
+}
+
+export class RetryPolicy {
+  constructor(
+    private readonly api: ApiConfig,
+    private readonly stats: ClientStats,
+    private readonly emit: EventSink,
+    /** Values to redact from any body quoted in an error (credentials, tokens). */
+    private readonly secrets: () => Iterable<string>,
+  ) {}
+
+  /**
+   * Runs `attempt` until it returns, retrying AttemptFailures as the policy says. `attempt` receives the
+   * previous failure, so a write can look itself up before being sent again.
+   */
+  async run<T>(endpoint: Endpoint, attempt: (previous?: AttemptFailure) => Promise<T>): Promise<T> {
+    let failures = 0;
+    let rateLimitedInARow = 0;
+    let previous: AttemptFailure | undefined;
+    for (let attemptNumber = 1; ; attemptNumber++) {
+      try {
+        return await attempt(previous);
+      } catch (error) {
+        if (!(error instanceof AttemptFailure)) throw error;
+        previous = error;
+        if (error.kind === 'rate_limited') {
+          this.stats.rateLimited++;
+          if (++rateLimitedInARow > this.api.maxRateLimitedRetries)
+            throw this.gaveUp(endpoint, error, rateLimitedInARow - 1);
+          const delayMs = rateLimitedWaitMs(error.retryAfterMs);
+          this.emit({ type: 'rate_limited', endpoint: endpoint.name, attempt: attemptNumber, delayMs });
+          await sleep(delayMs);
+          continue;
+        }
+        rateLimitedInARow = 0;
+        if (++failures > this.api.maxRetries) throw this.gaveUp(endpoint, error, failures - 1);
+        this.stats.retries++;
+        const delayMs = backoffMs(failures);
+        this.emit({ type: 'retry', endpoint: endpoint.name, attempt: attemptNumber, reason: error.message, delayMs });
+        await sleep(delayMs);
+      }
+    }
+  }
+
+  private gaveUp(endpoint: Endpoint, failure: AttemptFailure, retries: number): UpstreamError {
+    const where = `${describeEndpoint(endpoint)} at ${new URL(this.api.baseUrl).origin}`;
+    const body = failure.body === undefined ? undefined : quoteBody(failure.body, this.secrets());
+    const details = { endpoint: endpoint.name, status: failure.status, body, cause: failure };
+    switch (failure.kind) {
+      case 'rate_limited':
+        return new UpstreamError(`${where} was still answered 503 (rate limited) after ${retries} waits.`, {
+          ...details,
+          hint: 'The 50/s limit is shared with the live shop: lower api.maxRequestsPerSecond or run the job later.',
+        });
+      case 'timeout':
+        return new UpstreamError(
+          `${where} gave no answer within api.timeoutMs (${this.api.timeoutMs} ms), ${retries + 1} times.`,
+          {
+            ...details,
+            hint: 'The upstream is slow or down: try again later, or raise api.timeoutMs.',
+          },
+        );
+      case 'unreachable':
+        return new UpstreamError(`${where} could not be reached (${failure.message}), ${retries + 1} times.`, {
+          ...details,
+          hint: 'Check api.baseUrl (env PINRECON_API_BASE_URL) and that the upstream is up.',
+        });
+      default:
+        return new UpstreamError(`${where} failed after ${retries} retries: ${failure.message}`, {
+          ...details,
+          hint: 'The upstream is failing; try again later (a re-run resumes where this one stopped). Raise api.maxRetries to insist longer.',
+        });
+    }
+  }
+}
