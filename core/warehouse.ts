@@ -13,7 +13,13 @@ import { isOutOfMemory, JobError } from './errors.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
 import { duckdb } from './duckdb.js';
-import { autoMemoryLimit, autoMemoryLimitBytes, describeMemoryLimit, memorySizeText } from './memory-policy.js';
+import {
+  autoMemoryLimit,
+  autoMemoryLimitBytes,
+  autoReconcileLimitBytes,
+  describeMemoryLimit,
+  memorySizeText,
+} from './memory-policy.js';
 
 export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
 /** Rows as JSON-safe values: DECIMAL and BIGINT arrive as exact strings, timestamps as ISO-like text. */
@@ -55,9 +61,9 @@ function lockWaitSeconds(options: OpenOptions): number {
 }
 
 export class Warehouse {
-  /** The memoryLimit setting in force ("auto" or a size), and what "auto" last sized it to (bytes, for sales). */
+  /** The memoryLimit setting in force ("auto" or a size), and what "auto" last sized it to (bytes, for what work). */
   private memorySetting?: string;
-  private autoSized = { bytes: 0, sales: 0 };
+  private autoSized = { bytes: 0, basis: '0 sales' };
 
   private constructor(
     readonly path: string,
@@ -115,7 +121,7 @@ export class Warehouse {
   /** Applies a memoryLimit setting: a size as given, or "auto", sized from the sales held (and raised by loads). */
   async useMemoryLimit(setting: string): Promise<void> {
     this.memorySetting = setting;
-    this.autoSized = { bytes: 0, sales: 0 };
+    this.autoSized = { bytes: 0, basis: '0 sales' };
     if (setting !== autoMemoryLimit) return this.setMemoryLimit(setting);
     await this.fitMemoryToWork();
   }
@@ -127,10 +133,19 @@ export class Warehouse {
   async fitMemoryToWork(incomingSales = 0): Promise<void> {
     if (this.memorySetting !== autoMemoryLimit) return;
     const sales = (await this.salesHeld()) + incomingSales;
-    const bytes = autoMemoryLimitBytes(sales);
+    await this.raiseAutoLimit(autoMemoryLimitBytes(sales), `${sales.toLocaleString('en-US')} sales`);
+  }
+
+  /** With "auto": raises DuckDB's limit to what reconciling a scope of `rows` ledger lines and sales needs. */
+  async fitMemoryToReconcile(rows: number): Promise<void> {
+    if (this.memorySetting !== autoMemoryLimit) return;
+    await this.raiseAutoLimit(autoReconcileLimitBytes(rows), `${rows.toLocaleString('en-US')} rows to reconcile`);
+  }
+
+  private async raiseAutoLimit(bytes: number, basis: string): Promise<void> {
     if (bytes <= this.autoSized.bytes) return;
     await this.setMemoryLimit(memorySizeText(bytes));
-    this.autoSized = { bytes, sales };
+    this.autoSized = { bytes, basis };
   }
 
   /** The memoryLimit setting in force ("auto" or a size), if one was given. */
@@ -140,7 +155,7 @@ export class Warehouse {
 
   /** The memoryLimit in force for messages: the size given, or how "auto" sized it. */
   memoryLimitInForce(): string | undefined {
-    return this.memorySetting && describeMemoryLimit(this.memorySetting, this.autoSized.bytes, this.autoSized.sales);
+    return this.memorySetting && describeMemoryLimit(this.memorySetting, this.autoSized.bytes, this.autoSized.basis);
   }
 
   /**

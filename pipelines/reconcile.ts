@@ -39,6 +39,7 @@ import {
   type LookupOutcome,
   type WindowCoverage,
 } from './proof-of-absence.js';
+import { fitMemoryToScope } from './reconcile-scope.js';
 import { recordRun } from './run-trace.js';
 
 export { manyLookups };
@@ -165,6 +166,7 @@ export async function reconcile(
         const runParams = { period, asOf, runId: run.runId, builtAt: new Date(), completeness, signoffId };
         await createInputs(warehouse, config, database, runParams);
         await createSignedInput(warehouse, database, signoffId);
+        await fitMemoryToScope(warehouse);
         await buildModels(warehouse, models, timings, output);
         output.info(describeBuild(models.length, stages));
 

@@ -5,7 +5,9 @@ import path from 'node:path';
 import { expect, test } from 'vitest';
 import {
   autoMemoryLimitBytes,
+  autoReconcileLimitBytes,
   memoryBytesPerSale,
+  memoryBytesPerScopeRow,
   memoryFloorBytes,
   memorySizeText,
 } from '../../core/memory-policy.js';
@@ -20,6 +22,13 @@ test('the floor for a small database, 96 bytes a sale beyond it, never more than
   expect(autoMemoryLimitBytes(500_000_000, 16 * gibibyte)).toBe(8 * gibibyte);
   // A machine smaller than twice the floor still gets the floor.
   expect(autoMemoryLimitBytes(17_820_000, 512 * 2 ** 20)).toBe(memoryFloorBytes);
+});
+
+test("reconcile's limit follows the rows of its scope, within the same floor and share of the machine", () => {
+  // The 1M bench month's scope (2.12M rows) stays at the floor; the 10M month's (21.2M) gets 160 bytes a row.
+  expect(autoReconcileLimitBytes(2_120_000, 16 * gibibyte)).toBe(memoryFloorBytes);
+  expect(autoReconcileLimitBytes(21_200_000, 16 * gibibyte)).toBe(21_200_000 * memoryBytesPerScopeRow);
+  expect(autoReconcileLimitBytes(500_000_000, 16 * gibibyte)).toBe(8 * gibibyte);
 });
 
 test('"auto" sets DuckDB to the floor on an empty file and raises it for the sales a load adds', async () => {
@@ -43,9 +52,20 @@ test('"auto" sets DuckDB to the floor on an empty file and raises it for the sal
     // Never lowered within a job: a smaller load after a bigger one keeps the room.
     await warehouse.fitMemoryToWork(1_000);
     expect(await limitMiB()).toBeCloseTo(sized, -1);
+    // Reconcile raises it for a scope that needs more, and says what for; a smaller scope leaves it.
+    await warehouse.fitMemoryToReconcile(1_000_000);
+    expect(await limitMiB()).toBeCloseTo(sized, -1);
+    await warehouse.fitMemoryToReconcile(20_000_000);
+    expect(warehouse.memoryLimitInForce()).toBe(
+      `auto: ${memorySizeText(20_000_000 * memoryBytesPerScopeRow)} for 20,000,000 rows to reconcile`,
+    );
+    // DuckDB shows it in tenths of a GiB.
+    const scopeMiB = (20_000_000 * memoryBytesPerScopeRow) / 2 ** 20;
+    expect(Math.abs((await limitMiB()) - scopeMiB)).toBeLessThan(103);
     // An explicit size is taken as given.
     await warehouse.useMemoryLimit('300MB');
     await warehouse.fitMemoryToWork(10_000_000);
+    await warehouse.fitMemoryToReconcile(20_000_000);
     expect(warehouse.memoryLimitInForce()).toBe('300MB');
     expect(await limitMiB()).toBeCloseTo(286, -1);
     // extract.memoryLimit given: the windows' size, then the job's "auto" again, sized afresh (never DuckDB's RESET).
