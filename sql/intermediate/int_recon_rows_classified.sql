@@ -44,17 +44,33 @@ rows_unioned as (
 
 ),
 
+-- counted per group with a GROUP BY and joined back, not a window over the rows: a hash aggregate and a hash join
+-- spill to disk, while a window partitioned by reference held ~all the scope in memory (10M sales ran out of it)
+groups as (
+
+    select
+        group_key,
+        count(*) filter (where side = 'ledger') as ledger_lines,
+        count(*) filter (where side = 'provider') as provider_sales,
+        -- the period rule: a group belongs to the period when one of its rows does
+        bool_or(is_in_period) as group_in_period
+
+    from rows_unioned
+    group by group_key
+
+),
+
 grouped as (
 
     select
         rows_unioned.*,
-        count(*) filter (where side = 'ledger') over by_reference as ledger_lines,
-        count(*) filter (where side = 'provider') over by_reference as provider_sales,
-        -- the period rule: a group belongs to the period when one of its rows does
-        bool_or(is_in_period) over by_reference as group_in_period
+        groups.ledger_lines,
+        groups.provider_sales,
+        groups.group_in_period
 
     from rows_unioned
-    window by_reference as (partition by group_key)
+    inner join groups
+        on groups.group_key = rows_unioned.group_key
 
 ),
 
