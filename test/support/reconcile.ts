@@ -58,6 +58,10 @@ export function testConfig(dir: string, overrides: Record<string, unknown> = {})
 }
 
 export async function openFixture(overrides: Record<string, unknown> = {}): Promise<Fixture> {
+  // Each database's made-up ids start afresh: the unit files share their worker's modules (isolate: false), so
+  // ids must not depend on which test files ran before in the same worker.
+  nextTransactionId = 1000;
+  nextLine = 2;
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-reconcile-'));
   const config = testConfig(dir, overrides);
   const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
