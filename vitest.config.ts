@@ -11,6 +11,7 @@ export default defineConfig({
     testTimeout: 900_000,
     hookTimeout: 900_000,
     pool: 'forks',
+    globalSetup: ['test/support/temp-root.ts'],
     maxWorkers: 2,
     projects: [
       // The unit files share their workers' module graph (isolate: false): re-importing DuckDB, zod and our modules
