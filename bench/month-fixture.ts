@@ -29,9 +29,12 @@ const credentials = { identifier: 'bench-partner', secret: 'bench-secret-month' 
 /** Every 2,500th sale served malformed, as in the demo. */
 const malformedEvery = 2_500;
 
-/** Sales in the data set: PINRECON_BENCH_MONTH_SALES, default 1,782,000 (~1,000,000 created in October). */
+/** ~1,000,000 sales created in October. */
+export const defaultMonthSales = 1_782_000;
+
+/** Sales in the data set: PINRECON_BENCH_MONTH_SALES, default 1,782,000. */
 export function monthSales(): number {
-  return Number(process.env.PINRECON_BENCH_MONTH_SALES ?? 1_782_000);
+  return Number(process.env.PINRECON_BENCH_MONTH_SALES ?? defaultMonthSales);
 }
 
 export interface Month {
