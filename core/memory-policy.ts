@@ -8,7 +8,7 @@ import os from 'node:os';
 
 export const autoMemoryLimit = 'auto';
 const mebibyte = 2 ** 20;
-/** Keeps a month-end of a million sales (1.8M in the database) under 1 GiB of RSS in all. */
+/** Room for any step's work; a month-end of a million sales (1.8M in the database) peaks at ≈ 1 GiB of RSS at it. */
 export const memoryFloorBytes = 512 * mebibyte;
 /** Twice the unspillable index per sale, so the rest of a step keeps room to work beside it. */
 export const memoryBytesPerSale = 96;
