@@ -51,5 +51,19 @@ export function isOutOfMemory(error: unknown): boolean {
 export function outOfMemoryHint(error: unknown, limitInForce?: string): string | undefined {
   if (!isOutOfMemory(error)) return undefined;
   const limit = limitInForce ? ` (${limitInForce})` : '';
-  return `DuckDB needed more memory than memoryLimit${limit} allows: raise it in the config (e.g. "memoryLimit": "3GB") or with PINRECON_MEMORY_LIMIT, then re-run; finished work is kept.`;
+  // DuckDB reports a full spill folder as an out-of-memory too; its cure is disk space first, memory second.
+  if (spillFolderFull(error))
+    return (
+      `DuckDB's spill folder (the database file's name plus ".tmp", beside it) reached the disk space it may use ` +
+      `(90 % of what was free on that drive): free space there, or raise memoryLimit${limit} so less spills, then ` +
+      're-run; finished work is kept.'
+    );
+  return (
+    `DuckDB needed more memory than memoryLimit${limit} allows: raise it in the config (e.g. "memoryLimit": "3GB") ` +
+    'or with PINRECON_MEMORY_LIMIT, then re-run; finished work is kept.'
+  );
+}
+
+function spillFolderFull(error: unknown): boolean {
+  return error instanceof Error && /max_temp_directory_size/.test(error.message);
 }
