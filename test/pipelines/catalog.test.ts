@@ -2,7 +2,7 @@
  * `pinrecon catalog` against the simulator over real HTTP, into a real DuckDB file: dated snapshots that
  * add up, exact money, raw responses landed, failed product calls kept and counted, the CLI end to end.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -129,11 +129,13 @@ describe('snapshotCatalog', () => {
         expect(current).toHaveLength(1);
 
         // Raw responses landed and registered.
-        const landed = await warehouse.all<{ path: string; endpoint: string; records: string }>(
-          `SELECT path, endpoint, records FROM landing_files WHERE run_id = $1 ORDER BY endpoint`,
+        const landed = await warehouse.all<{ path: string; endpoint: string; records: string; bytes: string }>(
+          `SELECT path, endpoint, records, bytes FROM landing_files WHERE run_id = $1 ORDER BY endpoint`,
           [first.snapshotId],
         );
         expect(landed.map((l) => l.endpoint)).toEqual(['catalogTree', 'productInfo', 'productStock']);
+        // bytes: the landed file's size on disk, as for every other landing file.
+        for (const file of landed) expect(Number(file.bytes)).toBe(statSync(file.path).size);
         const tree = JSON.parse(gunzipSync(readFileSync(landed[0]!.path)).toString()) as unknown[];
         expect(tree).toEqual(
           simulator.dataset.catalog.tree({ country: 'BR', currency: 'BRL', language: 'pt-BR' }, true),
