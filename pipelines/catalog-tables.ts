@@ -30,6 +30,7 @@ export interface ProductFetch {
 export interface LandedFile {
   path: string;
   endpoint: string;
+  /** The landed file's size on disk (gzip), as landing_files.bytes holds it. */
   bytes: number;
   records: number;
   fetchedAt: Date;
