@@ -198,7 +198,9 @@ describe('PartnerApiClient against the simulator', () => {
     const served = simulator.stats();
     expect(served.maxInAnyRollingSecond).toBeLessThanOrEqual(50);
     expect(client.stats.rateLimited).toBe(served.rateLimited);
-    expect(client.stats.requests).toBe(121 + served.rateLimited);
-    expect(starts).toHaveLength(121 + served.rateLimited);
+    // (a timeout on a starved machine is repeated too, and counted as a retry)
+    const repeats = served.rateLimited + client.stats.retries;
+    expect(client.stats.requests).toBe(121 + repeats);
+    expect(starts).toHaveLength(121 + repeats);
   });
 });
