@@ -172,7 +172,6 @@ export async function snapshotCatalog(
 /** Keeps a response (re-serialized exactly as parsed) as gzip in the snapshot's landing folder. */
 function landJson(dir: string, endpoint: string, value: unknown[]): LandedFile {
   const file = path.join(dir, `${endpoint}.json.gz`);
-  // landing_files.bytes is the file's size on disk, as for the sales windows and look-ups.
   const { fileBytes } = landGzip(file, JSON.stringify(value));
   return { path: file, endpoint, bytes: fileBytes, records: value.length, fetchedAt: new Date() };
 }
