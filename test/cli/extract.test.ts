@@ -84,14 +84,14 @@ async function startTokenRecorder(
   };
 }
 
-function writeConfig(dir: string, baseUrl: string): string {
+function writeConfig(dir: string, baseUrl: string, api: Record<string, unknown> = {}): string {
   const file = path.join(dir, 'pinrecon.config.json');
   writeFileSync(
     file,
     JSON.stringify({
       timezone: 'America/Sao_Paulo',
       database: 'pinrecon.duckdb',
-      api: { baseUrl, identifier, secret, maxRequestsPerSecond: 20, refreshMarginSeconds: 0 },
+      api: { baseUrl, identifier, secret, maxRequestsPerSecond: 20, refreshMarginSeconds: 0, ...api },
       extract: { landingDir: 'landing' },
     }),
   );
@@ -99,6 +99,7 @@ function writeConfig(dir: string, baseUrl: string): string {
 }
 
 describe('pinrecon extract (spawned CLI)', () => {
+  const slowAnswers = { slowRate: 1, slowMs: 400 };
   let simulator: RunningSimulator;
   let recorder: Awaited<ReturnType<typeof startTokenRecorder>>;
   const consoles: string[] = [];
@@ -119,7 +120,7 @@ describe('pinrecon extract (spawned CLI)', () => {
         timezone: 'America/Sao_Paulo',
         malformedEvery: 211,
       },
-      faults: { slowRate: 1, slowMs: 400 },
+      faults: slowAnswers,
     });
     recorder = await startTokenRecorder(simulator.url);
   });
@@ -129,9 +130,13 @@ describe('pinrecon extract (spawned CLI)', () => {
   });
 
   it('killed with SIGKILL at any moment and run again, ends with exactly the clean result', async () => {
+    // The clean result needs no slow answers (the data depends on the seed only): 12 windows at 400 ms a page
+    // cost 15 s of waiting here. The kills get them back.
+    simulator.setFaults({});
     const clean = await extractCli(['extract', ...range, '--config', writeConfig(cleanDir, recorder.url)]);
     consoles.push(clean.stdout, clean.stderr);
     expect(clean.code, clean.stderr).toBe(0);
+    simulator.setFaults(slowAnswers);
 
     const config = writeConfig(resumedDir, recorder.url);
     // A window takes about a second here (slow answers, then the load): the delays spread the kills over
@@ -232,9 +237,11 @@ describe('pinrecon extract (spawned CLI)', () => {
     expect(badCredentials.stderr).toMatch(/what to do: Check api\.identifier and api\.secret/);
     expect(badCredentials.stderr).not.toContain('not-the-secret');
 
-    // Nothing listens on port 9: that is the address to check, not the credentials.
+    // Nothing listens on port 9: that is the address to check, not the credentials. One retry, not six
+    // backoffs of up to 8 s: the message is the point here, not the patience.
+    const oneRetry = writeConfig(tempDir('extract-unreachable'), simulator.url, { maxRetries: 1 });
     const unreachable = await extractCli(
-      ['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file],
+      ['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', oneRetry],
       undefined,
       {
         PINRECON_API_BASE_URL: 'http://127.0.0.1:9',
@@ -255,13 +262,12 @@ describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fil
   const windowRequests = () => simulator.stats().byEndpoint.salesByPeriod ?? 0;
 
   beforeAll(async () => {
-    // Slow answers: a kill lands while a back-fill window downloads or loads.
+    // Answers are slowed for the killed run only: a kill lands while a back-fill window downloads or loads.
     simulator = await startSimulator({
       seed: 9,
       identifier,
       secret,
       dataset: { from: '2025-12-28', to: '2026-07-02', salesCount: 8_000, timezone: 'America/Sao_Paulo' },
-      faults: { slowRate: 1, slowMs: 300 },
     });
   });
   afterAll(async () => {
@@ -279,8 +285,10 @@ describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fil
     expect(clean.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 5 windows fetched, 0 skipped/);
 
     const config = writeConfig(resumedDir, simulator.url);
+    simulator.setFaults({ slowRate: 1, slowMs: 300 });
     const killed = await extractCli(['extract', ...june, '--config', config], { afterWindows: 1, delayMs: 150 }, env);
     expect(killed.signal).toBe('SIGKILL');
+    simulator.setFaults({});
     // Committed windows before the kill: back-fill ones (before June) and June's own.
     const database = (dir: string) => path.join(dir, 'pinrecon.duckdb');
     const { committed, juneCommitted } = await withWarehouse(

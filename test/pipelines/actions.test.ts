@@ -117,7 +117,12 @@ test('approve: refused as a whole when one action was decided by the approver, o
 });
 
 /** A scripted provider: the sale reads `statuses` in turn (the last one repeats); the reversal answers `reversal`. */
-async function provider(transactionId: number, statuses: (string | null)[], reversal: (res: ServerResponse) => void) {
+async function provider(
+  transactionId: number,
+  statuses: (string | null)[],
+  reversal: (res: ServerResponse) => void,
+  api: Record<string, unknown> = {},
+) {
   let reads = 0;
   return setup((hit: Hit, res, upstream) => {
     if (!authorized(hit, res, upstream)) return;
@@ -130,7 +135,7 @@ async function provider(transactionId: number, statuses: (string | null)[], reve
     }
     if (hit.path === '/reversal' && hit.method === 'POST') return reversal(res);
     json(res, 404, { message: 'no such path' });
-  });
+  }, api);
 }
 
 async function approvedReversal(): Promise<number> {
@@ -231,7 +236,8 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
 
 test('execute: a provider that cannot be reached leaves the action in flight, for a re-run to settle by reading', async () => {
   const id = await approvedReversal();
-  const down = await provider(id, ['Redeemed by Client'], (res) => res.socket?.destroy());
+  // one retry, not six backoffs of up to 8 s: what is left in flight is the point, not the patience
+  const down = await provider(id, ['Redeemed by Client'], (res) => res.socket?.destroy(), { maxRetries: 1 });
   const interrupted = executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: down.client }, quiet());
   await expect(interrupted).rejects.toBeInstanceOf(JobError);
   expect((await listActions(f.warehouse, { period })).map((a) => a.status)).toEqual(['in_flight']);
