@@ -130,8 +130,7 @@ describe('pinrecon extract (spawned CLI)', () => {
   });
 
   it('killed with SIGKILL at any moment and run again, ends with exactly the clean result', async () => {
-    // The clean result needs no slow answers (the data depends on the seed only): 12 windows at 400 ms a page
-    // cost 15 s of waiting here. The kills get them back.
+    // The clean result needs no slow answers (the data depends on the seed only); the killed runs get them back.
     simulator.setFaults({});
     const clean = await extractCli(['extract', ...range, '--config', writeConfig(cleanDir, recorder.url)]);
     consoles.push(clean.stdout, clean.stderr);
