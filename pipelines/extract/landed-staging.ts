@@ -109,7 +109,6 @@ export function stagingSql(file: string, config: Config): string {
 
   return fillSqlTemplate('sql/load/landed_sales.sql', sqlText('load', 'landed_sales.sql'), {
     landing_file: sqlString(file),
-    record_hash: recordHashSql('json', config),
     field_paths: paths,
     money_digits: moneyDigits.join(', '),
     typed_fields: values.join(',\n         '),

@@ -8,20 +8,27 @@
 -- (JSON name, column, kind, required), the one list the upsert also uses: each {{ name }} in the query is filled
 -- with the part the comment above it describes as <name>.
 WITH landed AS (
-  -- <record_hash>: the record's md5 with what typed it (load.ts); <landing_file>: the .json.gz file, as a string literal
-  SELECT ordinality - 1 AS record_index, json AS raw, {{record_hash}} AS record_hash
+  -- <landing_file>: the .json.gz file, as a string literal
+  SELECT ordinality - 1 AS record_index, json AS raw
   FROM read_json_objects({{landing_file}}, format = 'array', compression = 'gzip') WITH ORDINALITY
 ), fresh AS (
-  -- a record stored unchanged (landed_unchanged, by its hash) is not parsed again: load.ts adds its row (is_unchanged)
-  SELECT * FROM landed
-  WHERE record_index NOT IN (SELECT record_index FROM landed_unchanged)
-), parsed AS (
+  -- a record stored unchanged (landed_unchanged, by its hash) is not parsed again: load.ts adds its row (is_unchanged);
+  -- the hash is the one load.ts made of each record (landed_hashes), not made again
+  SELECT landed.*, hashes.record_hash
+  FROM landed
+  JOIN landed_hashes AS hashes ON hashes.record_index = landed.record_index
+  WHERE landed.record_index NOT IN (SELECT record_index FROM landed_unchanged)
+), fields AS (
   -- types[i] and texts[i]: json_type and text of field i (<field_paths>: the fields' JSON paths, in order);
   -- <money_digits>: for each money field, the number's own characters as found in the raw text (digits_<name>),
   -- checked against the parsed value in the problems
-  SELECT record_index, raw, record_hash, json_type(raw) AS shape, json_type(raw, {{field_paths}}) AS types,
+  SELECT record_index, raw, record_hash, json_type(raw, {{field_paths}}) AS types,
          json_extract_string(raw, {{field_paths}}) AS texts, {{money_digits}}
   FROM fresh
+), parsed AS (
+  -- a path resolves only inside an object: the document's own type is read (a third parse) only when none did
+  SELECT *, CASE WHEN list_count(types) > 0 THEN 'OBJECT' ELSE json_type(raw) END AS shape
+  FROM fields
 ), typed AS (
   -- <typed_fields>: each field as its column, NULL unless its JSON type is accepted for its kind; money from its
   -- digits, never through a double. <transaction_at>: transactionDate read in the configured zone, NULL when
