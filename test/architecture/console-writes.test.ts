@@ -4,11 +4,11 @@
  * `process.stdout.write`, `process.stderr.write` or `console.log` anywhere else fails here with its file and
  * line: route it through `Output` or `cli/print.ts` instead.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repositoryRoot as root, typescriptFiles } from '../support/repository-files.js';
 
-const root = path.resolve(import.meta.dirname, '../..');
 const sourceFolders = ['core', 'config', 'sources', 'pipelines', 'reports', 'cli'];
 
 /** Files allowed to write to the console, each with its reason. */
@@ -16,14 +16,6 @@ const allowed: Record<string, string> = {
   'cli/print.ts': 'streams data on stdout through printable/printableJson',
   'core/warehouse.ts': 'the lock-wait line passes printable (checked below)',
 };
-
-function typescriptFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.posix.join(dir, entry.name);
-    if (entry.isDirectory()) return typescriptFiles(relative);
-    return entry.name.endsWith('.ts') ? [relative] : [];
-  });
-}
 
 const consoleWrite = /\bprocess\.(?:stdout|stderr)\.write\s*\(|\bconsole\.(?:log|error|warn|info|debug)\s*\(/g;
 

@@ -3,11 +3,10 @@
  * against what its folder may import. A new import that runs against the flow fails here with its
  * file, line and the rule it breaks.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = path.resolve(import.meta.dirname, '../..');
+import { repositoryRoot as root, typescriptFiles } from '../support/repository-files.js';
 
 /** Folder → the folders its files may import (besides their own folder, packages and node:). Longest prefix wins. */
 const allowed: Record<string, string[]> = {
@@ -35,14 +34,6 @@ const toleratedImports: { from: string; to: string; why: string }[] = [
 ];
 
 const sourceFolders = ['core', 'config', 'sources', 'doubles', 'pipelines', 'reports', 'cli', 'scripts'];
-
-function typescriptFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.posix.join(dir, entry.name);
-    if (entry.isDirectory()) return typescriptFiles(relative);
-    return entry.name.endsWith('.ts') ? [relative] : [];
-  });
-}
 
 interface ImportLine {
   file: string;

@@ -2,21 +2,13 @@
  * Every module opens with a short comment, at most 8 lines, saying what it is for; the longer reasoning lives in
  * docs/ARCHITECTURE.md ("Design notes by module"), where a reader of the design finds it (issue 17).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repositoryRoot as root, typescriptFiles } from '../support/repository-files.js';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 const sourceFolders = ['cli', 'pipelines', 'sources', 'reports', 'config', 'core', 'doubles', 'bench', 'scripts'];
 const maxHeaderLines = 8;
-
-function typescriptFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.join(dir, entry.name);
-    if (entry.isDirectory()) return typescriptFiles(relative);
-    return entry.name.endsWith('.ts') ? [relative] : [];
-  });
-}
 
 /** Lines of the module's opening comment: a block comment, or a run of line comments, before any code. */
 function headerLines(text: string): number {

@@ -1,22 +1,14 @@
 /**
  * Rooms that fit (issue 17): no module over 400 lines but the config schema (one documented option after another).
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { repositoryRoot as root, typescriptFiles } from '../support/repository-files.js';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
 const sourceFolders = ['cli', 'pipelines', 'sources', 'reports', 'config', 'core', 'doubles', 'bench', 'scripts'];
 const maxLines = 400;
 const exempt = new Set(['config/schema.ts']);
-
-function typescriptFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.join(dir, entry.name);
-    if (entry.isDirectory()) return typescriptFiles(relative);
-    return entry.name.endsWith('.ts') ? [relative] : [];
-  });
-}
 
 const lineCount = (file: string) => readFileSync(path.join(root, file), 'utf8').trimEnd().split('\n').length;
 

@@ -4,24 +4,15 @@
  * variable, changes the working folder or mocks a module fails here with its file and line: pass the variable to
  * the spawned CLI (`runCli(args, { env })`), the folder as `cwd`, and use a real part instead of a mock.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const root = path.resolve(import.meta.dirname, '../..');
+import { repositoryRoot as root, typescriptFiles } from '../support/repository-files.js';
 
 /** The one place allowed, with its reason. */
 const allowed: Record<string, string> = {
   'test/support/temp-root.ts': 'vitest globalSetup: sets TMPDIR once, before any worker starts',
 };
-
-function typescriptFiles(dir: string): string[] {
-  return readdirSync(path.join(root, dir), { withFileTypes: true }).flatMap((entry) => {
-    const relative = path.posix.join(dir, entry.name);
-    if (entry.isDirectory()) return typescriptFiles(relative);
-    return entry.name.endsWith('.ts') ? [relative] : [];
-  });
-}
 
 const processStateChange = new RegExp(
   [
