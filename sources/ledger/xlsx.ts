@@ -108,8 +108,8 @@ export async function* readXlsx(
 /**
  * The archive's entries with the worksheets after every other part. exceljs's streaming reader parks a sheet
  * met before the shared strings and the workbook in a temporary file and reads it at the end; that path lost
- * the workbook's sheet list (a test failed 1 run in ~50) and, for a sheet skipped unread, opened its file after
- * deleting it (an unhandled ENOENT that ended the process). Excel and exceljs store the sheets first.
+ * the workbook's sheet list (about 1 read in 50 of the same file) and, for a sheet skipped unread, opened its file
+ * after deleting it (an unhandled ENOENT that ended the process). Excel and exceljs store the sheets first.
  */
 function sheetsLast(file: string): ZipEntry[] {
   const entries = listZipEntries(file);
