@@ -9,13 +9,14 @@ import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameS
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
 import { chainExistingDecisions, decisionsNeedChaining } from './decision-chain.js';
+import { copyKeyedSalesBack, salesHasPrimaryKey, setKeyedSalesAside } from './sales-rebuild.js';
 import { isOutOfMemory, JobError } from './errors.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
 import { duckdb } from './duckdb.js';
 import {
   autoMemoryLimit,
-  autoMemoryLimitBytes,
+  autoLoadLimitBytes,
   autoReconcileLimitBytes,
   describeMemoryLimit,
   memorySizeText,
@@ -40,7 +41,7 @@ export interface OpenOptions {
   onLockWait?: (message: string) => void;
   /**
    * DuckDB's memory_limit for this session (the config's `memoryLimit`): a size such as "512MB", or "auto" (sized
-   * from the sales held, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
+   * from the work, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
    */
   memoryLimit?: string;
 }
@@ -63,7 +64,7 @@ function lockWaitSeconds(options: OpenOptions): number {
 export class Warehouse {
   /** The memoryLimit setting in force ("auto" or a size), and what "auto" last sized it to (bytes, for what work). */
   private memorySetting?: string;
-  private autoSized = { bytes: 0, basis: '0 sales' };
+  private autoSized = { bytes: 0, basis: 'any work' };
 
   private constructor(
     readonly path: string,
@@ -111,29 +112,27 @@ export class Warehouse {
     const connection = await instance.connect();
     const warehouse = new Warehouse(file, instance, connection, readOnly);
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
-    // "auto" starts at its floor (the schema's own work is small), then follows the sales the file holds.
+    // "auto" starts at its floor; a load or a reconcile raises it for its work.
     if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
     if (options.applySchema ?? !readOnly) await warehouse.applySchema();
-    await warehouse.fitMemoryToWork();
     return warehouse;
   }
 
-  /** Applies a memoryLimit setting: a size as given, or "auto", sized from the sales held (and raised by loads). */
+  /** Applies a memoryLimit setting: a size as given, or "auto": its floor, raised by loads and reconciles. */
   async useMemoryLimit(setting: string): Promise<void> {
     this.memorySetting = setting;
-    this.autoSized = { bytes: 0, basis: '0 sales' };
+    this.autoSized = { bytes: 0, basis: 'any work' };
     if (setting !== autoMemoryLimit) return this.setMemoryLimit(setting);
-    await this.fitMemoryToWork();
+    await this.raiseAutoLimit(autoLoadLimitBytes(0), 'any work');
   }
 
   /**
-   * With "auto": raises DuckDB's limit to what the sales held plus `incomingSales` need (a window about to load).
+   * With "auto": raises DuckDB's limit to what loading a window of `records` records needs.
    * Never lowers it within a job: what a step before needed, the next is allowed too.
    */
-  async fitMemoryToWork(incomingSales = 0): Promise<void> {
+  async fitMemoryToLoad(records: number): Promise<void> {
     if (this.memorySetting !== autoMemoryLimit) return;
-    const sales = (await this.salesHeld()) + incomingSales;
-    await this.raiseAutoLimit(autoMemoryLimitBytes(sales), `${sales.toLocaleString('en-US')} sales`);
+    await this.raiseAutoLimit(autoLoadLimitBytes(records), `a window of ${records.toLocaleString('en-US')} records`);
   }
 
   /** With "auto": raises DuckDB's limit to what reconciling a scope of `rows` ledger lines and sales needs. */
@@ -172,15 +171,6 @@ export class Warehouse {
     }
   }
 
-  /** Rows of `sales` (0 before the schema made it): DuckDB's own count, read without a scan. */
-  private async salesHeld(): Promise<number> {
-    const row = await this.one<{ rows: string | null }>(
-      `SELECT max(estimated_size) AS rows FROM duckdb_tables()
-       WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'sales'`,
-    );
-    return Number(row?.rows ?? 0);
-  }
-
   /** DuckDB's current memory_limit, as it shows it (e.g. "488.2 MiB"). */
   async memoryLimit(): Promise<string> {
     return (await this.one<{ limit: string }>(`SELECT current_setting('memory_limit') AS limit`))!.limit;
@@ -200,10 +190,21 @@ export class Warehouse {
     const dir = path.join(sqlDir(), 'schema');
     // Decisions recorded before the audit chain existed are chained once, as the chain's columns arrive.
     const unchained = await decisionsNeedChaining(this);
-    for (const name of readdirSync(dir)
+    const files = readdirSync(dir)
       .filter((f) => f.endsWith('.sql'))
-      .sort()) {
-      await this.run(readFileSync(path.join(dir, name), 'utf8'));
+      .sort();
+    const runFiles = async () => {
+      for (const name of files) await this.run(readFileSync(path.join(dir, name), 'utf8'));
+    };
+    // A `sales` made with its old primary key is rebuilt without it, all or nothing (core/sales-rebuild.ts).
+    if (await salesHasPrimaryKey(this)) {
+      await this.transaction(async () => {
+        await setKeyedSalesAside(this);
+        await runFiles();
+        await copyKeyedSalesBack(this);
+      });
+    } else {
+      await runFiles();
     }
     if (unchained) await chainExistingDecisions(this);
   }

@@ -559,6 +559,15 @@ describe('the job', () => {
     expect(await f.warehouse.all(`SELECT table_name FROM duckdb_tables() WHERE temporary`)).toEqual([]);
   });
 
+  test('a sale stored twice fails the data test sales_stored_once, and nothing is published', async () => {
+    // The load's MERGE stores a sale once; a second row (a bug, or a hand-edited file) must stop the month.
+    const twice = sale();
+    await expect(run([twice, twice], [ledgerFor(twice)])).rejects.toThrow(
+      new RegExp(`data test sales_stored_once failed[\\s\\S]*${twice.transaction_id}`),
+    );
+    expect(await f.warehouse.all('SELECT * FROM recon_exceptions')).toEqual([]);
+  });
+
   test('without API credentials the individual lookup is skipped, and the console says why', async () => {
     f.config.reconciliation.lookupMissing = true;
     const { output, text } = capturingOutput();
