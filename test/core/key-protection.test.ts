@@ -3,7 +3,6 @@
  * an escape, between `"key"` and its colon): the result must not depend on where the chunks end, and must mean
  * exactly the received records with each key replaced by its kept form.
  */
-import { createHmac } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { keyHmac, KeyMasker, type KeyProtection } from '../../core/key-protection.js';
 import { maskPin } from '../../core/masking.js';
