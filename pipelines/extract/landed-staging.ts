@@ -109,6 +109,7 @@ export function stagingSql(file: string, config: Config): string {
 
   return fillSqlTemplate('sql/load/landed_sales.sql', sqlText('load', 'landed_sales.sql'), {
     landing_file: sqlString(file),
+    record_hash: recordHashSql('raw', config),
     field_paths: paths,
     money_digits: moneyDigits.join(', '),
     typed_fields: values.join(',\n         '),
