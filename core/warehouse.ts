@@ -39,6 +39,8 @@ export interface OpenOptions {
   lockWaitSeconds?: number;
   /** Told once when the open starts waiting for the lock (default: a line on stderr). */
   onLockWait?: (message: string) => void;
+  /** Told before a one-time rebuild the schema needs, which may take a minute on a big file (default: stderr). */
+  onRebuild?: (message: string) => void;
   /**
    * DuckDB's memory_limit for this session (the config's `memoryLimit`): a size such as "512MB", or "auto" (sized
    * from the work, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
@@ -100,7 +102,7 @@ export class Warehouse {
         if (waited >= wait) throw lockConflict(file, message, waited, error);
         if (!told) {
           told = true;
-          (options.onLockWait ?? ((line: string) => process.stderr.write(`${printable(line)}\n`)))(
+          (options.onLockWait ?? toStderr)(
             `waiting for ${file}, held by another process${holder(message)} (up to ${wait} s)`,
           );
         }
@@ -114,7 +116,7 @@ export class Warehouse {
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
     // "auto" starts at its floor; a load or a reconcile raises it for its work.
     if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
-    if (options.applySchema ?? !readOnly) await warehouse.applySchema();
+    if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild ?? toStderr);
     return warehouse;
   }
 
@@ -186,7 +188,7 @@ export class Warehouse {
   }
 
   /** Runs every `sql/schema/*.sql` in name order; each statement is idempotent (CREATE ... IF NOT EXISTS). */
-  async applySchema(): Promise<void> {
+  async applySchema(onRebuild: (message: string) => void = toStderr): Promise<void> {
     const dir = path.join(sqlDir(), 'schema');
     // Decisions recorded before the audit chain existed are chained once, as the chain's columns arrive.
     const unchained = await decisionsNeedChaining(this);
@@ -198,6 +200,7 @@ export class Warehouse {
     };
     // A `sales` made with its old primary key is rebuilt without it, all or nothing (core/sales-rebuild.ts).
     if (await salesHasPrimaryKey(this)) {
+      onRebuild(`${this.path}: rebuilding the sales table without its primary key (once; its rows are kept)`);
       await this.transaction(async () => {
         await setKeyedSalesAside(this);
         await runFiles();
@@ -239,6 +242,10 @@ export class Warehouse {
     this.connection.closeSync();
     this.instance.closeSync();
   }
+}
+
+function toStderr(line: string): void {
+  process.stderr.write(`${printable(line)}\n`);
 }
 
 /** " (PID 1234)" when DuckDB's message names the process holding the lock. */

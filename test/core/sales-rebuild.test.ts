@@ -54,8 +54,10 @@ test('the keyed sales table is rebuilt without its key: same rows, same columns,
     return rows;
   })();
 
-  const warehouse = await Warehouse.open(file);
+  const told: string[] = [];
+  const warehouse = await Warehouse.open(file, { onRebuild: (line) => told.push(line) });
   try {
+    expect(told).toEqual([`${file}: rebuilding the sales table without its primary key (once; its rows are kept)`]);
     expect(await salesHasPrimaryKey(warehouse)).toBe(false);
     expect(await warehouse.all(everySale)).toEqual(before);
     // Nothing left aside, and the columns added since are there.
@@ -81,9 +83,10 @@ test('the keyed sales table is rebuilt without its key: same rows, same columns,
     warehouse.close();
   }
 
-  // Opened again: nothing to rebuild, nothing changes.
-  const again = await Warehouse.open(file);
+  // Opened again: nothing to rebuild, nothing said, nothing changes.
+  const again = await Warehouse.open(file, { onRebuild: (line) => told.push(line) });
   try {
+    expect(told).toHaveLength(1);
     expect(await again.one(`SELECT count(*) AS rows FROM sales`)).toEqual({ rows: '2001' });
   } finally {
     again.close();
