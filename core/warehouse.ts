@@ -16,7 +16,7 @@ import { sqlString } from './sql.js';
 import { duckdb } from './duckdb.js';
 import {
   autoMemoryLimit,
-  autoLoadLimitBytes,
+  autoMemoryLimitBytes,
   autoReconcileLimitBytes,
   describeMemoryLimit,
   memorySizeText,
@@ -43,7 +43,7 @@ export interface OpenOptions {
   onRebuild?: (message: string) => void;
   /**
    * DuckDB's memory_limit for this session (the config's `memoryLimit`): a size such as "512MB", or "auto" (sized
-   * from the work, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
+   * from the sales held, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
    */
   memoryLimit?: string;
 }
@@ -66,7 +66,7 @@ function lockWaitSeconds(options: OpenOptions): number {
 export class Warehouse {
   /** The memoryLimit setting in force ("auto" or a size), and what "auto" last sized it to (bytes, for what work). */
   private memorySetting?: string;
-  private autoSized = { bytes: 0, basis: 'any work' };
+  private autoSized = { bytes: 0, basis: '0 sales' };
 
   private constructor(
     readonly path: string,
@@ -114,27 +114,29 @@ export class Warehouse {
     const connection = await instance.connect();
     const warehouse = new Warehouse(file, instance, connection, readOnly);
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
-    // "auto" starts at its floor; a load or a reconcile raises it for its work.
+    // "auto" starts at its floor (the schema's own work is small), then follows the sales the file holds.
     if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
     if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild ?? toStderr);
+    await warehouse.fitMemoryToWork();
     return warehouse;
   }
 
-  /** Applies a memoryLimit setting: a size as given, or "auto": its floor, raised by loads and reconciles. */
+  /** Applies a memoryLimit setting: a size as given, or "auto", sized from the sales held (and raised by loads). */
   async useMemoryLimit(setting: string): Promise<void> {
     this.memorySetting = setting;
-    this.autoSized = { bytes: 0, basis: 'any work' };
+    this.autoSized = { bytes: 0, basis: '0 sales' };
     if (setting !== autoMemoryLimit) return this.setMemoryLimit(setting);
-    await this.raiseAutoLimit(autoLoadLimitBytes(0), 'any work');
+    await this.fitMemoryToWork();
   }
 
   /**
-   * With "auto": raises DuckDB's limit to what loading a window of `records` records needs.
+   * With "auto": raises DuckDB's limit to what the sales held plus `incomingSales` need (a window about to load).
    * Never lowers it within a job: what a step before needed, the next is allowed too.
    */
-  async fitMemoryToLoad(records: number): Promise<void> {
+  async fitMemoryToWork(incomingSales = 0): Promise<void> {
     if (this.memorySetting !== autoMemoryLimit) return;
-    await this.raiseAutoLimit(autoLoadLimitBytes(records), `a window of ${records.toLocaleString('en-US')} records`);
+    const sales = (await this.salesHeld()) + incomingSales;
+    await this.raiseAutoLimit(autoMemoryLimitBytes(sales), `${sales.toLocaleString('en-US')} sales`);
   }
 
   /** With "auto": raises DuckDB's limit to what reconciling a scope of `rows` ledger lines and sales needs. */
@@ -171,6 +173,15 @@ export class Warehouse {
       const limit = isOutOfMemory(error) ? ` (memoryLimit ${this.memoryLimitInForce() ?? 'DuckDB default'})` : '';
       throw new Error(`${name}${limit}: ${message}`, { cause: error });
     }
+  }
+
+  /** Rows of `sales` (0 before the schema made it): DuckDB's own count, read without a scan. */
+  private async salesHeld(): Promise<number> {
+    const row = await this.one<{ rows: string | null }>(
+      `SELECT max(estimated_size) AS rows FROM duckdb_tables()
+       WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'sales'`,
+    );
+    return Number(row?.rows ?? 0);
   }
 
   /** DuckDB's current memory_limit, as it shows it (e.g. "488.2 MiB"). */

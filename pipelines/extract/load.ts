@@ -69,9 +69,10 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     const seen = (await warehouse.one<{ records: string; unchanged: string }>(
       'SELECT (SELECT count(*) FROM landed_hashes) AS records, (SELECT count(*) FROM landed_unchanged) AS unchanged',
     ))!;
-    // memoryLimit "auto": room for this file's records: the staging's anti join over the unchanged records is held
-    // whole (measured: "typing and checking" failed first).
-    await warehouse.fitMemoryToLoad(Number(seen.records));
+    // memoryLimit "auto": room for this file's records beside the sales held: the upsert joins the window with all of
+    // `sales` (without the sales index, a 10M window ran out of memory in it at 96 B × the window alone), and the
+    // staging's anti join over the unchanged records is held whole (measured: "typing and checking" failed first).
+    await warehouse.fitMemoryToWork(Number(seen.records));
     // Nothing new in the file: the staging query only gives landed_sales its columns.
     const staging = stagingSql(landed.path, config);
     await step(

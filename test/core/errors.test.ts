@@ -15,8 +15,8 @@ test('a real DuckDB out-of-memory error gets the memoryLimit hint; any other err
     expect(outOfMemoryHint(outOfMemory)).toMatch(
       /raise it in the config \(e\.g\. "memoryLimit": "3GB"\) or with PINRECON_MEMORY_LIMIT/,
     );
-    expect(outOfMemoryHint(outOfMemory, 'auto: 512MiB for any work')).toMatch(
-      /more memory than memoryLimit \(auto: 512MiB for any work\) allows/,
+    expect(outOfMemoryHint(outOfMemory, 'auto: 512MiB for 0 sales')).toMatch(
+      /more memory than memoryLimit \(auto: 512MiB for 0 sales\) allows/,
     );
     const syntax = await warehouse.run('SELEC 1').catch((error: unknown) => error);
     expect(outOfMemoryHint(syntax)).toBeUndefined();

@@ -1,12 +1,12 @@
-/** memoryLimit "auto": sized from the work, between its floor and half the machine; a real DuckDB follows it. */
+/** memoryLimit "auto": sized from the sales, between its floor and half the machine; a real DuckDB follows it. */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import {
-  autoLoadLimitBytes,
+  autoMemoryLimitBytes,
   autoReconcileLimitBytes,
-  memoryBytesPerLoadedRecord,
+  memoryBytesPerSale,
   memoryBytesPerScopeRow,
   memoryFloorBytes,
   memorySizeText,
@@ -15,13 +15,13 @@ import { Warehouse } from '../../core/warehouse.js';
 
 const gibibyte = 2 ** 30;
 
-test("a load's limit: the floor for a window of a million, 96 bytes a record beyond it, never over half the machine", () => {
-  expect(autoLoadLimitBytes(0, 16 * gibibyte)).toBe(memoryFloorBytes);
-  expect(autoLoadLimitBytes(1_782_000, 16 * gibibyte)).toBe(memoryFloorBytes);
-  expect(autoLoadLimitBytes(10_000_000, 16 * gibibyte)).toBe(10_000_000 * memoryBytesPerLoadedRecord);
-  expect(autoLoadLimitBytes(500_000_000, 16 * gibibyte)).toBe(8 * gibibyte);
+test('the floor for a small database, 96 bytes a sale beyond it, never more than half the machine', () => {
+  expect(autoMemoryLimitBytes(0, 16 * gibibyte)).toBe(memoryFloorBytes);
+  expect(autoMemoryLimitBytes(1_782_000, 16 * gibibyte)).toBe(memoryFloorBytes);
+  expect(autoMemoryLimitBytes(17_820_000, 16 * gibibyte)).toBe(17_820_000 * memoryBytesPerSale);
+  expect(autoMemoryLimitBytes(500_000_000, 16 * gibibyte)).toBe(8 * gibibyte);
   // A machine smaller than twice the floor still gets the floor.
-  expect(autoLoadLimitBytes(10_000_000, 512 * 2 ** 20)).toBe(memoryFloorBytes);
+  expect(autoMemoryLimitBytes(17_820_000, 512 * 2 ** 20)).toBe(memoryFloorBytes);
 });
 
 test("reconcile's limit follows the rows of its scope, within the same floor and share of the machine", () => {
@@ -31,7 +31,7 @@ test("reconcile's limit follows the rows of its scope, within the same floor and
   expect(autoReconcileLimitBytes(500_000_000, 16 * gibibyte)).toBe(8 * gibibyte);
 });
 
-test('"auto" sets DuckDB to the floor on opening and raises it for the window a load brings', async () => {
+test('"auto" sets DuckDB to the floor on an empty file and raises it for the sales a load adds', async () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-memory-'));
   const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { memoryLimit: 'auto' });
   try {
@@ -41,16 +41,16 @@ test('"auto" sets DuckDB to the floor on opening and raises it for the window a 
       return Number(number) * (unit === 'GiB' ? 1024 : 1);
     };
     expect(await limitMiB()).toBe(512);
-    expect(warehouse.memoryLimitInForce()).toBe('auto: 512MiB for any work');
-    // A window of ten million records about to be loaded.
-    await warehouse.fitMemoryToLoad(10_000_000);
-    const sized = Math.ceil((10_000_000 * memoryBytesPerLoadedRecord) / 2 ** 20);
+    expect(warehouse.memoryLimitInForce()).toBe('auto: 512MiB for 0 sales');
+    // A window of ten million sales about to be loaded into the empty file.
+    await warehouse.fitMemoryToWork(10_000_000);
+    const sized = Math.ceil((10_000_000 * memoryBytesPerSale) / 2 ** 20);
     expect(await limitMiB()).toBeCloseTo(sized, -1);
     expect(warehouse.memoryLimitInForce()).toBe(
-      `auto: ${memorySizeText(10_000_000 * memoryBytesPerLoadedRecord)} for a window of 10,000,000 records`,
+      `auto: ${memorySizeText(10_000_000 * memoryBytesPerSale)} for 10,000,000 sales`,
     );
     // Never lowered within a job: a smaller load after a bigger one keeps the room.
-    await warehouse.fitMemoryToLoad(1_000);
+    await warehouse.fitMemoryToWork(1_000);
     expect(await limitMiB()).toBeCloseTo(sized, -1);
     // Reconcile raises it for a scope that needs more, and says what for; a smaller scope leaves it.
     await warehouse.fitMemoryToReconcile(1_000_000);
@@ -64,7 +64,7 @@ test('"auto" sets DuckDB to the floor on opening and raises it for the window a 
     expect(Math.abs((await limitMiB()) - scopeMiB)).toBeLessThan(103);
     // An explicit size is taken as given.
     await warehouse.useMemoryLimit('300MB');
-    await warehouse.fitMemoryToLoad(10_000_000);
+    await warehouse.fitMemoryToWork(10_000_000);
     await warehouse.fitMemoryToReconcile(20_000_000);
     expect(warehouse.memoryLimitInForce()).toBe('300MB');
     expect(await limitMiB()).toBeCloseTo(286, -1);
