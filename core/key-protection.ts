@@ -143,7 +143,7 @@ export class KeyMasker {
         // Not valid JSON text: taken as it is.
       }
     }
-    if (isMaskedKey(pin)) return `"${pin}"`;
+    if (isMaskedKey(pin)) return JSON.stringify(pin);
     this.masked++;
     const masked = JSON.stringify(maskPin(pin.trim()));
     const hmac = this.protection.mode === 'hash' ? `,"keyHmac":"${keyHmac(this.protection.secret!, pin)}"` : '';

@@ -22,6 +22,8 @@ const records = [
   },
   { transactionId: 4, 'key ': 'not the key member', key: '  SPACED-KEY-4321  ', unicode: 'ação ✓ \u0001' },
   { transactionId: 5, key: 'abc', keyish: 'xyz', k: 'key' },
+  // Its masked form keeps a quote and a backslash: written again as JSON when protected a second time.
+  { transactionId: 6, key: 'WXYZ-a"\\b' },
 ];
 
 /** The same text a few ways: compact, pretty-printed (whitespace around colons), and with a space before a colon. */
