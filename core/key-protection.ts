@@ -127,7 +127,8 @@ export class KeyMasker {
       this.afterKeyName = false;
       this.expectingPin = false;
     }
-    if (!out) return this.pin ? chunk.subarray(0, 0) : chunk.subarray(passFrom);
+    // Nothing written: no PIN closed here (closing one writes), so the chunk is passed whole or held in a PIN.
+    if (!out) return this.pin ? chunk.subarray(0, 0) : chunk;
     if (!this.pin) out.copy(chunk, passFrom, chunk.length);
     return out.result();
   }

@@ -11,8 +11,9 @@ const mebibyte = 2 ** 20;
 /** Room for any step's work; a month-end of a million sales (1.8M in the database) peaks at ≈ 1 GiB of RSS at it. */
 export const memoryFloorBytes = 512 * mebibyte;
 /**
- * Per sale held and loaded: sized when `sales` had a primary-key index (~40–50 bytes a sale that could not spill)
- * and kept without it, the one sizing measured to take the 10M month-end's loads through.
+ * Per sale held and loaded: sized when `sales` had a primary-key index (~40–50 bytes a sale that could not spill),
+ * the sizing the 10M month-end's loads passed with (the index inside it); kept without the index, since 96 B × the
+ * window alone ran out of memory in the upsert. Not yet re-measured at 10M without the index.
  */
 export const memoryBytesPerSale = 96;
 /**

@@ -116,7 +116,7 @@ export class Warehouse {
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
     // "auto" starts at its floor (the schema's own work is small), then follows the sales the file holds.
     if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
-    if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild ?? toStderr);
+    if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild);
     await warehouse.fitMemoryToWork();
     return warehouse;
   }
