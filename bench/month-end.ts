@@ -3,11 +3,11 @@
  * in its own process (peak RSS, CPU), against `pinrecon simulate-api` in another that renders every window before
  * the run (--keep-responses: the time is pinrecon's), on the demo's ledger of planted breaks (month-fixture.ts).
  * Checks the findings are exactly the planted ones. PINRECON_BENCH_MONTH_SALES sets the scale (default 1,782,000:
- * ~1M in October; 17,820,000 for the month-end-10m section). PINRECON_BENCH_KEEP=1 keeps the folder.
+ * ~1M in October; 17,820,000 for the month-end-10m section). PINRECON_BENCH_KEEP=1 keeps the folder;
+ * PINRECON_BENCH_DIR names one to use and keep (its ledger and rendered answers serve the next run: benchFolder).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import type { Config } from '../config/schema.js';
 import { backfillRange } from '../pipelines/extract/backfill.js';
 import { planWindows } from '../pipelines/extract/plan.js';
@@ -15,6 +15,7 @@ import { monthEndExtractRange } from '../pipelines/month-end.js';
 import type { BenchResult } from './harness.js';
 import {
   asOf,
+  benchFolder,
   checkFindings,
   defaultMonthSales,
   monthSales,
@@ -58,7 +59,7 @@ interface RunJson {
 }
 
 export async function run(): Promise<BenchResult> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-bench-month-end-'));
+  const { dir, keep } = benchFolder('pinrecon-bench-month-end-');
   try {
     const month = await prepareMonth(dir, sales, { historyStart, renderFor: windowsOfRun });
     const kept = month.kept!;
@@ -138,7 +139,7 @@ export async function run(): Promise<BenchResult> {
         'Steps as the job records them; the ledger generation is not part of the job.',
     };
   } finally {
-    if (process.env.PINRECON_BENCH_KEEP === '1') process.stderr.write(`month-end bench: kept ${dir}\n`);
+    if (keep) process.stderr.write(`month-end bench: kept ${dir}\n`);
     else rmSync(dir, { recursive: true, force: true });
   }
 }

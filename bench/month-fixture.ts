@@ -5,7 +5,8 @@
  * process with its peak RSS measured at exit — each benchmark measures what a user runs.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config/load.js';
@@ -37,6 +38,23 @@ export function monthSales(): number {
   return Number(process.env.PINRECON_BENCH_MONTH_SALES ?? defaultMonthSales);
 }
 
+/**
+ * The bench's folder: a fresh one under the temp dir, removed after the bench unless PINRECON_BENCH_KEEP=1; or
+ * PINRECON_BENCH_DIR, kept, whose ledger and rendered answers a later run of the same data set uses again (a 10M
+ * month's ledger takes 12–77 minutes to write) — its database, landing files and reports are removed first.
+ */
+export function benchFolder(prefix: string): { dir: string; keep: boolean } {
+  const given = process.env.PINRECON_BENCH_DIR;
+  if (!given) {
+    return { dir: mkdtempSync(path.join(tmpdir(), prefix)), keep: process.env.PINRECON_BENCH_KEEP === '1' };
+  }
+  mkdirSync(given, { recursive: true });
+  for (const earlier of ['pinrecon.duckdb', 'pinrecon.duckdb.wal', 'pinrecon.duckdb.tmp', 'landing', 'reports']) {
+    rmSync(path.join(given, earlier), { recursive: true, force: true });
+  }
+  return { dir: given, keep: true };
+}
+
 export interface Month {
   dir: string;
   sales: number;
@@ -45,6 +63,7 @@ export interface Month {
   config: string;
   database: string;
   simulator: SimulatorProcess;
+  /** Writing the ledger and its plant; 0 when a kept folder's ledger of the same options was used again. */
   generateSeconds: number;
   /** With `renderFor`: where the simulator keeps its answers, the windows rendered, and how long that took. */
   kept?: { dir: string; windows: BenchWindow[]; renderSeconds: number };
@@ -64,17 +83,29 @@ export async function prepareMonth(dir: string, sales = monthSales(), options: M
   const started = Date.now();
   const ledgerOptions: MonthLedgerOptions = { dataset, period, asOf, ledger, seed };
   const optionsFile = path.join(dir, 'month-ledger.options.json');
-  writeFileSync(optionsFile, JSON.stringify(ledgerOptions));
-  await spawnChecked(
-    process.execPath,
-    [
-      '--max-old-space-size=16384',
-      path.join(packageRoot(), 'dist', 'bench', 'generators', 'month-ledger.js'),
-      optionsFile,
-    ],
-    dir,
-  );
-  const generateSeconds = (Date.now() - started) / 1000;
+  const written =
+    existsSync(ledger) &&
+    existsSync(plantFile(ledger)) &&
+    existsSync(optionsFile) &&
+    readFileSync(optionsFile, 'utf8') === JSON.stringify(ledgerOptions);
+  if (!written) {
+    // The options are written last when done: a generation cut short is never taken for a finished one.
+    rmSync(optionsFile, { force: true });
+    const pending = `${optionsFile}.pending`;
+    writeFileSync(pending, JSON.stringify(ledgerOptions));
+    await spawnChecked(
+      process.execPath,
+      [
+        '--max-old-space-size=16384',
+        path.join(packageRoot(), 'dist', 'bench', 'generators', 'month-ledger.js'),
+        pending,
+      ],
+      dir,
+    );
+    writeFileSync(optionsFile, JSON.stringify(ledgerOptions));
+    rmSync(pending, { force: true });
+  }
+  const generateSeconds = written ? 0 : (Date.now() - started) / 1000;
   const plant = JSON.parse(readFileSync(plantFile(ledger), 'utf8')) as MonthPlant;
 
   const keptDir = options.renderFor ? path.join(dir, 'kept-answers') : undefined;
