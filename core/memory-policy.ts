@@ -1,8 +1,9 @@
 /**
  * DuckDB's memory limit when `memoryLimit` is "auto" (the default): sized from the work, between a floor and a share
- * of the machine's physical memory. A load: the sales held plus those it adds (the upsert joins the window with all
- * of `sales`: at 10M, 96 B × the window alone ran out of memory in it). Reconcile: the rows of the period's scope
- * (its hash joins spill only in part). Temporary tables spill to the `.tmp` folder beside the file.
+ * of the machine's physical memory. A job opens with room for the sales held (what a report or an ad hoc query
+ * reads may be any of them). A load: the records of its window (it joins them with `sales` only through a
+ * narrow semi join, and replaces changed sales instead of updating them in memory). Reconcile: the rows of the
+ * period's scope (its hash joins spill only in part). Temporary tables spill to the `.tmp` folder beside the file.
  */
 import os from 'node:os';
 
@@ -10,12 +11,14 @@ export const autoMemoryLimit = 'auto';
 const mebibyte = 2 ** 20;
 /** Room for any step's work; a month-end of a million sales (1.8M in the database) peaks at ≈ 1 GiB of RSS at it. */
 export const memoryFloorBytes = 512 * mebibyte;
-/**
- * Per sale held and loaded: sized when `sales` had a primary-key index (~40–50 bytes a sale that could not spill),
- * the sizing the 10M month-end's loads passed with (the index inside it); kept without the index, since 96 B × the
- * window alone ran out of memory in the upsert. Not yet re-measured at 10M without the index.
- */
+/** Per sale held: the room a job opens with. */
 export const memoryBytesPerSale = 96;
+/**
+ * Per record of the window a load is about to add. Measured on a 24-column sales table (2026-11-25): 1M records,
+ * all of them changed sales, passed at 128MB and failed at 96MB in the insert that replaces them (the same window
+ * as an UPDATE or a MERGE failed at 256MB); 10% changed passed at 96MB, into 2M or 8M sales held alike.
+ */
+export const memoryBytesPerLoadedRecord = 128;
 /**
  * Per ledger line and sale in reconcile's scope. Measured on the bench month (2,120,000 rows): 233MiB (115 bytes a
  * row) ran out of memory in a hash join, 300MiB (148) passed; the 10M month at 115 bytes a row ran out too.
@@ -24,9 +27,14 @@ export const memoryBytesPerScopeRow = 160;
 /** Never more than this share of the machine: the process, the OS and other jobs need the rest. */
 export const memoryShareOfMachine = 0.5;
 
-/** The "auto" limit for a database of `sales` sales (held plus incoming), in bytes. */
+/** The "auto" limit a job opens with, for a database of `sales` sales, in bytes. */
 export function autoMemoryLimitBytes(sales: number, physicalBytes = os.totalmem()): number {
   return withinMachine(sales * memoryBytesPerSale, physicalBytes);
+}
+
+/** The "auto" limit for loading a window of `records` records, in bytes. */
+export function autoLoadLimitBytes(records: number, physicalBytes = os.totalmem()): number {
+  return withinMachine(records * memoryBytesPerLoadedRecord, physicalBytes);
 }
 
 /** The "auto" limit for reconciling a period whose scope holds `rows` ledger lines and sales, in bytes. */

@@ -1,7 +1,7 @@
 /**
  * `sales` once had a primary key on transaction_id. Its ART index grows with the history and cannot spill (~40–50
- * bytes a sale): for a year of 1M sales a month, memoryLimit "auto" gave every load 1.15 GB around it. The load's
- * MERGE on transaction_id stores a sale once (and the data test sql/tests/sales_stored_once.sql proves it), so the
+ * bytes a sale): for a year of 1M sales a month, memoryLimit "auto" gave every load 1.15 GB around it. The load
+ * stores a sale once by transaction_id (and the data test sql/tests/sales_stored_once.sql proves it), so the
  * schema makes `sales` without the key, and a database made with it has its table rebuilt once, in the transaction
  * that applies the schema: renamed aside, made again by sql/schema/020_sales.sql, its rows copied by column name,
  * the old table dropped.

@@ -16,6 +16,7 @@ import { sqlString } from './sql.js';
 import { duckdb } from './duckdb.js';
 import {
   autoMemoryLimit,
+  autoLoadLimitBytes,
   autoMemoryLimitBytes,
   autoReconcileLimitBytes,
   describeMemoryLimit,
@@ -129,14 +130,20 @@ export class Warehouse {
     await this.fitMemoryToWork();
   }
 
-  /**
-   * With "auto": raises DuckDB's limit to what the sales held plus `incomingSales` need (a window about to load).
-   * Never lowers it within a job: what a step before needed, the next is allowed too.
-   */
-  async fitMemoryToWork(incomingSales = 0): Promise<void> {
+  /** With "auto": raises DuckDB's limit to what the sales held need (a job's start: any of them may be read). */
+  async fitMemoryToWork(): Promise<void> {
     if (this.memorySetting !== autoMemoryLimit) return;
-    const sales = (await this.salesHeld()) + incomingSales;
+    const sales = await this.salesHeld();
     await this.raiseAutoLimit(autoMemoryLimitBytes(sales), `${sales.toLocaleString('en-US')} sales`);
+  }
+
+  /**
+   * With "auto": raises DuckDB's limit to what loading a window of `records` records needs. Never lowers it within
+   * a job: what a step before needed, the next is allowed too.
+   */
+  async fitMemoryToLoad(records: number): Promise<void> {
+    if (this.memorySetting !== autoMemoryLimit) return;
+    await this.raiseAutoLimit(autoLoadLimitBytes(records), `a window of ${records.toLocaleString('en-US')} records`);
   }
 
   /** With "auto": raises DuckDB's limit to what reconciling a scope of `rows` ledger lines and sales needs. */

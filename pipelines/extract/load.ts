@@ -69,10 +69,9 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     const seen = (await warehouse.one<{ records: string; unchanged: string }>(
       'SELECT (SELECT count(*) FROM landed_hashes) AS records, (SELECT count(*) FROM landed_unchanged) AS unchanged',
     ))!;
-    // memoryLimit "auto": room for this file's records beside the sales held: the upsert joins the window with all of
-    // `sales` (without the sales index, a 10M window ran out of memory in it at 96 B × the window alone), and the
-    // staging's anti join over the unchanged records is held whole (measured: "typing and checking" failed first).
-    await warehouse.fitMemoryToWork(Number(seen.records));
+    // memoryLimit "auto": room for this file's records (the staging's anti join over the unchanged ones is held
+    // whole; "typing and checking" is where a tight limit failed first), whatever the sales held.
+    await warehouse.fitMemoryToLoad(Number(seen.records));
     // Nothing new in the file: the staging query only gives landed_sales its columns.
     const staging = stagingSql(landed.path, config);
     await step(
@@ -131,13 +130,21 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       ],
     );
 
-    // History first: it compares against the sales rows as they were before this response.
+    // What the stored row of each new or changed record holds before this response (none: a new sale): its status
+    // for the history, its seen columns for the row that replaces it. Joined with `sales` once, by transaction id.
+    await step(
+      'finding the stored sales the records change',
+      `CREATE OR REPLACE TEMP TABLE landed_sales_stored AS
+      SELECT t.transaction_id, t.status AS previous_status, ${storedSeenColumns.map((c) => `t.${c}`).join(', ')}
+      FROM sales t SEMI JOIN (SELECT transaction_id FROM landed_sales_kept WHERE NOT is_unchanged) k
+        ON t.transaction_id = k.transaction_id`,
+    );
     await step(
       'comparing with the stored sales',
       `CREATE OR REPLACE TEMP TABLE landed_sales_changes AS
-      SELECT k.transaction_id, k.status, t.status AS previous_status, t.transaction_id IS NULL AS is_new
-      FROM (SELECT * FROM landed_sales_kept WHERE NOT is_unchanged) k LEFT JOIN sales t ON t.transaction_id = k.transaction_id
-      WHERE t.transaction_id IS NULL OR t.status IS DISTINCT FROM k.status`,
+      SELECT k.transaction_id, k.status, t.previous_status, t.transaction_id IS NULL AS is_new
+      FROM (SELECT * FROM landed_sales_kept WHERE NOT is_unchanged) k LEFT JOIN landed_sales_stored t ON t.transaction_id = k.transaction_id
+      WHERE t.transaction_id IS NULL OR t.previous_status IS DISTINCT FROM k.status`,
     );
     await step(
       'recording status changes in sales_status_history',
@@ -153,10 +160,20 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       window?.flag === 'created' ? window.start : null,
       landed.runId,
     ];
-    await step('upserting the new and changed sales into sales', upsertSql(), seenParams);
+    // A changed sale is replaced, not updated: DuckDB holds an UPDATE's new values in memory until it commits (a
+    // window of 1M changed sales did not fit in 256MB), while a DELETE marks rows and an INSERT spills. So memory
+    // follows the window, not the sales held (the MERGE this replaces joined the window with all of `sales`).
+    await step(
+      'removing the stored rows of the changed sales (their new rows follow)',
+      `DELETE FROM sales WHERE transaction_id IN (SELECT transaction_id FROM landed_sales_stored)`,
+    );
+    await step('inserting the new and changed sales into sales', insertSql(), seenParams);
     await step(
       'marking the unchanged sales seen',
-      `UPDATE sales SET ${seenColumnsSql('$1::TIMESTAMPTZ', '$2::BOOLEAN', '$3::DATE', '$4::BOOLEAN', '$5::DATE', '$6::VARCHAR')}
+      `UPDATE sales SET ${seenColumns('sales')
+        .filter(([column]) => column !== 'first_seen_at')
+        .map(([column, value]) => `${column} = ${value}`)
+        .join(', ')}
        FROM (SELECT transaction_id FROM landed_sales_kept WHERE is_unchanged) AS unchanged
        WHERE sales.transaction_id = unchanged.transaction_id`,
       seenParams,
@@ -185,7 +202,7 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
   } finally {
     await warehouse
       .run(
-        'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged; DROP TABLE IF EXISTS landed_hashes',
+        'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_stored; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged; DROP TABLE IF EXISTS landed_hashes',
       )
       .catch(() => undefined);
   }
@@ -231,62 +248,38 @@ async function countsOfLoad(warehouse: Warehouse, landingPath: string): Promise<
   };
 }
 
-/** What seeing a sale again sets: when, by which search and window, in which run. */
-function seenColumnsSql(
-  seenAt: string,
-  byPaid: string,
-  paidStart: string,
-  byCreated: string,
-  createdStart: string,
-  runId: string,
-): string {
-  return `last_seen_at = ${seenAt},
-      seen_by_paid = sales.seen_by_paid OR ${byPaid},
-      paid_window_start = coalesce(${paidStart}, sales.paid_window_start),
-      seen_by_created = sales.seen_by_created OR ${byCreated},
-      created_window_start = coalesce(${createdStart}, sales.created_window_start),
-      last_run_id = ${runId}`;
+/**
+ * What seeing a sale sets, as [column, expression] (parameters $1–$6: when, by paid and its window, by created and its
+ * window, the run): `stored` names the sale's stored row, NULL for a new sale.
+ */
+function seenColumns(stored: string): [string, string][] {
+  return [
+    ['first_seen_at', `coalesce(${stored}.first_seen_at, $1::TIMESTAMPTZ)`],
+    ['last_seen_at', '$1::TIMESTAMPTZ'],
+    ['seen_by_paid', `coalesce(${stored}.seen_by_paid, false) OR $2::BOOLEAN`],
+    ['paid_window_start', `coalesce($3::DATE, ${stored}.paid_window_start)`],
+    ['seen_by_created', `coalesce(${stored}.seen_by_created, false) OR $4::BOOLEAN`],
+    ['created_window_start', `coalesce($5::DATE, ${stored}.created_window_start)`],
+    ['last_run_id', '$6::VARCHAR'],
+  ];
 }
 
-function upsertSql(): string {
-  const columns = loadedColumns;
-  const updated = columns.filter((c) => c !== 'transaction_id').map((c) => `${c} = incoming.${c}`);
-  const inserted = [
-    ...columns,
-    'first_seen_at',
-    'last_seen_at',
-    'seen_by_paid',
-    'paid_window_start',
-    'seen_by_created',
-    'created_window_start',
-    'last_run_id',
-  ];
-  const insertedValues = [
-    ...columns.map((c) => `incoming.${c}`),
-    'incoming.seen_at',
-    'incoming.seen_at',
-    'incoming.by_paid',
-    'incoming.paid_start',
-    'incoming.by_created',
-    'incoming.created_start',
-    'incoming.run_id',
-  ];
-  const seenUpdate = seenColumnsSql(
-    'incoming.seen_at',
-    'incoming.by_paid',
-    'incoming.paid_start',
-    'incoming.by_created',
-    'incoming.created_start',
-    'incoming.run_id',
-  );
-  return `MERGE INTO sales
-    USING (SELECT ${columns.join(', ')}, $1::TIMESTAMPTZ AS seen_at, $2::BOOLEAN AS by_paid, $3::DATE AS paid_start,
-                  $4::BOOLEAN AS by_created, $5::DATE AS created_start, $6::VARCHAR AS run_id FROM landed_sales_kept WHERE NOT is_unchanged) AS incoming
-    ON sales.transaction_id = incoming.transaction_id
-    -- Rewriting every column of an unchanged sale would cost memory for nothing on a re-fetched window: only
-    -- changed sales are rewritten; the others get their seen-at, seen-by and run columns.
-    WHEN MATCHED AND (${columns.map((c) => `sales.${c}`).join(', ')}) IS DISTINCT FROM (${columns.map((c) => `incoming.${c}`).join(', ')})
-      THEN UPDATE SET ${updated.join(', ')}, ${seenUpdate}
-    WHEN MATCHED THEN UPDATE SET ${seenUpdate}
-    WHEN NOT MATCHED THEN INSERT (${inserted.join(', ')}) VALUES (${insertedValues.join(', ')})`;
+/** The stored columns seenColumns reads: a replaced sale carries them into its new row. */
+const storedSeenColumns = [
+  'first_seen_at',
+  'seen_by_paid',
+  'paid_window_start',
+  'seen_by_created',
+  'created_window_start',
+];
+
+/** The new and changed sales, each with its seen columns: a changed one keeps what its stored row had seen. */
+function insertSql(): string {
+  return `INSERT INTO sales BY NAME
+    SELECT ${loadedColumns.map((c) => `incoming.${c}`).join(', ')},
+           ${seenColumns('stored')
+             .map(([column, value]) => `${value} AS ${column}`)
+             .join(',\n           ')}
+    FROM (SELECT * FROM landed_sales_kept WHERE NOT is_unchanged) AS incoming
+    LEFT JOIN landed_sales_stored AS stored ON stored.transaction_id = incoming.transaction_id`;
 }

@@ -560,7 +560,7 @@ describe('the job', () => {
   });
 
   test('a sale stored twice fails the data test sales_stored_once, and nothing is published', async () => {
-    // The load's MERGE stores a sale once; a second row (a bug, or a hand-edited file) must stop the month.
+    // The load stores a sale once; a second row (a bug, or a hand-edited file) must stop the month.
     const twice = sale();
     await expect(run([twice, twice], [ledgerFor(twice)])).rejects.toThrow(
       new RegExp(`data test sales_stored_once failed[\\s\\S]*${twice.transaction_id}`),

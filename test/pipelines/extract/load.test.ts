@@ -351,6 +351,38 @@ describe('records stored unchanged are not parsed again', () => {
     ]);
   });
 
+  it('a changed record replaces its stored row whole: once, with what that row had seen', async () => {
+    // 9101 was first seen by the paid window on 2026-02-01 (canceled since); a creation-date window brings a new cost.
+    const counts = await load(
+      land('changed-created', [sale(9101, { status: '"Canceled in stock"', partnerCostPrice: '9.99' })]),
+      '2026-02-04T10:00:00Z',
+      {
+        window: created,
+      },
+    );
+    expect(counts).toMatchObject({ records: 1, loaded: 1, statusChanges: 0, newSales: 0 });
+    expect(
+      await warehouse.all(
+        `SELECT partner_cost_price, strftime(timezone('UTC', first_seen_at), '%Y-%m-%d') AS first,
+                strftime(timezone('UTC', last_seen_at), '%Y-%m-%d') AS last, seen_by_paid,
+                strftime(paid_window_start, '%Y-%m-%d') AS p, seen_by_created, strftime(created_window_start, '%Y-%m-%d') AS c,
+                last_run_id
+         FROM sales WHERE transaction_id = 9101`,
+      ),
+    ).toEqual([
+      {
+        partner_cost_price: '9.9900',
+        first: '2026-02-01',
+        last: '2026-02-04',
+        seen_by_paid: true,
+        p: '2026-01-01',
+        seen_by_created: true,
+        c: '2026-01-01',
+        last_run_id: 'run-changed-created.json.gz',
+      },
+    ]);
+  });
+
   it('changed settings (the status map) make the same JSON be parsed again under them', async () => {
     const file = land('remapped', [sale(9104)]);
     const remapped = configSchema.parse({
