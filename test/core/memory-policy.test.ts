@@ -34,7 +34,7 @@ test("a load's limit follows the records of its window, not the sales held", () 
 });
 
 test("reconcile's limit follows the rows of its scope, within the same floor and share of the machine", () => {
-  // The 1M bench month's scope (2.12M rows) stays at the floor; the 10M month's (21.2M) gets 160 bytes a row.
+  // The 1M bench month's scope (2.12M rows) stays at the floor; the 10M month's (21.2M) gets 150 bytes a row.
   expect(autoReconcileLimitBytes(2_120_000, 16 * gibibyte)).toBe(memoryFloorBytes);
   expect(autoReconcileLimitBytes(21_200_000, 16 * gibibyte)).toBe(21_200_000 * memoryBytesPerScopeRow);
   expect(autoReconcileLimitBytes(500_000_000, 16 * gibibyte)).toBe(8 * gibibyte);
