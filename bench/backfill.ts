@@ -4,15 +4,16 @@
  * process (peak RSS, CPU) against `pinrecon simulate-api` in another serving 12,000,000 sales, every window rendered
  * before the run (--keep-responses: the time is pinrecon's own). Reports each window's load time (does the upsert
  * slow as `sales` grows?), the plain progress lines and the database's size after the year.
- * PINRECON_BENCH_BACKFILL_SALES sets the size; PINRECON_BENCH_KEEP=1 keeps the folder.
+ * PINRECON_BENCH_BACKFILL_SALES sets the size; PINRECON_BENCH_KEEP=1 keeps the folder, PINRECON_BENCH_DIR names one
+ * to use and keep (its rendered answers serve the next run: benchFolder).
  */
-import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { readdirSync, rmSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import { Warehouse } from '../core/warehouse.js';
 import { planWindows } from '../pipelines/extract/plan.js';
 import type { BenchResult } from './harness.js';
-import { round, runPinrecon, timezone, writeBenchConfig } from './month-fixture.js';
+import { benchFolder, round, runPinrecon, timezone, writeBenchConfig } from './month-fixture.js';
 import { keptAnswers, renderWindows, startSimulatorProcess } from './simulator-process.js';
 
 const sales = Number(process.env.PINRECON_BENCH_BACKFILL_SALES ?? 12_000_000);
@@ -30,7 +31,7 @@ const windowLine =
   /window (\S+)\.\.(\S+) \(by created\): (\d+) records, (\d+) loaded, (\d+) quarantined; ([\d.]+) s download, ([\d.]+) s load/;
 
 export async function run(): Promise<BenchResult> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-bench-backfill-'));
+  const { dir, keep } = benchFolder('pinrecon-bench-backfill-');
   try {
     const keptDir = path.join(dir, 'kept-answers');
     const dataset = { from: historyStart, to: lastCreated, timezone, malformedEvery: 2_500, seed: 11 };
@@ -135,7 +136,7 @@ export async function run(): Promise<BenchResult> {
         'fetches only what was not committed and ends with the clean result).',
     };
   } finally {
-    if (process.env.PINRECON_BENCH_KEEP === '1') process.stderr.write(`backfill bench: kept ${dir}\n`);
+    if (keep) process.stderr.write(`backfill bench: kept ${dir}\n`);
     else rmSync(dir, { recursive: true, force: true });
   }
 }

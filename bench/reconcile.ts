@@ -5,12 +5,11 @@
  * --period 2026-10` timed as a user runs it (its own process, peak RSS at exit), once and once again (the
  * re-run adds identity and history). Target: ≤ 10 s and ≤ 1 GiB on the 2-core machine.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import type { BenchResult } from './harness.js';
 import {
   asOf,
+  benchFolder,
   checkFindings,
   monthSales,
   period,
@@ -33,7 +32,7 @@ interface ReconcileJson {
 }
 
 export async function run(): Promise<BenchResult> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-bench-reconcile-'));
+  const { dir, keep } = benchFolder('pinrecon-bench-reconcile-');
   try {
     const month = await prepareMonth(dir, monthSales());
     let first;
@@ -105,7 +104,7 @@ export async function run(): Promise<BenchResult> {
         'about half the work; not tried yet: integer reference ids made once in the scope model and joined on everywhere.',
     };
   } finally {
-    if (process.env.PINRECON_BENCH_KEEP === '1') process.stderr.write(`reconcile bench: kept ${dir}\n`);
+    if (keep) process.stderr.write(`reconcile bench: kept ${dir}\n`);
     else rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -126,8 +126,8 @@ export const configSchema = z.strictObject({
    * DuckDB's memory (its buffer pool) in every command; beyond it DuckDB spills to a `.tmp` folder beside the
    * database instead of growing. "auto" sizes it from the work: 96 bytes per sale in the database when a command
    * opens it, raised to 128 bytes per record of the window a load adds and, in reconcile, 150 bytes per ledger line
-   * and sale of the period's scope; at least 512MB and at most half the machine's memory. A month-end of a million sales peaks at ≈ 1 GiB of RSS in all; "384MB" holds
-   * it to ≈ 0.75 GiB for ≈ 5 % more CPU.
+   * and sale of the period's scope; at least 512MB and at most half the machine's memory. A month-end of a million
+   * sales peaks at ≈ 1 GiB of RSS in all; "384MB" holds it to ≈ 0.75 GiB for ≈ 5 % more CPU.
    * A size ("3GB") fixes it. Environment: PINRECON_MEMORY_LIMIT.
    * @default 'auto'
    */

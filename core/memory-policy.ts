@@ -14,9 +14,9 @@ export const memoryFloorBytes = 512 * mebibyte;
 /** Per sale held: the room a job opens with. */
 export const memoryBytesPerSale = 96;
 /**
- * Per record of the window a load is about to add. Measured on a 24-column sales table (2026-11-25): 1M records,
- * all of them changed sales, passed at 128MB and failed at 96MB in the insert that replaces them (the same window
- * as an UPDATE or a MERGE failed at 256MB); 10% changed passed at 96MB, into 2M or 8M sales held alike.
+ * Per record of the window a load is about to add. Measured on a 24-column sales table (2026-11-25), 1M records into
+ * 8M sales held: all of them changed sales, the insert that replaces them failed at 96MB and passed at 128MB (the
+ * same window as an UPDATE or a MERGE failed at 256MB); 10 % of them changed, the load passed at 96MB.
  */
 export const memoryBytesPerLoadedRecord = 128;
 /**

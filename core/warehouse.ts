@@ -44,7 +44,7 @@ export interface OpenOptions {
   onRebuild?: (message: string) => void;
   /**
    * DuckDB's memory_limit for this session (the config's `memoryLimit`): a size such as "512MB", or "auto" (sized
-   * from the sales held, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
+   * from the work, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
    */
   memoryLimit?: string;
 }
@@ -115,14 +115,14 @@ export class Warehouse {
     const connection = await instance.connect();
     const warehouse = new Warehouse(file, instance, connection, readOnly);
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
-    // "auto" starts at its floor (the schema's own work is small), then follows the sales the file holds.
+    // "auto" starts at its floor (the schema's own work is small), then gets room for the sales the file holds.
     if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
     if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild);
     await warehouse.fitMemoryToWork();
     return warehouse;
   }
 
-  /** Applies a memoryLimit setting: a size as given, or "auto", sized from the sales held (and raised by loads). */
+  /** Applies a memoryLimit setting: a size as given, or "auto": the sales held, raised by loads and reconciles. */
   async useMemoryLimit(setting: string): Promise<void> {
     this.memorySetting = setting;
     this.autoSized = { bytes: 0, basis: '0 sales' };

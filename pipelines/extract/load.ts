@@ -264,14 +264,10 @@ function seenColumns(stored: string): [string, string][] {
   ];
 }
 
-/** The stored columns seenColumns reads: a replaced sale carries them into its new row. */
-const storedSeenColumns = [
-  'first_seen_at',
-  'seen_by_paid',
-  'paid_window_start',
-  'seen_by_created',
-  'created_window_start',
-];
+/** The stored columns seenColumns reads (a replaced sale carries them into its new row), read off its expressions. */
+const storedSeenColumns = seenColumns('stored')
+  .filter(([column, value]) => value.includes(`stored.${column}`))
+  .map(([column]) => column);
 
 /** The new and changed sales, each with its seen columns: a changed one keeps what its stored row had seen. */
 function insertSql(): string {

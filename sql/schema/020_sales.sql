@@ -1,7 +1,7 @@
 -- Provider sales as extracted: one row per transactionId, upserted by each window that returns it. Stored once by
--- the load (pipelines/extract/load.ts: one row per transaction_id inserted, a changed sale's stored row deleted first) and proven so by the data test
--- sql/tests/sales_stored_once.sql; not by a primary key, whose index grows with the history and cannot spill
--- (a database made with one is rebuilt without it once: core/sales-rebuild.ts).
+-- the load (pipelines/extract/load.ts: one row per transaction_id inserted, a changed sale's stored row deleted
+-- first) and proven so by the data test sql/tests/sales_stored_once.sql; not by a primary key, whose index grows
+-- with the history and cannot spill (a database made with one is rebuilt without it once: core/sales-rebuild.ts).
 CREATE TABLE IF NOT EXISTS sales (
   transaction_id        BIGINT NOT NULL,
   partner_reference     VARCHAR,            -- as sent by the provider (untrimmed; staging trims)
