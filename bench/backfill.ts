@@ -2,10 +2,9 @@
  * A year of history back-filled at a million sales a month: `pinrecon extract --from 2026-11-01 --to 2026-11-01
  * --by created` with extract.historyStart 2025-11-01 (twelve by-creation windows back-filled first) in its own
  * process (peak RSS, CPU) against `pinrecon simulate-api` in another serving 12,000,000 sales, every window rendered
- * before the run (--keep-responses: the time is pinrecon's own). Reports each window's load time (does the upsert
- * slow as `sales` grows?), the plain progress lines and the database's size after the year.
- * PINRECON_BENCH_BACKFILL_SALES sets the size; PINRECON_BENCH_KEEP=1 keeps the folder, PINRECON_BENCH_DIR names one
- * to use and keep (its rendered answers serve the next run: benchFolder).
+ * before the run (--keep-responses: the time is pinrecon's own). Reports each window's load time (does the load
+ * slow as `sales` grows?), the progress lines and the database's size. PINRECON_BENCH_BACKFILL_SALES sets the size;
+ * the folder: benchFolder (PINRECON_BENCH_KEEP, PINRECON_BENCH_DIR).
  */
 import { readdirSync, rmSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
