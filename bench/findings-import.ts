@@ -11,7 +11,7 @@ import { decisions } from '../core/decisions.js';
 import { sqlString } from '../core/sql.js';
 import { Warehouse } from '../core/warehouse.js';
 import type { Output } from '../core/output.js';
-import { importDecisions } from '../pipelines/findings.js';
+import { importDecisions } from '../pipelines/decisions/findings.js';
 import { loadReportFacts } from '../reports/report-facts.js';
 import { writeWorkbook } from '../reports/workbook.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { ConsoleOutput } from '../cli/output.js';
 import { configSchema } from '../config/schema.js';
-import { importLedger } from '../pipelines/ledger-import.js';
+import { importLedger } from '../pipelines/ledger/import.js';
 import { Warehouse } from '../core/warehouse.js';
 import { brazilianColumns, brazilianLedger, writeLedgerCsv } from './generators/ledger-csv.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';

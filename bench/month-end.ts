@@ -11,7 +11,7 @@ import { loadavg } from 'node:os';
 import type { Config } from '../config/schema.js';
 import { backfillRange } from '../pipelines/extract/backfill.js';
 import { planWindows } from '../pipelines/extract/plan.js';
-import { monthEndExtractRange } from '../pipelines/month-end.js';
+import { monthEndExtractRange } from '../pipelines/ops/month-end.js';
 import type { BenchResult } from './harness.js';
 import {
   asOf,

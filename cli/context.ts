@@ -10,7 +10,7 @@ import type { Config } from '../config/schema.js';
 import { publishSnapshot, Warehouse } from '../core/warehouse.js';
 import type { Output } from '../core/output.js';
 import { ConsoleOutput } from './output.js';
-import { protectOwnedFiles } from '../pipelines/private-files.js';
+import { protectOwnedFiles } from '../pipelines/keys/private-files.js';
 import { warehouseSettings } from '../config/warehouse-settings.js';
 
 export interface CommandContext extends LoadedConfig {

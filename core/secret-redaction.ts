@@ -8,6 +8,7 @@
  */
 
 /** Very short values would shred ordinary text; no real credential is that short. */
+import { maskPin } from './masking.js';
 export const minimumSecretLength = 3;
 
 /** How many times an echo may have JSON-escaped a secret (a JSON echo of a JSON request of a JSON field). */
@@ -107,4 +108,26 @@ export function rememberSecrets(values: Iterable<string | undefined>): void {
  */
 export function redactRememberedSecrets(text: string): string {
   return rememberedSecrets.size === 0 ? text : redactSecrets(text, rememberedSecrets);
+}
+
+/** Field names whose values are credentials or tokens, wherever they appear in a JSON body or query. */
+const secretFields =
+  /("?(?:accessToken|refreshToken|access_token|refresh_token|token|secret|password|identifier|authorization)"?\s*[:=]\s*"?)([^"&,}\s]+)/gi;
+/** A JSON Web Token anywhere in a text. */
+const jsonWebToken = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g;
+const bearer = /(Bearer\s+)[\w.~+/=-]+/gi;
+/** The PIN of a sales or pre-redeem record: only its last 4 characters may leave the database. */
+const pinField = /("key"\s*:\s*")([^"]*)(")/g;
+
+/**
+ * Removes every known secret (the configured credentials, tokens seen this session) in every encoding an echo
+ * may use (core/secret-redaction.ts) and anything that looks like one (JWTs, bearer headers, token/secret
+ * fields) from a text; masks PINs to their last 4 characters.
+ */
+export function redact(text: string, knownSecrets: Iterable<string> = []): string {
+  return redactSecrets(text, knownSecrets)
+    .replace(jsonWebToken, '***')
+    .replace(bearer, '$1***')
+    .replace(secretFields, '$1***')
+    .replace(pinField, (_match, open: string, pin: string, close: string) => `${open}${maskPin(pin)}${close}`);
 }

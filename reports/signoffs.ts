@@ -160,7 +160,7 @@ export async function signoffFacts(
   };
 }
 
-/** The period's completeness as a job checked it (pipelines/completeness.ts): what the close facts need of it. */
+/** The period's completeness as a job checked it (pipelines/extract/completeness.ts): what the close facts need of it. */
 export interface CheckedCompleteness {
   complete: boolean;
   reasons: string[];

@@ -12,7 +12,7 @@ import { executeActions } from '../../pipelines/actions/execute.js';
 import { exportActions, type ExportFileFormat, type ExportKind } from '../../pipelines/actions/export.js';
 import { planActions } from '../../pipelines/actions/plan.js';
 import { actionStatuses, listActions } from '../../pipelines/actions/store.js';
-import { defaultDecidedBy } from '../../pipelines/findings.js';
+import { defaultDecidedBy } from '../../pipelines/decisions/findings.js';
 import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { printRows } from '../print.js';
 

@@ -1,6 +1,6 @@
 /** `pinrecon catalog`: snapshots the partner's catalog (collections, products, prices, costs, stock) into the database. */
 import type { Command } from 'commander';
-import { snapshotCatalog, type CatalogSummary } from '../../pipelines/catalog.js';
+import { snapshotCatalog, type CatalogSummary } from '../../pipelines/catalog/catalog.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { formatDuration, type Output } from '../../core/output.js';
 

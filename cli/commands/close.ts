@@ -3,7 +3,7 @@
  * `pinrecon reopen` reopens it (the sign-off stays in period_signoffs).
  */
 import type { Command } from 'commander';
-import { closePeriod, reopenPeriod } from '../../pipelines/close.js';
+import { closePeriod, reopenPeriod } from '../../pipelines/close/close.js';
 import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 
 interface CloseCommandOptions extends GlobalOptions {

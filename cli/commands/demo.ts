@@ -2,7 +2,7 @@
 import path from 'node:path';
 import type { Command } from 'commander';
 import { packageRoot } from '../../core/paths.js';
-import type { DemoSummary } from '../../pipelines/demo.js';
+import type { DemoSummary } from '../../pipelines/ops/demo.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 import { formatTable } from '../../core/output.js';
 import { describeRun } from './run.js';
@@ -26,7 +26,7 @@ export function registerDemo(program: Command): void {
   ).action(
     action<DemoCommandOptions, []>(async ({ output }, options) => {
       // The demo's simulator and mail sink load only when the demo runs (start-up of every other command).
-      const { runDemo } = await import('../../pipelines/demo.js');
+      const { runDemo } = await import('../../pipelines/ops/demo.js');
       const summary = await runDemo(output, {
         outDir: options.out,
         salesPerDay: Number(options.salesPerDay),

@@ -2,12 +2,12 @@
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
-import type { ExportFormat } from '../../pipelines/export.js';
+import type { ExportFormat } from '../../pipelines/analysts/export.js';
 import { lockedByAnotherProcess, Warehouse } from '../../core/warehouse.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
 import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
-import { openForReading } from '../../pipelines/query.js';
+import { openForReading } from '../../pipelines/analysts/query.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 
 interface ExportCommandOptions extends GlobalOptions {
@@ -35,7 +35,7 @@ export function registerExport(program: Command): void {
       const warehouse = await openBusyAware(config, output);
       try {
         // apache-arrow loads only when something is exported (start-up of every other command).
-        const { exportPeriod } = await import('../../pipelines/export.js');
+        const { exportPeriod } = await import('../../pipelines/analysts/export.js');
         const summary = await exportPeriod(
           warehouse,
           config,

@@ -9,9 +9,14 @@ import { UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { findingTypeNames } from '../../core/finding-types.js';
-import type { DecisionsResult } from '../../pipelines/decision-recording.js';
-import { decideFindings, decideInBulk, describeDecisions, importDecisions } from '../../pipelines/findings.js';
-import { decisionHistory, listFindings } from '../../pipelines/findings-list.js';
+import type { DecisionsResult } from '../../pipelines/decisions/recording.js';
+import {
+  decideFindings,
+  decideInBulk,
+  describeDecisions,
+  importDecisions,
+} from '../../pipelines/decisions/findings.js';
+import { decisionHistory, listFindings } from '../../pipelines/decisions/findings-list.js';
 import {
   action,
   parseDateOption,

@@ -1,6 +1,6 @@
 /** `pinrecon keys protect [--dry-run]`: stops keeping whole keys in a database and its landing files. */
 import type { Command } from 'commander';
-import { protectKeys, type KeysProtectSummary } from '../../pipelines/keys-protect.js';
+import { protectKeys, type KeysProtectSummary } from '../../pipelines/keys/protect.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import type { Output } from '../../core/output.js';
 

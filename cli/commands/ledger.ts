@@ -2,7 +2,7 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { ledgerEncodings, normalizeDelimiter, normalizeEncoding } from '../../config/schema.js';
-import { describeLedgerImport, importLedger, type LedgerImportOptions } from '../../pipelines/ledger-import.js';
+import { describeLedgerImport, importLedger, type LedgerImportOptions } from '../../pipelines/ledger/import.js';
 import { ledgerFormats, type LedgerFormat } from '../../sources/ledger/types.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 

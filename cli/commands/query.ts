@@ -1,14 +1,14 @@
 /**
  * `pinrecon query "SQL" [--format table|csv|json|arrow] [--live]`: ad hoc, read-only SQL against the
- * database, printed as a table, CSV or JSON, or streamed as an Arrow IPC stream (pipelines/arrow.ts). What it opens, what it refuses and how PINs are masked is the read-only
- * session's (pipelines/query.ts).
+ * database, printed as a table, CSV or JSON, or streamed as an Arrow IPC stream (pipelines/analysts/arrow.ts). What it opens, what it refuses and how PINs are masked is the read-only
+ * session's (pipelines/analysts/query.ts).
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { formatTable, type Output } from '../../core/output.js';
 import { printableJson } from '../../core/text-safety.js';
 import { csvField, printText } from '../print.js';
-import { openForReading, queryMasked, wholeKeysWarning, type MaskedResult } from '../../pipelines/query.js';
+import { openForReading, queryMasked, wholeKeysWarning, type MaskedResult } from '../../pipelines/analysts/query.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 
 interface QueryOptions extends GlobalOptions {
@@ -51,7 +51,7 @@ export function registerQuery(program: Command): void {
         if (exposure) output.warn(exposure);
         if (format === 'arrow') {
           // apache-arrow is loaded only by the query that writes Arrow, not by every command at start-up.
-          const { queryArrow, writeArrowStream } = await import('../../pipelines/arrow.js');
+          const { queryArrow, writeArrowStream } = await import('../../pipelines/analysts/arrow.js');
           const { schema, batches } = await queryArrow(warehouse, sql, config.timezone);
           return await writeArrowStream(schema, batches, process.stdout);
         }

@@ -1,7 +1,7 @@
 /** `pinrecon reconcile`: (re)builds the reconciliation models of one period and prints what it found. */
 import type { Command } from 'commander';
 import { findingTypeNames } from '../../core/finding-types.js';
-import { describeProof, manyLookups, reconcile, type ReconcileSummary } from '../../pipelines/reconcile.js';
+import { describeProof, manyLookups, reconcile, type ReconcileSummary } from '../../pipelines/reconcile/reconcile.js';
 import {
   action,
   parseDateOption,

@@ -3,7 +3,7 @@
  * --dry-run, also prints the path of the .eml written instead.
  */
 import type { Command } from 'commander';
-import { writeReport } from '../../pipelines/report.js';
+import { writeReport } from '../../pipelines/report/report.js';
 import {
   action,
   parseDateOption,

@@ -3,7 +3,7 @@
  * the end: the table of steps, printed too when a step fails (then the error, exit 1).
  */
 import type { Command } from 'commander';
-import { MonthEndJobError, runMonthEnd, type RunProgress } from '../../pipelines/month-end.js';
+import { MonthEndJobError, runMonthEnd, type RunProgress } from '../../pipelines/ops/month-end.js';
 import {
   action,
   parseDateOption,

@@ -1,6 +1,6 @@
 /** `pinrecon schedule`: long-running; fires the config's schedules on their cron expressions. */
 import type { Command } from 'commander';
-import { runScheduler } from '../../pipelines/schedule.js';
+import { runScheduler } from '../../pipelines/ops/schedule.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 
 interface ScheduleCommandOptions extends GlobalOptions {

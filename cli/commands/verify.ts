@@ -1,9 +1,9 @@
 /**
  * `pinrecon verify --period P`: recomputes the period's decision chain, its sign-offs' content hashes and
- * their manifests' file hashes; exit 1 naming the first that does not match (pipelines/verify.ts).
+ * their manifests' file hashes; exit 1 naming the first that does not match (pipelines/close/verify.ts).
  */
 import type { Command } from 'commander';
-import { verifyPeriod } from '../../pipelines/verify.js';
+import { verifyPeriod } from '../../pipelines/close/verify.js';
 import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 
 interface VerifyOptions extends GlobalOptions {

@@ -7,7 +7,7 @@
 import type { Config } from '../../config/schema.js';
 import { JobError, UsageError } from '../../core/errors.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { recordRun } from '../run-trace.js';
+import { recordRun } from '../../core/run-trace.js';
 import { actionsOf, changeStatus, checkPeriod, type StoredAction } from './store.js';
 
 export interface ApproveSummary {

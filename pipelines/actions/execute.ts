@@ -11,8 +11,8 @@ import type { Output } from '../../core/output.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
 import type { SalesRecord } from '../../sources/partner-api/types.js';
-import { landAndLoadSales } from '../provider-lookup.js';
-import { recordRun, type PipelineRun } from '../run-trace.js';
+import { landAndLoadSales } from '../extract/lookup.js';
+import { recordRun, type PipelineRun } from '../../core/run-trace.js';
 import { actionsOf, appendEvent, changeStatus, checkPeriod, type ActionStatus, type StoredAction } from './store.js';
 
 /** Who execute's own settling is attributed to when no --by is given. */

@@ -13,7 +13,7 @@ import { maskedLast4Sql, maskPinSql, textMask } from '../../core/masking.js';
 import { sqlString } from '../../core/sql.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { writeActionFile, type ActionFile, type FileColumn } from '../../reports/action-files.js';
-import { recordRun } from '../run-trace.js';
+import { recordRun } from '../../core/run-trace.js';
 import { changeStatus, checkPeriod } from './store.js';
 
 export type ExportKind = 'claim' | 'journal';

@@ -9,7 +9,7 @@
 import type { Config } from '../../config/schema.js';
 import { sqlString } from '../../core/sql.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { recordRun } from '../run-trace.js';
+import { recordRun } from '../../core/run-trace.js';
 import {
   actionsOf,
   appendEvent,

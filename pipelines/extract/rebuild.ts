@@ -10,12 +10,12 @@ import { UsageError } from '../../core/errors.js';
 import { protectLandingFile } from '../../core/key-protected-file.js';
 import type { Output } from '../../core/output.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { recordRun } from '../run-trace.js';
+import { recordRun } from '../../core/run-trace.js';
 import { recordCompletedWindow } from './checkpoint.js';
 import { landedSalesFiles, landingRoot, type LandedFile } from './landing.js';
 import { loadLandedSales } from './load.js';
 import { statSync } from 'node:fs';
-import { keyProtectionFor } from '../key-mode.js';
+import { keyProtectionFor } from './key-mode.js';
 
 export interface RebuildOptions {
   /** Only the windows overlapping [from, to] (and the lookups of the months it touches); default: all. */

@@ -1,4 +1,4 @@
--- The runner's parameters for one reconcile run: exactly one row, created (temporary) by pipelines/reconcile.ts from
+-- The runner's parameters for one reconcile run: exactly one row, created (temporary) by pipelines/reconcile/reconcile.ts from
 -- the config and the command line before the models are built. Configuration reaches the models as data, never as
 -- pasted text.
 CREATE OR REPLACE TEMP TABLE cfg_params (
@@ -16,7 +16,7 @@ CREATE OR REPLACE TEMP TABLE cfg_params (
   built_at              TIMESTAMPTZ NOT NULL,    -- when the run started building
   lookups               BIGINT NOT NULL,         -- references looked up individually (set after the lookup)
   lookups_found         BIGINT NOT NULL,         -- of which the provider returned a sale
-  complete              BOOLEAN NOT NULL,        -- whether the period is completely extracted (pipelines/completeness.ts)
+  complete              BOOLEAN NOT NULL,        -- whether the period is completely extracted (pipelines/extract/completeness.ts)
   incomplete_reasons    VARCHAR,                 -- JSON list of what is missing when not complete, else NULL
   signoff_id            VARCHAR,                 -- the period's active sign-off (period_signoffs), NULL when unsigned
   history_start         DATE                     -- extract.historyStart: no sale of ours was created before it (NULL: unset)

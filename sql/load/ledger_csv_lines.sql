@@ -9,7 +9,7 @@
 --   typed values are here (product_id, paid_local, sales_price, expected_cost, order_status) and its text
 --   columns are taken from `line` by ledger_csv_rows.sql. These rules only recognize the common, unambiguous
 --   spellings: every other line (bad ones included) is read again by the streaming reader's own code, which
---   gives each reject its reason. SQL never rejects. test/pipelines/ledger-import-bulk.test.ts imports the
+--   gives each reject its reason. SQL never rejects. test/pipelines/ledger/import-bulk.test.ts imports the
 --   same files with both readers and compares.
 --
 -- What csv-bulk-sql.ts fills in (each <name> below stands for the placeholder of that name):

@@ -1,5 +1,5 @@
 -- The accepted lines of ledger_csv_lines.sql as staged ledger rows (the columns and types of the streaming
--- reader's staged rows, see pipelines/ledger-import.ts): the typed values checked there, and the text columns
+-- reader's staged rows, see pipelines/ledger/import.ts): the typed values checked there, and the text columns
 -- as the line holds them (a reference as written, codes in upper case, an empty country as NULL).
 -- <first_line>: the line number of the first data line (rowid 0); <split>: the line's fields, as there;
 -- <reference>, <paid_at_raw>, <currency>, <country>: those columns' fields of `f`, the split line (NULL for

@@ -29,7 +29,7 @@ const allowed: Record<string, string[]> = {
  */
 const toleratedImports: { from: string; to: string; why: string }[] = [
   { from: 'cli/commands/simulate-api.ts', to: 'doubles/simulator/', why: 'the command is the simulator, not a job' },
-  { from: 'pipelines/demo.ts', to: 'doubles/', why: 'the demo runs against the local simulator and mail sink' },
+  { from: 'pipelines/ops/demo.ts', to: 'doubles/', why: 'the demo runs against the local simulator and mail sink' },
   { from: 'cli/commands/ledger.ts', to: 'sources/ledger/types.ts', why: 'the list of ledger formats for --help' },
 ];
 
@@ -71,12 +71,35 @@ function violation({ file, line, target }: ImportLine): string | undefined {
 }
 
 /**
- * Inside `pipelines/` each sub-folder (extract/, actions/) is one room and each top-level file is its own: the
- * top level holds both the jobs that compose the rooms and the pieces they share (run-trace, key-mode).
+ * `pipelines/` is a house of rooms by stage (issue 27), listed in the order data flows through them: a room may
+ * import only the rooms before it. Every job lives in a room; nothing lies at the top of `pipelines/`.
  */
+const pipelineRooms = [
+  'extract',
+  'ledger',
+  'catalog',
+  'keys',
+  'close',
+  'reconcile',
+  'decisions',
+  'actions',
+  'report',
+  'analysts',
+  'ops',
+] as const;
+
 function pipelineUnit(file: string): string {
-  const folder = path.posix.dirname(file);
-  return folder === 'pipelines' ? file : folder;
+  return file.split('/').slice(0, 2).join('/');
+}
+
+/** An import from a room into a room after it (against the flow), or into no room at all. */
+function roomViolation({ file, line, target }: ImportLine): string | undefined {
+  if (!file.startsWith('pipelines/') || !target.startsWith('pipelines/')) return undefined;
+  const from = pipelineRooms.indexOf(pipelineUnit(file).slice('pipelines/'.length) as (typeof pipelineRooms)[number]);
+  const to = pipelineRooms.indexOf(pipelineUnit(target).slice('pipelines/'.length) as (typeof pipelineRooms)[number]);
+  if (from < 0 || to < 0) return `${file}:${line} imports ${target}: both must lie in a room of pipelines/`;
+  if (to > from) return `${file}:${line} imports ${target}, a room after its own (${pipelineRooms.join(' → ')})`;
+  return undefined;
 }
 
 /** Arrows between the rooms of `pipelines/`, from file imports. */
@@ -129,17 +152,21 @@ describe('the one-way flow config/core → sources → pipelines → reports →
   });
 
   it('would catch one: a pipeline importing the CLI, a report importing a pipeline', () => {
-    expect(violation({ file: 'pipelines/report.ts', line: 1, target: 'cli/output.ts' })).toMatch(
+    expect(violation({ file: 'pipelines/report/report.ts', line: 1, target: 'cli/output.ts' })).toMatch(
       /pipelines\/ may import only/,
     );
-    expect(violation({ file: 'reports/workbook.ts', line: 1, target: 'pipelines/reconcile.ts' })).toMatch(
+    expect(violation({ file: 'reports/workbook.ts', line: 1, target: 'pipelines/reconcile/reconcile.ts' })).toMatch(
       /reports\/ may import only/,
     );
     expect(violation({ file: 'sources/ledger/csv.ts', line: 1, target: 'sources/partner-api/client.ts' })).toMatch(
       /sources\/ledger\/ may import only/,
     );
     expect(violation({ file: 'core/warehouse.ts', line: 1, target: 'config/schema.ts' })).toBeDefined();
-    const pipelineToDouble = { file: 'pipelines/reconcile.ts', line: 1, target: 'doubles/simulator/server.ts' };
+    const pipelineToDouble = {
+      file: 'pipelines/reconcile/reconcile.ts',
+      line: 1,
+      target: 'doubles/simulator/server.ts',
+    };
     expect(violation(pipelineToDouble)).toMatch(/pipelines\/ may import only/);
     expect(violation({ file: 'doubles/mail-sink/mail-sink.ts', line: 1, target: 'reports/email.ts' })).toMatch(
       /may import only/,
@@ -150,27 +177,42 @@ describe('the one-way flow config/core → sources → pipelines → reports →
     expect(folderCycles(pipelineFolderArrows(files.flatMap(relativeImports)))).toEqual([]);
   });
 
-  it('would catch one inside pipelines/: a job in extract/ and a top-level pipeline importing each other', () => {
+  it('keeps every job in a room of pipelines/ and every import between rooms with the flow', () => {
+    const loose = files.filter((file) => file.startsWith('pipelines/') && file.split('/').length !== 3);
+    expect(loose).toEqual([]);
+    const rooms = new Set(files.filter((f) => f.startsWith('pipelines/')).map((f) => f.split('/')[1]));
+    expect([...rooms].sort()).toEqual([...pipelineRooms].sort());
+    const against = files
+      .flatMap(relativeImports)
+      .map(roomViolation)
+      .filter((v): v is string => v !== undefined);
+    expect(against).toEqual([]);
+    expect(
+      roomViolation({ file: 'pipelines/extract/load.ts', line: 1, target: 'pipelines/reconcile/reconcile.ts' }),
+    ).toMatch(/a room after its own/);
+  });
+
+  it('would catch a cycle inside pipelines/: two rooms importing each other', () => {
     const arrows = pipelineFolderArrows([
-      { file: 'pipelines/extract/rebuild.ts', line: 1, target: 'pipelines/keys-protect.ts' },
-      { file: 'pipelines/keys-protect.ts', line: 1, target: 'pipelines/extract/landing.ts' },
+      { file: 'pipelines/extract/rebuild.ts', line: 1, target: 'pipelines/keys/protect.ts' },
+      { file: 'pipelines/keys/protect.ts', line: 1, target: 'pipelines/extract/landing.ts' },
     ]);
-    expect(folderCycles(arrows)).toEqual(['pipelines/extract → pipelines/keys-protect.ts → pipelines/extract']);
+    expect(folderCycles(arrows)).toEqual(['pipelines/extract → pipelines/keys → pipelines/extract']);
     expect(
       folderCycles(
         pipelineFolderArrows([
           { file: 'pipelines/actions/plan.ts', line: 1, target: 'pipelines/extract/load.ts' },
-          { file: 'pipelines/extract/load.ts', line: 1, target: 'pipelines/catalog.ts' },
-          { file: 'pipelines/catalog.ts', line: 1, target: 'pipelines/actions/store.ts' },
+          { file: 'pipelines/extract/load.ts', line: 1, target: 'pipelines/catalog/catalog.ts' },
+          { file: 'pipelines/catalog/catalog.ts', line: 1, target: 'pipelines/actions/store.ts' },
         ]),
       ),
-    ).toEqual(['pipelines/actions → pipelines/extract → pipelines/catalog.ts → pipelines/actions']);
-    // A shared piece at the top, imported by a room and importing nothing of it, is no cycle.
+    ).toEqual(['pipelines/actions → pipelines/extract → pipelines/catalog → pipelines/actions']);
+    // A room imported by another and importing nothing of it is no cycle.
     expect(
       folderCycles(
         pipelineFolderArrows([
-          { file: 'pipelines/extract/extract.ts', line: 1, target: 'pipelines/run-trace.ts' },
-          { file: 'pipelines/month-end.ts', line: 1, target: 'pipelines/extract/extract.ts' },
+          { file: 'pipelines/extract/extract.ts', line: 1, target: 'pipelines/extract/landing.ts' },
+          { file: 'pipelines/ops/month-end.ts', line: 1, target: 'pipelines/extract/extract.ts' },
         ]),
       ),
     ).toEqual([]);

@@ -17,7 +17,7 @@ import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { signedContentSha256 } from '../../pipelines/close.js';
+import { signedContentSha256 } from '../../pipelines/close/close.js';
 import { PartnerApiClient } from '../../sources/partner-api/client.js';
 import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';

@@ -10,7 +10,7 @@ import { Dataset } from '../../doubles/simulator/dataset.js';
 import { runCli } from '../support/cli.js';
 import { wholeKeysUnder } from '../support/key-scan.js';
 
-/** The whole keys the demo's simulator sells (pipelines/demo.ts: seed 7, 300 sales a day from the period's start). */
+/** The whole keys the demo's simulator sells (pipelines/ops/demo.ts: seed 7, 300 sales a day from the period's start). */
 function demoKeys(): Set<string> {
   const timezone = 'America/Sao_Paulo';
   const asOf = todayIn(timezone);

@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exportedMarts, exportPeriod } from '../../pipelines/export.js';
+import { exportedMarts, exportPeriod } from '../../pipelines/analysts/export.js';
 import { publishSnapshot } from '../../core/warehouse.js';
 import { runCli } from '../support/cli.js';
 import { capturedOutput, holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from '../support/ledger.js';

@@ -15,7 +15,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readPdfPages, type PdfPage } from '../support/pdf.js';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { withWarehouse } from '../../core/warehouse.js';
-import { listFindings } from '../../pipelines/findings-list.js';
+import { listFindings } from '../../pipelines/decisions/findings-list.js';
 import { runCli } from '../support/cli.js';
 import { openFixture, type Fixture } from '../support/reconcile.js';
 import {

@@ -7,7 +7,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../core/warehouse.js';
-import { recordKeyMode } from '../../pipelines/key-mode.js';
+import { recordKeyMode } from '../../pipelines/extract/key-mode.js';
 import { runCli } from '../support/cli.js';
 import { openWarehouse, temporaryDirectory, testConfig } from '../support/ledger.js';
 import { insertSales, sale } from '../support/reconcile.js';

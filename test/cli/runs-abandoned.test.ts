@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../core/warehouse.js';
-import { startRun } from '../../pipelines/run-trace.js';
+import { startRun } from '../../core/run-trace.js';
 import { holdOpen, temporaryDirectory } from '../support/ledger.js';
 
 const temp = temporaryDirectory('runs-abandoned');

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ConfigError } from '../../core/errors.js';
 import { configSchema } from '../../config/schema.js';
-import { jobArguments, validateSchedules } from '../../pipelines/schedule.js';
+import { jobArguments, validateSchedules } from '../../pipelines/ops/schedule.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { startCli } from '../support/cli.js';
 import { recordExtractedMonths } from '../support/reconcile.js';

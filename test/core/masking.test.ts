@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { cellMask, maskedKeySql, maskedRawRecordSql, maskPin, maskPinSql, textMask } from '../../core/masking.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { redact } from '../../sources/partner-api/errors.js';
+import { redact } from '../../core/secret-redaction.js';
 
 const pins = ['ABCD-EFGH-1234', '12345', '1234', '123', 'X', ''];
 

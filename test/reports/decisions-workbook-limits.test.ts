@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { importDecisions } from '../../pipelines/findings.js';
+import { importDecisions } from '../../pipelines/decisions/findings.js';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { capturedOutput, openWarehouse, temporaryDirectory, testConfig } from '../support/ledger.js';
 import { zip } from '../support/zip.js';

@@ -8,8 +8,8 @@
 import path from 'node:path';
 import { expect, test } from 'vitest';
 import ExcelJS from 'exceljs';
-import { decideFindings } from '../../pipelines/findings.js';
-import { listFindings } from '../../pipelines/findings-list.js';
+import { decideFindings } from '../../pipelines/decisions/findings.js';
+import { listFindings } from '../../pipelines/decisions/findings-list.js';
 import { loadDecisionFacts } from '../../reports/decision-facts.js';
 import { parseDate, readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { unzipText } from '../support/report.js';

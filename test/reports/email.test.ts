@@ -14,7 +14,7 @@ import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleOutput } from '../../cli/output.js';
 import { JobError } from '../../core/errors.js';
-import { writeReport } from '../../pipelines/report.js';
+import { writeReport } from '../../pipelines/report/report.js';
 import { configSchema } from '../../config/schema.js';
 import { deliverReportEmail } from '../../reports/email.js';
 import { unusedPort } from '../support/cli.js';

@@ -9,7 +9,7 @@ import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConsoleOutput } from '../../cli/output.js';
 import { JobError } from '../../core/errors.js';
-import { writeReport, type ReportSummary } from '../../pipelines/report.js';
+import { writeReport, type ReportSummary } from '../../pipelines/report/report.js';
 import { loadReportFacts } from '../../reports/report-facts.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import {

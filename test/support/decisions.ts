@@ -8,8 +8,8 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { reconcile } from '../../pipelines/reconcile.js';
-import { writeReport } from '../../pipelines/report.js';
+import { reconcile } from '../../pipelines/reconcile/reconcile.js';
+import { writeReport } from '../../pipelines/report/report.js';
 import {
   asOf,
   capturingOutput,

@@ -8,7 +8,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
-import { importLedger } from '../../../pipelines/ledger-import.js';
+import { importLedger } from '../../../pipelines/ledger/import.js';
 import { readLedger } from '../../../sources/ledger/read-ledger.js';
 import type { LedgerReadSettings } from '../../../sources/ledger/types.js';
 import { capturedOutput, openWarehouse, temporaryDirectory, testConfig } from '../../support/ledger.js';

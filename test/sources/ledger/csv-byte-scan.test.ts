@@ -1,7 +1,7 @@
 /**
  * What the CSV bulk reader learns of a file's bytes while the import hashes it (CsvByteScan): the same facts
  * whatever the chunk boundaries, so a CR, a line or a sampled line split between two chunks is seen whole.
- * The bulk reader as a whole is held to the streaming reader by test/pipelines/ledger-import-bulk.test.ts.
+ * The bulk reader as a whole is held to the streaming reader by test/pipelines/ledger/import-bulk.test.ts.
  */
 import { describe, expect, it } from 'vitest';
 import { CsvByteScan, holdsC1Byte, type ByteFacts } from '../../../sources/ledger/csv-byte-scan.js';

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../../core/errors.js';
 import { configSchema } from '../../../config/schema.js';
-import { importLedger } from '../../../pipelines/ledger-import.js';
+import { importLedger } from '../../../pipelines/ledger/import.js';
 import { readLedger } from '../../../sources/ledger/read-ledger.js';
 import { checkXlsxLimits, defaultXlsxLimits } from '../../../core/xlsx-limits.js';
 import type { LedgerItem, LedgerReadSettings } from '../../../sources/ledger/types.js';

@@ -1,0 +1,245 @@
+/**
+ * The read-only session analysts query through (`pinrecon query`, and `export`'s read path): which file it
+ * opens (the published snapshot, else the main file read-only), the refusal of anything but one reading
+ * statement, and the masking of PINs in every value it returns. The session reaches nothing but the database
+ * (external access off, configuration locked). The rules: docs/ARCHITECTURE.md, "Design notes by module".
+ */
+import { existsSync, statSync } from 'node:fs';
+import type { DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
+import type { Config } from '../../config/schema.js';
+import { JobError, UsageError } from '../../core/errors.js';
+import {
+  hasStoredPins,
+  isPinColumn,
+  maskKeyFieldsSql,
+  maskPin,
+  maskPinValue,
+  pinValuesCte,
+} from '../../core/masking.js';
+import { duckdb } from '../../core/duckdb.js';
+import type { Output } from '../../core/output.js';
+import { sqlIdentifier, sqlString } from '../../core/sql.js';
+import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../../core/warehouse.js';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
+
+const { DuckDBTypeId, StatementType } = duckdb;
+
+const readingStatements = new Set([
+  StatementType.SELECT,
+  StatementType.EXPLAIN,
+  StatementType.PRAGMA,
+  StatementType.CALL,
+]);
+
+/** A query's result: its column names, and its rows in chunks with every PIN masked. */
+export interface MaskedResult {
+  columns: string[];
+  chunks: AsyncGenerator<unknown[][]>;
+}
+
+/**
+ * Opens what analysts read: the published snapshot when there is one (saying which file and how fresh,
+ * on stderr unless --json), else the main file READ_ONLY (before the first job has published one); with
+ * `live`, the main file on purpose. Also `export`'s read path while a job holds the database.
+ */
+export async function openForReading(
+  config: Config,
+  output: Output,
+  options: { live?: boolean } = {},
+): Promise<Warehouse> {
+  const snapshot = snapshotPath(config.database);
+  const hasSnapshot = existsSync(snapshot);
+  if (!existsSync(config.database) && (options.live || !hasSnapshot)) {
+    throw new JobError(
+      `There is no database at ${config.database} yet.`,
+      'Run a job first (pinrecon extract, ledger import or run), or check "database" in the config.',
+    );
+  }
+  if (hasSnapshot && !options.live) {
+    const published = statSync(snapshot).mtime;
+    output.info(
+      `reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job`,
+    );
+    return Warehouse.open(snapshot, warehouseSettings(config, { readOnly: true }));
+  }
+  try {
+    return await Warehouse.open(config.database, warehouseSettings(config, { readOnly: true }));
+  } catch (error) {
+    if (!lockedByAnotherProcess(error)) throw error;
+    const instead = hasSnapshot
+      ? `Drop --live to read the snapshot ${snapshot}`
+      : 'No snapshot has been published yet: wait for the job to finish, then query again';
+    throw new JobError(`The database ${config.database} is in use by a running job.`, `${instead}.`, { cause: error });
+  }
+}
+
+/**
+ * What `query` says before every statement on a database that keeps whole keys (`security.keys: store`, or a
+ * database older than the option whose `sales.key` holds one): the masking of results is a convenience that
+ * SQL can bypass (substr, ||, hex, casts, lists, structs, json_object, printf, regexp_replace...), so whoever
+ * may query it can read every key. Undefined for `hash` and `drop` databases. (issue 18)
+ */
+export async function wholeKeysWarning(warehouse: Warehouse): Promise<string | undefined> {
+  const mode = await warehouse.one<{ mode: string }>('SELECT mode FROM key_protection LIMIT 1').catch(() => undefined); // a database made before key_protection existed
+  if (mode && mode.mode !== 'store') return undefined;
+  if (!mode && !(await holdsWholeKey(warehouse))) return undefined;
+  return (
+    'this database keeps whole keys (security.keys "store"): whoever can run pinrecon query or read the database file can read every ' +
+    'PIN. The masking of query results is a convenience that SQL can bypass (substr, ||, hex, casts, lists, json_object...). ' +
+    'Run pinrecon keys protect to keep only an HMAC and the last 4 characters.'
+  );
+}
+
+/** Whether `sales.key` holds a key that is not masked (a database older than security.keys). */
+async function holdsWholeKey(warehouse: Warehouse): Promise<boolean> {
+  if (!(await hasStoredPins(warehouse))) return false;
+  return Boolean(
+    await warehouse.one(`SELECT 1 AS whole FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '****') LIMIT 1`),
+  );
+}
+
+/** "45 s", "12 min", "3 h 5 min", "2 days". */
+function age(since: Date): string {
+  const seconds = Math.max(0, Math.round((Date.now() - since.getTime()) / 1000));
+  if (seconds < 60) return `${seconds} s`;
+  const minutes = Math.floor(seconds / 60);
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} days`;
+}
+
+/** Runs one reading statement of `sql` on `warehouse` and streams its rows with every PIN masked. */
+export async function queryMasked(warehouse: Warehouse, sql: string): Promise<MaskedResult> {
+  const { columns, pinColumns, result } = await queryForMasking(warehouse, sql);
+  const chunks = async function* (): AsyncGenerator<unknown[][]> {
+    for await (const chunk of result.yieldRowsJson())
+      yield chunk.map((row) => row.map((value, i) => (pinColumns[i] ? maskValue(value) : maskNested(value))));
+  };
+  return { columns, chunks: chunks() };
+}
+
+/**
+ * The statement's result with text values equal to a stored PIN already masked, and which columns are
+ * PIN columns: the caller masks those with `maskValue` and nested values with `maskNested` (queryMasked
+ * does so for JSON rows, pipelines/analysts/arrow.ts for typed Arrow columns).
+ */
+export async function queryForMasking(
+  warehouse: Warehouse,
+  sql: string,
+): Promise<{ columns: string[]; pinColumns: boolean[]; result: DuckDBResult }> {
+  await lockDownSession(warehouse);
+  const statement = await maskingPinValues(warehouse, sql, await prepareReadOnly(warehouse, sql));
+  let result;
+  try {
+    result = await statement.stream();
+  } catch (error) {
+    throw (
+      externalAccessRefusal((error as Error).message) ?? new UsageError(`The query failed: ${(error as Error).message}`)
+    );
+  }
+  const columns = result.deduplicatedColumnNames();
+  return { columns, pinColumns: columns.map(isPinColumn), result };
+}
+
+/**
+ * No file, glob, URL or other database from SQL: only the open database. Locked, so the statement cannot
+ * turn it back on. (`export` opens its own session: it writes files by design.)
+ */
+async function lockDownSession(warehouse: Warehouse): Promise<void> {
+  const locked = await warehouse.one<{ locked: boolean }>(`SELECT current_setting('lock_configuration') AS locked`);
+  if (locked?.locked) return;
+  await warehouse.run('SET enable_external_access = false');
+  await warehouse.run('SET lock_configuration = true');
+}
+
+/** The statement touched a file, a glob, a URL or another database: say why that is refused. */
+function externalAccessRefusal(message: string): UsageError | undefined {
+  const file = /Permission Error: Cannot access (?:file|directory) "([^"]*)"/i.exec(message);
+  if (!file && !/disabled (by|through) configuration|configuration has been locked/i.test(message)) return undefined;
+  const what = file ? `reading or writing "${file[1]}"` : 'changing the session configuration';
+  return new UsageError(
+    `pinrecon query only reads: ${what} is refused (query reaches the database alone, never files, globs, URLs, landing files or other databases). ` +
+      'Query the tables instead (e.g. sales_quarantine, landing_files); to write files of the marts, use pinrecon export.',
+  );
+}
+
+/** Prepares the one statement of `sql`, refusing anything but a reading statement with a clear message. */
+async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckDBPreparedStatement> {
+  const refusal = (what: string) =>
+    new UsageError(
+      `pinrecon query only reads: ${what} is refused (the database is opened read-only). Use SELECT, FROM, WITH, DESCRIBE, SHOW, SUMMARIZE or EXPLAIN.`,
+    );
+  let statement: DuckDBPreparedStatement;
+  try {
+    const statements = await warehouse.connection.extractStatements(sql);
+    if (statements.count === 0) throw new UsageError('The query holds no SQL statement.');
+    if (statements.count > 1)
+      throw new UsageError(`pinrecon query runs one statement at a time; this query holds ${statements.count}.`);
+    statement = await statements.prepare(0);
+  } catch (error) {
+    if (error instanceof UsageError) throw error;
+    const message = (error as Error).message.replace(/^Failed to (extract statements|prepare statement): /, '');
+    const external = externalAccessRefusal(message);
+    if (external) throw external;
+    if (/read-only|read only/i.test(message)) throw refusal('a statement that writes');
+    throw new UsageError(`The query failed: ${message}`);
+  }
+  if (!readingStatements.has(statement.statementType)) {
+    const name = StatementType[statement.statementType] ?? 'this statement';
+    throw refusal(`${name.replace(/_/g, ' ')}`);
+  }
+  return statement;
+}
+
+/**
+ * The user's statement wrapped so that every text column's values equal to a stored PIN are masked, and
+ * every JSON "key" field inside a text (a quarantined record) too (`query()` runs the statement as a
+ * subquery, whatever its comments or final semicolon).
+ */
+async function maskingPinValues(
+  warehouse: Warehouse,
+  sql: string,
+  statement: DuckDBPreparedStatement,
+): Promise<DuckDBPreparedStatement> {
+  const metadataOnly =
+    statement.statementType === StatementType.EXPLAIN ||
+    statement.statementType === StatementType.PRAGMA ||
+    /^\s*PRAGMA\b/i.test(sql);
+  const textColumns = Array.from(
+    { length: statement.columnCount },
+    (_, i) => statement.columnTypeId(i) === DuckDBTypeId.VARCHAR,
+  );
+  if (metadataOnly || !textColumns.includes(true)) return statement;
+  const byValue = await hasStoredPins(warehouse);
+  const text = statement.statementType === StatementType.CALL ? sql.replace(/^\s*CALL\b/i, 'FROM') : sql;
+  const aliases = Array.from({ length: statement.columnCount }, (_, i) => `c${i}`);
+  const selectList = aliases.map((alias, i) => {
+    const name = sqlIdentifier(statement.columnName(i));
+    if (!textColumns[i]) return `${alias} AS ${name}`;
+    return `${maskKeyFieldsSql(byValue ? maskPinValue(alias) : alias)} AS ${name}`;
+  });
+  try {
+    const pins = byValue ? `WITH ${pinValuesCte} ` : '';
+    return await warehouse.connection.prepare(
+      `${pins}SELECT ${selectList.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`,
+    );
+  } catch (error) {
+    throw new UsageError(
+      `pinrecon query could not check this statement's values for PINs, so it does not run it (${(error as Error).message.split('\n')[0]}). Write it as one SELECT (or FROM) statement.`,
+    );
+  }
+}
+
+/** A PIN column's value as text: `****` and its last 4 characters. */
+export function maskValue(value: unknown): unknown {
+  if (value === null || value === undefined) return null;
+  return maskPin(typeof value === 'string' ? value : JSON.stringify(value));
+}
+
+/** Structs and lists may carry a PIN field (`SELECT s FROM sales s`): mask those fields too. */
+export function maskNested(value: unknown): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map(maskNested);
+  return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, isPinColumn(k) ? maskValue(v) : maskNested(v)]));
+}
