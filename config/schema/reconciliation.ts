@@ -1,0 +1,40 @@
+/**
+ * The `reconciliation` section of the configuration: tolerances and status classes `pinrecon reconcile` uses.
+ */
+import { z } from 'zod';
+import { money } from './common.js';
+
+/** `pinrecon reconcile`: how the two sides are compared. */
+export const reconciliationSchema = z
+  .strictObject({
+    /**
+     * Largest difference between expected and charged cost that is not a cost_mismatch.
+     * @default 0.01
+     */
+    costTolerance: money.default(0.01),
+    /**
+     * Largest difference between the two sales prices that is not a price_mismatch.
+     * @default undefined (costTolerance)
+     */
+    priceTolerance: money.optional(),
+    /**
+     * A booked or unsent key older than this many days at as-of is an unredeemed_key.
+     * @default 3
+     */
+    unredeemedAfterDays: z.number().int().nonnegative().default(3),
+    /**
+     * Provider status text → class (redeemed, canceled, booked); a status not listed is unknown_status.
+     * @default { 'Redeemed by Client': 'redeemed', 'Canceled in stock': 'canceled', delivered: 'booked' }
+     */
+    statusMap: z
+      .record(z.string(), z.enum(['redeemed', 'canceled', 'booked']))
+      .default({ 'Redeemed by Client': 'redeemed', 'Canceled in stock': 'canceled', delivered: 'booked' }),
+    /**
+     * Look up every would-be missing_at_provider reference individually before concluding (needs credentials).
+     * @default true
+     */
+    lookupMissing: z.boolean().default(true),
+  })
+  .prefault({});
+
+export type ReconciliationConfig = z.output<typeof reconciliationSchema>;
