@@ -1,5 +1,5 @@
 /**
- * Rooms that fit (issue 17): no module over 400 lines but the config schema (one documented option after another).
+ * Rooms that fit (issue 17): no module over 400 lines, the config schema included (issue 27: split by section).
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,7 +8,7 @@ import { repositoryRoot as root, typescriptFiles } from '../support/repository-f
 
 const sourceFolders = ['cli', 'pipelines', 'sources', 'reports', 'config', 'core', 'doubles', 'bench', 'scripts'];
 const maxLines = 400;
-const exempt = new Set(['config/schema.ts']);
+const exempt = new Set<string>();
 
 const lineCount = (file: string) => readFileSync(path.join(root, file), 'utf8').trimEnd().split('\n').length;
 
