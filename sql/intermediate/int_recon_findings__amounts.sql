@@ -5,18 +5,8 @@ with
 
 pairs as (
 
-    select * from int_recon_pairs_compared
-
-),
-
-flagged_pairs as (
-
-    -- the ledger line's place, which the pairs do not carry, for the few flagged ones
-    select pairs.*, ledger.ledger_source
-    from pairs
-    inner join int_ledger__orders_classified as ledger
-        on ledger.ledger_line_id = pairs.ledger_line_id
-    where pairs.is_cost_mismatch or pairs.is_price_mismatch or pairs.is_currency_mismatch or pairs.is_product_mismatch
+    select * from int_recon_pairs_flagged
+    where is_cost_mismatch or is_price_mismatch or is_currency_mismatch or is_product_mismatch
 
 ),
 
@@ -70,7 +60,7 @@ final as (
         pairs.key_last4,
         cast(null as integer) as age_days
 
-    from flagged_pairs as pairs
+    from pairs
     cross join pair_rules
     where case pair_rules.exception_type
         when 'cost_mismatch' then pairs.is_cost_mismatch

@@ -5,14 +5,8 @@ with
 
 pairs as (
 
-    -- the ledger line's place and the raw sale date, which the pairs do not carry, for the cutoff pairs only
-    select pairs.*, ledger.ledger_source, sales.transaction_date_raw
-    from int_recon_pairs_compared as pairs
-    inner join int_ledger__orders_classified as ledger
-        on ledger.ledger_line_id = pairs.ledger_line_id
-    inner join int_provider__sales_classified as sales
-        on sales.transaction_id = pairs.transaction_id
-    where pairs.is_cutoff
+    select * from int_recon_pairs_flagged
+    where is_cutoff
 
 ),
 

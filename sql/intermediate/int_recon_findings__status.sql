@@ -18,18 +18,8 @@ sales as (
 
 pairs as (
 
-    select * from int_recon_pairs_compared
-
-),
-
-flagged_pairs as (
-
-    -- the ledger line's place, which the pairs do not carry, for the few flagged ones
-    select pairs.*, ledger.ledger_source
-    from pairs
-    inner join int_ledger__orders_classified as ledger
-        on ledger.ledger_line_id = pairs.ledger_line_id
-    where pairs.is_canceled_but_booked or pairs.is_refunded_not_reversed
+    select * from int_recon_pairs_flagged
+    where is_canceled_but_booked or is_refunded_not_reversed
 
 ),
 
@@ -69,7 +59,7 @@ pair_findings as (
         pairs.key_last4,
         cast(null as integer) as age_days
 
-    from flagged_pairs as pairs
+    from pairs
     cross join pair_rules
     where case pair_rules.exception_type
         when 'canceled_but_booked' then pairs.is_canceled_but_booked

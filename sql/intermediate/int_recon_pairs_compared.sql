@@ -1,7 +1,7 @@
 -- One row per matched pair in the period's scope (one ledger line, one provider sale, same reference),
 -- with every comparison the finding rules need and the finding type that explains its cost difference. Wide
 -- texts only a finding shows (the ledger line's place, the raw sale date) are not carried: the few pairs with a
--- finding fetch them by id (int_recon_findings__amounts, __cutoff, __status).
+-- finding fetch them by id, once (int_recon_pairs_flagged).
 with
 
 params as (
