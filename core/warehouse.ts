@@ -8,6 +8,7 @@ import { printable } from './text-safety.js';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
+import { actionEventsNeedChaining, chainExistingActionEvents } from './action-event-chain.js';
 import { chainExistingDecisions, decisionsNeedChaining } from './decision-chain.js';
 import { copyKeyedSalesBack, salesHasPrimaryKey, setKeyedSalesAside } from './sales-rebuild.js';
 import { isOutOfMemory, JobError } from './errors.js';
@@ -210,6 +211,7 @@ export class Warehouse {
     const dir = path.join(sqlDir(), 'schema');
     // Decisions recorded before the audit chain existed are chained once, as the chain's columns arrive.
     const unchained = await decisionsNeedChaining(this);
+    const unchainedEvents = await actionEventsNeedChaining(this);
     const files = readdirSync(dir)
       .filter((f) => f.endsWith('.sql'))
       .sort();
@@ -228,6 +230,7 @@ export class Warehouse {
       await runFiles();
     }
     if (unchained) await chainExistingDecisions(this);
+    if (unchainedEvents) await chainExistingActionEvents(this);
   }
 
   async run(sql: string, params?: Params): Promise<void> {

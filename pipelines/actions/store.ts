@@ -3,7 +3,16 @@
  * every change of state is also appended to `recon_action_events` in the same transaction, with who and why.
  * The verbs (plan, approve, execute, export) change actions only through `changeStatus` and `insertAction`.
  */
+import type { KeyObject } from 'node:crypto';
+import {
+  actionEventChainHead,
+  actionEventSha256,
+  canonicalActionEvent,
+  type ChainedActionEvent,
+} from '../../core/action-event-chain.js';
+import { canonicalTimestamp } from '../../core/decision-chain.js';
 import { JobError, UsageError } from '../../core/errors.js';
+import { signCanonical } from '../../core/signatures.js';
 import type { Params, Warehouse } from '../../core/warehouse.js';
 
 export const actionKinds = ['reversal', 'claim', 'journal'] as const;
@@ -75,8 +84,8 @@ export interface StatusFields {
 }
 
 /**
- * Moves one action from `from` to `to`, setting `fields`, and appends the event — in the caller's transaction
- * if there is one. Fails when the action is no longer in `from` (someone else moved it): nothing is changed.
+ * Moves one action from `from` to `to`, setting `fields`, and appends the event (signed by `attest.signer`
+ * when given) — in the caller's transaction if there is one. Fails when the action is no longer in `from` (someone else moved it): nothing is changed.
  */
 export async function changeStatus(
   warehouse: Warehouse,
@@ -86,6 +95,7 @@ export async function changeStatus(
   by: string,
   detail: string | null,
   fields: StatusFields = {},
+  attest: { signer?: EventSigner | null; policySha256?: string | null } = {},
 ): Promise<void> {
   const now = new Date().toISOString();
   const entries = Object.entries(fields);
@@ -104,9 +114,19 @@ export async function changeStatus(
       'Run `pinrecon actions list` to see where it stands, then try again.',
     );
   }
-  await appendEvent(warehouse, { actionId, at: now, by, from, to, detail });
+  await appendEvent(warehouse, { actionId, at: now, by, from, to, detail, ...attest });
 }
 
+/** Who signs an event: the key of the person acting (people configured), else nothing. */
+export interface EventSigner {
+  privateKey: KeyObject;
+  fingerprint: string;
+}
+
+/**
+ * Appends one event, linked into its period's chain (core/action-event-chain.ts) and, when `signer` is given,
+ * signed over the same canonical bytes; in the caller's transaction if there is one.
+ */
 export async function appendEvent(
   warehouse: Warehouse,
   event: {
@@ -116,12 +136,54 @@ export async function appendEvent(
     from: ActionStatus | null;
     to: ActionStatus;
     detail: string | null;
+    signer?: EventSigner | null;
+    policySha256?: string | null;
   },
 ): Promise<void> {
+  const period = await periodOfAction(warehouse, event.actionId);
+  const head = await actionEventChainHead(warehouse, period);
+  const chained: ChainedActionEvent = {
+    period,
+    chainPosition: head.position + 1,
+    actionId: event.actionId,
+    at: canonicalTimestamp(event.at ? new Date(event.at) : new Date()),
+    by: event.by,
+    fromStatus: event.from,
+    toStatus: event.to,
+    detail: event.detail,
+    policySha256: event.policySha256 ?? null,
+    prevSha256: head.sha256,
+  };
+  const signature = event.signer ? signCanonical(event.signer.privateKey, canonicalActionEvent(chained)) : null;
   await warehouse.run(
-    `INSERT INTO recon_action_events (action_id, "at", "by", from_status, to_status, detail) VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6)`,
-    [event.actionId, event.at ?? new Date().toISOString(), event.by, event.from, event.to, event.detail],
+    `INSERT INTO recon_action_events (action_id, "at", "by", from_status, to_status, detail, period, chain_position,
+       prev_sha256, row_sha256, policy_sha256, signature, signer_key_sha256)
+     VALUES ($1, $2::TIMESTAMPTZ, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
+    [
+      event.actionId,
+      chained.at,
+      event.by,
+      event.from,
+      event.to,
+      event.detail,
+      period,
+      chained.chainPosition,
+      chained.prevSha256,
+      actionEventSha256(chained),
+      chained.policySha256,
+      signature,
+      event.signer ? event.signer.fingerprint : null,
+    ],
   );
+}
+
+/** The period an action belongs to (its events are chained per period). */
+async function periodOfAction(warehouse: Warehouse, actionId: string): Promise<string> {
+  const row = await warehouse.one<{ period: string }>('SELECT period FROM recon_actions WHERE action_id = $1', [
+    actionId,
+  ]);
+  if (!row) throw new JobError(`Action ${actionId} is not in the database.`, 'Run `pinrecon actions list` to see it.');
+  return row.period;
 }
 
 /** The next free action ids of a period: A-<period>-0001, A-<period>-0002, … (readable, typeable, in plan order). */
