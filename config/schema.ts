@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { actionsSchema, journalSchema } from './schema/actions.js';
+import { analystsSchema } from './schema/analysts.js';
 import { apiSchema } from './schema/api.js';
 import { memorySetting, numberFromText, timeZone } from './schema/common.js';
 import { emailSchema } from './schema/email.js';
@@ -17,6 +18,7 @@ import { schedulesSchema } from './schema/schedules.js';
 import { securitySchema } from './schema/security.js';
 
 export type { ActionsConfig, JournalConfig } from './schema/actions.js';
+export type { AnalystsConfig } from './schema/analysts.js';
 export { type ApiConfig, defaultEndpoints, type EndpointName, endpointNames } from './schema/api.js';
 export type { EmailConfig } from './schema/email.js';
 export type { ExtractConfig } from './schema/extract.js';
@@ -84,6 +86,8 @@ export const configSchema = z.strictObject({
   security: securitySchema,
   /** `pinrecon report --email`: the message to finance. */
   email: emailSchema,
+  /** Who may read the analysts' snapshot and exports besides pinrecon's own account. */
+  analysts: analystsSchema,
   /**
    * `pinrecon schedule`: jobs run on a cron expression, each with its job, the period it works on
    * (`previous`, `current` or YYYY-MM, default previous), whether it emails (default false) and an optional ledger file.

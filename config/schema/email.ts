@@ -46,6 +46,12 @@ export const emailSchema = z
      */
     to: z.array(z.string()).default(['finance@example.com']),
     /**
+     * Who is told when a scheduled job fails or is abandoned (issue 31): one alert per failure, with what
+     * failed, where, the command that retries it and the log line.
+     * @default undefined (email.to)
+     */
+    alertsTo: z.array(z.string()).min(1).optional(),
+    /**
      * Subject line; `{period}` in it becomes the period.
      * @default undefined ("pinrecon <period>: N findings")
      */

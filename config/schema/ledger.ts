@@ -34,6 +34,12 @@ export const ledgerSchema = z
      */
     path: z.string().default('ledger.csv'),
     /**
+     * Read a ledger path that is a symbolic link (issue 34: a planted link could make pinrecon read another
+     * file of this account's); without it such a path is refused, naming it.
+     * @default false
+     */
+    followSymlinks: z.boolean().default(false),
+    /**
      * CSV field separator: `,`, `;`, `|` or tab (also written "tab" or "\\t").
      * @default ','
      */
