@@ -1,13 +1,16 @@
 /**
- * Finds, reads and validates the configuration: `--config FILE`, else `./pinrecon.config.json`, else
- * `$PINRECON_CONFIG`, else built-in defaults; then environment variables override the file.
- * Every error names the file (or variable) and the key.
+ * Finds, reads and validates the configuration: `--config FILE`, else `$PINRECON_CONFIG`, else
+ * `./pinrecon.config.json`, else built-in defaults (an explicit choice beats an implicit one, issue 31); then
+ * environment variables override the file (config/environment.ts). Every error names the file:line (or variable)
+ * and the key.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
 import { rememberSecrets } from '../core/secret-redaction.js';
+import { applyEnvironment, type EnvironmentSetting, environmentOverrides } from './environment.js';
+import { lineOfKey, parseJsonc } from './jsonc.js';
 import { configSchema, type Config } from './schema.js';
 import { isLoopbackAddress, parseSmtpUrl, redactUrl as redactUrlText } from './transport-security.js';
 
@@ -15,53 +18,58 @@ export interface LoadedConfig {
   config: Config;
   /** The file it came from, or undefined for built-in defaults. */
   file?: string;
+  /** How the file was chosen: `--config`, `$PINRECON_CONFIG`, `./pinrecon.config.json` or `defaults`. */
+  chosenBy?: 'option' | 'environment' | 'working directory' | 'defaults';
+  /** The environment variables that set keys, in the order applied. */
+  environment?: EnvironmentSetting[];
   /** Unsafe choices the operator opted into (plain-text credentials), said on every run. */
   warnings?: string[];
 }
 
-/** Environment variable → config key path. Applied after the file, before validation. */
-export const environmentOverrides: Record<string, string[]> = {
-  PINRECON_API_BASE_URL: ['api', 'baseUrl'],
-  PINRECON_API_IDENTIFIER: ['api', 'identifier'],
-  PINRECON_API_SECRET: ['api', 'secret'],
-  PINRECON_SMTP_URL: ['email', 'smtpUrl'],
-  PINRECON_SMTP_PASSWORD: ['email', 'smtpPassword'],
-  PINRECON_DATABASE: ['database'],
-  PINRECON_TIMEZONE: ['timezone'],
-  PINRECON_REPORTS_DIR: ['reports', 'outDir'],
-  PINRECON_LOCK_WAIT_SECONDS: ['lockWaitSeconds'],
-  PINRECON_MEMORY_LIMIT: ['memoryLimit'],
-  PINRECON_HISTORY_START: ['extract', 'historyStart'],
-};
+export { environmentOverrides, parseJsonc };
 
 export function resolveConfigPath(
   explicit: string | undefined,
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): string | undefined {
-  if (explicit) return path.resolve(cwd, explicit);
+  return chooseConfigFile(explicit, env, cwd).file;
+}
+
+/** The config file and why it was chosen: `--config` > `$PINRECON_CONFIG` > `./pinrecon.config.json` (issue 31). */
+export function chooseConfigFile(
+  explicit: string | undefined,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { file?: string; chosenBy: NonNullable<LoadedConfig['chosenBy']> } {
+  if (explicit) return { file: path.resolve(cwd, explicit), chosenBy: 'option' };
+  if (env.PINRECON_CONFIG) return { file: path.resolve(cwd, env.PINRECON_CONFIG), chosenBy: 'environment' };
   const local = path.resolve(cwd, 'pinrecon.config.json');
-  if (existsSync(local)) return local;
-  if (env.PINRECON_CONFIG) return path.resolve(cwd, env.PINRECON_CONFIG);
-  return undefined;
+  if (existsSync(local)) return { file: local, chosenBy: 'working directory' };
+  return { chosenBy: 'defaults' };
 }
 
 export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): LoadedConfig {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
-  const file = resolveConfigPath(options.file, env, cwd);
+  const { file, chosenBy } = chooseConfigFile(options.file, env, cwd);
   let raw: unknown = {};
+  let text = '';
   if (file) {
-    if (!existsSync(file))
-      throw new ConfigError(`${file}: config file not found. Pass --config with an existing file.`, file);
-    raw = parseJsonc(readFileSync(file, 'utf8'), file);
+    if (!existsSync(file)) {
+      const named = chosenBy === 'environment' ? ' (named by $PINRECON_CONFIG)' : '';
+      throw new ConfigError(`${file}: config file not found${named}. Pass --config with an existing file.`, file);
+    }
+    text = readFileSync(file, 'utf8');
+    raw = parseJsonc(text, file);
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
       throw new ConfigError(`${file}: the config must be a JSON object.`, file);
     }
   }
-  const merged = applyEnvironment(structuredClone(raw) as Record<string, unknown>, env);
+  const merged = structuredClone(raw) as Record<string, unknown>;
+  const environment = applyEnvironment(merged, env, configSchema);
   const parsed = configSchema.safeParse(merged);
-  if (!parsed.success) throw configErrorFrom(parsed.error, file, env);
+  if (!parsed.success) throw configErrorFrom(parsed.error, file, text, environment);
   const config = parsed.data;
   // Relative paths in a config file are relative to that file, so a scheduled job finds them from anywhere.
   const base = file ? path.dirname(file) : cwd;
@@ -70,7 +78,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; cw
   config.ledger.path = path.resolve(base, config.ledger.path);
   if (config.extract.landingDir) config.extract.landingDir = path.resolve(base, config.extract.landingDir);
   rememberSecrets(configCredentials(config));
-  return { config, file, warnings: transportWarnings(config) };
+  return { config, file, chosenBy, environment, warnings: transportWarnings(config) };
 }
 
 /**
@@ -113,28 +121,24 @@ export function transportWarnings(config: Config): string[] {
   return warnings;
 }
 
-function applyEnvironment(target: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown> {
-  for (const [variable, keyPath] of Object.entries(environmentOverrides)) {
-    const value = env[variable];
-    if (value === undefined || value === '') continue;
-    let node = target;
-    for (const key of keyPath.slice(0, -1)) {
-      if (typeof node[key] !== 'object' || node[key] === null) node[key] = {};
-      node = node[key] as Record<string, unknown>;
-    }
-    const leaf = keyPath[keyPath.length - 1]!;
-    node[leaf] = value;
-  }
-  return target;
-}
-
-function configErrorFrom(error: z.ZodError, file: string | undefined, env: NodeJS.ProcessEnv): ConfigError {
+function configErrorFrom(
+  error: z.ZodError,
+  file: string | undefined,
+  text: string,
+  environment: EnvironmentSetting[],
+): ConfigError {
   const lines = error.issues.map((issue) => {
     const key = issue.path.join('.') || '(root)';
-    const variable = Object.entries(environmentOverrides).find(
-      ([name, keyPath]) => keyPath.join('.') === key && env[name] !== undefined && env[name] !== '',
-    )?.[0];
-    const where = variable ? `environment variable ${variable}` : (file ?? 'built-in defaults');
+    // The last variable that set this key or a key above it (a section given as JSON) is where the value came from.
+    const variable = environment.findLast(
+      ({ keyPath }) => key === keyPath.join('.') || key.startsWith(`${keyPath.join('.')}.`),
+    )?.variable;
+    const line = file && !variable ? lineOfKey(text, issue.path) : undefined;
+    const where = variable
+      ? `environment variable ${variable}`
+      : file
+        ? `${file}${line ? `:${line}` : ''}`
+        : 'built-in defaults';
     const unknownKeys =
       issue.code === 'unrecognized_keys'
         ? ` (${issue.keys.map((k) => (key === '(root)' ? k : `${key}.${k}`)).join(', ')})`
@@ -143,49 +147,6 @@ function configErrorFrom(error: z.ZodError, file: string | undefined, env: NodeJ
   });
   const first = error.issues[0];
   return new ConfigError(`Invalid configuration:\n  ${lines.join('\n  ')}`, file, first?.path.join('.'));
-}
-
-/** JSON with // and /* *\/ comments and trailing commas, as in interface.md's example. */
-export function parseJsonc(text: string, file: string): unknown {
-  let out = '';
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i]!;
-    if (inString) {
-      out += c;
-      if (c === '\\') out += text[++i] ?? '';
-      else if (c === '"') inString = false;
-    } else if (c === '"') {
-      inString = true;
-      out += c;
-    } else if (c === '/' && text[i + 1] === '/') {
-      while (i < text.length && text[i] !== '\n') i++;
-      out += '\n';
-    } else if (c === '/' && text[i + 1] === '*') {
-      i += 2;
-      while (i < text.length && !(text[i] === '*' && text[i + 1] === '/')) out += text[i++] === '\n' ? '\n' : ' ';
-      i++;
-    } else out += c;
-  }
-  out = out.replace(/,(\s*[}\]])/g, '$1');
-  try {
-    return JSON.parse(out.replace(/^\uFEFF/, ''));
-  } catch (error) {
-    const message = (error as Error).message;
-    const line = errorLine(out, message);
-    throw new ConfigError(`${file}${line ? `:${line}` : ''}: not valid JSON (${message}).`, file);
-  }
-}
-
-/** The line of a JSON.parse error: from "position N" (older V8) or the quoted context snippet (Node 20+). */
-function errorLine(text: string, message: string): number | undefined {
-  const position = /position (\d+)/.exec(message)?.[1];
-  if (position) return text.slice(0, Number(position)).split('\n').length;
-  const snippet = /"(?:\.\.\.)?([\s\S]*?)(?:\.\.\.)?" is not valid JSON/.exec(message)?.[1];
-  const at = snippet ? text.indexOf(snippet) : -1;
-  if (at < 0 || !snippet) return undefined;
-  const offset = /Unexpected end/.test(message) ? snippet.length : snippet.length - 1;
-  return text.slice(0, at + offset).split('\n').length;
 }
 
 /** The config with credentials and tokens replaced, for display and debug output. */

@@ -90,7 +90,7 @@ describe('configuration', () => {
     const file = writeConfig('{ "api": { "maxRequestsPerSecond": "fast" } }');
     expect(() => loadConfig({ file, env: {} })).toThrow(ConfigError);
     expect(() => loadConfig({ file, env: {} })).toThrow(
-      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: api\\.maxRequestsPerSecond`),
+      new RegExp(`${file.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}:1: api\\.maxRequestsPerSecond`),
     );
   });
 
