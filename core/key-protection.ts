@@ -36,32 +36,104 @@ export function isMaskedKey(value: string): boolean {
 const QUOTE = 0x22;
 const COLON = 0x3a;
 const BACKSLASH = 0x5c;
-const KEY_NAME = Buffer.from('key');
+const LOWER_N = 0x6e;
+/** The longest spelling of the name `key` in JSON: each letter escaped, `\u006B\u0065\u0079`. */
+const LONGEST_KEY_NAME = 18;
 
 function isWhitespace(byte: number): boolean {
   return byte === 0x20 || byte === 0x0a || byte === 0x0d || byte === 0x09;
 }
 
+/** `key` in any case spelling, for the 3 raw bytes of a member name (the common case: no escape). */
+function isKeyName3(bytes: Buffer, at: number): boolean {
+  return (bytes[at]! | 0x20) === 0x6b && (bytes[at + 1]! | 0x20) === 0x65 && (bytes[at + 2]! | 0x20) === 0x79;
+}
+
 /**
- * Rewrites the string value of every member named `key` of a JSON text, chunk by chunk (a member split
- * across chunks included). Only a key's own value is buffered; everything else passes through as received.
- * A value that is not a string (null, a number) is left as it is.
+ * Whether the raw bytes of a member name (quotes excluded) name the key: `key` in any case, escapes decoded
+ * (`"k\u0065y"`, issue 34: DuckDB and every JSON reader decode them, so the masker must too).
+ */
+function isKeyName(raw: Buffer, sawEscape: boolean): boolean {
+  if (raw.length === 3) return isKeyName3(raw, 0);
+  if (!sawEscape || raw.length > LONGEST_KEY_NAME) return false;
+  try {
+    return (JSON.parse(`"${raw.toString('utf8')}"`) as string).toLowerCase() === 'key';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A value of `key` that is not a string (a number, an array, an object, true or false), read past while it is
+ * replaced (issue 34: a PIN sent as a number or an array was landed and quarantined whole). A number is kept as
+ * its text (it is the PIN), anything else is only walked: strings inside it are skipped with their escapes.
+ */
+class OtherValue {
+  depth = 0;
+  inString = false;
+  escaped = false;
+  /** A number's characters (bounded: a number has no business being long). */
+  text = '';
+  readonly isNumber: boolean;
+
+  constructor(first: number) {
+    this.isNumber = first === 0x2d || (first >= 0x30 && first <= 0x39);
+  }
+
+  /** Reads from `i`; returns where the value ends (the index after it), or -1 when it goes on past the chunk. */
+  read(chunk: Buffer, i: number, strings: StringScanner): number {
+    for (; i < chunk.length; i++) {
+      if (this.inString) {
+        const end = strings.end(chunk, i, this.escaped);
+        this.escaped = end.escaped;
+        if (end.at === -1) return -1;
+        this.inString = false;
+        i = end.at;
+        if (this.depth === 0) return i + 1;
+        continue;
+      }
+      const byte = chunk[i]!;
+      if (byte === QUOTE) this.inString = true;
+      else if (byte === 0x5b || byte === 0x7b) this.depth++;
+      else if (byte === 0x5d || byte === 0x7d) {
+        // A closing bracket at depth 0 belongs to the enclosing record: a scalar ends before it.
+        if (this.depth === 0) return i;
+        if (--this.depth === 0) return i + 1;
+      } else if (this.depth === 0 && (byte === 0x2c || isWhitespace(byte))) return i;
+      else if (this.depth === 0 && this.text.length < 64) this.text += String.fromCharCode(byte);
+    }
+    return -1;
+  }
+}
+
+/**
+ * Rewrites the value of every member named `key` (any case, escapes decoded) of a JSON text, chunk by chunk (a
+ * member split across chunks included). Only a key's own value is buffered; everything else passes through as
+ * received. A string becomes its kept form; a number is taken as the PIN's text and kept the same way; any other
+ * value (an array, an object, a boolean) is dropped as `null`; null stays null.
  */
 export class KeyMasker {
   private inString = false;
   private escaped = false;
-  /** The raw bytes of the string being read, while it may still be the name `key` (at most 3), and its length. */
-  private nameBytes: number[] = [];
+  /** The string being read: where it began in this chunk (-1: in an earlier one), its length, and its bytes
+   * from earlier chunks while it may still be a spelling of `key` (at most LONGEST_KEY_NAME). */
+  private nameStart = -1;
   private nameLength = 0;
+  private nameCarry: Buffer | undefined;
+  private nameSawEscape = false;
   /** The last string closed was `key`, and only whitespace followed it. */
   private afterKeyName = false;
-  /** A `"key":` was read: the next string is a PIN. */
+  /** A `"key":` was read: the next value is a PIN. */
   private expectingPin = false;
   /** The PIN being read (raw JSON string bytes, without quotes), in the pieces the chunks brought. */
   private pin: Buffer[] | undefined;
+  /** A key's value that is not a string, being read past. */
+  private other: OtherValue | undefined;
   private readonly strings = new StringScanner();
   /** Whole keys rewritten so far (keys already masked are not counted). */
   masked = 0;
+  /** Keys that were not strings (masked as text when a number, else dropped). */
+  notStrings = 0;
 
   constructor(private readonly protection: KeyProtection) {
     if (protection.mode === 'hash' && !protection.secret) throw new Error('hash mode needs the secret of the HMAC');
@@ -73,7 +145,17 @@ export class KeyMasker {
     // Written into one buffer as it goes; a chunk without a PIN passes through untouched.
     let out: OutputBuffer | undefined;
     let passFrom = 0;
-    for (let i = 0; i < chunk.length; i++) {
+    let i = 0;
+    // A string begun in an earlier chunk starts at 0 in this one.
+    this.nameStart = -1;
+    if (this.other) {
+      i = this.finishOther(chunk, 0);
+      if (i === -1) return chunk.subarray(0, 0);
+      out = new OutputBuffer(chunk.length);
+      out.text(this.replacement());
+      passFrom = i;
+    }
+    for (; i < chunk.length; i++) {
       if (this.inString) {
         // String content: from quote to quote at native speed (core/json-string-scan.ts).
         const end = this.strings.end(chunk, i, this.escaped);
@@ -81,12 +163,18 @@ export class KeyMasker {
         const until = end.at === -1 ? chunk.length : end.at;
         if (this.pin) this.pin.push(chunk.subarray(i, until));
         else {
-          // Only a name of 3 bytes can be `key`: its bytes are kept (a name may be split across chunks).
-          if (this.nameLength + until - i <= KEY_NAME.length)
-            for (let j = i; j < until; j++) this.nameBytes.push(chunk[j]!);
           this.nameLength += until - i;
+          if (end.sawEscape) this.nameSawEscape = true;
         }
-        if (end.at === -1) break;
+        if (end.at === -1) {
+          // A name going on into the next chunk: its bytes so far kept while it may still be `key`.
+          if (!this.pin && this.nameLength <= LONGEST_KEY_NAME) {
+            const piece = chunk.subarray(this.nameStart === -1 ? 0 : this.nameStart, chunk.length);
+            this.nameCarry = Buffer.concat(this.nameCarry ? [this.nameCarry, piece] : [piece]);
+          }
+          this.nameStart = -1;
+          break;
+        }
         this.inString = false;
         i = end.at;
         if (this.pin) {
@@ -95,11 +183,7 @@ export class KeyMasker {
           out.text(this.protectedPin(this.pin.length === 1 ? this.pin[0]! : Buffer.concat(this.pin)));
           this.pin = undefined;
           passFrom = i + 1;
-        } else {
-          const name = this.nameBytes;
-          this.afterKeyName =
-            this.nameLength === 3 && name[0] === KEY_NAME[0] && name[1] === KEY_NAME[1] && name[2] === KEY_NAME[2];
-        }
+        } else this.afterKeyName = this.closedName(chunk, end.at);
         continue;
       }
       const byte = chunk[i]!;
@@ -114,8 +198,10 @@ export class KeyMasker {
           this.pin = [];
           continue;
         }
-        this.nameBytes = [];
+        this.nameStart = i + 1;
         this.nameLength = 0;
+        this.nameCarry = undefined;
+        this.nameSawEscape = false;
         continue;
       }
       if (isWhitespace(byte)) continue;
@@ -125,12 +211,51 @@ export class KeyMasker {
         continue;
       }
       this.afterKeyName = false;
+      if (this.expectingPin && byte !== LOWER_N) {
+        // A key that is not a string (nor null): held back from here and replaced (issue 34).
+        this.expectingPin = false;
+        out ??= new OutputBuffer(chunk.length);
+        out.copy(chunk, passFrom, i);
+        this.other = new OtherValue(byte);
+        const after = this.finishOther(chunk, i);
+        if (after === -1) return out.result();
+        out.text(this.replacement());
+        passFrom = after;
+        i = after - 1;
+        continue;
+      }
       this.expectingPin = false;
     }
     // Nothing written: no PIN closed here (closing one writes), so the chunk is passed whole or held in a PIN.
     if (!out) return this.pin ? chunk.subarray(0, 0) : chunk;
     if (!this.pin) out.copy(chunk, passFrom, chunk.length);
     return out.result();
+  }
+
+  /** Whether the string that just closed at `at` is a spelling of `key` (then it is a member name if `:` follows). */
+  private closedName(chunk: Buffer, at: number): boolean {
+    const length = this.nameLength;
+    if (length !== 3 && !(this.nameSawEscape && length <= LONGEST_KEY_NAME)) return false;
+    if (!this.nameCarry) {
+      if (length === 3) return isKeyName3(chunk, at - 3);
+      return isKeyName(chunk.subarray(at - length, at), true);
+    }
+    const raw = Buffer.concat([this.nameCarry, chunk.subarray(0, at)]);
+    this.nameCarry = undefined;
+    return isKeyName(raw, this.nameSawEscape);
+  }
+
+  /** Reads the non-string key on; returns where it ends in `chunk`, or -1 (then it is held: nothing goes out). */
+  private finishOther(chunk: Buffer, from: number): number {
+    return this.other!.read(chunk, from, this.strings);
+  }
+
+  /** What goes out in place of a non-string key: a number as a PIN's text, anything else as null. */
+  private replacement(): string {
+    const other = this.other!;
+    this.other = undefined;
+    this.notStrings++;
+    return other.isNumber ? this.protectedPin(Buffer.from(other.text, 'latin1')) : 'null';
   }
 
   /** `"****1234"` (plus `, "keyHmac": "…"` in hash mode) for the raw JSON string bytes of a PIN. */

@@ -84,6 +84,55 @@ describe('KeyMasker', () => {
   });
 });
 
+/**
+ * Issue 34: a hostile provider spells the member `key` escaped or in another case, or sends the PIN as a number, an
+ * array or an object. Every JSON reader (DuckDB's included) decodes the name, so each must be masked or dropped.
+ */
+describe('KeyMasker against a hostile provider', () => {
+  const pins = ['ESCAPED-PIN-0001', 'UPPER-PIN-0002', 'MIXED-PIN-0003', 'ARRAY-PIN-0004', 'OBJECT-PIN-0005'];
+  const text = `[
+    {"transactionId": 1, "k\\u0065y": "ESCAPED-PIN-0001", "status": "ok"},
+    {"transactionId": 2, "KEY" : "UPPER-PIN-0002"},
+    {"transactionId": 3, "\\u006B\\u0045\\u0059": "MIXED-PIN-0003", "k\\u0065ys": "not the key"},
+    {"transactionId": 4, "key": 123456789012345678, "next": "kept"},
+    {"transactionId": 5, "Key": ["ARRAY-PIN-0004", {"key": "x]\\\\"}], "next": "kept"},
+    {"transactionId": 6, "key": {"pin": "OBJECT-PIN-0005", "n": [1, [2]]}, "next": "kept"},
+    {"transactionId": 7, "key": true, "note": "k\\u0065y"},
+    {"transactionId": 8, "key": -42.5e3},
+    {"transactionId": 9, "key": null}
+  ]`;
+
+  test('escaped names, any case, and non-string values: masked or dropped, whatever the chunking', () => {
+    const bytes = Buffer.from(text, 'utf8');
+    const outputs = chunkings.map((sizes) => {
+      const masker = new KeyMasker(hash);
+      const output = Buffer.concat(chunked(bytes, sizes).map((chunk) => masker.push(chunk))).toString('utf8');
+      expect(masker.notStrings).toBe(5);
+      return output;
+    });
+    for (const output of outputs) expect(output).toBe(outputs[0]);
+    for (const pin of [...pins, '123456789012345678']) expect(outputs[0]).not.toContain(pin);
+    const records = JSON.parse(outputs[0]!) as Record<string, unknown>[];
+    const keyOf = (r: Record<string, unknown>) => Object.entries(r).find(([name]) => name.toLowerCase() === 'key')?.[1];
+    expect(records.map(keyOf)).toEqual([
+      maskPin('ESCAPED-PIN-0001'),
+      maskPin('UPPER-PIN-0002'),
+      maskPin('MIXED-PIN-0003'),
+      maskPin('123456789012345678'),
+      null,
+      null,
+      null,
+      maskPin('-42.5e3'),
+      null,
+    ]);
+    expect(records[0]!.keyHmac).toBe(keyHmac(secret, 'ESCAPED-PIN-0001'));
+    expect(records[3]!.keyHmac).toBe(keyHmac(secret, '123456789012345678'));
+    expect(records[2]!.keys).toBe('not the key');
+    for (const i of [3, 4, 5]) expect(records[i]!.next).toBe('kept');
+    expect(records[6]!.note).toBe('key');
+  });
+});
+
 test('keyHmac is HMAC-SHA256 of the trimmed key (RFC 4231 vectors: a short, a long and a block-size-exceeding secret)', () => {
   const vectors: [Buffer, string, string][] = [
     [Buffer.alloc(20, 0x0b), 'Hi There', 'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7'],
