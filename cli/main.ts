@@ -33,6 +33,7 @@ const commandModules: Record<string, () => Promise<Register[]>> = {
   'simulate-api': async () => [(await import('./commands/simulate-api.js')).registerSimulateApi],
   demo: async () => [(await import('./commands/demo.js')).registerDemo],
   keys: async () => [(await import('./commands/keys.js')).registerKeys],
+  identity: async () => [(await import('./commands/identity.js')).registerIdentity],
 };
 
 /** The registers of the command named first on the command line, or of every command (help, a typo, none). */

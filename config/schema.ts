@@ -12,6 +12,7 @@ import { memorySetting, numberFromText, timeZone } from './schema/common.js';
 import { emailSchema } from './schema/email.js';
 import { extractSchema } from './schema/extract.js';
 import { ledgerSchema } from './schema/ledger.js';
+import { peopleSchema } from './schema/people.js';
 import { reconciliationSchema } from './schema/reconciliation.js';
 import { reportsSchema } from './schema/reports.js';
 import { schedulesSchema } from './schema/schedules.js';
@@ -31,6 +32,7 @@ export {
   normalizeDelimiter,
   normalizeEncoding,
 } from './schema/ledger.js';
+export { type PeopleConfig, type Person, type PersonRole, personRoles } from './schema/people.js';
 export type { ReconciliationConfig } from './schema/reconciliation.js';
 export type { ReportsConfig } from './schema/reports.js';
 export type { SchedulesConfig } from './schema/schedules.js';
@@ -78,6 +80,8 @@ export const configSchema = z.strictObject({
   reconciliation: reconciliationSchema,
   /** `pinrecon report` and `export`. */
   reports: reportsSchema,
+  /** Who may act, proven by their keys, with their roles (issue 28; empty: names typed, not attested). */
+  people: peopleSchema,
   /** `pinrecon actions`: who may approve what (maker-checker, interface.md "Actions"). */
   actions: actionsSchema,
   /** `pinrecon actions export --kind journal`: the accounts of the journal entries. */

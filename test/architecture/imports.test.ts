@@ -79,6 +79,7 @@ const pipelineRooms = [
   'ledger',
   'catalog',
   'keys',
+  'people',
   'close',
   'reconcile',
   'decisions',
