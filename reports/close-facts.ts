@@ -36,6 +36,8 @@ export interface CloseFacts {
   changes: { new: number; cleared: number; changed: number };
   /** Bridge amount now minus as signed, per currency (exact decimal strings). */
   deltas: { currencyCode: string | null; amountDelta: string }[];
+  /** Actions executed or exported after the sign-off (actions execute --after-signoff; issue 28). */
+  actionsAfterSignoff?: number;
 }
 
 /** The state a person reads, one of four. */
@@ -133,5 +135,8 @@ export function changeSummary(close: CloseFacts): string {
     (d) =>
       `${d.currencyCode ?? '(no currency)'} ${Number(d.amountDelta) > 0 ? '+' : ''}${formatAmount(d.amountDelta, d.currencyCode)}`,
   );
-  return deltas.length > 0 ? `${counts}; amount delta ${deltas.join(', ')}` : counts;
+  const actions = close.actionsAfterSignoff
+    ? `; ${formatCount(close.actionsAfterSignoff)} action(s) carried out after the sign-off (--after-signoff)`
+    : '';
+  return (deltas.length > 0 ? `${counts}; amount delta ${deltas.join(', ')}` : counts) + actions;
 }

@@ -41,6 +41,8 @@ export interface SignoffState {
   changes: SignoffChangeCounts;
   /** Bridge amount now minus as signed, per currency with a change (exact decimal strings). */
   deltas: { currencyCode: string | null; amountDelta: string }[];
+  /** Actions executed or exported after the active sign-off (actions execute --after-signoff; issue 28). */
+  actionsAfterSignoff?: number;
 }
 
 const signoffColumns = `signoff_id, period, signed_by, strftime(timezone($tz, signed_at), '%Y-%m-%d %H:%M') AS signed_at, note, run_id,
@@ -114,8 +116,21 @@ export async function signoffState(
       [period, signoff.signoffId],
     )
   ).map((r) => ({ currencyCode: r.currency_code, amountDelta: r.delta }));
-  const changed = changes.new + changes.cleared + changes.changed > 0;
-  return { status: changed ? 'changed_since_signoff' : 'signed', signoff, changes, deltas };
+  const actionsAfterSignoff = await actionsSince(warehouse, period, signoff.signoffId);
+  const changed = changes.new + changes.cleared + changes.changed + actionsAfterSignoff > 0;
+  return { status: changed ? 'changed_since_signoff' : 'signed', signoff, changes, deltas, actionsAfterSignoff };
+}
+
+/** Issue 28: actions of the period carried out (executed, verified) after the sign-off was signed. */
+async function actionsSince(warehouse: Warehouse, period: string, signoffId: string): Promise<number> {
+  const row = await warehouse.one<{ n: string }>(
+    `SELECT count(DISTINCT e.action_id)::VARCHAR AS n FROM recon_action_events e
+     JOIN recon_actions a ON a.action_id = e.action_id
+     JOIN period_signoffs s ON s.signoff_id = $2
+     WHERE a.period = $1 AND e.to_status IN ('executed', 'verified') AND e."at" > s.signed_at`,
+    [period, signoffId],
+  );
+  return Number(row?.n ?? 0);
 }
 
 /**
@@ -157,6 +172,7 @@ export async function signoffFacts(
       : {}),
     changes: state.changes,
     deltas: state.deltas,
+    ...(state.actionsAfterSignoff ? { actionsAfterSignoff: state.actionsAfterSignoff } : {}),
   };
 }
 
@@ -167,7 +183,7 @@ export interface CheckedCompleteness {
   commands: string[];
 }
 
-type SignoffFacts = Pick<CloseFacts, 'status' | 'signoff' | 'reopened' | 'changes' | 'deltas'>;
+type SignoffFacts = Pick<CloseFacts, 'status' | 'signoff' | 'reopened' | 'changes' | 'deltas' | 'actionsAfterSignoff'>;
 
 /**
  * The report's view of closing the period: the verdict its reconciliation stored, made `incomplete` if the job

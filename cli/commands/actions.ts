@@ -100,6 +100,7 @@ amount is above actions.approvalLimit of its currency and the approver is not on
       )
       .requiredOption('--period <YYYY-MM>', 'the month')
       .option('--dry-run', 'say what would be done; call nothing, change nothing')
+      .option('--after-signoff', 'execute in a signed-off period (the next report says it changed since sign-off)')
       .option('--by <name>', 'who executes (default: the OS user name)'),
   )
     .addHelpText(
@@ -108,20 +109,22 @@ amount is above actions.approvalLimit of its currency and the approver is not on
 Each approved reversal: read the sale; already canceled → verified, no call. Else it is recorded in_flight,
 "Reversal by transaction id" is called once, and the sale is read again: canceled → verified, else failed
 with the provider's message (a refusal is never retried). After a crash, a re-run settles an in_flight
-action by reading the sale first. Claims and journal entries are not executed here: see actions export.
-Exit 1 when any action failed.`,
+action by reading the sale first. An action whose finding was decided again since it was planned is
+canceled, with no call. In a signed-off period nothing is executed without --after-signoff. Claims and
+journal entries are not executed here: see actions export. Exit 1 when any action failed.`,
     )
     .action(
-      action<PeriodOptions & { dryRun?: boolean }, []>(async ({ config, output }, options) => {
+      action<PeriodOptions & { dryRun?: boolean; afterSignoff?: boolean }, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
         const by = options.by ?? defaultDecidedBy();
+        const afterSignoff = Boolean(options.afterSignoff);
         const run = (warehouse: Warehouse) =>
-          executeActions(warehouse, config, { period, dryRun: options.dryRun, by }, output);
+          executeActions(warehouse, config, { period, dryRun: options.dryRun, by, afterSignoff }, output);
         const result = options.dryRun ? await withReadWarehouse(config, run) : await withJobWarehouse(config, run);
         const lines = [
           options.dryRun
             ? `dry run: ${result.actions.length} reversal(s) of ${period} would be executed`
-            : `executed ${period}: ${result.verified} verified, ${result.failed} failed`,
+            : `executed ${period}: ${result.verified} verified, ${result.failed} failed, ${result.canceled} canceled`,
         ];
         for (const a of result.actions)
           lines.push(`  ${a.outcome.padEnd(9)} ${a.actionId} tx ${a.transactionId}: ${a.detail}`);

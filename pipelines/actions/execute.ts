@@ -14,6 +14,8 @@ import type { SalesRecord } from '../../sources/partner-api/types.js';
 import { landAndLoadSales } from '../extract/lookup.js';
 import { recordRun, type PipelineRun } from '../../core/run-trace.js';
 import { actionsOf, appendEvent, changeStatus, checkPeriod, type ActionStatus, type StoredAction } from './store.js';
+import { cancelIfUnbound } from './binding.js';
+import { activeSignoff } from '../../reports/signoffs.js';
 
 /** Who execute's own settling is attributed to when no --by is given. */
 export const executeActor = 'pinrecon';
@@ -21,8 +23,8 @@ export const executeActor = 'pinrecon';
 export interface ExecutedAction {
   actionId: string;
   transactionId: string;
-  /** verified | failed, or for a dry run what would happen. */
-  outcome: 'verified' | 'failed' | 'would_read_then_reverse';
+  /** verified | failed | canceled (its decision changed: issue 28), or for a dry run what would happen. */
+  outcome: 'verified' | 'failed' | 'canceled' | 'would_read_then_reverse';
   /** Whether "Reversal by transaction id" was called for it in this run. */
   reversalRequested: boolean;
   detail: string;
@@ -35,12 +37,14 @@ export interface ExecuteSummary {
   actions: ExecutedAction[];
   verified: number;
   failed: number;
+  /** Canceled instead of executed: the finding's decision is no longer the one the action was planned from. */
+  canceled: number;
 }
 
 export async function executeActions(
   warehouse: Warehouse,
   config: Config,
-  options: { period: string; dryRun?: boolean; by?: string; client?: PartnerApiClient },
+  options: { period: string; dryRun?: boolean; by?: string; client?: PartnerApiClient; afterSignoff?: boolean },
   output: Output,
 ): Promise<ExecuteSummary> {
   const period = checkPeriod(options.period);
@@ -53,6 +57,7 @@ export async function executeActions(
       dryRun: true,
       verified: 0,
       failed: 0,
+      canceled: 0,
       actions: pending.map((a) => ({
         actionId: a.action_id,
         transactionId: a.transaction_id!,
@@ -64,6 +69,15 @@ export async function executeActions(
       })),
     };
   }
+  // Issue 28: money moved after a sign-off changes what was signed; only on purpose, and the next report says so.
+  const signed = pending.length > 0 ? await activeSignoff(warehouse, period, config.timezone) : undefined;
+  if (signed && !options.afterSignoff) {
+    throw new JobError(
+      `The period ${period} is signed off by ${signed.signedBy} at ${signed.signedAtZoned}: its ${pending.length} approved reversal(s) are not executed.`,
+      `To execute them after the sign-off (the next report says the period changed since it), pass --after-signoff; ` +
+        `or reopen it first: pinrecon reopen --period ${period} --by NAME --reason TEXT`,
+    );
+  }
   if (pending.length > 0 && !options.client && !(config.api.identifier && config.api.secret)) {
     throw new ConfigError(
       'actions execute calls the provider, but no API credentials are configured ' +
@@ -71,7 +85,15 @@ export async function executeActions(
     );
   }
   return recordRun(warehouse, 'actions execute', { period, by }, async (run) => {
-    const summary: ExecuteSummary = { runId: run.runId, period, dryRun: false, actions: [], verified: 0, failed: 0 };
+    const summary: ExecuteSummary = {
+      runId: run.runId,
+      period,
+      dryRun: false,
+      actions: [],
+      verified: 0,
+      failed: 0,
+      canceled: 0,
+    };
     if (pending.length === 0) return summary;
     const client = options.client ?? new PartnerApiClient(config.api);
     const before = { ...client.stats };
@@ -79,7 +101,7 @@ export async function executeActions(
       for (const action of pending) {
         const done = await executeOne(warehouse, config, client, action, by, run, output);
         summary.actions.push(done);
-        summary[done.outcome === 'verified' ? 'verified' : 'failed']++;
+        summary[done.outcome === 'verified' || done.outcome === 'canceled' ? done.outcome : 'failed']++;
       }
     } finally {
       run.counters.requests += client.stats.requests - before.requests;
@@ -87,7 +109,7 @@ export async function executeActions(
       run.counters.rateLimited += client.stats.rateLimited - before.rateLimited;
       if (!options.client) client.close();
       const outcomes = summary.actions.map((a) => `${a.actionId} ${a.outcome}`);
-      run.details = { verified: summary.verified, failed: summary.failed, actions: outcomes };
+      run.details = { verified: summary.verified, failed: summary.failed, canceled: summary.canceled, actions: outcomes };
     }
     run.counters.rowsLoaded = summary.actions.length;
     return summary;
@@ -107,10 +129,16 @@ async function executeOne(
   const interrupted = action.status === 'in_flight';
   let reads = 0;
   const readSale = async () => readAndStoreSale(warehouse, config, client, action, run, ++reads);
-  const result = (outcome: 'verified' | 'failed', reversalRequested: boolean, detail: string): ExecutedAction => {
+  const result = (outcome: ExecutedAction['outcome'], reversalRequested: boolean, detail: string): ExecutedAction => {
     output.info(`${action.action_id}: sale ${action.transaction_id} ${outcome}: ${detail}`);
     return { actionId: action.action_id, transactionId: action.transaction_id!, outcome, reversalRequested, detail };
   };
+
+  // 0. Issue 28: an approved action whose finding was decided again since it was planned is canceled, unread.
+  if (!interrupted) {
+    const stale = await warehouse.transaction(() => cancelIfUnbound(warehouse, action, by));
+    if (stale !== null) return result('canceled', false, `canceled, no call: ${stale}`);
+  }
 
   // 1. Read first: a sale already canceled (by us before a crash, or by anyone) is never reversed again.
   const first = await readSale();
@@ -131,20 +159,16 @@ async function executeOne(
     return result('verified', false, detail);
   }
 
-  // 2. Intent, committed before the call: a crash from here on leaves `in_flight`, which step 1 settles.
-  if (interrupted) {
-    await appendEvent(warehouse, {
-      actionId: action.action_id,
-      by,
-      from: 'in_flight',
-      to: 'in_flight',
-      detail: `after an interrupted execute the sale still reads "${first.status}": the reversal did not take effect; requesting it again`,
-    });
-  } else {
-    const detail = `sale reads "${first.status}": requesting its reversal`;
-    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, {
-      provider_status: first.status,
-    });
+  // 2. Intent, committed before the call: a crash from here on leaves `in_flight`, which step 1 settles. The
+  // binding is checked again in the same transaction (issue 28): no reversal against a decision taken since.
+  const stale = await warehouse.transaction(async () => {
+    const reason = await cancelIfUnbound(warehouse, action, by);
+    if (reason === null) await markInFlight(warehouse, action, first.status, by);
+    return reason;
+  });
+  if (stale !== null) {
+    const why = interrupted ? `the sale still reads "${first.status}" and ${stale}` : stale;
+    return result('canceled', false, `canceled, no reversal requested: ${why}`);
   }
 
   // 3. The call, once. A refusal is recorded, never retried; reading the sale settles it.
@@ -230,4 +254,20 @@ function isCanceled(sale: SalesRecord, config: Config): boolean {
     ([status]) => status.trim() === sale.status.trim(),
   )?.[1];
   return mapped === 'canceled';
+}
+
+/** Records the intent before the call: approved → in_flight, or for an interrupted one, an event that it is asked again. */
+async function markInFlight(warehouse: Warehouse, action: StoredAction, saleStatus: string, by: string): Promise<void> {
+  if (action.status === 'in_flight') {
+    await appendEvent(warehouse, {
+      actionId: action.action_id,
+      by,
+      from: 'in_flight',
+      to: 'in_flight',
+      detail: `after an interrupted execute the sale still reads "${saleStatus}": the reversal did not take effect; requesting it again`,
+    });
+  } else {
+    const detail = `sale reads "${saleStatus}": requesting its reversal`;
+    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, { provider_status: saleStatus });
+  }
 }

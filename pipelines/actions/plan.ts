@@ -36,6 +36,8 @@ type Wanted = {
   decided_at: string;
   exception_type: string;
   note: string | null;
+  /** The decision row it is planned from (recon_decisions.row_sha256): execute and export re-check it (issue 28). */
+  decision_sha256: string | null;
 };
 
 export interface ProposedAction {
@@ -116,9 +118,9 @@ export async function planActions(
         const actionId = ids[i]!;
         await warehouse.run(
           `INSERT INTO recon_actions (action_id, period, finding_id, kind, transaction_id, partner_reference, amount, currency_code, status,
-             proposed_by, proposed_at, decision, decided_by, decided_at, exception_type, note)
+             proposed_by, proposed_at, decision, decided_by, decided_at, exception_type, note, decision_sha256)
            VALUES ($1, $2, $3, $4, $5::BIGINT, $6, $7::DECIMAL(18,4), $8, 'proposed', $9, $10::TIMESTAMPTZ, $11, $12,
-                   $13::TIMESTAMPTZ, $14, $15)`,
+                   $13::TIMESTAMPTZ, $14, $15, $16)`,
           [
             actionId,
             period,
@@ -135,6 +137,7 @@ export async function planActions(
             w.decided_at,
             w.exception_type,
             w.note,
+            w.decision_sha256,
           ],
         );
         const detail = `${w.decision} decided by ${w.decided_by} at ${w.decided_at}`;
@@ -170,7 +173,7 @@ async function whyGone(warehouse: Warehouse, action: StoredAction): Promise<stri
 const decidedFindings = `
   decided AS (
     SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id, e.difference, e.amount, e.currency_code,
-           d.decision, d.decided_by, d.decided_at::VARCHAR AS decided_at, d.note
+           d.decision, d.decided_by, d.decided_at::VARCHAR AS decided_at, d.note, d.row_sha256 AS decision_sha256
     FROM recon_exceptions e
     JOIN recon_decisions d ON d.finding_id = e.finding_id AND d.period = e.period AND d.superseded_at IS NULL
     WHERE e.period = $1 AND d.decision IN ('reverse', 'claim', 'fix_ledger', 'write_off')
@@ -197,17 +200,17 @@ function wantedSql(isCanceled: (alias: string) => string): string {
   return `WITH ${decidedFindings}, ${reversalTargets(isCanceled)}
     SELECT d.finding_id, 'reversal' AS kind, t.transaction_id::VARCHAR AS transaction_id, d.partner_reference,
            t.partner_cost_price::VARCHAR AS amount, coalesce(t.sales_currency_code, d.currency_code) AS currency_code,
-           d.decision, d.decided_by, d.decided_at, d.exception_type, d.note
+           d.decision, d.decided_by, d.decided_at, d.exception_type, d.note, d.decision_sha256
     FROM decided d JOIN targets t USING (finding_id) WHERE NOT t.canceled
     UNION ALL
     SELECT d.finding_id, 'claim', d.transaction_id::VARCHAR, d.partner_reference, coalesce(d.difference, d.amount)::VARCHAR,
            d.currency_code,
-           d.decision, d.decided_by, d.decided_at, d.exception_type, d.note
+           d.decision, d.decided_by, d.decided_at, d.exception_type, d.note, d.decision_sha256
     FROM decided d WHERE d.decision = 'claim'
     UNION ALL
     SELECT d.finding_id, 'journal', d.transaction_id::VARCHAR, d.partner_reference, abs(coalesce(d.difference, d.amount))::VARCHAR,
            d.currency_code,
-           d.decision, d.decided_by, d.decided_at, d.exception_type, d.note
+           d.decision, d.decided_by, d.decided_at, d.exception_type, d.note, d.decision_sha256
     FROM decided d WHERE d.decision IN ('fix_ledger', 'write_off')
     ORDER BY 1, 2, 3`;
 }
