@@ -10,8 +10,11 @@ import type { Config } from '../config/schema.js';
 import { publishSnapshot, Warehouse } from '../core/warehouse.js';
 import type { Output } from '../core/output.js';
 import { ConsoleOutput } from './output.js';
-import { protectOwnedFiles } from '../pipelines/keys/private-files.js';
+import { analystsAccess, protectOwnedFiles } from '../pipelines/keys/private-files.js';
 import { warehouseSettings } from '../config/warehouse-settings.js';
+import { setPeriodTimeZone } from './period.js';
+
+export { parsePeriodOption } from './period.js';
 
 export interface CommandContext extends LoadedConfig {
   output: Output;
@@ -20,6 +23,7 @@ export interface CommandContext extends LoadedConfig {
 export interface GlobalOptions {
   config?: string;
   json?: boolean;
+  logFormat?: string;
 }
 
 /** Adds the options every command takes. */
@@ -27,9 +31,13 @@ export function withGlobalOptions(command: Command): Command {
   return command
     .option(
       '--config <file>',
-      'config file (default: ./pinrecon.config.json, else $PINRECON_CONFIG, else built-in defaults)',
+      'config file (default: $PINRECON_CONFIG, else ./pinrecon.config.json, else built-in defaults)',
     )
-    .option('--json', 'print the result as JSON for machines');
+    .option('--json', 'print the result as JSON for machines')
+    .option(
+      '--log-format <format>',
+      'stderr lines as "text" (timestamped off a terminal) or "json" (one object a line)',
+    );
 }
 
 /**
@@ -44,9 +52,16 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
     const command = commanderArgs[commanderArgs.length - 1] as Command;
     const options = command.optsWithGlobals() as O;
     const positional = commanderArgs.slice(0, -2) as A;
-    const output = new ConsoleOutput(Boolean(options.json));
+    const logFormat = options.logFormat === 'json' ? 'json' : 'text';
+    const output = new ConsoleOutput(Boolean(options.json), undefined, undefined, undefined, undefined, logFormat);
     try {
+      if (options.logFormat !== undefined && !['text', 'json'].includes(options.logFormat)) {
+        throw new UsageError(`--log-format must be "text" or "json", got "${options.logFormat}".`);
+      }
       const loaded = loadConfig({ file: options.config });
+      setPeriodTimeZone(loaded.config.timezone);
+      // Which config a command ran with is never a guess (issue 31).
+      output.info(`config: ${describeConfigSource(loaded)}`);
       protectOwnedFiles(loaded.config, output);
       for (const warning of loaded.warnings ?? []) output.warn(warning);
       await run({ ...loaded, output }, options, ...positional);
@@ -55,6 +70,19 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
       process.exitCode = exitCodeFor(error);
     }
   };
+}
+
+/** "FILE (from --config)" or "built-in defaults", and the variables that set keys (names only, never values). */
+export function describeConfigSource(loaded: LoadedConfig): string {
+  const how = {
+    option: 'from --config',
+    environment: 'from $PINRECON_CONFIG',
+    'working directory': 'found in the working directory',
+    defaults: '',
+  }[loaded.chosenBy ?? 'defaults'];
+  const file = loaded.file ? `${loaded.file}${how ? ` (${how})` : ''}` : 'built-in defaults (no file)';
+  const variables = (loaded.environment ?? []).map((setting) => setting.variable);
+  return variables.length ? `${file}; environment: ${variables.join(', ')}` : file;
 }
 
 export function reportFailure(output: Output, error: unknown): void {
@@ -86,24 +114,21 @@ export function parseDateOption(value: string | undefined, option: string): stri
   return value;
 }
 
-/** Parses a YYYY-MM option. */
-export function parsePeriodOption(value: string | undefined, option = '--period'): string {
-  if (!value || !/^\d{4}-(0[1-9]|1[0-2])$/.test(value)) {
-    throw new UsageError(`${option} must be a month written YYYY-MM, got "${value ?? ''}".`);
-  }
-  return value;
-}
-
 /**
- * Opens the configured database for a writing job, runs it, publishes the analysts' snapshot after a
- * success, and always closes the database.
+ * Opens the configured database for a writing job, runs it, publishes the analysts' snapshot after it, failed
+ * or not (issue 31: analysts see the failed run), and always closes the database.
  */
 export async function withJobWarehouse<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
+  const access = analystsAccess(config);
   const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
   try {
     const result = await work(warehouse);
-    await publishSnapshot(warehouse);
+    await publishSnapshot(warehouse, access);
     return result;
+  } catch (error) {
+    // The job's own error is what the caller reports; a snapshot that cannot be written then is secondary.
+    await publishSnapshot(warehouse, access).catch(() => undefined);
+    throw error;
   } finally {
     warehouse.close();
   }

@@ -1,11 +1,12 @@
 /**
- * Console output for every command: plain timestamped lines when not on a terminal, a redrawn progress
- * line when on one, and nothing but the final JSON document with --json. Errors always go to stderr.
+ * Console output for every command: plain timestamped lines when not on a terminal (error: and warning: lines
+ * too, issue 31), a redrawn progress line when on one, one JSON object a line with `--log-format json`, and
+ * nothing but the final JSON document on stdout with --json. Errors always go to stderr.
  * Every text printed passes `printable`: a file's control characters and escape sequences never reach the terminal.
  * Off a terminal (a cron log, a pipe), a step that runs longer than `progressEveryMs` logs a plain progress
  * line (done/total, rate, ETA) every `progressEveryMs`, so a long step is never silent.
  */
-import { describeProgress, type Output, type ProgressState } from '../core/output.js';
+import { describeProgress, type LogFormat, type Output, type ProgressState } from '../core/output.js';
 import { printable, printableJson } from '../core/text-safety.js';
 
 /** How often a long step logs a progress line when stderr is not a terminal. */
@@ -32,25 +33,37 @@ export class ConsoleOutput implements Output {
     readonly isTerminal: boolean = Boolean(process.stderr.isTTY) && !process.env.CI,
     /** The clock progress lines are timed by (tests inject one). */
     private readonly now: () => number = Date.now,
-  ) {}
+    /** `json`: every stderr line one object { time, level, message } for log collectors (issue 31). */
+    readonly logFormat: LogFormat = 'text',
+  ) {
+    // A log collector reads lines, not a redrawn bar.
+    if (logFormat === 'json') this.isTerminal = false;
+  }
 
   /** A line of progress narration (stderr, so stdout stays clean for results). */
   info(message: string): void {
     if (this.json) return;
-    this.clearProgress();
-    this.stderr.write(
-      this.isTerminal ? `${printable(message)}\n` : `${new Date(this.now()).toISOString()} ${printable(message)}\n`,
-    );
+    this.line('info', message);
   }
 
   warn(message: string): void {
-    this.clearProgress();
-    this.stderr.write(`warning: ${printable(message)}\n`);
+    this.line('warning', message);
   }
 
   error(message: string): void {
+    this.line('error', message);
+  }
+
+  /** One stderr line: bare on a terminal, timestamped off one (a cron log, a pipe), or a JSON object. */
+  private line(level: 'info' | 'warning' | 'error', message: string): void {
     this.clearProgress();
-    this.stderr.write(`error: ${printable(message)}\n`);
+    const time = new Date(this.now()).toISOString();
+    if (this.logFormat === 'json') {
+      this.stderr.write(`${printableJson({ time, level, message })}\n`);
+      return;
+    }
+    const text = `${level === 'info' ? '' : `${level}: `}${printable(message)}`;
+    this.stderr.write(this.isTerminal ? `${text}\n` : `${time} ${text}\n`);
   }
 
   /** The command's result for people (stdout). Suppressed with --json. */

@@ -14,6 +14,9 @@ export interface ProgressState {
   etaSeconds?: number;
 }
 
+/** How stderr lines are written: `text` for people, `json` (one object a line) for log collectors. */
+export type LogFormat = 'text' | 'json';
+
 export interface Output {
   /** --json: only the final document goes to stdout. */
   readonly json: boolean;
