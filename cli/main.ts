@@ -22,6 +22,7 @@ const commandModules: Record<string, () => Promise<Register[]>> = {
   reconcile: async () => [(await import('./commands/reconcile.js')).registerReconcile],
   report: async () => [(await import('./commands/report.js')).registerReport],
   findings: async () => [(await import('./commands/findings.js')).registerFindings],
+  matches: async () => [(await import('./commands/matches.js')).registerMatches],
   actions: async () => [(await import('./commands/actions.js')).registerActions],
   run: async () => [(await import('./commands/run.js')).registerRun],
   close: async () => [(await import('./commands/close.js')).registerClose],

@@ -34,6 +34,18 @@ export const reconciliationSchema = z
      * @default true
      */
     lookupMissing: z.boolean().default(true),
+    /**
+     * Suggested matches (issue 29): near-miss references proposed for a person to confirm or reject; pairs scoring
+     * below minScore (0-100) are not stored; the two sides' dates at most maxDays apart.
+     * @default { enabled: true, minScore: 60, maxDays: 3 }
+     */
+    suggest: z
+      .strictObject({
+        enabled: z.boolean().default(true),
+        minScore: z.number().int().min(0).max(100).default(60),
+        maxDays: z.number().int().min(0).max(31).default(3),
+      })
+      .prefault({}),
   })
   .prefault({});
 

@@ -40,6 +40,7 @@ import {
   type WindowCoverage,
 } from './proof-of-absence.js';
 import { fitMemoryToScope } from './scope.js';
+import { createDecisionInputs, decisionInputTables } from './decision-inputs.js';
 import { recordRun } from '../../core/run-trace.js';
 
 export { manyLookups };
@@ -117,7 +118,7 @@ export interface ReconcileSummary {
 /**
  * The runner's inputs, dropped after the run: `cfg_*`, `prev_recon_exceptions` and `run_stage_seconds` are declared
  * with their columns in `sql/inputs/`; `signed_recon_exceptions` is the active sign-off's rows of
- * `recon_exceptions_signed` (pipelines/close/close.ts); `cur_recon_decisions` the current decision of each finding.
+ * `recon_exceptions_signed` (pipelines/close/close.ts); `cur_recon_decisions` and `cfg_suggest`: decision-inputs.ts.
  */
 const inputTables = [
   'cfg_params',
@@ -126,7 +127,7 @@ const inputTables = [
   'prev_recon_exceptions',
   'run_stage_seconds',
   'signed_recon_exceptions',
-  'cur_recon_decisions',
+  ...decisionInputTables,
 ] as const;
 
 export async function reconcile(
@@ -285,13 +286,7 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   );
   await declareInput(warehouse, 'run_stage_seconds');
   await warehouse.run('INSERT INTO run_stage_seconds VALUES (NULL)');
-  // Decisions are kept apart from the marts (findings import/decide), so they survive this rebuild.
-  await warehouse.run(
-    `CREATE OR REPLACE TEMP TABLE cur_recon_decisions AS
-     SELECT finding_id, decision, note, owner, expected_clear_by, decided_by, decided_at, row_sha256
-     FROM ${persistent(database, 'recon_decisions')} WHERE period = $1 AND superseded_at IS NULL`,
-    [p.period],
-  );
+  await createDecisionInputs(warehouse, config, database, p.period);
 }
 
 async function summarize(

@@ -1,5 +1,6 @@
 -- One row per provider sale (transactionId) of the period's scope: the staged sale with its status class through
--- reconciliation.statusMap, and its local date and period in the configured time zone.
+-- reconciliation.statusMap, and its local date and period in the configured time zone. A sale of a confirmed
+-- suggested match carries the ledger order's reference, so every model matches the two (issue 29).
 with
 
 params as (
@@ -17,6 +18,13 @@ status_map as (
 scope as (
 
     select * from int_recon_scope_references
+
+),
+
+confirmed as (
+
+    select * from int_recon_match_decided
+    where status = 'confirmed'
 
 ),
 
@@ -39,7 +47,7 @@ mapped as (
     select
         -- what no later model reads (product name, raw reference, country) stays in the staging view
         sales.transaction_id,
-        sales.partner_reference,
+        coalesce(confirmed.ledger_reference, sales.partner_reference) as partner_reference,
         sales.product_id,
         sales.sales_price,
         sales.partner_cost_price,
@@ -57,6 +65,8 @@ mapped as (
     cross join params
     left join status_map
         on trim(sales.status) = status_map.status
+    left join confirmed
+        on confirmed.transaction_id = sales.transaction_id
 
 ),
 

@@ -3,6 +3,8 @@
 -- in the columns every int_recon_findings__<family> model shares (int_recon_findings_detected unions them), plus
 -- `proof`: how the provider's having no sale for a missing_at_provider order was proven (interface.md "Proof of
 -- absence") — by the stored by-creation windows, by this run's individual look-up, or not at all (unproven).
+-- And reference_mismatch (issue 29): a confirmed suggested match, now a matched pair whose two sides carry
+-- different references; the pair rules (amounts, status, cutoff) apply to it as to any pair.
 with
 
 classified as (
@@ -38,6 +40,19 @@ coverage as (
 lookups as (
 
     select * from stg_provider__lookups
+
+),
+
+pairs as (
+
+    select * from int_recon_pairs_compared
+
+),
+
+confirmed as (
+
+    select * from int_recon_match_decided
+    where status = 'confirmed'
 
 ),
 
@@ -120,11 +135,46 @@ missing_in_ledger as (
 
 ),
 
+reference_mismatch as (
+
+    select
+        'reference_mismatch' as exception_type,
+        pairs.partner_reference as group_key,
+        pairs.partner_reference,
+        pairs.transaction_id,
+        pairs.ledger_product_id as product_id,
+        -- the two references are text: they are in details (ledger_value and provider_value hold money)
+        cast(null as decimal(18, 4)) as ledger_value,
+        cast(null as decimal(18, 4)) as provider_value,
+        cast(null as decimal(18, 4)) as difference,
+        pairs.ledger_currency_code as currency_code,
+        'confirmed suggested match ' || confirmed.suggestion_id || ': ledger reference ' || pairs.partner_reference
+            || ', provider reference ' || confirmed.provider_reference as details,
+        ledger.ledger_source,
+        pairs.status,
+        pairs.status_class,
+        pairs.order_status,
+        pairs.transaction_at,
+        pairs.paid_at,
+        pairs.key_last4,
+        cast(null as integer) as age_days,
+        cast(null as varchar) as proof
+
+    from pairs
+    inner join confirmed
+        on confirmed.transaction_id = pairs.transaction_id
+    inner join ledger
+        on ledger.ledger_line_id = pairs.ledger_line_id
+
+),
+
 final as (
 
     select * from missing_at_provider
     union all by name
     select * from missing_in_ledger
+    union all by name
+    select * from reference_mismatch
 
 )
 

@@ -2,7 +2,8 @@
 -- dated, within a day of the period. A row of any period with such a reference is built by the classified
 -- models (its group may belong to the period); every other row is out_of_period without being built, so the
 -- work follows the month, not the years of history in the database. The day on each side makes this a superset
--- whatever the zone's offsets (int_recon_rows_classified still decides each group's period exactly).
+-- whatever the zone's offsets (int_recon_rows_classified still decides each group's period exactly). Both references
+-- of every confirmed suggested match are in it too: its sale, dated in another period, meets its order (issue 29).
 with
 
 params as (
@@ -33,11 +34,25 @@ provider_references as (
 
 ),
 
+confirmed_references as (
+
+    select confirmed.ledger_reference as partner_reference
+    from int_recon_match_decided as confirmed
+    where confirmed.status = 'confirmed'
+    union all
+    select confirmed.provider_reference
+    from int_recon_match_decided as confirmed
+    where confirmed.status = 'confirmed'
+
+),
+
 final as (
 
     select partner_reference from ledger_references
     union
     select partner_reference from provider_references
+    union
+    select partner_reference from confirmed_references
 
 )
 

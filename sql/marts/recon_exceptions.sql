@@ -26,6 +26,13 @@ previous as (
 
 ),
 
+differences as (
+
+    -- every field in which a matched pair's sides differ, on each of its findings (issue 29)
+    select * from int_recon_match_differences
+
+),
+
 decisions as (
 
     -- the current decision of each finding (recon_decisions, superseded_at null): it stays while the finding does
@@ -63,6 +70,7 @@ final as (
         findings.difference,
         findings.currency_code,
         findings.details,
+        differences.differences,
         coalesce(previous.first_detected_at, params.built_at) as first_detected_at,
         findings.ledger_source,
         findings.status,
@@ -98,6 +106,9 @@ final as (
         on previous.finding_id = findings.finding_id
     left join decisions
         on decisions.finding_id = findings.finding_id
+    left join differences
+        on differences.transaction_id = findings.transaction_id
+        and differences.partner_reference = findings.group_key
 
 )
 

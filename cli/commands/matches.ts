@@ -1,0 +1,110 @@
+/**
+ * `pinrecon matches list|confirm|reject`: suggested matches of near-miss references (interface.md "Suggested
+ * matches (near-miss references)", issue 29). A confirmation or rejection is a row of the period's decision chain;
+ * the next reconcile matches a confirmed pair.
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import { Warehouse } from '../../core/warehouse.js';
+import { defaultDecidedBy } from '../../pipelines/decisions/findings.js';
+import {
+  decideMatches,
+  describeMatchDecisions,
+  listMatches,
+  matchStatuses,
+  type MatchStatus,
+  type MatchVerb,
+} from '../../pipelines/decisions/matches.js';
+import { recordRun } from '../../core/run-trace.js';
+import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { printRows } from '../print.js';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
+
+interface ListOptions extends GlobalOptions {
+  period: string;
+  status?: string;
+  format: string;
+}
+
+interface DecideOptions extends GlobalOptions {
+  note?: string;
+  by?: string;
+}
+
+const listFormats = ['table', 'csv', 'json'] as const;
+
+export function registerMatches(program: Command): void {
+  const matches = program
+    .command('matches')
+    .description('suggested matches of near-miss references: list them, confirm or reject them');
+
+  withGlobalOptions(
+    matches
+      .command('list')
+      .description("the period's suggested matches, best score first, with their status and reasons")
+      .requiredOption('--period <YYYY-MM>', 'the month')
+      .option('--status <status>', `only ${matchStatuses.join(' | ')}`)
+      .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
+  ).action(
+    action<ListOptions, []>(async ({ config }, options) => {
+      const period = parsePeriodOption(options.period);
+      const format = options.json ? 'json' : options.format;
+      if (!(listFormats as readonly string[]).includes(format))
+        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
+      if (options.status !== undefined && !(matchStatuses as readonly string[]).includes(options.status))
+        throw new UsageError(`--status must be one of ${matchStatuses.join(', ')}, got "${options.status}".`);
+      const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
+      let rows;
+      try {
+        rows = await listMatches(warehouse, { period, status: options.status as MatchStatus | undefined });
+      } finally {
+        warehouse.close();
+      }
+      await printRows(rows, format, '(no suggested matches)');
+    }),
+  );
+
+  for (const verb of ['confirm', 'reject'] as const) {
+    const command = withGlobalOptions(
+      matches
+        .command(`${verb} <suggestionId...>`)
+        .description(
+          verb === 'confirm'
+            ? 'confirm suggested matches: from the next reconcile each pair is matched (a reference_mismatch finding)'
+            : 'reject suggested matches: the pair is never proposed again',
+        )
+        .option('--note <text>', verb === 'confirm' ? 'why' : 'why (required)')
+        .option('--by <name>', 'who decided (default: the OS user name)'),
+    ).addHelpText(
+      'after',
+      `
+Exit 1, changing nothing, for an unknown suggestion, a signed-off period, or (confirm) a ledger order or sale
+already in another confirmed match. Each decision is a row of the period's decision chain (pinrecon verify).
+
+Example:
+  pinrecon matches ${verb} 3f2a… ${verb === 'reject' ? '--note "another customer\'s order" ' : ''}--by "Ana Lima"`,
+    );
+    command.action(
+      action<DecideOptions, [string[]]>(async ({ config, output }, options, ids) => {
+        if (verb === 'reject' && !options.note?.trim())
+          throw new UsageError('matches reject needs --note: say why the two are not the same purchase.');
+        const by = options.by ?? defaultDecidedBy();
+        const requests = ids.map((suggestionId) => ({
+          suggestionId,
+          verb: verb as MatchVerb,
+          note: options.note ?? null,
+        }));
+        const result = await withJobWarehouse(config, (warehouse) =>
+          recordRun(warehouse, `matches ${verb}`, { ids, by }, async (run) => {
+            const context = { by, source: 'cli', timezone: config.timezone, command: `matches ${verb}` };
+            const decided = await decideMatches(warehouse, requests, context);
+            run.counters.rowsLoaded = decided.recorded.length;
+            return decided;
+          }),
+        );
+        output.result(describeMatchDecisions(result));
+        output.document({ ok: true, ...result });
+      }),
+    );
+  }
+}

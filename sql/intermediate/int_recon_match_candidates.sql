@@ -1,0 +1,247 @@
+-- One row per suggested match of the period (issue 29): a paid ledger order of the period with no provider sale and a
+-- provider sale (not canceled) with no ledger order, whose references are equal after normalising (case, spaces and
+-- separators, leading zeros of a number) or within Damerau-Levenshtein distance 2, scored 0-100 (the README's
+-- table), ranked per ledger order. Blocked, never a cross join: the two sides meet on currency, local date (each
+-- order's maxDays either side) and product, or on currency, date and cost. Pairs below minScore, and pairs someone
+-- decided (int_recon_match_decided), are left out. suggestion_id = md5(period|ledger reference|transaction id).
+with
+
+params as (
+
+    select * from cfg_params
+
+),
+
+suggest as (
+
+    select * from cfg_suggest
+
+),
+
+classified as (
+
+    select * from int_recon_rows_classified
+    where match_class in ('ledger_only', 'provider_only')
+
+),
+
+decided as (
+
+    select * from int_recon_match_decided
+
+),
+
+open_ledger as (
+
+    select
+        ledger.ledger_line_id,
+        ledger.partner_reference,
+        ledger.product_id,
+        ledger.expected_cost,
+        ledger.sales_price,
+        ledger.currency_code,
+        ledger.paid_at,
+        ledger.paid_local_date,
+        -- leading zeros of each number first, then case, spaces and separators: 'po-2026 009401' = 'PO20269401'
+        regexp_replace(
+            upper(regexp_replace(ledger.partner_reference, '(^|[^0-9])0+([0-9])', '\1\2', 'g')), '[^A-Z0-9]', '', 'g'
+        ) as normalized_reference
+
+    from int_ledger__orders_classified as ledger
+    inner join classified
+        on classified.side = 'ledger'
+        and classified.ledger_line_id = ledger.ledger_line_id
+    cross join suggest
+    where suggest.enabled
+        and classified.match_class = 'ledger_only'
+        and ledger.is_active
+        and ledger.is_in_period
+        and ledger.partner_reference is not null
+
+),
+
+open_sales as (
+
+    select
+        sales.transaction_id,
+        sales.partner_reference,
+        sales.product_id,
+        sales.partner_cost_price,
+        sales.sales_price,
+        sales.currency_code,
+        sales.transaction_at,
+        sales.transaction_local_date,
+        regexp_replace(
+            upper(regexp_replace(sales.partner_reference, '(^|[^0-9])0+([0-9])', '\1\2', 'g')), '[^A-Z0-9]', '', 'g'
+        ) as normalized_reference
+
+    from int_provider__sales_classified as sales
+    inner join classified
+        on classified.side = 'provider'
+        and classified.transaction_id = sales.transaction_id
+    cross join suggest
+    where suggest.enabled
+        and classified.match_class = 'provider_only'
+        and sales.status_class <> 'canceled'
+        and sales.partner_reference is not null
+
+),
+
+-- each open order once per day it may meet a sale on (maxDays either side): the date becomes a join key
+ledger_days as (
+
+    select
+        open_ledger.ledger_line_id,
+        open_ledger.product_id,
+        open_ledger.expected_cost,
+        open_ledger.currency_code,
+        cast(open_ledger.paid_local_date + day_offset.days as date) as block_date
+
+    from open_ledger
+    cross join suggest
+    cross join lateral (
+        select cast(unnest(generate_series(-suggest.max_days, suggest.max_days)) as integer) as days
+    ) as day_offset
+
+),
+
+blocked as (
+
+    select ledger_days.ledger_line_id, open_sales.transaction_id
+    from ledger_days
+    inner join open_sales
+        on open_sales.currency_code = ledger_days.currency_code
+        and open_sales.transaction_local_date = ledger_days.block_date
+        and open_sales.product_id = ledger_days.product_id
+
+    union
+
+    select ledger_days.ledger_line_id, open_sales.transaction_id
+    from ledger_days
+    inner join open_sales
+        on open_sales.currency_code = ledger_days.currency_code
+        and open_sales.transaction_local_date = ledger_days.block_date
+        and open_sales.partner_cost_price = ledger_days.expected_cost
+
+),
+
+compared as (
+
+    select
+        md5(params.period || '|' || ledger.partner_reference || '|' || sales.transaction_id) as suggestion_id,
+        params.period,
+        ledger.ledger_line_id,
+        ledger.partner_reference as ledger_reference,
+        sales.transaction_id,
+        sales.partner_reference as provider_reference,
+        ledger.product_id as ledger_product_id,
+        sales.product_id as provider_product_id,
+        ledger.expected_cost as ledger_cost,
+        sales.partner_cost_price as provider_cost,
+        ledger.sales_price as ledger_price,
+        sales.sales_price as provider_price,
+        ledger.currency_code,
+        ledger.paid_at,
+        sales.transaction_at,
+        abs(date_diff('day', ledger.paid_local_date, sales.transaction_local_date)) as days_apart,
+        ledger.normalized_reference = sales.normalized_reference as is_normalized_equal,
+        damerau_levenshtein(ledger.normalized_reference, sales.normalized_reference) as reference_distance,
+        ledger.product_id is not distinct from sales.product_id as is_same_product,
+        abs(sales.partner_cost_price - ledger.expected_cost) <= params.cost_tolerance as is_same_cost,
+        abs(sales.sales_price - ledger.sales_price) <= params.price_tolerance as is_same_price,
+        -- money as written, to two decimals at least: 10.0000 -> 10.00, 10.1250 -> 10.125
+        regexp_replace(cast(ledger.expected_cost as varchar), '(\.\d\d\d*?)0+$', '\1') as ledger_cost_text,
+        regexp_replace(cast(sales.partner_cost_price as varchar), '(\.\d\d\d*?)0+$', '\1') as provider_cost_text,
+        regexp_replace(cast(ledger.sales_price as varchar), '(\.\d\d\d*?)0+$', '\1') as ledger_price_text,
+        regexp_replace(cast(sales.sales_price as varchar), '(\.\d\d\d*?)0+$', '\1') as provider_price_text,
+        suggest.max_days,
+        suggest.min_score
+
+    from blocked
+    inner join open_ledger as ledger
+        on ledger.ledger_line_id = blocked.ledger_line_id
+    inner join open_sales as sales
+        on sales.transaction_id = blocked.transaction_id
+    cross join params
+    cross join suggest
+    -- a distance is only worth computing for references of about the same length
+    where abs(length(ledger.normalized_reference) - length(sales.normalized_reference)) <= 2
+
+),
+
+scored as (
+
+    select
+        compared.*,
+        -- the weights: README "Suggested matches"
+        case
+            when is_normalized_equal then 50
+            when reference_distance = 1 then 35
+            else 20
+        end
+        + case when is_same_product then 15 else 0 end
+        + case when coalesce(is_same_cost, false) then 15 else 0 end
+        + case when coalesce(is_same_price, false) then 10 else 0 end
+        + cast(round(10.0 * (max_days + 1 - days_apart) / (max_days + 1)) as integer) as score
+
+    from compared
+    where is_normalized_equal or reference_distance <= 2
+
+),
+
+described as (
+
+    select
+        scored.*,
+        concat_ws('; ',
+            'reference ' || ledger_reference || ' ≈ ' || provider_reference || ': '
+                || case
+                    when is_normalized_equal then 'equal after normalising case, separators and leading zeros'
+                    when reference_distance = 1 then '1 edit apart'
+                    else reference_distance || ' edits apart'
+                end,
+            case
+                when is_same_product then 'product ' || ledger_product_id || ' on both'
+                else 'product ' || ledger_product_id || ' → ' || coalesce(cast(provider_product_id as varchar), '?')
+            end,
+            case
+                when coalesce(is_same_cost, false) then 'cost ' || ledger_cost_text || ' on both'
+                else 'cost ' || ledger_cost_text || ' → ' || provider_cost_text
+            end,
+            case
+                when coalesce(is_same_price, false) then 'price ' || ledger_price_text || ' on both'
+                else 'price ' || ledger_price_text || ' → ' || provider_price_text
+            end,
+            'currency ' || currency_code || ' on both',
+            case
+                when days_apart = 0 then 'same day'
+                when days_apart = 1 then '1 day apart'
+                else days_apart || ' days apart'
+            end
+        ) as reasons
+
+    from scored
+    where score >= min_score
+
+),
+
+final as (
+
+    select
+        described.* exclude (
+            max_days, min_score, ledger_cost_text, provider_cost_text, ledger_price_text, provider_price_text
+        ),
+        row_number() over (
+            partition by described.ledger_line_id
+            order by described.score desc, described.days_apart, described.transaction_id
+        ) as rank
+
+    from described
+    left join decided
+        on decided.suggestion_id = described.suggestion_id
+    -- a pair someone decided is not proposed again: rejected stays rejected, confirmed is matched
+    where decided.suggestion_id is null
+
+)
+
+select * from final
