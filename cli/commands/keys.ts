@@ -1,6 +1,7 @@
 /** `pinrecon keys protect [--dry-run]`: stops keeping whole keys in a database and its landing files. */
 import type { Command } from 'commander';
-import { protectKeys, type KeysProtectSummary } from '../../pipelines/keys/protect.js';
+import { protectKeys, rewriteDatabaseFile, type KeysProtectSummary } from '../../pipelines/keys/protect.js';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import type { Output } from '../../core/output.js';
 
@@ -22,8 +23,12 @@ export function registerKeys(program: Command): void {
       const summary = await withJobWarehouse(config, (warehouse) =>
         protectKeys(warehouse, config, { dryRun: options.dryRun }, output),
       );
+      // The old keys' freed pages are gone only when the file is written again (issue 34).
+      const rewritten = options.dryRun
+        ? undefined
+        : await rewriteDatabaseFile(config.database, warehouseSettings(config));
       printSummary(summary, output);
-      output.document({ ok: true, ...summary });
+      output.document({ ok: true, ...summary, ...(rewritten && { databaseBytes: rewritten }) });
     }),
   );
 }
@@ -38,7 +43,7 @@ function printSummary(s: KeysProtectSummary, output: Output): void {
       ...(s.dryRun
         ? []
         : [
-            'the whole keys may survive in free pages of the old files: delete old copies and backups of the database and the landing folder made before this',
+            'the database and its snapshot were written again, so no freed page keeps an old key; copies and backups of the database and the landing folder made before this still hold them: delete them',
           ]),
     ].join('\n'),
   );

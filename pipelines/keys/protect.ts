@@ -6,14 +6,15 @@
  * would touch and writes nothing. Also used by `extract --from-landing` to mask archived responses that
  * still hold whole keys before they are loaded into a protected database.
  */
-import { statSync } from 'node:fs';
+import { chmodSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Config } from '../../config/schema.js';
 import { UsageError } from '../../core/errors.js';
 import { protectLandingFile } from '../../core/key-protected-file.js';
 import { isMaskedKey, KeyMasker, keyHmac, type KeyMode, type KeyProtection } from '../../core/key-protection.js';
 import { maskPin, textMask } from '../../core/masking.js';
 import type { Output } from '../../core/output.js';
-import type { Warehouse } from '../../core/warehouse.js';
+import { publishSnapshot, Warehouse, type OpenOptions } from '../../core/warehouse.js';
+import { sqlString } from '../../core/sql.js';
 import { landedSalesFiles, landingRoot } from '../extract/landing.js';
 import { keySecret, recordedKeyMode, recordKeyMode } from '../extract/key-mode.js';
 import { recordRun } from '../../core/run-trace.js';
@@ -67,12 +68,13 @@ export async function protectKeys(
     landingFiles: { rewritten: 0, read: files.length, keys: 0 },
     landingDir: root,
   };
+  // Every raw record is read: the member may be spelled `Key` or `k\u0065y` (issue 34); the quarantine is small.
   const quarantined = await warehouse.all<{ id: string; raw: string }>(
-    `SELECT rowid::VARCHAR AS id, raw FROM sales_quarantine WHERE raw ILIKE '%"key"%'`,
+    'SELECT rowid::VARCHAR AS id, raw FROM sales_quarantine WHERE raw IS NOT NULL',
   );
   const rewrittenRaw = quarantined
     .map((row) => ({ id: row.id, raw: maskedText(row.raw, protection) }))
-    .filter((row) => row.raw.masked > 0);
+    .filter((row) => row.raw.masked > 0 || row.raw.notStrings > 0);
   summary.quarantineRecords = rewrittenRaw.length;
 
   const work = async () => {
@@ -111,9 +113,51 @@ export async function protectKeys(
   });
 }
 
-function maskedText(text: string, protection: KeyProtection): { text: string; masked: number } {
+function maskedText(text: string, protection: KeyProtection): { text: string; masked: number; notStrings: number } {
   const masker = new KeyMasker(protection);
-  return { text: masker.push(Buffer.from(text, 'utf8')).toString('utf8'), masked: masker.masked };
+  const masked = masker.push(Buffer.from(text, 'utf8')).toString('utf8');
+  return { text: masked, masked: masker.masked, notStrings: masker.notStrings };
+}
+
+/**
+ * Writes the database again into a new file (COPY FROM DATABASE) that replaces it, then publishes the snapshot
+ * from it: a DELETE or UPDATE frees pages, and a CHECKPOINT leaves their old bytes in the file, so after `keys
+ * protect` every old PIN was still in the file and its snapshot copy (issue 34). The new file is renamed over the
+ * old one while the old is still open and locked, so no other process writes into the file being replaced.
+ * Returns the sizes before and after.
+ */
+export async function rewriteDatabaseFile(
+  file: string,
+  settings: OpenOptions,
+): Promise<{ before: number; after: number }> {
+  const fresh = `${file}.rewrite-${process.pid}`;
+  const before = statSync(file).size;
+  rmSync(fresh, { force: true });
+  rmSync(`${fresh}.wal`, { force: true });
+  const warehouse = await Warehouse.open(file, settings);
+  try {
+    const current = (await warehouse.one<{ name: string }>('SELECT current_database() AS name'))!.name;
+    await warehouse.run('CHECKPOINT');
+    await warehouse.run(`ATTACH ${sqlString(fresh)} AS pinrecon_rewrite`);
+    try {
+      await warehouse.run(`COPY FROM DATABASE "${current.replaceAll('"', '""')}" TO pinrecon_rewrite`);
+    } finally {
+      await warehouse.run('DETACH pinrecon_rewrite');
+    }
+    chmodSync(fresh, statSync(file).mode & 0o777);
+    renameSync(fresh, file);
+  } finally {
+    warehouse.close();
+    rmSync(fresh, { force: true });
+    rmSync(`${fresh}.wal`, { force: true });
+  }
+  const reopened = await Warehouse.open(file, settings);
+  try {
+    await publishSnapshot(reopened);
+  } finally {
+    reopened.close();
+  }
+  return { before, after: statSync(file).size };
 }
 
 /** `sales.key` → masked, `key_hmac` → HMAC (hash mode), computed here: DuckDB has no HMAC. */

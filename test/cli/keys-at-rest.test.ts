@@ -73,6 +73,29 @@ async function storedKeys(database: string) {
   );
 }
 
+/** What a rewrite of the file must keep: the schema's objects, and each table's row count. */
+async function catalog(database: string) {
+  return withWarehouse(database, { readOnly: true, timezone }, async (w) => {
+    const objects = await w.all(
+      `SELECT 'column' AS kind, table_name || '.' || column_name || ' ' || data_type || ' ' || is_nullable AS name
+         FROM duckdb_columns() WHERE database_name = current_database()
+       UNION ALL SELECT 'constraint', table_name || ' ' || constraint_text FROM duckdb_constraints()
+         WHERE database_name = current_database()
+       UNION ALL SELECT 'index', index_name || ' ' || coalesce(sql, '') FROM duckdb_indexes() WHERE database_name = current_database()
+       UNION ALL SELECT 'view', view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
+       UNION ALL SELECT 'sequence', sequence_name FROM duckdb_sequences() WHERE database_name = current_database()
+       ORDER BY ALL`,
+    );
+    const tables = await w.all<{ table_name: string }>(
+      `SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY 1`,
+    );
+    const rows: Record<string, string> = {};
+    for (const { table_name } of tables)
+      rows[table_name] = (await w.one<{ n: string }>(`SELECT count(*)::VARCHAR AS n FROM "${table_name}"`))!.n;
+    return { objects, rows };
+  });
+}
+
 describe('keys at rest', () => {
   it('a new database keeps the last 4 and an HMAC, and no file it writes holds a whole key', async () => {
     const config = writeConfig('fresh');
@@ -118,6 +141,7 @@ describe('keys at rest', () => {
     expect(await storedKeys(database)).toEqual(before);
     expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys).length).toBe(landingLeaks);
 
+    const catalogBefore = await catalog(database);
     const done = await runCli(['keys', 'protect', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toContain('store → hash');
@@ -128,6 +152,12 @@ describe('keys at rest', () => {
       expect(row.key_hmac).toBe(createHmac('sha256', secret).update(key).digest('hex'));
     }
     expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys)).toEqual([]);
+    // Issue 34: no freed page of the database or its snapshot keeps an old key (the files' bytes are scanned); the
+    // file written again holds the same tables, columns, constraints, indexes, views, sequences and rows.
+    expect(wholeKeysUnder(path.join(temp.dir, 'old'), wholeKeys)).toEqual([]);
+    // (keys protect's own run is the one more row of pipeline_runs)
+    catalogBefore.rows.pipeline_runs = String(Number(catalogBefore.rows.pipeline_runs) + 1);
+    expect(await catalog(database)).toEqual(catalogBefore);
     const quarantine = await withWarehouse(database, { readOnly: true, timezone }, (w) =>
       w.all<{ raw: string }>('SELECT raw FROM sales_quarantine'),
     );
