@@ -92,9 +92,9 @@ export function decisionColumns(timezone: string): SheetColumn[] {
  * `unredeemed` has a sheet of its own layout below.
  */
 export const findingFamilySheets = findingFamilies
-  .filter((f) => f.family !== 'unredeemed')
-  .map((f) => ({ family: f.family, title: f.sheet, description: f.description }));
-const unredeemedSheet = findingFamilies.find((f) => f.family === 'unredeemed')!;
+  .filter((f) => f.layout === 'compared')
+  .map((f) => ({ family: f.family, title: f.sheet, description: f.description, proofColumn: f.proofColumn }));
+const unredeemedSheet = findingFamilies.find((f) => f.layout === 'aging')!;
 
 /** The amount of a finding sheet's row (finding-amount.ts: for an unredeemed key, its cost at stake). */
 const findingAmount = (header: string) =>
@@ -114,9 +114,7 @@ const findingPrintColumns = [
 function findingSheet(
   period: string,
   timezone: string,
-  family: string,
-  title: string,
-  description: string,
+  { family, title, description, proofColumn }: (typeof findingFamilySheets)[number],
 ): DetailSheet {
   return {
     title,
@@ -141,10 +139,8 @@ function findingSheet(
       { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key_last4', 'last4'), width: 12 },
       { key: 'ledger_source', header: 'Ledger line', kind: 'text', sql: 'ledger_source', width: 28 },
       { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
-      // missing_at_provider: windows | lookup | unproven (interface.md "Proof of absence")
-      ...(family === 'missing'
-        ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }]
-        : []),
+      // the proof of absence (windows | lookup | unproven), on the sheets the registry gives it
+      ...(proofColumn ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 33 },
       ...decisionColumns(timezone),
@@ -187,7 +183,7 @@ export function signoffChangesSheet(period: string, signoffId: string): DetailSh
 export function detailSheets(period: string, timezone: string): DetailSheet[] {
   const p = sqlString(period);
   return [
-    ...findingFamilySheets.map((sheet) => findingSheet(period, timezone, sheet.family, sheet.title, sheet.description)),
+    ...findingFamilySheets.map((sheet) => findingSheet(period, timezone, sheet)),
     {
       title: unredeemedSheet.sheet,
       description: unredeemedSheet.description,
@@ -213,7 +209,7 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         ...decisionColumns(timezone),
       ],
       table: 'recon_exceptions',
-      where: `period = ${p} AND family = 'unredeemed'`,
+      where: `period = ${p} AND family = ${sqlString(unredeemedSheet.family)}`,
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
       printColumns: [
         'exception_type',

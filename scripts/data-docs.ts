@@ -118,11 +118,17 @@ export function renderMart(doc: MartDoc, columns: TableColumn[] | undefined): st
 /** DATA.md's table of the registry of finding types (core/finding-types.ts), in registry order. */
 export function renderFindingTypes(rows: readonly FindingTypeRow[] = findingTypes): string {
   const sheet = (family: string) => findingFamilies.find((f) => f.family === family)?.sheet ?? '';
+  // Every per-type rule of the row (issue 27): the amount shown, when it is pending, what `reverse` reverses.
+  const amount = { bridge_effect: 'bridge effect', cost_at_stake: 'cost at stake' } as const;
+  const pending = { by_decision: 'timing decision', until_paired: 'timing, or until the other period pairs it' };
+  const reverses = { its_sale: 'its sale', its_sale_and_later_duplicates: 'its sale and later duplicates' } as const;
   return [
-    '| exception_type | family (sheet) | bridge step | when |',
-    '|---|---|---|---|',
+    '| exception_type | family (sheet) | bridge step | amount | pending | reverse | when |',
+    '|---|---|---|---|---|---|---|',
     ...rows.map(
-      (r) => `| ${r.type} | ${r.family} (${sheet(r.family)}) | ${r.bridge ? r.bridge.step : '—'} | ${cell(r.rule)} |`,
+      (r) =>
+        `| ${r.type} | ${r.family} (${sheet(r.family)}) | ${r.bridge ? r.bridge.step : '—'} | ${amount[r.amount]} | ` +
+        `${pending[r.pending]} | ${r.reverses ? reverses[r.reverses] : '—'} | ${cell(r.rule)} |`,
     ),
   ].join('\n');
 }

@@ -8,7 +8,7 @@ import { decisions, isDecision } from '../../core/decisions.js';
 import { UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { findingTypeNames } from '../../core/finding-types.js';
+import { findingFamilyNames, findingTypeNames } from '../../core/finding-types.js';
 import type { DecisionsResult } from '../../pipelines/decisions/recording.js';
 import {
   decideFindings,
@@ -52,7 +52,8 @@ interface HistoryOptions extends GlobalOptions {
   format: string;
 }
 
-const families = ['missing', 'amounts', 'status', 'duplicates', 'cutoff', 'unredeemed'] as const;
+/** The families `--family` takes, from the registry of finding types (issue 27). */
+const families = findingFamilyNames;
 
 interface ListOptions extends GlobalOptions {
   period: string;

@@ -8,6 +8,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import { sqlString } from '../../core/sql.js';
+import { findingTypeInSql, findingTypesWhere } from '../../core/finding-types.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { recordRun } from '../../core/run-trace.js';
 import {
@@ -20,8 +21,10 @@ import {
   type StoredAction,
 } from './store.js';
 
-/** Finding types whose sale a `reverse` decision can reverse (interface.md: a finding with a provider transaction). */
-const reversibleTypes = ['unredeemed_key', 'refunded_not_reversed', 'missing_in_ledger', 'duplicate_reference'];
+/** Finding types whose sale a `reverse` decision can reverse: the registry's `reverses` (issue 27). */
+const reversibleTypes = findingTypesWhere((row) => row.reverses !== null);
+/** Those whose later sales of the same reference a `reverse` reverses as well (a duplicate keeps its first sale). */
+const laterDuplicateTypes = findingTypesWhere((row) => row.reverses === 'its_sale_and_later_duplicates');
 
 /** An action the current decisions call for. */
 type Wanted = {
@@ -190,7 +193,8 @@ function reversalTargets(isCanceled: (alias: string) => string): string {
   duplicate_sales AS (
     SELECT d.finding_id, s.transaction_id, s.partner_cost_price, s.sales_currency_code, false AS canceled
     FROM decided d JOIN sales s ON trim(s.partner_reference) = d.partner_reference
-    WHERE d.decision = 'reverse' AND d.exception_type = 'duplicate_reference' AND NOT (${isCanceled('s')})
+    WHERE d.decision = 'reverse' AND ${findingTypeInSql('d.exception_type', laterDuplicateTypes)}
+      AND NOT (${isCanceled('s')})
     QUALIFY row_number() OVER (PARTITION BY d.finding_id ORDER BY s.transaction_at NULLS LAST, s.transaction_id) > 1
   ),
   targets AS (SELECT * FROM own_sales UNION ALL SELECT * FROM duplicate_sales)`;
