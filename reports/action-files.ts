@@ -1,13 +1,16 @@
 /**
- * The files `actions export` writes: the claim list for the provider and the journal entries for the ledger,
- * as an Excel workbook (money as numbers in the currency's format, a total per currency) or as CSV (exact
- * decimal text; every text cell made safe to open in a spreadsheet: no cell runs as a formula). Each file is
- * written under a temporary name and renamed, so a reader never sees half a file.
+ * The files `actions export` writes: a claim (or the undercharges) for the provider and the journal for the
+ * ledger, as Excel or CSV (exact decimal text; no text cell runs as a formula). The workbook is a document a
+ * reader outside finance accepts (issue 30): a heading (who, period, claim reference, totals per currency), date
+ * and money cells, landscape on `reports.paperSize`, the header row on every page, the printed columns across one
+ * page at ≥ 8 pt (print-layout.ts). Written under a temporary name and renamed: never half a file.
  */
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import type ExcelJS from 'exceljs';
 import { neutralizeFormula, printable } from '../core/text-safety.js';
 import { moneyFormat } from './formats.js';
+import { papers, printMargins, printScale, type PaperSize } from './print-layout.js';
+import { columnLetters } from './xlsx-sheet-writer.js';
 
 /** A column of an export: its header, the row field it shows, and how. */
 export interface FileColumn {
@@ -17,7 +20,7 @@ export interface FileColumn {
   width: number;
 }
 
-/** A block of totals written after the rows (one line per currency). */
+/** A block of totals (one line per currency). */
 export interface FileTotals {
   title: string;
   columns: FileColumn[];
@@ -26,10 +29,18 @@ export interface FileTotals {
 
 export interface ActionFile {
   sheet: string;
+  /** The document's title and its heading lines (label, value), above the table in the workbook. */
+  title?: string;
+  heading?: [string, string][];
   columns: FileColumn[];
+  /** How many of the leading columns print (the rest stay on screen); all when absent. */
+  printColumns?: number;
+  paper: PaperSize;
   /** Values as text (money: exact decimal text); the currency of a row is in its `currency` field. */
   rows: Record<string, string | null>[];
   totals: FileTotals;
+  /** Where the workbook puts the totals: in the heading (a claim: what is asked, first) or after the rows. */
+  totalsAt: 'heading' | 'end';
   /** CSV only: whether the totals follow the rows (a claim list), or stay out of a file a ledger imports. */
   csvTotals: boolean;
 }
@@ -72,9 +83,8 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
   const { default: excel } = await import('exceljs');
   const workbook = new excel.Workbook();
   workbook.creator = 'pinrecon';
-  const sheet = workbook.addWorksheet(content.sheet, { views: [{ state: 'frozen', ySplit: 1 }] });
-  sheet.columns = content.columns.map((c) => ({ header: c.header, key: c.key, width: c.width }));
-  sheet.getRow(1).font = { bold: true };
+  const sheet = workbook.addWorksheet(content.sheet);
+  sheet.columns = content.columns.map((c) => ({ key: c.key, width: c.width }));
   const put = (columns: FileColumn[], row: Record<string, string | null>) => {
     const added = sheet.addRow(columns.map((c) => cellValue(row[c.key] ?? null, c.kind)));
     columns.forEach((c, i) => {
@@ -84,16 +94,49 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
     });
     return added;
   };
-  for (const row of content.rows) put(content.columns, row);
-  if (content.totals.rows.length > 0) {
-    sheet.addRow([]);
+  const totalsBlock = () => {
+    if (content.totals.rows.length === 0) return;
     sheet.addRow([content.totals.title]).font = { bold: true };
     sheet.addRow(content.totals.columns.map((c) => c.header)).font = { bold: true };
     for (const row of content.totals.rows) put(content.totals.columns, row);
+  };
+  if (content.title) sheet.addRow([content.title]).font = { bold: true, size: 14 };
+  for (const [label, value] of content.heading ?? []) {
+    const added = sheet.addRow([label, printable(value)]);
+    added.getCell(1).font = { bold: true };
   }
-  sheet.autoFilter = { from: { row: 1, column: 1 }, to: { row: 1, column: content.columns.length } };
+  if (content.totalsAt === 'heading') totalsBlock();
+  if (sheet.rowCount > 0) sheet.addRow([]);
+  const headerRow = sheet.addRow(content.columns.map((c) => c.header));
+  headerRow.font = { bold: true };
+  const headerAt = headerRow.number;
+  for (const row of content.rows) put(content.columns, row);
+  if (content.totalsAt === 'end') {
+    sheet.addRow([]);
+    totalsBlock();
+  }
+  sheet.views = [{ state: 'frozen', ySplit: headerAt }];
+  sheet.autoFilter = { from: { row: headerAt, column: 1 }, to: { row: headerAt, column: content.columns.length } };
+  const printed = content.columns.slice(0, content.printColumns ?? content.columns.length);
+  sheet.pageSetup = {
+    paperSize: papers[content.paper].excelCode,
+    orientation: 'landscape',
+    margins: printMargins,
+    fitToPage: false,
+    // The printed columns across one page, never below 8 pt (printScale throws rather than print smaller).
+    scale: printScale(
+      printed.map((c) => c.width),
+      content.paper,
+      'landscape',
+    ),
+    printTitlesRow: `${headerAt}:${headerAt}`,
+    printArea: `A1:${columnLetters(printed.length)}${Math.max(sheet.rowCount, headerAt)}`,
+  };
+  sheet.headerFooter = { oddFooter: `&L${footerText(content.sheet)}&RPage &P of &N` };
   await workbook.xlsx.writeFile(file);
 }
+
+const footerText = (text: string) => text.replaceAll('&', '&&');
 
 function cellValue(value: string | null, kind: FileColumn['kind']): ExcelJS.CellValue {
   if (value === null) return null;

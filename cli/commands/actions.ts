@@ -161,50 +161,66 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
   withGlobalOptions(
     actions
       .command('export')
-      .description('write the approved claims (for the provider) or journal entries (for the ledger) as xlsx or csv')
+      .description(
+        'write the approved claims (overcharges, for the provider), undercharges (apart) or journal entries (for the ledger)',
+      )
       .requiredOption('--period <YYYY-MM>', 'the month')
-      .requiredOption('--kind <kind>', 'claim or journal')
+      .requiredOption('--kind <kind>', 'claim, undercharge or journal')
       .option('--format <format>', 'xlsx or csv (default: from --out, else xlsx)')
-      .option('--out <file>', 'the file (default: reports.outDir/pinrecon-<period>-claims|journal.<format>)')
+      .option(
+        '--out <file>',
+        'the file (default: reports.outDir/pinrecon-<period>-claims|undercharges|journal.<format>)',
+      )
+      .option('--all', 'write again, marked, the lines an earlier export wrote (default: only new lines)')
       .option('--by <name>', 'who exports (default: the OS user name)'),
   ).action(
-    action<PeriodOptions & { kind: string; format?: string; out?: string }, []>(async ({ config, output }, options) => {
-      const period = parsePeriodOption(options.period);
-      if (options.kind !== 'claim' && options.kind !== 'journal') {
-        throw new UsageError(`--kind must be claim or journal, got "${options.kind}".`);
-      }
-      if (options.format !== undefined && options.format !== 'xlsx' && options.format !== 'csv') {
-        throw new UsageError(`--format must be xlsx or csv, got "${options.format}".`);
-      }
-      const by = options.by ?? defaultDecidedBy();
-      const result = await withJobWarehouse(config, (warehouse) =>
-        exportActions(warehouse, config, {
-          period,
-          kind: options.kind as ExportKind,
-          format: options.format as ExportFileFormat | undefined,
-          out: options.out,
-          by,
-        }),
-      );
-      const what =
-        result.kind === 'claim'
-          ? 'claim(s)'
-          : `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`;
-      const lines = [`wrote ${result.file}: ${result.entries} ${what}`];
-      for (const t of result.totals) {
-        const figures = Object.entries(t)
-          .filter(([k]) => k !== 'currency')
-          .map(([k, v]) => `${k} ${v}`);
-        lines.push(`  ${t.currency ?? '(no currency)'}: ${figures.join(', ')}`);
-      }
-      if (result.unapproved > 0) {
-        output.warn(
-          `${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve them first`,
+    action<PeriodOptions & { kind: string; format?: string; out?: string; all?: boolean }, []>(
+      async ({ config, output }, options) => {
+        const period = parsePeriodOption(options.period);
+        if (!['claim', 'undercharge', 'journal'].includes(options.kind)) {
+          throw new UsageError(`--kind must be claim, undercharge or journal, got "${options.kind}".`);
+        }
+        if (options.format !== undefined && options.format !== 'xlsx' && options.format !== 'csv') {
+          throw new UsageError(`--format must be xlsx or csv, got "${options.format}".`);
+        }
+        const by = options.by ?? defaultDecidedBy();
+        const result = await withJobWarehouse(config, (warehouse) =>
+          exportActions(warehouse, config, {
+            period,
+            kind: options.kind as ExportKind,
+            format: options.format as ExportFileFormat | undefined,
+            out: options.out,
+            by,
+            all: options.all,
+          }),
         );
-      }
-      output.result(lines.join('\n'));
-      output.document({ ok: true, ...result });
-    }),
+        const what =
+          result.kind === 'journal'
+            ? `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`
+            : `${result.kind} line(s)`;
+        const before = result.exportedBefore;
+        const lines =
+          result.file === null
+            ? [`nothing new to export: ${before} line(s) were exported before (--all writes them again, marked)`]
+            : [`wrote ${result.file}: ${result.entries} ${what}${before > 0 ? ` (${before} exported before)` : ''}`];
+        if (result.nothingToPost.length > 0)
+          lines.push(`  ${result.nothingToPost.length} entr(ies) with nothing to post (amount 0): no line written`);
+        for (const t of result.totals) {
+          const figures = Object.entries(t)
+            .filter(([k]) => k !== 'currency')
+            .map(([k, v]) => `${k} ${v}`);
+          lines.push(`  ${t.currency ?? '(no currency)'}: ${figures.join(', ')}`);
+        }
+        for (const c of result.canceled) output.warn(`${c.actionId} canceled, not exported: ${c.reason}`);
+        if (result.unapproved > 0) {
+          output.warn(
+            `${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve them first`,
+          );
+        }
+        output.result(lines.join('\n'));
+        output.document({ ok: true, ...result });
+      },
+    ),
   );
 }
 

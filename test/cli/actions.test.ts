@@ -89,7 +89,14 @@ async function decideReverseAndApprove(
 
 test('decide reverse → plan → approve (not by the decider) → execute → reconcile: findings gone, each sale reversed once', async () => {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
-  month = await reconciledMonth({}, { actions: { approvalLimit: { BRL: 1 }, approvers: ['Chief Controller'] } });
+  // A sales-price difference posts to accounts of its own (issue 30): price_mismatch's.
+  const journal = {
+    accounts: { default: { debit: '6100', credit: '2100' }, price_mismatch: { debit: '4100', credit: '1200' } },
+  };
+  month = await reconciledMonth(
+    {},
+    { actions: { approvalLimit: { BRL: 1 }, approvers: ['Chief Controller'] }, journal },
+  );
   const m = month;
   const { transactions } = await decideReverseAndApprove(m, 'Chief Controller');
 
@@ -137,7 +144,8 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
   const approvedAll = await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Chief Controller');
   expect(approvedAll.code, approvedAll.stderr).toBe(0);
   const files = await exportAll(m);
-  const differences = new Map(claims.map((f) => [f.finding_id, f.difference]));
+  // A claim holds the overcharges only (issue 30); the undercharges are exported apart.
+  const differences = new Map(claims.filter((f) => Number(f.difference) > 0).map((f) => [f.finding_id, f.difference]));
   for (const rows of [files.claimsXlsx, files.claimsCsv]) {
     const byFinding = new Map(rows.map((r) => [r['Finding ID'], r]));
     expect([...byFinding.keys()].sort()).toEqual([...differences.keys()].sort());
@@ -145,7 +153,7 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
       expect(tenThousandths(byFinding.get(id)!['Difference'])).toBe(tenThousandths(difference));
     for (const row of rows) expect(String(row['Key (last 4)'] ?? '')).toMatch(/^(\*{4}.{4}|\*{4}|)$/);
   }
-  const claimedTotal = claims.reduce((sum, f) => sum + tenThousandths(f.difference), 0);
+  const claimedTotal = [...differences.values()].reduce((sum, d) => sum + tenThousandths(d), 0);
   expect(files.claimsTotals.map((t) => tenThousandths(t.Difference)).reduce((a, b) => a + b, 0)).toBe(claimedTotal);
   // A note that would be a formula is text in the CSV.
   expect(files.claimsCsv.every((r) => r['Note'] === `'=HYPERLINK("x")`)).toBe(true);
@@ -157,8 +165,10 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
       balance.set(entry, (balance.get(entry) ?? 0) + tenThousandths(r.debit) - tenThousandths(r.credit));
     }
     for (const [entry, net] of balance) expect(net, `entry ${entry}`).toBe(0);
-    expect(rows.every((r) => ['6100', '2100'].includes(String(r.account)))).toBe(true);
+    expect(rows.every((r) => ['6100', '2100', '4100', '1200'].includes(String(r.account)))).toBe(true);
   }
+  const undercharges = await m.cli('actions', 'export', '--period', period, '--kind', 'undercharge');
+  expect(undercharges.code, undercharges.stderr).toBe(0);
   expect((await listed(m)).filter((a) => a.kind !== 'reversal').every((a) => a.status === 'executed')).toBe(true);
 
   // The sales execute read are in `sales`: reconcile clears the findings without re-extracting.
@@ -214,13 +224,24 @@ async function exportAll(m: ActionsMonth) {
       format!,
       '--out',
       out(name!),
+      // The second file of a kind repeats the lines of the first (issue 30: only with --all).
+      ...(format === 'csv' ? ['--all'] : []),
     );
     expect(result.code, result.stderr).toBe(0);
   }
   const xlsxRows = async (file: string) => {
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(file);
-    return blocks(dense(workbook.worksheets[0]!.getSheetValues() as unknown[][]));
+    const values = dense(workbook.worksheets[0]!.getSheetValues() as unknown[][]);
+    // A claim opens with its heading and totals (issue 30); the table starts at its header row.
+    const table = values.findIndex((row) => row[0] === 'Line' || row[0] === 'date');
+    const body = blocks(values.slice(table));
+    if (table <= 0) return body;
+    // The heading's totals: the header line with Currency, then one line per currency up to the blank row.
+    const heading = values.slice(0, table);
+    const at = heading.findIndex((row) => row.includes('Currency'));
+    const totals = heading.slice(at + 1).filter((row) => row.some((v) => v !== undefined && v !== null && v !== ''));
+    return { rows: body.rows, totals: blocks([heading[at]!, ...totals]).rows };
   };
   const csvRows = async (file: string) => {
     const workbook = new ExcelJS.Workbook();

@@ -1,0 +1,233 @@
+/**
+ * What an `actions export` writes and remembers (issue 30): the lines of its kind (claim-lines.ts,
+ * journal-lines.ts) less those an earlier export of the same kind wrote (`recon_action_exports`), or all of them
+ * with `--all`, each re-exported one marked with the date it was first exported; the lines are recorded under the
+ * export's id before the file is written, and the totals per currency are summed by DuckDB from that record, so
+ * money stays DECIMAL. The file's layout (columns, heading, print) is set here; reports/action-files.ts writes it.
+ */
+import type { Config } from '../../config/schema.js';
+import { todayIn } from '../../core/calendar.js';
+import type { Warehouse } from '../../core/warehouse.js';
+import type { ActionFile, FileColumn } from '../../reports/action-files.js';
+import { claimLines } from './claim-lines.js';
+import { journalLines } from './journal-lines.js';
+
+export type ExportKind = 'claim' | 'undercharge' | 'journal';
+
+export interface PreparedExport {
+  exportId: string;
+  /** The export's number among the period's exports of its kind (1 = the first). */
+  sequence: number;
+  content: ActionFile;
+  /** The actions whose lines this export covers (approved ones move to executed). */
+  actions: string[];
+  /** Lines exported before: left out, or with --all written again and marked. */
+  exportedBefore: number;
+  /** Journal actions with nothing to post (amount 0): no line. */
+  empty: string[];
+}
+
+/** The export's number: one more than the period's exports of this kind so far. */
+export async function nextExportSequence(warehouse: Warehouse, period: string, kind: ExportKind): Promise<number> {
+  const row = await warehouse.one<{ n: number }>(
+    `SELECT count(DISTINCT export_id)::INTEGER AS n FROM recon_action_exports WHERE period = $1 AND kind = $2`,
+    [period, kind],
+  );
+  return (row?.n ?? 0) + 1;
+}
+
+/** The default file of an export: the first of a kind keeps the plain name, later ones carry their number. */
+export function exportFileName(period: string, kind: ExportKind, sequence: number, format: string): string {
+  const what = kind === 'claim' ? 'claims' : kind === 'undercharge' ? 'undercharges' : 'journal';
+  const number = sequence > 1 ? `-${String(sequence).padStart(2, '0')}` : '';
+  return `pinrecon-${period}-${what}${number}.${format}`;
+}
+
+/**
+ * Reads the lines, leaves out (or, with `all`, marks) those exported before, records what will be written in
+ * `recon_action_exports` and lays out the file. Run it inside the export's transaction, before writing the file.
+ */
+export async function prepareExport(
+  warehouse: Warehouse,
+  config: Config,
+  options: { period: string; kind: ExportKind; all: boolean; file: string; by: string; runId: string },
+): Promise<PreparedExport> {
+  const { period, kind } = options;
+  const found =
+    kind === 'journal'
+      ? await journalLines(warehouse, config, period)
+      : { ...(await claimLines(warehouse, config, period, kind)), empty: [] as string[] };
+  const earlier = new Map(
+    (
+      await warehouse.all<{ line_id: string; first: string }>(
+        `SELECT line_id, strftime(min(exported_at), '%Y-%m-%d') AS first FROM recon_action_exports
+         WHERE period = $1 AND kind = $2 GROUP BY line_id`,
+        [period, kind],
+      )
+    ).map((r) => [r.line_id, r.first]),
+  );
+  const rows: Record<string, string | null>[] = [];
+  for (const line of found.lines) {
+    const first = earlier.get(line.line_id) ?? null;
+    if (first !== null && !options.all) continue;
+    rows.push({ ...line, exported_before: first });
+  }
+  const sequence = await nextExportSequence(warehouse, period, kind);
+  const exportId = `X-${period}-${kind}-${String(sequence).padStart(2, '0')}`;
+  const now = new Date().toISOString();
+  for (const row of rows) {
+    await warehouse.run(
+      `INSERT INTO recon_action_exports (export_id, period, kind, line_id, action_id, finding_id, account, debit, credit,
+         amount, currency_code, repeated, file, exported_at, exported_by, run_id)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8::DECIMAL(18,4), $9::DECIMAL(18,4), $10::DECIMAL(18,4), $11, $12, $13,
+               $14::TIMESTAMPTZ, $15, $16)`,
+      [
+        exportId,
+        period,
+        kind,
+        row.line_id!,
+        row.action_id!,
+        row.finding_id!,
+        row.account ?? null,
+        row.debit ?? null,
+        row.credit ?? null,
+        kind === 'journal' ? null : (row.difference ?? null),
+        row.currency ?? null,
+        row.exported_before !== null,
+        options.file,
+        now,
+        options.by,
+        options.runId,
+      ],
+    );
+  }
+  const summed = await warehouse.all<Record<string, string | null>>(
+    `SELECT currency_code AS currency, count(DISTINCT action_id)::VARCHAR AS entries,
+            coalesce(sum(amount), 0)::VARCHAR AS difference,
+            coalesce(sum(debit), 0)::VARCHAR AS debit, coalesce(sum(credit), 0)::VARCHAR AS credit
+     FROM recon_action_exports WHERE export_id = $1 GROUP BY ALL ORDER BY 1 NULLS LAST`,
+    [exportId],
+  );
+  const shown = kind === 'journal' ? ['currency', 'entries', 'debit', 'credit'] : ['currency', 'entries', 'difference'];
+  const totals = summed.map((t) => Object.fromEntries(shown.map((k) => [k, t[k] ?? null])));
+  const exportedBefore = found.lines.filter((l) => earlier.has(l.line_id)).length;
+  const content =
+    kind === 'journal'
+      ? journalLayout(config, period, rows, totals, options.all)
+      : claimLayout(config, period, kind, exportId, rows, totals, options.all);
+  return { exportId, sequence, content, actions: found.actions, exportedBefore, empty: found.empty };
+}
+
+const money = (key: string, header: string, width = 12): FileColumn => ({ key, header, kind: 'money', width });
+const text = (key: string, header: string, width: number): FileColumn => ({ key, header, kind: 'text', width });
+
+/**
+ * A claim as the provider's account manager reads it: who asks whom, for what period, under which reference and
+ * date, the totals per currency first, then one line per transaction. The printed columns add up to 141
+ * characters, which fits A4 and Letter landscape at ≥ 8 pt; the finding's type and id stay on screen.
+ */
+function claimLayout(
+  config: Config,
+  period: string,
+  kind: 'claim' | 'undercharge',
+  exportId: string,
+  rows: Record<string, string | null>[],
+  totals: Record<string, string | null>[],
+  all: boolean,
+): ActionFile {
+  const reference = exportId.replace(/^X-/, kind === 'claim' ? 'CLM-' : 'UND-').replace(`-${kind}-`, '-');
+  const provider = URL.canParse(config.api.baseUrl) ? new URL(config.api.baseUrl).host : config.api.baseUrl;
+  const title =
+    kind === 'claim'
+      ? `Claim for credit: charged above the agreed cost, ${period}`
+      : `Undercharges: charged below the agreed cost, ${period} (for information; not part of any claim)`;
+  const columns: FileColumn[] = [
+    text('line_id', 'Line', 14),
+    { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', width: 11 },
+    text('partner_reference', 'Partner reference', 16),
+    { key: 'provider_date', header: 'Date', kind: 'date', width: 11 },
+    text('product', 'Product', 20),
+    money('charged_cost', 'Charged'),
+    money('expected_cost', 'Agreed'),
+    money('difference', 'Difference'),
+    text('currency', 'Currency', 8),
+    text('key_last4', 'Key (last 4)', 9),
+    text('note', 'Note', 16),
+    text('exception_type', 'Finding type', 18),
+    text('finding_id', 'Finding ID', 34),
+    ...(all ? [{ key: 'exported_before', header: 'Exported before', kind: 'date', width: 12 } as FileColumn] : []),
+  ];
+  return {
+    sheet: kind === 'claim' ? `Claim ${period}` : `Undercharges ${period}`,
+    title,
+    heading: [
+      ['Partner', config.api.identifier ?? '(api.identifier not set)'],
+      ['Provider', provider],
+      ['Period', period],
+      [kind === 'claim' ? 'Claim reference' : 'Reference', reference],
+      ['Date', todayIn(config.timezone)],
+      ['Lines', String(rows.length)],
+      ...(all ? ([['Note', 'lines with "Exported before" were sent in an earlier file']] as [string, string][]) : []),
+    ],
+    columns,
+    printColumns: 11,
+    paper: config.reports.paperSize,
+    rows,
+    totals: {
+      title: kind === 'claim' ? 'Amount claimed per currency' : 'Undercharged per currency',
+      columns: [
+        text('currency', 'Currency', 8),
+        { key: 'entries', header: 'Lines', kind: 'integer', width: 10 },
+        money('difference', 'Difference'),
+      ],
+      rows: totals,
+    },
+    totalsAt: 'heading',
+    csvTotals: true,
+  };
+}
+
+/**
+ * The journal as a generic GL import takes it (docs/DATA.md "Journal file"): one line per row with date, entry,
+ * line, account, debit, credit, currency, memo and reference; a line's other side is empty, never 0.
+ */
+function journalLayout(
+  config: Config,
+  period: string,
+  rows: Record<string, string | null>[],
+  totals: Record<string, string | null>[],
+  all: boolean,
+): ActionFile {
+  return {
+    sheet: `Journal ${period}`,
+    columns: [
+      { key: 'date', header: 'date', kind: 'date', width: 11 },
+      text('entry_id', 'entry_id', 14),
+      text('line_id', 'line_id', 16),
+      text('account', 'account', 10),
+      money('debit', 'debit'),
+      money('credit', 'credit'),
+      text('currency', 'currency', 8),
+      text('memo', 'memo', 42),
+      text('reference', 'reference', 16),
+      text('finding_id', 'finding_id', 34),
+      ...(all ? [{ key: 'exported_before', header: 'exported_before', kind: 'date', width: 12 } as FileColumn] : []),
+    ],
+    printColumns: 9,
+    paper: config.reports.paperSize,
+    rows,
+    totals: {
+      title: 'Total per currency',
+      columns: [
+        text('currency', 'currency', 8),
+        { key: 'entries', header: 'entries', kind: 'integer', width: 10 },
+        money('debit', 'debit'),
+        money('credit', 'credit'),
+      ],
+      rows: totals,
+    },
+    totalsAt: 'end',
+    // A ledger imports the CSV line by line: a totals block would read as more entries.
+    csvTotals: false,
+  };
+}
