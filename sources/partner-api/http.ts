@@ -2,7 +2,8 @@
  * One HTTP exchange with the upstream: every attempt waits for the rate limiter, is counted, and times out when
  * nothing arrives for `api.timeoutMs`. 2xx and 4xx answers go back to the caller (a 2xx body parsed, or streamed
  * to a file); 503/429, other 5xx, timeouts, dropped connections and cut bodies are AttemptFailures for the retry
- * policy (retry-policy.ts). Plain http goes to loopback only (plain-http-guard.ts).
+ * policy (retry-policy.ts). Plain http goes to loopback only (plain-http-guard.ts). HTTPS_PROXY / HTTP_PROXY /
+ * NO_PROXY are honoured (proxy.ts, issue 31).
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
@@ -13,6 +14,7 @@ import { describeEndpoint, type Endpoint } from './endpoints.js';
 import { quoteBody, UpstreamError } from './errors.js';
 import type { ClientStats } from './events.js';
 import { PlainHttpGuard } from './plain-http-guard.js';
+import { proxyAgentFor } from './proxy.js';
 import type { RateLimiter } from './rate-limiter.js';
 
 export interface HttpRequest {
@@ -42,6 +44,8 @@ export const isSuccess = (status: number): boolean => status >= 200 && status < 
 export class Transport {
   private readonly plainHttp: PlainHttpGuard;
   private readonly httpsAgent = new https.Agent({ keepAlive: true, maxSockets: 256 });
+  /** The tunnel through the environment's proxy to the baseUrl's origin, when one applies (issue 31). */
+  private readonly proxyAgent: http.Agent | undefined;
 
   constructor(
     private readonly api: ApiConfig,
@@ -51,6 +55,8 @@ export class Transport {
     private readonly secrets: () => Iterable<string>,
   ) {
     this.plainHttp = new PlainHttpGuard(api);
+    // Every request goes to the baseUrl's origin, so one decision holds for the whole run.
+    this.proxyAgent = URL.canParse(api.baseUrl) ? proxyAgentFor(new URL(api.baseUrl)) : undefined;
   }
 
   /**
@@ -104,6 +110,7 @@ export class Transport {
   close(): void {
     this.plainHttp.agent.destroy();
     this.httpsAgent.destroy();
+    this.proxyAgent?.destroy();
   }
 
   /** Sends one request and hands the response to `consume`, failing when nothing arrives for timeoutMs. */
@@ -136,7 +143,7 @@ export class Transport {
       const outgoing = (secure ? https : http).request(url, {
         method: request.endpoint.method,
         headers,
-        agent: secure ? this.httpsAgent : this.plainHttp.agent,
+        agent: this.proxyAgent ?? (secure ? this.httpsAgent : this.plainHttp.agent),
       });
       // An idle timeout (re-armed by every chunk): a large download may take long, but never stalls.
       const rearm = () => {
