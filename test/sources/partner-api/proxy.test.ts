@@ -1,31 +1,36 @@
 /**
- * The provider through a proxy (issue 31): with HTTP_PROXY set every request to the simulator goes through a
- * small CONNECT proxy on loopback (written here, counting tunnels); NO_PROXY naming the host bypasses it. Real
- * HTTP end to end; every server started here is stopped.
+ * The provider through a proxy (issue 31): `pinrecon catalog` run with HTTP_PROXY sends every request to the
+ * simulator through a small CONNECT proxy on loopback (written here, counting tunnels); NO_PROXY naming the host
+ * bypasses it. The CLI is spawned with the variables (no test changes its own environment); real HTTP end to end,
+ * every server started here stopped.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import net, { type AddressInfo } from 'node:net';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { configSchema } from '../../../config/schema.js';
-import { startSimulator } from '../../../doubles/simulator/server.js';
-import { PartnerApiClient } from '../../../sources/partner-api/client.js';
-import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type RunningSimulator, startSimulator } from '../../../doubles/simulator/server.js';
+import { runCli } from '../../support/cli.js';
 
-const proxyVariables = ['HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'no_proxy', 'ALL_PROXY'];
-const saved = Object.fromEntries(proxyVariables.map((name) => [name, process.env[name]]));
-const open: { close(): unknown }[] = [];
+const identifier = 'proxy-partner';
+const secret = 'proxy-secret-123';
+const unset = { HTTPS_PROXY: undefined, https_proxy: undefined, http_proxy: undefined, ALL_PROXY: undefined };
+let simulator: RunningSimulator;
+let proxy: Awaited<ReturnType<typeof startProxy>>;
 
-// This machine's own proxy settings must not decide the outcome.
-beforeEach(() => {
-  for (const name of proxyVariables) delete process.env[name];
+beforeAll(async () => {
+  simulator = await startSimulator({
+    seed: 3,
+    identifier,
+    secret,
+    dataset: { from: '2024-01-01', to: '2024-01-02', salesCount: 10 },
+  });
+  proxy = await startProxy();
 });
-
-afterEach(async () => {
-  for (const name of proxyVariables) {
-    if (saved[name] === undefined) delete process.env[name];
-    else process.env[name] = saved[name];
-  }
-  for (const thing of open.splice(0).reverse()) await thing.close();
+afterAll(async () => {
+  await proxy.close();
+  await simulator.close();
 });
 
 /** A CONNECT proxy on 127.0.0.1 that counts the tunnels it opened and the targets asked for. */
@@ -61,49 +66,30 @@ async function startProxy() {
   };
 }
 
-async function simulatorAndClient() {
-  const identifier = 'proxy-partner';
-  const secret = 'proxy-secret-123';
-  const simulator = await startSimulator({
-    seed: 3,
-    identifier,
-    secret,
-    dataset: { from: '2024-01-01', to: '2024-01-31', salesCount: 50, timezone: 'UTC' },
-  });
-  open.push(simulator);
-  const api = configSchema.parse({ api: { baseUrl: simulator.url, identifier, secret } }).api;
-  const client = new PartnerApiClient(api, { limiter: new RateLimiter(500) });
-  open.push(client);
-  return { simulator, client };
+/** `pinrecon catalog` against the simulator with these proxy variables; its exit code. */
+async function catalog(env: Record<string, string | undefined>) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-proxy-'));
+  const file = path.join(dir, 'pinrecon.config.json');
+  writeFileSync(file, JSON.stringify({ database: path.join(dir, 'pinrecon.duckdb'), api: { baseUrl: simulator.url } }));
+  const variables = { ...unset, PINRECON_API_IDENTIFIER: identifier, PINRECON_API_SECRET: secret, ...env };
+  const result = await runCli(['catalog', '--json', '--config', file], { env: variables });
+  expect(result.code, result.stderr).toBe(0);
+  return result;
 }
 
 describe('the provider through a proxy', () => {
   it('tunnels every request through HTTP_PROXY (CONNECT to the provider host)', async () => {
-    const proxy = await startProxy();
-    open.push(proxy);
-    process.env.HTTP_PROXY = proxy.url;
-    const { simulator, client } = await simulatorAndClient();
-    const tree = await client.catalogTree();
-    expect(tree.length).toBeGreaterThan(0);
-    expect(proxy.targets.length).toBeGreaterThan(0);
-    expect(new Set(proxy.targets)).toEqual(new Set([new URL(simulator.url).host]));
+    const before = proxy.targets.length;
+    await catalog({ HTTP_PROXY: proxy.url, NO_PROXY: undefined, no_proxy: undefined });
+    const tunnels = proxy.targets.slice(before);
+    expect(tunnels.length).toBeGreaterThan(0);
+    expect(new Set(tunnels)).toEqual(new Set([new URL(simulator.url).host]));
   });
 
-  it('goes direct when NO_PROXY names the host', async () => {
-    const proxy = await startProxy();
-    open.push(proxy);
-    process.env.HTTP_PROXY = proxy.url;
-    process.env.NO_PROXY = '127.0.0.1';
-    const { client } = await simulatorAndClient();
-    expect((await client.catalogTree()).length).toBeGreaterThan(0);
-    expect(proxy.targets).toEqual([]);
-  });
-
-  it('goes direct when no proxy is set', async () => {
-    const proxy = await startProxy();
-    open.push(proxy);
-    const { client } = await simulatorAndClient();
-    expect((await client.catalogTree()).length).toBeGreaterThan(0);
-    expect(proxy.targets).toEqual([]);
+  it('goes direct when NO_PROXY names the host, or when no proxy is set', async () => {
+    const before = proxy.targets.length;
+    await catalog({ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1', no_proxy: undefined });
+    await catalog({ HTTP_PROXY: undefined, NO_PROXY: undefined, no_proxy: undefined });
+    expect(proxy.targets.length).toBe(before);
   });
 });
