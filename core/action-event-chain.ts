@@ -6,7 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import { canonicalTimestampSql } from './decision-chain.js';
-import type { Warehouse } from './warehouse.js';
+import type { SqlSession } from './sql-session.js';
 
 export const actionEventChainVersion = 'pinrecon.action_event.v1';
 
@@ -90,7 +90,7 @@ export function toChainedActionEvent(row: StoredActionEventRow): ChainedActionEv
 
 /** The last event of a period's chain: where the next one links on (position 0 and no hash when empty). */
 export async function actionEventChainHead(
-  warehouse: Warehouse,
+  warehouse: SqlSession,
   period: string,
 ): Promise<{ position: number; sha256: string | null }> {
   const row = await warehouse.one<{ position: string; sha256: string | null }>(
@@ -102,7 +102,7 @@ export async function actionEventChainHead(
 }
 
 /** Whether recon_action_events exists without the chain's columns: a database from before the chain. */
-export async function actionEventsNeedChaining(warehouse: Warehouse): Promise<boolean> {
+export async function actionEventsNeedChaining(warehouse: SqlSession): Promise<boolean> {
   const columns = await warehouse.all<{ column_name: string }>(
     `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_action_events'`,
   );
@@ -114,7 +114,7 @@ export async function actionEventsNeedChaining(warehouse: Warehouse): Promise<bo
  * period's events (the period of their action) are chained in the order they were recorded (`at`, then the
  * order DuckDB appended them). Later rows without a hash are never chained here: `verify` reports them.
  */
-export async function chainExistingActionEvents(warehouse: Warehouse): Promise<number> {
+export async function chainExistingActionEvents(warehouse: SqlSession): Promise<number> {
   return warehouse.transaction(async () => {
     await warehouse.run(
       `UPDATE recon_action_events SET period = a.period FROM recon_actions a

@@ -5,7 +5,7 @@
  * form of a row (version 1) is documented at `canonicalDecision` below.
  */
 import { createHash } from 'node:crypto';
-import type { Warehouse } from './warehouse.js';
+import type { SqlSession } from './sql-session.js';
 
 export const decisionChainVersion = 'pinrecon.decision.v1';
 
@@ -103,7 +103,7 @@ export function toChainedDecision(row: StoredDecisionRow): ChainedDecision {
 
 /** The last row of a period's chain: where the next decision links on (position 0 and no hash when empty). */
 export async function chainHead(
-  warehouse: Warehouse,
+  warehouse: SqlSession,
   period: string,
 ): Promise<{ position: number; sha256: string | null }> {
   const row = await warehouse.one<{ position: string; sha256: string | null }>(
@@ -115,7 +115,7 @@ export async function chainHead(
 }
 
 /** Whether recon_decisions exists without the chain's columns: a database from before the chain. */
-export async function decisionsNeedChaining(warehouse: Warehouse): Promise<boolean> {
+export async function decisionsNeedChaining(warehouse: SqlSession): Promise<boolean> {
   const columns = await warehouse.all<{ column_name: string }>(
     `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_decisions'`,
   );
@@ -127,7 +127,7 @@ export async function decisionsNeedChaining(warehouse: Warehouse): Promise<boole
  * every period's rows are chained in the order they were recorded (decided_at, then the order DuckDB
  * appended them). Later rows without a hash are never chained here: `verify` reports them.
  */
-export async function chainExistingDecisions(warehouse: Warehouse): Promise<number> {
+export async function chainExistingDecisions(warehouse: SqlSession): Promise<number> {
   return warehouse.transaction(async () => {
     const rows = await warehouse.all<StoredDecisionRow & { row_id: string }>(
       `SELECT rowid::VARCHAR AS row_id, ${chainedDecisionColumns} FROM recon_decisions

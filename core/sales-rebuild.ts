@@ -6,12 +6,12 @@
  * that applies the schema: renamed aside, made again by sql/schema/020_sales.sql, its rows copied by column name,
  * the old table dropped.
  */
-import type { Warehouse } from './warehouse.js';
+import type { SqlSession } from './sql-session.js';
 
 const setAside = 'sales_with_primary_key';
 
 /** Whether this database's `sales` still has the primary key (a file made before it was dropped). */
-export async function salesHasPrimaryKey(warehouse: Warehouse): Promise<boolean> {
+export async function salesHasPrimaryKey(warehouse: SqlSession): Promise<boolean> {
   const row = await warehouse.one<{ keys: string }>(
     `SELECT count(*) AS keys FROM duckdb_constraints()
      WHERE database_name = current_database() AND schema_name = 'main' AND table_name = 'sales'
@@ -21,12 +21,12 @@ export async function salesHasPrimaryKey(warehouse: Warehouse): Promise<boolean>
 }
 
 /** Step 1, before the schema runs (inside its transaction): the keyed table goes aside, so the schema makes `sales`. */
-export async function setKeyedSalesAside(warehouse: Warehouse): Promise<void> {
+export async function setKeyedSalesAside(warehouse: SqlSession): Promise<void> {
   await warehouse.run(`ALTER TABLE sales RENAME TO ${setAside}`);
 }
 
 /** Step 2, after the schema ran: every row into the new `sales`, in the order they were stored; the old table goes. */
-export async function copyKeyedSalesBack(warehouse: Warehouse): Promise<void> {
+export async function copyKeyedSalesBack(warehouse: SqlSession): Promise<void> {
   await warehouse.run(`INSERT INTO sales BY NAME SELECT * FROM ${setAside}`);
   await warehouse.run(`DROP TABLE ${setAside}`);
 }

@@ -7,10 +7,9 @@
 import { printable } from './text-safety.js';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import type { DuckDBConnection, DuckDBInstance, DuckDBValue } from '@duckdb/node-api';
-import { actionEventsNeedChaining, chainExistingActionEvents } from './action-event-chain.js';
-import { chainExistingDecisions, decisionsNeedChaining } from './decision-chain.js';
-import { copyKeyedSalesBack, salesHasPrimaryKey, setKeyedSalesAside } from './sales-rebuild.js';
+import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
+import { schemaMigrations } from './schema-migrations.js';
+import type { Params, Row, SchemaMigration, SqlSession } from './sql-session.js';
 import { isOutOfMemory, JobError } from './errors.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
@@ -24,9 +23,7 @@ import {
   memorySizeText,
 } from './memory-policy.js';
 
-export type Params = DuckDBValue[] | Record<string, DuckDBValue>;
-/** Rows as JSON-safe values: DECIMAL and BIGINT arrive as exact strings, timestamps as ISO-like text. */
-export type Row = Record<string, unknown>;
+export type { Params, Row } from './sql-session.js';
 
 export interface OpenOptions {
   readOnly?: boolean;
@@ -43,6 +40,8 @@ export interface OpenOptions {
   onLockWait?: (message: string) => void;
   /** Told before a one-time rebuild the schema needs, which may take a minute on a big file (default: stderr). */
   onRebuild?: (message: string) => void;
+  /** The one-time migrations applying the schema runs (default: all of core/schema-migrations.ts). */
+  migrations?: readonly SchemaMigration[];
   /**
    * DuckDB's memory_limit for this session (the config's `memoryLimit`): a size such as "512MB", or "auto" (sized
    * from the work, core/memory-policy.ts); default DuckDB's own (80 % of RAM).
@@ -65,7 +64,7 @@ function lockWaitSeconds(options: OpenOptions): number {
   return options.readOnly ? 0 : defaultLockWaitSeconds;
 }
 
-export class Warehouse {
+export class Warehouse implements SqlSession {
   /** The memoryLimit setting in force ("auto" or a size), and what "auto" last sized it to (bytes, for what work). */
   private memorySetting?: string;
   private autoSized = { bytes: 0, basis: '0 sales' };
@@ -118,7 +117,7 @@ export class Warehouse {
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
     // "auto" starts at its floor (the schema's own work is small), then gets room for the sales the file holds.
     if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
-    if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild);
+    if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild, options.migrations);
     await warehouse.fitMemoryToWork();
     return warehouse;
   }
@@ -206,31 +205,35 @@ export class Warehouse {
     await this.run(`SET memory_limit = ${sqlString(limit)}`);
   }
 
-  /** Runs every `sql/schema/*.sql` in name order; each statement is idempotent (CREATE ... IF NOT EXISTS). */
-  async applySchema(onRebuild: (message: string) => void = toStderr): Promise<void> {
+  /**
+   * Runs every `sql/schema/*.sql` in name order (each statement idempotent: CREATE ... IF NOT EXISTS), with the
+   * one-time migrations an older file needs: those that change a table before the schema runs share its transaction.
+   */
+  async applySchema(
+    onRebuild: (message: string) => void = toStderr,
+    migrations: readonly SchemaMigration[] = schemaMigrations,
+  ): Promise<void> {
     const dir = path.join(sqlDir(), 'schema');
-    // Decisions recorded before the audit chain existed are chained once, as the chain's columns arrive.
-    const unchained = await decisionsNeedChaining(this);
-    const unchainedEvents = await actionEventsNeedChaining(this);
+    const needed: SchemaMigration[] = [];
+    for (const migration of migrations) if (await migration.needed(this)) needed.push(migration);
     const files = readdirSync(dir)
       .filter((f) => f.endsWith('.sql'))
       .sort();
     const runFiles = async () => {
       for (const name of files) await this.run(readFileSync(path.join(dir, name), 'utf8'));
     };
-    // A `sales` made with its old primary key is rebuilt without it, all or nothing (core/sales-rebuild.ts).
-    if (await salesHasPrimaryKey(this)) {
-      onRebuild(`${this.path}: rebuilding the sales table without its primary key (once; its rows are kept)`);
+    const around = needed.filter((m) => m.before);
+    for (const migration of around) if (migration.notice) onRebuild(migration.notice(this));
+    if (around.length > 0) {
       await this.transaction(async () => {
-        await setKeyedSalesAside(this);
+        for (const migration of around) await migration.before!(this);
         await runFiles();
-        await copyKeyedSalesBack(this);
+        for (const migration of around) await migration.after?.(this);
       });
     } else {
       await runFiles();
     }
-    if (unchained) await chainExistingDecisions(this);
-    if (unchainedEvents) await chainExistingActionEvents(this);
+    for (const migration of needed) if (!migration.before) await migration.after?.(this);
   }
 
   async run(sql: string, params?: Params): Promise<void> {
