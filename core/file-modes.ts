@@ -1,71 +1,215 @@
 /**
- * What pinrecon writes is private to its owner: files 0600, folders 0700. The database, its snapshot, the
- * landing files (raw API answers), the workbooks and `.eml` files hold sales and keys, so nobody else on the
- * machine may read them. The CLI sets the process umask to `privateUmask` before anything is written, so
- * every new file and folder is created private; `protectOwnedPaths` checks what was written before (by an
- * older version, or under another umask) and fixes what pinrecon owns, saying so.
+ * Who may read what pinrecon writes, and how it writes it. Every command runs under a private umask, so new
+ * files are 0600 and folders 0700; a file meant for analysts (the snapshot, exports) gets the access asked
+ * for (0640 with a group) when it is written, never later. A temporary is created exclusively, never through a
+ * link (a planted `….tmp-<pid>` symlink is removed, not followed), then renamed into place; the leftovers of a
+ * killed run are removed at the next start. Modes are changed only on files pinrecon writes (issues 31, 34).
  */
-import { chmodSync, existsSync, lstatSync, readdirSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  fchmodSync,
+  fchownSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+} from 'node:fs';
 import path from 'node:path';
 
 /** Group and others get nothing: files come out 0600 (0666 & ~077), folders 0700. */
 export const privateUmask = 0o077;
 
-export interface OwnedPaths {
-  /** Single files pinrecon writes (the database, its write-ahead log, the snapshot, the key file). */
-  files: string[];
-  /** Folders pinrecon creates and fills alone (the landing folder): checked with everything under them. */
-  trees: string[];
-  /** Folders others may share (reports): only the files whose names match `ownedName` are checked. */
-  sharedFolders: { folder: string; ownedName: RegExp }[];
+/** The mode a written file gets, and the group it is given to (analysts.group), if any. */
+export interface FileAccess {
+  mode: number;
+  gid?: number;
 }
 
-/** A path that was readable or writable by others, and the mode it had. */
-export interface LooseMode {
-  path: string;
-  mode: number;
-  folder: boolean;
-}
+export const privateAccess: FileAccess = { mode: 0o600 };
 
 /** `0644`-style text of a mode's permission bits. */
 export function octalMode(mode: number): string {
   return `0${(mode & 0o777).toString(8)}`;
 }
 
-/**
- * Sets every owned file to 0600 and owned folder to 0700 that grants anything to group or others, and
- * returns what it changed (the caller warns). Symbolic links are left alone, and a file it cannot change
- * (another owner) is reported by `warn` and skipped.
- */
-export function protectOwnedPaths(owned: OwnedPaths, warn: (message: string) => void): LooseMode[] {
-  const fixed: LooseMode[] = [];
-  const fix = (file: string, isFolder: boolean) => {
-    const stat = lstatSync(file, { throwIfNoEntry: false });
-    if (!stat || stat.isSymbolicLink() || (stat.mode & 0o077) === 0) return;
-    try {
-      chmodSync(file, isFolder ? 0o700 : 0o600);
-      fixed.push({ path: file, mode: stat.mode & 0o777, folder: isFolder });
-    } catch (error) {
-      warn(
-        `${file} is readable by others (mode ${octalMode(stat.mode)}) and could not be made private: ${(error as Error).message}. Run: chmod ${isFolder ? '700' : '600'} ${file}`,
-      );
-    }
-  };
-  const walk = (folder: string) => {
-    fix(folder, true);
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      const child = path.join(folder, entry.name);
-      if (entry.isDirectory()) walk(child);
-      else if (entry.isFile()) fix(child, false);
-    }
-  };
-  for (const file of owned.files) fix(file, false);
-  for (const tree of owned.trees) if (existsSync(tree) && lstatSync(tree).isDirectory()) walk(tree);
-  for (const { folder, ownedName } of owned.sharedFolders) {
-    if (!existsSync(folder) || !lstatSync(folder).isDirectory()) continue;
-    for (const entry of readdirSync(folder, { withFileTypes: true })) {
-      if (entry.isFile() && ownedName.test(entry.name)) fix(path.join(folder, entry.name), false);
-    }
+/** The numeric id of a group named (or numbered) `group`, by the system's own lookup; undefined when unknown. */
+export function groupId(group: string): number | undefined {
+  if (/^\d+$/.test(group)) return Number(group);
+  try {
+    // getent asks NSS (files, LDAP, sss), so a directory's group is found as the system finds it.
+    const line = execFileSync('getent', ['group', group], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const gid = Number(line.split(':')[2]);
+    return Number.isInteger(gid) ? gid : undefined;
+  } catch {
+    const line = readFileSync('/etc/group', 'utf8')
+      .split('\n')
+      .find((l) => l.split(':')[0] === group);
+    const gid = Number(line?.split(':')[2]);
+    return line && Number.isInteger(gid) ? gid : undefined;
   }
-  return fixed;
+}
+
+/** The name of the temporary a file is written under before it is renamed into place. */
+export function temporaryFor(target: string): string {
+  return `${target}.tmp-${process.pid}`;
+}
+
+/**
+ * Creates `file` empty and exclusively (O_EXCL, O_NOFOLLOW) with `access`, and returns its descriptor. Whatever
+ * already had the name (a planted link, a leftover) is removed first; if something takes the name again in
+ * between, the open fails rather than follow it.
+ */
+export function createExclusive(file: string, access: FileAccess = privateAccess): number {
+  if (lstatSync(file, { throwIfNoEntry: false })) unlinkSync(file);
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+  const fd = openSync(file, flags, access.mode & 0o600);
+  try {
+    applyAccess(fd, access);
+    return fd;
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** Gives an open file its group (when one is asked) and mode, by its descriptor: no path to be swapped. */
+function applyAccess(fd: number, access: FileAccess): void {
+  if (access.gid !== undefined && fstatSync(fd).gid !== access.gid) fchownSync(fd, -1, access.gid);
+  fchmodSync(fd, access.mode);
+}
+
+/** Sets the access of a file pinrecon just wrote (by another writer: DuckDB's COPY), never through a link. */
+export function setAccess(file: string, access: FileAccess): void {
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  try {
+    applyAccess(fd, access);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Writes `target` through its temporary: `write` fills the temporary (created exclusively, with `access`),
+ * which is then renamed over `target`; on failure the temporary is removed.
+ */
+export async function writeThroughTemporary<T>(
+  target: string,
+  access: FileAccess,
+  write: (temporary: string, fd: number) => Promise<T>,
+): Promise<T> {
+  const temporary = temporaryFor(target);
+  const fd = createExclusive(temporary, access);
+  let closed = false;
+  const close = () => {
+    if (!closed) closeSync(fd);
+    closed = true;
+  };
+  try {
+    const result = await write(temporary, fd);
+    close();
+    setAccess(temporary, access); // a writer that re-created the file (copyFileSync copies the source's mode)
+    renameSync(temporary, target);
+    return result;
+  } catch (error) {
+    close();
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Copies `source` to `target` through an exclusive temporary with `access` (the snapshot). */
+export function copyThroughTemporary(source: string, target: string, access: FileAccess): void {
+  const temporary = temporaryFor(target);
+  closeSync(createExclusive(temporary, access));
+  try {
+    copyFileSync(source, temporary);
+    setAccess(temporary, access);
+    renameSync(temporary, target);
+  } catch (error) {
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
+/** Whether a process of that id is running (signal 0 checks without sending anything). */
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporaries a killed run left in `folder` (`<name>.tmp-<pid>` whose process is gone), of the names
+ * `owns` accepts and of this account only; returns what it removed.
+ */
+export function removeDeadTemporaries(folder: string, owns: (name: string) => boolean): string[] {
+  const removed: string[] = [];
+  const entries = (() => {
+    try {
+      return readdirSync(folder);
+    } catch {
+      return [];
+    }
+  })();
+  for (const name of entries) {
+    const match = /^(.+)\.tmp-(\d+)$/.exec(name);
+    if (!match || !owns(match[1]!) || processAlive(Number(match[2]))) continue;
+    const file = path.join(folder, name);
+    const stat = lstatSync(file, { throwIfNoEntry: false });
+    if (!stat || stat.isDirectory() || stat.uid !== process.getuid?.()) continue;
+    rmSync(file, { force: true });
+    removed.push(file);
+  }
+  return removed;
+}
+
+/**
+ * Whether `file` holds a DuckDB database: "DUCK" at byte 8 of its header. Undefined when it cannot be read or
+ * is empty (nothing to tell).
+ */
+export function looksLikeDuckDb(file: string): boolean | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);
+  } catch {
+    return undefined;
+  }
+  try {
+    const header = Buffer.alloc(12);
+    const read = readSync(fd, header, 0, 12, 0);
+    if (read === 0) return undefined;
+    return read === 12 && header.subarray(8, 12).toString('latin1') === 'DUCK';
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Makes `file` 0600 when it is a regular file of this account that grants group or others anything (the
+ * database, its log, the key file: they hold keys); returns the mode it had, or undefined when left alone.
+ * Links, folders and other accounts' files are never touched.
+ */
+export function keepPrivate(file: string, warn: (message: string) => void): number | undefined {
+  const stat = lstatSync(file, { throwIfNoEntry: false });
+  if (!stat?.isFile() || stat.uid !== process.getuid?.() || (stat.mode & 0o077) === 0) return undefined;
+  try {
+    setAccess(file, privateAccess);
+    return stat.mode & 0o777;
+  } catch (error) {
+    warn(
+      `${file} is readable by others (mode ${octalMode(stat.mode)}) and could not be made private: ${(error as Error).message}. Run: chmod 600 ${file}`,
+    );
+    return undefined;
+  }
 }

@@ -5,12 +5,13 @@
  * default 60 s) before failing.
  */
 import { printable } from './text-safety.js';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { schemaMigrations } from './schema-migrations.js';
 import type { Params, Row, SchemaMigration, SqlSession } from './sql-session.js';
 import { isOutOfMemory, JobError } from './errors.js';
+import { copyThroughTemporary, type FileAccess, privateAccess } from './file-modes.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
 import { duckdb } from './duckdb.js';
@@ -314,13 +315,11 @@ export function snapshotPath(database: string): string {
  * rename), so an analyst's open connection never holds the lock a scheduled job needs.
  * Call it with the writer closed or from the writer after CHECKPOINT.
  */
-export async function publishSnapshot(warehouse: Warehouse): Promise<string> {
+export async function publishSnapshot(warehouse: Warehouse, access: FileAccess = privateAccess): Promise<string> {
   const target = snapshotPath(warehouse.path);
   await warehouse.run('CHECKPOINT');
-  const temporary = `${target}.tmp-${process.pid}`;
-  rmSync(temporary, { force: true });
-  copyFileSync(warehouse.path, temporary);
-  renameSync(temporary, target);
+  // Issue 31: written with the access analysts.group asks for; issue 34: through an exclusive temporary.
+  copyThroughTemporary(warehouse.path, target, access);
   return target;
 }
 

@@ -3,13 +3,14 @@
  * database) and the workbook attached by path (streamed, never read into memory); sent over SMTP with
  * retries on transient failures, or written as a .eml file for a dry run.
  */
-import { createWriteStream, renameSync, rmSync } from 'node:fs';
+import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../core/errors.js';
+import { privateAccess, writeThroughTemporary } from '../core/file-modes.js';
 import { parseSmtpUrl, redactUrl, resolveLoopback, smtpRequiresTls } from '../config/transport-security.js';
 import { redactSecrets } from '../core/secret-redaction.js';
 import type { Config } from '../config/schema.js';
@@ -19,6 +20,7 @@ import { totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 import { closeBriefLines } from './close-brief.js';
 import { actionEmailLines } from './actions-sheet.js';
+import { sealEmailLines } from './seal-lines.js';
 
 export type EmailConfig = Config['email'];
 
@@ -64,6 +66,8 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const brief = closeBriefLines(facts);
   // Issue 15: what waits for a second person's approval, and what failed at the provider.
   const actionLines = actionEmailLines(facts.actions);
+  // Issue 28: the seal's hash and the signer's key leave the database with every email of a signed period.
+  const sealLines = sealEmailLines(facts.close);
   const text = [
     heading,
     '',
@@ -86,6 +90,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     rejects,
     '',
     ...actionLines,
+    ...sealLines,
     attachmentNote,
     '',
   ].join('\n');
@@ -132,6 +137,9 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     paragraph(rejects),
     actionLines.length > 0
       ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(actionLines.join('\n'))}</pre>`
+      : '',
+    sealLines.length > 0
+      ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(sealLines.join('\n'))}</pre>`
       : '',
     paragraph(attachmentNote),
   ].join('\n');
@@ -192,14 +200,10 @@ export async function deliverReportEmail(
     const { createTransport } = (await import('nodemailer')).default;
     const transport = createTransport({ streamTransport: true, newline: 'windows' });
     const info = await transport.sendMail(mail);
-    const temporary = `${options.emlFile}.tmp-${process.pid}`;
-    try {
-      await pipeline(info.message as Readable, createWriteStream(temporary));
-      renameSync(temporary, options.emlFile);
-    } catch (error) {
-      rmSync(temporary, { force: true });
-      throw error;
-    }
+    // Through a temporary created exclusively, never through a link planted at its name (issue 34).
+    await writeThroughTemporary(options.emlFile, privateAccess, (_, fd) =>
+      pipeline(info.message as Readable, createWriteStream('', { fd, autoClose: false })),
+    );
     return { status: 'written', to: config.to, attempts: 0, messageId: info.messageId, eml: options.emlFile };
   }
 

@@ -7,12 +7,13 @@
  * order, and the generation time is the only wall-clock value written.
  */
 import { once } from 'node:events';
-import { mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createWriteStream, mkdirSync, statSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import path from 'node:path';
 import type { DuckDBDataChunk, DuckDBResult } from '@duckdb/node-api';
 import type ExcelJS from 'exceljs';
 import type { Warehouse } from '../core/warehouse.js';
+import { privateAccess, writeThroughTemporary } from '../core/file-modes.js';
 import type { ReportFacts } from './report-facts.js';
 import { detailSheets, signoffChangesSheet, type DetailSheet, type SheetColumn } from './report-sheets.js';
 import { decisions } from '../core/decisions.js';
@@ -69,19 +70,15 @@ export async function writeWorkbook(
   ];
   const generatedAt = options.generatedAt ?? new Date();
   mkdirSync(path.dirname(options.file), { recursive: true });
-  const temporary = `${options.file}.tmp-${process.pid}`;
-  // One read transaction: the counts of the plan and the rows streamed come from the same snapshot.
-  const plan = await warehouse
-    .transaction(async () => {
-      const plan = await planSheets(warehouse, sheets, rowsPerSheet);
-      await writeFile(warehouse, facts, sheets, plan, temporary, { ...options, generatedAt, rowsPerSheet });
-      renameSync(temporary, options.file);
-      return plan;
-    })
-    .catch((error: unknown) => {
-      rmSync(temporary, { force: true });
-      throw error;
-    });
+  // One read transaction: the counts of the plan and the rows streamed come from the same snapshot. Written
+  // through a temporary created exclusively, never through a link planted at its name (issue 34).
+  const plan = await warehouse.transaction(async () => {
+    const plan = await planSheets(warehouse, sheets, rowsPerSheet);
+    await writeThroughTemporary(options.file, privateAccess, (_, fd) =>
+      writeFile(warehouse, facts, sheets, plan, fd, { ...options, generatedAt, rowsPerSheet }),
+    );
+    return plan;
+  });
   const rowsByTitle: Record<string, number> = {};
   for (const part of plan) rowsByTitle[part.title] = (rowsByTitle[part.title] ?? 0) + part.rows;
   return {
@@ -98,12 +95,13 @@ async function writeFile(
   facts: ReportFacts,
   sheets: DetailSheet[],
   plan: WrittenSheet[],
-  file: string,
+  fd: number,
   options: WorkbookOptions & { generatedAt: Date; rowsPerSheet: number },
 ): Promise<void> {
   const { default: excel } = await import('exceljs'); // when a workbook is written, not at every start-up
   const workbook = new excel.stream.xlsx.WorkbookWriter({
-    filename: file,
+    // Into the descriptor of the exclusive temporary; writeThroughTemporary closes it.
+    stream: createWriteStream('', { fd, autoClose: false }),
     useStyles: true,
     useSharedStrings: false,
     // Fast compression: at the default level, deflating a million-row sheet takes longer than writing it.
@@ -288,6 +286,7 @@ function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[
   const at = columns.findIndex((column) => column.key === 'decision');
   if (at < 0) return;
   const letter = worksheet.getColumn(at + 1).letter;
+  const choices = columns[at]!.choices ?? decisions; // Suggested matches: confirm | reject (issue 29)
   // The streaming worksheet has data validations, though exceljs's types only declare them on the other one.
   const validations = (
     worksheet as unknown as { dataValidations: { add(address: string, validation: ExcelJS.DataValidation): void } }
@@ -295,11 +294,11 @@ function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[
   validations.add(`${letter}2:${letter}${Math.max(2, rows + 1)}`, {
     type: 'list',
     allowBlank: true,
-    formulae: [`"${decisions.join(',')}"`],
+    formulae: [`"${choices.join(',')}"`],
     showErrorMessage: true,
     errorStyle: 'stop',
     errorTitle: 'Decision',
-    error: `One of: ${decisions.join(', ')}`,
+    error: `One of: ${choices.join(', ')}`,
   });
 }
 

@@ -7,6 +7,7 @@ import { rebuildFromLanding, type RebuildSummary } from '../../pipelines/extract
 import { backfillCreatedWindows } from '../../pipelines/extract/backfill.js';
 import type { SearchBy } from '../../pipelines/extract/plan.js';
 import { databaseExists, publishSnapshot, withWarehouse } from '../../core/warehouse.js';
+import { analystsAccess } from '../../pipelines/keys/private-files.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
 import { formatDuration, formatTable, type Output } from '../../core/output.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
@@ -78,7 +79,7 @@ Example:
             output,
           );
           const result = await extractSales(warehouse, config, request, output);
-          if (!request.dryRun) await publishSnapshot(warehouse);
+          if (!request.dryRun) await publishSnapshot(warehouse, analystsAccess(config));
           return { backfill, summary: result };
         });
         if (backfill) {
@@ -103,7 +104,7 @@ async function rebuild(config: Config, options: ExtractCommandOptions, output: O
   };
   const summary = await withWarehouse(config.database, warehouseSettings(config), async (warehouse) => {
     const result = await rebuildFromLanding(warehouse, config, range, output);
-    await publishSnapshot(warehouse);
+    await publishSnapshot(warehouse, analystsAccess(config));
     return result;
   });
   printRebuild(summary, output);

@@ -4,9 +4,11 @@
  * (pipelines/analysts/arrow.ts); each file is written under a temporary name and renamed. A PIN never leaves whole: the
  * masking rules of `pinrecon query`.
  */
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { JobError } from '../../core/errors.js';
+import { createExclusive, setAccess, temporaryFor } from '../../core/file-modes.js';
+import { analystsAccess } from '../keys/private-files.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
 import { arrowResult, writeArrowFile } from './arrow.js';
@@ -50,6 +52,7 @@ export async function exportPeriod(
   const work = async (): Promise<ExportSummary> => {
     await assertReconciled(warehouse, options.period);
     mkdirSync(options.outDir, { recursive: true });
+    const access = analystsAccess(config);
     const files: ExportSummary['files'] = [];
     const byValue = await hasStoredPins(warehouse);
     for (const mart of exportedMarts) {
@@ -73,7 +76,10 @@ export async function exportPeriod(
       });
       const pins = byValue ? `WITH ${pinValuesCte} ` : '';
       const target = path.join(options.outDir, `${mart}-${options.period}.${options.format}`);
-      const temporary = `${target}.tmp-${process.pid}`;
+      // Issue 34: the temporary is created exclusively (a link planted at its name is removed, not followed);
+      // issue 31: the file gets the access analysts.group asks for before it is renamed into place.
+      const temporary = temporaryFor(target);
+      closeSync(createExclusive(temporary, access));
       const copyOptions = options.format === 'parquet' ? '(FORMAT parquet)' : '(FORMAT csv, HEADER true)';
       // The period is a validated YYYY-MM; COPY takes no parameters.
       const query = `${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE period = ${sqlString(options.period)} ORDER BY ALL`;
@@ -90,6 +96,7 @@ export async function exportPeriod(
           );
           rows = Number(result?.Count ?? 0);
         }
+        setAccess(temporary, access);
         renameSync(temporary, target);
         files.push({ mart, path: target, rows });
       } finally {

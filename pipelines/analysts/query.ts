@@ -4,10 +4,11 @@
  * statement, and the masking of PINs in every value it returns. The session reaches nothing but the database
  * (external access off, configuration locked). The rules: docs/ARCHITECTURE.md, "Design notes by module".
  */
-import { existsSync, statSync } from 'node:fs';
+import { accessSync, constants, existsSync, statSync } from 'node:fs';
 import type { DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
 import type { Config } from '../../config/schema.js';
 import { JobError, UsageError } from '../../core/errors.js';
+import { octalMode } from '../../core/file-modes.js';
 import {
   hasStoredPins,
   isPinColumn,
@@ -57,8 +58,14 @@ export async function openForReading(
   }
   if (hasSnapshot && !options.live) {
     const published = statSync(snapshot).mtime;
+    if (!readable(snapshot)) {
+      throw new JobError(
+        `The snapshot ${snapshot} is not readable by this account (mode ${octalMode(statSync(snapshot).mode)}).`,
+        `The account that runs pinrecon's jobs shares it by setting analysts.group in its config to a Unix group you are in; the next job writes it 0640 with that group.`,
+      );
+    }
     output.info(
-      `reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job`,
+      `reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job; ${sharing(config, snapshot)}`,
     );
     return Warehouse.open(snapshot, warehouseSettings(config, { readOnly: true }));
   }
@@ -96,6 +103,23 @@ async function holdsWholeKey(warehouse: Warehouse): Promise<boolean> {
   return Boolean(
     await warehouse.one(`SELECT 1 AS whole FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '****') LIMIT 1`),
   );
+}
+
+function readable(file: string): boolean {
+  try {
+    accessSync(file, constants.R_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Who else may read the snapshot, and how to share it (issue 31: analysts on other Unix accounts). */
+function sharing(config: Config, snapshot: string): string {
+  if (config.analysts.group !== undefined) return `readable by the group ${config.analysts.group} (analysts.group)`;
+  if ((statSync(snapshot).mode & 0o077) === 0)
+    return 'private to this account (set analysts.group in the config to share it with a Unix group)';
+  return `mode ${octalMode(statSync(snapshot).mode)}, set by hand (analysts.group sets it at every job)`;
 }
 
 /** "45 s", "12 min", "3 h 5 min", "2 days". */

@@ -6,7 +6,7 @@
  * notes by module": the replace rules and the staging).
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, statSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import path from 'node:path';
 import { UsageError } from '../../core/errors.js';
@@ -84,6 +84,12 @@ export async function importLedger(
   const sourceFile = path.resolve(file);
   if (!existsSync(sourceFile)) {
     throw new UsageError(`The ledger file ${sourceFile} does not exist. Pass the path of the exported ledger.`);
+  }
+  // Issue 34: a link planted at the ledger's path would make pinrecon read (and quote) another file of this account.
+  if (lstatSync(sourceFile).isSymbolicLink() && !config.ledger.followSymlinks) {
+    throw new UsageError(
+      `The ledger file ${sourceFile} is a symbolic link: pinrecon reads a linked ledger only when the config says so. Pass the file itself, or set ledger.followSymlinks to true.`,
+    );
   }
   if (statSync(sourceFile).isDirectory()) {
     throw new UsageError(

@@ -1,0 +1,73 @@
+/**
+ * Issue 34 item 5: a temporary is created exclusively and never written through a link planted at its name
+ * (`pinrecon-<P>.xlsx.tmp-<pid>`, `.eml.tmp-<pid>`), and gets the access asked for before it is renamed.
+ */
+import { lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { looksLikeDuckDb, privateAccess, temporaryFor, writeThroughTemporary } from '../../core/file-modes.js';
+import { deliverReportEmail } from '../../reports/email.js';
+import { configSchema } from '../../config/schema.js';
+
+/** A folder with a victim file (0644) and a link to it planted at `target`'s temporary name. */
+function planted(name: string): { dir: string; target: string; victim: string } {
+  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-planted-'));
+  const victim = path.join(dir, 'victim.txt');
+  writeFileSync(victim, 'untouched', { mode: 0o644 });
+  const target = path.join(dir, name);
+  symlinkSync(victim, temporaryFor(target));
+  return { dir, target, victim };
+}
+
+describe('temporaries', () => {
+  it('removes a link planted at the temporary name instead of writing through it', async () => {
+    const { target, victim } = planted('pinrecon-2026-01.xlsx');
+    await writeThroughTemporary(target, { mode: 0o640 }, async (temporary) => {
+      writeFileSync(temporary, 'workbook bytes');
+    });
+    expect(readFileSync(victim, 'utf8')).toBe('untouched');
+    expect(statSync(victim).mode & 0o777).toBe(0o644);
+    expect(readFileSync(target, 'utf8')).toBe('workbook bytes');
+    expect(lstatSync(target).isFile()).toBe(true);
+    expect(statSync(target).mode & 0o777).toBe(0o640);
+    expect(lstatSync(temporaryFor(target), { throwIfNoEntry: false })).toBeUndefined();
+  });
+
+  it('removes the temporary when writing fails, and leaves the target as it was', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-planted-'));
+    const target = path.join(dir, 'pinrecon-2026-01.xlsx');
+    writeFileSync(target, 'the old workbook');
+    await expect(
+      writeThroughTemporary(target, privateAccess, async () => {
+        throw new Error('disk full');
+      }),
+    ).rejects.toThrow('disk full');
+    expect(readFileSync(target, 'utf8')).toBe('the old workbook');
+    expect(lstatSync(temporaryFor(target), { throwIfNoEntry: false })).toBeUndefined();
+  });
+
+  it('writes a dry-run email (.eml) past a planted link, private', async () => {
+    const { dir, target, victim } = planted('pinrecon-2026-01.eml');
+    const attachment = path.join(dir, 'pinrecon-2026-01.xlsx');
+    writeFileSync(attachment, 'workbook');
+    const email = configSchema.parse({}).email;
+    const message = { subject: 's', text: 't', html: '<p>t</p>', attachment };
+    await deliverReportEmail(email, message, { emlFile: target });
+    expect(readFileSync(victim, 'utf8')).toBe('untouched');
+    expect(readFileSync(target, 'utf8')).toContain('Subject: s');
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+  });
+
+  it('tells a DuckDB file from another by its header', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-header-'));
+    const other = path.join(dir, 'other.db');
+    writeFileSync(other, 'SQLite format 3\0……');
+    const empty = path.join(dir, 'empty.duckdb');
+    writeFileSync(empty, '');
+    const duck = path.join(dir, 'duck.duckdb');
+    writeFileSync(duck, Buffer.concat([Buffer.alloc(8), Buffer.from('DUCK'), Buffer.alloc(100)]));
+    expect([looksLikeDuckDb(other), looksLikeDuckDb(empty), looksLikeDuckDb(duck)]).toEqual([false, undefined, true]);
+    expect(looksLikeDuckDb(path.join(dir, 'absent.duckdb'))).toBeUndefined();
+  });
+});
