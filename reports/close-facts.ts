@@ -38,6 +38,8 @@ export interface CloseFacts {
   deltas: { currencyCode: string | null; amountDelta: string }[];
   /** Actions executed or exported after the sign-off (actions execute --after-signoff; issue 28). */
   actionsAfterSignoff?: number;
+  /** The active sign-off's seal: sha256 of its statement, and the fingerprint of the key that signed it (null: none). */
+  seal?: { sha256: string; signerKeySha256: string | null };
 }
 
 /** The state a person reads, one of four. */

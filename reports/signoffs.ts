@@ -3,6 +3,7 @@
  * report shows: the verdict, the reasons it is incomplete and the one sign-off state (reports/close-facts.ts says
  * them). `close`, `reconcile`, decisions and the report all read sign-offs here.
  */
+import { sha256Hex } from '../core/signatures.js';
 import type { Warehouse } from '../core/warehouse.js';
 import { formatZonedTime } from '../core/zoned-time.js';
 import type { CloseFacts } from './close-facts.js';
@@ -173,7 +174,20 @@ export async function signoffFacts(
     changes: state.changes,
     deltas: state.deltas,
     ...(state.actionsAfterSignoff ? { actionsAfterSignoff: state.actionsAfterSignoff } : {}),
+    ...(s ? await sealFacts(warehouse, s.signoffId) : {}),
   };
+}
+
+/** Issue 28: the active sign-off's seal as the email states it (its sha256 and the signer's key fingerprint). */
+async function sealFacts(warehouse: Warehouse, signoffId: string): Promise<Pick<CloseFacts, 'seal'>> {
+  const row = await warehouse.one<{ seal: string | null; signer: string | null; signed: boolean }>(
+    `SELECT seal, signer_key_sha256 AS signer, seal_signature IS NOT NULL AS signed FROM period_signoffs
+     WHERE signoff_id = $1`,
+    [signoffId],
+  );
+  if (!row?.seal) return {};
+  const signerKeySha256 = row.signed ? row.signer : null;
+  return { seal: { sha256: sha256Hex(Buffer.from(row.seal, 'utf8')), signerKeySha256 } };
 }
 
 /** The period's completeness as a job checked it (pipelines/extract/completeness.ts): what the close facts need of it. */
@@ -183,7 +197,7 @@ export interface CheckedCompleteness {
   commands: string[];
 }
 
-type SignoffFacts = Pick<CloseFacts, 'status' | 'signoff' | 'reopened' | 'changes' | 'deltas' | 'actionsAfterSignoff'>;
+type SignoffFacts = Pick<CloseFacts, 'status' | 'signoff' | 'reopened' | 'changes' | 'deltas' | 'actionsAfterSignoff' | 'seal'>;
 
 /**
  * The report's view of closing the period: the verdict its reconciliation stored, made `incomplete` if the job

@@ -1,13 +1,19 @@
 /**
- * `pinrecon verify --period P`: recomputes the period's decision chain, its sign-offs' content hashes and
- * their manifests' file hashes; exit 1 naming the first that does not match (pipelines/close/verify.ts).
+ * `pinrecon verify --period P [--public-keys FILE] [--seal FILE]`: recomputes both hash chains, checks every
+ * signature, each sign-off's content hash and seal, and the manifest's files (printing every path read); exit 1
+ * naming the first thing that does not match, or when there is nothing to verify (pipelines/close/verify.ts).
  */
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import { keysFromFile, registeredKeys } from '../../pipelines/close/known-keys.js';
 import { verifyPeriod } from '../../pipelines/close/verify.js';
 import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 
 interface VerifyOptions extends GlobalOptions {
   period?: string;
+  publicKeys?: string;
+  seal?: string;
 }
 
 export function registerVerify(program: Command): void {
@@ -15,33 +21,59 @@ export function registerVerify(program: Command): void {
     program
       .command('verify')
       .description(
-        "proves a period's audit trail: the decision chain, the sign-offs' content hashes and the files behind them",
+        "proves a period's audit trail: both hash chains, every signature, the sign-offs and their seals, the files",
       )
-      .requiredOption('--period <YYYY-MM>', 'the period to verify'),
+      .requiredOption('--period <YYYY-MM>', 'the period to verify')
+      .option('--public-keys <file>', 'check signatures with these PEM public keys (default: the config people)')
+      .option('--seal <file>', 'a seal statement kept outside the database: prove the database still holds it'),
   )
     .addHelpText(
       'after',
       `
-Recomputes every recon_decisions row's hash and its link to the row before (a row changed, removed or
-reordered breaks the chain), each sign-off's content_sha256 from its signed rows, the decision chain head its
-manifest holds (and that nothing was decided after it while signed), and the sha256 of every landing and
-ledger file the manifest lists. Exit 0: verified; exit 1: the first row or file that does not match is named.
+Recomputes every recon_decisions and recon_action_events row's hash and its link to the row before (a row
+changed, removed or reordered breaks the chain) and checks each signature with the registered keys (config
+people, or --public-keys FILE). For each sign-off: its content_sha256 from its signed rows, its seal (the row,
+the chain heads, the manifest's sha256) and the seal's signature, and the sha256 of every landing and ledger
+file the manifest lists — a file that was under the database's folder is read under its folder now, so a
+copied database checks the copy. Every path read is printed. --seal FILE (seal.json of an audit pack, or one
+kept when the period was signed) fails when the database no longer holds that sign-off as sealed.
+Without people configured, names were typed, not attested, and verify says so.
+Exit 0: verified; exit 1: the first row or file that does not match is named, or nothing to verify.
 
 Example:
-  pinrecon verify --period 2026-01`,
+  pinrecon verify --period 2026-01 --seal seal-2026-01.json`,
     )
     .action(
       action<VerifyOptions, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
-        const report = await withJobWarehouse(config, (warehouse) => verifyPeriod(warehouse, period));
+        const keys = options.publicKeys ? keysFromFile(options.publicKeys, config) : registeredKeys(config);
+        let seal: { file: string; text: string } | undefined;
+        if (options.seal) {
+          try {
+            seal = { file: options.seal, text: readFileSync(options.seal, 'utf8') };
+          } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+            throw new UsageError(`--seal ${options.seal}: cannot read it (${code}).`);
+          }
+        }
+        const report = await withJobWarehouse(config, (warehouse) =>
+          verifyPeriod(warehouse, period, { database: config.database, keys, seal }),
+        );
         const head = report.chainHead
           ? ` (head ${report.chainHead.position}: ${report.chainHead.sha256.slice(0, 16)}…)`
           : '';
         const signoffs = `${report.signoffs.length} sign-off(s)`;
-        const facts = `${report.decisions} decision(s) in the chain${head}, ${signoffs}, ${report.filesChecked} file(s)`;
+        const signed = report.attested ? `, ${report.signedRows} signed row(s) checked` : '';
+        const facts =
+          `${report.decisions} decision(s) in the chain${head}, ${report.actionEvents} action event(s)${signed}, ` +
+          `${signoffs}, ${report.filesChecked} file(s)`;
         output.document(report);
+        const lines = report.files.map((f) => `  read ${f.shown}: ${f.status}`);
+        for (const s of report.signoffs)
+          if (s.sealSha256) lines.push(`  Seal sha256 of ${s.signoffId}: ${s.sealSha256}`);
+        if (report.notice) lines.push(`  ${report.notice}`);
         if (report.ok) {
-          output.result(`verified ${period}: ${facts}`);
+          output.result([`verified ${period}: ${facts}`, ...lines].join('\n'));
           return;
         }
         const [first] = report.mismatches;
@@ -49,7 +81,7 @@ Example:
         for (const other of report.mismatches.slice(1, 50)) output.error(`  also: ${other.subject}: ${other.reason}`);
         if (report.mismatches.length > 50)
           output.error(`  … and ${report.mismatches.length - 50} more (--json lists them all)`);
-        output.error(`checked: ${facts}`);
+        output.error([`checked: ${facts}`, ...lines].join('\n'));
         process.exitCode = 1;
       }),
     );

@@ -17,6 +17,11 @@ export interface Manifest {
   sqlSha256: string;
   landingFiles: { path: string; sha256: string | null }[];
   ledgerFiles: { path: string; sha256: string | null; importedSha256: string }[];
+  /**
+   * The database's folder when signed: `verify` reads a file under it relative to the database's folder now, so
+   * a database copied with its files is checked against the copy's files (issue 28).
+   */
+  databaseDir?: string;
   /** The last row of the period's decision chain when signed (recon_decisions): `verify` checks it is still there. */
   decisionChainHead?: { position: number; sha256: string | null };
 }
@@ -45,7 +50,14 @@ export async function buildManifest(
   for (const l of ledger)
     ledgerFiles.push({ path: l.source_file, sha256: await fileSha256(l.source_file), importedSha256: l.file_hash });
   const head = await chainHead(warehouse, period);
-  return { pinreconVersion: version, sqlSha256: sqlModelsSha256(), landingFiles, ledgerFiles, decisionChainHead: head };
+  return {
+    pinreconVersion: version,
+    sqlSha256: sqlModelsSha256(),
+    databaseDir: path.dirname(path.resolve(config.database)),
+    landingFiles,
+    ledgerFiles,
+    decisionChainHead: head,
+  };
 }
 
 /** sha256 of a file's bytes, or null when it is no longer there. */
