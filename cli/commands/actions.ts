@@ -13,12 +13,18 @@ import { exportActions, type ExportFileFormat, type ExportKind } from '../../pip
 import { planActions } from '../../pipelines/actions/plan.js';
 import { actionStatuses, listActions } from '../../pipelines/actions/store.js';
 import { defaultDecidedBy } from '../../pipelines/decisions/findings.js';
+import { resolveActor } from '../../pipelines/people/actor.js';
+import { unattestedNotice } from '../../core/signatures.js';
+
+const identityHelp = (who: string) =>
+  `private key of ${who} (env PINRECON_IDENTITY): required, and the act signed, when the config names people`;
 import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { printRows } from '../print.js';
 
 interface PeriodOptions extends GlobalOptions {
   period: string;
   by?: string;
+  identity?: string;
 }
 
 const listFormats = ['table', 'csv', 'json'] as const;
@@ -37,12 +43,14 @@ export function registerActions(program: Command): void {
         "turn the period's decisions into proposed actions (reverse → reversal, claim → claim, fix_ledger/write_off → journal)",
       )
       .requiredOption('--period <YYYY-MM>', 'the month')
-      .option('--by <name>', 'who proposes (default: the OS user name)'),
+      .option('--by <name>', 'who proposes (default: the OS user name; with people configured, the key\'s person)')
+      .option('--identity <file>', identityHelp('a preparer')),
   ).action(
     action<PeriodOptions, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
-      const by = options.by ?? defaultDecidedBy();
-      const result = await withJobWarehouse(config, (warehouse) => planActions(warehouse, config, { period, by }));
+      const actor = resolveActor(config, options, 'preparer', 'plan actions');
+      if (!actor.attested) output.info(unattestedNotice);
+      const result = await withJobWarehouse(config, (warehouse) => planActions(warehouse, config, { period, actor }));
       const lines = [
         `planned ${period}: ${result.proposed.length} proposed, ${result.unchanged} unchanged, ${result.canceled.length} canceled, ` +
           `${result.skipped.length} reverse decision(s) skipped`,
@@ -66,23 +74,31 @@ export function registerActions(program: Command): void {
   withGlobalOptions(
     actions
       .command('approve')
-      .description('approve proposed actions (maker-checker: not by the person who decided the finding)')
+      .description('approve proposed actions (maker-checker: not by the person who decided the finding or planned it)')
       .requiredOption('--period <YYYY-MM>', 'the month')
       .option('--action <id...>', 'the actions to approve')
       .option('--all', 'every proposed action of the period')
-      .requiredOption('--by <name>', 'who approves'),
+      .option('--by <name>', 'who approves (required unless the config names people: then the key\'s person)')
+      .option('--identity <file>', identityHelp('an approver')),
   )
     .addHelpText(
       'after',
       `
-Refused (exit 1, nothing approved) when the approver decided any of the findings, or when an action's
-amount is above actions.approvalLimit of its currency and the approver is not one of actions.approvers.`,
+Refused (exit 1, nothing approved) when the approver decided any of the findings or planned any of the
+actions (names compared ignoring case, accents' forms and spaces), or when an action's amount is above
+actions.approvalLimit of its currency, or its currency has no limit, and the approver is not one of
+actions.approvers. With people in the config, --identity FILE (an approver's key) is required and each
+approval is signed; every approval records the sha256 of the policy in force.`,
     )
     .action(
       action<PeriodOptions & { action?: string[]; all?: boolean }, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
+        if (config.people.length === 0 && options.by === undefined)
+          throw new UsageError('actions approve needs --by NAME: who approves (a second person).');
+        const actor = resolveActor(config, options, 'approver', 'approve actions');
+        if (!actor.attested) output.info(unattestedNotice);
         const result = await withJobWarehouse(config, (warehouse) =>
-          approveActions(warehouse, config, { period, actionIds: options.action, all: options.all, by: options.by! }),
+          approveActions(warehouse, config, { period, actionIds: options.action, all: options.all, actor }),
         );
         const lines = [`${result.approvedBy} approved ${result.approved.length} action(s) of ${period}`];
         for (const a of result.approved)

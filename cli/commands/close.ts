@@ -3,20 +3,36 @@
  * `pinrecon reopen` reopens it (the sign-off stays in period_signoffs).
  */
 import type { Command } from 'commander';
+import type { Config } from '../../config/schema.js';
+import { UsageError } from '../../core/errors.js';
 import { closePeriod, reopenPeriod } from '../../pipelines/close/close.js';
+import { resolveActor, type Actor } from '../../pipelines/people/actor.js';
 import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 
 interface CloseCommandOptions extends GlobalOptions {
   period?: string;
-  by: string;
+  by?: string;
+  identity?: string;
   note?: string;
   allowUndecided?: boolean;
+  allowOpen?: boolean;
 }
 
 interface ReopenCommandOptions extends GlobalOptions {
   period?: string;
-  by: string;
+  by?: string;
+  identity?: string;
   reason: string;
+}
+
+const identityHelp =
+  "a signer's private key (env PINRECON_IDENTITY): required, and the act signed, when the config names people";
+
+/** The person signing or reopening (issue 28): a signer's key with people configured, else the typed --by. */
+function signerOf(config: Config, options: { by?: string; identity?: string }, act: string): Actor {
+  if (config.people.length === 0 && options.by === undefined)
+    throw new UsageError(`${act} needs --by NAME (or, with people configured, --identity FILE).`);
+  return resolveActor(config, options, 'signer', act);
 }
 
 export function registerClose(program: Command): void {
@@ -25,15 +41,18 @@ export function registerClose(program: Command): void {
       .command('close')
       .description('signs a period off: freezes its findings and decisions with a manifest of what produced them')
       .requiredOption('--period <YYYY-MM>', 'the reconciled period to sign off')
-      .requiredOption('--by <name>', 'who signs it off')
+      .option('--by <name>', "who signs it off (with people configured: the key's person)")
+      .option('--identity <file>', identityHelp)
       .option('--note <text>', 'a note kept with the sign-off')
-      .option('--allow-undecided', 'sign off even though some findings have no decision'),
+      .option('--allow-undecided', 'sign off even though some findings have no decision')
+      .option('--allow-open', 'sign off even though some findings are investigating (the sign-off lists them)'),
   )
     .addHelpText(
       'after',
       `
 The period must be completely extracted and reconciled since its last extraction; findings without a
-decision refuse the close unless --allow-undecided. A later reconcile of the period compares itself with
+decision refuse the close unless --allow-undecided, and findings still investigating unless --allow-open.
+With people in the config the signer's key (--identity, role signer) signs the sign-off. A later reconcile of the period compares itself with
 the sign-off (recon_summary.signoff_status, recon_signoff_changes).
 
 Example:
@@ -42,14 +61,16 @@ Example:
     .action(
       action<CloseCommandOptions, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
-        const summary = await withJobWarehouse(config, (warehouse) =>
-          closePeriod(
-            warehouse,
-            config,
-            { period, by: options.by, note: options.note, allowUndecided: Boolean(options.allowUndecided) },
-            output,
-          ),
-        );
+        const actor = signerOf(config, options, 'close');
+        const close = {
+          period,
+          by: actor.name,
+          note: options.note,
+          allowUndecided: Boolean(options.allowUndecided),
+          allowOpen: Boolean(options.allowOpen),
+          signer: actor.signer,
+        };
+        const summary = await withJobWarehouse(config, (warehouse) => closePeriod(warehouse, config, close, output));
         output.result(
           [
             `${period} signed off by ${summary.signedBy} at ${summary.signedAtZoned} (sign-off ${summary.signoffId})`,
@@ -70,14 +91,15 @@ export function registerReopen(program: Command): void {
       .command('reopen')
       .description('reopens a signed-off period (the sign-off stays in the history)')
       .requiredOption('--period <YYYY-MM>', 'the signed-off period')
-      .requiredOption('--by <name>', 'who reopens it')
+      .option('--by <name>', "who reopens it (with people configured: the key's person)")
+      .option('--identity <file>', identityHelp)
       .requiredOption('--reason <text>', 'why it is reopened'),
   ).action(
     action<ReopenCommandOptions, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
-      const signoff = await withJobWarehouse(config, (warehouse) =>
-        reopenPeriod(warehouse, config, { period, by: options.by, reason: options.reason }, output),
-      );
+      const actor = signerOf(config, options, 'reopen');
+      const reopen = { period, by: actor.name, reason: options.reason, signer: actor.signer };
+      const signoff = await withJobWarehouse(config, (warehouse) => reopenPeriod(warehouse, config, reopen, output));
       output.result(
         `${period} reopened by ${signoff.reopenedBy} at ${signoff.reopenedAtZoned}: ${signoff.reopenReason} (sign-off ${signoff.signoffId} of ${signoff.signedBy} at ${signoff.signedAtZoned} kept)`,
       );

@@ -27,9 +27,12 @@ import {
 } from '../context.js';
 import { printRows } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
+import { unattestedNotice } from '../../core/signatures.js';
+import { resolveActor } from '../../pipelines/people/actor.js';
 
 interface ImportOptions extends GlobalOptions {
   by?: string;
+  identity?: string;
   overwrite?: boolean;
 }
 
@@ -39,6 +42,7 @@ interface DecideOptions extends GlobalOptions {
   owner?: string;
   expectedClearBy?: string;
   by?: string;
+  identity?: string;
   period?: string;
   type?: string[];
   family?: string;
@@ -54,6 +58,9 @@ interface HistoryOptions extends GlobalOptions {
 
 /** The families `--family` takes, from the registry of finding types (issue 27). */
 const families = findingFamilyNames;
+
+const identityHelp =
+  'private key of the person deciding (env PINRECON_IDENTITY): required, and the act signed, when the config names people';
 
 interface ListOptions extends GlobalOptions {
   period: string;
@@ -73,7 +80,8 @@ export function registerFindings(program: Command): void {
       .description(
         'read the decisions typed into a pinrecon workbook (saved by Excel or LibreOffice) into the database',
       )
-      .option('--by <name>', 'who decided (default: the OS user name)')
+      .option('--by <name>', 'who decided (default: the OS user name; with people configured, the key\'s person)')
+      .option('--identity <file>', identityHelp)
       .option('--overwrite', 'record rows edited over a decision taken after the workbook was written (else refused)'),
   )
     .addHelpText(
@@ -90,21 +98,24 @@ workbook, or --overwrite); so are rows naming an unknown finding, another period
 The other rows are still recorded. Importing the same file twice changes nothing. A signed-off period
 refuses every row: reopen it first. Exit 0 when no row was refused, 1 otherwise; --json lists every row.
 
-Decisions: ${decisions.join(', ')} (timing needs Expected clear by).
+Decisions: ${decisions.join(', ')} (timing needs an Expected clear by not in the past; write_off and
+accepted need a Note). With people in the config, --identity FILE (a preparer's key) is required.
 
 Example:
   pinrecon findings import reports/pinrecon-2026-01.xlsx --by "Ana Lima"`,
     )
     .action(
       action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
+        const actor = resolveActor(config, options, 'preparer', 'import decisions');
         const result = await withJobWarehouse(config, (warehouse) =>
           importDecisions(
             warehouse,
             file,
-            { by: options.by, overwrite: Boolean(options.overwrite), timezone: config.timezone },
+            { actor, overwrite: Boolean(options.overwrite), timezone: config.timezone },
             output,
           ),
         );
+        if (!actor.attested) output.info(unattestedNotice);
         report(output, result);
       }),
     );
@@ -119,7 +130,8 @@ Example:
       .option('--note <text>', 'why (default: keep the current note)')
       .option('--owner <name>', 'who follows it up (default: keep the current owner)')
       .option('--expected-clear-by <date>', 'YYYY-MM-DD: when a timing difference should clear (needed for timing)')
-      .option('--by <name>', 'who decided (default: the OS user name)')
+      .option('--by <name>', 'who decided (default: the OS user name; with people configured, the key\'s person)')
+      .option('--identity <file>', identityHelp)
       .option('--period <YYYY-MM>', "decide the period's findings the filters choose (instead of ids)")
       .option('--type <type...>', `with --period: only these finding types (${findingTypeNames.join(', ')})`)
       .option('--family <family>', `with --period: only this family (${families.join(', ')})`)
@@ -141,8 +153,10 @@ Examples:
         if (!isDecision(options.decision))
           throw new UsageError(`--decision must be one of ${decisions.join(', ')}, got "${options.decision}".`);
         const expectedClearBy = parseDateOption(options.expectedClearBy, '--expected-clear-by');
-        const { decision, note, owner, by } = options;
-        const decide = { decision, note, owner, expectedClearBy, by, timezone: config.timezone };
+        const { decision, note, owner } = options;
+        const actor = resolveActor(config, options, 'preparer', 'decide findings');
+        if (!actor.attested && !options.dryRun) output.info(unattestedNotice);
+        const decide = { decision, note, owner, expectedClearBy, actor, timezone: config.timezone };
         const filters = ['type', 'family', 'undecided', 'maxAmount', 'dryRun'] as const;
         const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
         if (options.period === undefined) {

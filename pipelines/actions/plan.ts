@@ -11,6 +11,7 @@ import { sqlString } from '../../core/sql.js';
 import { findingTypeInSql, findingTypesWhere } from '../../core/finding-types.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { recordRun } from '../../core/run-trace.js';
+import { typedActor, type Actor } from '../people/actor.js';
 import {
   actionsOf,
   appendEvent,
@@ -69,10 +70,14 @@ const holding = ['proposed', 'approved', 'in_flight', 'executed', 'verified'];
 export async function planActions(
   warehouse: Warehouse,
   config: Config,
-  options: { period: string; by: string },
+  options: { period: string; by?: string; actor?: Actor },
 ): Promise<PlanSummary> {
   const period = checkPeriod(options.period);
-  return recordRun(warehouse, 'actions plan', { period, by: options.by }, async (run) => {
+  // Who plans (issue 28): the key's person when people are configured, and each event signed with the key.
+  const actor = options.actor ?? typedActor(options.by);
+  const by = actor.name;
+  const attest = { signer: actor.signer };
+  return recordRun(warehouse, 'actions plan', { period, by, attested: actor.attested }, async (run) => {
     const canceledStatuses = Object.entries(config.reconciliation.statusMap)
       .filter(([, statusClass]) => statusClass === 'canceled')
       .map(([status]) => sqlString(status.trim()));
@@ -114,7 +119,7 @@ export async function planActions(
     const now = new Date().toISOString();
     await warehouse.transaction(async () => {
       for (const { action, reason } of toCancel) {
-        await changeStatus(warehouse, action.action_id, action.status, 'canceled', options.by, reason);
+        await changeStatus(warehouse, action.action_id, action.status, 'canceled', by, reason, {}, attest);
         summary.canceled.push({ actionId: action.action_id, reason });
       }
       for (const [i, w] of fresh.entries()) {
@@ -133,7 +138,7 @@ export async function planActions(
             w.partner_reference,
             w.amount,
             w.currency_code,
-            options.by,
+            by,
             now,
             w.decision,
             w.decided_by,
@@ -144,7 +149,7 @@ export async function planActions(
           ],
         );
         const detail = `${w.decision} decided by ${w.decided_by} at ${w.decided_at}`;
-        await appendEvent(warehouse, { actionId, at: now, by: options.by, from: null, to: 'proposed', detail });
+        await appendEvent(warehouse, { actionId, at: now, by, from: null, to: 'proposed', detail, ...attest });
         summary.proposed.push({
           actionId,
           kind: w.kind,

@@ -14,6 +14,9 @@ import { sqlIdentifier, sqlString } from '../../core/sql.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { activeSignoff, signoffsOf, type Signoff } from '../../reports/signoffs.js';
 import { buildManifest, type Manifest } from './manifest.js';
+import { attestationOf, attestReopen, attestSignoff, investigatingFindings } from './attest.js';
+import { sha256Hex, type Identity } from '../../core/signatures.js';
+import { canonicalTimestamp } from '../../core/decision-chain.js';
 import { checkCompleteness, incompleteError } from '../extract/completeness.js';
 import { newRunId, recordRun } from '../../core/run-trace.js';
 
@@ -22,6 +25,10 @@ export interface CloseOptions {
   by: string;
   note?: string;
   allowUndecided?: boolean;
+  /** Sign off although findings are `investigating`; the sign-off lists them (issue 28 gate). */
+  allowOpen?: boolean;
+  /** The signer's key (people configured): signs the sign-off row (issue 28, pipelines/close/attest.ts). */
+  signer?: Identity | null;
 }
 
 export interface CloseSummary extends Signoff {
@@ -32,6 +39,8 @@ export interface ReopenOptions {
   period: string;
   by: string;
   reason: string;
+  /** The key of the person reopening (people configured): signs the reopen (issue 28). */
+  signer?: Identity | null;
 }
 
 /** Reconcile's input `signed_recon_exceptions`: the rows of the active sign-off (none when unsigned). */
@@ -130,6 +139,16 @@ export async function closePeriod(
           `Decide them (in the workbook, then pinrecon findings import; or pinrecon findings decide), list them with pinrecon findings list --period ${period} --undecided, or pass --allow-undecided to sign off with them open.`,
         );
       }
+      // Issue 28: `investigating` is not decided; signed only with --allow-open, and then listed in the sign-off.
+      const investigating = await investigatingFindings(warehouse, period);
+      if (investigating.length > 0 && !options.allowOpen) {
+        throw new JobError(
+          `The period ${period} has ${investigating.length} finding(s) still investigating, so it is not signed off.`,
+          `Decide them, or pass --allow-open to sign off with them open (the sign-off lists them). ` +
+            `See them: pinrecon findings list --period ${period}`,
+        );
+      }
+      const openFindings = investigating.length > 0 ? JSON.stringify(investigating) : null;
       const manifest = await buildManifest(warehouse, config, period, reconciled.runId);
       const signoffId = newRunId();
       const contentSha256 = await warehouse.transaction(async () => {
@@ -139,9 +158,17 @@ export async function closePeriod(
           [signoffId, period],
         );
         const sha = await signedContentSha256(warehouse, signoffId);
+        // Issue 28: the row is signed over its canonical form (pipelines/close/attest.ts), with its time fixed here.
+        const signedAt = canonicalTimestamp(new Date());
+        const manifestText = JSON.stringify(manifest);
+        const { findings } = reconciled;
+        const row = { signoffId, period, signedBy: by, signedAt, note: options.note ?? null, runId: reconciled.runId };
+        const canonical = { ...row, asOf: reconciled.asOf, findings, undecided, contentSha256: sha, openFindings };
+        const signed = attestSignoff({ ...canonical, manifestSha256: sha256Hex(manifestText) }, options.signer);
         await warehouse.run(
-          `INSERT INTO period_signoffs (signoff_id, period, signed_by, signed_at, note, run_id, as_of, findings, undecided, content_sha256, manifest)
-         VALUES ($1, $2, $3, now(), $4, $5, $6::DATE, $7, $8, $9, $10)`,
+          `INSERT INTO period_signoffs (signoff_id, period, signed_by, signed_at, note, run_id, as_of, findings, undecided, content_sha256, manifest,
+             open_findings, attestation, signature, signer_key_sha256)
+         VALUES ($1, $2, $3, $14::TIMESTAMPTZ, $4, $5, $6::DATE, $7, $8, $9, $10, $11, $12, $13, $15)`,
           [
             signoffId,
             period,
@@ -152,7 +179,12 @@ export async function closePeriod(
             reconciled.findings,
             undecided,
             sha,
-            JSON.stringify(manifest),
+            manifestText,
+            openFindings,
+            signed.attestation,
+            signed.signature,
+            signedAt,
+            signed.signerKeySha256,
           ],
         );
         return sha;
@@ -163,6 +195,10 @@ export async function closePeriod(
       output.info(
         `signed off ${period}: ${reconciled.findings} findings (${undecided} undecided), content sha256 ${contentSha256}`,
       );
+      output.info(attestationOf(by, options.signer));
+      if (investigating.length > 0) {
+        output.info(`signed off with ${investigating.length} finding(s) investigating: ${investigating.join(', ')}`);
+      }
       return { ...signoff, manifest };
     },
   );
@@ -190,6 +226,7 @@ export async function reopenPeriod(
       `UPDATE period_signoffs SET reopened_at = now(), reopened_by = $1, reopen_reason = $2 WHERE signoff_id = $3`,
       [by, reason, active.signoffId],
     );
+    await attestReopen(warehouse, active.signoffId, options.signer);
     output.info(
       `reopened ${period}: the sign-off of ${active.signedBy} at ${active.signedAtZoned} stays in period_signoffs`,
     );

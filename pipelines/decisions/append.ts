@@ -1,9 +1,16 @@
 /**
  * Recording decisions: each appended to recon_decisions, linked into its period's hash chain after the period's
- * head (core/decision-chain.ts), the decision it replaces marked superseded and the finding's row updated, all in
- * one transaction.
+ * head (core/decision-chain.ts) and signed over the same canonical bytes when its person's key is given (issue 28),
+ * the decision it replaces marked superseded and the finding's row updated, all in one transaction.
  */
-import { canonicalTimestamp, chainHead, decisionSha256, type ChainedDecision } from '../../core/decision-chain.js';
+import {
+  canonicalDecision,
+  canonicalTimestamp,
+  chainHead,
+  decisionSha256,
+  type ChainedDecision,
+} from '../../core/decision-chain.js';
+import { signCanonical, type Identity } from '../../core/signatures.js';
 import { textTable } from '../../core/text-table.js';
 import type { Warehouse } from '../../core/warehouse.js';
 
@@ -35,13 +42,15 @@ export interface RecordedDecision extends DecisionInput {
 export async function recordDecisions(
   warehouse: Warehouse,
   recorded: RecordedDecision[],
-  context: { by: string; source: string },
+  context: { by: string; source: string; signer?: Identity | null },
 ): Promise<void> {
+  const signer = context.signer ?? null;
   const decidedAt = canonicalTimestamp(new Date());
   await warehouse.transaction(async () => {
     const heads = new Map<string, { position: number; sha256: string | null }>();
     for (const period of new Set(recorded.map((r) => r.period))) heads.set(period, await chainHead(warehouse, period));
     const prevSha256: (string | null)[] = [];
+    const signatures: (string | null)[] = [];
     for (const r of recorded) {
       const head = heads.get(r.period)!;
       const chained: ChainedDecision = {
@@ -58,6 +67,7 @@ export async function recordDecisions(
         prevSha256: head.sha256,
       };
       prevSha256.push(chained.prevSha256);
+      signatures.push(signer ? signCanonical(signer.privateKey, canonicalDecision(chained)) : null);
       r.chainPosition = chained.chainPosition;
       r.rowSha256 = decisionSha256(chained);
       heads.set(r.period, { position: chained.chainPosition, sha256: r.rowSha256 });
@@ -75,9 +85,10 @@ export async function recordDecisions(
         'chain_position',
         'prev_sha256',
         'row_sha256',
+        'signature',
       ],
       recorded.map((r, i) => {
-        const chain = [String(r.chainPosition), prevSha256[i]!, r.rowSha256!];
+        const chain = [String(r.chainPosition), prevSha256[i]!, r.rowSha256!, signatures[i]!];
         return [r.findingId, r.period, r.decision, r.note, r.owner, r.expectedClearBy, ...chain];
       }),
     );
@@ -88,11 +99,11 @@ export async function recordDecisions(
     );
     await warehouse.run(
       `INSERT INTO recon_decisions (finding_id, period, decision, note, owner, expected_clear_by, decided_by, decided_at, source,
-                                    superseded_at, chain_position, prev_sha256, row_sha256)
+                                    superseded_at, chain_position, prev_sha256, row_sha256, signature, signer_key_sha256)
        SELECT finding_id, period, decision, note, owner, expected_clear_by::DATE, $1, $2::TIMESTAMPTZ, $3, NULL,
-              chain_position::BIGINT, prev_sha256, row_sha256
+              chain_position::BIGINT, prev_sha256, row_sha256, signature, $4
        FROM decision_changes`,
-      [context.by, decidedAt, context.source],
+      [context.by, decidedAt, context.source, signer?.fingerprint ?? null],
     );
     await warehouse.run(
       `UPDATE recon_exceptions SET decision = c.decision, decision_note = c.note, owner = c.owner,

@@ -10,11 +10,34 @@ import type { CurrentFinding, WrittenDecision } from './state.js';
 /** A row to check: where it came from and what it asks. */
 export type Candidate = Omit<TypedDecision, 'sheet' | 'row'> & { sheet?: string; row?: number };
 
-/** How rows are checked: the workbook's period, `--overwrite`. */
+/** How rows are checked: the workbook's period, `--overwrite`, today in the configured zone (the gates). */
 export interface CheckContext {
   period: string | null;
   overwrite: boolean;
   written: Map<string, WrittenDecision>;
+  /** YYYY-MM-DD in the configured zone: a timing's Expected clear by may not be before it. */
+  today: string;
+}
+
+/** Decisions that close a finding with no action: each needs a note saying why (issue 28 gates). */
+const needNote = ['write_off', 'accepted'];
+
+/**
+ * The gates every recorded decision passes (issue 28), whatever brought it (command line, workbook, bulk, a
+ * page): write_off and accepted need a note; timing needs an Expected clear by that is not in the past.
+ */
+export function gateProblem(
+  decision: string,
+  row: { note: string | null; expectedClearBy: string | null },
+  today: string,
+): string | undefined {
+  if (needNote.includes(decision) && (row.note ?? '').trim() === '')
+    return `${decision} needs a Note saying why (who reviewed it and on what grounds)`;
+  if (decision === 'timing' && row.expectedClearBy === null)
+    return 'timing needs Expected clear by (the date it should clear by itself)';
+  if (decision === 'timing' && row.expectedClearBy !== null && row.expectedClearBy < today)
+    return `timing needs an Expected clear by that is not in the past (${row.expectedClearBy} is before today, ${today})`;
+  return undefined;
 }
 
 export type RowVerdict =
@@ -26,7 +49,20 @@ export type RowVerdict =
 const normalized = (decision: string | null) =>
   decision === null ? null : decision.toLowerCase().replace(/[\s-]+/g, '_');
 
+/** Judges a row; a row to record must also pass the gates (`gateProblem`). */
 export function checkRow(
+  row: Candidate,
+  current: Map<string, CurrentFinding>,
+  check: CheckContext,
+  seen: Map<string, Candidate>,
+): RowVerdict {
+  const verdict = judgeRow(row, current, check, seen);
+  if (verdict.kind !== 'record') return verdict;
+  const problem = gateProblem(verdict.decision, row, check.today);
+  return problem ? { kind: 'refuse', reason: problem } : verdict;
+}
+
+function judgeRow(
   row: Candidate,
   current: Map<string, CurrentFinding>,
   check: CheckContext,

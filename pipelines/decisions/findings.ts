@@ -7,7 +7,6 @@
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
-import { userInfo } from 'node:os';
 import path from 'node:path';
 import { JobError, UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
@@ -23,18 +22,18 @@ import {
 } from './recording.js';
 import { currentFindings, onlyPeriod, writtenDecisions, type CurrentFinding } from './state.js';
 import { recordRun } from '../../core/run-trace.js';
+import { todayIn } from '../../core/calendar.js';
+import { defaultActorName, typedActor, type Actor } from '../people/actor.js';
 
-/** The OS user name, for `--by` left out. */
-export function defaultDecidedBy(): string {
-  try {
-    return userInfo().username || process.env.USER || 'unknown';
-  } catch {
-    return process.env.USER ?? process.env.USERNAME ?? 'unknown';
-  }
-}
+/** The OS user name, for `--by` left out (unattested mode; pipelines/people/actor.ts). */
+export const defaultDecidedBy = defaultActorName;
 
 export interface ImportOptions {
+  /** YYYY-MM-DD: today for the gates (default: today in the configured zone). */
+  today?: string;
   by?: string;
+  /** Who acts (pipelines/people/actor.ts); default: `by` typed, unattested. */
+  actor?: Actor;
   /** Record rows edited over a decision taken after the workbook was written (else refused). */
   overwrite?: boolean;
   /** The configured zone, for the times in messages. */
@@ -50,9 +49,12 @@ export async function importDecisions(
 ): Promise<DecisionsResult> {
   if (!existsSync(file))
     throw new UsageError(`${file}: no such file (give the path of a pinrecon workbook saved as .xlsx).`);
-  const by = options.by ?? defaultDecidedBy();
+  const actor = options.actor ?? typedActor(options.by);
+  const by = actor.name;
   const timezone = options.timezone ?? 'UTC';
-  return recordRun(warehouse, 'findings import', { file, by, overwrite: Boolean(options.overwrite) }, async (run) => {
+  const today = options.today ?? todayIn(timezone);
+  const args = { file, by, attested: actor.attested, overwrite: Boolean(options.overwrite) };
+  return recordRun(warehouse, 'findings import', args, async (run) => {
     const sha256 = await fileSha256(file);
     const source = `workbook:${path.basename(file)}#${sha256}`;
     output.info(`reading decisions from ${file}`);
@@ -81,8 +83,9 @@ export async function importDecisions(
       .map((r) => r.decisionRef)
       .filter((ref): ref is string => typeof ref === 'string' && ref !== '');
     const written = await writtenDecisions(warehouse, refs);
-    const context = { period, overwrite: Boolean(options.overwrite), written };
-    const result = await checkAndRecord(warehouse, workbook.rows, current, context, { by, source, runId: run.runId });
+    const context = { period, overwrite: Boolean(options.overwrite), written, today };
+    const recording = { by, source, runId: run.runId, signer: actor.signer };
+    const result = await checkAndRecord(warehouse, workbook.rows, current, context, recording);
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {
       source,
@@ -96,11 +99,15 @@ export async function importDecisions(
 }
 
 export interface DecideOptions {
+  /** YYYY-MM-DD: today for the gates (default: today in the configured zone). */
+  today?: string;
   decision: string;
   note?: string;
   owner?: string;
   expectedClearBy?: string;
   by?: string;
+  /** Who acts (pipelines/people/actor.ts); default: `by` typed, unattested. */
+  actor?: Actor;
   timezone?: string;
 }
 
@@ -115,9 +122,14 @@ export async function decideFindings(
       'Name at least one finding id (see `pinrecon findings list --period P`), or choose findings with --period.',
     );
   }
-  const by = options.by ?? defaultDecidedBy();
+  const actor = options.actor ?? typedActor(options.by);
+  const by = actor.name;
   const timezone = options.timezone ?? 'UTC';
-  return recordRun(warehouse, 'findings decide', { findingIds, ...options, by }, async (run) => {
+  const today = options.today ?? todayIn(timezone);
+  // The run's arguments name the actor, never its key (issue 28).
+  const { actor: _actor, ...logged } = options;
+  const args = { findingIds, ...logged, by, attested: actor.attested };
+  return recordRun(warehouse, 'findings decide', args, async (run) => {
     const current = await currentFindings(warehouse, findingIds, null, timezone);
     await refuseSignedPeriods(
       warehouse,
@@ -125,9 +137,10 @@ export async function decideFindings(
       timezone,
       'findings decide',
     );
-    const check = { period: null, overwrite: false, written: new Map() };
+    const check = { period: null, overwrite: false, written: new Map(), today };
     const rows = commandLineRows(findingIds, current, options);
-    const result = await checkAndRecord(warehouse, rows, current, check, { by, source: 'cli', runId: run.runId });
+    const recording = { by, source: 'cli', runId: run.runId, signer: actor.signer };
+    const result = await checkAndRecord(warehouse, rows, current, check, recording);
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {
       source: 'cli',
@@ -159,8 +172,10 @@ export async function decideInBulk(
   filter: FindingFilter,
   options: DecideOptions & { dryRun?: boolean },
 ): Promise<DecisionsResult> {
-  const by = options.by ?? defaultDecidedBy();
+  const actor = options.actor ?? typedActor(options.by);
+  const by = actor.name;
   const timezone = options.timezone ?? 'UTC';
+  const today = options.today ?? todayIn(timezone);
   const work = async (runId: string): Promise<DecisionsResult> => {
     await refuseSignedPeriods(warehouse, [filter.period], timezone, 'findings decide');
     const chosen = await selectFindings(warehouse, filter);
@@ -168,17 +183,19 @@ export async function decideInBulk(
     await warehouse.run('DROP TABLE decision_bulk_selection');
     if (options.dryRun) return { ...emptyResult(runId, 'cli', by, filter.period), selected, dryRun: true };
     const current = await currentFindings(warehouse, chosen, filter.period, timezone);
-    const check = { period: filter.period, overwrite: false, written: new Map() };
+    const check = { period: filter.period, overwrite: false, written: new Map(), today };
     const result = await checkAndRecord(warehouse, commandLineRows(chosen, current, options), current, check, {
       by,
       source: 'cli',
       runId,
+      signer: actor.signer,
     });
     return { ...result, selected, dryRun: false };
   };
   // A dry run changes nothing, so it leaves no trace either.
   if (options.dryRun) return work('dry-run');
-  return recordRun(warehouse, 'findings decide', { ...filter, ...options, by }, async (run) => {
+  const { actor: _actor, ...logged } = options;
+  return recordRun(warehouse, 'findings decide', { ...filter, ...logged, by, attested: actor.attested }, async (run) => {
     const result = await work(run.runId);
     run.counters.rowsLoaded = result.recorded.length;
     const counts = { recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };

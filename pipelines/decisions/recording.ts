@@ -5,6 +5,7 @@
  * The commands are in findings.ts.
  */
 import { JobError } from '../../core/errors.js';
+import type { Identity } from '../../core/signatures.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { activeSignoff } from '../../reports/signoffs.js';
 import { recordDecisions, type RecordedDecision } from './append.js';
@@ -95,7 +96,7 @@ export async function checkAndRecord(
   rows: Candidate[],
   current: Map<string, CurrentFinding>,
   check: CheckContext,
-  context: { by: string; source: string; runId: string },
+  context: { by: string; source: string; runId: string; signer?: Identity | null },
 ): Promise<DecisionsResult> {
   const result = emptyResult(context.runId, context.source, context.by, check.period);
   const seen = new Map<string, Candidate>();

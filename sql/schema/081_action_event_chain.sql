@@ -21,3 +21,10 @@ CREATE TABLE IF NOT EXISTS approval_policies (
 
 -- A sign-off with `investigating` findings (close --allow-open) lists them: a JSON array of finding ids.
 ALTER TABLE period_signoffs ADD COLUMN IF NOT EXISTS open_findings VARCHAR;
+
+-- Who signed, as the sign-off says it in plain words (issue 28): "signed with the key of <name> (<fingerprint>)",
+-- or, with no people configured, that the names are typed, not attested. A reopen is signed like the close:
+-- reopen_signature over core/signoff-canonical.ts's reopen form, by the key of reopen_signer_key_sha256.
+ALTER TABLE period_signoffs ADD COLUMN IF NOT EXISTS attestation VARCHAR;
+ALTER TABLE period_signoffs ADD COLUMN IF NOT EXISTS reopen_signature VARCHAR;
+ALTER TABLE period_signoffs ADD COLUMN IF NOT EXISTS reopen_signer_key_sha256 VARCHAR;

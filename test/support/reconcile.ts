@@ -53,6 +53,8 @@ export function testConfig(dir: string, overrides: Record<string, unknown> = {})
     database: path.join(dir, 'pinrecon.duckdb'),
     extract: { landingDir: path.join(dir, 'landing') },
     reconciliation: { costTolerance: 0.01, unredeemedAfterDays: 3, lookupMissing: false, ...reconciliation },
+    // A limit for the fixtures' currency: approvals in a currency without one fail closed (issue 34).
+    actions: { approvalLimit: { BRL: 1000 } },
     ...rest,
   });
 }

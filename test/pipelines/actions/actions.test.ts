@@ -75,7 +75,7 @@ test('plan: idempotent; a changed decision cancels the proposal; a reverse no re
 
   await approveActions(f.warehouse, f.config, { period, all: true, by: 'Bruno' });
   await decideFindings(f.warehouse, [findingId], { decision: 'claim', by: 'Ana' });
-  await decideFindings(f.warehouse, [costId], { decision: 'write_off', by: 'Ana' });
+  await decideFindings(f.warehouse, [costId], { decision: 'write_off', note: 'too small to claim', by: 'Ana' });
   const replanned = await planActions(f.warehouse, f.config, { period, by: 'Ana' });
   expect(replanned.canceled).toEqual([
     { actionId: first.proposed[0]!.actionId, reason: 'the decision changed from reverse to claim' },

@@ -46,7 +46,8 @@ test('decisions typed into a workbook copy are imported once, survive two re-run
     },
     { insertColumnFirst: true },
   );
-  const first = await importDecisions(f.warehouse, copy, { by: 'controller' }, quiet());
+  // The gates judge Expected clear by against today: the fixture's month is in the past (issue 28).
+  const first = await importDecisions(f.warehouse, copy, { by: 'controller', today: '2024-04-10' }, quiet());
   expect(first.refused).toEqual([]);
   expect(first.period).toBe(period);
   expect(first.source).toMatch(/^workbook:decided\.xlsx#[0-9a-f]{64}$/);
@@ -58,7 +59,7 @@ test('decisions typed into a workbook copy are imported once, survive two re-run
     ].sort(),
   );
 
-  const again = await importDecisions(f.warehouse, copy, { by: 'controller' }, quiet());
+  const again = await importDecisions(f.warehouse, copy, { by: 'controller', today: '2024-04-10' }, quiet());
   expect(again.recorded).toEqual([]);
   expect(again.unchanged).toBe(3);
   expect(await count('SELECT count(*) AS n FROM recon_decisions')).toBe(3);
@@ -124,6 +125,7 @@ test('a finding that clears keeps its decision in the history; decide supersedes
     decision: 'timing',
     expectedClearBy: '2024-04-01',
     by: 'controller',
+    today: '2024-03-31',
   });
   expect(changed.recorded).toHaveLength(1);
   expect(changed.recorded[0]).toMatchObject({ owner: 'ana', previous: 'investigating' });

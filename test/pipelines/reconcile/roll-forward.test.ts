@@ -91,7 +91,7 @@ test('a later reconcile: cleared, written off, remeasured, new — and a write-o
   const findingSql = `SELECT finding_id FROM recon_exceptions WHERE partner_reference = $1`;
   const writtenOffId = (await f.warehouse.one<{ finding_id: string }>(findingSql, [writtenOff.partner_reference]))!
     .finding_id;
-  await decideFindings(f.warehouse, [writtenOffId], { decision: 'write_off', by: 'Ana' });
+  await decideFindings(f.warehouse, [writtenOffId], { decision: 'write_off', note: 'written off', by: 'Ana' });
   await run();
 
   const rf = await rollForward();
