@@ -65,13 +65,5 @@ export interface CanonicalReopen {
  * reopen_reason, content_sha256] as JSON.stringify writes it.
  */
 export function canonicalReopen(r: CanonicalReopen): string {
-  return JSON.stringify([
-    reopenVersion,
-    r.signoffId,
-    r.period,
-    r.reopenedBy,
-    r.reopenedAt,
-    r.reason,
-    r.contentSha256,
-  ]);
+  return JSON.stringify([reopenVersion, r.signoffId, r.period, r.reopenedBy, r.reopenedAt, r.reason, r.contentSha256]);
 }

@@ -100,8 +100,7 @@ function refusal(action: StoredAction, by: string, config: Config, policy: Appro
   if (action.status !== 'proposed') return `it is ${action.status}, not proposed`;
   if (sameName(action.decided_by, by))
     return `${by} decided its finding (${action.decision}); another person must approve it`;
-  if (sameName(action.proposed_by, by))
-    return `${by} planned it; another person must approve it`;
+  if (sameName(action.proposed_by, by)) return `${by} planned it; another person must approve it`;
   const listed = config.actions.approvers.some((name) => sameName(name, by));
   if (listed) return undefined;
   const who = config.actions.approvers.join(', ') || 'no one (actions.approvers is empty)';
