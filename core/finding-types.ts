@@ -274,13 +274,14 @@ export function findingTypeInSql(column: string, types: readonly string[]): stri
 }
 
 /** The registry as the rows of the SQL input `cfg_exception_types` (sql/inputs/cfg_exception_types.sql). */
-export function findingTypeInputRows(): [string, string, number, number | null, string | null][] {
+export function findingTypeInputRows(): [string, string, number, number | null, string | null, string | null][] {
   return findingTypes.map((row: FindingTypeRow, index) => [
     row.type,
     row.family,
     index + 1,
     row.bridge?.step ?? null,
     row.bridge?.label ?? null,
+    row.exposure ? 'provider_value' : null,
   ]);
 }
 

@@ -40,6 +40,7 @@ import {
   type WindowCoverage,
 } from './proof-of-absence.js';
 import { fitMemoryToScope } from './scope.js';
+import { carriedInputTables, createCarriedInputs } from './carried-inputs.js';
 import { createDecisionInputs, decisionInputTables } from './decision-inputs.js';
 import { recordRun } from '../../core/run-trace.js';
 
@@ -118,7 +119,8 @@ export interface ReconcileSummary {
 /**
  * The runner's inputs, dropped after the run: `cfg_*`, `prev_recon_exceptions` and `run_stage_seconds` are declared
  * with their columns in `sql/inputs/`; `signed_recon_exceptions` is the active sign-off's rows of
- * `recon_exceptions_signed` (pipelines/close/close.ts); `cur_recon_decisions` and `cfg_suggest`: decision-inputs.ts.
+ * `recon_exceptions_signed` (pipelines/close/close.ts); `cur_recon_decisions` and `cfg_suggest`: decision-inputs.ts;
+ * `earlier_findings`: carried-inputs.ts.
  */
 const inputTables = [
   'cfg_params',
@@ -128,6 +130,7 @@ const inputTables = [
   'run_stage_seconds',
   'signed_recon_exceptions',
   ...decisionInputTables,
+  ...carriedInputTables,
 ] as const;
 
 export async function reconcile(
@@ -272,7 +275,7 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   }
   await declareInput(warehouse, 'cfg_exception_types');
   for (const row of findingTypeInputRows())
-    await warehouse.run('INSERT INTO cfg_exception_types VALUES ($1, $2, $3, $4, $5)', row);
+    await warehouse.run('INSERT INTO cfg_exception_types VALUES ($1, $2, $3, $4, $5, $6)', row);
   await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
     `INSERT INTO prev_recon_exceptions BY NAME
@@ -287,6 +290,7 @@ async function createInputs(warehouse: Warehouse, config: Config, database: stri
   await declareInput(warehouse, 'run_stage_seconds');
   await warehouse.run('INSERT INTO run_stage_seconds VALUES (NULL)');
   await createDecisionInputs(warehouse, config, database, p.period);
+  await createCarriedInputs(warehouse, database, p.period);
 }
 
 async function summarize(

@@ -6,5 +6,6 @@ CREATE OR REPLACE TEMP TABLE cfg_exception_types (
   family         VARCHAR NOT NULL,     -- its family: the workbook sheet it is on
   list_order     INTEGER NOT NULL,     -- its place in every summary, report and email (1 first)
   bridge_step    INTEGER UNIQUE,       -- its step in recon_bridge; NULL when it moves no cost between the sides
-  bridge_label   VARCHAR               -- the step's label in recon_bridge
+  bridge_label   VARCHAR,              -- the step's label in recon_bridge
+  exposure_from  VARCHAR               -- 'provider_value' when its cost at stake is its exposure (issue 30), else NULL
 )

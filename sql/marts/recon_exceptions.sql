@@ -33,6 +33,12 @@ differences as (
 
 ),
 
+finding_types as (
+
+    select * from cfg_exception_types
+
+),
+
 decisions as (
 
     -- the current decision of each finding (recon_decisions, superseded_at null): it stays while the finding does
@@ -84,6 +90,9 @@ final as (
         -- missing_at_provider only (windows | lookup | unproven); NULL for the other types
         findings.proof,
         coalesce(bridge_amounts.amount, 0) as amount,
+        -- issue 30: the cost at stake of a type whose registry row says so, apart from its bridge effect
+        case when finding_types.exposure_from = 'provider_value' then coalesce(findings.provider_value, 0) end
+            as exposure,
         params.as_of,
         params.built_at,
         params.run_id,
@@ -106,6 +115,8 @@ final as (
         on previous.finding_id = findings.finding_id
     left join decisions
         on decisions.finding_id = findings.finding_id
+    left join finding_types
+        on finding_types.exception_type = findings.exception_type
     left join differences
         on differences.transaction_id = findings.transaction_id
         and differences.partner_reference = findings.group_key

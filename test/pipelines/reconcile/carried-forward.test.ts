@@ -1,0 +1,83 @@
+/**
+ * What follows into the month (issue 30): reconciling March keeps February's open findings in
+ * recon_carried_forward — not the written-off or accepted ones — with amount (bridge effect) and exposure (an
+ * unredeemed key's cost at stake) apart, age since first detection for every type, and overdue past clear-by.
+ */
+import { expect, test } from 'vitest';
+import { decideFindings } from '../../../pipelines/decisions/findings.js';
+import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
+import {
+  capturingOutput,
+  fixtureForEachTest,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  sale,
+} from '../../support/reconcile.js';
+
+const f = fixtureForEachTest();
+const february = '2024-02-10T12:00:00-03:00';
+
+test('recon_carried_forward: the open findings of February in March, with amount, exposure, age and overdue', async () => {
+  const cost = sale({ partner_cost_price: '9.00', transaction_at: february });
+  const key = sale({
+    transaction_at: february,
+    status: 'delivered',
+    key_sent_to_customer: false,
+    partner_cost_price: '25.00',
+  });
+  const timing = sale({ partner_cost_price: '8.50', transaction_at: february });
+  const written = sale({ partner_cost_price: '8.75', transaction_at: february });
+  await insertSales(f.warehouse, [cost, key, timing, written]);
+  await insertLedger(f.warehouse, [
+    ledgerFor(cost, { expected_cost: '8.00' }),
+    ledgerFor(key),
+    ledgerFor(timing, { expected_cost: '8.00' }),
+    ledgerFor(written, { expected_cost: '8.00' }),
+  ]);
+  const quiet = capturingOutput().output;
+  await reconcile(f.warehouse, f.config, { period: '2024-02', asOf: '2024-03-05' }, quiet);
+  const idOf = async (reference: string | undefined, type: string) =>
+    (await f.warehouse.one<{ finding_id: string }>(
+      'SELECT finding_id FROM recon_exceptions WHERE partner_reference = $1 AND exception_type = $2',
+      [reference!, type],
+    ))!.finding_id;
+  const keyId = await idOf(key.partner_reference, 'unredeemed_key');
+  const decide = { by: 'Ana', today: '2024-03-01' };
+  await decideFindings(f.warehouse, [await idOf(written.partner_reference, 'cost_mismatch')], {
+    ...decide,
+    decision: 'write_off',
+    note: 'immaterial',
+  });
+  await decideFindings(f.warehouse, [await idOf(timing.partner_reference, 'cost_mismatch')], {
+    ...decide,
+    decision: 'timing',
+    expectedClearBy: '2024-03-20',
+  });
+
+  await reconcile(f.warehouse, f.config, { period: '2024-03', asOf: '2024-04-05' }, quiet);
+  const rows = await f.warehouse.all<Record<string, string | number | boolean | null>>(
+    `SELECT from_period, exception_type, partner_reference, amount::VARCHAR AS amount, exposure::VARCHAR AS exposure,
+            decision, age_days, overdue
+     FROM recon_carried_forward WHERE period = '2024-03' ORDER BY partner_reference, exception_type`,
+  );
+  expect(rows.map((r) => [r.partner_reference, r.exception_type, r.amount, r.exposure, r.decision, r.overdue])).toEqual(
+    [
+      [cost.partner_reference, 'cost_mismatch', '1.0000', null, null, false],
+      [key.partner_reference, 'unredeemed_key', '0.0000', '25.0000', null, false],
+      [timing.partner_reference, 'cost_mismatch', '0.5000', null, 'timing', true],
+    ],
+  );
+  expect(rows.every((r) => r.from_period === '2024-02' && Number(r.age_days) >= 0)).toBe(true);
+  // The key's exposure is also on its own period's finding, apart from its amount (issue 30).
+  const stored = await f.warehouse.one<{ amount: string; exposure: string }>(
+    'SELECT amount::VARCHAR AS amount, exposure::VARCHAR AS exposure FROM recon_exceptions WHERE finding_id = $1',
+    [keyId],
+  );
+  expect(stored).toEqual({ amount: '0.0000', exposure: '25.0000' });
+  // February itself carries nothing forward: nothing came before it.
+  const first = await f.warehouse.one<{ n: number }>(
+    `SELECT count(*)::INTEGER AS n FROM recon_carried_forward WHERE period = '2024-02'`,
+  );
+  expect(first?.n).toBe(0);
+});
