@@ -6,16 +6,7 @@
 import { sqlText } from '../core/paths.js';
 import { sqlString } from '../core/sql.js';
 import type { Warehouse } from '../core/warehouse.js';
-import type { DetailSheet, SheetColumn } from './report-sheets.js';
-
-const text = (key: string, header: string, width = 16, sql = key): SheetColumn => ({
-  key,
-  header,
-  kind: 'text',
-  sql,
-  width,
-});
-const time = (key: string, header: string): SheetColumn => ({ key, header, kind: 'datetime', sql: key, width: 19 });
+import { datetime as time, type DetailSheet, text } from './sheet-spec.js';
 
 export function actionsSheet(period: string): DetailSheet {
   return {

@@ -9,9 +9,7 @@ import { sqlString } from '../core/sql.js';
 import { maskedKeySql } from '../core/masking.js';
 import { findingStateSql } from './finding-state.js';
 import { findingAmountSql } from './finding-amount.js';
-
-/** Exact decimal text, or null. */
-type Decimal = string | null;
+import type { Decimal } from './formats.js';
 
 /** Net, gross debit (the positive amounts) and gross credit (the negative ones, as a positive number). */
 export interface Gross {

@@ -5,6 +5,9 @@
  */
 import { TZDate } from '@date-fns/tz';
 
+/** Exact decimal text as DuckDB prints it ("1234.5600"), or null: money is never a float (issue 27: one type). */
+export type Decimal = string | null;
+
 export const dateFormat = 'yyyy-mm-dd';
 export const dateTimeFormat = 'yyyy-mm-dd hh:mm:ss';
 export const integerFormat = '0';

@@ -6,7 +6,7 @@ import type ExcelJS from 'exceljs';
 import { describeClose } from './close-facts.js';
 import { papers, printMargins, printScale, type PaperSize } from './print-layout.js';
 import type { ReportFacts } from './report-facts.js';
-import type { DetailSheet } from './report-sheets.js';
+import type { DetailSheet } from './sheet-spec.js';
 import { summaryColumnWidths } from './summary-pen.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
 

@@ -15,13 +15,12 @@ import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 import { loadRollForward, type RollForwardLine } from './roll-forward.js';
 import { loadActionFacts, type ActionFacts } from './actions-sheet.js';
 import { loadCloseFacts, type CheckedCompleteness } from './signoffs.js';
-import { nullableText as text } from './formats.js';
+import { type Decimal, nullableText as text } from './formats.js';
 import { loadExtraction, loadLedgerFacts, type Extraction, type LedgerFacts } from './source-facts.js';
 
 export type { ExtractRun, ExtractWindow, Extraction, LedgerFacts } from './source-facts.js';
 
-/** Exact decimal text as DuckDB prints it ("1234.5600"), or null. */
-export type Decimal = string | null;
+export type { Decimal } from './formats.js';
 
 export interface CurrencyTotals {
   currency: string | null;

@@ -10,56 +10,10 @@ import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
 import { findingAmountSql } from './finding-amount.js';
 import { localTimeSql } from '../core/zoned-time.js';
 import { actionsSheet } from './actions-sheet.js';
+import { type DetailSheet, money, type SheetColumn } from './sheet-spec.js';
 import { findingFamilies } from '../core/finding-types.js';
 
-/**
- * How a column is written: `money` as a number in the currency format of the row's `currency` column,
- * `datetime` (a TIMESTAMPTZ) as a date in the configured zone, `date` as a date, `integer` as a number.
- */
-export type ColumnKind = 'text' | 'integer' | 'money' | 'datetime' | 'date' | 'boolean';
-
-export interface SheetColumn {
-  /** The SQL alias; also what `currency` refers to. */
-  key: string;
-  header: string;
-  kind: ColumnKind;
-  /** SQL over the sheet's table. */
-  sql: string;
-  /** Excel column width in characters. */
-  width: number;
-  /** money: the key of the column holding the row's ISO 4217 code. */
-  currency?: string;
-  /** Shown for reading only, in grey: what pinrecon wrote, never read back. */
-  readOnly?: boolean;
-}
-
-export interface DetailSheet {
-  title: string;
-  /** What the sheet holds, for the Summary's list of sheets. */
-  description: string;
-  columns: SheetColumn[];
-  /** The one table the rows come from. */
-  table: string;
-  /** Which of its rows. */
-  where: string;
-  /** A total order (ends in a unique key). */
-  orderBy: string;
-  /**
-   * The columns a printout must show on every page (a finding sheet's key columns): those at the start are
-   * repeated at the left of each page, the others (a run of adjacent columns) are the print area; the rest
-   * stay on screen only. Absent: the whole sheet prints, one page wide.
-   */
-  printColumns?: string[];
-}
-
-const money = (key: string, header: string, sql: string, currency: string, width = 15): SheetColumn => ({
-  key,
-  header,
-  kind: 'money',
-  sql,
-  width,
-  currency,
-});
+export type { ColumnKind, DetailSheet, SheetColumn } from './sheet-spec.js';
 
 /**
  * The decision columns every finding sheet ends with (interface.md "Decisions on findings"), after `Finding ID`:

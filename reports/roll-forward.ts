@@ -6,7 +6,7 @@
 import type ExcelJS from 'exceljs';
 import { sqlText } from '../core/paths.js';
 import type { Warehouse } from '../core/warehouse.js';
-import type { Decimal } from './report-facts.js';
+import type { Decimal } from './formats.js';
 
 export interface RollForwardLine {
   currency: string | null;

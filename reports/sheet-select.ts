@@ -6,7 +6,7 @@
  */
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
-import type { DetailSheet, SheetColumn } from './report-sheets.js';
+import type { DetailSheet, SheetColumn } from './sheet-spec.js';
 
 /** At most this many values make an ENUM (DuckDB's one-byte kind; each chunk reads the list again). */
 const maxEnumValues = 255;

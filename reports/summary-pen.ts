@@ -2,7 +2,7 @@
 import type ExcelJS from 'exceljs';
 import { localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
 import { wallClockDate } from './formats.js';
-import type { Decimal } from './report-facts.js';
+import type { Decimal } from './formats.js';
 import { moneyStyle, styles, type Style } from './workbook-styles.js';
 
 /** A cell of the Summary: a value and how it looks. */

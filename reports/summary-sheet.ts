@@ -6,7 +6,7 @@ import type ExcelJS from 'exceljs';
 import { formatCount, formatFileSize, localTextDate } from './formats.js';
 import { describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
 import { totalsColumns, type ReportFacts } from './report-facts.js';
-import type { DetailSheet } from './report-sheets.js';
+import type { DetailSheet } from './sheet-spec.js';
 import { describeClose } from './close-facts.js';
 import { writeRollForwardSection } from './roll-forward.js';
 import { formatLocalTimeZoned } from '../core/zoned-time.js';

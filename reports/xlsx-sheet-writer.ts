@@ -5,7 +5,7 @@
  * stripped of characters XML cannot hold, escaped, and cut to Excel's 32,767 characters.
  */
 import type ExcelJS from 'exceljs';
-import type { SheetColumn } from './report-sheets.js';
+import type { SheetColumn } from './sheet-spec.js';
 import { fitCell, maxCellCharacters } from '../core/text-safety.js';
 
 /** A cell style as exceljs takes it; the writer asks the workbook for its shared id. */

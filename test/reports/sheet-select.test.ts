@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../core/warehouse.js';
 import { sqlString } from '../../core/sql.js';
-import type { DetailSheet } from '../../reports/report-sheets.js';
+import type { DetailSheet } from '../../reports/sheet-spec.js';
 import { sheetSelectList } from '../../reports/sheet-select.js';
 
 const fewValues = ['a<b & "c"> \'d\'', '  edge spaces  ', '\u00a0no-break edge', '😀 ünïcødé', '_x0041_', '', 'plain'];
