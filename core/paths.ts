@@ -33,3 +33,12 @@ export function sqlText(...parts: string[]): string {
   }
   return text;
 }
+
+let version: string | undefined;
+
+/** pinrecon's version, from its package.json (stored in `pinrecon_settings`, issue 31). */
+export function packageVersion(): string {
+  version ??= (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
+    .version;
+  return version;
+}

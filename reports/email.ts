@@ -28,8 +28,8 @@ export interface ReportEmail {
   subject: string;
   text: string;
   html: string;
-  /** The workbook sent. */
-  attachment: string;
+  /** The workbook sent (none for an alert, reports/alert-email.ts). */
+  attachment?: string;
 }
 
 export interface ComposeOptions {
@@ -194,7 +194,9 @@ export async function deliverReportEmail(
     subject: message.subject,
     text: message.text,
     html: message.html,
-    attachments: [{ filename: path.basename(message.attachment), path: message.attachment, contentType: xlsxType }],
+    attachments: message.attachment
+      ? [{ filename: path.basename(message.attachment), path: message.attachment, contentType: xlsxType }]
+      : [],
   };
   if (options.emlFile) {
     const { createTransport } = (await import('nodemailer')).default;

@@ -6,7 +6,7 @@ import { ConfigError } from '../../core/errors.js';
 import { configSchema } from '../../config/schema.js';
 import { jobArguments, validateSchedules } from '../../pipelines/ops/schedule.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { startCli } from '../support/cli.js';
+import { startCli, unusedPort } from '../support/cli.js';
 import { recordExtractedMonths } from '../support/reconcile.js';
 
 describe('schedule: job arguments', () => {
@@ -73,6 +73,8 @@ describe('pinrecon schedule (spawned)', () => {
           maxRetries: 0,
           timeoutMs: 2000,
         },
+        // Each failure alerts (issue 31): to a port nothing answers on, once, so the test does not wait on retries.
+        email: { smtpUrl: `smtp://127.0.0.1:${await unusedPort()}`, retries: 0 },
         schedules: [
           { name: 'failing-extract', cron: '* * * * * *', job: 'extract', period: '2026-01' },
           // A month extracted before (below), so the reconciliation is of a complete period.

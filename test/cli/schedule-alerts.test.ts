@@ -1,0 +1,139 @@
+/**
+ * Issue 31 item 1: a failed scheduled job reaches a person. `pinrecon schedule` started after missing a fire time
+ * runs it once (said in the log), the failing job sends one alert to email.alertsTo over real SMTP (parsed from the
+ * bytes received), the outcome is kept in schedule_runs, and the snapshot is republished with the failed run in it.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { startMailSink } from '../../doubles/mail-sink/mail-sink.js';
+import { composeAlertEmail, retryCommand } from '../../reports/alert-email.js';
+import { Warehouse } from '../../core/warehouse.js';
+import { startCli } from '../support/cli.js';
+import { temporaryDirectory } from '../support/ledger.js';
+
+/** Starts the scheduler, waits until `until` says its log is complete, stops it with SIGTERM. */
+async function schedulerRun(configFile: string, dir: string, until: (log: string) => boolean): Promise<string> {
+  const scheduler = startCli(['schedule', '--config', configFile], { cwd: dir, env: { CI: 'true' } });
+  onTestFinished(() => {
+    if (scheduler.child.exitCode === null && scheduler.child.signalCode === null) scheduler.child.kill('SIGKILL');
+  });
+  // No deadline of its own: the test's timeout is the hang detector.
+  while (scheduler.child.exitCode === null && !until(scheduler.output()))
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  scheduler.child.kill('SIGTERM');
+  const { code } = await scheduler.done;
+  expect(code, scheduler.output()).toBe(0);
+  return scheduler.output();
+}
+
+describe('pinrecon schedule: failures reach a person', () => {
+  it('catches up a missed fire time once, alerts alertsTo about its failure, records it, republishes the snapshot', async () => {
+    const temp = temporaryDirectory('schedule-alerts');
+    onTestFinished(() => temp.remove());
+    const sink = await startMailSink(path.join(temp.dir, 'mail'));
+    onTestFinished(() => sink.close());
+    const configFile = path.join(temp.dir, 'pinrecon.config.json');
+    const database = path.join(temp.dir, 'db.duckdb');
+    const schedules = [{ name: 'new-year-extract', cron: '0 6 1 1 *', job: 'extract', period: '2026-01' }];
+    const config = {
+      database: 'db.duckdb',
+      timezone: 'UTC',
+      // Nothing listens on port 9 of loopback: the extract fails at once.
+      api: { baseUrl: 'http://127.0.0.1:9', identifier: 'id', secret: 'never-mailed-secret', maxRetries: 0 },
+      email: { smtpUrl: sink.url, to: ['finance@example.com'], alertsTo: ['ops@example.com'], retries: 0 },
+      schedules,
+    };
+    writeConfig(configFile, config);
+    // The scheduler last fired this schedule on 1 January 2025, then was down through 1 January 2026.
+    const setup = await Warehouse.open(database, { timezone: 'UTC' });
+    try {
+      await setup.run(`INSERT INTO schedule_fires VALUES ('new-year-extract', '0 6 1 1 *', '2025-01-01 06:00:00+00')`);
+    } finally {
+      setup.close();
+    }
+
+    const log = await schedulerRun(configFile, temp.dir, (out) => /new-year-extract: alert/.test(out));
+    expect(log).toContain(
+      'schedule new-year-extract: missed its fire time 2026-01-01T06:00:00.000Z while the scheduler was down; running it once now',
+    );
+    expect(log).toMatch(/schedule new-year-extract: FAILED \(exit 1\); the scheduler goes on/);
+    expect(log).toContain('schedule new-year-extract: alert sent to ops@example.com');
+
+    // One alert, to alertsTo only, saying what failed, where, how to retry, and the job's error line.
+    expect(sink.received).toHaveLength(1);
+    const mail = await simpleParser(readFileSync(sink.received[0]!));
+    expect(mail.subject).toMatch(/^\[pinrecon\] FAILED: new-year-extract \(pinrecon extract --from 2026-01-01/);
+    expect((Array.isArray(mail.to) ? mail.to : [mail.to]).flatMap((to) => to!.value.map((v) => v.address))).toEqual([
+      'ops@example.com',
+    ]);
+    const text = mail.text ?? '';
+    expect(text).toContain('The scheduled job "new-year-extract" exited with code 1.');
+    expect(text).toContain('catching up a fire time missed while the scheduler was down');
+    expect(text).toContain(`Database: ${database}`);
+    expect(text).toContain(
+      `cd ${temp.dir} && pinrecon extract --from 2026-01-01 --to 2026-01-31 --config ${configFile}`,
+    );
+    expect(text).toMatch(/Log line:\n {2}.*error.*127\.0\.0\.1:9/i);
+    expect(mail.attachments).toHaveLength(0);
+    expect(readFileSync(sink.received[0]!, 'utf8')).not.toContain('never-mailed-secret');
+
+    // Recorded, and the snapshot analysts read holds the failed run and its alert.
+    const snapshot = await Warehouse.open(path.join(temp.dir, 'db.snapshot.duckdb'), { readOnly: true });
+    try {
+      const runs = await snapshot.all(
+        `SELECT schedule, caught_up, outcome, exit_code, alert_to, alert_status, epoch_ms(fired_at)::VARCHAR AS fired
+         FROM schedule_runs`,
+      );
+      expect(runs).toEqual([
+        {
+          schedule: 'new-year-extract',
+          caught_up: true,
+          outcome: 'failed',
+          exit_code: 1,
+          alert_to: 'ops@example.com',
+          alert_status: 'sent',
+          fired: String(Date.parse('2026-01-01T06:00:00Z')),
+        },
+      ]);
+      const failed = await snapshot.all(`SELECT command, status FROM pipeline_runs WHERE status = 'failed'`);
+      expect(failed).toEqual([{ command: 'extract', status: 'failed' }]);
+    } finally {
+      snapshot.close();
+    }
+
+    // Started again: the missed time was run, so nothing is caught up twice.
+    const again = await schedulerRun(configFile, temp.dir, (out) => /new-year-extract: next run/.test(out));
+    expect(again).not.toContain('missed its fire time');
+    expect(sink.received).toHaveLength(1);
+  });
+
+  it('words an abandoned job and one that never started, and quotes the retry command for a shell', () => {
+    const facts = {
+      schedule: 'month-end',
+      args: ['run', '--period', '2026-10', '--email'],
+      exitCode: null,
+      startedAt: new Date('2026-11-01T06:00:00Z'),
+      seconds: 61.5,
+      host: 'recon-1',
+      workingDirectory: '/srv/pin recon',
+      configFile: '/srv/pin recon/pinrecon.config.json',
+      database: '/srv/pin recon/data/pinrecon.duckdb',
+    };
+    const abandoned = composeAlertEmail({ ...facts, failure: 'abandoned', signal: 'SIGTERM' });
+    expect(abandoned.subject).toBe(
+      '[pinrecon] ABANDONED: month-end (pinrecon run --period 2026-10 --email) on recon-1',
+    );
+    expect(abandoned.text).toContain('was stopped before it finished (SIGTERM)');
+    expect(abandoned.text).toContain('(the job wrote no line on stderr)');
+    expect(composeAlertEmail({ ...facts, failure: 'not started' }).text).toContain('could not be started');
+    expect(retryCommand(facts)).toBe(
+      `cd '/srv/pin recon' && pinrecon run --period 2026-10 --email --config '/srv/pin recon/pinrecon.config.json'`,
+    );
+  });
+});
+
+function writeConfig(file: string, config: unknown): void {
+  writeFileSync(file, JSON.stringify(config));
+}
