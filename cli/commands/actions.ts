@@ -124,8 +124,10 @@ approval is signed; every approval records the sha256 of the policy in force.`,
       `
 Each approved reversal: read the sale; already canceled → verified, no call. Else it is recorded in_flight,
 "Reversal by transaction id" is called once, and the sale is read again: canceled → verified, else failed
-with the provider's message (a refusal is never retried). After a crash, a re-run settles an in_flight
-action by reading the sale first. An action whose finding was decided again since it was planned is
+with the provider's message (a refusal is never retried). No clear answer (a timeout, a 5xx, a dropped
+connection) leaves it in_flight: it is never sent again in the run; a later run reads the sale first and asks
+again only if it is still live, actions.resendAfterSeconds after the last request. After a crash, a re-run
+settles an in_flight or executed action by reading the sale first. An action whose finding was decided again since it was planned is
 canceled, with no call. In a signed-off period nothing is executed without --after-signoff. Claims and
 journal entries are not executed here: see actions export. Exit 1 when any action failed.`,
     )
@@ -140,7 +142,8 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
         const lines = [
           options.dryRun
             ? `dry run: ${result.actions.length} reversal(s) of ${period} would be executed`
-            : `executed ${period}: ${result.verified} verified, ${result.failed} failed, ${result.canceled} canceled`,
+            : `executed ${period}: ${result.verified} verified, ${result.failed} failed, ${result.canceled} canceled` +
+              (result.inFlight > 0 ? `, ${result.inFlight} left in flight (re-run later to settle)` : ''),
         ];
         for (const a of result.actions)
           lines.push(`  ${a.outcome.padEnd(9)} ${a.actionId} tx ${a.transactionId}: ${a.detail}`);
@@ -148,8 +151,8 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
           lines.push(`next: \`pinrecon reconcile --period ${period}\` clears the reversed findings`);
         }
         output.result(lines.join('\n'));
-        output.document({ ok: result.failed === 0, ...result });
-        if (result.failed > 0) process.exitCode = 1;
+        output.document({ ok: result.failed === 0 && result.inFlight === 0, ...result });
+        if (result.failed > 0 || result.inFlight > 0) process.exitCode = 1;
       }),
     );
 

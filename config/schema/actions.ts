@@ -25,6 +25,12 @@ export const actionsSchema = z
      * @default []
      */
     approvers: z.array(z.string().min(1)).default([]),
+    /**
+     * After a reversal got no clear answer (a timeout, a 5xx, a dropped connection), the seconds before a later
+     * `actions execute` may request it again, once it has read the sale still live (issue 34).
+     * @default 300
+     */
+    resendAfterSeconds: z.number().int().nonnegative().default(300),
   })
   .prefault({});
 

@@ -11,6 +11,7 @@ import type { Output } from '../../core/output.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
 import type { SalesRecord } from '../../sources/partner-api/types.js';
+import type { SaleRead } from '../../sources/partner-api/client.js';
 import { landAndLoadSales } from '../extract/lookup.js';
 import { recordRun, type PipelineRun } from '../../core/run-trace.js';
 import { actionsOf, appendEvent, changeStatus, checkPeriod, type ActionStatus, type StoredAction } from './store.js';
@@ -23,8 +24,11 @@ export const executeActor = 'pinrecon';
 export interface ExecutedAction {
   actionId: string;
   transactionId: string;
-  /** verified | failed | canceled (its decision changed: issue 28), or for a dry run what would happen. */
-  outcome: 'verified' | 'failed' | 'canceled' | 'would_read_then_reverse';
+  /**
+   * verified | failed | canceled (its decision changed: issue 28) | in_flight (no clear answer yet: a later run
+   * settles it, issue 34), or for a dry run what would happen.
+   */
+  outcome: 'verified' | 'failed' | 'canceled' | 'in_flight' | 'would_read_then_reverse';
   /** Whether "Reversal by transaction id" was called for it in this run. */
   reversalRequested: boolean;
   detail: string;
@@ -39,6 +43,8 @@ export interface ExecuteSummary {
   failed: number;
   /** Canceled instead of executed: the finding's decision is no longer the one the action was planned from. */
   canceled: number;
+  /** Left in flight: the reversal's outcome is not known yet (a later run reads the sale and settles it). */
+  inFlight: number;
 }
 
 export async function executeActions(
@@ -49,7 +55,12 @@ export async function executeActions(
 ): Promise<ExecuteSummary> {
   const period = checkPeriod(options.period);
   const by = options.by ?? executeActor;
-  const pending = await actionsOf(warehouse, period, `kind = 'reversal' AND status IN ('approved', 'in_flight')`);
+  // An action left `executed` (killed before its read) is settled by reading its sale (issue 34).
+  const pending = await actionsOf(
+    warehouse,
+    period,
+    `kind = 'reversal' AND status IN ('approved', 'in_flight', 'executed')`,
+  );
   if (options.dryRun) {
     return {
       runId: null,
@@ -58,14 +69,17 @@ export async function executeActions(
       verified: 0,
       failed: 0,
       canceled: 0,
+      inFlight: 0,
       actions: pending.map((a) => ({
         actionId: a.action_id,
         transactionId: a.transaction_id!,
         outcome: 'would_read_then_reverse',
         reversalRequested: false,
         detail:
-          (a.status === 'in_flight' ? 'left in flight by an interrupted execute: ' : '') +
-          `would read sale ${a.transaction_id}; if it is canceled, verify with no call; else request its reversal, then read it again`,
+          a.status === 'executed'
+            ? `the provider answered its reversal: would read sale ${a.transaction_id} to settle it, with no call`
+            : (a.status === 'in_flight' ? 'left in flight by an interrupted execute: ' : '') +
+              `would read sale ${a.transaction_id}; if it is canceled, verify with no call; else request its reversal, then read it again`,
       })),
     };
   }
@@ -93,15 +107,33 @@ export async function executeActions(
       verified: 0,
       failed: 0,
       canceled: 0,
+      inFlight: 0,
     };
     if (pending.length === 0) return summary;
     const client = options.client ?? new PartnerApiClient(config.api);
     const before = { ...client.stats };
     try {
       for (const action of pending) {
-        const done = await executeOne(warehouse, config, client, action, by, run, output);
+        const requested = { reversal: false };
+        let done: ExecutedAction;
+        try {
+          done = await executeOne(warehouse, config, client, action, by, run, output, requested);
+        } catch (error) {
+          // Issue 34: one action's failure (an unreadable sale, an id the provider refuses) does not stop the others;
+          // its state stays where it was (in flight: the next run reads the sale first).
+          const detail = `not settled: ${(error as Error).message}`;
+          output.warn(`${action.action_id}: sale ${action.transaction_id} ${detail}`);
+          done = {
+            actionId: action.action_id,
+            transactionId: action.transaction_id!,
+            outcome: 'failed',
+            reversalRequested: requested.reversal,
+            detail,
+          };
+        }
         summary.actions.push(done);
-        summary[done.outcome === 'verified' || done.outcome === 'canceled' ? done.outcome : 'failed']++;
+        if (done.outcome === 'in_flight') summary.inFlight++;
+        else summary[done.outcome === 'verified' || done.outcome === 'canceled' ? done.outcome : 'failed']++;
       }
     } finally {
       run.counters.requests += client.stats.requests - before.requests;
@@ -109,7 +141,13 @@ export async function executeActions(
       run.counters.rateLimited += client.stats.rateLimited - before.rateLimited;
       if (!options.client) client.close();
       const outcomes = summary.actions.map((a) => `${a.actionId} ${a.outcome}`);
-      run.details = { verified: summary.verified, failed: summary.failed, canceled: summary.canceled, actions: outcomes };
+      run.details = {
+        verified: summary.verified,
+        failed: summary.failed,
+        canceled: summary.canceled,
+        inFlight: summary.inFlight,
+        actions: outcomes,
+      };
     }
     run.counters.rowsLoaded = summary.actions.length;
     return summary;
@@ -124,9 +162,12 @@ async function executeOne(
   by: string,
   run: PipelineRun,
   output: Output,
+  requested: { reversal: boolean },
 ): Promise<ExecutedAction> {
-  const transactionId = Number(action.transaction_id);
+  // Exact digits (BIGINT read as text): an id above 2^53 is never rounded into another sale's (issue 34).
+  const transactionId = action.transaction_id!;
   const interrupted = action.status === 'in_flight';
+  const answered = action.status === 'executed';
   let reads = 0;
   const readSale = async () => readAndStoreSale(warehouse, config, client, action, run, ++reads);
   const result = (outcome: ExecutedAction['outcome'], reversalRequested: boolean, detail: string): ExecutedAction => {
@@ -135,15 +176,20 @@ async function executeOne(
   };
 
   // 0. Issue 28: an approved action whose finding was decided again since it was planned is canceled, unread.
-  if (!interrupted) {
+  if (!interrupted && !answered) {
     const stale = await warehouse.transaction(() => cancelIfUnbound(warehouse, action, by));
     if (stale !== null) return result('canceled', false, `canceled, no call: ${stale}`);
   }
 
   // 1. Read first: a sale already canceled (by us before a crash, or by anyone) is never reversed again.
-  const first = await readSale();
+  const read = await readSale();
+  const first = read.sale?.record;
   if (!first) {
-    const detail = `the provider does not know transaction ${transactionId}`;
+    // Issue 34: an answer about another sale is not this sale's (a canceled one would have "verified" it).
+    const detail =
+      read.foreignIds.length > 0
+        ? `the provider answered with another transaction (${read.foreignIds.join(', ')}) when asked for ${transactionId}: not taken as this sale, nothing requested`
+        : `the provider does not know transaction ${transactionId}`;
     await changeStatus(warehouse, action.action_id, action.status, 'failed', by, detail, {
       error: detail,
       provider_status: null,
@@ -151,12 +197,36 @@ async function executeOne(
     return result('failed', false, detail);
   }
   if (isCanceled(first, config)) {
-    const detail = interrupted
-      ? `settled after an interrupted execute: the sale reads "${first.status}", so the earlier request took effect; no second reversal`
-      : `the sale already reads "${first.status}": no reversal requested`;
+    const detail = answered
+      ? `settled: the provider had answered the reversal, and the sale reads "${first.status}"`
+      : interrupted
+        ? `settled after an interrupted execute: the sale reads "${first.status}", so the earlier request took effect; no second reversal`
+        : `the sale already reads "${first.status}": no reversal requested`;
     const fields = { provider_status: first.status, verified_at: new Date().toISOString() };
     await changeStatus(warehouse, action.action_id, action.status, 'verified', by, detail, fields);
     return result('verified', false, detail);
+  }
+  if (answered) {
+    // The provider said it reversed the sale, which still reads live: a second request is not the answer.
+    const detail = `the provider answered the reversal, but the sale still reads "${first.status}": no second request`;
+    await changeStatus(warehouse, action.action_id, 'executed', 'failed', by, detail, {
+      provider_status: first.status,
+      error: detail,
+    });
+    return result('failed', false, detail);
+  }
+  if (interrupted) {
+    // Issue 34: asked again only after actions.resendAfterSeconds since the last request (it may still be processing).
+    const last = await lastRequestAt(warehouse, action.action_id);
+    const waitMs = config.actions.resendAfterSeconds * 1000;
+    if (last && Date.now() - last.getTime() < waitMs) {
+      const after = new Date(last.getTime() + waitMs).toISOString();
+      return result(
+        'in_flight',
+        false,
+        `the sale still reads "${first.status}"; its reversal was last requested at ${last.toISOString()}: not requested again before ${after} (actions.resendAfterSeconds)`,
+      );
+    }
   }
 
   // 2. Intent, committed before the call: a crash from here on leaves `in_flight`, which step 1 settles. The
@@ -171,9 +241,12 @@ async function executeOne(
     return result('canceled', false, `canceled, no reversal requested: ${why}`);
   }
 
-  // 3. The call, once. A refusal is recorded, never retried; reading the sale settles it.
+  // 3. The call, once (never retried, issue 34). A refusal is recorded; reading the sale settles it. No clear
+  // answer leaves it in flight; an answer about another sale fails it.
   let status: ActionStatus = 'in_flight';
   let message: string;
+  let unclear = false;
+  requested.reversal = true;
   try {
     const answer = await client.reverseByTransactionId(transactionId);
     message = answer.message;
@@ -185,30 +258,51 @@ async function executeOne(
     });
     status = 'executed';
   } catch (error) {
-    if (!(error instanceof UpstreamError) || error.status === undefined || error.status < 400 || error.status >= 500) {
-      throw new JobError(
-        `Reversing transaction ${transactionId} (action ${action.action_id}) got no clear answer: ${(error as Error).message}`,
-        `The action stays in_flight. Re-run \`pinrecon actions execute --period ${action.period}\`: ` +
-          'it reads the sale first and requests the reversal again only if it did not take effect.',
-        { cause: error },
-      );
+    if (error instanceof UpstreamError && error.foreign) {
+      const detail = `anomaly: ${error.message} The action is failed; read the sale at the provider before anything else.`;
+      await changeStatus(warehouse, action.action_id, 'in_flight', 'failed', by, detail, { error: detail });
+      return result('failed', true, detail);
     }
-    message = error.body || error.message;
-    await warehouse.run(`UPDATE recon_actions SET provider_message = $2 WHERE action_id = $1`, [
-      action.action_id,
-      message,
-    ]);
-    const detail = `provider refused (${error.status}): ${message}`;
-    await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail });
+    const refused =
+      error instanceof UpstreamError &&
+      !error.unclear &&
+      error.status !== undefined &&
+      error.status >= 400 &&
+      error.status < 500;
+    message = error instanceof UpstreamError ? (error.body ?? error.message) : (error as Error).message;
+    if (!refused) {
+      unclear = true;
+      await appendEvent(warehouse, {
+        actionId: action.action_id,
+        by,
+        from: 'in_flight',
+        to: 'in_flight',
+        detail: `no clear answer to the reversal request: ${(error as Error).message}`,
+      });
+    } else {
+      await warehouse.run(`UPDATE recon_actions SET provider_message = $2 WHERE action_id = $1`, [
+        action.action_id,
+        message,
+      ]);
+      const detail = `provider refused (${(error as UpstreamError).status}): ${message}`;
+      await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail });
+    }
   }
 
   // 4. Read again: the sale's status, not the answer, says whether it is reversed.
-  const after = await readSale();
+  const after = (await readSale()).sale?.record;
   if (after && isCanceled(after, config)) {
     const detail = `the sale now reads "${after.status}"`;
     const fields = { provider_status: after.status, verified_at: new Date().toISOString() };
     await changeStatus(warehouse, action.action_id, status, 'verified', by, detail, fields);
     return result('verified', true, detail);
+  }
+  if (unclear) {
+    const detail =
+      `no clear answer to the reversal (${message}); the sale still reads "${after?.status ?? '(not found)'}": ` +
+      `left in flight; a later run reads it again and requests it again only if it is still live, ` +
+      `not before ${config.actions.resendAfterSeconds} s (actions.resendAfterSeconds)`;
+    return result('in_flight', true, detail);
   }
   const detail = `the sale still reads "${after?.status ?? '(not found)'}" after the reversal was requested; provider said: ${message}`;
   await changeStatus(warehouse, action.action_id, status, 'failed', by, detail, {
@@ -218,6 +312,19 @@ async function executeOne(
   return result('failed', true, detail);
 }
 
+/** The words of every event that records a reversal being requested (markInFlight), found by lastRequestAt. */
+const requestingWords = 'requesting';
+
+/** When the action's reversal was last requested (the latest event into in_flight saying so). */
+async function lastRequestAt(warehouse: Warehouse, actionId: string): Promise<Date | undefined> {
+  const row = await warehouse.one<{ at: string | null }>(
+    `SELECT strftime(max("at") AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS at FROM recon_action_events
+     WHERE action_id = $1 AND to_status = 'in_flight' AND contains(detail, $2)`,
+    [actionId, requestingWords],
+  );
+  return row?.at ? new Date(row.at) : undefined;
+}
+
 /** Reads one sale at the provider and stores it in `sales` as a lookup's answer would be (landed first). */
 async function readAndStoreSale(
   warehouse: Warehouse,
@@ -225,11 +332,11 @@ async function readAndStoreSale(
   client: PartnerApiClient,
   action: StoredAction,
   run: PipelineRun,
-  read: number,
-): Promise<SalesRecord | undefined> {
-  let sale: SalesRecord | undefined;
+  readNumber: number,
+): Promise<SaleRead> {
+  let read: SaleRead;
   try {
-    sale = await client.salesByTransactionId(Number(action.transaction_id));
+    read = await client.readSale(action.transaction_id!);
   } catch (error) {
     throw new JobError(
       `Reading sale ${action.transaction_id} (action ${action.action_id}) at the provider failed: ${(error as Error).message}`,
@@ -238,15 +345,16 @@ async function readAndStoreSale(
       { cause: error },
     );
   }
-  if (sale) {
-    await landAndLoadSales(warehouse, config, [sale], {
+  // Only the record of the sale asked is stored: a foreign record is never loaded as a sale (issue 34).
+  if (read.sale) {
+    await landAndLoadSales(warehouse, config, [read.sale.raw], {
       runId: run.runId,
       endpoint: 'salesByTransactionId',
       // Named by the period like a lookup's batch, so `extract --from-landing --from … --to …` of that month reloads it.
-      file: `by-transaction_${action.period}_${action.action_id}_${run.runId}_${read}`,
+      file: `by-transaction_${action.period}_${action.action_id}_${run.runId}_${readNumber}`,
     });
   }
-  return sale;
+  return read;
 }
 
 function isCanceled(sale: SalesRecord, config: Config): boolean {
@@ -264,10 +372,12 @@ async function markInFlight(warehouse: Warehouse, action: StoredAction, saleStat
       by,
       from: 'in_flight',
       to: 'in_flight',
-      detail: `after an interrupted execute the sale still reads "${saleStatus}": the reversal did not take effect; requesting it again`,
+      detail: `after an interrupted execute the sale still reads "${saleStatus}": the reversal did not take effect; ${requestingWords} it again`,
     });
   } else {
-    const detail = `sale reads "${saleStatus}": requesting its reversal`;
-    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, { provider_status: saleStatus });
+    const detail = `sale reads "${saleStatus}": ${requestingWords} its reversal`;
+    await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, {
+      provider_status: saleStatus,
+    });
   }
 }

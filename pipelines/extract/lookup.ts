@@ -11,7 +11,7 @@ import { JobError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
 import { UpstreamError, type PartnerApiClient } from '../../sources/partner-api/client.js';
-import type { SalesRecord } from '../../sources/partner-api/types.js';
+import type { ReceivedSale } from '../../sources/partner-api/client.js';
 import { landGzip, landingRoot, writeLandingRecord } from './landing.js';
 import { protectKeysInText } from '../../core/key-protection.js';
 import { keyProtectionFor } from './key-mode.js';
@@ -47,7 +47,8 @@ export async function lookUpReferences(
   output: Output,
 ): Promise<ReferenceLookupSummary> {
   const summary: ReferenceLookupSummary = { references: references.length, found: 0, records: 0, loaded: 0 };
-  const answers: SalesRecord[][] = new Array(references.length);
+  const answers: ReceivedSale[][] = new Array(references.length);
+  let foreign = 0;
   const answeredAt: string[] = new Array(references.length);
   const started = Date.now();
   let done = 0;
@@ -58,7 +59,10 @@ export async function lookUpReferences(
     await Promise.all(
       batch.map(async (reference, offset) => {
         try {
-          answers[first + offset] = await client.salesByPartnerReference(reference);
+          // Issue 34: only records of the reference asked count as its answer; others are left out, and said.
+          const read = await client.readByPartnerReference(reference);
+          answers[first + offset] = read.sales;
+          foreign += read.foreign;
         } catch (error) {
           const where = error instanceof UpstreamError ? ` at ${error.endpoint}` : '';
           throw new JobError(
@@ -78,8 +82,12 @@ export async function lookUpReferences(
     );
   }
   // In reference order, whatever order the answers came in: the landed file is the same on every run.
-  const received = answers.flat();
+  const received = answers.flat().map((sale) => sale.raw);
   output.clearProgress();
+  if (foreign > 0)
+    output.warn(
+      `the provider answered ${foreign} record(s) of another partner reference than the one asked: not loaded, and not taken as found`,
+    );
   summary.records = received.length;
   const asked = references.map((reference, i) => ({ reference, askedAt: answeredAt[i]!, records: answers[i]!.length }));
   if (received.length === 0) {
@@ -115,7 +123,8 @@ export async function lookUpReferences(
 export async function landAndLoadSales(
   warehouse: Warehouse,
   config: Config,
-  received: SalesRecord[],
+  /** Each record's JSON text as received: an id above 2^53 stays exact (JSON.stringify of a parse rounds it). */
+  received: string[],
   options: {
     runId: string;
     endpoint: 'salesByPartnerReference' | 'salesByTransactionId';
@@ -126,7 +135,7 @@ export async function landAndLoadSales(
   const fetchedAt = new Date();
   const file = path.join(landingRoot(config), 'sales', 'lookups', `${options.file}.json.gz`);
   // In hash and drop mode the PINs are masked before the answers are written.
-  const text = protectKeysInText(JSON.stringify(received), await keyProtectionFor(warehouse, config));
+  const text = protectKeysInText(`[${received.join(',\n')}]`, await keyProtectionFor(warehouse, config));
   const { fileBytes } = landGzip(file, text);
   const counts = await warehouse.transaction(async () => {
     const loaded = await loadLandedSales(warehouse, config, {

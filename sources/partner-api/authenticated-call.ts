@@ -33,6 +33,8 @@ export interface Call {
   /** For writes: finds the result of an earlier attempt that may have gone through, or undefined. */
   lookup?: () => Promise<unknown>;
   download?: DownloadTarget;
+  /** Sent once: an unclear failure is not retried (a reversal, issue 34; retry-policy.ts). */
+  once?: boolean;
 }
 
 /** Token renewals for one call after the canary showed its token rejected, and the wait before each after the first. */
@@ -82,17 +84,21 @@ export class AuthenticatedCaller {
       let sentAt = 0;
       let unclear = false;
       const answer = await this.queue.run(callKindOf(name), () =>
-        this.retry.run(endpoint, async (previous?: AttemptFailure) => {
-          unclear ||= previous?.ambiguous === true;
-          if (unclear && call.lookup) {
-            const found = await this.checkWrite(endpoint, call.lookup);
-            if (found) return found;
-          }
-          usedToken = await this.session.accessToken();
-          sentAt = performance.now();
-          const request = { endpoint, url, headers: { authorization: `Bearer ${usedToken}` }, body: call.body };
-          return this.transport.exchange(request, call.download);
-        }),
+        this.retry.run(
+          endpoint,
+          async (previous?: AttemptFailure) => {
+            unclear ||= previous?.ambiguous === true;
+            if (unclear && call.lookup) {
+              const found = await this.checkWrite(endpoint, call.lookup);
+              if (found) return found;
+            }
+            usedToken = await this.session.accessToken();
+            sentAt = performance.now();
+            const request = { endpoint, url, headers: { authorization: `Bearer ${usedToken}` }, body: call.body };
+            return this.transport.exchange(request, call.download);
+          },
+          { once: call.once },
+        ),
       );
       if (isSuccess(answer.status)) {
         this.canary.accepted(usedToken, sentAt);

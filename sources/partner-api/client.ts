@@ -12,6 +12,7 @@ import { catalogQuery, describeEndpoint, parseEndpoints, type Endpoint } from '.
 import { quoteBody, UpstreamError } from './errors.js';
 import { emptyStats, type ClientEvent, type ClientStats } from './events.js';
 import type { HttpAnswer } from './http.js';
+import { exactTransactionId, idText, memberTokens, RawJson, rawElements } from './exact-json.js';
 import { sharedRateLimiter, type RateLimiter } from './rate-limiter.js';
 import { sharedRequestQueue, type RequestQueue } from './request-queue.js';
 import type {
@@ -84,29 +85,49 @@ export class PartnerApiClient {
     return this.list<SalesRecord>('salesByPeriod', answer);
   }
 
-  /** One sale, or undefined when the upstream does not know the id. */
-  async salesByTransactionId(transactionId: number): Promise<SalesRecord | undefined> {
-    const answer = await this.caller.call(
-      'salesByTransactionId',
-      { params: { transactionId: integer(transactionId, 'transactionId') } },
-      { absent: true },
-    );
-    if (answer.json === undefined || answer.json === null) return undefined;
-    // Some deployments wrap a single record in an array.
-    const record = Array.isArray(answer.json)
-      ? (answer.json[0] as SalesRecord | undefined)
-      : (answer.json as SalesRecord);
-    return record ?? undefined;
+  /**
+   * One sale, or undefined when the upstream does not know the id — or answers with records of other ids only
+   * (issue 34: an answer is believed only for the id asked).
+   */
+  async salesByTransactionId(transactionId: TransactionId): Promise<SalesRecord | undefined> {
+    return (await this.readSale(transactionId)).sale?.record;
   }
 
-  /** The sales with this partner reference ([] when none). */
+  /**
+   * One sale read exactly: the record whose transactionId is the one asked (digits compared, so an id above 2^53
+   * is never confused with its rounded neighbour), its raw JSON text (landed as received), and the ids of any other
+   * records the answer held (some deployments wrap a record in an array; a hostile one answers with another sale).
+   */
+  async readSale(transactionId: TransactionId): Promise<SaleRead> {
+    const id = exactId(transactionId, 'transactionId');
+    const answer = await this.caller.call('salesByTransactionId', { params: { transactionId: id } }, { absent: true });
+    if (answer.json === undefined || answer.json === null) return { foreignIds: [] };
+    const received = receivedSales(answer.text);
+    const sale = received.find((r) => r.transactionId === id);
+    const foreignIds = received.filter((r) => r.transactionId !== id).map((r) => r.transactionId ?? '(none)');
+    return { ...(sale && { sale }), foreignIds };
+  }
+
+  /** The sales with this partner reference ([] when none); records of another reference are left out. */
   async salesByPartnerReference(reference: string): Promise<SalesRecord[]> {
+    return (await this.readByPartnerReference(reference)).sales.map((s) => s.record);
+  }
+
+  /**
+   * The sales with this partner reference, each with its raw text and exact id; `foreign` counts the records the
+   * answer held for another reference (issue 34: they are never taken as this reference's sales).
+   */
+  async readByPartnerReference(reference: string): Promise<{ sales: ReceivedSale[]; foreign: number }> {
     const answer = await this.caller.call(
       'salesByPartnerReference',
       { params: { partnerReferenceId: text(reference, 'reference') } },
       { absent: true },
     );
-    return this.list<SalesRecord>('salesByPartnerReference', answer);
+    this.list<SalesRecord>('salesByPartnerReference', answer);
+    if (answer.json === undefined || answer.json === null) return { sales: [], foreign: 0 };
+    const received = receivedSales(answer.text);
+    const sales = received.filter((r) => r.record?.partnerReference === reference);
+    return { sales, foreign: received.length - sales.length };
   }
 
   /** The sales to a buyer document number, unmasked ([] when none). */
@@ -201,17 +222,30 @@ export class PartnerApiClient {
     return this.object<PreRedeemResponse>('preRedeem', await this.caller.call('preRedeem', { body: request, lookup }));
   }
 
-  /** Reverses a transaction; after an unclear failure, checks whether it is already canceled before trying again. */
-  async reverseByTransactionId(transactionId: number): Promise<ReversalResult> {
-    integer(transactionId, 'transactionId');
-    const lookup = async (): Promise<ReversalResult | undefined> => {
-      const sale = await this.salesByTransactionId(transactionId);
-      return sale && isCanceled(sale) ? confirmedReversal(sale) : undefined;
-    };
-    return this.object<ReversalResult>(
-      'reverseByTransactionId',
-      await this.caller.call('reverseByTransactionId', { body: { transactionId }, lookup }),
-    );
+  /**
+   * Reverses a transaction, with one request: a reversal is never sent again by the retry policy (issue 34: a 500
+   * gave 7 POSTs). An unclear outcome (a timeout, a 5xx, a dropped connection) is an UpstreamError with `unclear`;
+   * the caller reads the sale, and only a later run asks again. An answer naming another transaction is refused.
+   */
+  async reverseByTransactionId(transactionId: TransactionId): Promise<ReversalResult> {
+    const id = exactId(transactionId, 'transactionId');
+    const body = new RawJson(`{"transactionId":${id}}`);
+    const answer = await this.caller.call('reverseByTransactionId', { body, once: true });
+    const result = this.object<ReversalResult>('reverseByTransactionId', answer);
+    const answered = memberTokens(answer.text, 'transactionId');
+    const named = answered.length === 1 && /^-?\d+$/.test(answered[0]!) ? BigInt(answered[0]!).toString() : undefined;
+    if (answered.length > 0 && named !== id) {
+      throw new UpstreamError(
+        `${describeEndpoint(this.endpoints.reverseByTransactionId)} answered about transaction ${named ?? answered.join(', ')} when asked to reverse ${id}.`,
+        {
+          endpoint: 'reverseByTransactionId',
+          status: answer.status,
+          foreign: true,
+          hint: 'The answer is not about the sale asked: it is not taken as its reversal. Read the sale at the provider and ask them why.',
+        },
+      );
+    }
+    return result;
   }
 
   /** Reverses the sale with this partner reference; after an unclear failure, looks it up first. */
@@ -276,6 +310,43 @@ function confirmedReversal(sale: SalesRecord): ReversalResult {
     status: sale.status,
     transactionId: sale.transactionId,
   };
+}
+
+/** A transaction id as the caller holds it: a bigint, a safe integer, or its decimal digits (never rounded). */
+export type TransactionId = bigint | number | string;
+
+/** A sale as received: the parsed record (numbers above 2^53 rounded: read ids from `transactionId`), its raw
+ * JSON text (what is landed) and its exact transactionId (undefined when it is not one integer). */
+export interface ReceivedSale {
+  record: SalesRecord;
+  raw: string;
+  transactionId: string | undefined;
+}
+
+/** What a read of one sale found: the sale asked for, if any, and the ids of the other records the answer held. */
+export interface SaleRead {
+  sale?: ReceivedSale;
+  foreignIds: string[];
+}
+
+function receivedSales(answerText: string): ReceivedSale[] {
+  return rawElements(answerText).map((raw) => {
+    let record: SalesRecord;
+    try {
+      record = JSON.parse(raw) as SalesRecord;
+    } catch {
+      record = {} as SalesRecord;
+    }
+    return { record, raw, transactionId: exactTransactionId(raw) };
+  });
+}
+
+/** An id's exact digits: a positive integer of at most 19 digits (a BIGINT), else a TypeError (nothing is sent). */
+function exactId(value: TransactionId, name: string): string {
+  const id = idText(value);
+  if (id === undefined || !/^[1-9]\d{0,18}$/.test(id) || BigInt(id) > 9_223_372_036_854_775_807n)
+    throw new TypeError(`${name} must be a positive integer of at most 19 digits, got ${String(value)}.`);
+  return id;
 }
 
 function integer(value: number, name: string): number {

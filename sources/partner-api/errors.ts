@@ -12,13 +12,27 @@ export class UpstreamError extends JobError {
   readonly status?: number;
   /** The response body, redacted and cut to a readable length. */
   readonly body?: string;
+  /** A write whose outcome is unknown (a timeout, a 5xx, a dropped connection): it may have taken effect. */
+  readonly unclear: boolean;
+  /** An answer about another record than the one asked (issue 34). */
+  readonly foreign: boolean;
 
   constructor(
     message: string,
-    details: { endpoint: string; status?: number; body?: string; hint?: string; cause?: unknown },
+    details: {
+      endpoint: string;
+      status?: number;
+      body?: string;
+      hint?: string;
+      cause?: unknown;
+      unclear?: boolean;
+      foreign?: boolean;
+    },
   ) {
     super(message, details.hint, details.cause === undefined ? undefined : { cause: details.cause });
     this.endpoint = details.endpoint;
+    this.unclear = details.unclear ?? false;
+    this.foreign = details.foreign ?? false;
     if (details.status !== undefined) this.status = details.status;
     if (details.body !== undefined) this.body = details.body;
   }

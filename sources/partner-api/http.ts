@@ -1,6 +1,6 @@
 /**
- * One HTTP exchange with the upstream: every attempt waits for the rate limiter, is counted, and times out when
- * nothing arrives for `api.timeoutMs`. 2xx and 4xx answers go back to the caller (a 2xx body parsed, or streamed
+ * One HTTP exchange with the upstream: every attempt waits for the rate limiter, is counted, and times out when its
+ * answer takes more than `api.timeoutMs` (a download: when nothing arrives for that long). 2xx and 4xx answers go back to the caller (a 2xx body parsed, or streamed
  * to a file); 503/429, other 5xx, timeouts, dropped connections and cut bodies are AttemptFailures for the retry
  * policy (retry-policy.ts). Plain http goes to loopback only (plain-http-guard.ts). HTTPS_PROXY / HTTP_PROXY /
  * NO_PROXY are honoured (proxy.ts, issue 31).
@@ -11,6 +11,7 @@ import type { ApiConfig } from '../../config/schema.js';
 import { AttemptFailure, asAttemptFailure } from './attempt-failure.js';
 import { downloadToFile, type DownloadResult, type DownloadTarget } from './download-to-file.js';
 import { describeEndpoint, type Endpoint } from './endpoints.js';
+import { RawJson } from './exact-json.js';
 import { quoteBody, UpstreamError } from './errors.js';
 import type { ClientStats } from './events.js';
 import { PlainHttpGuard } from './plain-http-guard.js';
@@ -67,43 +68,51 @@ export class Transport {
   async exchange(request: HttpRequest, download?: DownloadTarget): Promise<HttpAnswer> {
     await this.limiter.acquire();
     this.stats.requests++;
-    return this.send(request, async (response, receivedAt) => {
-      const status = response.statusCode ?? 0;
-      const success = isSuccess(status);
-      if (download && success) {
-        return { status, text: '', receivedAt, download: await downloadToFile(response, download, receivedAt) };
-      }
-      const { text, truncated } = await readText(response, success ? this.api.maxAnswerBytes : maxErrorBodyBytes);
-      if (success && truncated) {
-        throw new UpstreamError(
-          `${describeEndpoint(request.endpoint)} at ${new URL(this.api.baseUrl).origin} answered more than api.maxAnswerBytes (${this.api.maxAnswerBytes} bytes): the answer was refused, not read.`,
-          {
-            endpoint: request.endpoint.name,
+    return this.send(
+      request,
+      async (response, receivedAt) => {
+        const status = response.statusCode ?? 0;
+        const success = isSuccess(status);
+        if (download && success) {
+          return { status, text: '', receivedAt, download: await downloadToFile(response, download, receivedAt) };
+        }
+        const { text, truncated } = await readText(response, success ? this.api.maxAnswerBytes : maxErrorBodyBytes);
+        if (success && truncated) {
+          throw new UpstreamError(
+            `${describeEndpoint(request.endpoint)} at ${new URL(this.api.baseUrl).origin} answered more than api.maxAnswerBytes (${this.api.maxAnswerBytes} bytes): the answer was refused, not read.`,
+            {
+              endpoint: request.endpoint.name,
+              status,
+              hint: 'Such an answer is a few kilobytes: check that api.baseUrl and api.endpoints point at the partner API. Raise api.maxAnswerBytes only if the answer is genuinely that large.',
+            },
+          );
+        }
+        // The spec's answer over the limit is 503; 429 is the usual one elsewhere and means the same.
+        if (status === 503 || status === 429) {
+          throw new AttemptFailure('rate_limited', `${status} (rate limited)`, status, text, retryAfterMs(response));
+        }
+        if (status >= 500) {
+          throw new AttemptFailure(
+            'server_error',
+            `answered ${status}: ${quoteBody(text, this.secrets()) || '(no body)'}`,
             status,
-            hint: 'Such an answer is a few kilobytes: check that api.baseUrl and api.endpoints point at the partner API. Raise api.maxAnswerBytes only if the answer is genuinely that large.',
-          },
-        );
-      }
-      // The spec's answer over the limit is 503; 429 is the usual one elsewhere and means the same.
-      if (status === 503 || status === 429) {
-        throw new AttemptFailure('rate_limited', `${status} (rate limited)`, status, text, retryAfterMs(response));
-      }
-      if (status >= 500) {
-        throw new AttemptFailure(
-          'server_error',
-          `answered ${status}: ${quoteBody(text, this.secrets()) || '(no body)'}`,
-          status,
-          text,
-        );
-      }
-      if (!success) return { status, text, receivedAt };
-      if (text.trim() === '') return { status, text, receivedAt };
-      try {
-        return { status, text, json: JSON.parse(text) as unknown, receivedAt };
-      } catch {
-        throw new AttemptFailure('dropped', `the ${text.length}-character body is not valid JSON (truncated?)`, status);
-      }
-    });
+            text,
+          );
+        }
+        if (!success) return { status, text, receivedAt };
+        if (text.trim() === '') return { status, text, receivedAt };
+        try {
+          return { status, text, json: JSON.parse(text) as unknown, receivedAt };
+        } catch {
+          throw new AttemptFailure(
+            'dropped',
+            `the ${text.length}-character body is not valid JSON (truncated?)`,
+            status,
+          );
+        }
+      },
+      download !== undefined,
+    );
   }
 
   /** Closes idle keep-alive connections. */
@@ -113,14 +122,19 @@ export class Transport {
     this.proxyAgent?.destroy();
   }
 
-  /** Sends one request and hands the response to `consume`, failing when nothing arrives for timeoutMs. */
+  /**
+   * Sends one request and hands the response to `consume`, failing when the whole answer takes more than timeoutMs
+   * (`idle`: when nothing arrives for timeoutMs).
+   */
   private async send<R>(
     request: HttpRequest,
     consume: (response: IncomingMessage, receivedAt: Date) => Promise<R>,
+    idle: boolean,
   ): Promise<R> {
     await this.plainHttp.confirm(request.url);
     const { url } = request;
-    const payload = request.body === undefined ? undefined : Buffer.from(JSON.stringify(request.body));
+    const body = request.body instanceof RawJson ? request.body.text : JSON.stringify(request.body);
+    const payload = request.body === undefined ? undefined : Buffer.from(body);
     const headers: Record<string, string | number> = { accept: 'application/json', ...request.headers };
     if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
     const secure = url.protocol === 'https:';
@@ -135,7 +149,12 @@ export class Transport {
         if (error)
           reject(
             timedOut
-              ? new AttemptFailure('timeout', `no answer for ${this.api.timeoutMs} ms`)
+              ? new AttemptFailure(
+                  'timeout',
+                  idle
+                    ? `no answer for ${this.api.timeoutMs} ms`
+                    : `no complete answer within ${this.api.timeoutMs} ms`,
+                )
               : asAttemptFailure(error),
           );
         else resolve(value as R);
@@ -145,7 +164,9 @@ export class Transport {
         headers,
         agent: this.proxyAgent ?? (secure ? this.httpsAgent : this.plainHttp.agent),
       });
-      // An idle timeout (re-armed by every chunk): a large download may take long, but never stalls.
+      // A download (a window's sales, large by nature) has an idle timeout re-armed by every chunk: it may take
+      // long, but never stalls. Any other answer has api.timeoutMs for the whole of it (issue 34: a sale read
+      // trickling a byte every 3 s kept re-arming the idle timeout and never ended).
       const rearm = () => {
         clearTimeout(watchdog);
         watchdog = setTimeout(() => {
@@ -156,8 +177,10 @@ export class Transport {
       rearm();
       outgoing.on('error', (error) => finish(error));
       outgoing.on('response', (response) => {
-        rearm();
-        response.on('data', rearm);
+        if (idle) {
+          rearm();
+          response.on('data', rearm);
+        }
         response.on('aborted', () =>
           finish(new AttemptFailure('dropped', 'the connection closed before the body was complete')),
         );

@@ -32,9 +32,15 @@ export class RetryPolicy {
 
   /**
    * Runs `attempt` until it returns, retrying AttemptFailures as the policy says. `attempt` receives the
-   * previous failure, so a write can look itself up before being sent again.
+   * previous failure, so a write can look itself up before being sent again. With `once` (a reversal, issue 34)
+   * a failure that may have reached the upstream is never retried: only a 503 (not processed) or a host not
+   * reached are; anything else is an UpstreamError marked `unclear` at once.
    */
-  async run<T>(endpoint: Endpoint, attempt: (previous?: AttemptFailure) => Promise<T>): Promise<T> {
+  async run<T>(
+    endpoint: Endpoint,
+    attempt: (previous?: AttemptFailure) => Promise<T>,
+    options: { once?: boolean } = {},
+  ): Promise<T> {
     let failures = 0;
     let rateLimitedInARow = 0;
     let previous: AttemptFailure | undefined;
@@ -54,6 +60,7 @@ export class RetryPolicy {
           continue;
         }
         rateLimitedInARow = 0;
+        if (options.once && error.ambiguous) throw this.unclear(endpoint, error);
         if (++failures > this.api.maxRetries) throw this.gaveUp(endpoint, error, failures - 1);
         this.stats.retries++;
         const delayMs = backoffMs(failures);
@@ -61,6 +68,22 @@ export class RetryPolicy {
         await sleep(delayMs);
       }
     }
+  }
+
+  /** A write sent once whose answer did not say whether it took effect. */
+  private unclear(endpoint: Endpoint, failure: AttemptFailure): UpstreamError {
+    const where = `${describeEndpoint(endpoint)} at ${new URL(this.api.baseUrl).origin}`;
+    return new UpstreamError(
+      `${where} gave no clear answer (${failure.kind.replace('_', ' ')}); it is not sent again.`,
+      {
+        endpoint: endpoint.name,
+        status: failure.status,
+        ...(failure.body !== undefined && { body: quoteBody(failure.body, this.secrets()) }),
+        unclear: true,
+        cause: failure,
+        hint: 'It may have taken effect: the sale is read to settle it, and it is asked again only by a later run.',
+      },
+    );
   }
 
   private gaveUp(endpoint: Endpoint, failure: AttemptFailure, retries: number): UpstreamError {

@@ -21,6 +21,8 @@ export interface Hit {
   query: URLSearchParams;
   token?: string;
   body: Record<string, unknown>;
+  /** The body as sent (a number above 2^53 exact). */
+  text: string;
 }
 
 export type Handler = (hit: Hit, res: ServerResponse, upstream: Upstream) => void | Promise<void>;
@@ -70,6 +72,7 @@ export class Upstream {
       query: url.searchParams,
       token,
       body: text ? JSON.parse(text) : {},
+      text,
     };
     this.hits.push(hit);
     if (hit.path === '/auth/token') {

@@ -12,7 +12,6 @@ import ExcelJS from 'exceljs';
 import { simpleParser } from 'mailparser';
 import { afterEach, expect, test } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
-import { JobError } from '../../../core/errors.js';
 import { approveActions } from '../../../pipelines/actions/approve.js';
 import { executeActions } from '../../../pipelines/actions/execute.js';
 import { planActions } from '../../../pipelines/actions/plan.js';
@@ -238,8 +237,15 @@ test('execute: a provider that cannot be reached leaves the action in flight, fo
   const id = await approvedReversal();
   // one retry, not six backoffs of up to 8 s: what is left in flight is the point, not the patience
   const down = await provider(id, ['Redeemed by Client'], (res) => res.socket?.destroy(), { maxRetries: 1 });
-  const interrupted = executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: down.client }, quiet());
-  await expect(interrupted).rejects.toBeInstanceOf(JobError);
+  // Issue 34: a dropped reversal is sent once, never retried; the action stays in flight, said so.
+  const interrupted = await executeActions(
+    f.warehouse,
+    f.config,
+    { period, by: 'Bruno', client: down.client },
+    quiet(),
+  );
+  expect(interrupted).toMatchObject({ inFlight: 1, actions: [{ outcome: 'in_flight', reversalRequested: true }] });
+  expect(down.upstream.hitsOn('/reversal')).toHaveLength(1);
   expect((await listActions(f.warehouse, { period })).map((a) => a.status)).toEqual(['in_flight']);
   const back = await provider(id, ['Canceled in stock'], (res) => json(res, 500, {}));
   const settled = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: back.client }, quiet());

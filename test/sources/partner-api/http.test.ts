@@ -59,7 +59,7 @@ describe('retries', () => {
     expect(events.filter((e) => e.type === 'retry').map((e) => (e as { reason: string }).reason)).toEqual([
       expect.stringMatching(/500/),
       expect.stringMatching(/dropped|closed/),
-      expect.stringMatching(/no answer for 1500 ms/),
+      expect.stringMatching(/no complete answer within 1500 ms/),
       expect.stringMatching(/not valid JSON/),
     ]);
   });
@@ -78,6 +78,26 @@ describe('retries', () => {
     expect(error.status).toBe(502);
     expect(upstream.hitsOn('/sales/period/2024-01-01/2024-01-31')).toHaveLength(3);
     expect(client.stats.retries).toBe(2);
+  });
+
+  it('bounds the whole answer by api.timeoutMs: a body trickling a byte at a time times out (issue 34)', async () => {
+    const trickles: NodeJS.Timeout[] = [];
+    const { client } = await setup(
+      (hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('[');
+        // A byte every 100 ms for ever: each is well inside the timeout, so only a deadline on the whole answer ends it.
+        trickles.push(setInterval(() => res.write(' '), 100));
+      },
+      { maxRetries: 0, timeoutMs: 600 },
+    );
+    try {
+      const error = await failure(client.salesByTransactionId(1));
+      expect(error.message).toMatch(/gave no answer within api\.timeoutMs \(600 ms\), 1 times/);
+    } finally {
+      for (const trickle of trickles) clearInterval(trickle);
+    }
   });
 
   it('names the timeout and the setting to change', async () => {
