@@ -1,9 +1,9 @@
 /**
  * One HTTP exchange with the upstream: every attempt waits for the rate limiter, is counted, and times out when its
- * answer takes more than `api.timeoutMs` (a download: when nothing arrives for that long). 2xx and 4xx answers go back to the caller (a 2xx body parsed, or streamed
- * to a file); 503/429, other 5xx, timeouts, dropped connections and cut bodies are AttemptFailures for the retry
- * policy (retry-policy.ts). Plain http goes to loopback only (plain-http-guard.ts). HTTPS_PROXY / HTTP_PROXY /
- * NO_PROXY are honoured (proxy.ts, issue 31).
+ * answer takes more than `api.timeoutMs` (a download: when nothing arrives for that long). 2xx and 4xx answers go
+ * back to the caller (a 2xx body parsed, or streamed to a file); 503/429, other 5xx, timeouts, dropped connections
+ * and cut bodies are AttemptFailures for the retry policy (retry-policy.ts). Plain http goes to loopback only
+ * (plain-http-guard.ts). HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured (proxy.ts, issue 31).
  */
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
