@@ -15,6 +15,23 @@ export function addDays(date: string, days: number): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** The calendar day after `date`. */
+export function nextDay(date: string): string {
+  return addDays(date, 1);
+}
+
+/** Days from `from` to `to` inclusive, both YYYY-MM-DD. */
+export function daysInclusive(from: string, to: string): number {
+  return Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000) + 1;
+}
+
+/** True for a real calendar date written YYYY-MM-DD. */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const ms = Date.parse(`${value}T00:00:00Z`);
+  return !Number.isNaN(ms) && new Date(ms).toISOString().slice(0, 10) === value;
+}
+
 export function periodOf(date: string): string {
   return date.slice(0, 7);
 }

@@ -11,7 +11,7 @@ import { ConfigError, JobError, UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import type { RequestLogEntry, SimulatorOptions } from '../../doubles/simulator/server.js';
 import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../doubles/simulator/sale-generator.js';
-import { daysInclusive } from '../../doubles/simulator/zoned-time.js';
+import { daysInclusive } from '../../core/calendar.js';
 import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
 
 interface SimulateApiOptions extends GlobalOptions {

@@ -6,7 +6,7 @@ import type { CatalogProduct, Collection, Customer, ReversalResult } from '../..
 import { Catalog, costCents, currencyOfProduct, productSpecs } from './catalog.js';
 import { hash32 } from './random.js';
 import { Rejection } from './rejection.js';
-import { nextDay } from './zoned-time.js';
+import { nextDay } from '../../core/calendar.js';
 import {
   customerOfDocument,
   FIRST_TRANSACTION_ID,

@@ -8,7 +8,8 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Dataset } from './dataset.js';
 import type { SimulatedSale } from './sale-generator.js';
 import { hashUnit } from './random.js';
-import { nextDay, ZonedClock } from './zoned-time.js';
+import { nextDay } from '../../core/calendar.js';
+import { ZonedClock } from '../../core/zoned-time.js';
 
 export interface LedgerGeneratorOptions {
   /** YYYY-MM. */

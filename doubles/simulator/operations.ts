@@ -10,7 +10,7 @@ import { wireRecord, type SimulatedSale } from './sale-generator.js';
 import { Rejection } from './rejection.js';
 import type { TokenAuthority } from './tokens.js';
 import type { PeriodWindow } from './kept-responses.js';
-import { daysInclusive, isCalendarDate } from './zoned-time.js';
+import { daysInclusive, isCalendarDate } from '../../core/calendar.js';
 
 /** Body of a successful operation: a JSON value, or a list of sales to stream (a period's with its window). */
 export type Reply = { json: unknown } | { sales: Iterable<SimulatedSale>; window?: PeriodWindow };

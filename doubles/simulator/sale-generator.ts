@@ -8,7 +8,8 @@
 import type { SalesRecord } from '../../sources/partner-api/types.js';
 import { costCents, currencyOfProduct, productSpecs, type ProductSpec } from './catalog.js';
 import { hash32, hashUnit } from './random.js';
-import { daysInclusive, isCalendarDate, nextDay, ZonedClock } from './zoned-time.js';
+import { daysInclusive, isCalendarDate, nextDay } from '../../core/calendar.js';
+import { ZonedClock } from '../../core/zoned-time.js';
 
 export interface DatasetOptions {
   /** First creation date, YYYY-MM-DD (local). */

@@ -7,7 +7,7 @@
 import { createHmac, randomBytes, randomUUID, timingSafeEqual, createHash } from 'node:crypto';
 import type { TokenRecord } from '../../sources/partner-api/types.js';
 import { Rejection } from './rejection.js';
-import type { ZonedClock } from './zoned-time.js';
+import type { ZonedClock } from '../../core/zoned-time.js';
 
 export interface TokenAuthorityOptions {
   identifier: string;

@@ -21,7 +21,7 @@ import { loadReportFacts } from '../../../reports/report-facts.js';
 import { generateLedger, type LedgerPlant } from '../../../doubles/simulator/ledger-generator.js';
 import type { SimulatedSale } from '../../../doubles/simulator/sale-generator.js';
 import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
-import { ZonedClock } from '../../../doubles/simulator/zoned-time.js';
+import { ZonedClock } from '../../../core/zoned-time.js';
 
 const period = '2026-03';
 const asOf = '2026-04-05';
