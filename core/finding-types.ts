@@ -126,7 +126,9 @@ export const findingTypes = [
       '(`reconciliation.lookupMissing`, needs API credentials)',
     means:
       'a paid order in our ledger has no sale at the provider, even after pinrecon looked its reference up individually',
-    todo: 'check whether the shop called pre-redeem for it; if the customer paid but got no key, deliver or refund',
+    todo:
+      'check its suggested match first (Suggested matches sheet): a near-miss reference is the same purchase; ' +
+      'else check whether the shop called pre-redeem for it; if the customer paid but got no key, deliver or refund',
   },
   {
     type: 'missing_in_ledger',
@@ -254,6 +256,17 @@ export const findingTypes = [
     rule: 'the provider status is not in `statusMap`',
     means: 'the provider reported a status pinrecon does not know',
     todo: 'tell operations: add it to `reconciliation.statusMap`',
+  },
+  {
+    type: 'reference_mismatch',
+    family: 'missing',
+    bridge: null,
+    amount: 'bridge_effect',
+    pending: 'by_decision',
+    reverses: null,
+    rule: 'a confirmed suggested match (`pinrecon matches confirm`): a pair whose two sides carry different references',
+    means: 'a person confirmed that an order and a sale under two spellings of the reference are one purchase',
+    todo: "correct the reference in the shop's ledger, or accept it; the pair's other differences are its other findings",
   },
 ] as const satisfies readonly FindingTypeRow[];
 

@@ -6,6 +6,7 @@
  */
 import { JobError } from '../../core/errors.js';
 import type { Warehouse } from '../../core/warehouse.js';
+import { readMatchDecisions } from '../../reports/match-sheet-reader.js';
 import { recordDecisions, type RecordedDecision } from './append.js';
 import { refuseSignedPeriods } from './recording.js';
 
@@ -222,4 +223,41 @@ export function describeMatchDecisions(result: MatchDecisionsResult): string {
   if (result.recorded.some((r) => r.decision === 'match_confirmed'))
     lines.push('run `pinrecon reconcile --period P` to match the confirmed pairs');
   return lines.join('\n');
+}
+
+/**
+ * `findings import`: the Suggested matches sheet's rows with a Decision typed (confirm | reject; a reject needs its
+ * Note), recorded like `matches confirm|reject` with the workbook as their source. A row that cannot be one refuses
+ * them all (exit 1), naming the sheet and row.
+ */
+export async function importMatchDecisions(
+  warehouse: Warehouse,
+  file: string,
+  context: { by: string; source: string; timezone: string },
+): Promise<MatchDecisionsResult> {
+  const typed = await readMatchDecisions(file);
+  const problems: string[] = [];
+  const requests: MatchRequest[] = [];
+  for (const row of typed) {
+    const place = `${row.sheet} row ${row.row}`;
+    if (row.suggestionId === null) problems.push(`${place}: no Suggestion ID`);
+    else if (row.decision !== 'confirm' && row.decision !== 'reject')
+      problems.push(`${place}: Decision must be confirm or reject, got "${row.decision}"`);
+    else if (row.decision === 'reject' && !row.note) problems.push(`${place}: a reject needs a Note saying why`);
+    else
+      requests.push({
+        suggestionId: row.suggestionId,
+        verb: row.decision,
+        note: row.note,
+        sheet: row.sheet,
+        row: row.row,
+      });
+  }
+  if (problems.length > 0) {
+    throw new JobError(
+      `findings import recorded no match decision: ${problems.join('; ')}.`,
+      'Correct those rows of the Suggested matches sheet and import the workbook again.',
+    );
+  }
+  return decideMatches(warehouse, requests, { ...context, command: 'findings import' });
 }

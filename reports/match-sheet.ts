@@ -1,0 +1,97 @@
+/**
+ * The workbook's `Suggested matches` sheet (issue 29) and what the finding sheets show of it: every suggestion of the
+ * period by score, both sides, the reasons, its `Suggestion ID` and a `Decision` (confirm | reject) and `Note` read
+ * back by `findings import` (match-sheet-reader.ts); the current decision comes from the decision rows.
+ */
+import { sqlString } from '../core/sql.js';
+import { localTimeSql } from '../core/zoned-time.js';
+import { type DetailSheet, money as moneyColumn, type SheetColumn } from './sheet-spec.js';
+
+/** What a person types in the sheet's Decision column, and the decision row each becomes. */
+export const matchChoices = ['confirm', 'reject'] as const;
+
+/** The header of the sheet's id column: how the reader tells this sheet from a finding sheet. */
+export const suggestionIdHeader = 'Suggestion ID';
+
+/** The current match decision of the row's suggestion (recon_decisions), as SQL over recon_match_suggestions. */
+const currentDecision = (column: string) =>
+  `(SELECT d.${column} FROM recon_decisions d WHERE d.finding_id = recon_match_suggestions.suggestion_id
+     AND d.superseded_at IS NULL AND d.decision IN ('match_confirmed', 'match_rejected'))`;
+
+const money = (key: string, header: string, sql: string) => moneyColumn(key, header, sql, 'currency', 12);
+
+export function suggestedMatchesSheet(period: string, timezone: string): DetailSheet {
+  return {
+    title: 'Suggested matches',
+    description: 'a paid order and a sale under two spellings of one reference: confirm or reject each',
+    columns: [
+      { key: 'score', header: 'Score', kind: 'integer', sql: 'score', width: 7 },
+      { key: 'ledger_reference', header: 'Ledger reference', kind: 'text', sql: 'ledger_reference', width: 20 },
+      { key: 'provider_reference', header: 'Provider reference', kind: 'text', sql: 'provider_reference', width: 20 },
+      { key: 'rank', header: 'Rank', kind: 'integer', sql: 'rank', width: 6 },
+      { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
+      { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
+      { key: 'ledger_product', header: 'Ledger product', kind: 'integer', sql: 'ledger_product_id', width: 10 },
+      { key: 'provider_product', header: 'Provider product', kind: 'integer', sql: 'provider_product_id', width: 10 },
+      money('ledger_cost', 'Ledger cost', 'ledger_cost'),
+      money('provider_cost', 'Provider cost', 'provider_cost'),
+      money('ledger_price', 'Ledger price', 'ledger_price'),
+      money('provider_price', 'Provider price', 'provider_price'),
+      { key: 'paid_at', header: 'Ledger paid at', kind: 'datetime', sql: 'paid_at', width: 19 },
+      { key: 'transaction_at', header: 'Provider date', kind: 'datetime', sql: 'transaction_at', width: 19 },
+      { key: 'reasons', header: 'Reasons', kind: 'text', sql: "replace(reasons, '; ', chr(10))", width: 60 },
+      { key: 'suggestion_id', header: suggestionIdHeader, kind: 'text', sql: 'suggestion_id', width: 33 },
+      {
+        key: 'decision',
+        header: 'Decision',
+        kind: 'text',
+        sql: `CASE ${currentDecision('decision')} WHEN 'match_confirmed' THEN 'confirm' WHEN 'match_rejected' THEN 'reject' END`,
+        width: 10,
+        choices: matchChoices,
+      },
+      { key: 'decision_note', header: 'Note', kind: 'text', sql: currentDecision('note'), width: 28 },
+      {
+        key: 'decided_by',
+        header: 'Decided by',
+        kind: 'text',
+        sql: currentDecision('decided_by'),
+        width: 16,
+        readOnly: true,
+      },
+      {
+        key: 'decided_at',
+        header: 'Decided at',
+        kind: 'text',
+        sql: localTimeSql(currentDecision('decided_at'), timezone, { zoned: true }),
+        width: 36,
+        readOnly: true,
+      },
+    ],
+    table: 'recon_match_suggestions',
+    where: `period = ${sqlString(period)}`,
+    orderBy: 'score DESC, ledger_reference, transaction_id, suggestion_id',
+    printColumns: ['score', 'ledger_reference', 'provider_reference', 'reasons', 'suggestion_id', 'decision'],
+  };
+}
+
+/**
+ * A missing row's best proposed match, as SQL over recon_exceptions: an order's (no sale: by its reference) or a
+ * sale's (by its transaction id) — the other side's reference, the score and the suggestion id (the Suggested
+ * matches sheet has the rest).
+ */
+export const bestSuggestionSql = `(SELECT s.provider_reference || ' ↔ ' || s.ledger_reference || ' (score ' || s.score
+     || ', suggestion ' || s.suggestion_id || ')'
+   FROM recon_match_suggestions s
+   WHERE s.period = recon_exceptions.period AND s.status = 'proposed'
+     AND (recon_exceptions.transaction_id IS NULL AND s.ledger_reference = recon_exceptions.partner_reference
+          OR s.transaction_id = recon_exceptions.transaction_id)
+   ORDER BY s.score DESC, s.suggestion_id LIMIT 1)`;
+
+/** The Missing sheet's column of best suggestions. */
+export const bestSuggestionColumn: SheetColumn = {
+  key: 'best_suggestion',
+  header: 'Best suggestion',
+  kind: 'text',
+  sql: bestSuggestionSql,
+  width: 40,
+};

@@ -1,0 +1,177 @@
+/**
+ * Suggested matches through the built CLI (issue 29): `matches list`, `confirm` and `reject` (a reject needs its
+ * note), the workbook's Suggested matches sheet typed and read back by `findings import` (through LibreOffice when
+ * this machine has it), the next reconcile matching the confirmed pairs, `findings list` naming their differences,
+ * a signed-off period refusing a confirmation (exit 1) and `verify` covering the match decisions.
+ */
+import { copyFileSync } from 'node:fs';
+import path from 'node:path';
+import ExcelJS from 'exceljs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../support/cli.js';
+import { convertWithSoffice, hasSoffice } from '../support/decisions.js';
+import {
+  asOf,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  openFixture,
+  period,
+  sale,
+  type Fixture,
+} from '../support/reconcile.js';
+import { writeFileSync } from 'node:fs';
+
+const pinrecon = (cwd: string, ...args: string[]) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+
+interface Listed {
+  suggestion_id: string;
+  ledger_reference: string;
+  provider_reference: string;
+  score: number;
+  rank: number | null;
+  status: string;
+  decided_by: string | null;
+  note: string | null;
+}
+
+/** Types `decision` and `note` into the Suggested matches row of `suggestionId`, saving the workbook as `target`. */
+async function typeMatchDecision(source: string, target: string, suggestionId: string, decision: string, note: string) {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(source);
+  const sheet = workbook.getWorksheet('Suggested matches')!;
+  const columns: Record<string, number> = {};
+  sheet.getRow(1).eachCell((cell, column) => {
+    columns[String(cell.value)] = column;
+  });
+  let typed = 0;
+  sheet.eachRow((row, number) => {
+    if (number === 1 || row.getCell(columns['Suggestion ID']!).value !== suggestionId) return;
+    row.getCell(columns.Decision!).value = decision;
+    row.getCell(columns.Note!).value = note;
+    typed++;
+  });
+  expect(typed).toBe(1);
+  await workbook.xlsx.writeFile(target);
+}
+
+describe('pinrecon matches (spawned)', () => {
+  let f: Fixture;
+  let cwd: string;
+  const list = async (...extra: string[]): Promise<Listed[]> => {
+    const result = await pinrecon(cwd, 'matches', 'list', '--period', period, '--format', 'json', ...extra);
+    expect(result.code, result.stderr).toBe(0);
+    return JSON.parse(result.stdout) as Listed[];
+  };
+  const byLedger = (rows: Listed[], reference: string) => rows.find((r) => r.ledger_reference === reference)!;
+
+  beforeAll(async () => {
+    f = await openFixture();
+    const sales = [
+      sale({ partner_reference: 'PO-2026-0009401', product_id: 11, transaction_at: '2024-03-05T12:00:00-03:00' }),
+      sale({ partner_reference: 'PO-2026-0009601', product_id: 12, transaction_at: '2024-03-12T12:00:00-03:00' }),
+      sale({
+        partner_reference: 'PO-2026-0009701',
+        product_id: 13,
+        partner_cost_price: '8.40',
+        transaction_at: '2024-03-19T12:00:00-03:00',
+      }),
+    ];
+    await insertSales(f.warehouse, sales);
+    await insertLedger(f.warehouse, [
+      ledgerFor(sales[0]!, { partner_reference: 'PO-2026-009401' }),
+      ledgerFor(sales[1]!, { partner_reference: 'po-2026-0009601' }),
+      ledgerFor(sales[2]!, { partner_reference: 'PO-2026-O009701', expected_cost: '8.00' }),
+    ]);
+    f.warehouse.close(); // the CLI opens the database itself
+    cwd = f.dir;
+    writeFileSync(
+      path.join(cwd, 'pinrecon.config.json'),
+      JSON.stringify({
+        timezone: f.config.timezone,
+        database: 'pinrecon.duckdb',
+        reports: { outDir: 'reports' },
+        reconciliation: { costTolerance: 0.01, unredeemedAfterDays: 3, lookupMissing: false },
+      }),
+    );
+    const reconciled = await pinrecon(cwd, 'reconcile', '--period', period, '--as-of', asOf);
+    expect(reconciled.code, reconciled.stderr).toBe(0);
+  }, 120_000);
+
+  it('lists, confirms, rejects (with a note), imports the workbook, matches, refuses after sign-off, verifies', async () => {
+    const proposed = await list();
+    expect(proposed.map((r) => [r.ledger_reference, r.status, r.rank]).sort()).toEqual([
+      ['PO-2026-009401', 'proposed', 1],
+      ['PO-2026-O009701', 'proposed', 1],
+      ['po-2026-0009601', 'proposed', 1],
+    ]);
+    const leadingZero = byLedger(proposed, 'PO-2026-009401');
+    const lowerCase = byLedger(proposed, 'po-2026-0009601');
+    const letterO = byLedger(proposed, 'PO-2026-O009701');
+
+    const confirmed = await pinrecon(cwd, 'matches', 'confirm', leadingZero.suggestion_id, '--by', 'Ana Lima');
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(confirmed.stdout).toContain('recorded 1 match decision(s) by Ana Lima');
+    const noNote = await pinrecon(cwd, 'matches', 'reject', lowerCase.suggestion_id, '--by', 'Ana Lima');
+    expect(noNote.code).toBe(2);
+    expect(noNote.stderr).toContain('matches reject needs --note');
+    const unknown = await pinrecon(cwd, 'matches', 'confirm', 'not-a-suggestion', '--by', 'Ana Lima');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('no suggested match not-a-suggestion');
+    const rejected = await pinrecon(
+      cwd,
+      ...['matches', 'reject', lowerCase.suggestion_id, '--note', 'another customer', '--by', 'Ana Lima'],
+    );
+    expect(rejected.code, rejected.stderr).toBe(0);
+    expect((await list('--status', 'rejected')).map((r) => [r.suggestion_id, r.note])).toEqual([
+      [lowerCase.suggestion_id, 'another customer'],
+    ]);
+
+    // The third through the workbook: typed into its Suggested matches sheet, saved by LibreOffice when present.
+    expect((await pinrecon(cwd, 'report', '--period', period)).code).toBe(0);
+    const written = path.join(cwd, 'reports', `pinrecon-${period}.xlsx`);
+    const typed = path.join(cwd, 'typed.xlsx');
+    await typeMatchDecision(written, typed, letterO.suggestion_id, 'confirm', 'letter O typed for a zero');
+    let imported = typed;
+    if (hasSoffice()) {
+      const saved = convertWithSoffice(typed, path.join(cwd, 'soffice'), 'xlsx');
+      imported = path.join(cwd, 'saved-by-libreoffice.xlsx');
+      copyFileSync(saved, imported);
+    }
+    const importRun = await pinrecon(cwd, 'findings', 'import', imported, '--by', 'Bruno Costa');
+    expect(importRun.code, importRun.stderr).toBe(0);
+    expect(importRun.stderr + importRun.stdout).toContain('recorded 1 match decision(s) by Bruno Costa');
+    expect(byLedger(await list(), 'PO-2026-O009701')).toMatchObject({ status: 'confirmed', decided_by: 'Bruno Costa' });
+
+    // From the next reconcile the two confirmed pairs are matched; the rejected one stays two missing findings.
+    const rerun = await pinrecon(cwd, 'reconcile', '--period', period, '--as-of', asOf);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    const findings = await pinrecon(cwd, 'findings', 'list', '--period', period, '--format', 'json');
+    const rows = JSON.parse(findings.stdout) as {
+      exception_type: string;
+      partner_reference: string;
+      differences: string;
+    }[];
+    expect(rows.map((r) => `${r.exception_type} ${r.partner_reference}`).sort()).toEqual([
+      'cost_mismatch PO-2026-O009701',
+      'missing_at_provider po-2026-0009601',
+      'missing_in_ledger PO-2026-0009601',
+      'reference_mismatch PO-2026-009401',
+      'reference_mismatch PO-2026-O009701',
+    ]);
+    const costBreak = rows.find((r) => r.exception_type === 'cost_mismatch')!;
+    expect(costBreak.differences).toBe('reference PO-2026-O009701 → PO-2026-0009701; cost 8.00 → 8.40');
+    expect((await list('--status', 'proposed')).length).toBe(0);
+
+    // Signed off: a confirmation is refused, changing nothing; verify covers the match decisions.
+    const close = await pinrecon(cwd, 'close', '--period', period, '--by', 'Ana Lima', '--allow-undecided');
+    expect(close.code, close.stderr).toBe(0);
+    const refused = await pinrecon(cwd, 'matches', 'confirm', lowerCase.suggestion_id, '--by', 'Ana Lima');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(`matches confirm changed nothing: ${period} is signed off`);
+    expect(byLedger(await list(), 'po-2026-0009601').status).toBe('rejected');
+    const verified = await pinrecon(cwd, 'verify', '--period', period, '--json');
+    expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+    expect((JSON.parse(verified.stdout) as { decisions: number }).decisions).toBe(3);
+  }, 300_000);
+});
