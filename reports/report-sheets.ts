@@ -11,6 +11,7 @@ import { findingAmountSql } from './finding-amount.js';
 import { localTimeSql } from '../core/zoned-time.js';
 import { actionsSheet } from './actions-sheet.js';
 import { type DetailSheet, money, type SheetColumn } from './sheet-spec.js';
+import { bestSuggestionColumn, suggestedMatchesSheet } from './match-sheet.js';
 import { findingFamilies } from '../core/finding-types.js';
 
 export type { ColumnKind, DetailSheet, SheetColumn } from './sheet-spec.js';
@@ -93,6 +94,10 @@ function findingSheet(
       { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key_last4', 'last4'), width: 12 },
       { key: 'ledger_source', header: 'Ledger line', kind: 'text', sql: 'ledger_source', width: 28 },
       { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
+      // every field in which the two sides differ (issue 29)
+      { key: 'differences', header: 'Differences', kind: 'text', sql: 'differences', width: 40 },
+      // a missing row's best suggested match (issue 29): check it before delivering a key or refunding
+      ...(family === 'missing' ? [bestSuggestionColumn] : []),
       // the proof of absence (windows | lookup | unproven), on the sheets the registry gives it
       ...(proofColumn ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
@@ -174,6 +179,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         'decision_note',
       ],
     },
+    // Issue 29: near-miss references to confirm or reject.
+    suggestedMatchesSheet(period, timezone),
     // Issue 15: every action of the period and where it stands.
     actionsSheet(period),
     {

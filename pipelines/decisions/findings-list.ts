@@ -18,6 +18,8 @@ export type ListedFinding = {
   /** The finding's amount (reports/finding-amount.ts): for an unredeemed key, its cost at stake. */
   amount: string | null;
   difference: string | null;
+  /** Every field in which the two sides differ (issue 29), e.g. `cost 10.00 → 10.50; product 1501 → 1502`. */
+  differences: string | null;
   state: string;
   decision: string | null;
   owner: string | null;
@@ -33,7 +35,8 @@ export async function listFindings(
   return warehouse.all<ListedFinding>(
     `SELECT * FROM (
        SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id::VARCHAR AS transaction_id, e.currency_code,
-              ${findingAmountSql('e')}::VARCHAR AS amount, e.difference::VARCHAR AS difference, ${findingStateSql('e')} AS state,
+              ${findingAmountSql('e')}::VARCHAR AS amount, e.difference::VARCHAR AS difference, e.differences,
+              ${findingStateSql('e')} AS state,
               e.decision, e.owner, e.expected_clear_by::VARCHAR AS expected_clear_by, e.decision_note
        FROM recon_exceptions e WHERE e.period = $1
      ) ${options.undecided ? `WHERE decision IS NULL` : ''}

@@ -22,6 +22,7 @@ import {
 } from './recording.js';
 import { currentFindings, onlyPeriod, writtenDecisions, type CurrentFinding } from './state.js';
 import { recordRun } from '../../core/run-trace.js';
+import { describeMatchDecisions, importMatchDecisions } from './matches.js';
 import { todayIn } from '../../core/calendar.js';
 import { defaultActorName, typedActor, type Actor } from '../people/actor.js';
 
@@ -86,6 +87,8 @@ export async function importDecisions(
     const context = { period, overwrite: Boolean(options.overwrite), written, today };
     const recording = { by, source, runId: run.runId, signer: actor.signer };
     const result = await checkAndRecord(warehouse, workbook.rows, current, context, recording);
+    // The Suggested matches sheet's confirmations and rejections (issue 29): the same actor, source and chain.
+    output.info(describeMatchDecisions(await importMatchDecisions(warehouse, file, { by, source, timezone })));
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {
       source,
