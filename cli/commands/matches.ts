@@ -6,7 +6,8 @@
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { defaultDecidedBy } from '../../pipelines/decisions/findings.js';
+import { unattestedNotice } from '../../core/signatures.js';
+import { resolveActor } from '../../pipelines/people/actor.js';
 import {
   decideMatches,
   describeMatchDecisions,
@@ -29,6 +30,7 @@ interface ListOptions extends GlobalOptions {
 interface DecideOptions extends GlobalOptions {
   note?: string;
   by?: string;
+  identity?: string;
 }
 
 const listFormats = ['table', 'csv', 'json'] as const;
@@ -74,7 +76,11 @@ export function registerMatches(program: Command): void {
             : 'reject suggested matches: the pair is never proposed again',
         )
         .option('--note <text>', verb === 'confirm' ? 'why' : 'why (required)')
-        .option('--by <name>', 'who decided (default: the OS user name)'),
+        .option('--by <name>', "who decided (default: the OS user name; with people configured, the key's person)")
+        .option(
+          '--identity <file>',
+          'private key of the person deciding (env PINRECON_IDENTITY): required, and the act signed, when the config names people',
+        ),
     ).addHelpText(
       'after',
       `
@@ -88,20 +94,29 @@ Example:
       action<DecideOptions, [string[]]>(async ({ config, output }, options, ids) => {
         if (verb === 'reject' && !options.note?.trim())
           throw new UsageError('matches reject needs --note: say why the two are not the same purchase.');
-        const by = options.by ?? defaultDecidedBy();
+        // The same actor as findings decide: a preparer's key with people configured, else a typed name (issue 28).
+        const actor = resolveActor(config, options, 'preparer', `${verb} suggested matches`);
+        const by = actor.name;
         const requests = ids.map((suggestionId) => ({
           suggestionId,
           verb: verb as MatchVerb,
           note: options.note ?? null,
         }));
         const result = await withJobWarehouse(config, (warehouse) =>
-          recordRun(warehouse, `matches ${verb}`, { ids, by }, async (run) => {
-            const context = { by, source: 'cli', timezone: config.timezone, command: `matches ${verb}` };
+          recordRun(warehouse, `matches ${verb}`, { ids, by, attested: actor.attested }, async (run) => {
+            const context = {
+              by,
+              signer: actor.signer,
+              source: 'cli',
+              timezone: config.timezone,
+              command: `matches ${verb}`,
+            };
             const decided = await decideMatches(warehouse, requests, context);
             run.counters.rowsLoaded = decided.recorded.length;
             return decided;
           }),
         );
+        if (!actor.attested) output.info(unattestedNotice);
         output.result(describeMatchDecisions(result));
         output.document({ ok: true, ...result });
       }),

@@ -5,6 +5,7 @@
  * decision (append.ts), with the pair it names kept in recon_match_pairs. The next reconcile matches a confirmed pair.
  */
 import { JobError } from '../../core/errors.js';
+import type { Identity } from '../../core/signatures.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { readMatchDecisions } from '../../reports/match-sheet-reader.js';
 import { recordDecisions, type RecordedDecision } from './append.js';
@@ -76,6 +77,14 @@ export interface MatchDecisionsResult {
   unchanged: string[];
 }
 
+/** Who decides (the actor's name and, with people configured, the key that signs the rows) and from where. */
+export interface MatchContext {
+  by: string;
+  signer?: Identity | null;
+  source: string;
+  timezone: string;
+}
+
 type Suggestion = {
   suggestion_id: string;
   period: string;
@@ -95,7 +104,7 @@ type Suggestion = {
 export async function decideMatches(
   warehouse: Warehouse,
   requests: MatchRequest[],
-  context: { by: string; source: string; timezone: string; command: string },
+  context: MatchContext & { command: string },
 ): Promise<MatchDecisionsResult> {
   const result: MatchDecisionsResult = { decidedBy: context.by, source: context.source, recorded: [], unchanged: [] };
   if (requests.length === 0) return result;
@@ -144,7 +153,7 @@ export async function decideMatches(
       [s.suggestion_id, s.period, s.ledger_reference, s.transaction_id, s.provider_reference, s.score, s.reasons],
     );
   }
-  await recordDecisions(warehouse, result.recorded, { by: context.by, source: context.source });
+  await recordDecisions(warehouse, result.recorded, { by: context.by, source: context.source, signer: context.signer });
   return result;
 }
 
@@ -233,7 +242,7 @@ export function describeMatchDecisions(result: MatchDecisionsResult): string {
 export async function importMatchDecisions(
   warehouse: Warehouse,
   file: string,
-  context: { by: string; source: string; timezone: string },
+  context: MatchContext,
 ): Promise<MatchDecisionsResult> {
   const typed = await readMatchDecisions(file);
   const problems: string[] = [];
