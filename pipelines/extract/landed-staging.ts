@@ -7,6 +7,11 @@ import type { Config } from '../../config/schema.js';
 import { fillSqlTemplate, sqlString } from '../../core/sql.js';
 import { sqlText } from '../../core/paths.js';
 import { transactionAtSql, unparseableDateReason } from './transaction-date.js';
+import { guardedSurrogatePattern } from '../../sources/partner-api/lone-surrogates.js';
+
+/** Why a record holding a lone surrogate escape is quarantined (it is kept with the escape as text). */
+const loneSurrogateReason =
+  'a string holds a lone surrogate escape (such as \\ud800), which is not text: kept in sales_quarantine as received';
 
 type FieldKind = 'integer' | 'text' | 'money' | 'boolean';
 
@@ -120,7 +125,11 @@ export function stagingSql(file: string, config: Config): string {
       .join(', '),
     status_classes: statusClass,
     shape_in_words: describeJsonType('shape'),
-    field_problems: problems.join(',\n                 '),
+    // Issue 34: a lone surrogate the download made text (sources/partner-api/lone-surrogates.ts) quarantines its record.
+    field_problems: [
+      ...problems,
+      `CASE WHEN regexp_matches(raw, ${sqlString(guardedSurrogatePattern)}) THEN ${sqlString(loneSurrogateReason)} END`,
+    ].join(',\n                 '),
     unparseable_date_reason: sqlString(`${unparseableDateReason}: `),
     date_text: text(dateIndex),
   });

@@ -12,6 +12,7 @@ import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
 import { UpstreamError, type PartnerApiClient } from '../../sources/partner-api/client.js';
 import type { ReceivedSale } from '../../sources/partner-api/client.js';
+import { guardLoneSurrogates } from '../../sources/partner-api/lone-surrogates.js';
 import { landGzip, landingRoot, writeLandingRecord } from './landing.js';
 import { protectKeysInText } from '../../core/key-protection.js';
 import { keyProtectionFor } from './key-mode.js';
@@ -135,7 +136,9 @@ export async function landAndLoadSales(
   const fetchedAt = new Date();
   const file = path.join(landingRoot(config), 'sales', 'lookups', `${options.file}.json.gz`);
   // In hash and drop mode the PINs are masked before the answers are written.
-  const text = protectKeysInText(`[${received.join(',\n')}]`, await keyProtectionFor(warehouse, config));
+  // Lone surrogates made text as in a window's download (issue 34), so one record cannot refuse the file.
+  const answers = guardLoneSurrogates(`[${received.join(',\n')}]`);
+  const text = protectKeysInText(answers, await keyProtectionFor(warehouse, config));
   const { fileBytes } = landGzip(file, text);
   const counts = await warehouse.transaction(async () => {
     const loaded = await loadLandedSales(warehouse, config, {

@@ -1,7 +1,7 @@
 /**
- * A 2xx body streamed to a file as it arrives: checked to be one whole JSON array, optionally rewritten (the PINs
- * masked), gzip-compressed, written under a temporary name and renamed once complete. A body cut short is an
- * AttemptFailure (retried); a local file-system failure is not.
+ * A 2xx body streamed to a file as it arrives: checked to be one whole JSON array, its lone surrogates made text,
+ * optionally rewritten (the PINs masked), gzip-compressed, written under a temporary name and renamed once
+ * complete. A body cut short is an AttemptFailure (retried); a local file-system failure is not.
  */
 import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -11,6 +11,7 @@ import { pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
 import { AttemptFailure, isFileSystemError } from './attempt-failure.js';
 import { JsonArrayCheck } from './json-array-check.js';
+import { loneSurrogateStream } from './lone-surrogates.js';
 
 /** Where a 2xx body is streamed, and an optional stage that rewrites it on the way (a fresh one per attempt). */
 export interface DownloadTarget {
@@ -42,8 +43,10 @@ export async function downloadToFile(
     // The rewrite (security.keys: masking the PINs) runs before the gzip: its input never reaches the disk.
     // Level 1: a month-end lands ~1.5 GB of JSON; the default level 6 costs 50 % more CPU for ~15 % smaller files.
     const gzip = () => createGzip({ level: constants.Z_BEST_SPEED });
-    if (target.rewrite) await pipeline(response, check, target.rewrite(), gzip(), file);
-    else await pipeline(response, check, gzip(), file);
+    // Lone surrogate escapes made text first: DuckDB would refuse the whole file for one record (issue 34).
+    const guard = loneSurrogateStream();
+    if (target.rewrite) await pipeline(response, check, guard, target.rewrite(), gzip(), file);
+    else await pipeline(response, check, guard, gzip(), file);
     renameSync(temporary, filePath);
   } catch (error) {
     // The file may still be opening when the body fails: remove it only once it is closed.
