@@ -12,6 +12,7 @@ import { schemaMigrations } from './schema-migrations.js';
 import type { Params, Row, SchemaMigration, SqlSession } from './sql-session.js';
 import { isOutOfMemory, JobError } from './errors.js';
 import { copyThroughTemporary, type FileAccess, privateAccess } from './file-modes.js';
+import { recordSettings } from './pinrecon-settings.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
 import { duckdb } from './duckdb.js';
@@ -119,6 +120,9 @@ export class Warehouse implements SqlSession {
     // "auto" starts at its floor (the schema's own work is small), then gets room for the sales the file holds.
     if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
     if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild, options.migrations);
+    // Issue 31: the zone the calendar's dates mean, and the version writing, kept in the file (pinrecon_settings).
+    if (!readOnly && options.timezone && (options.applySchema ?? true))
+      await recordSettings(warehouse, options.timezone);
     await warehouse.fitMemoryToWork();
     return warehouse;
   }

@@ -9,6 +9,7 @@ import type { DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
 import type { Config } from '../../config/schema.js';
 import { JobError, UsageError } from '../../core/errors.js';
 import { octalMode } from '../../core/file-modes.js';
+import { zonedTimeParts } from '../../core/zoned-time.js';
 import {
   hasStoredPins,
   isPinColumn,
@@ -133,14 +134,37 @@ function age(since: Date): string {
   return `${Math.floor(hours / 24)} days`;
 }
 
-/** Runs one reading statement of `sql` on `warehouse` and streams its rows with every PIN masked. */
+/**
+ * Runs one reading statement of `sql` on `warehouse` and streams its rows with every PIN masked, and every
+ * TIMESTAMPTZ in the session's zone (the configured one) with its offset, as DuckDB's own console shows it
+ * (issue 31: the rows said UTC while the session was in São Paulo).
+ */
 export async function queryMasked(warehouse: Warehouse, sql: string): Promise<MaskedResult> {
+  // Read before the statement runs: another query on the connection would end its streamed result.
+  const zone = (await warehouse.one<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`))?.zone ?? 'UTC';
   const { columns, pinColumns, result } = await queryForMasking(warehouse, sql);
+  const zoned = columns.map((_, i) => result.columnTypeId(i) === DuckDBTypeId.TIMESTAMP_TZ);
   const chunks = async function* (): AsyncGenerator<unknown[][]> {
     for await (const chunk of result.yieldRowsJson())
-      yield chunk.map((row) => row.map((value, i) => (pinColumns[i] ? maskValue(value) : maskNested(value))));
+      yield chunk.map((row) =>
+        row.map((value, i) => (pinColumns[i] ? maskValue(value) : zoned[i] ? inZone(value, zone) : maskNested(value))),
+      );
   };
   return { columns, chunks: chunks() };
+}
+
+/**
+ * A TIMESTAMPTZ as DuckDB's JSON gives it ("2026-10-31 23:30:00.5+00", always UTC) in `zone`:
+ * "2026-10-31 20:30:00.5-03:00". Anything else (NULL, infinity) is left as it is.
+ */
+export function inZone(value: unknown, zone: string): unknown {
+  if (typeof value !== 'string') return value;
+  const match = /^(\d{4}-\d{2}-\d{2}) (\d{2}:\d{2}:\d{2})(\.\d+)?\+00$/.exec(value);
+  if (!match) return value;
+  const instant = Date.parse(`${match[1]}T${match[2]}Z`);
+  if (Number.isNaN(instant)) return value;
+  const { local, offset } = zonedTimeParts(instant, zone, 'second');
+  return `${local}${match[3] ?? ''}${offset}`;
 }
 
 /**
