@@ -4,9 +4,9 @@
  * every command that opens the file for writing, only when either changed.
  */
 import { packageVersion } from './paths.js';
-import type { Warehouse } from './warehouse.js';
+import type { SqlSession } from './sql-session.js';
 
-export async function recordSettings(warehouse: Warehouse, timezone: string): Promise<void> {
+export async function recordSettings(warehouse: SqlSession, timezone: string): Promise<void> {
   const version = packageVersion();
   const same = await warehouse.one(
     `SELECT 1 AS same FROM pinrecon_settings WHERE timezone = $1 AND version = $2`,
