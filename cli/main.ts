@@ -28,6 +28,7 @@ const commandModules: Record<string, () => Promise<Register[]>> = {
   close: async () => [(await import('./commands/close.js')).registerClose],
   reopen: async () => [(await import('./commands/close.js')).registerReopen],
   verify: async () => [(await import('./commands/verify.js')).registerVerify],
+  'audit-pack': async () => [(await import('./commands/audit-pack.js')).registerAuditPack],
   schedule: async () => [(await import('./commands/schedule.js')).registerSchedule],
   query: async () => [(await import('./commands/query.js')).registerQuery],
   export: async () => [(await import('./commands/export.js')).registerExport],

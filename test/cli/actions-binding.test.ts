@@ -14,6 +14,8 @@ import { listActions } from '../../pipelines/actions/store.js';
 import { findingsOfType, period, reconciledMonth, type ActionsMonth } from '../support/actions.js';
 
 let month: ActionsMonth | undefined;
+/** Bruno may approve any amount (a currency without a limit fails closed: issue 34). */
+const approvals = { actions: { approvalLimit: { BRL: 1_000_000 }, approvers: ['Bruno Costa'] } };
 afterEach(async () => {
   await month?.close();
   month = undefined;
@@ -50,7 +52,7 @@ const statusOf = (m: ActionsMonth, actionId: string) =>
 
 test('a reversal decided again before execute is canceled: no reversal requested, the reason in its event', async () => {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
-  month = await reconciledMonth();
+  month = await reconciledMonth({}, approvals);
   const m = month;
   const actions = await approvedReversals(m);
   const bound = await m.withDatabase((w) =>
@@ -87,7 +89,7 @@ test('a reversal decided again before execute is canceled: no reversal requested
 
 test('a journal entry decided again before export is canceled and is no line of the file', async () => {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
-  month = await reconciledMonth();
+  month = await reconciledMonth({}, approvals);
   const m = month;
   const writeOffs = await findingsOfType(m, 'price_mismatch');
   expect(writeOffs.length).toBeGreaterThanOrEqual(2);
@@ -115,7 +117,7 @@ test('a journal entry decided again before export is canceled and is no line of 
 test('kill -9 of an execute, the finding decided again, a re-run: nothing is reversed against the new decision', async () => {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
   // The simulator reverses at once but holds its answer: the CLI is killed with one action in flight.
-  month = await reconciledMonth({ reversalAnswerDelayMs: 600_000 });
+  month = await reconciledMonth({ reversalAnswerDelayMs: 600_000 }, approvals);
   const m = month;
   const actions = await approvedReversals(m);
   const running = m.startCli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
@@ -142,7 +144,7 @@ test('kill -9 of an execute, the finding decided again, a re-run: nothing is rev
 
 test('a signed-off period: execute refused without --after-signoff; with it, the report says changed since sign-off', async () => {
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
-  month = await reconciledMonth();
+  month = await reconciledMonth({}, approvals);
   const m = month;
   const actions = await approvedReversals(m);
   ok(await m.cli('close', '--period', period, '--by', 'Carla Dias', '--allow-undecided'));
