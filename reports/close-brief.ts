@@ -28,7 +28,9 @@ export function closeBriefLines(facts: ReportFacts): string[] {
       const line = d.lines.find((l) => l.kind === 'state' && l.label === state && l.currency === currency);
       if (!line) return `${state} 0`;
       const gross = `debit ${formatAmount(line.grossDebit, currency)}, credit ${formatAmount(line.grossCredit, currency)}`;
-      return `${state} ${formatCount(line.findings)} (net ${formatAmount(line.net, currency)}; ${gross})`;
+      // An unredeemed key's cost at stake is said apart, never added to the amounts (issue 30).
+      const exposure = Number(line.exposure ?? 0) !== 0 ? `; exposure ${formatAmount(line.exposure, currency)}` : '';
+      return `${state} ${formatCount(line.findings)} (net ${formatAmount(line.net, currency)}; ${gross}${exposure})`;
     });
     lines.push(`${name}: ${states.join(' · ')}`);
     for (const step of facts.bridge.filter((b) => b.currency === currency)) {
@@ -44,7 +46,7 @@ export function closeBriefLines(facts: ReportFacts): string[] {
     }
   }
   if (d.largestOpen.length > 0) {
-    lines.push('Largest open findings:');
+    lines.push('Largest open findings by amount (cost bridge effect):');
     d.largestOpen.forEach((finding, i) => {
       const pin = finding.keyLast4 ? ` · PIN ${finding.keyLast4}` : '';
       lines.push(

@@ -8,7 +8,7 @@ import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import { maskedKeySql } from '../core/masking.js';
 import { findingStateSql } from './finding-state.js';
-import { findingAmountSql } from './finding-amount.js';
+import { findingAmountSql, findingExposureSql } from './finding-amount.js';
 import type { Decimal } from './formats.js';
 
 /** Net, gross debit (the positive amounts) and gross credit (the negative ones, as a positive number). */
@@ -16,6 +16,8 @@ export interface Gross {
   net: Decimal;
   grossDebit: Decimal;
   grossCredit: Decimal;
+  /** Unredeemed keys' cost at stake (finding-amount.ts), apart: never part of net or gross (issue 30). */
+  exposure: Decimal;
 }
 
 export interface DecisionLine extends Gross {
@@ -61,25 +63,27 @@ export interface DecisionFacts {
   lines: DecisionLine[];
   totals: DecisionTotal[];
   bridgeGross: BridgeGross[];
-  /** The three largest findings that are not pending, by absolute amount (finding-amount.ts). */
+  /** The three largest findings that are not pending, by absolute amount (the cost bridge effect, finding-amount.ts). */
   largestOpen: OpenFinding[];
 }
 
 const grossSql = `sum(amount)::VARCHAR AS net,
   coalesce(sum(amount) FILTER (WHERE amount > 0), 0)::VARCHAR AS gross_debit,
-  coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::VARCHAR AS gross_credit`;
+  coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::VARCHAR AS gross_credit,
+  coalesce(sum(exposure), 0)::VARCHAR AS exposure`;
 
 /** The order of the state block's lines: the breaks to account for first. */
 const stateOrder = `CASE label WHEN 'undecided' THEN 1 WHEN 'overdue' THEN 2 WHEN 'pending' THEN 3 ELSE 4 END`;
 
 export async function loadDecisionFacts(warehouse: Warehouse, period: string): Promise<DecisionFacts> {
   const p = sqlString(period);
-  // Every finding of the period once, with its state and its amount (finding-amount.ts); the `amount` column
-  // below is that rule, not the bridge effect.
-  const stated = `(SELECT e.* EXCLUDE (amount), ${findingAmountSql('e')} AS amount, ${findingStateSql('e')} AS state
+  // Every finding of the period once, with its state, its amount (the cost bridge effect) and its exposure apart
+  // (finding-amount.ts, issue 30): the roll-forward adds up the same amounts.
+  const stated = `(SELECT e.* EXCLUDE (amount, exposure), ${findingAmountSql('e')} AS amount,
+       ${findingExposureSql('e')} AS exposure, ${findingStateSql('e')} AS state
      FROM recon_exceptions e WHERE e.period = ${p})`;
   const lines = await warehouse.all(
-    `SELECT currency_code, kind, label, findings, net, gross_debit, gross_credit FROM (
+    `SELECT currency_code, kind, label, findings, net, gross_debit, gross_credit, exposure FROM (
        SELECT currency_code, 'decision' AS kind, coalesce(decision, 'undecided') AS label, count(*) AS findings, ${grossSql}
        FROM ${stated} GROUP BY ALL
        UNION ALL
@@ -112,6 +116,7 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
       net: text(r.net),
       grossDebit: text(r.gross_debit),
       grossCredit: text(r.gross_credit),
+      exposure: text(r.exposure),
     })),
     totals: totals.map((r) => ({
       currency: text(r.currency_code),
@@ -119,6 +124,7 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
       net: text(r.net),
       grossDebit: text(r.gross_debit),
       grossCredit: text(r.gross_credit),
+      exposure: text(r.exposure),
     })),
     bridgeGross: bridgeGross.map((r) => ({
       currency: text(r.currency_code),

@@ -1,22 +1,31 @@
 /**
- * A finding's amount, as SQL over `recon_exceptions`: the one rule behind every amount a person reads next to a
- * finding. Its registry row says which (core/finding-types.ts `amount`): a finding that moves no cost (an
- * `unredeemed_key`) puts its cost at stake (provider_value: paid for a key nobody redeemed; its bridge effect
- * `amount` is 0); every other finding shows its effect on its currency's cost bridge (`amount`). `amount` itself stays
- * the bridge effect, which the bridge and the sign-off's delta add up.
+ * A finding's amount and exposure, as SQL over `recon_exceptions` (issue 30: one meaning of amount). `amount` is
+ * always its effect on its currency's cost bridge — what the bridge, the roll-forward, the decisions table and
+ * the sign-off's delta add up. `exposure` is the cost at stake of a type whose registry row has `exposure` (an
+ * unredeemed key: paid for a key nobody redeemed, moving no cost yet); it is shown, totalled, sorted and filtered
+ * apart (`--max-exposure`), never added to an amount.
  */
 import { findingTypeInSql, findingTypesWhere } from '../core/finding-types.js';
 
-/** The types whose amount is their cost at stake (issue 27: the registry owns the rule). */
-const costAtStakeTypes = findingTypesWhere((row) => row.amount === 'cost_at_stake');
+/** The types whose cost at stake is their exposure (the registry owns the rule). */
+const exposureTypes = findingTypesWhere((row) => row.exposure === true);
 
-/** SQL: the amount of the recon_exceptions row aliased `alias` (DECIMAL, never NULL). */
+/** SQL: the amount of the recon_exceptions row aliased `alias`: its cost bridge effect (DECIMAL, never NULL). */
 export function findingAmountSql(alias: string): string {
+  return `coalesce(${alias}.amount, 0)`;
+}
+
+/**
+ * SQL: the exposure of the row aliased `alias` (DECIMAL; NULL for a type without one). Read from provider_value
+ * rather than the stored column, so rows reconciled before the column existed have it too.
+ */
+export function findingExposureSql(alias: string): string {
   const e = alias;
-  const atStake = findingTypeInSql(`${e}.exception_type`, costAtStakeTypes);
-  return `(CASE WHEN ${atStake} THEN coalesce(${e}.provider_value, 0) ELSE coalesce(${e}.amount, 0) END)`;
+  const atStake = findingTypeInSql(`${e}.exception_type`, exposureTypes);
+  return `(CASE WHEN ${atStake} THEN coalesce(${e}.provider_value, 0) END)`;
 }
 
 /** What the rule says, for the Summary and the help of `findings list`. */
 export const findingAmountRule =
-  "Amount: a finding's effect on the cost bridge; for an unredeemed key, its cost at stake (the provider's partnerCostPrice).";
+  "Amount: a finding's effect on the cost bridge. Exposure: an unredeemed key's cost at stake (the provider's " +
+  'partnerCostPrice), counted apart and never added to amounts.';

@@ -7,7 +7,7 @@ import { periodEnd, periodStart } from '../core/calendar.js';
 import { inPeriodSql, ledgerRejectsOfPeriodSql } from '../core/period-sql.js';
 import { sqlString } from '../core/sql.js';
 import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
-import { findingAmountSql } from './finding-amount.js';
+import { findingAmountSql, findingExposureSql } from './finding-amount.js';
 import { localTimeSql } from '../core/zoned-time.js';
 import { actionsSheet } from './actions-sheet.js';
 import { type DetailSheet, money, type SheetColumn } from './sheet-spec.js';
@@ -51,7 +51,7 @@ export const findingFamilySheets = findingFamilies
   .map((f) => ({ family: f.family, title: f.sheet, description: f.description, proofColumn: f.proofColumn }));
 const unredeemedSheet = findingFamilies.find((f) => f.layout === 'aging')!;
 
-/** The amount of a finding sheet's row (finding-amount.ts: for an unredeemed key, its cost at stake). */
+/** The amount of a finding sheet's row: its cost bridge effect (finding-amount.ts). */
 const findingAmount = (header: string) =>
   money('finding_amount', header, findingAmountSql('recon_exceptions'), 'currency', 14);
 
@@ -149,7 +149,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       columns: [
         { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 16 },
         { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 18 },
-        findingAmount('Amount (cost at stake)'),
+        // Its cost at stake is its exposure, apart from its amount (the bridge effect, below; issue 30).
+        money('exposure', 'Exposure (cost at stake)', findingExposureSql('recon_exceptions'), 'currency', 14),
         { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
         { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
         { key: 'status', header: 'Provider status', kind: 'text', sql: 'status', width: 22 },
@@ -173,7 +174,7 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       printColumns: [
         'exception_type',
         'partner_reference',
-        'finding_amount',
+        'exposure',
         'finding_id',
         'decision',
         'decision_note',

@@ -251,7 +251,8 @@ function writeDecisionsSection(
       ['decision', 'by decision'],
       ['state', 'by state'],
     ] as const) {
-      header(`${currency ?? '(none)'} ${title}`, 'Findings', 'Net amount', 'Gross debit', 'Gross credit');
+      // Exposure (unredeemed keys' cost at stake) is its own column, never in the amounts (issue 30).
+      header(`${currency ?? '(none)'} ${title}`, 'Findings', 'Net amount', 'Gross debit', 'Gross credit', 'Exposure');
       for (const l of d.lines.filter((x) => x.kind === kind && x.currency === currency)) {
         const label =
           kind === 'state' && l.label !== 'decided'
@@ -263,6 +264,7 @@ function writeDecisionsSection(
           money(l.net, currency),
           money(l.grossDebit, currency),
           money(l.grossCredit, currency),
+          money(l.exposure, currency),
         );
       }
       line(
@@ -271,6 +273,7 @@ function writeDecisionsSection(
         money(total.net, currency),
         money(total.grossDebit, currency),
         money(total.grossCredit, currency),
+        money(total.exposure, currency),
       );
     }
   }

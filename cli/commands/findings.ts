@@ -48,6 +48,7 @@ interface DecideOptions extends GlobalOptions {
   family?: string;
   undecided?: boolean;
   maxAmount?: string;
+  maxExposure?: string;
   dryRun?: boolean;
 }
 
@@ -80,7 +81,7 @@ export function registerFindings(program: Command): void {
       .description(
         'read the decisions typed into a pinrecon workbook (saved by Excel or LibreOffice) into the database',
       )
-      .option('--by <name>', 'who decided (default: the OS user name; with people configured, the key\'s person)')
+      .option('--by <name>', "who decided (default: the OS user name; with people configured, the key's person)")
       .option('--identity <file>', identityHelp)
       .option('--overwrite', 'record rows edited over a decision taken after the workbook was written (else refused)'),
   )
@@ -130,13 +131,21 @@ Example:
       .option('--note <text>', 'why (default: keep the current note)')
       .option('--owner <name>', 'who follows it up (default: keep the current owner)')
       .option('--expected-clear-by <date>', 'YYYY-MM-DD: when a timing difference should clear (needed for timing)')
-      .option('--by <name>', 'who decided (default: the OS user name; with people configured, the key\'s person)')
+      .option('--by <name>', "who decided (default: the OS user name; with people configured, the key's person)")
       .option('--identity <file>', identityHelp)
       .option('--period <YYYY-MM>', "decide the period's findings the filters choose (instead of ids)")
       .option('--type <type...>', `with --period: only these finding types (${findingTypeNames.join(', ')})`)
       .option('--family <family>', `with --period: only this family (${families.join(', ')})`)
       .option('--undecided', 'with --period: only findings without a decision')
-      .option('--max-amount <amount>', 'with --period: only findings whose amount is at most this (absolute value)')
+      .option(
+        '--max-amount <amount>',
+        'with --period: only findings whose amount (cost bridge effect) is at most this (absolute value); ' +
+          'a finding with an exposure (unredeemed key) only if --max-exposure is given too',
+      )
+      .option(
+        '--max-exposure <amount>',
+        "with --period: only findings whose exposure (a key's cost at stake) is at most this",
+      )
       .option('--dry-run', 'with --period: print what would be decided, record nothing'),
   )
     .addHelpText(
@@ -157,7 +166,7 @@ Examples:
         const actor = resolveActor(config, options, 'preparer', 'decide findings');
         if (!actor.attested && !options.dryRun) output.info(unattestedNotice);
         const decide = { decision, note, owner, expectedClearBy, actor, timezone: config.timezone };
-        const filters = ['type', 'family', 'undecided', 'maxAmount', 'dryRun'] as const;
+        const filters = ['type', 'family', 'undecided', 'maxAmount', 'maxExposure', 'dryRun'] as const;
         const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
         if (options.period === undefined) {
           const used = filters.filter((name) => options[name] !== undefined);
@@ -185,10 +194,12 @@ Examples:
         if (options.family !== undefined && !(families as readonly string[]).includes(options.family)) {
           throw new UsageError(`--family must be one of ${families.join(', ')}, got "${options.family}".`);
         }
-        if (options.maxAmount !== undefined && !/^\d+(\.\d{1,4})?$/.test(options.maxAmount)) {
-          throw new UsageError(
-            `--max-amount must be a non-negative amount such as 50 or 12.50, got "${options.maxAmount}".`,
-          );
+        for (const [flag, value] of [
+          ['--max-amount', options.maxAmount],
+          ['--max-exposure', options.maxExposure],
+        ] as const) {
+          if (value !== undefined && !/^\d+(\.\d{1,4})?$/.test(value))
+            throw new UsageError(`${flag} must be a non-negative amount such as 50 or 12.50, got "${value}".`);
         }
         const filter = {
           period,
@@ -196,6 +207,7 @@ Examples:
           family: options.family,
           undecided: options.undecided,
           maxAmount: options.maxAmount,
+          maxExposure: options.maxExposure,
         };
         const bulk = { ...decide, dryRun: Boolean(options.dryRun) };
         const result = await withJobWarehouse(config, (warehouse) => decideInBulk(warehouse, filter, bulk));

@@ -2,6 +2,7 @@
 import type { Command } from 'commander';
 import { findingTypeNames } from '../../core/finding-types.js';
 import { describeProof, manyLookups, reconcile, type ReconcileSummary } from '../../pipelines/reconcile/reconcile.js';
+import { applyMateriality } from '../../pipelines/decisions/materiality.js';
 import {
   action,
   parseDateOption,
@@ -53,15 +54,21 @@ Example:
       action<ReconcileCommandOptions, []>(async ({ config, output }, options) => {
         const period = parsePeriodOption(options.period);
         const asOf = parseDateOption(options.asOf, '--as-of');
-        const summary = await withJobWarehouse(config, (warehouse) =>
-          reconcile(
+        const { summary, materiality } = await withJobWarehouse(config, async (warehouse) => {
+          const summary = await reconcile(
             warehouse,
             config,
             { period, ...(asOf ? { asOf } : {}), allowIncomplete: Boolean(options.allowIncomplete) },
             output,
-          ),
-        );
+          );
+          // Issue 30: what is under reconciliation.materiality is decided accepted by the rule, visibly.
+          return { summary, materiality: await applyMateriality(warehouse, config, period) };
+        });
         printSummary(summary, output);
+        for (const a of materiality.accepted)
+          output.result(
+            `materiality: ${a.findings} finding(s) under ${a.threshold} decided accepted by rule:materiality`,
+          );
         output.document({ ok: true, ...summary });
       }),
     );

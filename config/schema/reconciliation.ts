@@ -46,6 +46,22 @@ export const reconciliationSchema = z
         maxDays: z.number().int().min(0).max(31).default(3),
       })
       .prefault({}),
+    /**
+     * Per currency (ISO 4217 → threshold): an undecided finding whose money at issue (its difference, else its
+     * cost bridge amount; never 0) is at most `absolute` and, when `percent` is set, at most that percent of its
+     * agreed value (ledger_value), is decided `accepted` by the rule after each reconcile — recorded like any
+     * decision, by `rule:materiality`, with the threshold in its note, and listed apart in the Summary (issue 30).
+     * A currency not listed has no materiality; a finding with an exposure (a key's cost at stake) never falls under it.
+     * @default {}
+     */
+    materiality: z
+      .record(
+        z.string().regex(/^[A-Z]{3}$/, 'must be an ISO 4217 code such as "BRL"'),
+        z
+          .strictObject({ absolute: money, percent: z.number().min(0).max(100).optional() })
+          .describe('{ "absolute": 5, "percent": 1 }'),
+      )
+      .default({}),
   })
   .prefault({});
 

@@ -6,7 +6,7 @@ import { JobError } from '../../core/errors.js';
 import { localTimeSql } from '../../core/zoned-time.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { findingStateSql } from '../../reports/finding-state.js';
-import { findingAmountSql } from '../../reports/finding-amount.js';
+import { findingAmountSql, findingExposureSql } from '../../reports/finding-amount.js';
 
 /** A finding as `findings list` shows it. */
 export type ListedFinding = {
@@ -15,8 +15,10 @@ export type ListedFinding = {
   partner_reference: string | null;
   transaction_id: string | null;
   currency_code: string | null;
-  /** The finding's amount (reports/finding-amount.ts): for an unredeemed key, its cost at stake. */
+  /** The finding's amount: its cost bridge effect (reports/finding-amount.ts). */
   amount: string | null;
+  /** An unredeemed key's cost at stake, apart from its amount (issue 30); null for other types. */
+  exposure: string | null;
   difference: string | null;
   /** Every field in which the two sides differ (issue 29), e.g. `cost 10.00 → 10.50; product 1501 → 1502`. */
   differences: string | null;
@@ -35,7 +37,8 @@ export async function listFindings(
   return warehouse.all<ListedFinding>(
     `SELECT * FROM (
        SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id::VARCHAR AS transaction_id, e.currency_code,
-              ${findingAmountSql('e')}::VARCHAR AS amount, e.difference::VARCHAR AS difference, e.differences,
+              ${findingAmountSql('e')}::VARCHAR AS amount, ${findingExposureSql('e')}::VARCHAR AS exposure,
+              e.difference::VARCHAR AS difference, e.differences,
               ${findingStateSql('e')} AS state,
               e.decision, e.owner, e.expected_clear_by::VARCHAR AS expected_clear_by, e.decision_note
        FROM recon_exceptions e WHERE e.period = $1

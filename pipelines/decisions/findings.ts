@@ -5,6 +5,7 @@
  * nothing is recorded in a signed-off period; stale workbook rows are refused unless `--overwrite`
  * (docs/ARCHITECTURE.md, "Design notes by module").
  */
+import { findingExposureSql } from '../../reports/finding-amount.js';
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import path from 'node:path';
@@ -162,8 +163,14 @@ export interface FindingFilter {
   types?: string[];
   family?: string;
   undecided?: boolean;
-  /** Only findings whose amount is at most this in absolute value (exact decimal text). */
+  /**
+   * Only findings whose amount (cost bridge effect) is at most this in absolute value (exact decimal text). A
+   * finding with an exposure (an unredeemed key's cost at stake) is chosen only when `maxExposure` is given too:
+   * an amount of 0 must not sweep up keys that hold money at stake (issue 30).
+   */
   maxAmount?: string;
+  /** Only findings whose exposure is at most this (findings without one pass). */
+  maxExposure?: string;
 }
 
 /**
@@ -198,13 +205,18 @@ export async function decideInBulk(
   // A dry run changes nothing, so it leaves no trace either.
   if (options.dryRun) return work('dry-run');
   const { actor: _actor, ...logged } = options;
-  return recordRun(warehouse, 'findings decide', { ...filter, ...logged, by, attested: actor.attested }, async (run) => {
-    const result = await work(run.runId);
-    run.counters.rowsLoaded = result.recorded.length;
-    const counts = { recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };
-    run.details = { source: 'cli', bulk: filter, ...counts };
-    return result;
-  });
+  return recordRun(
+    warehouse,
+    'findings decide',
+    { ...filter, ...logged, by, attested: actor.attested },
+    async (run) => {
+      const result = await work(run.runId);
+      run.counters.rowsLoaded = result.recorded.length;
+      const counts = { recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };
+      run.details = { source: 'cli', bulk: filter, ...counts };
+      return result;
+    },
+  );
 }
 
 /** The ids of the findings a bulk decide chooses, in the order findings list shows them; leaves them in decision_bulk_selection. */
@@ -220,9 +232,15 @@ async function selectFindings(warehouse: Warehouse, filter: FindingFilter): Prom
     params.family = filter.family;
   }
   if (filter.undecided) conditions.push('decision IS NULL');
+  const exposure = findingExposureSql('recon_exceptions');
   if (filter.maxAmount !== undefined) {
     conditions.push('abs(coalesce(amount, 0)) <= $maxAmount::DECIMAL(18,4)');
+    if (filter.maxExposure === undefined) conditions.push(`${exposure} IS NULL`);
     params.maxAmount = filter.maxAmount;
+  }
+  if (filter.maxExposure !== undefined) {
+    conditions.push(`coalesce(${exposure}, 0) <= $maxExposure::DECIMAL(18,4)`);
+    params.maxExposure = filter.maxExposure;
   }
   await warehouse.run(
     `CREATE OR REPLACE TEMP TABLE decision_bulk_selection AS

@@ -16,6 +16,7 @@ import { addDays, minDate, periodEnd, periodStart, todayIn } from '../../core/ca
 import { extractSales } from '../extract/extract.js';
 import { importLedger } from '../ledger/import.js';
 import { describeProof, reconcile } from '../reconcile/reconcile.js';
+import { applyMateriality } from '../decisions/materiality.js';
 import { backfillCreatedWindows } from '../extract/backfill.js';
 import { writeReport } from '../report/report.js';
 import { recordRun } from '../../core/run-trace.js';
@@ -235,6 +236,8 @@ export async function runMonthEnd(
             `${r.exceptions} findings (${r.history.new} new, ${r.history.stillOpen} still open, ${r.history.cleared} cleared)` +
             (r.byType.missing_at_provider > 0 ? `; missing at provider: ${describeProof(r.proof)}` : ''),
         );
+        // Issue 30: what is under reconciliation.materiality is decided accepted by the rule before the report.
+        await applyMateriality(warehouse, config, options.period);
         const report = await step(
           reportStep,
           () =>

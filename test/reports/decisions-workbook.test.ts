@@ -104,7 +104,7 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   expect(section).toBeGreaterThan(0);
   const block = (title: string) => {
     const start = rows.findIndex((row, i) => i > section && row[0] === title);
-    expect(rows[start]).toEqual([title, 'Findings', 'Net amount', 'Gross debit', 'Gross credit']);
+    expect(rows[start]).toEqual([title, 'Findings', 'Net amount', 'Gross debit', 'Gross credit', 'Exposure']);
     const end = rows.findIndex((row, i) => i > start && row[0] === 'Total');
     return { lines: rows.slice(start + 1, end).map((row) => row.slice(0, 2)), total: rows[end]!.slice(1, 2) };
   };
@@ -127,7 +127,8 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
   expect(bridgeHeader?.slice(-2)).toEqual(['Gross debit', 'Gross credit']);
 });
 
-test("an unredeemed key's amount is its cost at stake in findings list, the decisions table and its sheet; each block adds up", async () => {
+// Issue 30, one meaning of amount: a key's amount is its bridge effect (0); its cost at stake is its exposure, apart.
+test("an unredeemed key's cost at stake is its exposure, apart from amounts, in findings list, the decisions table and its sheet", async () => {
   await fillFindings(f);
   // A key booked and never redeemed, paid in the ledger: its only finding is unredeemed_key.
   const booked = sale({ status: 'delivered', key_sent_to_customer: false, partner_cost_price: '24.8331' });
@@ -139,18 +140,20 @@ test("an unredeemed key's amount is its cost at stake in findings list, the deci
   const listed = await listFindings(f.warehouse, { period });
   expect(listed.find((row) => row.exception_type === 'unredeemed_key')).toMatchObject({
     partner_reference: booked.partner_reference,
-    amount: '24.8331',
+    amount: '0.0000',
+    exposure: '24.8331',
   });
-  // The other findings keep their cost bridge effect.
+  // Every finding shows its cost bridge effect; only the key has an exposure.
   const bridge = await f.warehouse.all<{ finding_id: string; amount: string }>(
-    `SELECT finding_id, amount::VARCHAR AS amount FROM recon_exceptions WHERE exception_type <> 'unredeemed_key'`,
+    `SELECT finding_id, amount::VARCHAR AS amount FROM recon_exceptions`,
   );
+  expect(listed.filter((row) => row.exposure !== null)).toHaveLength(1);
   for (const b of bridge) expect(listed.find((row) => row.finding_id === b.finding_id)?.amount).toBe(b.amount);
 
   // Each block counts every finding once, and its total is the findings count and their amounts.
   const facts = await loadDecisionFacts(f.warehouse, period);
   const [total] = facts.totals;
-  expect(total).toMatchObject({ currency: 'BRL', findings: listed.length });
+  expect(total).toMatchObject({ currency: 'BRL', findings: listed.length, exposure: '24.8331' });
   const sum = (rows: { amount: string | null }[]) =>
     rows.reduce((acc, row) => acc + Math.round(Number(row.amount) * 10_000), 0);
   expect(Math.round(Number(total!.net) * 10_000)).toBe(sum(listed));
@@ -167,11 +170,13 @@ test("an unredeemed key's amount is its cost at stake in findings list, the deci
   await workbook.xlsx.readFile(file);
   const unredeemed = workbook.getWorksheet('Unredeemed keys')!;
   const headers = (unredeemed.getRow(1).values as unknown[]).slice(1);
-  expect(unredeemed.getRow(2).getCell(headers.indexOf('Amount (cost at stake)') + 1).value).toBe(24.8331);
+  expect(unredeemed.getRow(2).getCell(headers.indexOf('Exposure (cost at stake)') + 1).value).toBe(24.8331);
+  expect(unredeemed.getRow(2).getCell(headers.indexOf('Cost bridge effect') + 1).value).toBe(0);
   const summary = workbook.getWorksheet('Summary')!;
   const rows = Array.from(summary.getSheetValues(), (row) => (Array.isArray(row) ? row.slice(1) : []));
   const byDecision = rows.findIndex((row) => row[0] === 'BRL by decision');
   expect(rows[byDecision + 1]!.slice(0, 3)).toEqual(['undecided', listed.length, Number(total!.net)]);
+  expect(rows[byDecision + 1]![5]).toBe(24.8331);
   expect(rows[byDecision + 2]!.slice(0, 2)).toEqual(['Total', listed.length]);
 });
 

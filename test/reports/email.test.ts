@@ -149,13 +149,13 @@ describe('report email', () => {
     expect(text).toContain('Ledger rejects: 2 · API records quarantined: 3');
     // The attachment's own XML is searched in the workbook tests; here, the body as the reader sees it.
     for (const pin of fixturePins) for (const body of [text, html, mail.subject ?? '']) expect(body).not.toContain(pin);
-    // The largest findings name a PIN as the workbook's PIN column does, its last 4 behind the mask (not "PIN ****");
-    // an unredeemed key ranks by its cost at stake (R$ 92.12), no longer by an amount of 0.
-    const largest = text.slice(
-      text.indexOf('Largest open findings:'),
-      text.indexOf('\n\n', text.indexOf('Largest open findings:')),
-    );
-    expect(largest).toMatch(/unredeemed_key PO-2 R\$ 92\.12 · undecided · PIN ••••6666$/m);
+    // The largest findings rank by amount, the cost bridge effect (issue 30): an unredeemed key (amount 0) is not
+    // among them; its cost at stake (R$ 92.12) is said as exposure beside the undecided findings, never added in.
+    const heading = 'Largest open findings by amount (cost bridge effect):';
+    const largest = text.slice(text.indexOf(heading), text.indexOf('\n\n', text.indexOf(heading)));
+    expect(largest).toContain(heading);
+    expect(largest).not.toContain('unredeemed_key');
+    expect(text).toMatch(/undecided \d+ \(net [^)]*; exposure R\$ 92\.12\)/);
     expect(text).not.toContain('PIN ****');
 
     expect(summary.email).toMatchObject({

@@ -1,0 +1,84 @@
+/**
+ * Materiality (issue 30): an undecided finding under `reconciliation.materiality` of its currency is decided
+ * `accepted` by `rule:materiality` through the decision chain, visibly; a material one, one a person decided, one
+ * that moves no money and an unredeemed key (exposure) are left alone; `percent` narrows `absolute`.
+ */
+import { afterEach, expect, test } from 'vitest';
+import { applyMateriality } from '../../../pipelines/decisions/materiality.js';
+import { decideFindings } from '../../../pipelines/decisions/findings.js';
+import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
+import {
+  asOf,
+  capturingOutput,
+  type Fixture,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  openFixture,
+  period,
+  sale,
+} from '../../support/reconcile.js';
+
+let f: Fixture | undefined;
+afterEach(() => f?.cleanup());
+
+async function month(materiality: Record<string, unknown>) {
+  f?.cleanup();
+  f = await openFixture({ reconciliation: { materiality } });
+  const small = sale({ partner_cost_price: '8.25' });
+  const large = sale({ partner_cost_price: '9.00' });
+  const decided = sale({ partner_cost_price: '8.10' });
+  const product = sale({ product_id: 8 });
+  const key = sale({ status: 'delivered', key_sent_to_customer: false, partner_cost_price: '0.30' });
+  await insertSales(f.warehouse, [small, large, decided, product, key]);
+  await insertLedger(f.warehouse, [
+    ledgerFor(small, { expected_cost: '8.00' }),
+    ledgerFor(large, { expected_cost: '8.00' }),
+    ledgerFor(decided, { expected_cost: '8.00' }),
+    ledgerFor(product, { product_id: 7 }),
+    ledgerFor(key, { expected_cost: '0.30' }),
+  ]);
+  await reconcile(f.warehouse, f.config, { period, asOf }, capturingOutput().output);
+  const decidedId = (await f.warehouse.one<{ finding_id: string }>(
+    'SELECT finding_id FROM recon_exceptions WHERE partner_reference = $1',
+    [decided.partner_reference!],
+  ))!.finding_id;
+  await decideFindings(f.warehouse, [decidedId], { decision: 'investigating', by: 'Ana' });
+  const decisions = () =>
+    f!.warehouse.all<{ reference: string; type: string; decision: string | null; by: string | null }>(
+      `SELECT partner_reference AS reference, exception_type AS type, decision, decided_by AS by
+       FROM recon_exceptions ORDER BY partner_reference, exception_type`,
+    );
+  return { small, large, decided, product, key, decisions };
+}
+
+test('under materiality: accepted by the rule, in the chain; everything else left as it was', async () => {
+  const m = await month({ BRL: { absolute: 0.5 } });
+  const result = await applyMateriality(f!.warehouse, f!.config, period);
+  expect(result.accepted).toEqual([{ currency: 'BRL', findings: 1, threshold: 'BRL 0.5' }]);
+  const rows = await m.decisions();
+  const of = (reference: string | undefined) => rows.filter((r) => r.reference === reference);
+  expect(of(m.small.partner_reference)).toEqual([
+    { reference: m.small.partner_reference, type: 'cost_mismatch', decision: 'accepted', by: 'rule:materiality' },
+  ]);
+  expect(of(m.large.partner_reference).map((r) => r.decision)).toEqual([null]);
+  expect(of(m.decided.partner_reference).map((r) => [r.decision, r.by])).toEqual([['investigating', 'Ana']]);
+  expect(of(m.product.partner_reference).map((r) => r.decision)).toEqual([null]);
+  expect(of(m.key.partner_reference).map((r) => r.decision)).toEqual([null]);
+  // Recorded like any decision: a row of the chain, with its note saying the rule.
+  const chained = await f!.warehouse.one<{ note: string; row_sha256: string | null }>(
+    `SELECT note, row_sha256 FROM recon_decisions WHERE decided_by = 'rule:materiality'`,
+  );
+  expect(chained?.note).toMatch(/under materiality: .*BRL 0\.5/);
+  expect(chained?.row_sha256).toMatch(/^[0-9a-f]{64}$/);
+  // Applying it again decides nothing more.
+  expect((await applyMateriality(f!.warehouse, f!.config, period)).accepted).toEqual([]);
+});
+
+test('a percent narrows the absolute threshold: 0.25 on 8.00 is 3.1 %, over 1 %', async () => {
+  await month({ BRL: { absolute: 5, percent: 1 } });
+  expect((await applyMateriality(f!.warehouse, f!.config, period)).accepted).toEqual([]);
+  const none = await month({});
+  expect((await applyMateriality(f!.warehouse, f!.config, period)).skipped).toBe('no reconciliation.materiality set');
+  expect((await none.decisions()).filter((r) => r.by === 'rule:materiality')).toEqual([]);
+});
