@@ -76,6 +76,7 @@ Example:
             `${period} signed off by ${summary.signedBy} at ${summary.signedAtZoned} (sign-off ${summary.signoffId})`,
             `${summary.findings} findings (${summary.undecided} undecided) as of ${summary.asOf}, reconcile run ${summary.runId}`,
             `content sha256 ${summary.contentSha256}`,
+            `Seal sha256: ${summary.sealSha256} (keep it outside the database: pinrecon verify --seal checks it)`,
             `manifest: pinrecon ${summary.manifest.pinreconVersion}, sql ${summary.manifest.sqlSha256.slice(0, 12)}…, ` +
               `${summary.manifest.landingFiles.length} landing files, ${summary.manifest.ledgerFiles.length} ledger files`,
           ].join('\n'),

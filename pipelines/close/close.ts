@@ -17,6 +17,7 @@ import { buildManifest, type Manifest } from './manifest.js';
 import { attestationOf, attestReopen, attestSignoff, investigatingFindings } from './attest.js';
 import { sha256Hex, type Identity } from '../../core/signatures.js';
 import { canonicalTimestamp } from '../../core/decision-chain.js';
+import { sealSha256, sealSignoff, type SealSigner } from './seal.js';
 import { checkCompleteness, incompleteError } from '../extract/completeness.js';
 import { newRunId, recordRun } from '../../core/run-trace.js';
 
@@ -29,10 +30,15 @@ export interface CloseOptions {
   allowOpen?: boolean;
   /** The signer's key (people configured): signs the sign-off row (issue 28, pipelines/close/attest.ts). */
   signer?: Identity | null;
+  /** The signer's key (people configured): signs the seal (issue 28). */
+  sealSigner?: SealSigner | null;
 }
 
 export interface CloseSummary extends Signoff {
   manifest: Manifest;
+  /** The seal statement (period_signoffs.seal) and the hex sha256 of its bytes, which the email carries. */
+  seal: string;
+  sealSha256: string;
 }
 
 export interface ReopenOptions {
@@ -151,7 +157,7 @@ export async function closePeriod(
       const openFindings = investigating.length > 0 ? JSON.stringify(investigating) : null;
       const manifest = await buildManifest(warehouse, config, period, reconciled.runId);
       const signoffId = newRunId();
-      const contentSha256 = await warehouse.transaction(async () => {
+      const { sha: contentSha256, seal } = await warehouse.transaction(async () => {
         await addMissingSignedColumns(warehouse);
         await warehouse.run(
           `INSERT INTO recon_exceptions_signed BY NAME SELECT $1::VARCHAR AS signoff_id, * FROM recon_exceptions WHERE period = $2`,
@@ -187,7 +193,8 @@ export async function closePeriod(
             signed.signerKeySha256,
           ],
         );
-        return sha;
+        // Issue 28: sealed in the same transaction, over the row just written and the chains' heads now.
+        return { sha, seal: await sealSignoff(warehouse, signoffId, options.sealSigner ?? options.signer) };
       });
       const signoff = (await activeSignoff(warehouse, period, config.timezone))!;
       run.counters.rowsLoaded = reconciled.findings;
@@ -199,7 +206,7 @@ export async function closePeriod(
       if (investigating.length > 0) {
         output.info(`signed off with ${investigating.length} finding(s) investigating: ${investigating.join(', ')}`);
       }
-      return { ...signoff, manifest };
+      return { ...signoff, manifest, seal, sealSha256: sealSha256(seal) };
     },
   );
 }
