@@ -3,6 +3,7 @@
  * database) and the workbook attached by path (streamed, never read into memory); sent over SMTP with
  * retries on transient failures, or written as a .eml file for a dry run.
  */
+import { suggestionsEmailLine } from './match-sheet.js';
 import { createWriteStream } from 'node:fs';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
@@ -57,6 +58,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     ? ` (since the previous reconciliation: ${formatCount(changes.new)} new, ${formatCount(changes.stillOpen)} still open, ${formatCount(changes.cleared)} cleared)`
     : '';
   const missingProof = describeMissingProof(facts.missingProof);
+  const suggestions = suggestionsEmailLine(facts.suggestionsToReview); // issue 29
   const rejects = `${describeLedgerRejects(facts.ledger)} · API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
   const attachmentNote = options.fullWorkbook
     ? `The full workbook (${formatFileSize(options.fullWorkbook.bytes)}) is larger than the ${formatFileSize(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
@@ -86,6 +88,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     ...facts.typeCounts.map((t) => `  ${t.findingType.padEnd(24)} ${formatCount(t.findings).padStart(9)}`),
     `  ${'total'.padEnd(24)} ${formatCount(facts.totalFindings).padStart(9)}${changeNote}`,
     ...(missingProof ? [missingProof] : []),
+    ...(suggestions ? [suggestions] : []),
     '',
     rejects,
     '',
@@ -133,6 +136,7 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
       ],
     ),
     missingProof ? paragraph(missingProof) : '',
+    suggestions ? paragraph(suggestions) : '',
     changeNote ? paragraph(`Total ${formatCount(facts.totalFindings)}${changeNote}.`) : '',
     paragraph(rejects),
     actionLines.length > 0

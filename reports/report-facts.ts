@@ -14,7 +14,8 @@ import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 import { loadRollForward, type RollForwardLine } from './roll-forward.js';
 import { loadActionFacts, type ActionFacts } from './actions-sheet.js';
-import { loadCloseFacts, type CheckedCompleteness } from './signoffs.js';
+import { loadSuggestionsToReview } from './match-sheet.js';
+import { loadCloseFacts, type CheckedCompleteness, type SignoffFacts } from './signoffs.js';
 import { type Decimal, nullableText as text } from './formats.js';
 import { loadExtraction, loadLedgerFacts, type Extraction, type LedgerFacts } from './source-facts.js';
 
@@ -129,6 +130,8 @@ export interface ReportFacts {
   decisions: DecisionFacts;
   /** missing_at_provider findings by proof (interface.md "Proof of absence"). */
   missingProof: MissingProof;
+  /** Suggested matches nobody has confirmed or rejected yet (issue 29; match-sheet.ts). */
+  suggestionsToReview?: number;
   /** The roll-forward of open findings per currency (roll-forward.ts). */
   rollForward: RollForwardLine[];
   /** Actions waiting for approval and failed ones (actions-sheet.ts). */
@@ -186,7 +189,8 @@ export async function loadReportFacts(
     extraction: await loadExtraction(warehouse, period, timezone),
     decisions: await loadDecisionFacts(warehouse, period),
     missingProof: await loadMissingProof(warehouse, period),
-    close: await loadCloseFacts(warehouse, period, timezone, options.completeness),
+    suggestionsToReview: await loadSuggestionsToReview(warehouse, period),
+    close: await loadCloseFacts(warehouse, period, options.signoff, options.completeness),
     rollForward: await loadRollForward(warehouse, period),
     actions: await loadActionFacts(warehouse, period),
   };
