@@ -5,6 +5,7 @@
  */
 import { sqlString } from '../core/sql.js';
 import { localTimeSql } from '../core/zoned-time.js';
+import type { Warehouse } from '../core/warehouse.js';
 import { type DetailSheet, money as moneyColumn, type SheetColumn } from './sheet-spec.js';
 
 /** What a person types in the sheet's Decision column, and the decision row each becomes. */
@@ -95,3 +96,19 @@ export const bestSuggestionColumn: SheetColumn = {
   sql: bestSuggestionSql,
   width: 40,
 };
+
+/** How many of the period's suggested matches nobody has confirmed or rejected yet: the email's line (issue 29). */
+export async function loadSuggestionsToReview(warehouse: Warehouse, period: string): Promise<number> {
+  const row = await warehouse.one<{ n: string }>(
+    `SELECT count(*)::VARCHAR AS n FROM recon_match_suggestions WHERE period = $1 AND status = 'proposed'
+       AND NOT EXISTS ${currentDecision('decision').replace('(SELECT d.decision', '(SELECT 1')}`,
+    [period],
+  );
+  return Number(row?.n ?? 0);
+}
+
+/** The email's line: the proposals waiting for a person, and where to decide them. */
+export function suggestionsEmailLine(toReview: number | undefined): string | null {
+  if (!toReview) return null;
+  return `Suggested matches to review: ${toReview} (Suggested matches sheet: confirm or reject each; pinrecon matches list)`;
+}

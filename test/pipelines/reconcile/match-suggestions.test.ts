@@ -7,6 +7,7 @@ import { expect, test } from 'vitest';
 import { JobError } from '../../../core/errors.js';
 import { decideMatches, listMatches, type MatchVerb } from '../../../pipelines/decisions/matches.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
+import { loadSuggestionsToReview, suggestionsEmailLine } from '../../../reports/match-sheet.js';
 import {
   asOf,
   capturingOutput,
@@ -72,6 +73,9 @@ test('each kind of near miss is proposed at rank 1 with a score at least minScor
     expect(row!.reasons, v.kind).toMatch(/^reference .* ≈ .*; product \d+ on both; cost [\d.]+ on both; price/);
   }
   expect(proposed).toHaveLength(variants.length);
+  expect(suggestionsEmailLine(await loadSuggestionsToReview(f.warehouse, period))).toMatch(
+    /^Suggested matches to review: 7 /,
+  );
   await rerun();
   const again = await listMatches(f.warehouse, { period });
   expect(again.map((r) => r.suggestion_id).sort()).toEqual(proposed.map((r) => r.suggestion_id).sort());
@@ -167,6 +171,8 @@ test('a rejected pair stays rejected; a side already in a confirmed match is ref
   expect(proposed).toHaveLength(2);
   const [first, second] = proposed;
   await decide([first!.suggestion_id], 'confirm');
+  // decided now, before any reconcile: one left to review
+  expect(await loadSuggestionsToReview(f.warehouse, period)).toBe(1);
   await expect(decide([second!.suggestion_id], 'confirm')).rejects.toThrow(
     new RegExp(`already part of the confirmed match ${first!.suggestion_id}`),
   );
