@@ -15,7 +15,6 @@ import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 import { loadRollForward, type RollForwardLine } from './roll-forward.js';
 import { loadActionFacts, type ActionFacts } from './actions-sheet.js';
 import { loadSuggestionsToReview } from './match-sheet.js';
-import { loadSuggestionsToReview } from './match-sheet.js';
 import { loadCloseFacts, type CheckedCompleteness, type SignoffFacts } from './signoffs.js';
 import { type Decimal, nullableText as text } from './formats.js';
 import { loadExtraction, loadLedgerFacts, type Extraction, type LedgerFacts } from './source-facts.js';
@@ -133,8 +132,6 @@ export interface ReportFacts {
   missingProof: MissingProof;
   /** Suggested matches nobody has confirmed or rejected yet (issue 29; match-sheet.ts). */
   suggestionsToReview?: number;
-  /** Suggested matches nobody has confirmed or rejected yet (issue 29; match-sheet.ts). */
-  suggestionsToReview?: number;
   /** The roll-forward of open findings per currency (roll-forward.ts). */
   rollForward: RollForwardLine[];
   /** Actions waiting for approval and failed ones (actions-sheet.ts). */
@@ -192,7 +189,6 @@ export async function loadReportFacts(
     extraction: await loadExtraction(warehouse, period, timezone),
     decisions: await loadDecisionFacts(warehouse, period),
     missingProof: await loadMissingProof(warehouse, period),
-    suggestionsToReview: await loadSuggestionsToReview(warehouse, period),
     suggestionsToReview: await loadSuggestionsToReview(warehouse, period),
     close: await loadCloseFacts(warehouse, period, options.signoff, options.completeness),
     rollForward: await loadRollForward(warehouse, period),
