@@ -342,7 +342,7 @@ describe('report email', () => {
     expect(texts).toContain('Sheets of the full workbook');
     const full = new ExcelJS.Workbook();
     await full.xlsx.readFile(summary.workbook);
-    expect(full.worksheets).toHaveLength(11); // the Summary, 9 detail sheets and (issue 15) Actions
+    expect(full.worksheets).toHaveLength(12); // the Summary, 9 detail sheets, (issue 15) Actions, (issue 29) Suggested matches
   });
 
   it('--dry-run writes the message as .eml beside the workbook and connects to nothing', async () => {

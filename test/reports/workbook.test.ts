@@ -78,6 +78,7 @@ describe('report workbook', () => {
       'Duplicates',
       'Cutoff',
       'Unredeemed keys',
+      'Suggested matches',
       'Actions',
       'Sales',
       'Ledger rejects',
