@@ -8,8 +8,9 @@
 import path from 'node:path';
 import { JobError } from '../../core/errors.js';
 import { recordRun } from '../../core/run-trace.js';
-import { unattestedNotice, verifyCanonical } from '../../core/signatures.js';
+import { sameName, unattestedNotice, verifyCanonical } from '../../core/signatures.js';
 import type { Warehouse } from '../../core/warehouse.js';
+import { reopenCanonical, signoffCanonical } from './attest.js';
 import { signedContentMatches } from './close.js';
 import { fileSha256, type Manifest } from './manifest.js';
 import { parseSeal, sealSha256, sealText, type SealStatement } from './seal.js';
@@ -82,6 +83,10 @@ type SignoffRow = {
   seal: string | null;
   seal_signature: string | null;
   signer_key_sha256: string | null;
+  signature: string | null;
+  reopen_signature: string | null;
+  reopen_signer_key_sha256: string | null;
+  reopened_by: string | null;
 };
 
 export async function verifyPeriod(
@@ -97,7 +102,7 @@ export async function verifyPeriod(
     const events = await walkActionEventChain(warehouse, period, keys, mismatches);
     const signoffs = await warehouse.all<SignoffRow>(
       `SELECT signoff_id, signed_by, content_sha256, manifest, reopened_at IS NOT NULL AS reopened, seal, seal_signature,
-              signer_key_sha256
+              signer_key_sha256, signature, reopen_signature, reopen_signer_key_sha256, reopened_by
        FROM period_signoffs WHERE period = $1 ORDER BY signed_at, signoff_id`,
       [period],
     );
@@ -115,6 +120,7 @@ export async function verifyPeriod(
       const manifest = JSON.parse(signoff.manifest) as Manifest;
       checkChainHead(manifest, signoff, decisions, mismatches);
       checkSeal(signoff, period, decisions, events, keys, mismatches);
+      if (keys !== null) await checkSignoffSignatures(warehouse, signoff, keys, mismatches);
       await checkFiles(manifest, signoff.signoff_id, options.database, files, mismatches);
     }
     if (options.seal) checkKeptSeal(options.seal, period, signoffs, mismatches);
@@ -270,6 +276,32 @@ function checkSeal(
     fail(`it is signed by a key that is not registered (fingerprint ${signoff.signer_key_sha256 ?? 'missing'})`);
   else if (!verifyCanonical(key.publicKeyPem, signoff.seal, signoff.seal_signature))
     fail(`its signature does not verify with the key of ${key.name ?? key.fingerprint}: the seal was rewritten`);
+}
+
+/** The sign-off row's signature and, when reopened, the reopen's (pipelines/close/attest.ts's canonical forms). */
+async function checkSignoffSignatures(
+  warehouse: Warehouse,
+  signoff: SignoffRow,
+  keys: KnownKey[],
+  mismatches: VerifyMismatch[],
+): Promise<void> {
+  const subject = `sign-off ${signoff.signoff_id} (by ${signoff.signed_by})`;
+  const check = (what: string, canonical: string, signature: string | null, fingerprint: string | null, by: string) => {
+    const fail = (reason: string) => mismatches.push({ kind: 'signoff', subject, reason: `${what}: ${reason}` });
+    if (signature === null) return fail('it is not signed: people are configured, so its signature was removed');
+    const key = keys.find((k) => k.fingerprint === fingerprint);
+    if (!key) return fail(`signed by a key that is not registered (fingerprint ${fingerprint ?? 'missing'})`);
+    if (!verifyCanonical(key.publicKeyPem, canonical, signature))
+      return fail('its signature does not match the row: it was changed after it was signed');
+    if (key.name !== null && !sameName(key.name, by))
+      fail(`it names ${by}, but it is signed with the key of ${key.name}`);
+  };
+  const row = await signoffCanonical(warehouse, signoff.signoff_id);
+  check('the sign-off row', row, signoff.signature, signoff.signer_key_sha256, signoff.signed_by);
+  if (signoff.reopened) {
+    const reopen = await reopenCanonical(warehouse, signoff.signoff_id);
+    check('its reopen', reopen, signoff.reopen_signature, signoff.reopen_signer_key_sha256, signoff.reopened_by ?? '');
+  }
 }
 
 /** `--seal FILE`: the sign-off it states must still be in the database, its seal byte for byte the same. */
