@@ -45,6 +45,15 @@ export function closeBriefLines(facts: ReportFacts): string[] {
       );
     }
   }
+  // Issue 30: what earlier periods left open follows into this month's email.
+  for (const c of facts.carriedForward ?? []) {
+    const exposure = Number(c.exposure ?? 0) !== 0 ? `; exposure ${formatAmount(c.exposure, c.currency)}` : '';
+    lines.push(
+      `Carried forward (${c.currency ?? 'no currency'}): ${formatCount(c.findings)} open from earlier periods since ` +
+        `${c.oldestPeriod}, ${formatCount(c.overdue)} overdue, ${formatCount(c.undecided)} undecided ` +
+        `(amount ${formatAmount(c.amount, c.currency)}${exposure}): see the Carried forward sheet`,
+    );
+  }
   if (d.largestOpen.length > 0) {
     lines.push('Largest open findings by amount (cost bridge effect):');
     d.largestOpen.forEach((finding, i) => {

@@ -14,6 +14,7 @@ import type { CloseFacts } from './close-facts.js';
 import { loadDecisionFacts, type DecisionFacts } from './decision-facts.js';
 import { loadRollForward, type RollForwardLine } from './roll-forward.js';
 import { loadActionFacts, type ActionFacts } from './actions-sheet.js';
+import { loadCarriedForward, type CarriedForwardLine } from './carried-forward-sheet.js';
 import { loadSuggestionsToReview } from './match-sheet.js';
 import { loadCloseFacts, type CheckedCompleteness, type SignoffFacts } from './signoffs.js';
 import { type Decimal, nullableText as text } from './formats.js';
@@ -136,6 +137,8 @@ export interface ReportFacts {
   rollForward: RollForwardLine[];
   /** Actions waiting for approval and failed ones (actions-sheet.ts). */
   actions: ActionFacts;
+  /** What earlier periods left open, per currency (carried-forward-sheet.ts, issue 30). */
+  carriedForward: CarriedForwardLine[];
 }
 
 export interface MissingProof {
@@ -193,6 +196,7 @@ export async function loadReportFacts(
     close: await loadCloseFacts(warehouse, period, options.signoff, options.completeness),
     rollForward: await loadRollForward(warehouse, period),
     actions: await loadActionFacts(warehouse, period),
+    carriedForward: await loadCarriedForward(warehouse, period),
   };
 }
 

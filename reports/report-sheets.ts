@@ -10,6 +10,7 @@ import { maskedKeySql, maskedRawRecordSql } from '../core/masking.js';
 import { findingAmountSql, findingExposureSql } from './finding-amount.js';
 import { localTimeSql } from '../core/zoned-time.js';
 import { actionsSheet } from './actions-sheet.js';
+import { carriedForwardSheet } from './carried-forward-sheet.js';
 import { type DetailSheet, money, type SheetColumn } from './sheet-spec.js';
 import { bestSuggestionColumn, suggestedMatchesSheet } from './match-sheet.js';
 import { findingFamilies } from '../core/finding-types.js';
@@ -171,19 +172,14 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       table: 'recon_exceptions',
       where: `period = ${p} AND family = ${sqlString(unredeemedSheet.family)}`,
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
-      printColumns: [
-        'exception_type',
-        'partner_reference',
-        'exposure',
-        'finding_id',
-        'decision',
-        'decision_note',
-      ],
+      printColumns: ['exception_type', 'partner_reference', 'exposure', 'finding_id', 'decision', 'decision_note'],
     },
     // Issue 29: near-miss references to confirm or reject.
     suggestedMatchesSheet(period, timezone),
     // Issue 15: every action of the period and where it stands.
     actionsSheet(period),
+    // Issue 30: what earlier periods left open.
+    carriedForwardSheet(period),
     {
       title: 'Sales',
       description: `provider sales dated in ${period} (${timezone})`,

@@ -9,6 +9,7 @@ import { totalsColumns, type ReportFacts } from './report-facts.js';
 import type { DetailSheet } from './sheet-spec.js';
 import { describeClose } from './close-facts.js';
 import { writeRollForwardSection } from './roll-forward.js';
+import { writeCarriedForwardSection } from './carried-forward-sheet.js';
 import { formatLocalTimeZoned } from '../core/zoned-time.js';
 import { findingAmountRule } from './finding-amount.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
@@ -61,6 +62,8 @@ const summarySections: SummarySection[] = [
   writeFindingsByTypeSection,
   // Issue 15: the roll-forward per currency, its own section (reports/roll-forward.ts).
   (pen, { facts }) => writeRollForwardSection(pen, facts.rollForward),
+  // Issue 30: what earlier periods left open (the Carried forward sheet lists them).
+  (pen, { facts }) => writeCarriedForwardSection(pen, facts.carriedForward),
   writeAgingSection,
   writeSheetsSection,
 ];

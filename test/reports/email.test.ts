@@ -342,7 +342,8 @@ describe('report email', () => {
     expect(texts).toContain('Sheets of the full workbook');
     const full = new ExcelJS.Workbook();
     await full.xlsx.readFile(summary.workbook);
-    expect(full.worksheets).toHaveLength(12); // the Summary, 9 detail sheets, (issue 15) Actions, (issue 29) Suggested matches
+    // the Summary, 9 detail sheets, Actions (issue 15), Suggested matches (issue 29), Carried forward (issue 30)
+    expect(full.worksheets).toHaveLength(13);
   });
 
   it('--dry-run writes the message as .eml beside the workbook and connects to nothing', async () => {

@@ -3,9 +3,14 @@
  * recon_carried_forward — not the written-off or accepted ones — with amount (bridge effect) and exposure (an
  * unredeemed key's cost at stake) apart, age since first detection for every type, and overdue past clear-by.
  */
+import ExcelJS from 'exceljs';
 import { expect, test } from 'vitest';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
+import { writeReport } from '../../../pipelines/report/report.js';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import {
   capturingOutput,
   fixtureForEachTest,
@@ -18,7 +23,7 @@ import {
 const f = fixtureForEachTest();
 const february = '2024-02-10T12:00:00-03:00';
 
-test('recon_carried_forward: the open findings of February in March, with amount, exposure, age and overdue', async () => {
+test('recon_carried_forward: February's open findings in March: amount, exposure, age, overdue', async () => {
   const cost = sale({ partner_cost_price: '9.00', transaction_at: february });
   const key = sale({
     transaction_at: february,
@@ -28,12 +33,14 @@ test('recon_carried_forward: the open findings of February in March, with amount
   });
   const timing = sale({ partner_cost_price: '8.50', transaction_at: february });
   const written = sale({ partner_cost_price: '8.75', transaction_at: february });
-  await insertSales(f.warehouse, [cost, key, timing, written]);
+  const march = sale(); // March has a sale of its own (a matched pair), so it has a reconciliation to report
+  await insertSales(f.warehouse, [cost, key, timing, written, march]);
   await insertLedger(f.warehouse, [
     ledgerFor(cost, { expected_cost: '8.00' }),
     ledgerFor(key),
     ledgerFor(timing, { expected_cost: '8.00' }),
     ledgerFor(written, { expected_cost: '8.00' }),
+    ledgerFor(march),
   ]);
   const quiet = capturingOutput().output;
   await reconcile(f.warehouse, f.config, { period: '2024-02', asOf: '2024-03-05' }, quiet);
@@ -80,4 +87,43 @@ test('recon_carried_forward: the open findings of February in March, with amount
     `SELECT count(*)::INTEGER AS n FROM recon_carried_forward WHERE period = '2024-02'`,
   );
   expect(first?.n).toBe(0);
+
+  // March's workbook lists them on its own sheet and counts them in the Summary; the email's brief counts them.
+  const config = { ...f.config, email: { ...f.config.email, from: 'p@example.com', to: ['finance@example.com'] } };
+  const { workbook: file } = await writeReport(
+    f.warehouse,
+    config,
+    { period: '2024-03', email: true, dryRun: true },
+    quiet,
+  );
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(file);
+  const sheet = workbook.getWorksheet('Carried forward')!;
+  const headers = (sheet.getRow(1).values as unknown[]).slice(1);
+  expect(headers.slice(0, 10)).toEqual([
+    'From period',
+    'Finding type',
+    'Partner reference',
+    'Currency',
+    'Amount',
+    'Exposure',
+    'Current decision',
+    'Owner',
+    'Age (days)',
+    'Overdue',
+  ]);
+  expect(sheet.rowCount - 1).toBe(3);
+  expect(sheet.getRow(2).getCell(10).value).toBe('OVERDUE'); // the overdue one first
+  const summary = Array.from(workbook.getWorksheet('Summary')!.getSheetValues(), (row) =>
+    Array.isArray(row) ? row.slice(1) : [],
+  );
+  const at = summary.findIndex((row) => row[0] === 'Carried forward from earlier periods');
+  expect(at).toBeGreaterThan(0);
+  const counted = summary.slice(at).find((row) => String(row[0]).startsWith('BRL'))!;
+  expect(counted.slice(0, 6)).toEqual(['BRL (from 2024-02)', 3, 1, 2, 1.5, 25]);
+  const eml = readdirSync(path.dirname(file)).find((name) => name.endsWith('.eml'))!;
+  const mail = await simpleParser(readFileSync(path.join(path.dirname(file), eml)));
+  expect(mail.text).toMatch(
+    /Carried forward \(BRL\): 3 open from earlier periods since 2024-02, 1 overdue, 2 undecided/,
+  );
 });
