@@ -1,13 +1,14 @@
 /**
- * `export`: writes a reconciled period's marts (`recon_exceptions`, `recon_summary`, `recon_bridge`,
- * `recon_aging`) and `recon_decisions`, one file each, with DuckDB's `COPY … TO` (Parquet or CSV) or as Arrow IPC
- * (pipelines/analysts/arrow.ts); each file is written under a temporary name and renamed. A PIN never leaves whole: the
- * masking rules of `pinrecon query`.
+ * `export`: writes a reconciled period's marts and the tables beside them (decisions, actions and their events,
+ * roll-forward, suggested matches, carried forward: issue 31), one file each, with DuckDB's `COPY … TO` (Parquet
+ * or CSV) or as Arrow IPC (arrow.ts); flat (`<mart>-<period>.<ext>`) or Hive-partitioned
+ * (`<mart>/period=<period>/part-0.<ext>`, so lake engines read every month as one table). Each file is written under
+ * a temporary name and renamed. A PIN never leaves whole: the masking rules of `pinrecon query`.
  */
-import { closeSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, closeSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { JobError } from '../../core/errors.js';
-import { createExclusive, setAccess, temporaryFor } from '../../core/file-modes.js';
+import { createExclusive, type FileAccess, setAccess, temporaryFor } from '../../core/file-modes.js';
 import { analystsAccess } from '../keys/private-files.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
@@ -18,15 +19,43 @@ import { sqlIdentifier, sqlString } from '../../core/sql.js';
 import { hasStoredPins, isPinColumn, maskPinSql, maskPinValue, pinValuesCte } from '../../core/masking.js';
 import { neutralizeFormulaSql } from '../../core/text-safety.js';
 
-/** recon_decisions goes out too: who decided what, when and from where, with its hash chain. */
+/**
+ * What goes out, in this order: the four marts reconcile must have built, who decided what (with its hash chain),
+ * what was done about it (actions and every change of their status), the roll-forward, and the suggested matches
+ * and carried-forward findings where the database has those tables (issue 31).
+ */
 export const exportedMarts = [
   'recon_exceptions',
   'recon_summary',
   'recon_bridge',
   'recon_aging',
   'recon_decisions',
+  'recon_actions',
+  'recon_action_events',
+  'recon_roll_forward',
+  'recon_match_suggestions',
+  'recon_carried_forward',
 ] as const;
+/** The marts reconcile builds: their absence means the period was never reconciled here. */
+const requiredMarts = new Set<string>(['recon_exceptions', 'recon_summary', 'recon_bridge', 'recon_aging']);
 export type ExportFormat = 'parquet' | 'csv' | 'arrow';
+/** `flat`: one file per mart and period side by side; `hive`: `<mart>/period=YYYY-MM/part-0.<ext>`. */
+export type ExportLayout = 'flat' | 'hive';
+
+/** The period's rows of a table: by its own period column, or (action events) by their action's. */
+function periodFilter(mart: string, period: string): string {
+  if (mart === 'recon_action_events') {
+    return `action_id IN (SELECT action_id FROM recon_actions WHERE period = ${sqlString(period)})`;
+  }
+  return `period = ${sqlString(period)}`;
+}
+
+/** Where a mart's file goes in the chosen layout. */
+export function exportTarget(outDir: string, mart: string, period: string, format: ExportFormat, layout: ExportLayout) {
+  return layout === 'hive'
+    ? path.join(outDir, mart, `period=${period}`, `part-0.${format}`)
+    : path.join(outDir, `${mart}-${period}.${format}`);
+}
 
 export interface ExportOptions {
   /** YYYY-MM */
@@ -34,12 +63,15 @@ export interface ExportOptions {
   format: ExportFormat;
   /** Directory the files go to (created if needed). */
   outDir: string;
+  /** Default `flat`. */
+  layout?: ExportLayout;
   parentRunId?: string;
 }
 
 export interface ExportSummary {
   period: string;
   format: ExportFormat;
+  layout: ExportLayout;
   files: { mart: string; path: string; rows: number }[];
 }
 
@@ -51,6 +83,7 @@ export async function exportPeriod(
 ): Promise<ExportSummary> {
   const work = async (): Promise<ExportSummary> => {
     await assertReconciled(warehouse, options.period);
+    const layout = options.layout ?? 'flat';
     mkdirSync(options.outDir, { recursive: true });
     const access = analystsAccess(config);
     const files: ExportSummary['files'] = [];
@@ -60,13 +93,17 @@ export async function exportPeriod(
         `SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' AND NOT internal ORDER BY column_index`,
         [mart],
       );
+      // A table a newer pinrecon adds (suggestions, carried forward) is left out of an older database.
+      if (columns.length === 0 && !requiredMarts.has(mart) && mart !== 'recon_decisions') continue;
       if (columns.length === 0) {
         throw new JobError(
           `The mart ${mart} does not exist in ${warehouse.path}.`,
           `Run pinrecon reconcile --period ${options.period} first.`,
         );
       }
-      const selectList = columns.map(({ column_name: name, data_type: type }) => {
+      // In the Hive layout the period is the folder (period=YYYY-MM), not a column of the file: readers add it back.
+      const stored = layout === 'hive' ? columns.filter(({ column_name: name }) => name !== 'period') : columns;
+      const selectList = stored.map(({ column_name: name, data_type: type }) => {
         const quoted = sqlIdentifier(name);
         if (isPinColumn(name)) return `${maskPinSql(`CAST(${quoted} AS VARCHAR)`)} AS ${quoted}`;
         const text = byValue && type === 'VARCHAR' ? maskPinValue(quoted) : quoted;
@@ -75,14 +112,15 @@ export async function exportPeriod(
         return text === quoted ? quoted : `${text} AS ${quoted}`;
       });
       const pins = byValue ? `WITH ${pinValuesCte} ` : '';
-      const target = path.join(options.outDir, `${mart}-${options.period}.${options.format}`);
+      const target = exportTarget(options.outDir, mart, options.period, options.format, layout);
+      if (layout === 'hive') shareFolders(options.outDir, target, access);
       // Issue 34: the temporary is created exclusively (a link planted at its name is removed, not followed);
       // issue 31: the file gets the access analysts.group asks for before it is renamed into place.
       const temporary = temporaryFor(target);
       closeSync(createExclusive(temporary, access));
       const copyOptions = options.format === 'parquet' ? '(FORMAT parquet)' : '(FORMAT csv, HEADER true)';
       // The period is a validated YYYY-MM; COPY takes no parameters.
-      const query = `${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE period = ${sqlString(options.period)} ORDER BY ALL`;
+      const query = `${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE ${periodFilter(mart, options.period)} ORDER BY ALL`;
       try {
         let rows: number;
         if (options.format === 'arrow') {
@@ -104,14 +142,14 @@ export async function exportPeriod(
       }
       output.info(`wrote ${target}`);
     }
-    return { period: options.period, format: options.format, files };
+    return { period: options.period, format: options.format, layout, files };
   };
   // From the read-only snapshot (a job holds the database) there is no run to record.
   if (warehouse.readOnly) return work();
   return recordRun(
     warehouse,
     'export',
-    { period: options.period, format: options.format, outDir: options.outDir },
+    { period: options.period, format: options.format, layout: options.layout ?? 'flat', outDir: options.outDir },
     async (run) => {
       const summary = await work();
       run.details = { files: summary.files.map((f) => ({ mart: f.mart, rows: f.rows })) };
@@ -119,6 +157,23 @@ export async function exportPeriod(
     },
     options.parentRunId,
   );
+}
+
+/**
+ * Creates the Hive folders between `outDir` and the file; shared with the analysts' group when the files are
+ * (0750), else private like every folder pinrecon makes.
+ */
+function shareFolders(outDir: string, target: string, access: FileAccess): void {
+  mkdirSync(path.dirname(target), { recursive: true });
+  if (access.gid === undefined) return;
+  for (
+    let folder = path.dirname(target);
+    folder !== outDir && folder.startsWith(outDir);
+    folder = path.dirname(folder)
+  ) {
+    chownSync(folder, -1, access.gid);
+    chmodSync(folder, 0o750);
+  }
 }
 
 /** The period must have been reconciled: `recon_runs` holds a row for it. */

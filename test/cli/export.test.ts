@@ -1,7 +1,7 @@
 /**
- * `pinrecon export`: a reconciled period's marts written one file per mart (Parquet and CSV), readable back
- * with DuckDB, only that period's rows, exact decimals, no PIN whole; a clear error for a period never
- * reconciled; the snapshot used while a job holds the database.
+ * `pinrecon export`: a reconciled period's marts and the tables beside them written one file each (Parquet and
+ * CSV, flat or Hive-partitioned), readable back with DuckDB, only that period's rows, exact decimals, no PIN whole;
+ * a clear error for a period never reconciled; the snapshot used while a job holds the database.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,14 +22,19 @@ function exportCli(...args: string[]) {
 
 /** Reads an exported file back with DuckDB, as another tool would. */
 async function readBack(file: string): Promise<Record<string, unknown>[]> {
+  const reader = file.endsWith('.csv') ? `read_csv('${file}', all_varchar = true)` : `read_parquet('${file}')`;
+  return query(`SELECT * FROM ${reader}`);
+}
+
+/** A query over exported files in a DuckDB of its own, as another tool would run it. */
+async function query(sql: string): Promise<Record<string, unknown>[]> {
   const instance = await DuckDBInstance.create(':memory:', {
     autoinstall_known_extensions: 'false',
     autoload_known_extensions: 'false',
   });
   try {
     const connection = await instance.connect();
-    const reader = file.endsWith('.csv') ? `read_csv('${file}', all_varchar = true)` : `read_parquet('${file}')`;
-    const rows = (await connection.runAndReadAll(`SELECT * FROM ${reader}`)).getRowObjectsJson();
+    const rows = (await connection.runAndReadAll(sql)).getRowObjectsJson();
     connection.closeSync();
     return rows;
   } finally {
@@ -78,6 +83,17 @@ beforeAll(async () => {
          VALUES ('f1', $1, 'claim', 'charged twice', 'ana', now(), 'cli', 1, 'not-a-real-hash')`,
         [period],
       );
+      // One action of the period and its two status changes (columns "at" and "by" quoted in the table).
+      await warehouse.run(
+        `INSERT INTO recon_actions (action_id, period, finding_id, kind, amount, currency_code, status, proposed_by, proposed_at)
+         VALUES ('A-' || $1 || '-0001', $1, 'f1', 'claim', 0.4999, 'BRL', 'approved', 'ana', now())`,
+        [period],
+      );
+      await warehouse.run(
+        `INSERT INTO recon_action_events (action_id, "at", "by", from_status, to_status)
+         VALUES ('A-' || $1 || '-0001', now(), 'ana', NULL, 'proposed'), ('A-' || $1 || '-0001', now(), 'rui', 'proposed', 'approved')`,
+        [period],
+      );
     }
     await publishSnapshot(warehouse);
   } finally {
@@ -124,12 +140,18 @@ describe('pinrecon export', () => {
     const result = await exportCli('--period', '2024-04', '--format', 'csv', '--json');
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { files: { mart: string; path: string; rows: number }[] };
+    // The tables beside the marts go out too (issue 31): actions, their events, roll-forward, suggestions, carried forward.
     expect(summary.files.map((f) => [f.mart, f.rows])).toEqual([
       ['recon_exceptions', 2],
       ['recon_summary', 1],
       ['recon_bridge', 3],
       ['recon_aging', 1],
       ['recon_decisions', 1],
+      ['recon_actions', 1],
+      ['recon_action_events', 2],
+      ['recon_roll_forward', 0],
+      ['recon_match_suggestions', 0],
+      ['recon_carried_forward', 0],
     ]);
     const file = path.join(temp.dir, 'reports', 'recon_exceptions-2024-04.csv');
     expect(summary.files[0]!.path).toBe(file);
@@ -200,6 +222,36 @@ describe('pinrecon export', () => {
     } finally {
       warehouse.close();
     }
+  });
+
+  it('--layout hive: <mart>/period=YYYY-MM/part-0.parquet, read back as one table across months', async () => {
+    const out = path.join(temp.dir, 'lake');
+    for (const period of ['2024-03', '2024-04']) {
+      const result = await exportCli('--period', period, '--out', out, '--layout', 'hive');
+      expect(result.code, result.stderr).toBe(0);
+    }
+    expect(existsSync(path.join(out, 'recon_exceptions', 'period=2024-03', 'part-0.parquet'))).toBe(true);
+    const lake = (mart: string) => `read_parquet('${path.join(out, mart)}/*/*.parquet', hive_partitioning = true)`;
+    const findings = await query(`SELECT period, finding_id, key FROM ${lake('recon_exceptions')} ORDER BY ALL`);
+    expect(findings).toEqual([
+      { period: '2024-03', finding_id: 'f1', key: '****1234' },
+      { period: '2024-03', finding_id: 'f2', key: '****9876' },
+      { period: '2024-04', finding_id: 'f1', key: '****1234' },
+      { period: '2024-04', finding_id: 'f2', key: '****9876' },
+    ]);
+    // The period is the folder, not a column stored twice; events (no period column) get it from their folder.
+    const events = await query(
+      `SELECT period, action_id, "by", to_status FROM ${lake('recon_action_events')} ORDER BY ALL`,
+    );
+    expect(events.map((e) => [e.period, e.action_id, e.by, e.to_status])).toEqual([
+      ['2024-03', 'A-2024-03-0001', 'ana', 'proposed'],
+      ['2024-03', 'A-2024-03-0001', 'rui', 'approved'],
+      ['2024-04', 'A-2024-04-0001', 'ana', 'proposed'],
+      ['2024-04', 'A-2024-04-0001', 'rui', 'approved'],
+    ]);
+    expect((await exportCli('--period', '2024-03', '--layout', 'delta')).stderr).toMatch(
+      /--layout must be flat or hive/,
+    );
   });
 
   it('says clearly when the period has not been reconciled, and refuses a bad period or format', async () => {
