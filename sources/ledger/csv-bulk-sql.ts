@@ -5,6 +5,7 @@
  * two readers share one source of truth; the differential test holds them to the same results.
  */
 import { fillSqlTemplate, sqlString } from '../../core/sql.js';
+import { invisibleCharacterSql } from '../../core/text-safety.js';
 import { sqlText } from '../../core/paths.js';
 import type { ColumnIndexes } from './columns.js';
 import type { DateField, DateFormatPattern } from './dates.js';
@@ -58,6 +59,7 @@ export function linesSql(shape: BulkCsvShape, source: BulkCsvSource): string {
     field_count: String(shape.fieldCount),
     cells: ledgerColumns.map(({ name }) => `${field(shape.indexes, name)} AS ${name}`).join(',\n         '),
     space: javaScriptSpaceClass,
+    invisible: sqlString(invisibleCharacterSql),
     date_pattern: sqlString(datePattern.source(javaScriptSpaceClass)),
     date_groups: `[${datePattern.groups.map((_, i) => `'g${i + 1}'`).join(', ')}]`,
     year: dateFieldSql(datePattern, ['year', 'year2']),

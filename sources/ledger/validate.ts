@@ -9,6 +9,7 @@ import { createDateParser, paidAtFromExcelSerial, paidAtFromSheetDate, type Paid
 import { normalizeHeader } from './columns.js';
 import { parseDecimalNumber, parseDecimalText, parseExactDecimal, parseIdentifier, type Parsed } from './numbers.js';
 import { ExactNumber, type CellValue, type LedgerColumn, type LedgerReadSettings, type LedgerRow } from './types.js';
+import { invisibleIn } from '../../core/text-safety.js';
 
 /** Status words (normalized: lowercase, no accents) → canonical status. */
 export const statusSynonyms: Record<string, LedgerRow['order_status']> = {
@@ -144,6 +145,15 @@ function partnerReference(value: CellValue): Parsed<string> {
       error:
         `holds a byte order mark (U+FEFF) at character ${bom + 1}, which starts a file, not a reference: ` +
         'were two exports joined into one file? Export the ledger again as one file',
+    };
+  }
+  // Issue 34: a zero-width space, NBSP, soft hyphen, word joiner, line separator or direction override is not seen.
+  const invisible = invisibleIn(parsed.value);
+  if (invisible) {
+    return {
+      error:
+        `holds an invisible character (${invisible.what}) at character ${invisible.at}: the reference would not ` +
+        'match the one that looks the same; remove it in the ledger and export it again',
     };
   }
   return parsed;

@@ -68,6 +68,8 @@ WITH numbered AS (
                   AND regexp_matches(partner_reference, '[^{{space}}]')
                   -- A NUL or a byte order mark in a reference is refused by validate.ts, with its reason.
                   AND NOT contains(partner_reference, chr(0)) AND NOT contains(partner_reference, chr(65279))
+                  -- Nor an invisible or direction-changing character (issue 34): <invisible>, core/text-safety.ts.
+                  AND NOT regexp_matches(partner_reference, {{invisible}})
                   AND product_id IS NOT NULL AND paid_local IS NOT NULL AND sales_price IS NOT NULL AND expected_cost IS NOT NULL
                   AND regexp_full_match(currency_code, '[A-Za-z]{3}')
                   AND (country_code IS NULL OR country_code = '' OR regexp_full_match(country_code, '[A-Za-z]{2,3}'))

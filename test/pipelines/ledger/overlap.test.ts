@@ -59,6 +59,20 @@ describe('a new ledger file that repeats another imported file', () => {
     ).toBe(1);
   });
 
+  it('a ledger sharing 45 % of its references with the imported one is refused too, with the count (issue 34)', async () => {
+    const march = write('march.csv', references(1, 20));
+    await importLedger(warehouse, config, march, {}, capturedOutput().output);
+    const other = write('other.csv', [...references(1, 9), ...references(101, 111)]); // 9 of 20 already loaded
+    const error = (await importLedger(warehouse, config, other, {}, capturedOutput().output).catch(
+      (e: unknown) => e,
+    )) as JobError;
+    expect(error).toBeInstanceOf(JobError);
+    expect(error.message).toContain(`9 of the 20 references of ${other} (45%) are already loaded from ${march}`);
+    expect(await count('SELECT count(*) AS n FROM ledger')).toBe(20);
+    const allowed = await importLedger(warehouse, config, other, { allowOverlap: true }, capturedOutput().output);
+    expect(allowed.overlap).toEqual(expect.objectContaining({ shared: 9, references: 20 }));
+  });
+
   it('--instead-of replaces the other file (its lines kept in ledger_history); --allow-overlap imports with a warning', async () => {
     const march = write('march.csv', references(1, 20));
     await importLedger(warehouse, config, march, {}, capturedOutput().output);
