@@ -4,12 +4,14 @@
  * again in TypeScript (an independent oracle for the SQL models). Traps that must not become findings are planted
  * too: references with spaces, `10.3` against `10.30`, costs off by less than the tolerance.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Dataset } from './dataset.js';
 import type { SimulatedSale } from './sale-generator.js';
 import { hashUnit } from './random.js';
 import { nextDay } from '../../core/calendar.js';
 import { ZonedClock } from '../../core/zoned-time.js';
+import { type Line, writeCsv } from './ledger-csv.js';
+import { confirmedSales, decoyKinds, nearMissKinds, nearMissLines, nearMissReference } from './near-miss.js';
+import type { DecoyKind, NearMissKind, PlantedSuggestion } from './near-miss.js';
 
 export interface LedgerGeneratorOptions {
   /** YYYY-MM. */
@@ -29,6 +31,8 @@ export interface LedgerGeneratorOptions {
   seed?: number;
   /** One break of each kind per this many clean sales (at least one of each). Default 250. */
   salesPerBreak?: number;
+  /** Also misspelled references of every kind, and decoys (issue 29: the demo's suggested matches). Default false. */
+  nearMisses?: boolean;
 }
 
 export interface ExpectedFinding {
@@ -54,6 +58,10 @@ export interface LedgerPlant {
   lookups: string[];
   /** The breaks planted, by kind (traps included), with their references. */
   planted: Record<BreakKind, string[]>;
+  /** Issue 29: the misspelled orders reconcile must propose as suggested matches (at rank 1), with their sales. */
+  suggestions: PlantedSuggestion[];
+  /** Every finding once each planted suggestion is confirmed (the pairs matched, reference_mismatch raised). */
+  findingsAfterConfirming: Omit<ExpectedFinding, 'planted'>[];
 }
 
 type BreakKind =
@@ -69,7 +77,9 @@ type BreakKind =
   | 'refunded_not_reversed'
   | 'late_lookup'
   | 'spaces_trap'
-  | 'within_tolerance_trap';
+  | 'within_tolerance_trap'
+  | NearMissKind
+  | DecoyKind;
 
 /** Breaks planted on clean redeemed sales, in this order. */
 const saleBreaks: BreakKind[] = [
@@ -83,21 +93,9 @@ const saleBreaks: BreakKind[] = [
   'refunded_not_reversed',
   'spaces_trap',
   'within_tolerance_trap',
+  ...nearMissKinds,
+  ...decoyKinds,
 ];
-
-interface Line {
-  reference: string;
-  productId: number;
-  paidAtMs: number;
-  /** Money in ten-thousandths, exact. */
-  price: number;
-  cost: number;
-  currency: string;
-  country: string;
-  status: 'paid' | 'refunded' | 'canceled';
-  /** Written like `10.3` instead of `10.30`. */
-  shortDecimals: boolean;
-}
 
 export async function generateLedger(dataset: Dataset, options: LedgerGeneratorOptions): Promise<LedgerPlant> {
   const clock = new ZonedClock(dataset.timezone);
@@ -130,7 +128,8 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
   );
   const perKind = Math.max(1, Math.floor(clean.length / salesPerBreak));
 
-  const { planted, breakOf } = plantBreaks(clean, canceled, perKind);
+  const kinds = saleBreaks.filter((kind) => options.nearMisses || !/^(near_miss|decoy)_/.test(kind));
+  const { planted, breakOf, suggestions } = plantBreaks(clean, canceled, perKind, kinds);
 
   const lines: Line[] = [];
   const lineOf = (s: SimulatedSale, status: Line['status'], paidAtMs = s.paidAt.getTime()): Line => ({
@@ -177,7 +176,16 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
       .filter(([k]) => !k.endsWith('_trap'))
       .flatMap(([, refs]) => refs),
   );
-  const findings = expectedFindings(lines, [...extracted.values(), ...lookedUp.values()], options, clock).map((f) => ({
+  const sales = [...extracted.values(), ...lookedUp.values()];
+  const confirmed = new Set(suggestions.map((s) => s.transactionId));
+  const findingsAfterConfirming = expectedFindings(
+    lines,
+    confirmedSales(sales, suggestions),
+    options,
+    clock,
+    confirmed,
+  );
+  const findings = expectedFindings(lines, sales, options, clock).map((f) => ({
     ...f,
     planted: plantedReferences.has(f.partnerReference),
   }));
@@ -191,6 +199,8 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
     byType,
     lookups: planted.late_lookup,
     planted,
+    suggestions,
+    findingsAfterConfirming,
   };
 }
 
@@ -199,23 +209,33 @@ function plantBreaks(
   clean: SimulatedSale[],
   canceled: SimulatedSale[],
   perKind: number,
-): { planted: Record<BreakKind, string[]>; breakOf: Map<number, BreakKind> } {
+  kinds: BreakKind[],
+): { planted: Record<BreakKind, string[]>; breakOf: Map<number, BreakKind>; suggestions: PlantedSuggestion[] } {
   const planted = Object.fromEntries(
     [...saleBreaks, 'missing_at_provider', 'canceled_but_booked', 'late_lookup'].map((k) => [k, []]),
   ) as unknown as Record<BreakKind, string[]>;
   const breakOf = new Map<number, BreakKind>();
+  const suggestions: PlantedSuggestion[] = [];
   let taken = 0;
-  for (const kind of saleBreaks) {
+  for (const kind of kinds) {
     for (let n = 0; n < perKind && taken < clean.length; n++, taken++) {
       breakOf.set(clean[taken]!.transactionId, kind);
-      planted[kind].push(clean[taken]!.partnerReference.trim());
+      const sale = clean[taken]!;
+      planted[kind].push(sale.partnerReference.trim());
+      // a misspelled order: its reference is planted too (its missing_at_provider is), and it is a suggestion
+      if (kind.startsWith('near_miss_') || kind.startsWith('decoy_'))
+        planted[kind].push(nearMissReference(kind as NearMissKind | DecoyKind, sale.partnerReference));
+      if ((nearMissKinds as readonly string[]).includes(kind)) {
+        const ledgerReference = nearMissReference(kind as NearMissKind, sale.partnerReference);
+        suggestions.push({ kind: kind as NearMissKind, ledgerReference, transactionId: sale.transactionId });
+      }
     }
   }
   for (const s of canceled.slice(0, perKind)) {
     breakOf.set(s.transactionId, 'canceled_but_booked');
     planted.canceled_but_booked.push(s.partnerReference.trim());
   }
-  return { planted, breakOf };
+  return { planted, breakOf, suggestions };
 }
 
 /** The ledger's line(s) for a sale: as it should be, or with the planted break (none for missing_in_ledger). */
@@ -245,8 +265,11 @@ function linesWithBreak(normal: Line, kind: BreakKind | undefined, costTolerance
       return [{ ...normal, reference: `  ${normal.reference.trim()} ` }];
     case 'within_tolerance_trap':
       return [{ ...normal, cost: normal.cost + Math.floor(tenThousandths(costTolerance) / 2) }];
-    default:
-      throw new Error(`unplanned break ${kind}`);
+    default: {
+      const misspelled = nearMissLines(kind, normal); // issue 29
+      if (!misspelled) throw new Error(`unplanned break ${kind}`);
+      return misspelled;
+    }
   }
 }
 
@@ -280,6 +303,7 @@ function expectedFindings(
   sales: SimulatedSale[],
   options: LedgerGeneratorOptions,
   clock: ZonedClock,
+  confirmed: Set<number> = new Set(),
 ): Omit<ExpectedFinding, 'planted'>[] {
   const r = options.reconciliation;
   const costTolerance = tenThousandths(r.costTolerance);
@@ -326,6 +350,7 @@ function expectedFindings(
       if (cls === 'canceled' && l.status === 'paid') add('canceled_but_booked', reference, id);
       if (l.status !== 'paid' && cls !== 'canceled') add('refunded_not_reversed', reference, id);
       if (periodOf(l.paidAtMs) !== periodOf(s.createdAt.getTime())) add('cutoff_difference', reference, id);
+      if (confirmed.has(id)) add('reference_mismatch', reference, id); // a confirmed suggested match (issue 29)
     } else if (g.lines.length === 1) {
       if (g.lines[0]!.status === 'paid') add('missing_at_provider', reference, null);
     } else if (classOf(g.sales[0]!) !== 'canceled') {
@@ -335,41 +360,6 @@ function expectedFindings(
   return findings.sort(
     (a, b) => a.findingType.localeCompare(b.findingType) || a.partnerReference.localeCompare(b.partnerReference),
   );
-}
-
-/** Writes the lines as CSV a block at a time: a ledger of millions of lines is longer than a string may be. */
-function writeCsv(file: string, lines: Line[], clock: ZonedClock): void {
-  const money = (v: number, short: boolean) => {
-    const text = (v / 10_000).toFixed(4).replace(/0+$/, '').replace(/\.$/, '');
-    return short ? text : (v / 10_000).toFixed(Math.max(2, text.split('.')[1]?.length ?? 0));
-  };
-  const fd = openSync(file, 'w');
-  try {
-    writeSync(
-      fd,
-      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n',
-    );
-    const blockLines = 50_000;
-    for (let start = 0; start < lines.length; start += blockLines) {
-      const block = lines
-        .slice(start, start + blockLines)
-        .map((l) =>
-          [
-            `"${l.reference.replace(/"/g, '""')}"`,
-            l.productId,
-            clock.isoLocal(l.paidAtMs).replace('T', ' '),
-            money(l.price, l.shortDecimals),
-            money(l.cost, l.shortDecimals),
-            l.currency,
-            l.country,
-            l.status,
-          ].join(','),
-        );
-      writeSync(fd, `${block.join('\n')}\n`);
-    }
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function tenThousandths(value: number): number {

@@ -12,6 +12,7 @@ import { extractSales } from '../../pipelines/extract/extract.js';
 import { importLedger } from '../../pipelines/ledger/import.js';
 import { findingTypeNames } from '../../core/finding-types.js';
 import { reconcile } from '../../pipelines/reconcile/reconcile.js';
+import { decideMatches, listMatches } from '../../pipelines/decisions/matches.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { generateLedger, type LedgerPlant } from '../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
@@ -59,22 +60,36 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
       file: path.join(dir, 'ledger.csv'),
       reconciliation: config.reconciliation,
       salesPerBreak: 150,
+      nearMisses: true,
     });
-    // A believable mix: every finding type is in the plant, planted or natural.
-    expect(Object.keys(plant.byType).sort()).toEqual([...findingTypeNames].sort());
+    // A believable mix: every finding type is in the plant, planted or natural (reference_mismatch once the
+    // planted suggested matches are confirmed, below).
+    const types = new Set([...Object.keys(plant.byType), ...plant.findingsAfterConfirming.map((f) => f.findingType)]);
+    expect([...types].sort()).toEqual([...findingTypeNames].sort());
     expect(plant.lookups.length).toBeGreaterThan(0);
 
     const imported = await importLedger(warehouse, config, plant.file, {}, output);
     expect(imported).toMatchObject({ lines: plant.lines, accepted: plant.lines, rejected: 0 });
 
     const summary = await reconcile(warehouse, config, { period, asOf }, output);
-    const found = await warehouse.all<{
-      exception_type: string;
-      partner_reference: string;
-      transaction_id: string | null;
-    }>('SELECT exception_type, partner_reference, transaction_id FROM recon_exceptions WHERE period = $1', [period]);
+    const findingsNow = () =>
+      warehouse.all<{ exception_type: string; partner_reference: string; transaction_id: string | null }>(
+        'SELECT exception_type, partner_reference, transaction_id FROM recon_exceptions WHERE period = $1',
+        [period],
+      );
+    const found = await findingsNow();
     const asText = (f: { exception_type: string; partner_reference: string; transaction_id: string | number | null }) =>
       `${f.exception_type} ${f.partner_reference} ${f.transaction_id ?? '-'}`;
+    const expected = (findings: LedgerPlant['findingsAfterConfirming']) =>
+      findings
+        .map((f) =>
+          asText({
+            exception_type: f.findingType,
+            partner_reference: f.partnerReference,
+            transaction_id: f.transactionId,
+          }),
+        )
+        .sort();
     expect(found.map(asText).sort()).toEqual(
       plant.findings
         .map((f) =>
@@ -90,7 +105,8 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
     // Without extract.historyStart no window proves absence (the former rule — windows around the paid date
     // — was an assumption): every order without a sale is looked up. The late orders are found (cutoff
     // differences, not missing); the ghosts are not, and their findings say proof `lookup`.
-    const ghosts = plant.planted.missing_at_provider.length;
+    // The orders no sale answers: the ghosts, and (issue 29) the misspelled orders and the decoys.
+    const ghosts = plant.findings.filter((f) => f.findingType === 'missing_at_provider').length;
     const asked = plant.lookups.length + ghosts;
     expect(summary.lookup).toMatchObject({
       done: true,
@@ -112,6 +128,28 @@ test('extract + generated ledger + reconcile: the findings are exactly the plant
     expect(simulator.stats().byEndpoint.salesByPartnerReference).toBe(summary.lookup.references);
     expect(text()).toMatch(/looked up \d+ references individually/);
     expect(summary.tests.every((t) => t.passed)).toBe(true);
+
+    // Issue 29: each planted misspelling is proposed at rank 1 with a score ≥ minScore, no decoy is; once they are
+    // confirmed, the next reconcile's findings are exactly the plant's findings after confirming.
+    const proposed = await listMatches(warehouse, { period });
+    const ids = plant.suggestions.map((s) => {
+      const row = proposed.find(
+        (r) => r.ledger_reference === s.ledgerReference && r.transaction_id === String(s.transactionId),
+      );
+      expect(row, `${s.kind} ${s.ledgerReference}`).toMatchObject({ rank: 1, status: 'proposed' });
+      expect(row!.score).toBeGreaterThanOrEqual(config.reconciliation.suggest.minScore);
+      return row!.suggestion_id;
+    });
+    expect(new Set(plant.suggestions.map((s) => s.kind)).size).toBe(7);
+    const decoys = [...plant.planted.decoy_matched_sale, ...plant.planted.decoy_other_product_and_date];
+    expect(decoys.length).toBeGreaterThan(0);
+    expect(proposed.filter((r) => decoys.includes(r.ledger_reference))).toEqual([]);
+    const requests = ids.map((suggestionId) => ({ suggestionId, verb: 'confirm' as const, note: null }));
+    const context = { by: 'e2e', source: 'cli', timezone: config.timezone, command: 'matches confirm' };
+    expect((await decideMatches(warehouse, requests, context)).recorded).toHaveLength(ids.length);
+    const confirmedRun = await reconcile(warehouse, config, { period, asOf }, output);
+    expect(confirmedRun.tests.every((t) => t.passed)).toBe(true);
+    expect((await findingsNow()).map(asText).sort()).toEqual(expected(plant.findingsAfterConfirming));
   } finally {
     warehouse.close();
   }
@@ -143,8 +181,8 @@ test('the CLI: exit 0 with counts per type and totals per currency; exit 2 on a 
   };
   expect(document).toMatchObject({
     ok: true,
-    exceptions: plant.findings.length,
-    history: { stillOpen: plant.findings.length, new: 0 },
+    exceptions: plant.findingsAfterConfirming.length,
+    history: { stillOpen: plant.findingsAfterConfirming.length, new: 0 },
   });
   expect(document.stages.marts).toBeGreaterThan(0);
 
