@@ -160,6 +160,8 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
       file: config.ledger.path,
       reconciliation: config.reconciliation,
       seed: options.seed ?? 7,
+      // misspelled references and decoys, so the demo's workbook shows suggested matches (issue 29)
+      nearMisses: true,
     });
 
     const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
