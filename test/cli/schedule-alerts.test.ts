@@ -10,7 +10,7 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { startMailSink } from '../../doubles/mail-sink/mail-sink.js';
 import { composeAlertEmail, retryCommand } from '../../reports/alert-email.js';
 import { Warehouse } from '../../core/warehouse.js';
-import { startCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
 import { temporaryDirectory } from '../support/ledger.js';
 
 /** Starts the scheduler, waits until `until` says its log is complete, stops it with SIGTERM. */
@@ -107,6 +107,31 @@ describe('pinrecon schedule: failures reach a person', () => {
     const again = await schedulerRun(configFile, temp.dir, (out) => /new-year-extract: next run/.test(out));
     expect(again).not.toContain('missed its fire time');
     expect(sink.received).toHaveLength(1);
+  });
+
+  it('republishes the snapshot after a job run by hand fails, so analysts see the failed run', async () => {
+    const temp = temporaryDirectory('failed-snapshot');
+    onTestFinished(() => temp.remove());
+    const configFile = path.join(temp.dir, 'pinrecon.config.json');
+    writeConfig(configFile, { database: 'db.duckdb', timezone: 'UTC' });
+    const ledger = path.join(temp.dir, 'ledger.csv');
+    writeFileSync(
+      ledger,
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nPO-1,10,2026-01-05,10.00,8.00,BRL,BR,paid\n',
+    );
+    expect((await runCli(['ledger', 'import', ledger, '--config', configFile], { cwd: temp.dir })).code).toBe(0);
+    // Never extracted: reconcile refuses the incomplete period (exit 1).
+    const failed = await runCli(['reconcile', '--period', '2026-01', '--config', configFile], { cwd: temp.dir });
+    expect(failed.code, failed.stderr).toBe(1);
+    const snapshot = await Warehouse.open(path.join(temp.dir, 'db.snapshot.duckdb'), { readOnly: true });
+    try {
+      expect(await snapshot.all(`SELECT command, status FROM pipeline_runs ORDER BY started_at`)).toEqual([
+        { command: 'ledger import', status: 'succeeded' },
+        { command: 'reconcile', status: 'failed' },
+      ]);
+    } finally {
+      snapshot.close();
+    }
   });
 
   it('words an abandoned job and one that never started, and quotes the retry command for a shell', () => {
