@@ -35,6 +35,7 @@ const commandModules: Record<string, () => Promise<Register[]>> = {
   'simulate-api': async () => [(await import('./commands/simulate-api.js')).registerSimulateApi],
   demo: async () => [(await import('./commands/demo.js')).registerDemo],
   keys: async () => [(await import('./commands/keys.js')).registerKeys],
+  config: async () => [(await import('./commands/config.js')).registerConfig],
   identity: async () => [(await import('./commands/identity.js')).registerIdentity],
 };
 
