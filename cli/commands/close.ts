@@ -6,6 +6,7 @@ import type { Command } from 'commander';
 import type { Config } from '../../config/schema.js';
 import { UsageError } from '../../core/errors.js';
 import { closePeriod, reopenPeriod } from '../../pipelines/close/close.js';
+import { writeReport } from '../../pipelines/report/report.js';
 import { resolveActor, type Actor } from '../../pipelines/people/actor.js';
 import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 
@@ -16,6 +17,8 @@ interface CloseCommandOptions extends GlobalOptions {
   note?: string;
   allowUndecided?: boolean;
   allowOpen?: boolean;
+  email?: boolean;
+  dryRun?: boolean;
 }
 
 interface ReopenCommandOptions extends GlobalOptions {
@@ -45,7 +48,9 @@ export function registerClose(program: Command): void {
       .option('--identity <file>', identityHelp)
       .option('--note <text>', 'a note kept with the sign-off')
       .option('--allow-undecided', 'sign off even though some findings have no decision')
-      .option('--allow-open', 'sign off even though some findings are investigating (the sign-off lists them)'),
+      .option('--allow-open', 'sign off even though some findings are investigating (the sign-off lists them)')
+      .option('--email', "then send the period's report, with the seal's sha256 and the signer's key (issue 28)")
+      .option('--dry-run', 'with --email: write the email as .eml beside the workbook instead of sending it'),
   )
     .addHelpText(
       'after',
@@ -69,8 +74,16 @@ Example:
           allowUndecided: Boolean(options.allowUndecided),
           allowOpen: Boolean(options.allowOpen),
           signer: actor.signer,
+          sealSigner: actor.signer,
         };
-        const summary = await withJobWarehouse(config, (warehouse) => closePeriod(warehouse, config, close, output));
+        const summary = await withJobWarehouse(config, async (warehouse) => {
+          const closed = await closePeriod(warehouse, config, close, output);
+          // Issue 28: the email carries the seal's sha256, so a copy of it lives outside the database.
+          const email = options.email
+            ? await writeReport(warehouse, config, { period, email: true, dryRun: options.dryRun }, output)
+            : undefined;
+          return { ...closed, report: email };
+        });
         output.result(
           [
             `${period} signed off by ${summary.signedBy} at ${summary.signedAtZoned} (sign-off ${summary.signoffId})`,
@@ -81,6 +94,7 @@ Example:
               `${summary.manifest.landingFiles.length} landing files, ${summary.manifest.ledgerFiles.length} ledger files`,
           ].join('\n'),
         );
+        if (summary.report?.email?.eml) output.result(summary.report.email.eml);
         output.document({ ok: true, ...summary });
       }),
     );

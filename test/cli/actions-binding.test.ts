@@ -91,12 +91,13 @@ test('a journal entry decided again before export is canceled and is no line of 
   if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
   month = await reconciledMonth({}, approvals);
   const m = month;
-  const writeOffs = await findingsOfType(m, 'price_mismatch');
+  // fix_ledger on cost mismatches: journal entries to the default accounts.
+  const writeOffs = await findingsOfType(m, 'cost_mismatch');
   expect(writeOffs.length).toBeGreaterThanOrEqual(2);
   await decide(
     m,
     writeOffs.map((f) => f.finding_id),
-    'write_off',
+    'fix_ledger',
   );
   ok(await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima'));
   ok(await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Bruno Costa'));

@@ -24,6 +24,7 @@ let ana: string;
 let bruno: string;
 let brunoFingerprint: string;
 let pack: string;
+let closeEml: string;
 const scratch = mkdtempSync(path.join(tmpdir(), 'pinrecon-seal-'));
 
 const ok = (result: CliResult) => expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
@@ -69,7 +70,12 @@ beforeAll(async () => {
   ok(await m.cli('actions', 'plan', '--period', period, '--identity', ana));
   ok(await m.cli('actions', 'approve', '--period', period, '--all', '--identity', bruno));
   ok(await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa'));
-  ok(await m.cli('close', '--period', period, '--identity', bruno, '--allow-undecided', '--allow-open'));
+  const closed = await m.cli(
+    'close',
+    ...['--period', period, '--identity', bruno, '--allow-undecided', '--allow-open', '--email', '--dry-run', '--json'],
+  );
+  ok(closed);
+  closeEml = (JSON.parse(closed.stdout) as { report: { email: { eml: string } } }).report.email.eml;
   pack = path.join(scratch, 'pack.zip');
   ok(await m.cli('audit-pack', '--period', period, '--out', pack));
 }, 240_000);
@@ -133,6 +139,10 @@ test('verify passes on the signed month, printing every file it read and the sea
   const mail = await simpleParser(readFileSync((JSON.parse(report.stdout) as { email: { eml: string } }).email.eml));
   expect(mail.text).toContain(`Seal sha256: ${sealHash}`);
   expect(mail.text).toContain(brunoFingerprint);
+  // The email close --email sends says the same.
+  const closeMail = await simpleParser(readFileSync(closeEml));
+  expect(closeMail.text).toContain(`Seal sha256: ${sealHash}`);
+  expect(closeMail.subject).toMatch(/signed off by Bruno Costa/);
 
   // A period never reconciled has nothing to verify.
   const never = await month.cli('verify', '--period', '2023-01');
