@@ -261,7 +261,9 @@ describe('closing a month (spawned CLI)', () => {
         `changed nothing: ${period} is signed off by Ana Lima at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} -03:00 \\(America/Sao_Paulo\\): ` +
           `run \`pinrecon reopen --period ${period} --by NAME --reason TEXT\` first`,
       );
-      const decide = await pinrecon('findings', 'decide', finding!.finding_id, '--decision', 'accepted', '--by', 'Bo');
+      const decide = await pinrecon(
+        ...['findings', 'decide', finding!.finding_id, '--decision', 'accepted', '--note', 'explained', '--by', 'Bo'],
+      );
       expect(decide.code).toBe(1);
       expect(decide.stderr).toMatch(signedOff);
       const bulk = await pinrecon(
@@ -451,7 +453,8 @@ describe('closing a month (spawned CLI)', () => {
       );
       expect(bulk.code, bulk.stderr).toBe(0);
       expect((JSON.parse(bulk.stdout) as { recorded: unknown[] }).recorded).toHaveLength(findings);
-      const closed = await pinrecon('close', '--period', period, '--by', 'Ana Lima', '--json');
+      // Every finding is investigating: signed only with --allow-open (issue 28), which lists them.
+      const closed = await pinrecon('close', '--period', period, '--by', 'Ana Lima', '--allow-open', '--json');
       expect(closed.code, closed.stderr).toBe(0);
       const signoff = JSON.parse(closed.stdout) as {
         signoffId: string;
@@ -545,7 +548,7 @@ describe('closing a month (spawned CLI)', () => {
       );
 
       // Signed again: close prints the time with its zone, and every reader says the same words and time.
-      const closed = await pinrecon('close', '--period', period, '--by', 'Cy Tan', '--allow-undecided');
+      const closed = await pinrecon('close', '--period', period, '--by', 'Cy Tan', '--allow-undecided', '--allow-open');
       expect(closed.code, closed.stderr).toBe(0);
       const signedAt = new RegExp(`signed off by Cy Tan at (${zoned})`).exec(closed.stdout)?.[1];
       expect(signedAt, closed.stdout).toBeTruthy();

@@ -48,6 +48,8 @@ export async function reconciledMonth(
     extract: { landingDir: path.join(dir, 'landing') },
     reports: { outDir: path.join(dir, 'reports') },
     reconciliation: { lookupMissing: false },
+    // Limits for the simulator's currencies: approvals in a currency without one fail closed (issue 34).
+    actions: { approvalLimit: { BRL: 1000, USD: 1000 } },
     ...configOverrides,
   };
   const configFile = path.join(dir, 'pinrecon.config.json');
