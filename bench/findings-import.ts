@@ -13,6 +13,7 @@ import { Warehouse } from '../core/warehouse.js';
 import type { Output } from '../core/output.js';
 import { importDecisions } from '../pipelines/decisions/findings.js';
 import { loadReportFacts } from '../reports/report-facts.js';
+import { loadSignoffFacts } from '../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../reports/workbook.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
 
@@ -56,7 +57,11 @@ export async function run(): Promise<BenchResult> {
                                  matched, exceptions, built_at, run_id)
       VALUES ('${period}', DATE '2025-04-05', 'BRL', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ${findings}, TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench');
     `);
-    const facts = await loadReportFacts(warehouse, { period, timezone });
+    const facts = await loadReportFacts(warehouse, {
+      period,
+      timezone,
+      signoff: await loadSignoffFacts(warehouse, period, timezone),
+    });
     const file = path.join(dir, `pinrecon-${period}.xlsx`);
     await writeWorkbook(warehouse, facts, { file });
     // As before the controller decided: the workbook holds the decisions, the database none.

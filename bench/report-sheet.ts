@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadReportFacts } from '../reports/report-facts.js';
+import { loadSignoffFacts } from '../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../reports/workbook.js';
 import { Warehouse } from '../core/warehouse.js';
 import { salesInsertSql } from './generators/sales.js';
@@ -36,7 +37,11 @@ export async function run(): Promise<BenchResult> {
       ${findingsSql}
       CHECKPOINT;
     `);
-    const facts = await loadReportFacts(warehouse, { period, timezone });
+    const facts = await loadReportFacts(warehouse, {
+      period,
+      timezone,
+      signoff: await loadSignoffFacts(warehouse, period, timezone),
+    });
     const cpuBefore = process.cpuUsage();
     const { seconds, value: workbook } = await timed(() =>
       writeWorkbook(warehouse, facts, { file: path.join(dir, 'pinrecon-bench.xlsx') }),

@@ -160,11 +160,18 @@ const martTables = [
 /**
  * Reads the period's facts, all of them: what the workbook and the email say comes from here. Fails with what to
  * do when the period was never reconciled, or was reconciled as of another date than the one asked for. Each
- * fact's query is a file of `sql/report/`. `completeness`: as the job checked it (reports/signoffs.ts).
+ * fact's query is a file of `sql/report/`. `completeness`: as the job checked it (reports/signoffs.ts); `signoff`:
+ * the sign-off part of the close facts, read by the caller (pipelines/close/signoffs.ts loadSignoffFacts).
  */
 export async function loadReportFacts(
   warehouse: Warehouse,
-  options: { period: string; asOf?: string; timezone: string; completeness?: CheckedCompleteness },
+  options: {
+    period: string;
+    asOf?: string;
+    timezone: string;
+    signoff: SignoffFacts;
+    completeness?: CheckedCompleteness;
+  },
 ): Promise<ReportFacts> {
   const { period, timezone } = options;
   const state = await loadReconciledState(warehouse, options);

@@ -16,7 +16,7 @@ import { landAndLoadSales } from '../extract/lookup.js';
 import { recordRun, type PipelineRun } from '../../core/run-trace.js';
 import { actionsOf, appendEvent, changeStatus, checkPeriod, type ActionStatus, type StoredAction } from './store.js';
 import { cancelIfUnbound } from './binding.js';
-import { activeSignoff } from '../../reports/signoffs.js';
+import { activeSignoff } from '../close/signoffs.js';
 
 /** Who execute's own settling is attributed to when no --by is given. */
 export const executeActor = 'pinrecon';

@@ -12,7 +12,7 @@ import { JobError, UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import { sqlIdentifier, sqlString } from '../../core/sql.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { activeSignoff, signoffsOf, type Signoff } from '../../reports/signoffs.js';
+import { activeSignoff, signoffsOf, type Signoff } from './signoffs.js';
 import { buildManifest, type Manifest } from './manifest.js';
 import { attestationOf, attestReopen, attestSignoff, investigatingFindings } from './attest.js';
 import { sha256Hex, type Identity } from '../../core/signatures.js';

@@ -7,7 +7,7 @@
 import { JobError } from '../../core/errors.js';
 import type { Identity } from '../../core/signatures.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { activeSignoff } from '../../reports/signoffs.js';
+import { activeSignoff } from '../close/signoffs.js';
 import { recordDecisions, type RecordedDecision } from './append.js';
 import { checkRow, type Candidate, type CheckContext } from './check.js';
 import type { CurrentFinding } from './state.js';

@@ -14,7 +14,7 @@ import type { Warehouse } from '../../core/warehouse.js';
 import type { PartnerApiClient } from '../../sources/partner-api/client.js';
 import { describeClose } from '../../reports/close-facts.js';
 import { createSignedInput } from '../close/close.js';
-import { activeSignoff, signoffFacts, signoffState, type SignoffState } from '../../reports/signoffs.js';
+import { activeSignoff, signoffFacts, signoffState, type SignoffState } from '../close/signoffs.js';
 import { checkCompleteness, incompleteError, type Completeness } from '../extract/completeness.js';
 import {
   buildModels,

@@ -11,6 +11,7 @@ import type { Config } from '../../config/schema.js';
 import { composeReportEmail, deliverReportEmail, type DeliverOptions, type Delivery } from '../../reports/email.js';
 import { noLedgerOrdersWarning } from '../../reports/fact-lines.js';
 import { loadReportFacts } from '../../reports/report-facts.js';
+import { loadSignoffFacts } from '../close/signoffs.js';
 import type { WrittenSheet } from '../../reports/summary-sheet.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import { describeClose } from '../../reports/close-facts.js';
@@ -76,6 +77,7 @@ export async function writeReport(
         period: options.period,
         asOf: options.asOf,
         timezone: config.timezone,
+        signoff: await loadSignoffFacts(warehouse, options.period, config.timezone),
         completeness: options.completeness ?? (await checkCompleteness(warehouse, config, options.period)),
       });
       const closed = facts.close;

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../core/warehouse.js';
 import { loadReportFacts } from '../../reports/report-facts.js';
+import { loadSignoffFacts } from '../../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import { minimumTextPt } from '../../reports/print-layout.js';
 import { runCli } from '../support/cli.js';
@@ -62,7 +63,11 @@ describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
     const warehouse = await Warehouse.open(path.join(dir, 'demo', 'pinrecon.duckdb'), { timezone });
     try {
       const { period } = (await warehouse.one<{ period: string }>('SELECT max(period) AS period FROM recon_summary'))!;
-      const facts = await loadReportFacts(warehouse, { period, timezone });
+      const facts = await loadReportFacts(warehouse, {
+        period,
+        timezone,
+        signoff: await loadSignoffFacts(warehouse, period, timezone),
+      });
       for (const paperSize of papers) {
         await writeWorkbook(warehouse, facts, {
           file: xlsx(`summary-${paperSize}`),
@@ -74,7 +79,11 @@ describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
       warehouse.close();
     }
     fixture = await createReportFixture();
-    const facts = await loadReportFacts(fixture.warehouse, { period: fixturePeriod, timezone });
+    const facts = await loadReportFacts(fixture.warehouse, {
+      period: fixturePeriod,
+      timezone,
+      signoff: await loadSignoffFacts(fixture.warehouse, fixturePeriod, timezone),
+    });
     for (const paperSize of papers)
       await writeWorkbook(fixture.warehouse, facts, { file: xlsx(`sheets-${paperSize}`), paperSize });
 

@@ -9,6 +9,7 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportFacts } from '../../reports/report-facts.js';
+import { loadSignoffFacts } from '../../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import { createReportFixture, period, timezone, type ReportFixture } from '../support/report.js';
 import { awkwardTexts, insertAwkwardRejects } from '../support/xlsx.js';
@@ -50,7 +51,15 @@ describe.skipIf(!hasSoffice)('the workbook read by LibreOffice', () => {
     fixture = await createReportFixture();
     await insertAwkwardRejects(fixture.warehouse);
     const file = path.join(fixture.dir, 'lean.xlsx');
-    await writeWorkbook(fixture.warehouse, await loadReportFacts(fixture.warehouse, { period, timezone }), { file });
+    await writeWorkbook(
+      fixture.warehouse,
+      await loadReportFacts(fixture.warehouse, {
+        period,
+        timezone,
+        signoff: await loadSignoffFacts(fixture.warehouse, period, timezone),
+      }),
+      { file },
+    );
     const out = path.join(fixture.dir, 'csv');
     mkdirSync(out);
     const profile = `file://${path.join(fixture.dir, 'lo-profile')}`;

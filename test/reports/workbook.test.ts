@@ -11,6 +11,7 @@ import { ConsoleOutput } from '../../cli/output.js';
 import { JobError } from '../../core/errors.js';
 import { writeReport, type ReportSummary } from '../../pipelines/report/report.js';
 import { loadReportFacts } from '../../reports/report-facts.js';
+import { loadSignoffFacts } from '../../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import {
   asOf,
@@ -236,7 +237,11 @@ describe('report workbook', () => {
   });
 
   it('continues a sheet longer than the row cap on numbered sheets, and the Summary says so', async () => {
-    const facts = await loadReportFacts(fixture.warehouse, { period, timezone });
+    const facts = await loadReportFacts(fixture.warehouse, {
+      period,
+      timezone,
+      signoff: await loadSignoffFacts(fixture.warehouse, period, timezone),
+    });
     const file = path.join(fixture.dir, 'capped.xlsx');
     const result = await writeWorkbook(fixture.warehouse, facts, { file, maxRowsPerSheet: 3 });
     const capped = await readWorkbook(file);
@@ -266,7 +271,11 @@ describe('report workbook', () => {
       `INSERT INTO ledger_rejects SELECT source_file, 99, 'too long', repeat('z', 40000), file_hash, run_id FROM ledger_rejects LIMIT 1`,
     );
     try {
-      const facts = await loadReportFacts(fixture.warehouse, { period, timezone });
+      const facts = await loadReportFacts(fixture.warehouse, {
+        period,
+        timezone,
+        signoff: await loadSignoffFacts(fixture.warehouse, period, timezone),
+      });
       const file = path.join(fixture.dir, 'long-cell.xlsx');
       await writeWorkbook(fixture.warehouse, facts, { file });
       const texts = (sheet(await readWorkbook(file), 'Ledger rejects').getSheetValues() as unknown[][])
@@ -281,7 +290,11 @@ describe('report workbook', () => {
   });
 
   it('writes the same cells for the same data; only the generation time differs', async () => {
-    const facts = await loadReportFacts(fixture.warehouse, { period, timezone });
+    const facts = await loadReportFacts(fixture.warehouse, {
+      period,
+      timezone,
+      signoff: await loadSignoffFacts(fixture.warehouse, period, timezone),
+    });
     const cells = async (file: string, generatedAt: Date) => {
       await writeWorkbook(fixture.warehouse, facts, { file, generatedAt });
       const read = await readWorkbook(file);

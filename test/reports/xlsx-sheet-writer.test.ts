@@ -8,6 +8,7 @@
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportFacts } from '../../reports/report-facts.js';
+import { loadSignoffFacts } from '../../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import { maxCellCharacters } from '../../core/text-safety.js';
 import { columnLetters, inlineStringXml } from '../../reports/xlsx-sheet-writer.js';
@@ -57,7 +58,15 @@ describe('detail sheets written by the lean writer, read back with exceljs', () 
     fixture = await createReportFixture();
     await insertAwkwardRejects(fixture.warehouse);
     file = `${fixture.dir}/lean.xlsx`;
-    await writeWorkbook(fixture.warehouse, await loadReportFacts(fixture.warehouse, { period, timezone }), { file });
+    await writeWorkbook(
+      fixture.warehouse,
+      await loadReportFacts(fixture.warehouse, {
+        period,
+        timezone,
+        signoff: await loadSignoffFacts(fixture.warehouse, period, timezone),
+      }),
+      { file },
+    );
     workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(file);
   });

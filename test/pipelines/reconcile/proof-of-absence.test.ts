@@ -18,6 +18,7 @@ import { planModels, readersOf } from '../../../core/model-runner.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
 import { capturingOutput } from '../../support/reconcile.js';
 import { loadReportFacts } from '../../../reports/report-facts.js';
+import { loadSignoffFacts } from '../../../pipelines/close/signoffs.js';
 import { generateLedger, type LedgerPlant } from '../../../doubles/simulator/ledger-generator.js';
 import type { SimulatedSale } from '../../../doubles/simulator/sale-generator.js';
 import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
@@ -101,7 +102,11 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
         `select exception_type as t, trim(partner_reference) as r, proof from recon_exceptions where period = $1 order by all`,
         [period],
       );
-      const facts = await loadReportFacts(warehouse, { period, timezone });
+      const facts = await loadReportFacts(warehouse, {
+        period,
+        timezone,
+        signoff: await loadSignoffFacts(warehouse, period, timezone),
+      });
       return {
         summary,
         findings,
