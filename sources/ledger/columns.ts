@@ -116,9 +116,14 @@ function missingColumn(
   const undecodable = headers.some((h) => h.includes('\uFFFD'))
     ? ' Some headers hold undecodable bytes: is the file Latin-1 or Windows-1252? Set ledger.encoding or pass --encoding.'
     : '';
-  const found = headers.length > 0 ? headers.map((h) => `"${h}"`).join(', ') : '(none)';
+  // Issue 34: the headers are not quoted. A ledger's content never goes into a message (nor pipeline_runs.error,
+  // nor an alert): a wrong path could name a private file whose first line would be printed and stored.
+  const found =
+    headers.length > 0
+      ? `The header row has ${headers.length} column${headers.length === 1 ? '' : 's'} (not quoted: open the file to see them).`
+      : 'The file has no header row.';
   return new ConfigError(
-    `${file}: no column for ${column}: looked for ${lookedFor}. Headers found: ${found}.${undecodable} Map it in the config, e.g. "ledger": { "columns": { "${column}": "<header in the file>" } }${otherCause ? `, or ${otherCause}` : ''}.`,
+    `${file}: no column for ${column}: looked for ${lookedFor}. ${found}${undecodable} Map it in the config, e.g. "ledger": { "columns": { "${column}": "<header in the file>" } }${otherCause ? `, or ${otherCause}` : ''}.`,
     undefined,
     `ledger.columns.${column}`,
   );

@@ -160,6 +160,23 @@ describe('file modes', () => {
     symlinkSync(real, linked);
     const read = await runCli(['ledger', 'import', linked, '--config', followed.config], { cwd: followed.dir });
     expect(read.code, read.stderr).toBe(0);
+
+    // Followed on purpose to a file that is no ledger: refused without quoting its first line, on the console
+    // or in pipeline_runs.error (which the snapshot shows analysts).
+    const wrong = path.join(followed.dir, 'wrong.csv');
+    symlinkSync(privateFile, wrong);
+    const refusedContent = await runCli(['ledger', 'import', wrong, '--config', followed.config], {
+      cwd: followed.dir,
+    });
+    expect(refusedContent.code).toBe(2);
+    expect(refusedContent.stderr).toContain('no column for partner_reference');
+    expect(refusedContent.stderr + refusedContent.stdout).not.toContain('SECRET-FIRST-LINE');
+    const runs = await runCli(
+      ['query', "select coalesce(string_agg(error, ' | '), '') as errors from pipeline_runs", '--format', 'csv'],
+      { cwd: followed.dir, env: { PINRECON_CONFIG: followed.config } },
+    );
+    expect(runs.code, runs.stderr).toBe(0);
+    expect(runs.stdout).not.toContain('SECRET-FIRST-LINE');
   });
 
   it('removes the temporaries a killed run left, and only those', async () => {

@@ -94,7 +94,7 @@ describe('pinrecon ledger import (CLI)', () => {
       const result = await cli(['ledger', 'import', file], dir.dir);
       expect(result.code).toBe(2);
       expect(result.stderr).toMatch(
-        /no column for partner_reference.*Headers found: "reference;product".*ledger.delimiter/,
+        /no column for partner_reference.*The header row has 1 column \(not quoted: open the file to see them\).*ledger.delimiter/,
       );
       const badOption = await cli(['ledger', 'import', file, '--encoding', 'ebcdic'], dir.dir);
       expect(badOption.code).toBe(2);
