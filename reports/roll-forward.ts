@@ -1,7 +1,8 @@
 /**
  * The Summary's roll-forward per currency (issue 15): open findings at the previous reconciliation of the period
  * + new − cleared − written off (+ remeasured amounts) = open now, with the check that must be zero (the data
- * test sql/tests/roll_forward_adds_up.sql fails the reconcile otherwise). Read from recon_roll_forward.
+ * test sql/tests/roll_forward_adds_up.sql fails the reconcile otherwise). Read from recon_roll_forward, with the
+ * write-offs decided since that reconcile counted in (sql/report/roll_forward.sql, issue 30).
  */
 import type ExcelJS from 'exceljs';
 import { sqlText } from '../core/paths.js';
@@ -72,7 +73,8 @@ export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollFo
   pen.line(
     'Open = not decided write_off. From the previous reconciliation of the period to this one (on the first, nothing was open before). ' +
       'Open at start + new − cleared − written off (+ remeasured amounts) = open at end; ' +
-      'the check must be 0 (a reconcile whose check is not 0 fails). Amounts: the cost bridge effect.',
+      'the check must be 0 (a reconcile whose check is not 0 fails). Written off counts the decisions, also those ' +
+      'recorded since the reconcile. Amounts: the cost bridge effect, as in the decisions table (keys’ exposure apart).',
   );
   const measures: [string, (r: RollForwardLine) => [number | null, Decimal]][] = [
     ['Open at start', (r) => [r.openAtStart, r.openAtStartAmount]],
