@@ -2,6 +2,7 @@
  * The workbook's Summary sheet: the header and sign-off state, then one section each for extraction, ledger,
  * totals, bridge, decisions, findings by type, aging and the sheets written. Written by workbook.ts.
  */
+import { unattestedNotice } from '../core/signatures.js';
 import type ExcelJS from 'exceljs';
 import { formatCount, formatFileSize, localTextDate } from './formats.js';
 import { describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
@@ -123,6 +124,10 @@ function writeSummaryHeader(
 function writeSignoffSection({ note }: SummaryPen, { facts }: SummaryContext): void {
   if (facts.close.status === 'changed_since_signoff')
     note('The findings new, cleared or changed since the sign-off are on the sheet Changed since sign-off.');
+  // Who vouches for the signer's name, in plain words (issue 28).
+  const seal = facts.close.status === 'unsigned' ? undefined : facts.close.seal;
+  if (seal?.signerKeySha256) note(`Sign-off signed with the key whose sha256 is ${seal.signerKeySha256}`);
+  else if (seal) note(`Sign-off: ${unattestedNotice}`);
 }
 
 /** When and from what the data was extracted: the last fetch, the windows and the runs behind them. */
