@@ -10,6 +10,7 @@ import path from 'node:path';
 import { JobError, outOfMemoryHint } from './errors.js';
 import { maskPin } from './masking.js';
 import { formatTable, type Output } from './output.js';
+import { documentMarts } from './mart-docs.js';
 import { sqlDir } from './paths.js';
 import { sqlIdentifier } from './sql.js';
 import type { Warehouse } from './warehouse.js';
@@ -251,6 +252,12 @@ export async function publishMarts(
       }
     }
   });
+  // Issue 31: each mart and column described in the database from its .yml, JSON columns typed JSON.
+  await documentMarts(
+    warehouse,
+    database,
+    models.filter((m) => m.layer === 'marts'),
+  );
 }
 
 /** Drops the models' temporary tables and views and the named inputs; never fails (it runs after a failure too). */
