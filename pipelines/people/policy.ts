@@ -56,3 +56,23 @@ export function aboveLimit(amount: string | null, limit: number): boolean {
   };
   return scaled(amount ?? '0') > scaled(limit.toFixed(4));
 }
+
+/** A policy approvals of a period were made under, with how many (what `verify` and the audit pack list). */
+export interface PolicyUsed {
+  policySha256: string;
+  /** The policy's canonical JSON (null when approval_policies lost it: itself a finding). */
+  policy: string | null;
+  approvals: number;
+}
+
+/** The approval policies the period's approval events record, most used first (issue 34 item 4). */
+export async function policiesUsed(warehouse: Warehouse, period: string): Promise<PolicyUsed[]> {
+  const rows = await warehouse.all<{ policy_sha256: string; policy: string | null; approvals: string }>(
+    `SELECT e.policy_sha256, any_value(p.policy) AS policy, count(*)::VARCHAR AS approvals
+     FROM recon_action_events e LEFT JOIN approval_policies p USING (policy_sha256)
+     WHERE e.period = $1 AND e.to_status = 'approved' AND e.policy_sha256 IS NOT NULL
+     GROUP BY e.policy_sha256 ORDER BY count(*) DESC, e.policy_sha256`,
+    [period],
+  );
+  return rows.map((r) => ({ policySha256: r.policy_sha256, policy: r.policy, approvals: Number(r.approvals) }));
+}

@@ -26,7 +26,7 @@ import { approveActions } from '../../../pipelines/actions/approve.js';
 import { planActions } from '../../../pipelines/actions/plan.js';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
 import { resolveActor } from '../../../pipelines/people/actor.js';
-import { approvalPolicy } from '../../../pipelines/people/policy.js';
+import { approvalPolicy, policiesUsed } from '../../../pipelines/people/policy.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
 import {
   asOf,
@@ -119,6 +119,10 @@ test('limits: above the limit, and in a currency with no limit, only actions.app
   expect(events.map((e) => e.policy_sha256)).toEqual([policy.sha256, policy.sha256]);
   const stored = await f.warehouse.one<{ policy: string }>('SELECT policy FROM approval_policies');
   expect(JSON.parse(stored!.policy)).toMatchObject({ approvalLimit: { BRL: 5 }, approvers: ['chief'] });
+  // What verify and the audit pack list: the policies the period's approvals were made under.
+  expect(await policiesUsed(f.warehouse, period)).toEqual([
+    { policySha256: policy.sha256, policy: policy.json, approvals: 2 },
+  ]);
 });
 
 test('gates: write_off and accepted need a note; timing needs a clear-by date not in the past', async () => {
