@@ -122,7 +122,7 @@ export interface ReconcileSummary {
  * `recon_exceptions_signed` (pipelines/close/close.ts); `cur_recon_decisions` and `cfg_suggest`: decision-inputs.ts;
  * `earlier_findings`: carried-inputs.ts.
  */
-const inputTables = [
+export const inputTables = [
   'cfg_params',
   'cfg_status_map',
   'cfg_exception_types',
@@ -228,7 +228,7 @@ export async function reconcile(
   );
 }
 
-interface RunParams {
+export interface RunParams {
   period: string;
   asOf: string;
   runId: string;
@@ -239,7 +239,7 @@ interface RunParams {
 }
 
 /** The runner's inputs, declared with their columns in `sql/inputs/<table>.sql` (model-runner.ts declareInput), then filled. */
-async function createInputs(warehouse: Warehouse, config: Config, database: string, p: RunParams): Promise<void> {
+export async function createInputs(warehouse: Warehouse, config: Config, database: string, p: RunParams): Promise<void> {
   const r = config.reconciliation;
   await declareInput(warehouse, 'cfg_params');
   await warehouse.run(
