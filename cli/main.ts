@@ -36,6 +36,7 @@ const commandModules: Record<string, () => Promise<Register[]>> = {
   demo: async () => [(await import('./commands/demo.js')).registerDemo],
   keys: async () => [(await import('./commands/keys.js')).registerKeys],
   config: async () => [(await import('./commands/config.js')).registerConfig],
+  test: async () => [(await import('./commands/test.js')).registerTest],
   identity: async () => [(await import('./commands/identity.js')).registerIdentity],
 };
 

@@ -1,0 +1,55 @@
+/**
+ * `pinrecon test --period P [--as-of D]`: the data tests of sql/tests alone, against the period's models built as
+ * reconcile builds them, nothing published (pipelines/analysts/data-tests.ts); exit 1 naming each failed test.
+ */
+import type { Command } from 'commander';
+import { existsSync } from 'node:fs';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
+import { JobError } from '../../core/errors.js';
+import { lockedByAnotherProcess, Warehouse } from '../../core/warehouse.js';
+import { openForReading } from '../../pipelines/analysts/query.js';
+import { action, type GlobalOptions, parseDateOption, parsePeriodOption, withGlobalOptions } from '../context.js';
+
+interface TestOptions extends GlobalOptions {
+  period?: string;
+  asOf?: string;
+}
+
+export function registerTest(program: Command): void {
+  withGlobalOptions(
+    program
+      .command('test')
+      .description("run the data tests (sql/tests) on a period's models, publishing nothing")
+      .requiredOption('--period <YYYY-MM>', 'the period (or previous, current)')
+      .option('--as-of <YYYY-MM-DD>', "build as of this date (default: the period's last reconcile's)"),
+  ).action(
+    action<TestOptions, []>(async ({ config, output }, options) => {
+      const period = parsePeriodOption(options.period);
+      const asOf = parseDateOption(options.asOf, '--as-of');
+      if (!existsSync(config.database)) {
+        throw new JobError(`There is no database at ${config.database} yet.`, 'Run pinrecon run or reconcile first.');
+      }
+      // Read-only: the database itself, or its snapshot while a job holds it (never waiting for the job).
+      let warehouse: Warehouse;
+      try {
+        warehouse = await Warehouse.open(config.database, warehouseSettings(config, { readOnly: true }));
+      } catch (error) {
+        if (!lockedByAnotherProcess(error)) throw error;
+        warehouse = await openForReading(config, output);
+      }
+      try {
+        const { testPeriod } = await import('../../pipelines/analysts/data-tests.js');
+        const summary = await testPeriod(warehouse, config, { period, ...(asOf ? { asOf } : {}) }, output);
+        output.result(
+          [
+            `data tests of ${period} (as of ${summary.asOf}): ${summary.tests.length} passed`,
+            ...summary.tests.map((t) => `  ok  ${t.name}`),
+          ].join('\n'),
+        );
+        output.document({ ok: true, ...summary });
+      } finally {
+        warehouse.close();
+      }
+    }),
+  );
+}
