@@ -65,7 +65,8 @@ export async function writeAuditPack(
   return recordRun(warehouse, 'audit-pack', { period, out: options.out }, async (run) => {
     const verifier = (await import(pathToFileURL(auditVerifierPath()).href)) as PackVerifier;
     const signoff = await warehouse.one<Row>(
-      `SELECT signoff_id, seal, seal_signature, manifest, content_sha256 FROM period_signoffs WHERE period = $1
+      `SELECT signoff_id, seal, seal_signature, manifest, content_sha256, signer_key_sha256,
+              reopen_signer_key_sha256 FROM period_signoffs WHERE period = $1
        ORDER BY reopened_at IS NULL DESC, signed_at DESC LIMIT 1`,
       [period],
     );
@@ -99,7 +100,8 @@ export async function writeAuditPack(
       )
     ).map((a) => ({ ...a, row_sha256: verifier.actionChecksum(a) }));
     const findings = await signedFindings(warehouse, signoff.signoff_id!, signoff.content_sha256!, verifier);
-    const keys = signersOf([...decisions, ...events, signoff], options.keys, period);
+    const reopen = { signer_key_sha256: signoff.reopen_signer_key_sha256 ?? null };
+    const keys = signersOf([...decisions, ...events, signoff, reopen], options.keys, period);
 
     const csv = (columns: string[], rows: Row[]) =>
       verifier.csvText(

@@ -12,77 +12,25 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const members = [
-  'seal.json',
-  'seal.sig',
-  'public-keys.pem',
-  'decisions.csv',
-  'actions.csv',
-  'action-events.csv',
-  'findings.csv',
-  'manifest.json',
-  'README.txt',
-  'verify.mjs',
+  'seal.json', 'seal.sig', 'public-keys.pem', 'decisions.csv', 'actions.csv', 'action-events.csv', 'findings.csv',
+  'manifest.json', 'README.txt', 'verify.mjs',
 ];
 
 export const decisionColumns = [
-  'period',
-  'chain_position',
-  'finding_id',
-  'decision',
-  'note',
-  'owner',
-  'expected_clear_by',
-  'decided_by',
-  'decided_at',
-  'source',
-  'prev_sha256',
-  'row_sha256',
-  'signature',
-  'signer_key_sha256',
-  'superseded_at',
+  'period', 'chain_position', 'finding_id', 'decision', 'note', 'owner', 'expected_clear_by', 'decided_by',
+  'decided_at', 'source', 'prev_sha256', 'row_sha256', 'signature', 'signer_key_sha256', 'superseded_at',
 ];
 export const eventColumns = [
-  'period',
-  'chain_position',
-  'action_id',
-  'at',
-  'by',
-  'from_status',
-  'to_status',
-  'detail',
-  'policy_sha256',
-  'prev_sha256',
-  'row_sha256',
-  'signature',
-  'signer_key_sha256',
+  'period', 'chain_position', 'action_id', 'at', 'by', 'from_status', 'to_status', 'detail', 'policy_sha256',
+  'prev_sha256', 'row_sha256', 'signature', 'signer_key_sha256',
 ];
 export const actionColumns = [
-  'action_id',
-  'period',
-  'finding_id',
-  'kind',
-  'transaction_id',
-  'partner_reference',
-  'amount',
-  'currency_code',
-  'status',
-  'decision',
-  'decided_by',
-  'decision_sha256',
-  'proposed_by',
-  'approved_by',
-  'row_sha256',
+  'action_id', 'period', 'finding_id', 'kind', 'transaction_id', 'partner_reference', 'amount', 'currency_code',
+  'status', 'decision', 'decided_by', 'decision_sha256', 'proposed_by', 'approved_by', 'row_sha256',
 ];
 export const findingColumns = [
-  'finding_id',
-  'exception_type',
-  'partner_reference',
-  'transaction_id',
-  'currency_code',
-  'difference',
-  'decision',
-  'decision_note',
-  'signed_json',
+  'finding_id', 'exception_type', 'partner_reference', 'transaction_id', 'currency_code', 'difference', 'decision',
+  'decision_note', 'signed_json',
 ];
 
 /** The first thing that does not hold: the member, where in it, and why. */
@@ -171,36 +119,12 @@ export function sealCanonical(seal) {
   });
 }
 
-const decisionCanonical = (r) =>
-  JSON.stringify([
-    'pinrecon.decision.v1',
-    r.period,
-    Number(r.chain_position),
-    r.finding_id,
-    r.decision,
-    r.note,
-    r.owner,
-    r.expected_clear_by,
-    r.decided_by,
-    r.decided_at,
-    r.source,
-    r.prev_sha256,
-  ]);
-
-const eventCanonical = (r) =>
-  JSON.stringify([
-    'pinrecon.action_event.v1',
-    r.period,
-    Number(r.chain_position),
-    r.action_id,
-    r.at,
-    r.by,
-    r.from_status,
-    r.to_status,
-    r.detail,
-    r.policy_sha256,
-    r.prev_sha256,
-  ]);
+/** A chain row's canonical form (core/decision-chain.ts, core/action-event-chain.ts): the columns before row_sha256. */
+const canonicalOf = (version, columns) => (r) =>
+  JSON.stringify([version, ...columns.slice(0, columns.indexOf('row_sha256')).map((c) =>
+    c === 'chain_position' ? Number(r[c]) : r[c])]);
+const decisionCanonical = canonicalOf('pinrecon.decision.v1', decisionColumns);
+const eventCanonical = canonicalOf('pinrecon.action_event.v1', eventColumns);
 
 /** The checksum of an actions.csv row: sha256 of the JSON array of its other fields (not a signature). */
 export const actionChecksum = (row) => sha256(JSON.stringify(actionColumns.slice(0, -1).map((c) => row[c] ?? null)));
@@ -334,6 +258,12 @@ export function verifyPack(dir, self) {
     );
   if (signature !== '' && !sealKey)
     throw new Failure('seal.sig', '', 'it does not verify seal.json with any key of public-keys.pem: it was changed');
+  if (sealKey && !sealKey.name.startsWith('(key ') && sealKey.name !== seal.signed_by)
+    throw new Failure(
+      'public-keys.pem',
+      `key ${sealKey.fingerprint}`,
+      `labelled ${sealKey.name}, but the seal it signed names ${seal.signed_by}`,
+    );
   const manifestSha256 = sha256(readFileSync(path.join(dir, 'manifest.json')));
   if (manifestSha256 !== seal.manifest_sha256)
     throw new Failure(
@@ -364,14 +294,8 @@ export function verifyPack(dir, self) {
   for (const [index, row] of decisions.entries())
     if (row.period !== seal.period)
       throw new Failure('decisions.csv', `row ${index + 1}`, `period ${row.period}, not ${seal.period}`);
-  checkChain(
-    'decisions.csv',
-    decisions,
-    keys,
-    decisionCanonical,
-    (r) => r.decided_by,
-    () => true,
-  );
+  // Names typed (no seal signature): nothing had a key to sign with; the seal.sig failure comes last.
+  checkChain('decisions.csv', decisions, keys, decisionCanonical, (r) => r.decided_by, () => signature !== '');
   // superseded_at is filled later, so it is not hashed: it must be the decided_at of the finding's next decision.
   const next = new Map();
   for (let index = decisions.length - 1; index >= 0; index--) {
@@ -387,14 +311,8 @@ export function verifyPack(dir, self) {
   headInChain('decisions.csv', decisions, seal.decision_chain_head);
 
   const events = table(dir, 'action-events.csv', eventColumns);
-  checkChain(
-    'action-events.csv',
-    events,
-    keys,
-    eventCanonical,
-    (r) => r.by,
-    (r) => r.to_status === 'approved',
-  );
+  const approval = (r) => signature !== '' && r.to_status === 'approved';
+  checkChain('action-events.csv', events, keys, eventCanonical, (r) => r.by, approval);
   headInChain('action-events.csv', events, seal.action_event_chain_head);
 
   const byHash = new Map(decisions.map((d) => [d.row_sha256, d]));

@@ -276,6 +276,8 @@ function checkSeal(
     fail(`it is signed by a key that is not registered (fingerprint ${signoff.signer_key_sha256 ?? 'missing'})`);
   else if (!verifyCanonical(key.publicKeyPem, signoff.seal, signoff.seal_signature))
     fail(`its signature does not verify with the key of ${key.name ?? key.fingerprint}: the seal was rewritten`);
+  else if (key.name !== null && !sameName(key.name, seal.signed_by))
+    fail(`it names ${seal.signed_by} as the signer, but it is signed with the key of ${key.name}`);
 }
 
 /** The sign-off row's signature and, when reopened, the reopen's (pipelines/close/attest.ts's canonical forms). */

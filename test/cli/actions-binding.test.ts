@@ -5,8 +5,10 @@
  * with a re-decision before the re-run leaves nothing done against the new decision; a signed-off period is
  * executed only with --after-signoff, and the next report says it changed since the sign-off because of it.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import JSZip from 'jszip';
 import { simpleParser } from 'mailparser';
 import { afterEach, expect, test } from 'vitest';
 import { cliPath } from '../support/cli.js';
@@ -165,4 +167,20 @@ test('a signed-off period: execute refused without --after-signoff; with it, the
   const text = `${mail.subject}\n${mail.text}`;
   expect(text, text).toMatch(/changed since sign-off by Carla Dias/);
   expect(text).toMatch(new RegExp(`${actions.size} action\\(s\\) carried out after the sign-off`));
+
+  // Names typed (no people configured): verify passes and says so; the audit pack's verify.mjs checks everything
+  // else, then exits 1 because nothing was signed with a key.
+  const verified = await m.cli('verify', '--period', period);
+  ok(verified);
+  expect(verified.stdout).toMatch(/names typed, not attested/);
+  const zipFile = path.join(m.dir, 'pack.zip');
+  ok(await m.cli('audit-pack', '--period', period, '--out', zipFile));
+  const unzipped = path.join(m.dir, 'pack');
+  mkdirSync(unzipped);
+  const zip = await JSZip.loadAsync(readFileSync(zipFile));
+  for (const [name, entry] of Object.entries(zip.files))
+    writeFileSync(path.join(unzipped, name), await entry.async('nodebuffer'));
+  const checked = spawnSync(process.execPath, ['verify.mjs'], { cwd: unzipped, encoding: 'utf8' });
+  expect(checked.status).toBe(1);
+  expect(checked.stderr).toMatch(/^FAIL seal\.sig: empty: .*names typed, not attested/);
 });
