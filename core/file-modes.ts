@@ -22,6 +22,7 @@ import {
   rmSync,
   unlinkSync,
 } from 'node:fs';
+import type { Stats } from 'node:fs';
 import path from 'node:path';
 
 /** Group and others get nothing: files come out 0600 (0666 & ~077), folders 0700. */
@@ -139,6 +140,24 @@ export function copyThroughTemporary(source: string, target: string, access: Fil
   }
 }
 
+/**
+ * Lets `gid` pass through `folder` to a file it may read (the snapshot beside the database): group search (x)
+ * only, not listing, and only on a folder of this account; returns whether it changed anything. Issue 31: a
+ * 0640 snapshot inside a 0700 folder was out of the analysts' reach.
+ */
+export function letGroupThrough(folder: string, gid: number): boolean {
+  const fd = openSync(folder, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    const stat = fstatSync(fd);
+    if (stat.uid !== process.getuid?.() || (stat.gid === gid && (stat.mode & 0o010) !== 0)) return false;
+    if (stat.gid !== gid) fchownSync(fd, -1, gid);
+    fchmodSync(fd, (stat.mode & 0o7777) | 0o010);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Whether a process of that id is running (signal 0 checks without sending anything). */
 function processAlive(pid: number): boolean {
   try {
@@ -201,7 +220,7 @@ export function looksLikeDuckDb(file: string): boolean | undefined {
  * Links, folders and other accounts' files are never touched.
  */
 export function keepPrivate(file: string, warn: (message: string) => void): number | undefined {
-  const stat = lstatSync(file, { throwIfNoEntry: false });
+  const stat = statUnlessClosed(file);
   if (!stat?.isFile() || stat.uid !== process.getuid?.() || (stat.mode & 0o077) === 0) return undefined;
   try {
     setAccess(file, privateAccess);
@@ -211,5 +230,15 @@ export function keepPrivate(file: string, warn: (message: string) => void): numb
       `${file} is readable by others (mode ${octalMode(stat.mode)}) and could not be made private: ${(error as Error).message}. Run: chmod 600 ${file}`,
     );
     return undefined;
+  }
+}
+
+/** A file's lstat, or undefined when it is absent or behind a folder closed to this account (an analyst's). */
+function statUnlessClosed(file: string): Stats | undefined {
+  try {
+    return lstatSync(file, { throwIfNoEntry: false });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EACCES') return undefined;
+    throw error;
   }
 }

@@ -11,7 +11,7 @@ import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { schemaMigrations } from './schema-migrations.js';
 import type { Params, Row, SchemaMigration, SqlSession } from './sql-session.js';
 import { isOutOfMemory, JobError } from './errors.js';
-import { copyThroughTemporary, type FileAccess, privateAccess } from './file-modes.js';
+import { copyThroughTemporary, type FileAccess, letGroupThrough, privateAccess } from './file-modes.js';
 import { recordSettings } from './pinrecon-settings.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
@@ -322,7 +322,9 @@ export function snapshotPath(database: string): string {
 export async function publishSnapshot(warehouse: Warehouse, access: FileAccess = privateAccess): Promise<string> {
   const target = snapshotPath(warehouse.path);
   await warehouse.run('CHECKPOINT');
-  // Issue 31: written with the access analysts.group asks for; issue 34: through an exclusive temporary.
+  // Issue 31: written with the access analysts.group asks for, its folder passable by that group; issue 34:
+  // through an exclusive temporary.
+  if (access.gid !== undefined) letGroupThrough(path.dirname(path.resolve(target)), access.gid);
   copyThroughTemporary(warehouse.path, target, access);
   return target;
 }

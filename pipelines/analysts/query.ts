@@ -5,6 +5,7 @@
  * (external access off, configuration locked). The rules: docs/ARCHITECTURE.md, "Design notes by module".
  */
 import { accessSync, constants, existsSync, statSync } from 'node:fs';
+import path from 'node:path';
 import type { DuckDBPreparedStatement, DuckDBResult } from '@duckdb/node-api';
 import type { Config } from '../../config/schema.js';
 import { JobError, UsageError } from '../../core/errors.js';
@@ -50,6 +51,9 @@ export async function openForReading(
   options: { live?: boolean } = {},
 ): Promise<Warehouse> {
   const snapshot = snapshotPath(config.database);
+  // Another account: without analysts.group the database's folder is closed to it (it would look absent).
+  if (!reachable(path.dirname(path.resolve(snapshot))))
+    throw notShared(snapshot, 'its folder is closed to this account');
   const hasSnapshot = existsSync(snapshot);
   if (!existsSync(config.database) && (options.live || !hasSnapshot)) {
     throw new JobError(
@@ -59,12 +63,7 @@ export async function openForReading(
   }
   if (hasSnapshot && !options.live) {
     const published = statSync(snapshot).mtime;
-    if (!readable(snapshot)) {
-      throw new JobError(
-        `The snapshot ${snapshot} is not readable by this account (mode ${octalMode(statSync(snapshot).mode)}).`,
-        `The account that runs pinrecon's jobs shares it by setting analysts.group in its config to a Unix group you are in; the next job writes it 0640 with that group.`,
-      );
-    }
+    if (!readable(snapshot)) throw notShared(snapshot, `mode ${octalMode(statSync(snapshot).mode)}`);
     output.info(
       `reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job; ${sharing(config, snapshot)}`,
     );
@@ -113,6 +112,24 @@ function readable(file: string): boolean {
   } catch {
     return false;
   }
+}
+
+/** Whether this account may pass through `folder` (a missing one is said as missing later). */
+function reachable(folder: string): boolean {
+  try {
+    accessSync(folder, constants.X_OK);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code !== 'EACCES';
+  }
+}
+
+/** The snapshot is private to the account running the jobs: say how it is shared (issue 31). */
+function notShared(snapshot: string, why: string): JobError {
+  return new JobError(
+    `The snapshot ${snapshot} is not readable by this account (${why}).`,
+    `The account that runs pinrecon's jobs shares it by setting analysts.group in its config to a Unix group you are in; the next job writes it 0640 with that group and lets the group through its folder.`,
+  );
 }
 
 /** Who else may read the snapshot, and how to share it (issue 31: analysts on other Unix accounts). */

@@ -11,13 +11,14 @@ import {
   mkdirSync,
   mkdtempSync,
   readFileSync,
+  rmSync,
   statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../support/cli.js';
 
 const mode = (file: string) => statSync(file).mode & 0o777;
@@ -123,6 +124,43 @@ describe('file modes', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('analysts.group: there is no group "no-such-group-pinrecon"');
   });
+
+  it.skipIf(process.getuid?.() !== 0)(
+    'lets an analyst on another account query a shared snapshot, and tells one who may not how to share (needs root)',
+    async () => {
+      // Under /tmp itself: the tests' temporary root is private to root.
+      const dir = mkdtempSync('/tmp/pinrecon-analyst-');
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+      chmodSync(dir, 0o755);
+      const ledger = path.join(dir, 'ledger.csv');
+      writeFileSync(ledger, ledgerText, { mode: 0o644 });
+      const configOf = (extra: Record<string, unknown>, name: string) => {
+        const file = path.join(dir, name);
+        writeFileSync(file, JSON.stringify({ database: `${name}-data/pinrecon.duckdb`, ...extra }), { mode: 0o644 });
+        chmodSync(file, 0o644);
+        return file;
+      };
+      const shared = configOf({ analysts: { group: 'nogroup' } }, 'shared.json');
+      const unshared = configOf({}, 'private.json');
+      for (const config of [shared, unshared])
+        expect((await runCli(['ledger', 'import', ledger, '--config', config], { cwd: dir })).code).toBe(0);
+      // The analyst: another user (nobody), in the group (nogroup), with no home.
+      const asAnalyst = (config: string) =>
+        runCli(['query', 'select count(*) as lines from ledger', '--format', 'csv', '--config', config], {
+          cwd: dir,
+          env: { HOME: '/nonexistent' },
+          as: { uid: 65534, gid: 65534 },
+        });
+      const reads = await asAnalyst(shared);
+      expect(reads.code, reads.stderr).toBe(0);
+      expect(reads.stdout).toBe('lines\n1\n');
+      expect(mode(path.join(dir, 'shared.json-data'))).toBe(0o710);
+      const refused = await asAnalyst(unshared);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toContain('is not readable by this account');
+      expect(refused.stderr).toContain('setting analysts.group');
+    },
+  );
 
   it('refuses a database that is not a DuckDB file without touching it or the key beside it', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-modes-'));

@@ -15,6 +15,8 @@ export interface CliOptions {
   cwd?: string;
   /** Set over this process's environment; a variable set to `undefined` is left out. */
   env?: NodeJS.ProcessEnv;
+  /** Run as another user and group (the test must be root): an analyst's account. */
+  as?: { uid: number; gid: number };
 }
 
 export interface CliResult {
@@ -40,6 +42,7 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
     cwd: options.cwd,
     env: { ...process.env, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.as && { uid: options.as.uid, gid: options.as.gid }),
   });
   let stdout = '';
   let stderr = '';
