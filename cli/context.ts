@@ -2,9 +2,11 @@
  * What every command shares: the global options (--config, --json), loading the configuration, and
  * turning errors into a clear message and the exit code of interface.md (0 ok, 1 job failed, 2 usage/config).
  */
+import path from 'node:path';
 import type { Command } from 'commander';
 import { ConfigError, exitCodeFor, JobError, UsageError } from '../core/errors.js';
 import { redactRememberedSecrets } from '../core/secret-redaction.js';
+import { keepBodiesIn } from '../core/debug-bodies.js';
 import { loadConfig, type LoadedConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { publishSnapshot, Warehouse } from '../core/warehouse.js';
@@ -24,6 +26,7 @@ export interface GlobalOptions {
   config?: string;
   json?: boolean;
   logFormat?: string;
+  debug?: boolean;
 }
 
 /** Adds the options every command takes. */
@@ -37,7 +40,8 @@ export function withGlobalOptions(command: Command): Command {
     .option(
       '--log-format <format>',
       'stderr lines as "text" (timestamped off a terminal) or "json" (one object a line)',
-    );
+    )
+    .option('--debug', "keep remote servers' whole error answers in a private file (0600) beside the database");
 }
 
 /**
@@ -63,6 +67,12 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
       // Which config a command ran with is never a guess (issue 31).
       output.info(`config: ${describeConfigSource(loaded)}`);
       protectOwnedFiles(loaded.config, output);
+      // Issue 34: errors say only a body's size and digest; --debug keeps the bodies themselves, privately.
+      if (options.debug) {
+        const file = path.join(path.dirname(loaded.config.database), `pinrecon-debug-${process.pid}.log`);
+        keepBodiesIn(file);
+        output.info(`--debug: remote servers' error answers are kept whole in ${file} (0600)`);
+      }
       for (const warning of loaded.warnings ?? []) output.warn(warning);
       await run({ ...loaded, output }, options, ...positional);
     } catch (error) {

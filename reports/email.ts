@@ -13,7 +13,8 @@ import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../core/errors.js';
 import { privateAccess, writeThroughTemporary } from '../core/file-modes.js';
 import { parseSmtpUrl, redactUrl, resolveLoopback, smtpRequiresTls } from '../config/transport-security.js';
-import { redactSecrets } from '../core/secret-redaction.js';
+import { bodyDigest, redactSecrets } from '../core/secret-redaction.js';
+import { keepBody } from '../core/debug-bodies.js';
 import type { Config } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
@@ -270,6 +271,10 @@ interface SmtpError {
   code?: string;
   responseCode?: number;
   message?: string;
+  /** The server's reply, as nodemailer keeps it. */
+  response?: string;
+  /** The command it answered (e.g. "AUTH PLAIN"). */
+  command?: string;
 }
 
 /** Connection failures, timeouts and 4xx answers may pass on a later try; 5xx answers will not. */
@@ -286,13 +291,23 @@ function isMissingStartTls(error: unknown): boolean {
 }
 
 /**
- * The server's answer or the socket error, with the credentials removed in every form a server may quote
- * them: the user and password as given and percent-encoded (URL or PINRECON_SMTP_PASSWORD), AUTH LOGIN's
- * base64 of each and AUTH PLAIN's base64 of "\0user\0password" (any base64 run that decodes to hold one).
+ * The server's answer as its code, the command it answered and the size and digest of its text, never the text
+ * (issue 34: a multi-line 535 reply quoted the password piecewise, past any redaction; the whole reply is kept
+ * only in `--debug`'s private file). A socket error's own message, with the credentials removed in every form
+ * (core/secret-redaction.ts), as a second line of defence.
  */
 function describeSmtpError(error: unknown, smtpUrl: string, password: string | undefined): string {
-  const { code, responseCode, message } = error as SmtpError;
-  const text = `${message ?? String(error)}${responseCode ? ` (SMTP ${responseCode})` : code ? ` (${code})` : ''}`;
+  const { code, responseCode, message, response, command } = error as SmtpError;
+  if (response !== undefined || responseCode !== undefined) {
+    const reply = response ?? message ?? '';
+    keepBody(`SMTP answer${command ? ` to ${command}` : ''}`, reply);
+    const to = command ? ` to ${command.split(' ').slice(0, 2).join(' ')}` : '';
+    return redactSecrets(
+      `the mail server answered ${responseCode ?? 'without a code'}${to} (${bodyDigest(reply)})`,
+      smtpCredentials(smtpUrl, password),
+    );
+  }
+  const text = `${message ?? String(error)}${code ? ` (${code})` : ''}`;
   return redactSecrets(text.replaceAll(smtpUrl, redactUrl(smtpUrl)), smtpCredentials(smtpUrl, password));
 }
 

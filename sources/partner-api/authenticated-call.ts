@@ -183,7 +183,7 @@ function hintFor(name: EndpointName, status: number, params: PathParams = {}): s
     // The 31-day rule is named only when it can be the reason.
     if (days > 31)
       return `The window ${params.startDate}..${params.finishDate} is ${days} days; the upstream allows at most 31: lower extract.maxWindowDays.`;
-    return `The upstream refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; its answer says why. If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`;
+    return `The upstream refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; its answer says why (run with --debug to keep it). If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`;
   }
   return `The upstream refused the request with a valid token; check the request and api.endpoints.${name}.`;
 }

@@ -3,14 +3,15 @@
  * out of every message, event and log line built from what the upstream sent back.
  */
 import { JobError } from '../../core/errors.js';
-import { redact } from '../../core/secret-redaction.js';
+import { keepBody } from '../../core/debug-bodies.js';
+import { bodyDigest, redact } from '../../core/secret-redaction.js';
 
 /** An upstream operation that failed for good: which endpoint, what status, what the upstream said (redacted). */
 export class UpstreamError extends JobError {
   override name = 'UpstreamError';
   readonly endpoint: string;
   readonly status?: number;
-  /** The response body, redacted and cut to a readable length. */
+  /** What is said of the response body: its size and digest (quoteBody), never its text. */
   readonly body?: string;
   /** A write whose outcome is unknown (a timeout, a 5xx, a dropped connection): it may have taken effect. */
   readonly unclear: boolean;
@@ -38,15 +39,12 @@ export class UpstreamError extends JobError {
   }
 }
 
-/** Longest response body quoted in an error. */
-const maxQuotedBody = 2_000;
-
-/** How much of a body is redacted before it is cut to `maxQuotedBody` (an error body may be up to api.maxAnswerBytes). */
-const maxRedactedBody = 64 * 1024;
-
-/** A response body fit for an error message: redacted, one line, at most a couple of thousand characters. */
+/**
+ * What an error says of a response body: its size and digest, never its text (issue 34: an echo of the secret in
+ * an encoding the redaction did not know reached the console and `pipeline_runs.error`). The whole body is kept
+ * only in `--debug`'s private file. `knownSecrets` are still redacted from what is said, as a second line.
+ */
 export function quoteBody(body: string, knownSecrets: Iterable<string> = []): string {
-  const clean = redact(body.slice(0, maxRedactedBody), knownSecrets).replace(/\s+/g, ' ').trim();
-  const length = body.length > maxRedactedBody ? body.length : clean.length;
-  return clean.length > maxQuotedBody ? `${clean.slice(0, maxQuotedBody)}… (${length} characters)` : clean;
+  keepBody('upstream error answer', body);
+  return redact(bodyDigest(body), knownSecrets);
 }

@@ -242,7 +242,9 @@ describe('extract: refusals and bad records', () => {
       const error = await client.salesByPeriod('2026-01-01', '2026-02-01', false).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(UpstreamError);
       expect((error as UpstreamError).status).toBe(400);
-      expect((error as UpstreamError).body).toMatch(/32 days; at most 31/);
+      // Issue 34: the upstream's words are not quoted; the hint names the 31-day rule.
+      expect((error as UpstreamError).body).toMatch(/^a body of \d+ bytes, sha256 [0-9a-f]{16}$/);
+      expect((error as UpstreamError).hint).toMatch(/32 days; the upstream allows at most 31/);
     } finally {
       client.close();
     }

@@ -84,7 +84,8 @@ describe('an upstream echoing the credentials in another encoder’s escaping', 
     const error = await failure(client.catalogTree());
     const shown = `${error.message} ${error.hint ?? ''} ${error.body ?? ''}`;
     expect(seen).toMatch(/41zz|JTQxenp|Qxeno|NDF6e/); // the echo did carry the secret
-    expect(shown).toContain('***');
+    // Issue 34: the body itself is never shown, only its size and digest (redaction is the second line, below).
+    expect(shown).toMatch(/a body of \d+ bytes, sha256 [0-9a-f]{16}/);
     // "41zz" survives every JSON and percent-encoding of the secret; "zz=kk" its form-encoding.
     expect(shown).not.toMatch(/41zz|zz%3Dkk|zz=kk/);
     expect(shown).not.toContain(Buffer.from(secret).toString('base64').slice(0, 12));
@@ -97,6 +98,44 @@ describe('redactSecrets', () => {
     const blob = Buffer.from(`\0alice\0${secret}`).toString('base64');
     expect(redactSecrets(`535 5.7.8 bad credentials ${blob}`, [secret])).toBe('535 5.7.8 bad credentials ***');
     expect(redactSecrets(`credentials${blob}`, [secret])).toBe('***');
+  });
+
+  // Issue 34: the forms a hostile echo used to get the secret past the redaction, each written apart from it.
+  const request = JSON.stringify({ identifier: 'me', secret });
+  const pythonQuote = (value: string) =>
+    encodeURIComponent(value)
+      .replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+      .replaceAll('%2F', '/');
+  const hostileForms: [string, string][] = [
+    ['Python quote', pythonQuote(secret)],
+    ['Python quote_plus', pythonQuote(secret).replaceAll('/', '%2F').replaceAll('%20', '+')],
+    ['lower-case percent hex', encodeURIComponent(secret).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())],
+    ['base64 of the JSON request', Buffer.from(request).toString('base64')],
+    ['HTML entities', secret.replace(/[&<>"]/g, (c) => `&${{ '&': 'amp', '<': 'lt', '>': 'gt', '"': 'quot' }[c]};`)],
+    ['decimal entities', secret.replace(/[^A-Za-z0-9]/g, (c) => `&#${c.codePointAt(0)};`)],
+    ['hex entities', secret.replace(/[^A-Za-z0-9]/g, (c) => `&#X${c.codePointAt(0)!.toString(16).toUpperCase()};`)],
+    ['hex', Buffer.from(secret).toString('hex')],
+    ['upper-case hex of the request', Buffer.from(request).toString('hex').toUpperCase()],
+    [
+      '\\u escapes',
+      [...secret].map((c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`).join(''),
+    ],
+  ];
+  it.each(hostileForms)('redacts the secret echoed as %s', (_name, form) => {
+    const redacted = redactSecrets(`bad request: ${form} (see docs)`, [secret]);
+    expect(redacted).toContain('***');
+    expect(redacted).not.toContain(form);
+    expect(redacted).toMatch(/^bad request: .*\(see docs\)$/);
+  });
+
+  it('a multi-line SMTP reply quoting the password piecewise is not kept at all', () => {
+    const pieces = [secret.slice(0, 7), secret.slice(7, 14), secret.slice(14)];
+    const reply = [
+      '535-5.7.8 Username and Password not accepted',
+      ...pieces.map((p) => `535-5.7.8 ${p}`),
+      '535 5.7.8 bye',
+    ];
+    expect(redactSecrets(reply.join('\r\n'), [secret])).toBe('***');
   });
 
   it('leaves ordinary text, and secrets shorter than 3 characters, alone', () => {
