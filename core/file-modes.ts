@@ -209,6 +209,8 @@ export function looksLikeDuckDb(file: string): boolean | undefined {
     const read = readSync(fd, header, 0, 12, 0);
     if (read === 0) return undefined;
     return read === 12 && header.subarray(8, 12).toString('latin1') === 'DUCK';
+  } catch {
+    return false; // a folder, a device: not a DuckDB file
   } finally {
     closeSync(fd);
   }

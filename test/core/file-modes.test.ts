@@ -69,5 +69,6 @@ describe('temporaries', () => {
     writeFileSync(duck, Buffer.concat([Buffer.alloc(8), Buffer.from('DUCK'), Buffer.alloc(100)]));
     expect([looksLikeDuckDb(other), looksLikeDuckDb(empty), looksLikeDuckDb(duck)]).toEqual([false, undefined, true]);
     expect(looksLikeDuckDb(path.join(dir, 'absent.duckdb'))).toBeUndefined();
+    expect(looksLikeDuckDb(dir)).toBe(false);
   });
 });
