@@ -2,7 +2,10 @@
 import type { OpenOptions } from '../core/warehouse.js';
 import type { Config } from './schema.js';
 
-export function warehouseSettings(config: Config, options: OpenOptions = {}): OpenOptions {
+/** The slice of the config a database session needs (issue 27): any object with these keys will do. */
+export type WarehouseConfig = Pick<Config, 'timezone' | 'memoryLimit' | 'lockWaitSeconds'>;
+
+export function warehouseSettings(config: WarehouseConfig, options: OpenOptions = {}): OpenOptions {
   // A reader does not wait for the lock (it has the snapshot): Warehouse.open's own default.
   const lockWait = options.readOnly ? {} : { lockWaitSeconds: config.lockWaitSeconds };
   return { timezone: config.timezone, memoryLimit: config.memoryLimit, ...lockWait, ...options };

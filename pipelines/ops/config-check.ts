@@ -7,7 +7,7 @@
 import { existsSync } from 'node:fs';
 import { access, constants } from 'node:fs/promises';
 import path from 'node:path';
-import type { Config } from '../../config/schema.js';
+import type { ApiConfig, Config, EmailConfig } from '../../config/schema.js';
 import { parseSmtpUrl, redactUrl, resolveLoopback, smtpRequiresTls } from '../../config/transport-security.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 import { redactRememberedSecrets } from '../../core/secret-redaction.js';
@@ -26,7 +26,7 @@ const reason = (error: unknown) => redactRememberedSecrets(error instanceof Erro
 
 /** Every check, in the order a month-end needs them; none stops the others. */
 export async function checkConfig(config: Config): Promise<CheckResult[]> {
-  return [await checkDatabase(config), await checkProvider(config), await checkSmtp(config)];
+  return [await checkDatabase(config), await checkProvider(config.api), await checkSmtp(config.email)];
 }
 
 export async function checkDatabase(config: Config): Promise<CheckResult> {
@@ -59,20 +59,21 @@ export async function checkDatabase(config: Config): Promise<CheckResult> {
   }
 }
 
-export async function checkProvider(config: Config): Promise<CheckResult> {
-  const where = new URL(config.api.baseUrl).origin;
-  if (!config.api.identifier || !config.api.secret) {
-    const missing = !config.api.identifier
+/** Takes only its slice of the config (issue 27): the `api` section. */
+export async function checkProvider(config: ApiConfig): Promise<CheckResult> {
+  const where = new URL(config.baseUrl).origin;
+  if (!config.identifier || !config.secret) {
+    const missing = !config.identifier
       ? 'api.identifier (PINRECON_API_IDENTIFIER)'
       : 'api.secret (PINRECON_API_SECRET)';
     return { name: 'provider', ok: false, detail: `${where}: ${missing} is not set` };
   }
   // A check answers in seconds: one retry, a short wait, and a limiter of its own.
   const api = {
-    ...config.api,
+    ...config,
     maxRetries: 1,
     maxRateLimitedRetries: 2,
-    timeoutMs: Math.min(config.api.timeoutMs, 10_000),
+    timeoutMs: Math.min(config.timeoutMs, 10_000),
   };
   const client = new PartnerApiClient(api, { limiter: new RateLimiter(api.maxRequestsPerSecond) });
   try {
@@ -85,8 +86,8 @@ export async function checkProvider(config: Config): Promise<CheckResult> {
   }
 }
 
-export async function checkSmtp(config: Config): Promise<CheckResult> {
-  const email = config.email;
+/** Takes only its slice of the config (issue 27): the `email` section. */
+export async function checkSmtp(email: EmailConfig): Promise<CheckResult> {
   const server = redactUrl(email.smtpUrl);
   const target = parseSmtpUrl(email.smtpUrl);
   const password = email.smtpPassword ?? target.password;

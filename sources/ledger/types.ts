@@ -3,7 +3,7 @@
  * read with, the values a cell can hold, and what a reader yields (accepted rows and rejects).
  */
 import path from 'node:path';
-import type { Config } from '../../config/schema.js';
+import type { LedgerConfig } from '../../config/schema.js';
 import { UsageError } from '../../core/errors.js';
 
 /** The canonical ledger columns (interface.md "The partner ledger"), in table order. */
@@ -24,7 +24,7 @@ export const ledgerFormats = ['csv', 'xlsx', 'json', 'ndjson', 'parquet'] as con
 export type LedgerFormat = (typeof ledgerFormats)[number];
 
 /** How a file is read: the `ledger` section of the config (minus `path`) plus its format. */
-export type LedgerReadSettings = Omit<Config['ledger'], 'path'> & { format: LedgerFormat };
+export type LedgerReadSettings = Omit<LedgerConfig, 'path'> & { format: LedgerFormat };
 
 /**
  * A number whose decimal text is exact (a Parquet DECIMAL or integer, cast to text by DuckDB): read as
