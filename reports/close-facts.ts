@@ -24,6 +24,8 @@ export interface CloseFacts {
     /** As shown to a person: with its offset and zone (core/zoned-time.ts). */
     signedAtZoned: string;
     note: string | null;
+    /** Findings still `investigating` when signed (close --allow-open; issue 28). */
+    openFindings?: string[];
   };
   /** The latest sign-off, when it was reopened and none is active since. */
   reopened?: {
@@ -81,6 +83,12 @@ export function describeClose(close: CloseFacts): CloseDescription {
   if (band && !alert) alert = band;
   else if (state !== 'unsigned') lines.push(`${phrase.charAt(0).toUpperCase()}${phrase.slice(1)}`);
   if (close.signoff?.note) lines.push(`Sign-off note: ${close.signoff.note}`);
+  const open = close.signoff?.openFindings ?? [];
+  if (open.length > 0) {
+    // Issue 28: a sign-off over findings still investigating lists them wherever the sign-off is said.
+    const shown = open.slice(0, 10).join(', ') + (open.length > 10 ? `, … (${open.length - 10} more)` : '');
+    lines.push(`Signed with ${formatCount(open.length)} finding(s) still investigating (close --allow-open): ${shown}`);
+  }
   return {
     subjectPrefix: incomplete ? '[INCOMPLETE] ' : '',
     subjectSuffix: state === 'unsigned' ? '' : ` — ${phrase}`,

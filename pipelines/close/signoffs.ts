@@ -29,6 +29,8 @@ export interface Signoff {
   reopenedAtZoned: string | null;
   reopenedBy: string | null;
   reopenReason: string | null;
+  /** Findings still `investigating` when signed (close --allow-open; issue 28): the sign-off lists them. */
+  openFindings: string[];
 }
 
 export interface SignoffChangeCounts {
@@ -49,7 +51,7 @@ export interface SignoffState {
 }
 
 const signoffColumns = `signoff_id, period, signed_by, strftime(timezone($tz, signed_at), '%Y-%m-%d %H:%M') AS signed_at, note, run_id,
-  strftime(as_of, '%Y-%m-%d') AS as_of, findings, undecided, content_sha256,
+  strftime(as_of, '%Y-%m-%d') AS as_of, findings, undecided, content_sha256, open_findings,
   strftime(timezone($tz, reopened_at), '%Y-%m-%d %H:%M') AS reopened_at, reopened_by, reopen_reason,
   epoch_ms(signed_at)::VARCHAR AS signed_at_ms, epoch_ms(reopened_at)::VARCHAR AS reopened_at_ms, $tz::VARCHAR AS time_zone`;
 
@@ -93,6 +95,7 @@ function toSignoff(r: Record<string, string | null>): Signoff {
     reopenedAtZoned: zoned(r.reopened_at_ms),
     reopenedBy: r.reopened_by ?? null,
     reopenReason: r.reopen_reason ?? null,
+    openFindings: r.open_findings ? (JSON.parse(r.open_findings) as string[]) : [],
   };
 }
 
@@ -159,6 +162,7 @@ export async function signoffFacts(
             signedAt: s.signedAt,
             signedAtZoned: s.signedAtZoned,
             note: s.note,
+            openFindings: s.openFindings,
           },
         }
       : {}),

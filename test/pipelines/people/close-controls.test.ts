@@ -12,6 +12,8 @@ import { JobError } from '../../../core/errors.js';
 import { createKeyPair, unattestedNotice, verifyCanonical } from '../../../core/signatures.js';
 import { reopenCanonical, signoffCanonical } from '../../../pipelines/close/attest.js';
 import { closePeriod, reopenPeriod } from '../../../pipelines/close/close.js';
+import { loadSignoffFacts } from '../../../pipelines/close/signoffs.js';
+import { describeClose } from '../../../reports/close-facts.js';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
 import { resolveActor } from '../../../pipelines/people/actor.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
@@ -72,6 +74,13 @@ test('close refuses investigating findings unless --allow-open, then lists them;
   expect(row.signature).toBeNull();
   expect(console.text()).toContain(unattestedNotice);
   expect(console.text()).toContain(`signed off with 1 finding(s) investigating: ${findingId}`);
+  // The workbook and the email say the sign-off as describeClose does: with the findings left open, and who vouches.
+  const facts = { verdict: null, incompleteReasons: [], fillCommands: [] };
+  const close = { ...facts, ...(await loadSignoffFacts(f.warehouse, period, f.config.timezone)) };
+  expect(describeClose(close).lines).toContain(
+    `Signed with 1 finding(s) still investigating (close --allow-open): ${findingId}`,
+  );
+  expect(close.seal).toMatchObject({ signerKeySha256: null });
 });
 
 test("a signer's key signs the sign-off row and the reopen over their canonical forms", async () => {
