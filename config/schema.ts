@@ -40,8 +40,8 @@ export type { SecurityConfig } from './schema/security.js';
 
 /**
  * Every option, documented where it is defined, with its default (`@default`). Relative paths in a config file are
- * relative to that file (config/load.ts); some options can also be set by an environment variable
- * (`environmentOverrides` in config/load.ts).
+ * relative to that file (config/load.ts); every option can also be set by an environment variable,
+ * `PINRECON_<SECTION>__<KEY>` or an older name (config/environment.ts).
  */
 export const configSchema = z.strictObject({
   /**
