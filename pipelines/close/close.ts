@@ -1,9 +1,10 @@
 /**
- * Sign-off and restatement (interface.md "Sign-off"). `close` signs a reconciled, complete period off: it
- * copies the period's findings (with their decisions) into `recon_exceptions_signed`, hashes them, and
- * writes a `period_signoffs` row with a manifest of what produced the figures (pinrecon version, the SQL
- * models, every landing and ledger file behind them). `reopen` marks the sign-off reopened, never deletes it.
- * Sign-offs are read in reports/signoffs.ts.
+ * Sign-off and restatement (README "The monthly routine"; docs/DATA.md `period_signoffs`). `close` signs a
+ * reconciled, complete period off: it copies the period's findings (with their decisions) into
+ * `recon_exceptions_signed`, hashes them, and writes a `period_signoffs` row with a manifest of what produced the
+ * figures (pinrecon version, the SQL models, every landing and ledger file behind them), attested and signed
+ * (attest.ts) and sealed (seal.ts). `reopen` marks the sign-off reopened, never deletes it. Sign-offs are read in
+ * signoffs.ts.
  */
 
 import type { Config } from '../../config/schema.js';
