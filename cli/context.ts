@@ -1,6 +1,6 @@
 /**
  * What every command shares: the global options (--config, --json), loading the configuration, and
- * turning errors into a clear message and the exit code of interface.md (0 ok, 1 job failed, 2 usage/config).
+ * turning errors into a clear message and the exit code the README gives (0 ok, 1 job failed, 2 usage/config).
  */
 import path from 'node:path';
 import type { Command } from 'commander';

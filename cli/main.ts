@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * pinrecon's command line: every command of interface.md, each in its own file under cli/commands/.
+ * pinrecon's command line: every command of the README, each in its own file under cli/commands/.
  * Bad usage exits 2, as bad configuration does; a failed job exits 1.
  */
 import { Command, CommanderError } from 'commander';

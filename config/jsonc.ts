@@ -1,5 +1,5 @@
 /**
- * Reads a config file written as JSON with comments and trailing commas (interface.md's example) through the
+ * Reads a config file written as JSON with comments and trailing commas (the README's example) through the
  * kept `jsonc-parser` library: the hand-written one changed strings holding `,}` or `]` (issue 31). Errors name
  * file:line and the key where the text broke; `lineOfKey` lets the loader name the line of a rejected value too.
  */

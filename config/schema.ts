@@ -1,7 +1,7 @@
 /**
- * The one definition of pinrecon's configuration (interface.md): every key optional, every default in the section
- * files under config/schema/ (issue 27: split by section, each ≤ 400 lines), composed here. Unknown keys are
- * rejected so that a typo is reported instead of silently ignored. Each section's type (`ApiConfig`,
+ * The one definition of pinrecon's configuration (README "Configuration"): every key optional, every default in
+ * the section files under config/schema/ (issue 27: split by section, each ≤ 400 lines), composed here. Unknown
+ * keys are rejected so that a typo is reported instead of silently ignored. Each section's type (`ApiConfig`,
  * `EmailConfig`, …) is exported so a leaf can take only the part it uses.
  */
 import { z } from 'zod';
@@ -82,7 +82,7 @@ export const configSchema = z.strictObject({
   reports: reportsSchema,
   /** Who may act, proven by their keys, with their roles (issue 28; empty: names typed, not attested). */
   people: peopleSchema,
-  /** `pinrecon actions`: who may approve what (maker-checker, interface.md "Actions"). */
+  /** `pinrecon actions`: who may approve what (maker-checker, README "Acting on findings"). */
   actions: actionsSchema,
   /** `pinrecon actions export --kind journal`: the accounts of the journal entries. */
   journal: journalSchema,

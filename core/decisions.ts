@@ -1,4 +1,7 @@
-/** interface.md's decisions on a finding, in the order the workbook's drop-down and every summary list them. */
+/**
+ * The decisions on a finding (README "Acting on findings"), in the order the workbook's drop-down and every summary
+ * list them.
+ */
 export const decisions = [
   'investigating',
   'timing',

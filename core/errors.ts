@@ -1,5 +1,5 @@
 /**
- * The few named errors every layer throws. The CLI maps them to exit codes (interface.md):
+ * The few named errors every layer throws. The CLI maps them to exit codes (README "Exit codes"):
  * ConfigError and UsageError → 2, everything else → 1.
  */
 

@@ -117,7 +117,7 @@ export interface ReportFacts {
   reconciledAt: string;
   totals: CurrencyTotals[];
   bridge: BridgeLine[];
-  /** Every finding type of interface.md (zeros included), then any other type found. */
+  /** Every finding type of the registry (zeros included), then any other type found. */
   typeCounts: TypeCount[];
   findingAmounts: FindingAmounts[];
   totalFindings: number;
@@ -129,7 +129,7 @@ export interface ReportFacts {
   close: CloseFacts;
   /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
   decisions: DecisionFacts;
-  /** missing_at_provider findings by proof (interface.md "Proof of absence"). */
+  /** missing_at_provider findings by proof (README "Proof of absence"). */
   missingProof: MissingProof;
   /** Suggested matches nobody has confirmed or rejected yet (issue 29; match-sheet.ts). */
   suggestionsToReview?: number;
@@ -289,7 +289,7 @@ async function loadFindingAmounts(warehouse: Warehouse, period: string): Promise
   }));
 }
 
-/** Every finding type of interface.md (zeros included), then any other type found, with its findings. */
+/** Every finding type of the registry (zeros included), then any other type found, with its findings. */
 function countByType(amounts: FindingAmounts[]): TypeCount[] {
   const counted = new Map<string, number>();
   for (const row of amounts) counted.set(row.findingType, (counted.get(row.findingType) ?? 0) + Number(row.findings));

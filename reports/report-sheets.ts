@@ -18,7 +18,7 @@ import { findingFamilies } from '../core/finding-types.js';
 export type { ColumnKind, DetailSheet, SheetColumn } from './sheet-spec.js';
 
 /**
- * The decision columns every finding sheet ends with (interface.md "Decisions on findings"), after `Finding ID`:
+ * The decision columns every finding sheet ends with (README "Acting on findings"), after `Finding ID`:
  * filled with the current decision, edited by the controller, read back by `findings import`. Then, for reading
  * only (grey, never read back): who decided and when, in the configured zone, and `Decision ref`, the
  * recon_decisions row the row was written with, by which an import tells a row left as written from one

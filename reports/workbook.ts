@@ -279,8 +279,9 @@ function openDetailWorksheet(
 }
 
 /**
- * The Decision column of the data rows offers the decisions of interface.md as a drop-down (an empty cell is
- * allowed: undecided). Only the data rows: readers such as exceljs expand a range into one entry per cell.
+ * The Decision column of the data rows offers the decisions on a finding (core/decisions.ts) as a drop-down (an
+ * empty cell is allowed: undecided). Only the data rows: readers such as exceljs expand a range into one entry per
+ * cell.
  */
 function addDecisionDropDown(worksheet: ExcelJS.Worksheet, columns: SheetColumn[], rows: number): void {
   const at = columns.findIndex((column) => column.key === 'decision');

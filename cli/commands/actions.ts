@@ -1,5 +1,5 @@
 /**
- * `pinrecon actions plan|approve|execute|list|export`: acting on decided findings (interface.md "Actions"):
+ * `pinrecon actions plan|approve|execute|list|export`: acting on decided findings (README "Acting on findings"):
  * decide → plan → approve (a second person) → execute (reversals) or export (claims, journal) → reconcile.
  */
 import type { Command } from 'commander';

@@ -1,5 +1,5 @@
 /**
- * `pinrecon findings import|decide|list|history`: decisions on findings (interface.md "Decisions on findings",
+ * `pinrecon findings import|decide|list|history`: decisions on findings (README "Acting on findings",
  * "Decisions after sign-off, stale workbooks, audit"). Decisions are typed into the workbook's finding sheets
  * (or given here, one by one or in bulk) and outlive every re-run of reconcile.
  */

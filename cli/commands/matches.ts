@@ -1,5 +1,5 @@
 /**
- * `pinrecon matches list|confirm|reject`: suggested matches of near-miss references (interface.md "Suggested
+ * `pinrecon matches list|confirm|reject`: suggested matches of near-miss references (README "Suggested
  * matches (near-miss references)", issue 29). A confirmation or rejection is a row of the period's decision chain;
  * the next reconcile matches a confirmed pair.
  */

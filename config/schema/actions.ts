@@ -8,7 +8,7 @@ import { money } from './common.js';
 
 const isFindingType = (text: string) => (findingTypeNames as readonly string[]).includes(text);
 
-/** `pinrecon actions`: who may approve what (maker-checker, interface.md "Actions"). */
+/** `pinrecon actions`: who may approve what (maker-checker, README "Acting on findings"). */
 export const actionsSchema = z
   .strictObject({
     /**

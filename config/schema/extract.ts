@@ -32,7 +32,7 @@ export const extractSchema = z
      * YYYY-MM-DD: the provider holds no sale of ours created before this date (the partner's first sale, or
      * the start of the contract). With it, `extract` and `run` first back-fill the by-creation windows from
      * it, and the stored windows then prove a paid order without a provider sale absent (proof `windows`)
-     * with no individual look-up; without it, only a look-up proves absence (interface.md "Proof of
+     * with no individual look-up; without it, only a look-up proves absence (README "Proof of
      * absence"). Environment: PINRECON_HISTORY_START.
      * @default undefined (no back-fill: absence is proven by look-ups)
      */

@@ -1,5 +1,5 @@
 /**
- * Writes the generated ledger's lines as CSV (canonical headers of interface.md), a block at a time: a ledger of
+ * Writes the generated ledger's lines as CSV (the canonical ledger headers), a block at a time: a ledger of
  * millions of lines is longer than a string may be. Money is written exact, some lines as `10.3` for `10.30`.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';

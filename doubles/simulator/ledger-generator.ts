@@ -1,6 +1,6 @@
 /**
  * Writes the partner ledger of one period for the simulator's sales, with planted breaks of every kind, and
- * returns the plant: every finding `pinrecon reconcile` must report, computed here by interface.md's rules written
+ * returns the plant: every finding `pinrecon reconcile` must report, computed here by the README's rules written
  * again in TypeScript (an independent oracle for the SQL models). Traps that must not become findings are planted
  * too: references with spaces, `10.3` against `10.30`, costs off by less than the tolerance.
  */
@@ -18,7 +18,7 @@ export interface LedgerGeneratorOptions {
   period: string;
   /** YYYY-MM-DD: the as-of date of the reconciliation the plant is for (ages unredeemed keys). */
   asOf: string;
-  /** The CSV file to write (canonical headers of interface.md). */
+  /** The CSV file to write (the canonical ledger headers). */
   file: string;
   /** The rules' settings, as in the config's `reconciliation`. */
   reconciliation: {
@@ -297,7 +297,7 @@ function ghostOrders(period: string, count: number, clean: SimulatedSale[], cloc
   return lines;
 }
 
-/** The rules of interface.md over the ledger lines and the provider's sales, for one period. */
+/** The README's rules over the ledger lines and the provider's sales, for one period. */
 function expectedFindings(
   lines: Line[],
   sales: SimulatedSale[],

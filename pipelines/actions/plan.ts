@@ -1,5 +1,5 @@
 /**
- * `actions plan`: turns the period's current decisions into proposed actions (interface.md "Actions").
+ * `actions plan`: turns the period's current decisions into proposed actions (README "Acting on findings").
  * `reverse` on a finding whose provider sale is not canceled → a `reversal` of that transaction (a
  * duplicate_reference: each of its sales after the first one not canceled); `claim` → a `claim` line;
  * `fix_ledger` and `write_off` → a `journal` entry. Planning again is idempotent: a finding has at most one

@@ -1,5 +1,5 @@
 /**
- * The actions of a period as stored (interface.md "Actions"): `recon_actions` holds each action's state, and
+ * The actions of a period as stored (README "Acting on findings"): `recon_actions` holds each action's state, and
  * every change of state is also appended to `recon_action_events` in the same transaction, with who and why.
  * The verbs (plan, approve, execute, export) change actions only through `changeStatus` and `insertAction`.
  */

@@ -1,5 +1,5 @@
 /**
- * Suggested matches (interface.md "Suggested matches (near-miss references)", issue 29): `matches list`, and
+ * Suggested matches (README "Suggested matches", issue 29): `matches list`, and
  * confirming or rejecting a suggestion — from the command line or a workbook's Suggested matches sheet — as a row of
  * the period's decision chain (recon_decisions, finding_id = suggestion id), recorded by the same path as a finding's
  * decision (append.ts), with the pair it names kept in recon_match_pairs. The next reconcile matches a confirmed pair.

@@ -1,5 +1,5 @@
 /**
- * The completeness verdict of a period (interface.md "Completeness"): a period is complete when completed
+ * The completeness verdict of a period (README "Commands"): a period is complete when completed
  * extract windows (`extract_windows`) cover every day of it by paid date and by creation date, fetched after
  * the period had ended, and no window of it is failed or in flight. Read from the extract checkpoints and the
  * extract runs of `pipeline_runs`; says what is missing, per kind, as day ranges, and the exact

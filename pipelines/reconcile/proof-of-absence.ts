@@ -1,5 +1,5 @@
 /**
- * Reconcile's proof of absence (interface.md "Proof of absence"): whether the stored by-creation windows prove that
+ * Reconcile's proof of absence (README "Proof of absence"): whether the stored by-creation windows prove that
  * a paid order no provider sale answers has none at the provider, and otherwise the individual look-up of its
  * reference (reconciliation.lookupMissing). Reads the models reconcile has built (int_provider__created_coverage,
  * int_recon_rows_classified); reconcile rebuilds them with what the look-ups loaded.

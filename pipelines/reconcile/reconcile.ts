@@ -1,7 +1,7 @@
 /**
  * `reconcile`: (re)builds the reconciliation of one period from `sales` and `ledger` — the job around the model runner
  * (core/model-runner.ts): completeness, the runner's inputs, the build, the individual look-ups that prove a
- * missing order absent (interface.md "Proof of absence"), the data tests, publishing, the summary. How configuration
+ * missing order absent (README "Proof of absence"), the data tests, publishing, the summary. How configuration
  * reaches the SQL (the finding types too, as `cfg_exception_types` from core/finding-types.ts) and how models
  * are kept: docs/ARCHITECTURE.md "SQL models".
  */

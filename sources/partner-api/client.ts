@@ -1,5 +1,5 @@
 /**
- * The typed client for every operation of the upstream API (shared/spec/partner-pin-redemption-api.md): each
+ * The typed client for every operation of the provider's API (the provider's API specification): each
  * method checks its arguments, sends its call the one way every call goes (authenticated-call.ts: queue, auth,
  * limiter, retries, revoked tokens) and reads the answer as the record or list the spec promises. Writes
  * (pre-redeem, reversals) say how to look themselves up, so an unclear failure is never blindly repeated.
@@ -248,17 +248,25 @@ export class PartnerApiClient {
     return result;
   }
 
-  /** Reverses the sale with this partner reference; after an unclear failure, looks it up first. */
+  /** Reverses the sale with this partner reference, once; after an unclear answer, looks the sale up. */
   async reverseByPartnerReference(reference: string): Promise<ReversalResult> {
     text(reference, 'reference');
     const lookup = async (): Promise<ReversalResult | undefined> => {
       const sales = (await this.salesByPartnerReference(reference)).filter((s) => s.partnerReference === reference);
       return sales.length > 0 && sales.every(isCanceled) ? confirmedReversal(sales[sales.length - 1]!) : undefined;
     };
-    const answer = await this.caller.call('reverseByPartnerReference', {
-      params: { partnerReference: reference },
-      lookup,
-    });
+    // Sent once, like a reversal by id (issue 34): after an unclear answer the sale is looked up, never re-sent.
+    let answer: HttpAnswer;
+    try {
+      answer = await this.caller.call('reverseByPartnerReference', {
+        params: { partnerReference: reference },
+        once: true,
+      });
+    } catch (error) {
+      const found = error instanceof UpstreamError && error.unclear ? await lookup() : undefined;
+      if (found) return found;
+      throw error;
+    }
     return this.object<ReversalResult>('reverseByPartnerReference', answer);
   }
 

@@ -1,5 +1,5 @@
 /**
- * The upstream's records, as the spec (shared/spec/partner-pin-redemption-api.md) describes them.
+ * The provider's records, as its API specification (the provider's API specification) describes them.
  * Shared by the client, the simulator and the extract pipeline.
  */
 

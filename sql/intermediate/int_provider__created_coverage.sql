@@ -1,5 +1,5 @@
 -- One row: whether the stored by-creation windows prove that a reference no stored sale carries has no sale at
--- the provider (interface.md "Proof of absence"): they must cover every day from extract.historyStart (the
+-- the provider (README "Proof of absence"): they must cover every day from extract.historyStart (the
 -- provider holds no sale of ours created before it) to the day before the as-of date, each day counted only in
 -- a window fetched after it had ended. Without historyStart nothing is proven by the windows.
 with

@@ -1,7 +1,7 @@
 -- The "missing" family: a paid ledger order of the period that no provider sale answers (missing_at_provider),
 -- and a billable provider sale of the period that no ledger order answers (missing_in_ledger). One row per finding,
 -- in the columns every int_recon_findings__<family> model shares (int_recon_findings_detected unions them), plus
--- `proof`: how the provider's having no sale for a missing_at_provider order was proven (interface.md "Proof of
+-- `proof`: how the provider's having no sale for a missing_at_provider order was proven (README "Proof of
 -- absence") — by the stored by-creation windows, by this run's individual look-up, or not at all (unproven).
 -- And reference_mismatch (issue 29): a confirmed suggested match, now a matched pair whose two sides carry
 -- different references; the pair rules (amounts, status, cutoff) apply to it as to any pair.

@@ -87,7 +87,7 @@ compared as (
         paired.ledger_product_id is distinct from paired.provider_product_id as is_product_mismatch,
         paired.paid_period is distinct from paired.transaction_period as is_cutoff,
         paired.status_class = 'canceled' and paired.order_status = 'paid' as is_canceled_but_booked,
-        -- "not canceled" as interface.md says: an unknown status is not a reversal (and is reported as well)
+        -- "not canceled" as the README's rules say: an unknown status is not a reversal (and is reported as well)
         paired.order_status in ('refunded', 'canceled')
             and paired.status_class <> 'canceled' as is_refunded_not_reversed,
         paired.status_class = 'unknown' as is_unknown_status

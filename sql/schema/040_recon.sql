@@ -6,7 +6,7 @@
 CREATE TABLE IF NOT EXISTS recon_exceptions (
   period             VARCHAR NOT NULL,       -- YYYY-MM
   finding_id         VARCHAR NOT NULL,       -- md5(period|type|reference|transaction_id): stable across runs
-  exception_type     VARCHAR NOT NULL,       -- see interface.md
+  exception_type     VARCHAR NOT NULL,       -- core/finding-types.ts
   family             VARCHAR NOT NULL,       -- missing | amounts | status | duplicates | cutoff | unredeemed
   partner_reference  VARCHAR,                -- trimmed
   transaction_id     BIGINT,                 -- the provider sale, when the finding is about one
@@ -108,7 +108,7 @@ CREATE TABLE IF NOT EXISTS recon_runs (
   stage_seconds   VARCHAR                    -- JSON: seconds per stage
 );
 
--- missing_at_provider only: how the provider's having no sale was proven (interface.md "Proof of absence"):
+-- missing_at_provider only: how the provider's having no sale was proven (README "Proof of absence"):
 -- windows (the stored by-creation windows cover every day from extract.historyStart to the day before as_of),
 -- lookup (an individual look-up in this run found nothing: provider_lookups) or unproven. NULL for other types.
 ALTER TABLE recon_exceptions ADD COLUMN IF NOT EXISTS proof VARCHAR;

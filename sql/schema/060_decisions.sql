@@ -1,4 +1,4 @@
--- Decisions on findings (interface.md "Decisions on findings"): written by `pinrecon findings import|decide`,
+-- Decisions on findings (README "Acting on findings"): written by `pinrecon findings import|decide`,
 -- never by reconcile, so they outlive every rebuild of the marts.
 
 -- Append-only: one row per decision recorded; the row with superseded_at NULL is a finding's current decision.

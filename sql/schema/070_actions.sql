@@ -1,4 +1,4 @@
--- Actions on findings (interface.md "Actions"): written by `pinrecon actions plan|approve|execute|export`, never
+-- Actions on findings (README "Acting on findings"): written by `pinrecon actions plan|approve|execute|export`, never
 -- by reconcile, so they outlive every rebuild of the marts (like recon_decisions).
 
 -- One row per action: a reversal at the provider, a claim line for the provider, or a journal entry.

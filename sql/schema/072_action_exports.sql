@@ -1,4 +1,4 @@
--- What each `pinrecon actions export` wrote (interface.md "Claims, journal entries and the month that follows"):
+-- What each `pinrecon actions export` wrote (README "Acting on findings"):
 -- one row per line of a file, so the next export of the same kind writes only lines not exported before (unless
 -- --all, which writes them again, marked, and records them with repeated = true). Append-only, like
 -- recon_action_events: a line once sent to the provider or posted to the ledger stays on record.

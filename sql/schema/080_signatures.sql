@@ -1,4 +1,4 @@
--- People proven by keys (interface.md "People, signatures and seals"). With `people` configured each act's row
+-- People proven by keys (README "Who acts is proven by a key"). With `people` configured each act's row
 -- is signed by its person's Ed25519 key over the row's canonical bytes (docs/DATA.md), which include the previous
 -- row's hash; without `people` these stay NULL and every report says the names are typed, not attested.
 --   signature          base64 Ed25519 signature of the row's canonical bytes

@@ -1,4 +1,4 @@
--- Suggested matches (interface.md "Suggested matches (near-miss references)", issue 29).
+-- Suggested matches (README "Suggested matches", issue 29).
 -- The pair a match decision is about: `matches confirm|reject` (or a workbook's Suggested matches sheet) writes the
 -- suggestion as it was decided, once, beside its recon_decisions row (finding_id = suggestion_id, decision
 -- match_confirmed | match_rejected). The decision rows say its status; this table only says which two sides the

@@ -19,7 +19,7 @@ const allowedNames: RegExp[] = [
   /\b(?:prev_|signed_)?recon_exceptions(?:_signed)?\b/g, // the findings table, its signed copy, the runner's inputs
   /\brecon_exception_history\b/g,
   /\bcfg_exception_types\b/g,
-  /\bexception_type\b/g, // interface.md's column
+  /\bexception_type\b/g, // the findings' type column
   /\bErrnoException\b/g, // Node's type, not ours
 ];
 

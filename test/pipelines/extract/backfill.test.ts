@@ -1,5 +1,5 @@
 /**
- * The back-fill of by-creation windows from extract.historyStart (interface.md "Proof of absence") over real
+ * The back-fill of by-creation windows from extract.historyStart (README "Proof of absence") over real
  * HTTP against the simulator, into a real DuckDB file: its windows follow the calendar (≤ 31 days, whole
  * months), a re-run fetches nothing, a run that stopped part-way fetches only the windows it had not
  * committed (counted at the simulator), a window fetched before its days ended is fetched again, and its

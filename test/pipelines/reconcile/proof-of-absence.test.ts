@@ -1,5 +1,5 @@
 /**
- * Proof of absence (interface.md; issue 14 item 1) on a month served by the simulator over HTTP: a ledger
+ * Proof of absence (README; issue 14 item 1) on a month served by the simulator over HTTP: a ledger
  * order whose provider sale was created two months before the ledger's paid date is a cutoff_difference —
  * found by an individual look-up without extract.historyStart, by the back-filled by-creation windows with it
  * (0 look-ups) — and an order the provider never saw is missing_at_provider with the proof that holds:

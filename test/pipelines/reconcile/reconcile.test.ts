@@ -286,7 +286,7 @@ describe('one test per finding type', () => {
     });
     const weirdRefunded = sale({ status: 'Pending review', transaction_at: '2024-03-02T10:00:00-03:00' });
     await run([weird, weirdRefunded], [ledgerFor(weird), ledgerFor(weirdRefunded, { order_status: 'refunded' })]);
-    // interface.md: unredeemed_key is about any sale whose key was not sent, refunded_not_reversed about any
+    // the README's rules: unredeemed_key is about any sale whose key was not sent, refunded_not_reversed about any
     // sale that is not canceled; an unknown status is neither redeemed-and-sent nor canceled.
     expect(await findingsOf(f.warehouse, period)).toEqual(
       [
@@ -426,7 +426,7 @@ describe('the bridge', () => {
   });
 });
 
-describe('proof of absence (interface.md): windows from extract.historyStart, or unproven', () => {
+describe('proof of absence (README): windows from extract.historyStart, or unproven', () => {
   async function proofOf(reference: string): Promise<unknown> {
     return (await findingRow('missing_at_provider', reference)).proof;
   }
