@@ -65,8 +65,8 @@ Example:
         const signoffs = `${report.signoffs.length} sign-off(s)`;
         const signed = report.attested ? `, ${report.signedRows} signed row(s) checked` : '';
         const facts =
-          `${report.decisions} decision(s) in the chain${head}, ${report.actionEvents} action event(s)${signed}, ` +
-          `${signoffs}, ${report.filesChecked} file(s)`;
+          `${report.decisions} decision(s) in the chain${head}, ${signoffs}, ${report.filesChecked} file(s), ` +
+          `${report.actionEvents} action event(s)${signed}`;
         output.document(report);
         const lines = report.files.map((f) => `  read ${f.shown}: ${f.status}`);
         for (const s of report.signoffs)
