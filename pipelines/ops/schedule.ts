@@ -138,7 +138,8 @@ export async function runScheduler(
           log.add(`could not start the job: ${error.message}\n`);
           resolve({ exitCode: null, started: false });
         });
-        current.on('exit', (code, signal) => resolve({ exitCode: code, signal: signal ?? undefined, started: true }));
+        // 'close', not 'exit': its stderr is read to the end before the alert quotes it.
+        current.on('close', (code, signal) => resolve({ exitCode: code, signal: signal ?? undefined, started: true }));
       });
       current = undefined;
       const finishedAt = new Date();
