@@ -159,7 +159,7 @@ export class AuthenticatedCaller {
   private keptRejecting(name: EndpointName, answer: HttpAnswer, renewals: number): UpstreamError {
     const body = quoteBody(answer.text, this.session.secrets);
     return new UpstreamError(
-      `${describeEndpoint(this.endpoints[name])}: the upstream kept rejecting the token — ${renewals + 1} tokens in a row, ${renewals} of them fresh, were refused (last answer ${answer.status}: ${body || 'no body'}).`,
+      `${describeEndpoint(this.endpoints[name])}: the provider kept rejecting the token — ${renewals + 1} tokens in a row, ${renewals} of them fresh, were refused (last answer ${answer.status}: ${body || 'no body'}).`,
       {
         endpoint: name,
         status: answer.status,
@@ -169,7 +169,8 @@ export class AuthenticatedCaller {
     );
   }
 
-  private async checkWrite(endpoint: Endpoint, lookup: () => Promise<unknown>): Promise<HttpAnswer | undefined> {
+  /** Looks a write up after an unclear answer (said as a `write_checked` event); its result as an answer, if found. */
+  async checkWrite(endpoint: Endpoint, lookup: () => Promise<unknown>): Promise<HttpAnswer | undefined> {
     const found = await lookup();
     this.emit({ type: 'write_checked', endpoint: endpoint.name, found: found !== undefined });
     return found === undefined ? undefined : { status: 200, text: '', json: found, receivedAt: new Date() };
@@ -177,15 +178,15 @@ export class AuthenticatedCaller {
 }
 
 function hintFor(name: EndpointName, status: number, params: PathParams = {}): string {
-  if (status === 404) return `The upstream has no such path: check api.endpoints.${name}.`;
+  if (status === 404) return `The provider has no such path: check api.endpoints.${name}.`;
   if (name === 'salesByPeriod') {
     const days = periodDays(String(params.startDate), String(params.finishDate));
     // The 31-day rule is named only when it can be the reason.
     if (days > 31)
-      return `The window ${params.startDate}..${params.finishDate} is ${days} days; the upstream allows at most 31: lower extract.maxWindowDays.`;
-    return `The upstream refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; its answer says why (run with --debug to keep it). If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`;
+      return `The window ${params.startDate}..${params.finishDate} is ${days} days; the provider allows at most 31: lower extract.maxWindowDays.`;
+    return `The provider refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; its answer says why (run with --debug to keep it). If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`;
   }
-  return `The upstream refused the request with a valid token; check the request and api.endpoints.${name}.`;
+  return `The provider refused the request with a valid token; check the request and api.endpoints.${name}.`;
 }
 
 /** Days of an inclusive YYYY-MM-DD period (NaN when unreadable). */

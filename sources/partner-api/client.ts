@@ -86,7 +86,7 @@ export class PartnerApiClient {
   }
 
   /**
-   * One sale, or undefined when the upstream does not know the id — or answers with records of other ids only
+   * One sale, or undefined when the provider does not know the id — or answers with records of other ids only
    * (issue 34: an answer is believed only for the id asked).
    */
   async salesByTransactionId(transactionId: TransactionId): Promise<SalesRecord | undefined> {
@@ -263,9 +263,10 @@ export class PartnerApiClient {
         once: true,
       });
     } catch (error) {
-      const found = error instanceof UpstreamError && error.unclear ? await lookup() : undefined;
-      if (found) return found;
-      throw error;
+      if (!(error instanceof UpstreamError && error.unclear)) throw error;
+      const found = await this.caller.checkWrite(this.endpoints.reverseByPartnerReference, lookup);
+      if (!found) throw error;
+      answer = found;
     }
     return this.object<ReversalResult>('reverseByPartnerReference', answer);
   }

@@ -141,6 +141,19 @@ describe('writes are never blindly repeated', () => {
 });
 
 describe('reversal by partner reference', () => {
+  it('is sent once: a 500 with the sale still live is said unclear, never sent again (issue 34)', async () => {
+    const { upstream, client } = await setup((hit, res, up) => {
+      if (!authorized(hit, res, up)) return;
+      if (hit.path.startsWith('/reversal/partner-reference/')) return json(res, 500, { message: 'boom' });
+      if (hit.path === '/sales/partner-reference/PO-5') return json(res, 200, [sale(5, 'PO-5', 'delivered')]);
+      json(res, 404, {});
+    });
+    const error = await failure(client.reverseByPartnerReference('PO-5'));
+    expect(error.unclear).toBe(true);
+    expect(upstream.hitsOn('/reversal/partner-reference/PO-5')).toHaveLength(1);
+  });
+
+
   it('is confirmed by a lookup after a timeout, not sent twice', async () => {
     let status = 'delivered';
     const { upstream, client, events } = await setup(
