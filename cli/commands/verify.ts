@@ -72,6 +72,11 @@ Example:
         for (const s of report.signoffs)
           if (s.sealSha256) lines.push(`  Seal sha256 of ${s.signoffId}: ${s.sealSha256}`);
         if (report.notice) lines.push(`  ${report.notice}`);
+        // Issue 34: the approval policies in force at each approval (approval_policies holds each one's text).
+        for (const p of report.policies)
+          lines.push(
+            `  approvals under policy ${p.policySha256}: ${p.approvals}${p.policy ? '' : ' (policy text missing)'}`,
+          );
         if (report.ok) {
           output.result([`verified ${period}: ${facts}`, ...lines].join('\n'));
           return;

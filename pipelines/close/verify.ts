@@ -11,6 +11,7 @@ import { recordRun } from '../../core/run-trace.js';
 import { sameName, unattestedNotice, verifyCanonical } from '../../core/signatures.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { reopenCanonical, signoffCanonical } from './attest.js';
+import { policiesUsed, type PolicyUsed } from '../people/policy.js';
 import { signedContentMatches } from './close.js';
 import { fileSha256, type Manifest } from './manifest.js';
 import { parseSeal, sealSha256, sealText, type SealStatement } from './seal.js';
@@ -72,6 +73,8 @@ export interface VerifyReport {
   filesChecked: number;
   files: VerifiedFile[];
   mismatches: VerifyMismatch[];
+  /** The approval policies the period's approvals recorded (issue 34 item 4), most used first. */
+  policies: PolicyUsed[];
 }
 
 type SignoffRow = {
@@ -101,7 +104,8 @@ export async function verifyPeriod(
     checkSuperseded(decisions.rows, mismatches, period);
     const events = await walkActionEventChain(warehouse, period, keys, mismatches);
     const signoffs = await warehouse.all<SignoffRow>(
-      `SELECT signoff_id, signed_by, content_sha256, manifest, reopened_at IS NOT NULL AS reopened, seal, seal_signature,
+      `SELECT signoff_id, signed_by, content_sha256, manifest, reopened_at IS NOT NULL AS reopened, seal,
+              seal_signature,
               signer_key_sha256, signature, reopen_signature, reopen_signer_key_sha256, reopened_by
        FROM period_signoffs WHERE period = $1 ORDER BY signed_at, signoff_id`,
       [period],
@@ -114,7 +118,8 @@ export async function verifyPeriod(
         mismatches.push({
           kind: 'signoff',
           subject,
-          reason: `its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ${signoff.content_sha256}`,
+          reason:
+            'its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ' + signoff.content_sha256,
         });
       }
       const manifest = JSON.parse(signoff.manifest) as Manifest;
@@ -144,6 +149,7 @@ export async function verifyPeriod(
       filesChecked: files.size,
       files: [...files.values()],
       mismatches,
+      policies: await policiesUsed(warehouse, period),
     };
     run.details = {
       ok: report.ok,
@@ -171,7 +177,7 @@ async function nothingToVerify(warehouse: Warehouse, period: string, recorded: n
   );
 }
 
-/** superseded_at is left out of the hash (it is filled later): it must be the decided_at of the finding's next decision. */
+/** superseded_at is left out of the hash (it is filled later): it must be the finding's next decision's decided_at. */
 function checkSuperseded(rows: DecisionRow[], mismatches: VerifyMismatch[], period: string): void {
   const next = new Map<string, string>();
   for (let index = rows.length - 1; index >= 0; index--) {
@@ -180,11 +186,14 @@ function checkSuperseded(rows: DecisionRow[], mismatches: VerifyMismatch[], peri
     if (row.superseded_at !== expected) {
       mismatches.push({
         kind: 'decision',
-        subject: `recon_decisions row ${row.chain_position ?? `#${index + 1}`} of ${period}: finding ${row.finding_id}, ${row.decision} by ${row.decided_by}`,
+        subject:
+          `recon_decisions row ${row.chain_position ?? `#${index + 1}`} of ${period}: ` +
+          `finding ${row.finding_id}, ${row.decision} by ${row.decided_by}`,
         reason:
           expected === null
             ? `superseded_at is ${row.superseded_at}, but no later decision of the finding exists`
-            : `superseded_at is ${row.superseded_at ?? 'empty'}, the next decision of the finding was recorded at ${expected}`,
+            : `superseded_at is ${row.superseded_at ?? 'empty'}, ` +
+              `the next decision of the finding was recorded at ${expected}`,
       });
     }
     next.set(row.finding_id, row.decided_at);
@@ -204,7 +213,9 @@ function checkChainHead(
   if (signed.position > 0) {
     const row = chain.rows.find((r) => Number(r.chain_position) === signed.position);
     if (!row || row.row_sha256 !== signed.sha256) {
-      const reason = `its manifest's decision chain head (position ${signed.position}, ${signed.sha256}) is no longer in the chain`;
+      const reason =
+        `its manifest's decision chain head (position ${signed.position}, ${signed.sha256}) ` +
+        'is no longer in the chain';
       mismatches.push({ kind: 'signoff', subject, reason });
       return;
     }
@@ -328,13 +339,17 @@ function checkKeptSeal(
     mismatches.push({
       kind: 'seal',
       subject,
-      reason: `sign-off ${seal.signoff_id} (by ${seal.signed_by}) it seals is no longer in period_signoffs: it was deleted`,
+      reason:
+        `sign-off ${seal.signoff_id} (by ${seal.signed_by}) it seals is no longer in period_signoffs: ` +
+        'it was deleted',
     });
   } else if (row.seal !== kept.text.trim()) {
     mismatches.push({
       kind: 'seal',
       subject,
-      reason: `sign-off ${seal.signoff_id} in the database holds another seal (sha256 ${row.seal ? sealSha256(row.seal) : 'none'}, kept ${sealSha256(kept.text.trim())}): it was rewritten`,
+      reason:
+        `sign-off ${seal.signoff_id} in the database holds another seal ` +
+        `(sha256 ${row.seal ? sealSha256(row.seal) : 'none'}, kept ${sealSha256(kept.text.trim())}): it was rewritten`,
     });
   }
 }
@@ -367,7 +382,8 @@ async function checkFiles(
       subject: read,
       reason:
         status === 'missing'
-          ? `it is missing (sign-off ${signoffId} recorded sha256 ${file.sha256}${read !== file.path ? ` for ${file.path}` : ''})`
+          ? `it is missing (sign-off ${signoffId} recorded sha256 ${file.sha256}` +
+            `${read !== file.path ? ` for ${file.path}` : ''})`
           : `its sha256 is ${now}, sign-off ${signoffId} recorded ${file.sha256}`,
     });
   }

@@ -24,6 +24,7 @@ import { JobError, UsageError } from '../../../core/errors.js';
 import { createKeyPair, verifyCanonical } from '../../../core/signatures.js';
 import { approveActions } from '../../../pipelines/actions/approve.js';
 import { planActions } from '../../../pipelines/actions/plan.js';
+import { verifyPeriod } from '../../../pipelines/close/verify.js';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
 import { resolveActor } from '../../../pipelines/people/actor.js';
 import { approvalPolicy, policiesUsed } from '../../../pipelines/people/policy.js';
@@ -123,6 +124,7 @@ test('limits: above the limit, and in a currency with no limit, only actions.app
   expect(await policiesUsed(f.warehouse, period)).toEqual([
     { policySha256: policy.sha256, policy: policy.json, approvals: 2 },
   ]);
+  expect((await verifyPeriod(f.warehouse, period)).policies).toEqual(await policiesUsed(f.warehouse, period));
 });
 
 test('gates: write_off and accepted need a note; timing needs a clear-by date not in the past', async () => {
