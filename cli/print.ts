@@ -1,7 +1,7 @@
 /**
  * Data printed on stdout by commands that stream it rather than hand it to `Output.result` (`query`,
  * `findings list`, `actions list`): every text passes the one printable-text rule (core/text-safety.ts) here, so no path of
- * the CLI writes a file's or the upstream's escape sequences to a terminal. (issue 18)
+ * the CLI writes a file's or the provider's escape sequences to a terminal. (issue 18)
  */
 import { formatTable } from '../core/output.js';
 import { neutralizeFormula, printable, printableJson } from '../core/text-safety.js';

@@ -83,7 +83,7 @@ export function loadConfig(options: { file?: string; env?: NodeJS.ProcessEnv; cw
 
 /**
  * The API secret and the SMTP password (as given and as written in the URL): never in an error. (The API
- * identifier is redacted from upstream answers; it may be a common word, so it is not removed everywhere.)
+ * identifier is redacted from provider answers; it may be a common word, so it is not removed everywhere.)
  */
 export function configCredentials(config: Config): string[] {
   const smtp = URL.canParse(config.email.smtpUrl) ? new URL(config.email.smtpUrl).password : '';

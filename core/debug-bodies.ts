@@ -1,5 +1,5 @@
 /**
- * `--debug`: the whole bodies of remote servers' error answers (upstream, SMTP), which nothing else keeps (issue 34:
+ * `--debug`: the whole bodies of remote servers' error answers (provider, SMTP), which nothing else keeps (issue 34:
  * only their size and digest are printed or stored), appended to one private file (0600, never followed if a link).
  */
 import { closeSync, constants, fchmodSync, openSync, writeSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Text that came from files or the upstream, made safe for where it goes: a terminal (no control
+ * Text that came from files or the provider, made safe for where it goes: a terminal (no control
  * characters or escape sequences that could rewrite the screen, hide lines or set the window title), a
  * spreadsheet opening a CSV (no cell that starts a formula), and an Excel cell (at most 32,767 characters).
  */

@@ -1,5 +1,5 @@
 /**
- * `pinrecon simulate-api`: serves the local simulator of the upstream API (doubles/simulator) at the paths
+ * `pinrecon simulate-api`: serves the local simulator of the provider API (doubles/simulator) at the paths
  * of the configuration's `api.endpoints`, until SIGINT/SIGTERM. Credentials come from --identifier/--secret,
  * else the environment/config (`PINRECON_API_IDENTIFIER`/`PINRECON_API_SECRET`), else the demo pair; they are
  * never printed.
@@ -42,7 +42,7 @@ export function registerSimulateApi(program: Command): void {
     program
       .command('simulate-api')
       .description(
-        'serve a local simulator of the upstream API (seeded data set, rate limit, optional faults) until Ctrl-C',
+        'serve a local simulator of the provider API (seeded data set, rate limit, optional faults) until Ctrl-C',
       )
       .option('--host <host>', 'address to listen on', '127.0.0.1')
       .option('--port <n>', 'port (default: the port of api.baseUrl, 8787 unless configured; 0 = any free port)')

@@ -15,7 +15,7 @@ export interface LandedSales {
   /** The .json.gz file. */
   path: string;
   runId: string;
-  /** The upstream operation that answered, e.g. `salesByPeriod`. */
+  /** The provider operation that answered, e.g. `salesByPeriod`. */
   endpoint: string;
   fetchedAt: Date;
   bytes: number;

@@ -18,7 +18,7 @@ export class AttemptFailure extends Error {
     super(message);
   }
 
-  /** Whether the upstream may have acted on the request (a 503 is a clear "not processed"). */
+  /** Whether the provider may have acted on the request (a 503 is a clear "not processed"). */
   get ambiguous(): boolean {
     return this.kind !== 'rate_limited' && this.kind !== 'unreachable';
   }
@@ -34,7 +34,7 @@ const droppedCodes = new Set([
 ]);
 const unreachableCodes = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']);
 
-/** A local file-system failure (writing a download): not the upstream's doing, so never retried. */
+/** A local file-system failure (writing a download): not the provider's doing, so never retried. */
 export function isFileSystemError(error: unknown): boolean {
   const { code, syscall } = error as NodeJS.ErrnoException;
   return (

@@ -1,7 +1,7 @@
 /**
- * The upstream login as a session: gets a token with identifier and secret, refreshes it before its
+ * The provider login as a session: gets a token with identifier and secret, refreshes it before its
  * `expiredAt` (minus `api.refreshMarginSeconds`), lets only one renewal run at a time (concurrent callers
- * await the same one), logs in again when a refresh fails, and renews after the upstream rejects a token
+ * await the same one), logs in again when a refresh fails, and renews after the provider rejects a token
  * that may have been revoked. Tokens are kept in memory only and never put in a message or event.
  */
 import { ConfigError } from '../../core/errors.js';
@@ -46,7 +46,7 @@ export class AuthSession {
   }
 
   /**
-   * After the upstream rejected `rejected`: logs in again, unless another caller already replaced that
+   * After the provider rejected `rejected`: logs in again, unless another caller already replaced that
    * token (then its replacement is returned) or is replacing it now (then that renewal is awaited).
    */
   async renewAfterRejection(rejected: string): Promise<string> {
@@ -90,7 +90,7 @@ export class AuthSession {
     const answer = await this.post(endpoint, this.credentials);
     if (!isSuccess(answer.status)) {
       throw new UpstreamError(
-        `${describeEndpoint(endpoint)}: the upstream refused to log in (status ${answer.status}: ${quoteBody(answer.text, this.secrets) || 'no body'}).`,
+        `${describeEndpoint(endpoint)}: the provider refused to log in (status ${answer.status}: ${quoteBody(answer.text, this.secrets) || 'no body'}).`,
         {
           endpoint: endpoint.name,
           status: answer.status,
@@ -123,7 +123,7 @@ export class AuthSession {
     }
     this.secrets.add(record.accessToken);
     if (typeof record.refreshToken === 'string') this.secrets.add(record.refreshToken);
-    // Count the lifetime from our own clock (the upstream's may be skewed), and never past its expiredAt.
+    // Count the lifetime from our own clock (the provider's may be skewed), and never past its expiredAt.
     const created = Date.parse(record.createdAt ?? '');
     const expired = Date.parse(record.expiredAt ?? '');
     const now = Date.now();
@@ -143,7 +143,7 @@ function requireCredentials(api: ApiConfig): { identifier: string; secret: strin
   ].filter((m): m is string => Boolean(m));
   if (missing.length > 0) {
     throw new ConfigError(
-      `Missing upstream credentials: set ${missing.join(' and ')}. They are issued by the service operator (one set for testing, one for production).`,
+      `Missing provider credentials: set ${missing.join(' and ')}. They are issued by the service operator (one set for testing, one for production).`,
       undefined,
       !api.identifier ? 'api.identifier' : 'api.secret',
     );

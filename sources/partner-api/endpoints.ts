@@ -1,5 +1,5 @@
 /**
- * The upstream's operations as configurable `"METHOD /path/{param}"` templates (config `api.endpoints`):
+ * The provider's operations as configurable `"METHOD /path/{param}"` templates (config `api.endpoints`):
  * parsing them once, checking each names exactly the parameters its operation supplies, and expanding
  * them into URLs with every parameter URL-encoded.
  */

@@ -1,12 +1,12 @@
 /**
- * The upstream's failures as one named error, and the redaction that keeps credentials, tokens and PINs
- * out of every message, event and log line built from what the upstream sent back.
+ * The provider's failures as one named error, and the redaction that keeps credentials, tokens and PINs
+ * out of every message, event and log line built from what the provider sent back.
  */
 import { JobError } from '../../core/errors.js';
 import { keepBody } from '../../core/debug-bodies.js';
 import { bodyDigest, redact } from '../../core/secret-redaction.js';
 
-/** An upstream operation that failed for good: which endpoint, what status, what the upstream said (redacted). */
+/** A provider operation that failed for good: which endpoint, what status, what the provider said (redacted). */
 export class UpstreamError extends JobError {
   override name = 'UpstreamError';
   readonly endpoint: string;
@@ -45,6 +45,6 @@ export class UpstreamError extends JobError {
  * only in `--debug`'s private file. `knownSecrets` are still redacted from what is said, as a second line.
  */
 export function quoteBody(body: string, knownSecrets: Iterable<string> = []): string {
-  keepBody('upstream error answer', body);
+  keepBody('provider error answer', body);
   return redact(bodyDigest(body), knownSecrets);
 }

@@ -40,7 +40,7 @@ export function describeClientEvent(event: ClientEvent): string {
       return `${event.endpoint}: answered 503 (rate limited); waiting ${(event.delayMs / 1000).toFixed(1)} s`;
     case 'authenticated':
       return event.reason === 'first'
-        ? 'logged in to the upstream'
+        ? 'logged in to the provider'
         : `logged in again (${event.reason === 'rejected' ? 'a token was rejected' : 'the token refresh failed'})`;
     case 'refreshed':
       return `access token refreshed (valid for ${event.expiresInSeconds} s more before the next refresh)`;

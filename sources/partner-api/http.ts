@@ -1,5 +1,5 @@
 /**
- * One HTTP exchange with the upstream: every attempt waits for the rate limiter, is counted, and times out when its
+ * One HTTP exchange with the provider: every attempt waits for the rate limiter, is counted, and times out when its
  * answer takes more than `api.timeoutMs` (a download: when nothing arrives for that long). 2xx and 4xx answers go
  * back to the caller (a 2xx body parsed, or streamed to a file); 503/429, other 5xx, timeouts, dropped connections
  * and cut bodies are AttemptFailures for the retry policy (retry-policy.ts). Plain http goes to loopback only
@@ -83,7 +83,7 @@ export class Transport {
             {
               endpoint: request.endpoint.name,
               status,
-              hint: 'Such an answer is a few kilobytes: check that api.baseUrl and api.endpoints point at the partner API. Raise api.maxAnswerBytes only if the answer is genuinely that large.',
+              hint: 'Such an answer is a few kilobytes: check that api.baseUrl and api.endpoints point at the provider API. Raise api.maxAnswerBytes only if the answer is genuinely that large.',
             },
           );
         }

@@ -1,6 +1,6 @@
 /**
- * Paces the starts of upstream requests so that no rolling second ever holds more than the configured rate
- * (the upstream answers the excess with 503): a sliding log with 20 ms of headroom, a steady schedule that
+ * Paces the starts of provider requests so that no rolling second ever holds more than the configured rate
+ * (the provider answers the excess with 503): a sliding log with 20 ms of headroom, a steady schedule that
  * does not lose a late start, and no bursts (docs/ARCHITECTURE.md, "Design notes by module"). Waiters are
  * served first come, first served; only starts are paced, requests run concurrently.
  */
@@ -107,7 +107,7 @@ export class RateLimiter {
 let processLimiter: RateLimiter | undefined;
 
 /**
- * The one limiter of this process, shared by every client (the upstream's limit is per partner, not per
+ * The one limiter of this process, shared by every client (the provider's limit is per partner, not per
  * client). Created at the first call; a later call with another rate changes its rate.
  */
 export function sharedRateLimiter(maxRequestsPerSecond: number): RateLimiter {

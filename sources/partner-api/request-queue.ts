@@ -1,5 +1,5 @@
 /**
- * The one queue every upstream call of a job waits in (p-queue, as the design names it): it bounds how many
+ * The one queue every provider call of a job waits in (p-queue, as the design names it): it bounds how many
  * calls are in flight and decides who goes next by priority — writes (a customer waits), then the period
  * windows of the month-end, then individual look-ups, then catalog calls — so a catalog snapshot queued
  * beside a month-end never delays it. The queue orders and bounds calls; the smooth RateLimiter paces

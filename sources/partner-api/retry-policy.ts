@@ -1,5 +1,5 @@
 /**
- * The retry policy around every upstream attempt: 503 (or 429) waits ≥ 1 s (jitter, or a longer Retry-After),
+ * The retry policy around every provider attempt: 503 (or 429) waits ≥ 1 s (jitter, or a longer Retry-After),
  * counted apart, up to `api.maxRateLimitedRetries`; other 5xx, timeouts, dropped connections and truncated bodies
  * back off exponentially up to `api.maxRetries`. Then an UpstreamError saying what failed and what to do.
  */
@@ -33,7 +33,7 @@ export class RetryPolicy {
   /**
    * Runs `attempt` until it returns, retrying AttemptFailures as the policy says. `attempt` receives the
    * previous failure, so a write can look itself up before being sent again. With `once` (a reversal, issue 34)
-   * a failure that may have reached the upstream is never retried: only a 503 (not processed) or a host not
+   * a failure that may have reached the provider is never retried: only a 503 (not processed) or a host not
    * reached are; anything else is an UpstreamError marked `unclear` at once.
    */
   async run<T>(
@@ -101,18 +101,18 @@ export class RetryPolicy {
           `${where} gave no answer within api.timeoutMs (${this.api.timeoutMs} ms), ${retries + 1} times.`,
           {
             ...details,
-            hint: 'The upstream is slow or down: try again later, or raise api.timeoutMs.',
+            hint: 'The provider is slow or down: try again later, or raise api.timeoutMs.',
           },
         );
       case 'unreachable':
         return new UpstreamError(`${where} could not be reached (${failure.message}), ${retries + 1} times.`, {
           ...details,
-          hint: 'Check api.baseUrl (env PINRECON_API_BASE_URL) and that the upstream is up.',
+          hint: 'Check api.baseUrl (env PINRECON_API_BASE_URL) and that the provider is up.',
         });
       default:
         return new UpstreamError(`${where} failed after ${retries} retries: ${failure.message}`, {
           ...details,
-          hint: 'The upstream is failing; try again later (a re-run resumes where this one stopped). Raise api.maxRetries to insist longer.',
+          hint: 'The provider is failing; try again later (a re-run resumes where this one stopped). Raise api.maxRetries to insist longer.',
         });
     }
   }

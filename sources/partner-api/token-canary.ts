@@ -1,5 +1,5 @@
 /**
- * Tells a real refusal from a revoked token without a re-login per refusal. The upstream answers both an
+ * Tells a real refusal from a revoked token without a re-login per refusal. The provider answers both an
  * unknown reference and a revoked token with 400 (the spec answers every failure so). A revoked token
  * never comes back, so a call sent with the same token after the 400 arrived that succeeds proves the token
  * was alive when the 400 was given: the 400 was about the request ("not found"). A refused call waits for
@@ -15,7 +15,7 @@ interface Waiter {
   fail: (error: unknown) => void;
 }
 
-/** The canary: true when the upstream accepts `token` now, false when it rejects it. */
+/** The canary: true when the provider accepts `token` now, false when it rejects it. */
 export type CanaryCall = (token: string) => Promise<boolean>;
 
 export class TokenCanary {

@@ -244,7 +244,7 @@ describe('extract: refusals and bad records', () => {
       expect((error as UpstreamError).status).toBe(400);
       // Issue 34: the upstream's words are not quoted; the hint names the 31-day rule.
       expect((error as UpstreamError).body).toMatch(/^a body of \d+ bytes, sha256 [0-9a-f]{16}$/);
-      expect((error as UpstreamError).hint).toMatch(/32 days; the upstream allows at most 31/);
+      expect((error as UpstreamError).hint).toMatch(/32 days; the provider allows at most 31/);
     } finally {
       client.close();
     }

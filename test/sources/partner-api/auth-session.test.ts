@@ -114,7 +114,7 @@ describe('auth session', () => {
       json(res, 200, []);
     });
     const long = await failure(client.salesByPeriod('2024-03-01', '2024-04-01', false));
-    expect(long.hint).toMatch(/32 days; the upstream allows at most 31/);
+    expect(long.hint).toMatch(/32 days; the provider allows at most 31/);
     const short = await failure(client.salesByPeriod('2024-03-01', '2024-03-31', false));
     expect(short.hint).not.toMatch(/at most 31/);
     expect(short.hint).toMatch(/extract\.maxWindowDays/); // a provider may allow fewer days
