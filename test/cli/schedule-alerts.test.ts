@@ -4,6 +4,7 @@
  * bytes received), the outcome is kept in schedule_runs, and the snapshot is republished with the failed run in it.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -107,6 +108,59 @@ describe('pinrecon schedule: failures reach a person', () => {
     const again = await schedulerRun(configFile, temp.dir, (out) => /new-year-extract: next run/.test(out));
     expect(again).not.toContain('missed its fire time');
     expect(sink.received).toHaveLength(1);
+  });
+
+  it('alerts about a job it had to stop after the grace period (abandoned), and records it so', async () => {
+    const temp = temporaryDirectory('schedule-abandoned');
+    onTestFinished(() => temp.remove());
+    const sink = await startMailSink(path.join(temp.dir, 'mail'));
+    onTestFinished(() => sink.close());
+    // An upstream that accepts connections and never answers: the job hangs until it is stopped.
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+    const { port } = silent.address() as AddressInfo;
+    const configFile = path.join(temp.dir, 'pinrecon.config.json');
+    writeConfig(configFile, {
+      database: 'db.duckdb',
+      timezone: 'UTC',
+      api: { baseUrl: `http://127.0.0.1:${port}`, identifier: 'id', secret: 's3cret-id', timeoutMs: 600_000 },
+      email: { smtpUrl: sink.url, alertsTo: ['ops@example.com'], retries: 0 },
+      schedules: [{ name: 'hanging-catalog', cron: '0 6 1 1 *', job: 'catalog' }],
+    });
+    const setup = await Warehouse.open(path.join(temp.dir, 'db.duckdb'), { timezone: 'UTC' });
+    try {
+      await setup.run(`INSERT INTO schedule_fires VALUES ('hanging-catalog', '0 6 1 1 *', '2025-01-01 06:00:00+00')`);
+    } finally {
+      setup.close();
+    }
+    const scheduler = startCli(['schedule', '--grace-seconds', '1', '--config', configFile], {
+      cwd: temp.dir,
+      env: { CI: 'true' },
+    });
+    onTestFinished(() => {
+      if (scheduler.child.exitCode === null && scheduler.child.signalCode === null) scheduler.child.kill('SIGKILL');
+    });
+    while (scheduler.child.exitCode === null && !/hanging-catalog: starting pinrecon catalog/.test(scheduler.output()))
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    scheduler.child.kill('SIGTERM');
+    const { code } = await scheduler.done;
+    const log = scheduler.output();
+    expect(code, log).toBe(0);
+    expect(log).toContain('the running job did not finish in time: stopping it');
+    expect(log).toMatch(/schedule hanging-catalog: ABANDONED/);
+    expect(sink.received).toHaveLength(1);
+    const mail = await simpleParser(readFileSync(sink.received[0]!));
+    expect(mail.subject).toMatch(/^\[pinrecon\] ABANDONED: hanging-catalog \(pinrecon catalog\)/);
+    expect(mail.text).toContain('The scheduled job "hanging-catalog" was stopped before it finished');
+    const state = await Warehouse.open(path.join(temp.dir, 'db.duckdb'), { readOnly: true });
+    try {
+      expect(await state.all(`SELECT outcome, alert_status FROM schedule_runs`)).toEqual([
+        { outcome: 'abandoned', alert_status: 'sent' },
+      ]);
+    } finally {
+      state.close();
+    }
   });
 
   it('republishes the snapshot after a job run by hand fails, so analysts see the failed run', async () => {
