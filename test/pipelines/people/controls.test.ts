@@ -173,6 +173,17 @@ test('people: the key proves the actor; an unregistered key, a --by of another p
   expect(actor.signer?.fingerprint).toBe(ana.fingerprint);
 });
 
+test('people: an encrypted key is read with PINRECON_IDENTITY_PASSPHRASE; without it, or with a wrong one, exit 2', () => {
+  const keys = createKeyPair('correct horse');
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'pinrecon-key-')), 'ana.pem');
+  writeFileSync(file, keys.privatePem, { mode: 0o600 });
+  const config = withPeople(f.config, [{ name: 'Ana Lima', publicKey: keys.publicPem, roles: ['preparer'] }]);
+  const resolve = (env: NodeJS.ProcessEnv) => resolveActor(config, { identity: file, env }, 'preparer', 'decide');
+  expect(resolve({ PINRECON_IDENTITY_PASSPHRASE: 'correct horse' }).signer?.fingerprint).toBe(keys.fingerprint);
+  expect(() => resolve({})).toThrow(/is encrypted: set PINRECON_IDENTITY_PASSPHRASE/);
+  expect(() => resolve({ PINRECON_IDENTITY_PASSPHRASE: 'wrong' })).toThrow(UsageError);
+});
+
 test('people: decisions, plans and approvals are signed over their canonical bytes; an approver not listed is refused above the limit', async () => {
   const { costId } = await twoFindings();
   const ana = keyFile('ana');
