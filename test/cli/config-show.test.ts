@@ -65,13 +65,27 @@ describe('pinrecon config show', () => {
     expect(text.stderr).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z config: .*\(from \$PINRECON_CONFIG\)/m);
   });
 
+  it('--log-format json: every stderr line an object; a bad format or an unknown key variable exits 2', async () => {
+    const env = { ...credentials, PINRECON_CONFIG: file };
+    const shown = await runCli(['config', 'show', '--log-format', 'json'], { cwd: dir, env });
+    expect(shown.code, shown.stderr).toBe(0);
+    const lines = shown.stderr
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, string>);
+    expect(lines[0]).toMatchObject({ level: 'info', message: expect.stringMatching(/^config: /) });
+    expect(lines.every((line) => /^\d{4}-\d{2}-\d{2}T/.test(line.time!))).toBe(true);
+    expect((await runCli(['config', 'show', '--log-format', 'xml'], { cwd: dir, env })).code).toBe(2);
+    const typo = await runCli(['config', 'show'], { cwd: dir, env: { ...env, PINRECON_API__TIMEOUT_MSS: '5' } });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toMatch(/PINRECON_API__TIMEOUT_MSS: api has no key "TIMEOUT_MSS"/);
+  });
+
   it('--check: database, provider token and SMTP relay OK', async () => {
     const checked = await runCli(['config', 'show', '--check', '--config', file], { cwd: dir, env: credentials });
     expect(checked.code, checked.stdout + checked.stderr).toBe(0);
     expect(checked.stdout).toMatch(/^database +OK +no database yet; the first job creates /m);
-    expect(checked.stdout).toMatch(
-      /^provider +OK +http:\/\/127\.0\.0\.1:\d+: token granted; \d+ collections listed/m,
-    );
+    expect(checked.stdout).toMatch(/^provider +OK +http:\/\/127\.0\.0\.1:\d+: token granted; \d+ collections listed/m);
     expect(checked.stdout).toMatch(/^smtp +OK +smtp:\/\/127\.0\.0\.1:\d+ accepts a connection/m);
   });
 
