@@ -39,12 +39,16 @@ export async function unboundReason(warehouse: Warehouse, action: BoundAction): 
   );
   if (!row) return `action ${action.action_id} is no longer in recon_actions`;
   if (row.current === null && row.current_at === null)
-    return `the finding ${action.finding_id} has no current decision any more (planned from ${action.decision ?? 'a decision'})`;
+    return (
+      `the finding ${action.finding_id} has no current decision any more ` +
+      `(planned from ${action.decision ?? 'a decision'})`
+    );
   const same = row.bound !== null ? row.bound === row.current : row.bound_at === row.current_at;
   if (same) return null;
   return (
     `the finding's decision changed since the action was planned: it is now ${row.decision} by ${row.decided_by} ` +
-    `at ${row.current_at} (planned from ${action.decision ?? 'another decision'}${row.bound ? ` ${row.bound.slice(0, 12)}…` : ''})`
+    `at ${row.current_at} (planned from ${action.decision ?? 'another decision'}` +
+    `${row.bound ? ` ${row.bound.slice(0, 12)}…` : ''})`
   );
 }
 

@@ -87,7 +87,8 @@ export async function writeAuditPack(
       [period],
     );
     const events = await warehouse.all<Row>(
-      `SELECT ${chainedActionEventColumns} FROM recon_action_events WHERE period = $1 ORDER BY chain_position NULLS LAST, rowid`,
+      `SELECT ${chainedActionEventColumns} FROM recon_action_events WHERE period = $1
+       ORDER BY chain_position NULLS LAST, rowid`,
       [period],
     );
     const actions = (
@@ -189,7 +190,8 @@ async function signedFindings(
   await warehouse.run(`SET TimeZone = 'UTC'`);
   try {
     const lines = await warehouse.all<{ line: string }>(
-      `SELECT to_json(r)::VARCHAR AS line FROM (SELECT ${selected} FROM recon_exceptions_signed WHERE signoff_id = $1) AS r
+      `SELECT to_json(r)::VARCHAR AS line
+       FROM (SELECT ${selected} FROM recon_exceptions_signed WHERE signoff_id = $1) AS r
        ORDER BY r.finding_id`,
       [signoffId],
     );
@@ -216,7 +218,8 @@ function signersOf(
     const key = known.find((k) => k.fingerprint === fingerprint);
     if (!key)
       throw new JobError(
-        `A row of ${period} is signed with the key ${fingerprint}, which neither the config's people nor --public-keys holds.`,
+        `A row of ${period} is signed with the key ${fingerprint}, ` +
+          "which neither the config's people nor --public-keys holds.",
         'Pass --public-keys FILE with that key (PEM), so the pack carries it.',
       );
     return { name: key.name ?? `(key ${fingerprint.slice(0, 16)}…)`, fingerprint, publicKeyPem: key.publicKeyPem };

@@ -124,7 +124,8 @@ function walk<Row extends ChainRow>(
       fail('it is not chained (no row_sha256): it was written outside pinrecon');
     } else if (Number(row.chain_position) !== index + 1) {
       fail(
-        `it is at chain position ${row.chain_position}, expected ${index + 1}: a row before it was removed or reordered`,
+        `it is at chain position ${row.chain_position}, expected ${index + 1}: ` +
+          'a row before it was removed or reordered',
       );
     } else if (sha256Hex(Buffer.from(canonical, 'utf8')) !== row.row_sha256) {
       fail('its content does not hash to its row_sha256: it was changed after it was recorded');
@@ -144,7 +145,8 @@ function walk<Row extends ChainRow>(
       fail(`it is signed by a key that is not registered (fingerprint ${row.signer_key_sha256 ?? 'missing'})`);
     } else if (!verifyCanonical(key.publicKeyPem, canonical, row.signature)) {
       fail(
-        `its signature (key ${key.fingerprint.slice(0, 16)}…) does not match its content: it was changed after it was signed`,
+        `its signature (key ${key.fingerprint.slice(0, 16)}…) does not match its content: ` +
+          'it was changed after it was signed',
       );
     } else if (key.name !== null && !sameName(key.name, rules.actor(row))) {
       fail(`it names ${rules.actor(row)}, but it is signed with the key of ${key.name}`);

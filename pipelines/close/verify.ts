@@ -114,12 +114,12 @@ export async function verifyPeriod(
     const files = new Map<string, VerifiedFile>();
     for (const signoff of signoffs) {
       const subject = `sign-off ${signoff.signoff_id} (by ${signoff.signed_by})`;
-      if (!(await signedContentMatches(warehouse, signoff.signoff_id, signoff.content_sha256))) {
+      const signed = signoff.content_sha256;
+      if (!(await signedContentMatches(warehouse, signoff.signoff_id, signed))) {
         mismatches.push({
           kind: 'signoff',
           subject,
-          reason:
-            'its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ' + signoff.content_sha256,
+          reason: `its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ${signed}`,
         });
       }
       const manifest = JSON.parse(signoff.manifest) as Manifest;

@@ -77,7 +77,7 @@ test('an approved reversal whose finding was decided again is canceled: nothing 
   expect(after!.error).toMatch(/decision changed since the action was planned: it is now claim by Ana/);
 });
 
-test('an action left in flight whose finding was decided again, its sale still redeemed: canceled, not requested again', async () => {
+test('left in flight, decided again, its sale still redeemed: canceled, not requested again', async () => {
   const { transactionId, findingId } = await approvedReversal();
   // As a crash after the intent was committed leaves it (execute's step 2), then a new decision.
   await f.warehouse.run(`UPDATE recon_actions SET status = 'in_flight'`);
