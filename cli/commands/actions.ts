@@ -43,7 +43,7 @@ export function registerActions(program: Command): void {
         "turn the period's decisions into proposed actions (reverse → reversal, claim → claim, fix_ledger/write_off → journal)",
       )
       .requiredOption('--period <YYYY-MM>', 'the month')
-      .option('--by <name>', 'who proposes (default: the OS user name; with people configured, the key\'s person)')
+      .option('--by <name>', "who proposes (default: the OS user name; with people configured, the key's person)")
       .option('--identity <file>', identityHelp('a preparer')),
   ).action(
     action<PeriodOptions, []>(async ({ config, output }, options) => {
@@ -78,7 +78,7 @@ export function registerActions(program: Command): void {
       .requiredOption('--period <YYYY-MM>', 'the month')
       .option('--action <id...>', 'the actions to approve')
       .option('--all', 'every proposed action of the period')
-      .option('--by <name>', 'who approves (required unless the config names people: then the key\'s person)')
+      .option('--by <name>', "who approves (required unless the config names people: then the key's person)")
       .option('--identity <file>', identityHelp('an approver')),
   )
     .addHelpText(
@@ -100,7 +100,10 @@ approval is signed; every approval records the sha256 of the policy in force.`,
         const result = await withJobWarehouse(config, (warehouse) =>
           approveActions(warehouse, config, { period, actionIds: options.action, all: options.all, actor }),
         );
-        const lines = [`${result.approvedBy} approved ${result.approved.length} action(s) of ${period}`];
+        const lines = [
+          `${result.approvedBy} approved ${result.approved.length} action(s) of ${period}`,
+          `  under approval policy ${result.policySha256} (limits, approvers, people and roles in force)`,
+        ];
         for (const a of result.approved)
           lines.push(`  approved  ${a.actionId} ${a.kind.padEnd(8)} ${a.amount ?? ''} ${a.currency ?? ''}`);
         output.result(lines.join('\n'));

@@ -73,6 +73,9 @@ test('decide, plan, approve and close, each by its key and role; every row signe
   expect(byBruno.stderr).toMatch(/above actions\.approvalLimit\.(BRL|USD) \(0\.01\): only Carla Dias may approve it/);
   const byCarla = await as(carla, 'actions', 'approve', '--period', period, '--all');
   expect(byCarla.code, byCarla.stderr).toBe(0);
+  expect(byCarla.stdout).toMatch(
+    /Carla Dias approved 1 action\(s\) of 2024-03\n {2}under approval policy [0-9a-f]{64}/,
+  );
 
   const closedByCarla = await as(carla, 'close', '--period', period, '--allow-undecided');
   expect(closedByCarla.code).toBe(1);
