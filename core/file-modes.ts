@@ -229,7 +229,8 @@ export function keepPrivate(file: string, warn: (message: string) => void): numb
     return stat.mode & 0o777;
   } catch (error) {
     warn(
-      `${file} is readable by others (mode ${octalMode(stat.mode)}) and could not be made private: ${(error as Error).message}. Run: chmod 600 ${file}`,
+      `${file} is readable by others (mode ${octalMode(stat.mode)}) and could not be made private: ` +
+        `${(error as Error).message}. Run: chmod 600 ${file}`,
     );
     return undefined;
   }

@@ -37,6 +37,8 @@ export function retryCommand(facts: Pick<AlertFacts, 'args' | 'configFile' | 'wo
   return `cd ${quote(facts.workingDirectory)} && pinrecon ${[...facts.args, ...config].map(quote).join(' ')}`;
 }
 
+const catchingUp = 'catching up a fire time missed while the scheduler was down';
+
 export function composeAlertEmail(facts: AlertFacts): { subject: string; text: string; html: string } {
   const how =
     facts.failure === 'failed'
@@ -44,11 +46,12 @@ export function composeAlertEmail(facts: AlertFacts): { subject: string; text: s
       : facts.failure === 'abandoned'
         ? `was stopped before it finished${facts.signal ? ` (${facts.signal})` : ''}`
         : 'could not be started';
-  const subject = `[pinrecon] ${facts.failure === 'failed' ? 'FAILED' : facts.failure.toUpperCase()}: ${facts.schedule} (pinrecon ${facts.args.join(' ')}) on ${facts.host}`;
+  const verdict = facts.failure === 'failed' ? 'FAILED' : facts.failure.toUpperCase();
+  const subject = `[pinrecon] ${verdict}: ${facts.schedule} (pinrecon ${facts.args.join(' ')}) on ${facts.host}`;
   const lines = [
     `The scheduled job "${facts.schedule}" ${how}.`,
     '',
-    `What:     pinrecon ${facts.args.join(' ')}${facts.caughtUp ? ' (catching up a fire time missed while the scheduler was down)' : ''}`,
+    `What:     pinrecon ${facts.args.join(' ')}${facts.caughtUp ? ` (${catchingUp})` : ''}`,
     `When:     started ${facts.startedAt.toISOString()}, ended after ${facts.seconds.toFixed(1)} s`,
     `Where:    host ${facts.host}, folder ${facts.workingDirectory}`,
     `Config:   ${facts.configFile ?? '(built-in defaults and environment)'}`,

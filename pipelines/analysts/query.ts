@@ -65,7 +65,8 @@ export async function openForReading(
     const published = statSync(snapshot).mtime;
     if (!readable(snapshot)) throw notShared(snapshot, `mode ${octalMode(statSync(snapshot).mode)}`);
     output.info(
-      `reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) after the last job; ${sharing(config, snapshot)}`,
+      `reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) ` +
+        `after the last job; ${sharing(config, snapshot)}`,
     );
     return Warehouse.open(snapshot, warehouseSettings(config, { readOnly: true }));
   }
@@ -128,7 +129,8 @@ function reachable(folder: string): boolean {
 function notShared(snapshot: string, why: string): JobError {
   return new JobError(
     `The snapshot ${snapshot} is not readable by this account (${why}).`,
-    `The account that runs pinrecon's jobs shares it by setting analysts.group in its config to a Unix group you are in; the next job writes it 0640 with that group and lets the group through its folder.`,
+    `The account that runs pinrecon's jobs shares it by setting analysts.group in its config to a Unix group you ` +
+      'are in; the next job writes it 0640 with that group and lets the group through its folder.',
   );
 }
 

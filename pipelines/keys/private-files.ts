@@ -36,7 +36,8 @@ export function analystsAccess(config: Config): FileAccess {
   const gid = groupId(group);
   if (gid === undefined)
     throw new ConfigError(
-      `analysts.group: there is no group "${group}" on this machine. Name an existing group (getent group) whose members may read the snapshot and exports.`,
+      `analysts.group: there is no group "${group}" on this machine. ` +
+        'Name an existing group (getent group) whose members may read the snapshot and exports.',
       undefined,
       'analysts.group',
     );
@@ -50,7 +51,9 @@ export function analystsAccess(config: Config): FileAccess {
 export function protectOwnedFiles(config: Config, output: Output): number {
   if (config.database !== ':memory:' && looksLikeDuckDb(config.database) === false) {
     throw new ConfigError(
-      `database: ${path.resolve(config.database)} is not a DuckDB file; pinrecon leaves it (and any pinrecon.key beside it) untouched. Point "database" (or PINRECON_DATABASE) at pinrecon's DuckDB file, or at a path where it may create one.`,
+      `database: ${path.resolve(config.database)} is not a DuckDB file; pinrecon leaves it (and any pinrecon.key ` +
+        `beside it) untouched. Point "database" (or PINRECON_DATABASE) at pinrecon's DuckDB file, or at a path ` +
+        'where it may create one.',
       undefined,
       'database',
     );

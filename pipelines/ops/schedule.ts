@@ -83,7 +83,8 @@ export function validateSchedules(config: Config, configFile?: string): void {
     } catch (error) {
       const key = `schedules.${index}.cron`;
       throw new ConfigError(
-        `${configFile ?? 'built-in defaults'}: ${key}: "${schedule.cron}" is not a cron expression (${(error as Error).message}).`,
+        `${configFile ?? 'built-in defaults'}: ${key}: "${schedule.cron}" is not a cron expression ` +
+          `(${(error as Error).message}).`,
         configFile,
         key,
       );
@@ -98,7 +99,8 @@ export async function runScheduler(
 ): Promise<JobOutcome[]> {
   if (config.schedules.length === 0) {
     throw new ConfigError(
-      `${options.configFile ?? 'built-in defaults'}: schedules: no schedules to run; add entries to "schedules" (see config/pinrecon.example.json).`,
+      `${options.configFile ?? 'built-in defaults'}: schedules: no schedules to run; add entries to "schedules" ` +
+        '(see config/pinrecon.example.json).',
       options.configFile,
       'schedules',
     );
@@ -204,7 +206,8 @@ export async function runScheduler(
   );
   for (const { schedule, firedAt } of missed ?? []) {
     output.info(
-      `schedule ${schedule.name}: missed its fire time ${firedAt.toISOString()} while the scheduler was down; running it once now`,
+      `schedule ${schedule.name}: missed its fire time ${firedAt.toISOString()} while the scheduler was down; ` +
+        'running it once now',
     );
     runJob(schedule, firedAt, true);
   }

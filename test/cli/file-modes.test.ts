@@ -23,7 +23,8 @@ import { runCli } from '../support/cli.js';
 
 const mode = (file: string) => statSync(file).mode & 0o777;
 const ledgerText =
-  'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nPO-1,10,2026-01-05,10.00,8.00,BRL,BR,paid\n';
+  'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n' +
+  'PO-1,10,2026-01-05,10.00,8.00,BRL,BR,paid\n';
 
 /** A folder with a config (database in data/, landing in landing/, reports in reports/) and a ledger. */
 function setup(extra: Record<string, unknown> = {}): { dir: string; config: string; ledger: string } {
@@ -63,7 +64,7 @@ function otherGroup(): { name: string; gid: number } | undefined {
 }
 
 describe('file modes', () => {
-  it('creates private files, keeps the database private, and leaves alone what it was not asked to change', async () => {
+  it('creates private files, keeps the database private, leaves alone what it was not asked to change', async () => {
     const { dir, config, ledger } = setup();
     // A landing folder shared with others (1777), holding someone else's file: never walked, never chmodded.
     const landing = path.join(dir, 'landing');
@@ -180,7 +181,7 @@ describe('file modes', () => {
     expect(readFileSync(key, 'utf8')).toBe('their key');
   });
 
-  it('reads a linked ledger only when ledger.followSymlinks is set, and never quotes the file it points at', async () => {
+  it('reads a linked ledger only with ledger.followSymlinks, and never quotes the file it points at', async () => {
     const { dir, config } = setup();
     const privateFile = path.join(dir, 'private.txt');
     writeFileSync(privateFile, 'SECRET-FIRST-LINE,of,a,private,file\n');

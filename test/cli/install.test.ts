@@ -39,7 +39,7 @@ describe('production install', () => {
       expect(production.has(needed), needed).toBe(true);
   });
 
-  it("builds a fresh clone with the production dependencies alone, through npm ci's prepare, and ships what users need", () => {
+  it("builds a fresh clone with production dependencies alone, through npm ci's prepare; ships what users need", () => {
     const dir = mkdtempSync(path.join(process.env.TMPDIR ?? '/tmp', 'pinrecon-install-'));
     const clone = path.join(dir, 'pinrecon');
     execFileSync('git', ['clone', '--quiet', '--no-hardlinks', root, clone]);

@@ -21,8 +21,8 @@ beforeAll(async () => {
   const warehouse = await Warehouse.open(path.join(temp.dir, 'pinrecon.duckdb'), { timezone: 'America/Sao_Paulo' });
   try {
     // 23:30 UTC on 31 October is 20:30 in São Paulo: still October there.
-    await warehouse.run(`INSERT INTO sales (transaction_id, partner_reference, product_id, sales_price, partner_cost_price,
-        status, transaction_at, key_sent_to_customer, first_seen_at, last_seen_at)
+    await warehouse.run(`INSERT INTO sales (transaction_id, partner_reference, product_id, sales_price,
+        partner_cost_price, status, transaction_at, key_sent_to_customer, first_seen_at, last_seen_at)
       VALUES (1, 'R-1', 10, 1, 1, 'delivered', '2026-10-31 23:30:00.25+00', true, now(), now())`);
     await publishSnapshot(warehouse);
   } finally {

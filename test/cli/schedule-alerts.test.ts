@@ -30,7 +30,7 @@ async function schedulerRun(configFile: string, dir: string, until: (log: string
 }
 
 describe('pinrecon schedule: failures reach a person', () => {
-  it('catches up a missed fire time once, alerts alertsTo about its failure, records it, republishes the snapshot', async () => {
+  it('catches up a missed fire time once, alerts alertsTo of its failure, records it, republishes', async () => {
     const temp = temporaryDirectory('schedule-alerts');
     onTestFinished(() => temp.remove());
     const sink = await startMailSink(path.join(temp.dir, 'mail'));
@@ -57,7 +57,8 @@ describe('pinrecon schedule: failures reach a person', () => {
 
     const log = await schedulerRun(configFile, temp.dir, (out) => /new-year-extract: alert/.test(out));
     expect(log).toContain(
-      'schedule new-year-extract: missed its fire time 2026-01-01T06:00:00.000Z while the scheduler was down; running it once now',
+      'schedule new-year-extract: missed its fire time 2026-01-01T06:00:00.000Z while the scheduler was down; ' +
+        'running it once now',
     );
     expect(log).toMatch(/schedule new-year-extract: FAILED \(exit 1\); the scheduler goes on/);
     expect(log).toContain('schedule new-year-extract: alert sent to ops@example.com');
@@ -171,7 +172,8 @@ describe('pinrecon schedule: failures reach a person', () => {
     const ledger = path.join(temp.dir, 'ledger.csv');
     writeFileSync(
       ledger,
-      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nPO-1,10,2026-01-05,10.00,8.00,BRL,BR,paid\n',
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n' +
+        'PO-1,10,2026-01-05,10.00,8.00,BRL,BR,paid\n',
     );
     expect((await runCli(['ledger', 'import', ledger, '--config', configFile], { cwd: temp.dir })).code).toBe(0);
     // Never extracted: reconcile refuses the incomplete period (exit 1).
