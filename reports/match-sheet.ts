@@ -27,8 +27,8 @@ export function suggestedMatchesSheet(period: string, timezone: string): DetailS
     description: 'a paid order and a sale under two spellings of one reference: confirm or reject each',
     columns: [
       { key: 'score', header: 'Score', kind: 'integer', sql: 'score', width: 7 },
-      { key: 'ledger_reference', header: 'Ledger reference', kind: 'text', sql: 'ledger_reference', width: 20 },
-      { key: 'provider_reference', header: 'Provider reference', kind: 'text', sql: 'provider_reference', width: 20 },
+      { key: 'ledger_reference', header: 'Ledger reference', kind: 'text', sql: 'ledger_reference', width: 18 },
+      { key: 'provider_reference', header: 'Provider reference', kind: 'text', sql: 'provider_reference', width: 18 },
       { key: 'rank', header: 'Rank', kind: 'integer', sql: 'rank', width: 6 },
       { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
       { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
@@ -40,7 +40,7 @@ export function suggestedMatchesSheet(period: string, timezone: string): DetailS
       money('provider_price', 'Provider price', 'provider_price'),
       { key: 'paid_at', header: 'Ledger paid at', kind: 'datetime', sql: 'paid_at', width: 19 },
       { key: 'transaction_at', header: 'Provider date', kind: 'datetime', sql: 'transaction_at', width: 19 },
-      { key: 'reasons', header: 'Reasons', kind: 'text', sql: "replace(reasons, '; ', chr(10))", width: 60 },
+      { key: 'reasons', header: 'Reasons', kind: 'text', sql: "replace(reasons, '; ', chr(10))", width: 48 },
       { key: 'suggestion_id', header: suggestionIdHeader, kind: 'text', sql: 'suggestion_id', width: 33 },
       {
         key: 'decision',

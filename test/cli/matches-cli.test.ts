@@ -7,7 +7,7 @@
 import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
 import { convertWithSoffice, hasSoffice } from '../support/decisions.js';
 import {
@@ -20,7 +20,9 @@ import {
   sale,
   type Fixture,
 } from '../support/reconcile.js';
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
+import { createKeyPair } from '../../core/signatures.js';
+import { Warehouse } from '../../core/warehouse.js';
 
 const pinrecon = (cwd: string, ...args: string[]) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
 
@@ -98,6 +100,8 @@ describe('pinrecon matches (spawned)', () => {
     expect(reconciled.code, reconciled.stderr).toBe(0);
   }, 120_000);
 
+  afterAll(() => rmSync(cwd, { recursive: true, force: true }));
+
   it('lists, confirms, rejects (with a note), imports the workbook, matches, refuses after sign-off, verifies', async () => {
     const proposed = await list();
     expect(proposed.map((r) => [r.ledger_reference, r.status, r.rank]).sort()).toEqual([
@@ -174,4 +178,53 @@ describe('pinrecon matches (spawned)', () => {
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
     expect((JSON.parse(verified.stdout) as { decisions: number }).decisions).toBe(3);
   }, 300_000);
+});
+
+describe('pinrecon matches with people configured (spawned)', () => {
+  it('needs a registered key to confirm, and signs the decision row with it; verify checks the signature', async () => {
+    const f = await openFixture();
+    const s = sale({ partner_reference: 'PO-2026-0009401' });
+    await insertSales(f.warehouse, [s]);
+    await insertLedger(f.warehouse, [ledgerFor(s, { partner_reference: 'po-2026-0009401' })]);
+    f.warehouse.close();
+    const cwd = f.dir;
+    const ana = createKeyPair();
+    const key = path.join(cwd, 'ana.pem');
+    writeFileSync(key, ana.privatePem, { mode: 0o600 });
+    writeFileSync(
+      path.join(cwd, 'pinrecon.config.json'),
+      JSON.stringify({
+        timezone: f.config.timezone,
+        database: 'pinrecon.duckdb',
+        reconciliation: { lookupMissing: false },
+        people: [{ name: 'Ana Lima', publicKey: ana.publicPem, roles: ['preparer'] }],
+      }),
+    );
+    try {
+      expect((await pinrecon(cwd, 'reconcile', '--period', period, '--as-of', asOf)).code).toBe(0);
+      const listed = await pinrecon(cwd, 'matches', 'list', '--period', period, '--json');
+      const [suggestion] = JSON.parse(listed.stdout) as Listed[];
+      const unproven = await pinrecon(cwd, 'matches', 'confirm', suggestion!.suggestion_id, '--by', 'Ana Lima');
+      expect(unproven.code).toBe(2);
+      expect(unproven.stderr).toContain('needs --identity FILE');
+      const signed = await pinrecon(cwd, 'matches', 'confirm', suggestion!.suggestion_id, '--identity', key);
+      expect(signed.code, signed.stderr).toBe(0);
+      expect(signed.stdout).toContain('by Ana Lima');
+      const verified = await pinrecon(cwd, 'verify', '--period', period, '--json');
+      expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+      const w = await Warehouse.open(path.join(cwd, 'pinrecon.duckdb'), { readOnly: true });
+      try {
+        const rows = await w.all<{ decision: string; decided_by: string; signature: string | null; signer: string }>(
+          'SELECT decision, decided_by, signature, signer_key_sha256 AS signer FROM recon_decisions',
+        );
+        expect(rows).toHaveLength(1);
+        expect(rows[0]).toMatchObject({ decision: 'match_confirmed', decided_by: 'Ana Lima', signer: ana.fingerprint });
+        expect(rows[0]!.signature).toMatch(/^[A-Za-z0-9+/]+=*$/);
+      } finally {
+        w.close();
+      }
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
