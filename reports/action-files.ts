@@ -91,7 +91,9 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
       const cell = added.getCell(i + 1);
       if (c.kind === 'money') cell.numFmt = moneyFormat(row.currency ?? null);
       if (c.kind === 'date') cell.numFmt = 'yyyy-mm-dd';
+      if (c.kind === 'text') cell.alignment = { wrapText: true, vertical: 'top' };
     });
+    fitHeight(added, columns, row);
     return added;
   };
   const totalsBlock = () => {
@@ -109,6 +111,9 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
   if (sheet.rowCount > 0) sheet.addRow([]);
   const headerRow = sheet.addRow(content.columns.map((c) => c.header));
   headerRow.font = { bold: true };
+  // A printed document shows every header and every text whole: wrapped in its column, never cut.
+  headerRow.alignment = { wrapText: true, vertical: 'top' };
+  fitHeight(headerRow, content.columns, Object.fromEntries(content.columns.map((c) => [c.key, c.header])));
   const headerAt = headerRow.number;
   for (const row of content.rows) put(content.columns, row);
   if (content.totalsAt === 'end') {
@@ -130,13 +135,28 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
       'landscape',
     ),
     printTitlesRow: `${headerAt}:${headerAt}`,
-    printArea: `A1:${columnLetters(printed.length)}${Math.max(sheet.rowCount, headerAt)}`,
+    // exceljs puts `$` before the columns only: the rows are made absolute here (as reports/print-setup.ts does).
+    printArea: `A$1:${columnLetters(printed.length)}$${Math.max(sheet.rowCount, headerAt)}`,
   };
   sheet.headerFooter = { oddFooter: `&L${footerText(content.sheet)}&RPage &P of &N` };
   await workbook.xlsx.writeFile(file);
 }
 
 const footerText = (text: string) => text.replaceAll('&', '&&');
+
+/**
+ * A row as tall as its longest wrapped text: a spreadsheet program keeps an .xlsx row's height as written, so a
+ * wrapped cell would print cut to one line. About one character a width unit, 15 pt a line (Calibri 11).
+ */
+function fitHeight(added: ExcelJS.Row, columns: FileColumn[], row: Record<string, string | null>): void {
+  const lines = Math.max(
+    1,
+    ...columns
+      .filter((c) => c.kind === 'text')
+      .map((c) => Math.ceil(String(row[c.key] ?? '').length / Math.max(1, c.width - 1))),
+  );
+  if (lines > 1) added.height = 15 * lines;
+}
 
 function cellValue(value: string | null, kind: FileColumn['kind']): ExcelJS.CellValue {
   if (value === null) return null;

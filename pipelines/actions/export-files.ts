@@ -126,7 +126,7 @@ const text = (key: string, header: string, width: number): FileColumn => ({ key,
  * date, the totals per currency first, then one line per transaction. The printed columns add up to 141
  * characters, which fits A4 and Letter landscape at ≥ 8 pt; the finding's type and id stay on screen.
  */
-function claimLayout(
+export function claimLayout(
   config: Config,
   period: string,
   kind: 'claim' | 'undercharge',
@@ -144,13 +144,13 @@ function claimLayout(
   const columns: FileColumn[] = [
     text('line_id', 'Line', 14),
     { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', width: 11 },
-    text('partner_reference', 'Partner reference', 16),
+    text('partner_reference', 'Partner reference', 15),
     { key: 'provider_date', header: 'Date', kind: 'date', width: 11 },
     text('product', 'Product', 20),
     money('charged_cost', 'Charged'),
     money('expected_cost', 'Agreed'),
     money('difference', 'Difference'),
-    text('currency', 'Currency', 8),
+    text('currency', 'Currency', 9),
     text('key_last4', 'Key (last 4)', 9),
     text('note', 'Note', 16),
     text('exception_type', 'Finding type', 18),
@@ -191,7 +191,7 @@ function claimLayout(
  * The journal as a generic GL import takes it (docs/DATA.md "Journal file"): one line per row with date, entry,
  * line, account, debit, credit, currency, memo and reference; a line's other side is empty, never 0.
  */
-function journalLayout(
+export function journalLayout(
   config: Config,
   period: string,
   rows: Record<string, string | null>[],
