@@ -87,7 +87,8 @@ export async function readDecisionsWorkbook(
       // The guard `ledger import` uses, before any part is read: a zip bomb took minutes of CPU here (issue 18).
       throw new JobError(
         `${file} is refused: ${error.message}.`,
-        'Import the workbook `pinrecon report` wrote, as Excel or LibreOffice saved it; if this file is not one, ask who sent it.',
+        'Import the workbook `pinrecon report` wrote, as Excel or LibreOffice saved it; ' +
+          'if this file is not one, ask who sent it.',
         { cause: error },
       );
     }

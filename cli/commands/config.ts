@@ -39,7 +39,7 @@ Example:
         output.result(
           [
             `config: ${describeConfigSource(loaded)}`,
-            `environment: ${environment.map((e) => `${e.variable} → ${e.key}`).join(', ') || 'no variable sets a key'}`,
+            `environment: ${environment.map((e) => `${e.variable} → ${e.key}`).join(', ') || 'none sets a key'}`,
             JSON.stringify(shown, null, 2),
           ].join('\n'),
         );

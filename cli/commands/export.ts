@@ -25,7 +25,9 @@ export function registerExport(program: Command): void {
     program
       .command('export')
       .description(
-        "write a reconciled period's marts (recon_exceptions, recon_summary, recon_bridge, recon_aging), its decisions, actions, action events, roll-forward, suggested matches and carried-forward findings, one file each; PINs only as their last 4 characters",
+        "write a reconciled period's marts (recon_exceptions, recon_summary, recon_bridge, recon_aging), its " +
+          'decisions, actions, action events, roll-forward, suggested matches and carried-forward findings, one ' +
+          'file each; PINs only as their last 4 characters',
       )
       .requiredOption('--period <YYYY-MM>', 'the reconciled period (or previous, current)')
       .option('--format <format>', 'parquet, csv or arrow (Arrow IPC file)', 'parquet')

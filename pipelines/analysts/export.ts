@@ -90,7 +90,8 @@ export async function exportPeriod(
     const byValue = await hasStoredPins(warehouse);
     for (const mart of exportedMarts) {
       const columns = await warehouse.all<{ column_name: string; data_type: string }>(
-        `SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' AND NOT internal ORDER BY column_index`,
+        `SELECT column_name, data_type FROM duckdb_columns()
+         WHERE table_name = $1 AND schema_name = 'main' AND NOT internal ORDER BY column_index`,
         [mart],
       );
       // A table a newer pinrecon adds (suggestions, carried forward) is left out of an older database.
@@ -120,7 +121,8 @@ export async function exportPeriod(
       closeSync(createExclusive(temporary, access));
       const copyOptions = options.format === 'parquet' ? '(FORMAT parquet)' : '(FORMAT csv, HEADER true)';
       // The period is a validated YYYY-MM; COPY takes no parameters.
-      const query = `${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE ${periodFilter(mart, options.period)} ORDER BY ALL`;
+      const rows = periodFilter(mart, options.period);
+      const query = `${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE ${rows} ORDER BY ALL`;
       try {
         let rows: number;
         if (options.format === 'arrow') {

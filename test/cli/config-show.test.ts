@@ -31,7 +31,14 @@ beforeAll(async () => {
   file = path.join(dir, 'pinrecon.config.json');
   writeFileSync(
     file,
-    `{\n  // a comment, as in the example\n  "database": "db/pinrecon.duckdb",\n  "api": { "baseUrl": "${simulator.url}" },\n  "email": { "smtpUrl": "${sink.url}" },\n}\n`,
+    [
+      '{',
+      '  // a comment, as in the example',
+      '  "database": "db/pinrecon.duckdb",',
+      `  "api": { "baseUrl": "${simulator.url}" },`,
+      `  "email": { "smtpUrl": "${sink.url}" },`,
+      '}',
+    ].join('\n'),
   );
 });
 afterAll(async () => {

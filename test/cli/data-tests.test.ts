@@ -29,7 +29,8 @@ async function counts(): Promise<{ runs: string; pipeline: string }> {
   const warehouse = await Warehouse.open(f.config.database, { readOnly: true });
   try {
     return (await warehouse.one<{ runs: string; pipeline: string }>(
-      `SELECT (SELECT count(*) FROM recon_runs)::VARCHAR AS runs, (SELECT count(*) FROM pipeline_runs)::VARCHAR AS pipeline`,
+      `SELECT (SELECT count(*) FROM recon_runs)::VARCHAR AS runs,
+              (SELECT count(*) FROM pipeline_runs)::VARCHAR AS pipeline`,
     ))!;
   } finally {
     warehouse.close();

@@ -59,7 +59,7 @@ describe('which config file', () => {
 });
 
 describe('every key from the environment', () => {
-  it('reads PINRECON_<SECTION>__<KEY>, numbers and lists as JSON, text as text, and says which variables it used', () => {
+  it('reads PINRECON_<SECTION>__<KEY>: numbers and lists as JSON, text as text; says which variables it used', () => {
     const env = {
       PINRECON_API__MAX_REQUESTS_PER_SECOND: '7',
       PINRECON_API__IDENTIFIER: '12345',
