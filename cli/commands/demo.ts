@@ -39,6 +39,14 @@ export function registerDemo(program: Command): void {
 }
 
 function describeDemo(summary: DemoSummary): string {
+  const pinrecon = howToCallPinrecon();
+  const config = quoted(summary.configFile);
+  const period = summary.period;
+  const sim = summary.simulator;
+  // Each act names its person by key (issue 28): the demo made a preparer's and an approver-signer's.
+  const [preparer, approver] = summary.identities;
+  const as = (person: DemoSummary['identities'][number] | undefined) =>
+    `PINRECON_IDENTITY=${quoted(person?.file ?? 'FILE')}`;
   const totals = summary.totals.map((t) => ({
     currency: t.currency_code,
     'provider sales (not canceled)': t.provider_sales,
@@ -50,10 +58,9 @@ function describeDemo(summary: DemoSummary): string {
     '',
     describeRun(summary.run),
     '',
-    `Findings for ${summary.period} (as of ${summary.asOf}):`,
-    formatTable(
-      summary.findings.map((f) => ({ type: f.exception_type, findings: f.findings, difference: f.amount ?? '' })),
-    ),
+    `Findings for ${summary.period} (as of ${summary.asOf}; amount: the cost bridge effect, ` +
+      "exposure: keys' cost at stake):",
+    formatTable(findingsTable(summary)),
     '',
     formatTable(totals),
     '',
@@ -72,18 +79,63 @@ function describeDemo(summary: DemoSummary): string {
         ]
       : []),
     `done in ${summary.seconds.toFixed(1)}s. Ask the database yourself:`,
-    `  PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} query "select exception_type, count(*) from recon_exceptions group by 1"`,
+    `  ${pinrecon} query "select exception_type, count(*) from recon_exceptions group by 1" --config ${config}`,
     '',
-    'Next steps, as at a month end:',
+    ...summary.identities.map(
+      (p) => `person     ${p.name} (${p.roles.join(', ')}): key ${p.file}, fingerprint ${p.fingerprint}`,
+    ),
+    '',
+    `Next steps, as at a month end (every command takes the demo's settings: --config ${config}; each act is signed`,
+    "with its person's key, PINRECON_IDENTITY or --identity):",
     `  1. decide in the workbook: open ${summary.workbook}, fill Decision (the drop-down), Note, Owner, Expected clear by on the finding sheets, save`,
-    `  2. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} findings import ${summary.workbook} --by "<your name>"`,
-    `  3. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} findings list --period ${summary.period} --undecided   (what is left to decide)`,
-    `  4. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} actions plan --period ${summary.period}` +
+    `  2. ${as(preparer)} ${pinrecon} findings import ${quoted(summary.workbook)} --config ${config}`,
+    `  3. ${pinrecon} findings list --period ${period} --undecided --config ${config}   (what is left to decide)`,
+    `  4. ${as(preparer)} ${pinrecon} actions plan --period ${period} --config ${config}` +
       '   (reversals, claims, journal entries from the decisions)',
-    `     then a second person: actions approve --period ${summary.period} --all --by "<name>"; then actions execute / actions export`,
-    `  5. PINRECON_DATABASE=${summary.database} ${howToCallPinrecon()} close --period ${summary.period} --by "<your name>"` +
-      '   (sign the month off)',
+    `  5. ${as(approver)} ${pinrecon} actions approve --period ${period} --all --config ${config}   (a second person)`,
+    `  6. ${pinrecon} actions export --period ${period} --kind claim --config ${config}` +
+      '   (also --kind undercharge, --kind journal)',
+    '  7. reversals at the provider, against the simulator serving the demo data again: in another terminal',
+    `     ${pinrecon} simulate-api --seed ${sim.seed} --from ${sim.from} --to ${sim.to} --sales ${sim.sales} ` +
+      `--malformed-every ${sim.malformedEvery} --secret demo-secret --config ${config}`,
+    `     then PINRECON_API_SECRET=demo-secret ${pinrecon} actions execute --period ${period} --by "Ana Lima" ` +
+      `--config ${config}`,
+    `  8. ${pinrecon} reconcile --period ${period} --as-of ${summary.asOf} --config ${config}` +
+      '   (what the actions settled clears)',
+    `  9. ${as(approver)} ${pinrecon} close --period ${period} --config ${config}` +
+      '   (sign the month off, once every finding is decided)',
+    '  alone, without keys: leave "people" out of the config and name yourself with --by; every sign-off, report',
+    '  and email then says the names are typed, not attested',
   ].join('\n');
+}
+
+/**
+ * One row per finding type with its count, and its amount and exposure per currency in columns of their own:
+ * no total adds two currencies (issue 30).
+ */
+function findingsTable(summary: DemoSummary): Record<string, string | number>[] {
+  const currencies = [...new Set(summary.findings.map((f) => f.currency_code ?? '(none)'))].sort();
+  const withExposure = new Set(
+    summary.findings.filter((f) => f.exposure !== null).map((f) => f.currency_code ?? '(none)'),
+  );
+  const types = [...new Set(summary.findings.map((f) => f.exception_type))];
+  return types
+    .map((type) => {
+      const rows = summary.findings.filter((f) => f.exception_type === type);
+      const row: Record<string, string | number> = { type, findings: rows.reduce((n, f) => n + f.findings, 0) };
+      for (const currency of currencies) {
+        const of = rows.find((f) => (f.currency_code ?? '(none)') === currency);
+        row[`amount ${currency}`] = of?.amount ?? '';
+        if (withExposure.has(currency)) row[`exposure ${currency}`] = of?.exposure ?? '';
+      }
+      return row;
+    })
+    .sort((a, b) => Number(b.findings) - Number(a.findings) || String(a.type).localeCompare(String(b.type)));
+}
+
+/** A path as a shell word: quoted when it holds anything but the usual path characters. */
+function quoted(file: string): string {
+  return /^[\w./@:+-]+$/.test(file) ? file : `'${file.replaceAll("'", "'\\''")}'`;
 }
 
 /** `npx pinrecon` works inside the project; anywhere else, name the entry point itself. */

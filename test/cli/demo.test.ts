@@ -7,7 +7,7 @@ import { Warehouse } from '../../core/warehouse.js';
 import { addMonths, periodOf, periodStart, todayIn } from '../../core/calendar.js';
 import { maskPin } from '../../core/masking.js';
 import { Dataset } from '../../doubles/simulator/dataset.js';
-import { runCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
 import { wholeKeysUnder } from '../support/key-scan.js';
 
 /** The whole keys the demo's simulator sells (pipelines/ops/demo.ts: seed 7, 300 sales a day from the period's start). */
@@ -131,5 +131,84 @@ describe('pinrecon demo, as a new user runs it', () => {
     } finally {
       warehouse.close();
     }
+
+    // Issue 30 item 8: every command of the next steps works as printed, with the demo's settings (its config
+    // file): nothing proven before becomes unproven, nothing is written outside the folder.
+    const configFile = path.join(out, 'pinrecon.config.json');
+    expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({
+      database,
+      reports: { outDir: path.join(out, 'reports') },
+    });
+    expect(readFileSync(configFile, 'utf8')).not.toMatch(/secret/i);
+    const proofs = async () => {
+      const w = await Warehouse.open(database, { readOnly: true });
+      try {
+        return await w.all(
+          `select proof, count(*)::INTEGER as n from recon_exceptions
+           where period = $1 and proof is not null group by 1 order by 1`,
+          [period!],
+        );
+      } finally {
+        w.close();
+      }
+    };
+    const before = await proofs();
+    const commands = printedCommands(stdout);
+    expect(commands.map((c) => c.args[0])).toEqual([
+      'query',
+      'findings',
+      'findings',
+      'actions',
+      'actions',
+      'actions',
+      'simulate-api',
+      'actions',
+      'reconcile',
+      'close',
+    ]);
+    let simulator: ReturnType<typeof startCli> | undefined;
+    try {
+      for (const command of commands) {
+        const env = { ...cleanEnvironment(), ...command.env };
+        if (command.args[0] === 'simulate-api') {
+          simulator = startCli(command.args, { cwd: dir, env });
+          while (!/http:\/\/127\.0\.0\.1:\d+/.test(simulator.output())) {
+            if (simulator.child.exitCode !== null) throw new Error(`simulate-api ended: ${simulator.output()}`);
+            await new Promise((resolve) => setTimeout(resolve, 100));
+          }
+          continue;
+        }
+        const result = await runCli(command.args, { cwd: dir, env });
+        if (command.args[0] === 'close') {
+          // Signing off waits until every finding is decided (step 1): refused for that reason, not for a setting.
+          expect(result.code).toBe(1);
+          expect(result.stderr).toMatch(/undecided/);
+        } else expect(result.code, `${command.args.join(' ')}: ${result.stderr}`).toBe(0);
+      }
+    } finally {
+      simulator?.child.kill('SIGTERM');
+      await simulator?.done;
+    }
+    expect(await proofs()).toEqual(before);
+    expect(readdirSync(dir).sort()).toEqual(['demo-output']);
   });
 });
+
+/** The commands the demo printed (the query line and the next steps), as arguments and environment. */
+function printedCommands(stdout: string): { env: Record<string, string>; args: string[] }[] {
+  const found: { env: Record<string, string>; args: string[] }[] = [];
+  for (const raw of stdout.split('\n')) {
+    const line = raw.replace(/^\s+(\d+\.\s+|then\s+)?/, '').split(/\s{3}\(/)[0]!;
+    const words = [...line.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]!);
+    const env: Record<string, string> = {};
+    while (words[0] && /^PINRECON_\w+=/.test(words[0])) {
+      const [name, ...value] = words.shift()!.split('=');
+      env[name!] = value.join('=');
+    }
+    if (words[0] === 'node' && words[1]?.endsWith(path.join('dist', 'cli', 'main.js'))) words.splice(0, 2);
+    else if (words[0] === 'npx' && words[1] === 'pinrecon') words.splice(0, 2);
+    else continue;
+    found.push({ env, args: words });
+  }
+  return found;
+}
