@@ -7,7 +7,7 @@ import { expect, test } from 'vitest';
 import { JobError } from '../../../core/errors.js';
 import { decideMatches, listMatches, type MatchVerb } from '../../../pipelines/decisions/matches.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
-import { loadSuggestionsToReview, suggestionsEmailLine } from '../../../reports/match-sheet.js';
+import { bestSuggestionSql, loadSuggestionsToReview, suggestionsEmailLine } from '../../../reports/match-sheet.js';
 import {
   asOf,
   capturingOutput,
@@ -73,6 +73,20 @@ test('each kind of near miss is proposed at rank 1 with a score at least minScor
     expect(row!.reasons, v.kind).toMatch(/^reference .* ≈ .*; product \d+ on both; cost [\d.]+ on both; price/);
   }
   expect(proposed).toHaveLength(variants.length);
+  // Each missing row of the Missing sheet shows its best suggestion: the order's by reference, the sale's by id.
+  const best = await f.warehouse.all<{ partner_reference: string; best: string | null }>(
+    `SELECT partner_reference, ${bestSuggestionSql} AS best FROM recon_exceptions WHERE period = $1`,
+    [period],
+  );
+  expect(best).toHaveLength(2 * variants.length);
+  for (const row of best) {
+    const mine = proposed.find(
+      (r) => r.ledger_reference === row.partner_reference || r.provider_reference === row.partner_reference,
+    );
+    expect(row.best, row.partner_reference).toBe(
+      `${mine!.provider_reference} ↔ ${mine!.ledger_reference} (score ${mine!.score}, suggestion ${mine!.suggestion_id})`,
+    );
+  }
   expect(suggestionsEmailLine(await loadSuggestionsToReview(f.warehouse, period))).toMatch(
     /^Suggested matches to review: 7 /,
   );
