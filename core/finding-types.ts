@@ -16,6 +16,8 @@ export const findingFamilies = [
     layout: 'compared',
     // missing_at_provider carries its proof of absence: windows | lookup | unproven (README "Proof of absence")
     proofColumn: true,
+    // a missing row's best suggested match (issue 29): check it before delivering a key or refunding
+    suggestionColumn: true,
   },
   {
     family: 'amounts',
@@ -23,6 +25,7 @@ export const findingFamilies = [
     description: 'matched orders whose cost, price, currency or product differ',
     layout: 'compared',
     proofColumn: false,
+    suggestionColumn: false,
   },
   {
     family: 'status',
@@ -30,6 +33,7 @@ export const findingFamilies = [
     description: 'canceled but booked, refunded not reversed, unknown status',
     layout: 'compared',
     proofColumn: false,
+    suggestionColumn: false,
   },
   {
     family: 'duplicates',
@@ -37,6 +41,7 @@ export const findingFamilies = [
     description: 'references with more than one sale or ledger line',
     layout: 'compared',
     proofColumn: false,
+    suggestionColumn: false,
   },
   {
     family: 'cutoff',
@@ -44,6 +49,7 @@ export const findingFamilies = [
     description: 'matched orders the two sides put in different periods',
     layout: 'compared',
     proofColumn: false,
+    suggestionColumn: false,
   },
   // Its own layout (reports/report-sheets.ts): a key's age and cost at stake rather than two sides compared.
   {
@@ -52,6 +58,7 @@ export const findingFamilies = [
     description: 'keys booked or unsent, older than unredeemedAfterDays; amount: the cost at stake',
     layout: 'aging',
     proofColumn: false,
+    suggestionColumn: false,
   },
 ] as const satisfies readonly FindingFamilyRow[];
 
@@ -61,8 +68,9 @@ export type FindingFamily = (typeof findingFamilies)[number]['family'];
 export const findingFamilyNames: readonly FindingFamily[] = findingFamilies.map((row) => row.family);
 
 /**
- * The amount a person reads next to a finding (reports/finding-amount.ts): its effect on its currency's cost bridge
- * (`recon_exceptions.amount`), or the cost at stake (`provider_value`) of a finding that moves no cost.
+ * The money of a finding (reports/finding-amount.ts, issue 30): every finding's amount is its effect on its
+ * currency's cost bridge (`recon_exceptions.amount`); `cost_at_stake`: a finding that moves no cost yet also puts
+ * its cost at stake (`provider_value`), counted apart as its `exposure`, never added to an amount.
  */
 export type FindingAmountRule = 'bridge_effect' | 'cost_at_stake';
 
@@ -89,6 +97,8 @@ export interface FindingFamilyRow {
   layout: 'compared' | 'aging';
   /** Whether its sheet shows the proof of absence column. */
   proofColumn: boolean;
+  /** Whether its sheet shows each row's best suggested match (README "Suggested matches"). */
+  suggestionColumn: boolean;
 }
 
 export interface FindingTypeRow {
@@ -104,8 +114,6 @@ export interface FindingTypeRow {
   /** What it means and what to do (the README). */
   means: string;
   todo: string;
-  /** Its cost at stake is `exposure` (issue 30): money the provider may still charge, counted apart from amounts. */
-  exposure?: true;
   /** Not a cost: its journal lines need `journal.accounts.<type>` of its own, never the cost accounts of `default`. */
   ownJournalAccounts?: true;
   /** A journal fix reverses the booking in the ledger's currency and books the sale in the provider's (issue 30). */
@@ -200,7 +208,6 @@ export const findingTypes = [
     means:
       'a key booked at the provider (not redeemed, not canceled, or not sent to the customer) is older than `unredeemedAfterDays`',
     todo: 'contact the customer, or reverse the sale before it is charged',
-    exposure: true,
   },
   {
     type: 'duplicate_reference',
@@ -294,7 +301,7 @@ export function findingTypeInputRows(): [string, string, number, number | null, 
     index + 1,
     row.bridge?.step ?? null,
     row.bridge?.label ?? null,
-    row.exposure ? 'provider_value' : null,
+    row.amount === 'cost_at_stake' ? 'provider_value' : null,
   ]);
 }
 
@@ -303,7 +310,5 @@ export function findingTypeRow(type: string): FindingTypeRow | undefined {
   return (findingTypes as readonly FindingTypeRow[]).find((row) => row.type === type);
 }
 
-/** Types whose cost at stake is `exposure` rather than an amount (issue 30). */
-export const exposureTypes: readonly string[] = (findingTypes as readonly FindingTypeRow[])
-  .filter((row) => row.exposure)
-  .map((row) => row.type);
+/** Types whose cost at stake is their `exposure`, apart from their amount (issue 30). */
+export const exposureTypes: readonly string[] = findingTypesWhere((row) => row.amount === 'cost_at_stake');

@@ -49,7 +49,13 @@ export function decisionColumns(timezone: string): SheetColumn[] {
  */
 export const findingFamilySheets = findingFamilies
   .filter((f) => f.layout === 'compared')
-  .map((f) => ({ family: f.family, title: f.sheet, description: f.description, proofColumn: f.proofColumn }));
+  .map((f) => ({
+    family: f.family,
+    title: f.sheet,
+    description: f.description,
+    proofColumn: f.proofColumn,
+    suggestionColumn: f.suggestionColumn,
+  }));
 const unredeemedSheet = findingFamilies.find((f) => f.layout === 'aging')!;
 
 /** The amount of a finding sheet's row: its cost bridge effect (finding-amount.ts). */
@@ -70,7 +76,7 @@ const findingPrintColumns = [
 function findingSheet(
   period: string,
   timezone: string,
-  { family, title, description, proofColumn }: (typeof findingFamilySheets)[number],
+  { family, title, description, proofColumn, suggestionColumn }: (typeof findingFamilySheets)[number],
 ): DetailSheet {
   return {
     title,
@@ -97,8 +103,8 @@ function findingSheet(
       { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
       // every field in which the two sides differ (issue 29)
       { key: 'differences', header: 'Differences', kind: 'text', sql: 'differences', width: 40 },
-      // a missing row's best suggested match (issue 29): check it before delivering a key or refunding
-      ...(family === 'missing' ? [bestSuggestionColumn] : []),
+      // a row's best suggested match (issue 29), on the sheets the registry gives it
+      ...(suggestionColumn ? [bestSuggestionColumn] : []),
       // the proof of absence (windows | lookup | unproven), on the sheets the registry gives it
       ...(proofColumn ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
