@@ -72,15 +72,23 @@ Example:
         const readOnly = request.dryRun && file !== ':memory:';
         const opening = warehouseSettings(config, { readOnly });
         const { backfill, summary } = await withWarehouse(file, opening, async (warehouse) => {
-          const backfill = await backfillCreatedWindows(
-            warehouse,
-            config,
-            { until: from, dryRun: request.dryRun },
-            output,
-          );
-          const result = await extractSales(warehouse, config, request, output);
-          if (!request.dryRun) await publishSnapshot(warehouse, analystsAccess(config));
-          return { backfill, summary: result };
+          // Published after a failed extract too (issue 31): analysts see the failed run and the windows it saved.
+          const publish = () =>
+            request.dryRun ? Promise.resolve('') : publishSnapshot(warehouse, analystsAccess(config));
+          try {
+            const backfill = await backfillCreatedWindows(
+              warehouse,
+              config,
+              { until: from, dryRun: request.dryRun },
+              output,
+            );
+            const result = await extractSales(warehouse, config, request, output);
+            await publish();
+            return { backfill, summary: result };
+          } catch (error) {
+            await publish().catch(() => undefined);
+            throw error;
+          }
         });
         if (backfill) {
           output.result(`back-fill from extract.historyStart ${config.extract.historyStart} (by creation date):`);

@@ -168,7 +168,9 @@ describe('pinrecon schedule: failures reach a person', () => {
     const temp = temporaryDirectory('failed-snapshot');
     onTestFinished(() => temp.remove());
     const configFile = path.join(temp.dir, 'pinrecon.config.json');
-    writeConfig(configFile, { database: 'db.duckdb', timezone: 'UTC' });
+    // Nothing listens on port 9 of loopback: an extract fails at once.
+    const api = { baseUrl: 'http://127.0.0.1:9', identifier: 'id', secret: 'secret-x', maxRetries: 0 };
+    writeConfig(configFile, { database: 'db.duckdb', timezone: 'UTC', api });
     const ledger = path.join(temp.dir, 'ledger.csv');
     writeFileSync(
       ledger,
@@ -179,11 +181,15 @@ describe('pinrecon schedule: failures reach a person', () => {
     // Never extracted: reconcile refuses the incomplete period (exit 1).
     const failed = await runCli(['reconcile', '--period', '2026-01', '--config', configFile], { cwd: temp.dir });
     expect(failed.code, failed.stderr).toBe(1);
+    const extract = ['extract', '--from', '2026-01-01', '--to', '2026-01-02', '--config', configFile];
+    const unreachable = await runCli(extract, { cwd: temp.dir });
+    expect(unreachable.code, unreachable.stderr).toBe(1);
     const snapshot = await Warehouse.open(path.join(temp.dir, 'db.snapshot.duckdb'), { readOnly: true });
     try {
       expect(await snapshot.all(`SELECT command, status FROM pipeline_runs ORDER BY started_at`)).toEqual([
         { command: 'ledger import', status: 'succeeded' },
         { command: 'reconcile', status: 'failed' },
+        { command: 'extract', status: 'failed' },
       ]);
     } finally {
       snapshot.close();
