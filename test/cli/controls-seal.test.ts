@@ -37,6 +37,8 @@ beforeAll(async () => {
   writeFileSync(ana, keys.ana.privatePem, { mode: 0o600 });
   writeFileSync(bruno, keys.bruno.privatePem, { mode: 0o600 });
   brunoFingerprint = keys.bruno.fingerprint;
+  writeFileSync(path.join(scratch, 'both.pem'), keys.ana.publicPem + keys.bruno.publicPem);
+  writeFileSync(path.join(scratch, 'ana-only.pem'), keys.ana.publicPem);
   month = await reconciledMonth(
     {},
     {
@@ -143,6 +145,12 @@ test('verify passes on the signed month, printing every file it read and the sea
   const closeMail = await simpleParser(readFileSync(closeEml));
   expect(closeMail.text).toContain(`Seal sha256: ${sealHash}`);
   expect(closeMail.subject).toMatch(/signed off by Bruno Costa/);
+
+  // An auditor's own copy of the keys (--public-keys) checks the same; without the signer's key, the seal fails.
+  ok(await month.cli('verify', '--period', period, '--public-keys', path.join(scratch, 'both.pem')));
+  const anaOnly = await month.cli('verify', '--period', period, '--public-keys', path.join(scratch, 'ana-only.pem'));
+  expect(anaOnly.code).toBe(1);
+  expect(anaOnly.stderr).toMatch(/signed by a key that is not registered \(fingerprint [0-9a-f]{64}\)/);
 
   // A period never reconciled has nothing to verify.
   const never = await month.cli('verify', '--period', '2023-01');
