@@ -15,7 +15,7 @@ import { privateAccess, writeThroughTemporary } from '../core/file-modes.js';
 import { parseSmtpUrl, redactUrl, resolveLoopback, smtpRequiresTls } from '../config/transport-security.js';
 import { bodyDigest, redactSecrets } from '../core/secret-redaction.js';
 import { keepBody } from '../core/debug-bodies.js';
-import type { Config } from '../config/schema.js';
+import type { EmailConfig } from '../config/schema.js';
 import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
 import { totalsColumns, type ReportFacts } from './report-facts.js';
@@ -24,7 +24,8 @@ import { closeBriefLines } from './close-brief.js';
 import { actionEmailLines } from './actions-sheet.js';
 import { sealEmailLines } from './seal-lines.js';
 
-export type EmailConfig = Config['email'];
+/** The report email takes only the `email` section of the config (issue 27). */
+export type { EmailConfig };
 
 export interface ReportEmail {
   subject: string;
