@@ -206,3 +206,39 @@ test('a rejected pair stays rejected; a side already in a confirmed match is ref
     'reference_mismatch PO-2026-009401',
   ]);
 });
+
+test('reconciliation.suggest: pairs below minScore are not stored, maxDays bounds the dates, enabled false proposes none', async () => {
+  // two edits apart, same product, another cost and price, three days apart: 20 + 15 + 0 + 0 + 3 = 38
+  const weak = sale({ partner_reference: 'PO-2026-0009401', partner_cost_price: '9.00', sales_price: '11.00' });
+  // one edit apart, everything else equal, but four days apart: outside maxDays 3
+  const late = sale({
+    partner_reference: 'PO-2026-0009501',
+    product_id: 8,
+    transaction_at: '2024-03-20T12:00:00-03:00',
+  });
+  await insertSales(f.warehouse, [weak, late]);
+  await insertLedger(f.warehouse, [
+    ledgerFor(weak, {
+      partner_reference: 'PO-2026-0009423',
+      expected_cost: '8.00',
+      sales_price: '10.00',
+      paid_at: '2024-03-13T12:00:00-03:00',
+    }),
+    ledgerFor(late, { partner_reference: 'PO-2026-0009502', paid_at: '2024-03-16T12:00:00-03:00' }),
+  ]);
+  const run = async (suggest: Record<string, unknown>) => {
+    const config = {
+      ...f.config,
+      reconciliation: { ...f.config.reconciliation, suggest: { ...f.config.reconciliation.suggest, ...suggest } },
+    };
+    await reconcile(f.warehouse, config, { period, asOf }, capturingOutput().output);
+    return (await listMatches(f.warehouse, { period })).map((r) => [r.ledger_reference, r.score]);
+  };
+  expect(await run({})).toEqual([]);
+  expect(await run({ minScore: 30 })).toEqual([['PO-2026-0009423', 38]]);
+  expect(await run({ minScore: 30, maxDays: 4 })).toEqual([
+    ['PO-2026-0009502', 77],
+    ['PO-2026-0009423', 39],
+  ]);
+  expect(await run({ minScore: 30, maxDays: 4, enabled: false })).toEqual([]);
+});
