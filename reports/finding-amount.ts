@@ -1,14 +1,11 @@
 /**
  * A finding's amount and exposure, as SQL over `recon_exceptions` (issue 30: one meaning of amount). `amount` is
  * always its effect on its currency's cost bridge — what the bridge, the roll-forward, the decisions table and
- * the sign-off's delta add up. `exposure` is the cost at stake of a type whose registry row has `exposure` (an
+ * the sign-off's delta add up. `exposure` is the cost at stake of a type whose registry row says `cost_at_stake` (an
  * unredeemed key: paid for a key nobody redeemed, moving no cost yet); it is shown, totalled, sorted and filtered
  * apart (`--max-exposure`), never added to an amount.
  */
-import { findingTypeInSql, findingTypesWhere } from '../core/finding-types.js';
-
-/** The types whose cost at stake is their exposure (the registry owns the rule). */
-const exposureTypes = findingTypesWhere((row) => row.exposure === true);
+import { exposureTypes, findingTypeInSql } from '../core/finding-types.js';
 
 /** SQL: the amount of the recon_exceptions row aliased `alias`: its cost bridge effect (DECIMAL, never NULL). */
 export function findingAmountSql(alias: string): string {

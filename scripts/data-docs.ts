@@ -119,7 +119,8 @@ export function renderMart(doc: MartDoc, columns: TableColumn[] | undefined): st
 export function renderFindingTypes(rows: readonly FindingTypeRow[] = findingTypes): string {
   const sheet = (family: string) => findingFamilies.find((f) => f.family === family)?.sheet ?? '';
   // Every per-type rule of the row (issue 27): the amount shown, when it is pending, what `reverse` reverses.
-  const amount = { bridge_effect: 'bridge effect', cost_at_stake: 'cost at stake' } as const;
+  // Issue 30: every amount is the bridge effect; a cost at stake is the finding's exposure, apart.
+  const amount = { bridge_effect: 'bridge effect', cost_at_stake: 'bridge effect; exposure: cost at stake' } as const;
   const pending = { by_decision: 'timing decision', until_paired: 'timing, or until the other period pairs it' };
   const reverses = { its_sale: 'its sale', its_sale_and_later_duplicates: 'its sale and later duplicates' } as const;
   return [
