@@ -6,11 +6,21 @@
  */
 import type { Agent } from 'node:http';
 import { HttpsProxyAgent } from 'https-proxy-agent';
+import { ConfigError } from '../../core/errors.js';
 import { getProxyForUrl } from 'proxy-from-env';
 
 /** The agent that tunnels requests to `target` through the environment's proxy, or undefined when none applies. */
 export function proxyAgentFor(target: URL): Agent | undefined {
   const proxy = getProxyForUrl(target.href);
   if (!proxy) return undefined;
-  return new HttpsProxyAgent(proxy, { keepAlive: true, maxSockets: 256 });
+  const url = URL.canParse(proxy) ? new URL(proxy) : undefined;
+  if (!url || !['http:', 'https:'].includes(url.protocol)) {
+    // A SOCKS or mistyped proxy would otherwise fail every request with an unrelated socket error.
+    const shown = url ? `${url.protocol}//${url.host}` : 'a value that is not a URL';
+    throw new ConfigError(
+      `The proxy for ${target.origin} (HTTPS_PROXY, HTTP_PROXY or ALL_PROXY) is ${shown}: pinrecon speaks to an ` +
+        'http:// or https:// proxy (CONNECT). Set one such as http://proxy.example:3128, or add the host to NO_PROXY.',
+    );
+  }
+  return new HttpsProxyAgent(url, { keepAlive: true, maxSockets: 256 });
 }

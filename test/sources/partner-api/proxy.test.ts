@@ -86,6 +86,21 @@ describe('the provider through a proxy', () => {
     expect(new Set(tunnels)).toEqual(new Set([new URL(simulator.url).host]));
   });
 
+  it('refuses a proxy it cannot speak to (SOCKS) with exit 2, naming the variables and never its credentials', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-proxy-'));
+    const file = path.join(dir, 'pinrecon.config.json');
+    writeFileSync(file, JSON.stringify({ database: path.join(dir, 'p.duckdb'), api: { baseUrl: simulator.url } }));
+    const env = { ...unset, PINRECON_API_IDENTIFIER: identifier, PINRECON_API_SECRET: secret, NO_PROXY: undefined };
+    const result = await runCli(['catalog', '--config', file], {
+      env: { ...env, no_proxy: undefined, HTTP_PROXY: 'socks5://user:hunter2@127.0.0.1:1080' },
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toMatch(
+      /is socks5:\/\/127\.0\.0\.1:1080: pinrecon speaks to an http:\/\/ or https:\/\/ proxy/,
+    );
+    expect(result.stderr).not.toContain('hunter2');
+  });
+
   it('goes direct when NO_PROXY names the host, or when no proxy is set', async () => {
     const before = proxy.targets.length;
     await catalog({ HTTP_PROXY: proxy.url, NO_PROXY: '127.0.0.1', no_proxy: undefined });
