@@ -86,7 +86,7 @@ describe('the provider through a proxy', () => {
     expect(new Set(tunnels)).toEqual(new Set([new URL(simulator.url).host]));
   });
 
-  it('refuses a proxy it cannot speak to (SOCKS) with exit 2, naming the variables and never its credentials', async () => {
+  it('refuses a proxy it cannot speak to (SOCKS): exit 2, naming the variables, never its credentials', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-proxy-'));
     const file = path.join(dir, 'pinrecon.config.json');
     writeFileSync(file, JSON.stringify({ database: path.join(dir, 'p.duckdb'), api: { baseUrl: simulator.url } }));
