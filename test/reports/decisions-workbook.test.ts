@@ -27,6 +27,8 @@ test('finding sheets end with the decision columns, a drop-down and a date forma
     expectedClearBy: '2024-04-01',
     owner: 'ana',
     by: 'controller',
+    // The gate judges the date against today (issue 28): decided before the fixture's as-of, then overdue.
+    today: '2024-03-31',
   });
   const file = await reconcileAndReport(f);
 
