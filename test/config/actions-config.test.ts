@@ -3,9 +3,9 @@ import { expect, test } from 'vitest';
 import { configSchema } from '../../config/schema.js';
 import { accountsFor } from '../../pipelines/actions/export.js';
 
-test('defaults: no approval limit, no approvers, one default pair of accounts', () => {
+test('defaults: no approval limit, no approvers, a reversal asked again 300 s after an unclear answer, one default pair of accounts', () => {
   const config = configSchema.parse({});
-  expect(config.actions).toEqual({ approvalLimit: {}, approvers: [] });
+  expect(config.actions).toEqual({ approvalLimit: {}, approvers: [], resendAfterSeconds: 300 });
   expect(config.journal.accounts).toEqual({ default: { debit: '6100', credit: '2100' } });
 });
 
