@@ -46,7 +46,8 @@ export function suggestedMatchesSheet(period: string, timezone: string): DetailS
         key: 'decision',
         header: 'Decision',
         kind: 'text',
-        sql: `CASE ${currentDecision('decision')} WHEN 'match_confirmed' THEN 'confirm' WHEN 'match_rejected' THEN 'reject' END`,
+        sql: `CASE ${currentDecision('decision')}
+                WHEN 'match_confirmed' THEN 'confirm' WHEN 'match_rejected' THEN 'reject' END`,
         width: 10,
         choices: matchChoices,
       },
@@ -110,5 +111,6 @@ export async function loadSuggestionsToReview(warehouse: Warehouse, period: stri
 /** The email's line: the proposals waiting for a person, and where to decide them. */
 export function suggestionsEmailLine(toReview: number | undefined): string | null {
   if (!toReview) return null;
-  return `Suggested matches to review: ${toReview} (Suggested matches sheet: confirm or reject each; pinrecon matches list)`;
+  const where = 'Suggested matches sheet: confirm or reject each; pinrecon matches list';
+  return `Suggested matches to review: ${toReview} (${where})`;
 }

@@ -79,7 +79,8 @@ export function registerMatches(program: Command): void {
         .option('--by <name>', "who decided (default: the OS user name; with people configured, the key's person)")
         .option(
           '--identity <file>',
-          'private key of the person deciding (env PINRECON_IDENTITY): required, and the act signed, when the config names people',
+          'private key of the person deciding (env PINRECON_IDENTITY): required, and the act signed, ' +
+            'when the config names people',
         ),
     ).addHelpText(
       'after',

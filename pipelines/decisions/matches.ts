@@ -1,8 +1,8 @@
 /**
- * Suggested matches (README "Suggested matches", issue 29): `matches list`, and
- * confirming or rejecting a suggestion — from the command line or a workbook's Suggested matches sheet — as a row of
- * the period's decision chain (recon_decisions, finding_id = suggestion id), recorded by the same path as a finding's
- * decision (append.ts), with the pair it names kept in recon_match_pairs. The next reconcile matches a confirmed pair.
+ * Suggested matches (README "Suggested matches", issue 29): `matches list`, and confirming or rejecting a
+ * suggestion — from the command line or a workbook's Suggested matches sheet — as a row of the period's decision
+ * chain (recon_decisions, finding_id = suggestion id), recorded by the same path as a finding's decision
+ * (append.ts), with the pair it names kept in recon_match_pairs. The next reconcile matches a confirmed pair.
  */
 import { JobError } from '../../core/errors.js';
 import type { Identity } from '../../core/signatures.js';
@@ -169,7 +169,8 @@ async function suggestions(warehouse: Warehouse, ids: string[]): Promise<Map<str
             SELECT suggestion_id, period, ledger_reference, transaction_id, provider_reference, score, reasons
             FROM recon_match_pairs WHERE suggestion_id IN (SELECT id FROM wanted))
      SELECT k.suggestion_id, any_value(k.period) AS period, any_value(k.ledger_reference) AS ledger_reference,
-            any_value(k.transaction_id)::VARCHAR AS transaction_id, any_value(k.provider_reference) AS provider_reference,
+            any_value(k.transaction_id)::VARCHAR AS transaction_id,
+            any_value(k.provider_reference) AS provider_reference,
             any_value(k.score) AS score, any_value(k.reasons) AS reasons,
             any_value(d.decision) AS decision, any_value(d.note) AS note
      FROM known k LEFT JOIN d ON d.finding_id = k.suggestion_id GROUP BY k.suggestion_id`,
@@ -212,7 +213,8 @@ async function refuseTakenSides(
     throw new JobError(
       `${command} changed nothing: ${side} of suggestion ${s.suggestion_id} is already part of the confirmed match ` +
         `${other.suggestion_id} (${other.ledger_reference} ↔ sale ${other.transaction_id}).`,
-      `A side is matched once. Reject ${other.suggestion_id} first (pinrecon matches reject ${other.suggestion_id} --note …) ` +
+      `A side is matched once. Reject ${other.suggestion_id} first ` +
+        `(pinrecon matches reject ${other.suggestion_id} --note …) ` +
         'if it was the wrong one.',
     );
   }

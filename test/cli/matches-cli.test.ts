@@ -102,7 +102,7 @@ describe('pinrecon matches (spawned)', () => {
 
   afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
-  it('lists, confirms, rejects (with a note), imports the workbook, matches, refuses after sign-off, verifies', async () => {
+  it('lists, confirms, rejects, imports the workbook, matches, refuses after sign-off, verifies', async () => {
     const proposed = await list();
     expect(proposed.map((r) => [r.ledger_reference, r.status, r.rank]).sort()).toEqual([
       ['PO-2026-009401', 'proposed', 1],

@@ -42,7 +42,7 @@ test('reads the rows with a decision typed, from the sheet whose header names Su
   ]);
 });
 
-test('refuses the sheet, naming each row, when a row is no decision, has no id, or rejects without a note', async () => {
+test('refuses the sheet, naming each row that is no decision, has no id, or rejects without a note', async () => {
   const file = await workbookWith([
     ['90', 's1', 'maybe', null],
     ['80', null, 'confirm', null],

@@ -59,7 +59,7 @@ async function plantVariants(): Promise<SaleRow[]> {
   return sales;
 }
 
-test('each kind of near miss is proposed at rank 1 with a score at least minScore; ids are stable across runs', async () => {
+test('each kind of near miss is proposed at rank 1, score ≥ minScore; ids are stable across runs', async () => {
   const sales = await plantVariants();
   await rerun();
   const proposed = await listMatches(f.warehouse, { period });
@@ -84,7 +84,8 @@ test('each kind of near miss is proposed at rank 1 with a score at least minScor
       (r) => r.ledger_reference === row.partner_reference || r.provider_reference === row.partner_reference,
     );
     expect(row.best, row.partner_reference).toBe(
-      `${mine!.provider_reference} ↔ ${mine!.ledger_reference} (score ${mine!.score}, suggestion ${mine!.suggestion_id})`,
+      `${mine!.provider_reference} ↔ ${mine!.ledger_reference} ` +
+        `(score ${mine!.score}, suggestion ${mine!.suggestion_id})`,
     );
   }
   expect(suggestionsEmailLine(await loadSuggestionsToReview(f.warehouse, period))).toMatch(
@@ -120,7 +121,7 @@ test('decoys are not proposed: another product, cost and date; a sale already ma
   expect(await listMatches(f.warehouse, { period })).toEqual([]);
 });
 
-test('a confirmed pair is matched from the next run: reference_mismatch and cost_mismatch, differences named', async () => {
+test('a confirmed pair is matched from the next run: reference_mismatch, pair rules, differences', async () => {
   // the same product (the pair's block), two rules broken: cost and sales price
   const s = sale({
     partner_reference: 'PO-2026-0009401',
@@ -158,9 +159,10 @@ test('a confirmed pair is matched from the next run: reference_mismatch and cost
      WHERE period = $1 ORDER BY exception_type`,
     [period],
   );
+  const differences = 'reference PO-2026-009401 → PO-2026-0009401; cost 10.00 → 10.50; price 12.00 → 12.50';
   for (const row of rows) {
     expect(row.transaction_id).toBe(String(s.transaction_id));
-    expect(row.differences).toBe('reference PO-2026-009401 → PO-2026-0009401; cost 10.00 → 10.50; price 12.00 → 12.50');
+    expect(row.differences).toBe(differences);
   }
   const [listed] = await listMatches(f.warehouse, { period, status: 'confirmed' });
   expect(listed).toMatchObject({ suggestion_id: suggestion!.suggestion_id, decided_by: 'Ana Lima' });
@@ -207,7 +209,7 @@ test('a rejected pair stays rejected; a side already in a confirmed match is ref
   ]);
 });
 
-test('reconciliation.suggest: pairs below minScore are not stored, maxDays bounds the dates, enabled false proposes none', async () => {
+test('suggest: below minScore not stored, maxDays bounds the dates, enabled false proposes none', async () => {
   // two edits apart, same product, another cost and price, three days apart: 20 + 15 + 0 + 0 + 3 = 38
   const weak = sale({ partner_reference: 'PO-2026-0009401', partner_cost_price: '9.00', sales_price: '11.00' });
   // one edit apart, everything else equal, but four days apart: outside maxDays 3
