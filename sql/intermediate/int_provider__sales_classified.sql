@@ -24,7 +24,7 @@ scope as (
 confirmed as (
 
     select * from int_recon_match_decided
-    where status = 'confirmed'
+    where is_matched
 
 ),
 

@@ -52,7 +52,7 @@ pairs as (
 confirmed as (
 
     select * from int_recon_match_decided
-    where status = 'confirmed'
+    where is_matched
 
 ),
 

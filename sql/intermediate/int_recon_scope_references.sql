@@ -38,11 +38,11 @@ confirmed_references as (
 
     select confirmed.ledger_reference as partner_reference
     from int_recon_match_decided as confirmed
-    where confirmed.status = 'confirmed'
+    where confirmed.is_matched
     union all
     select confirmed.provider_reference
     from int_recon_match_decided as confirmed
-    where confirmed.status = 'confirmed'
+    where confirmed.is_matched
 
 ),
 

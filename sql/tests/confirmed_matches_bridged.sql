@@ -6,7 +6,7 @@ with
 confirmed as (
 
     select * from int_recon_match_decided
-    where status = 'confirmed'
+    where is_matched
 
 ),
 

@@ -173,6 +173,21 @@ test('a confirmed pair is matched from the next run: reference_mismatch, pair ru
     [period],
   );
   expect(bridge.map((b) => b.amount)).toEqual(['10.0000', '0.5000', '10.5000']);
+
+  // The ledger's reference corrected, as reference_mismatch asks: the two meet by it, the confirmation is no longer
+  // needed, and the pair's other findings stay, now under the one reference.
+  await f.warehouse.run(`UPDATE ledger SET partner_reference = 'PO-2026-0009401'`);
+  const corrected = await rerun();
+  expect(corrected.tests.every((t) => t.passed)).toBe(true);
+  expect(await findingsOf(f.warehouse, period)).toEqual([
+    'cost_mismatch PO-2026-0009401',
+    'price_mismatch PO-2026-0009401',
+  ]);
+  const after = await f.warehouse.all<{ differences: string }>(
+    'SELECT DISTINCT differences FROM recon_exceptions WHERE period = $1',
+    [period],
+  );
+  expect(after).toEqual([{ differences: 'cost 10.00 → 10.50; price 12.00 → 12.50' }]);
 });
 
 test('a rejected pair stays rejected; a side already in a confirmed match is refused, changing nothing', async () => {
