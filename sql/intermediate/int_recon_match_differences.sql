@@ -28,7 +28,8 @@ final as (
                     then 'reference ' || pairs.partner_reference || ' → ' || confirmed.provider_reference
             end,
             case
-                when pairs.is_product_mismatch then 'product ' || coalesce(cast(pairs.ledger_product_id as varchar), '?')
+                when pairs.is_product_mismatch
+                    then 'product ' || coalesce(cast(pairs.ledger_product_id as varchar), '?')
                     || ' → ' || coalesce(cast(pairs.provider_product_id as varchar), '?')
             end,
             case
