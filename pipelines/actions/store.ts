@@ -103,8 +103,9 @@ export async function changeStatus(
     const cast = column.endsWith('_at') && value !== null ? '::TIMESTAMPTZ' : '';
     return `${column} = $${i + 4}${cast}`;
   });
-  const changed = await warehouse.all<{ action_id: string }>(
-    `UPDATE recon_actions SET ${['status = $2', ...sets].join(', ')} WHERE action_id = $1 AND status = $3 RETURNING action_id`,
+  const changed = await warehouse.all<{ action_id: string; period: string }>(
+    `UPDATE recon_actions SET ${['status = $2', ...sets].join(', ')} WHERE action_id = $1 AND status = $3
+     RETURNING action_id, period`,
     [actionId, to, from, ...entries.map(([, value]) => value ?? null)] as Params,
   );
   if (changed.length === 0) {
@@ -114,7 +115,7 @@ export async function changeStatus(
       'Run `pinrecon actions list` to see where it stands, then try again.',
     );
   }
-  await appendEvent(warehouse, { actionId, at: now, by, from, to, detail, ...attest });
+  await appendEvent(warehouse, { actionId, period: changed[0]!.period, at: now, by, from, to, detail, ...attest });
 }
 
 /** Who signs an event: the key of the person acting (people configured), else nothing. */
@@ -138,9 +139,11 @@ export async function appendEvent(
     detail: string | null;
     signer?: EventSigner | null;
     policySha256?: string | null;
+    /** The action's period, when the caller knows it (else read). */
+    period?: string;
   },
 ): Promise<void> {
-  const period = await periodOfAction(warehouse, event.actionId);
+  const period = event.period ?? (await periodOfAction(warehouse, event.actionId));
   const head = await actionEventChainHead(warehouse, period);
   const chained: ChainedActionEvent = {
     period,
