@@ -108,6 +108,14 @@ function findingSheet(
       // the proof of absence (windows | lookup | unproven), on the sheets the registry gives it
       ...(proofColumn ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
+      // Issue 30: every finding ages, not only keys: days from its first detection (local date) to the as-of.
+      {
+        key: 'detected_age',
+        header: 'Age (days)',
+        kind: 'integer',
+        sql: `greatest(date_diff('day', CAST(timezone(${sqlString(timezone)}, first_detected_at) AS DATE), as_of), 0)`,
+        width: 10,
+      },
       { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 33 },
       ...decisionColumns(timezone),
     ],

@@ -81,6 +81,7 @@ describe('report workbook', () => {
       'Unredeemed keys',
       'Suggested matches',
       'Actions',
+      'Carried forward',
       'Sales',
       'Ledger rejects',
       'API quarantine',

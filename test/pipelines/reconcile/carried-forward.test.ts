@@ -23,7 +23,7 @@ import {
 const f = fixtureForEachTest();
 const february = '2024-02-10T12:00:00-03:00';
 
-test('recon_carried_forward: February's open findings in March: amount, exposure, age, overdue', async () => {
+test("recon_carried_forward: February's open findings in March: amount, exposure, age, overdue", async () => {
   const cost = sale({ partner_cost_price: '9.00', transaction_at: february });
   const key = sale({
     transaction_at: february,
@@ -121,6 +121,14 @@ test('recon_carried_forward: February's open findings in March: amount, exposure
   expect(at).toBeGreaterThan(0);
   const counted = summary.slice(at).find((row) => String(row[0]).startsWith('BRL'))!;
   expect(counted.slice(0, 6)).toEqual(['BRL (from 2024-02)', 3, 1, 2, 1.5, 25]);
+  // Every finding ages on its own sheet too, not only keys (issue 30).
+  const { workbook: februaryFile } = await writeReport(f.warehouse, f.config, { period: '2024-02' }, quiet);
+  const februaryBook = new ExcelJS.Workbook();
+  await februaryBook.xlsx.readFile(februaryFile);
+  const amounts = februaryBook.getWorksheet('Amounts')!;
+  const ageAt = (amounts.getRow(1).values as unknown[]).indexOf('Age (days)');
+  expect(ageAt).toBeGreaterThan(0);
+  expect(typeof amounts.getRow(2).getCell(ageAt).value).toBe('number');
   const eml = readdirSync(path.dirname(file)).find((name) => name.endsWith('.eml'))!;
   const mail = await simpleParser(readFileSync(path.join(path.dirname(file), eml)));
   expect(mail.text).toMatch(
