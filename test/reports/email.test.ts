@@ -195,7 +195,8 @@ describe('report email', () => {
       { period, email: true, retryBaseDelayMs: 10 },
       console.output,
     );
-    await expect(failing).rejects.toThrow(/Invalid username or password/);
+    // Issue 34: the server's reply is named by its code, command, size and digest, never quoted.
+    await expect(failing).rejects.toThrow(/the mail server answered 535 to AUTH PLAIN \(a body of \d+ bytes, sha256/);
     const error = (await failing.catch((e: unknown) => e)) as JobError;
     expect(error.message).toContain('attempt 1 of 4'); // a 535 is not retried
     expect(error.hint).toContain('credentials');
