@@ -66,7 +66,8 @@ export function canonicalTimestampSql(column: string): string {
 
 /** The SELECT list reading recon_decisions rows in their canonical form (plus the stored hashes and superseded_at). */
 export const chainedDecisionColumns = `period, chain_position, finding_id, decision, note, owner,
-  strftime(expected_clear_by, '%Y-%m-%d') AS expected_clear_by, decided_by, ${canonicalTimestampSql('decided_at')} AS decided_at,
+  strftime(expected_clear_by, '%Y-%m-%d') AS expected_clear_by, decided_by,
+  ${canonicalTimestampSql('decided_at')} AS decided_at,
   source, prev_sha256, row_sha256, ${canonicalTimestampSql('superseded_at')} AS superseded_at`;
 
 export type StoredDecisionRow = {
@@ -158,7 +159,8 @@ export async function chainExistingDecisions(warehouse: SqlSession): Promise<num
       appender.closeSync();
     }
     await warehouse.run(
-      `UPDATE recon_decisions SET chain_position = m.chain_position, prev_sha256 = m.prev_sha256, row_sha256 = m.row_sha256
+      `UPDATE recon_decisions
+       SET chain_position = m.chain_position, prev_sha256 = m.prev_sha256, row_sha256 = m.row_sha256
        FROM decision_chain_migration m WHERE recon_decisions.rowid = m.row_id`,
     );
     await warehouse.run('DROP TABLE decision_chain_migration');

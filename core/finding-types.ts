@@ -133,7 +133,8 @@ export const findingTypes = [
       'an active ledger order of the period has no provider sale, even after looking its reference up individually ' +
       '(`reconciliation.lookupMissing`, needs API credentials)',
     means:
-      'a paid order in our ledger has no sale at the provider, even after pinrecon looked its reference up individually',
+      'a paid order in our ledger has no sale at the provider, even after pinrecon looked its reference up ' +
+      'individually',
     todo:
       'check its suggested match first (Suggested matches sheet): a near-miss reference is the same purchase; ' +
       'else check whether the shop called pre-redeem for it; if the customer paid but got no key, deliver or refund',
@@ -203,10 +204,12 @@ export const findingTypes = [
     pending: 'by_decision',
     reverses: 'its_sale',
     rule:
-      'a sale of the period that is not canceled and is in class booked or has `key_sent_to_customer = false`, older than ' +
+      'a sale of the period that is not canceled and is in class booked or has `key_sent_to_customer = false`, older ' +
+      'than ' +
       '`unredeemedAfterDays` at as_of (an unknown status counts as not canceled)',
     means:
-      'a key booked at the provider (not redeemed, not canceled, or not sent to the customer) is older than `unredeemedAfterDays`',
+      'a key booked at the provider (not redeemed, not canceled, or not sent to the customer) is older than ' +
+      '`unredeemedAfterDays`',
     todo: 'contact the customer, or reverse the sale before it is charged',
   },
   {
@@ -216,7 +219,9 @@ export const findingTypes = [
     amount: 'bridge_effect',
     pending: 'by_decision',
     reverses: 'its_sale_and_later_duplicates',
-    rule: 'a reference with more than one provider transaction or more than one ledger line (one finding per reference)',
+    rule:
+      'a reference with more than one provider transaction or more than one ledger line (one finding per ' +
+      'reference)',
     means: 'one order number has more than one provider sale, or more than one ledger line',
     todo: 'reverse the extra provider sale; merge the duplicated ledger lines',
   },
@@ -238,7 +243,9 @@ export const findingTypes = [
     amount: 'bridge_effect',
     pending: 'by_decision',
     reverses: 'its_sale',
-    rule: 'the ledger order is refunded or canceled while the provider sale is not canceled (an unknown status included)',
+    rule:
+      'the ledger order is refunded or canceled while the provider sale is not canceled (an unknown status ' +
+      'included)',
     means: 'our order is refunded or canceled but the provider sale is not canceled',
     todo: 'reverse the sale at the provider, or we keep paying for it',
   },
@@ -273,7 +280,9 @@ export const findingTypes = [
     reverses: null,
     rule: 'a confirmed suggested match (`pinrecon matches confirm`): a pair whose two sides carry different references',
     means: 'a person confirmed that an order and a sale under two spellings of the reference are one purchase',
-    todo: "correct the reference in the shop's ledger, or accept it; the pair's other differences are its other findings",
+    todo:
+      "correct the reference in the shop's ledger, or accept it; the pair's other differences are its " +
+      'other findings',
   },
 ] as const satisfies readonly FindingTypeRow[];
 

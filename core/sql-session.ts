@@ -1,7 +1,7 @@
 /**
- * What a module needs of an open database to run SQL on it: the queries, a transaction and DuckDB's connection (for
- * an appender). The warehouse (core/warehouse.ts) is one; modules it runs — the schema migrations — take this instead
- * of the warehouse, so no import goes back to it (issue 27: no cycle).
+ * What a module needs of an open database to run SQL on it: the queries, a transaction and DuckDB's connection
+ * (for an appender). The warehouse (core/warehouse.ts) is one; modules it runs — the schema migrations — take this
+ * instead of the warehouse, so no import goes back to it (issue 27: no cycle).
  */
 import type { DuckDBConnection, DuckDBValue } from '@duckdb/node-api';
 

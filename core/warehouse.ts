@@ -288,8 +288,10 @@ function lockConflict(file: string, message: string, waited: number, cause: unkn
   const after = waited > 0 ? ` after waiting ${Math.round(waited)} s` : '';
   return new JobError(
     `The database ${file} is locked by another process${holder(message)}${after} (${message.split('\n')[0]}).`,
-    `Either another pinrecon job is running (let it finish, or space the scheduled jobs apart), or someone has the main file open ` +
-      `(a DuckDB client, or pinrecon query --live): analysts should open the snapshot ${snapshotPath(file)} instead, which pinrecon query reads by default. ` +
+    `Either another pinrecon job is running (let it finish, or space the scheduled jobs apart), or someone has the ` +
+      `main file open ` +
+      `(a DuckDB client, or pinrecon query --live): analysts should open the snapshot ${snapshotPath(file)} instead, ` +
+      `which pinrecon query reads by default. ` +
       `PINRECON_LOCK_WAIT_SECONDS sets how long a job waits for the lock (default ${defaultLockWaitSeconds}).`,
     { cause },
   );

@@ -127,7 +127,9 @@ export interface ReportFacts {
   extraction: Extraction;
   /** Completeness verdict and sign-off state (reports/signoffs.ts loadCloseFacts). */
   close: CloseFacts;
-  /** Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts). */
+  /**
+   * Decisions, pending / overdue / undecided findings, gross amounts, the largest open findings (decision-facts.ts).
+   */
   decisions: DecisionFacts;
   /** missing_at_provider findings by proof (README "Proof of absence"). */
   missingProof: MissingProof;
@@ -223,7 +225,8 @@ async function loadReconciledState(
 ): Promise<{ asOf: string; reconciledAt: string }> {
   const reconcileHint = `Run \`pinrecon reconcile --period ${period}${asOf ? ` --as-of ${asOf}` : ''}\` first.`;
   const present = await warehouse.all<{ name: string }>(
-    `SELECT table_name AS name FROM information_schema.tables WHERE table_name IN (${martTables.map(sqlString).join(', ')})`,
+    `SELECT table_name AS name FROM information_schema.tables WHERE table_name IN ` +
+      `(${martTables.map(sqlString).join(', ')})`,
   );
   const missing = martTables.filter((table) => !present.some((row) => row.name === table));
   if (missing.length > 0) {
@@ -240,7 +243,8 @@ async function loadReconciledState(
   if (asOf && asOf !== state.as_of) {
     throw new JobError(
       `The period ${period} was reconciled as of ${state.as_of}, not ${asOf}.`,
-      `Run \`pinrecon reconcile --period ${period} --as-of ${asOf}\` first, or leave out --as-of to report as of ${state.as_of}.`,
+      `Run \`pinrecon reconcile --period ${period} --as-of ${asOf}\` first, or leave out --as-of to report as of ` +
+        `${state.as_of}.`,
     );
   }
   return { asOf: state.as_of, reconciledAt: state.reconciled_at };

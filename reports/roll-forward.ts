@@ -71,10 +71,12 @@ export interface RollForwardPen {
 export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollForwardLine[]): void {
   pen.heading('Roll-forward of open findings per currency');
   pen.line(
-    'Open = not decided write_off. From the previous reconciliation of the period to this one (on the first, nothing was open before). ' +
+    'Open = not decided write_off. From the previous reconciliation of the period to this one (on the first, nothing ' +
+      'was open before). ' +
       'Open at start + new − cleared − written off (+ remeasured amounts) = open at end; ' +
       'the check must be 0 (a reconcile whose check is not 0 fails). Written off counts the decisions, also those ' +
-      'recorded since the reconcile. Amounts: the cost bridge effect, as in the decisions table (keys’ exposure apart).',
+      'recorded since the reconcile. Amounts: the cost bridge effect, as in the decisions table (keys’ exposure ' +
+      'apart).',
   );
   const measures: [string, (r: RollForwardLine) => [number | null, Decimal]][] = [
     ['Open at start', (r) => [r.openAtStart, r.openAtStartAmount]],

@@ -6,7 +6,7 @@
 import type { Warehouse } from '../core/warehouse.js';
 import type { CloseFacts } from './close-facts.js';
 
-/** The period's completeness as a job checked it (pipelines/extract/completeness.ts): what the close facts need of it. */
+/** The period's completeness as a job checked it (pipelines/extract/completeness.ts): what the close facts need. */
 export interface CheckedCompleteness {
   complete: boolean;
   reasons: string[];
@@ -31,7 +31,8 @@ export async function loadCloseFacts(
   checked?: CheckedCompleteness,
 ): Promise<CloseFacts> {
   const stored = await warehouse.one<{ verdict: string | null; reasons: string | null }>(
-    `SELECT any_value(verdict) AS verdict, any_value(incomplete_reasons) AS reasons FROM recon_summary WHERE period = $1`,
+    `SELECT any_value(verdict) AS verdict, any_value(incomplete_reasons) AS reasons FROM recon_summary
+     WHERE period = $1`,
     [period],
   );
   const storedReasons = stored?.reasons ? (JSON.parse(stored.reasons) as string[]) : [];

@@ -50,10 +50,12 @@ export interface SignoffState {
   actionsAfterSignoff?: number;
 }
 
-const signoffColumns = `signoff_id, period, signed_by, strftime(timezone($tz, signed_at), '%Y-%m-%d %H:%M') AS signed_at, note, run_id,
+const signoffColumns = `signoff_id, period, signed_by,
+  strftime(timezone($tz, signed_at), '%Y-%m-%d %H:%M') AS signed_at, note, run_id,
   strftime(as_of, '%Y-%m-%d') AS as_of, findings, undecided, content_sha256, open_findings,
   strftime(timezone($tz, reopened_at), '%Y-%m-%d %H:%M') AS reopened_at, reopened_by, reopen_reason,
-  epoch_ms(signed_at)::VARCHAR AS signed_at_ms, epoch_ms(reopened_at)::VARCHAR AS reopened_at_ms, $tz::VARCHAR AS time_zone`;
+  epoch_ms(signed_at)::VARCHAR AS signed_at_ms, epoch_ms(reopened_at)::VARCHAR AS reopened_at_ms,
+  $tz::VARCHAR AS time_zone`;
 
 /** The period's sign-off that is not reopened, if any. */
 export async function activeSignoff(
@@ -62,7 +64,8 @@ export async function activeSignoff(
   timezone = 'UTC',
 ): Promise<Signoff | undefined> {
   const row = await warehouse.one<Record<string, string | null>>(
-    `SELECT ${signoffColumns.replaceAll('$tz', '$2')} FROM period_signoffs WHERE period = $1 AND reopened_at IS NULL ORDER BY signed_at DESC LIMIT 1`,
+    `SELECT ${signoffColumns.replaceAll('$tz', '$2')} FROM period_signoffs
+     WHERE period = $1 AND reopened_at IS NULL ORDER BY signed_at DESC LIMIT 1`,
     [period, timezone],
   );
   return row ? toSignoff(row) : undefined;
@@ -117,7 +120,8 @@ export async function signoffState(
   }
   const deltas = (
     await warehouse.all<{ currency_code: string | null; delta: string }>(
-      `SELECT currency_code, sum(amount_delta)::VARCHAR AS delta FROM ${changesTable} WHERE period = $1 AND signoff_id = $2
+      `SELECT currency_code, sum(amount_delta)::VARCHAR AS delta FROM ${changesTable}
+       WHERE period = $1 AND signoff_id = $2
        GROUP BY 1 ORDER BY 1 NULLS LAST`,
       [period, signoff.signoffId],
     )

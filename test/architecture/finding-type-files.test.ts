@@ -85,7 +85,7 @@ describe('the files a finding type needs', () => {
     }
   });
 
-  it('for a type of no bridge step and no feature of its own: exactly the registry row and its family rule model', () => {
+  it('for a type of no bridge step and no feature of its own: exactly its registry row and its rule model', () => {
     const plain = (findingTypes as readonly FindingTypeRow[]).filter((r) => !r.bridge && !ownFeatures[r.type]);
     expect(plain.length).toBeGreaterThan(0);
     for (const row of plain) expect(filesNaming(row.type), row.type).toEqual(ruleFiles(row).sort());
