@@ -65,6 +65,8 @@ export interface DecisionFacts {
   bridgeGross: BridgeGross[];
   /** The three largest findings that are not pending, by absolute amount (the cost bridge effect, finding-amount.ts). */
   largestOpen: OpenFinding[];
+  /** Per currency, the findings the materiality rule decided accepted (issue 30: listed apart, never dropped). */
+  acceptedByRule: { currency: string | null; findings: number; amount: Decimal }[];
 }
 
 const grossSql = `sum(amount)::VARCHAR AS net,
@@ -100,6 +102,11 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
             coalesce(-sum(amount) FILTER (WHERE amount < 0), 0)::VARCHAR AS gross_credit
      FROM recon_exceptions WHERE period = ${p} GROUP BY ALL`,
   );
+  const byRule = await warehouse.all(
+    `SELECT currency_code, count(*)::INTEGER AS findings, sum(amount)::VARCHAR AS amount FROM recon_exceptions
+     WHERE period = ${p} AND decision = 'accepted' AND decided_by = 'rule:materiality'
+     GROUP BY ALL ORDER BY currency_code NULLS LAST`,
+  );
   const largest = await warehouse.all(
     `SELECT finding_id, exception_type, partner_reference, currency_code, amount::VARCHAR AS amount, state, decision,
             ${maskedKeySql('key_last4', 'last4')} AS key_last4
@@ -131,6 +138,11 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
       findingType: String(r.exception_type),
       grossDebit: text(r.gross_debit),
       grossCredit: text(r.gross_credit),
+    })),
+    acceptedByRule: byRule.map((r) => ({
+      currency: text(r.currency_code),
+      findings: Number(r.findings),
+      amount: text(r.amount),
     })),
     largestOpen: largest.map((r) => ({
       findingId: String(r.finding_id),

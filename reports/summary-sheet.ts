@@ -284,6 +284,14 @@ function writeDecisionsSection(
         money(total.exposure, currency),
       );
     }
+    // Issue 30: what the materiality rule accepted is said apart from what people accepted, never dropped.
+    const byRule = d.acceptedByRule.find((r) => r.currency === currency);
+    if (byRule)
+      line(
+        `${currency ?? '(none)'} accepted by rule:materiality (reconciliation.materiality)`,
+        count(byRule.findings),
+        money(byRule.amount, currency),
+      );
   }
 }
 

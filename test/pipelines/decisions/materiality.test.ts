@@ -3,10 +3,12 @@
  * `accepted` by `rule:materiality` through the decision chain, visibly; a material one, one a person decided, one
  * that moves no money and an unredeemed key (exposure) are left alone; `percent` narrows `absolute`.
  */
+import ExcelJS from 'exceljs';
 import { afterEach, expect, test } from 'vitest';
 import { applyMateriality } from '../../../pipelines/decisions/materiality.js';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
+import { writeReport } from '../../../pipelines/report/report.js';
 import {
   asOf,
   capturingOutput,
@@ -73,6 +75,15 @@ test('under materiality: accepted by the rule, in the chain; everything else lef
   expect(chained?.row_sha256).toMatch(/^[0-9a-f]{64}$/);
   // Applying it again decides nothing more.
   expect((await applyMateriality(f!.warehouse, f!.config, period)).accepted).toEqual([]);
+  // The Summary lists them apart from what people accepted.
+  const { workbook: file } = await writeReport(f!.warehouse, f!.config, { period }, capturingOutput().output);
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(file);
+  const summary = Array.from(workbook.getWorksheet('Summary')!.getSheetValues(), (row) =>
+    Array.isArray(row) ? row.slice(1) : [],
+  );
+  const byRule = summary.find((row) => String(row[0]).includes('accepted by rule:materiality'));
+  expect(byRule?.slice(0, 3)).toEqual(['BRL accepted by rule:materiality (reconciliation.materiality)', 1, 0.25]);
 });
 
 test('a percent narrows the absolute threshold: 0.25 on 8.00 is 3.1 %, over 1 %', async () => {
