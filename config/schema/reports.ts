@@ -19,6 +19,16 @@ export const reportsSchema = z
      * @default 'A4'
      */
     paperSize: z.enum(['A4', 'letter']).default('A4'),
+    /**
+     * Who claims, as the heading of a claim (`actions export --kind claim`) names the partner to the provider.
+     * @default undefined (api.identifier)
+     */
+    partnerName: z.string().min(1).optional(),
+    /**
+     * Who is claimed from, as the heading of a claim names the provider.
+     * @default undefined (the host of api.baseUrl)
+     */
+    providerName: z.string().min(1).optional(),
   })
   .prefault({});
 

@@ -136,7 +136,9 @@ export function claimLayout(
   all: boolean,
 ): ActionFile {
   const reference = exportId.replace(/^X-/, kind === 'claim' ? 'CLM-' : 'UND-').replace(`-${kind}-`, '-');
-  const provider = URL.canParse(config.api.baseUrl) ? new URL(config.api.baseUrl).host : config.api.baseUrl;
+  const host = URL.canParse(config.api.baseUrl) ? new URL(config.api.baseUrl).host : config.api.baseUrl;
+  const provider = config.reports.providerName ?? host;
+  const partner = config.reports.partnerName ?? config.api.identifier ?? '(set reports.partnerName)';
   const title =
     kind === 'claim'
       ? `Claim for credit: charged above the agreed cost, ${period}`
@@ -161,7 +163,7 @@ export function claimLayout(
     sheet: kind === 'claim' ? `Claim ${period}` : `Undercharges ${period}`,
     title,
     heading: [
-      ['Partner', config.api.identifier ?? '(api.identifier not set)'],
+      ['Partner', partner],
       ['Provider', provider],
       ['Period', period],
       [kind === 'claim' ? 'Claim reference' : 'Reference', reference],
