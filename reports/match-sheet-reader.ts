@@ -19,6 +19,11 @@ export interface TypedMatchDecision {
   /** As typed, trimmed and lower-cased: confirm | reject, or anything else (refused by the importer). */
   decision: string;
   note: string | null;
+  /**
+   * The decision the row was written with (its recon_decisions row_sha256; null: none then); undefined when the
+   * sheet has no `Decision ref` column.
+   */
+  decisionRef?: string | null;
 }
 
 /** Rows searched for the header, from the top of each sheet. */
@@ -43,7 +48,7 @@ export async function readMatchDecisions(file: string): Promise<TypedMatchDecisi
   try {
     for await (const worksheet of workbook) {
       const name = (worksheet as unknown as { name: string }).name;
-      let columns: { id: number; decision: number; note: number } | undefined;
+      let columns: { id: number; decision: number; note: number; ref: number } | undefined;
       for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
         const text = (column: number) => cellText(row.getCell(column).value);
         if (!columns) {
@@ -51,7 +56,8 @@ export async function readMatchDecisions(file: string): Promise<TypedMatchDecisi
           const headers = (row.values as unknown[]).map((v) => cellText(v));
           const id = headers.indexOf(suggestionIdHeader);
           const decision = headers.indexOf('Decision');
-          if (id > 0 && decision > 0) columns = { id, decision, note: headers.indexOf('Note') };
+          const ref = headers.indexOf('Decision ref');
+          if (id > 0 && decision > 0) columns = { id, decision, note: headers.indexOf('Note'), ref };
           continue;
         }
         const decision = text(columns.decision);
@@ -62,6 +68,7 @@ export async function readMatchDecisions(file: string): Promise<TypedMatchDecisi
           suggestionId: text(columns.id),
           decision: decision.toLowerCase(),
           note: columns.note > 0 ? text(columns.note) : null,
+          ...(columns.ref > 0 ? { decisionRef: text(columns.ref) } : {}),
         });
       }
     }

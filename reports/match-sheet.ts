@@ -68,6 +68,15 @@ export function suggestedMatchesSheet(period: string, timezone: string): DetailS
         width: 36,
         readOnly: true,
       },
+      // the decision the row is written with: an import tells a row left as written from one typed over a newer one
+      {
+        key: 'decision_ref',
+        header: 'Decision ref',
+        kind: 'text',
+        sql: currentDecision('row_sha256'),
+        width: 12,
+        readOnly: true,
+      },
     ],
     table: 'recon_match_suggestions',
     where: `period = ${sqlString(period)}`,

@@ -7,7 +7,7 @@
 import { JobError } from '../../core/errors.js';
 import type { Identity } from '../../core/signatures.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { readMatchDecisions } from '../../reports/match-sheet-reader.js';
+import { readMatchDecisions, type TypedMatchDecision } from '../../reports/match-sheet-reader.js';
 import { recordDecisions, type RecordedDecision } from './append.js';
 import { refuseSignedPeriods } from './recording.js';
 
@@ -244,14 +244,19 @@ export function describeMatchDecisions(result: MatchDecisionsResult): string {
 export async function importMatchDecisions(
   warehouse: Warehouse,
   file: string,
-  context: MatchContext,
+  context: MatchContext & { overwrite?: boolean },
 ): Promise<MatchDecisionsResult> {
   const typed = await readMatchDecisions(file);
   const problems: string[] = [];
   const requests: MatchRequest[] = [];
+  const refs = await decisionRefs(warehouse, typed);
   for (const row of typed) {
     const place = `${row.sheet} row ${row.row}`;
-    if (row.suggestionId === null) problems.push(`${place}: no Suggestion ID`);
+    const stale = row.suggestionId !== null ? staleness(row, refs) : 'current';
+    // left as the workbook was written, over a decision taken since: nothing to record (as for findings)
+    if (stale === 'left as written') continue;
+    if (stale !== 'current' && !context.overwrite) problems.push(`${place}: ${stale}`);
+    else if (row.suggestionId === null) problems.push(`${place}: no Suggestion ID`);
     else if (row.decision !== 'confirm' && row.decision !== 'reject')
       problems.push(`${place}: Decision must be confirm or reject, got "${row.decision}"`);
     else if (row.decision === 'reject' && !row.note) problems.push(`${place}: a reject needs a Note saying why`);
@@ -271,4 +276,49 @@ export async function importMatchDecisions(
     );
   }
   return decideMatches(warehouse, requests, { ...context, command: 'findings import' });
+}
+
+interface DecisionRefs {
+  /** The current match decision's row_sha256 and decision, by suggestion id. */
+  current: Map<string, { sha256: string; decision: string }>;
+  /** The decision each Decision ref of the workbook names. */
+  written: Map<string, string>;
+}
+
+async function decisionRefs(warehouse: Warehouse, typed: TypedMatchDecision[]): Promise<DecisionRefs> {
+  const ids = typed.flatMap((r) => (r.suggestionId !== null ? [r.suggestionId] : []));
+  const refs = typed.flatMap((r) => (r.decisionRef ? [r.decisionRef] : []));
+  const current = await warehouse.all<{ finding_id: string; row_sha256: string; decision: string }>(
+    `SELECT finding_id, row_sha256, decision FROM (${currentMatchDecisions.replace('SELECT ', 'SELECT row_sha256, ')})
+     WHERE finding_id IN (SELECT unnest(from_json($1::VARCHAR, '["VARCHAR"]')))`,
+    [JSON.stringify(ids)],
+  );
+  const written = await warehouse.all<{ row_sha256: string; decision: string }>(
+    `SELECT row_sha256, decision FROM recon_decisions
+     WHERE row_sha256 IN (SELECT unnest(from_json($1::VARCHAR, '["VARCHAR"]')))`,
+    [JSON.stringify(refs)],
+  );
+  return {
+    current: new Map(current.map((r) => [r.finding_id, { sha256: r.row_sha256, decision: r.decision }])),
+    written: new Map(written.map((r) => [r.row_sha256, r.decision])),
+  };
+}
+
+/**
+ * Whether a typed row may be recorded: `current` when the workbook was written with the suggestion's current
+ * decision (or has no Decision ref column), `left as written` when its Decision is still what the workbook showed
+ * though a newer decision was taken since, else why it is refused (a decision typed over a newer one).
+ */
+function staleness(row: TypedMatchDecision, refs: DecisionRefs): string {
+  if (row.decisionRef === undefined) return 'current';
+  const now = refs.current.get(row.suggestionId!);
+  if ((row.decisionRef ?? null) === (now?.sha256 ?? null)) return 'current';
+  const shown = row.decisionRef ? refs.written.get(row.decisionRef) : undefined;
+  const typed = matchVerbs[row.decision as MatchVerb];
+  if (typed !== undefined && typed === shown) return 'left as written';
+  if (typed !== undefined && typed === now?.decision) return 'current'; // the same decision: unchanged
+  return (
+    `edited over a newer decision (${now ? `${now.decision}` : 'none'} recorded after the workbook was written): ` +
+    'run pinrecon report for a fresh workbook, or import with --overwrite'
+  );
 }

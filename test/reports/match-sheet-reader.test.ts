@@ -9,9 +9,19 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, expect, test } from 'vitest';
 import { JobError } from '../../core/errors.js';
-import { importMatchDecisions } from '../../pipelines/decisions/matches.js';
+import { decideMatches, importMatchDecisions, listMatches, type MatchVerb } from '../../pipelines/decisions/matches.js';
+import { reconcile } from '../../pipelines/reconcile/reconcile.js';
 import { readMatchDecisions } from '../../reports/match-sheet-reader.js';
-import { openFixture } from '../support/reconcile.js';
+import {
+  asOf,
+  capturingOutput,
+  insertLedger,
+  insertSales,
+  ledgerFor,
+  openFixture,
+  period,
+  sale,
+} from '../support/reconcile.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-match-reader-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -24,7 +34,7 @@ async function workbookWith(rows: (string | null)[][]): Promise<string> {
     ['f1', 'timing', 'x'],
   ]);
   const sheet = workbook.addWorksheet('Vorschläge');
-  sheet.addRows([['my own title'], [], ['Score', 'Suggestion ID', 'Decision', 'Note'], ...rows]);
+  sheet.addRows([['my own title'], [], ['Score', 'Suggestion ID', 'Decision', 'Note', 'Decision ref'], ...rows]);
   const file = path.join(dir, `${rows.length}-${Date.now()}.xlsx`);
   await workbook.xlsx.writeFile(file);
   return file;
@@ -37,8 +47,8 @@ test('reads the rows with a decision typed, from the sheet whose header names Su
     ['70', 's3', 'reject', 'another order'],
   ]);
   expect(await readMatchDecisions(file)).toEqual([
-    { sheet: 'Vorschläge', row: 4, suggestionId: 's1', decision: 'confirm', note: null },
-    { sheet: 'Vorschläge', row: 6, suggestionId: 's3', decision: 'reject', note: 'another order' },
+    { sheet: 'Vorschläge', row: 4, suggestionId: 's1', decision: 'confirm', note: null, decisionRef: null },
+    { sheet: 'Vorschläge', row: 6, suggestionId: 's3', decision: 'reject', note: 'another order', decisionRef: null },
   ]);
 });
 
@@ -57,6 +67,37 @@ test('refuses the sheet, naming each row that is no decision, has no id, or reje
         'Vorschläge row 6: a reject needs a Note saying why',
     );
     expect(await f.warehouse.all('SELECT * FROM recon_decisions')).toEqual([]);
+  } finally {
+    f.cleanup();
+  }
+});
+
+test('a row typed over a decision taken after the workbook was written is refused; left as written, unchanged', async () => {
+  const f = await openFixture();
+  try {
+    const s = sale({ partner_reference: 'PO-2026-0009401' });
+    await insertSales(f.warehouse, [s]);
+    await insertLedger(f.warehouse, [ledgerFor(s, { partner_reference: 'po-2026-0009401' })]);
+    await reconcile(f.warehouse, f.config, { period, asOf }, capturingOutput().output);
+    const [suggestion] = await listMatches(f.warehouse, { period });
+    const id = suggestion!.suggestion_id;
+    const context = { by: 'Ana', source: 'workbook', timezone: 'UTC' };
+    const confirm = async (verb: MatchVerb, note: string | null) =>
+      decideMatches(f.warehouse, [{ suggestionId: id, verb, note }], { ...context, command: 'matches' });
+    // a workbook written while the suggestion was undecided, typed `reject`; meanwhile someone confirms it
+    const typedOver = await workbookWith([['90', id, 'reject', 'typed in the old workbook', null]]);
+    const confirmed = await confirm('confirm', null);
+    const confirmedRef = confirmed.recorded[0]!.rowSha256!;
+    await expect(importMatchDecisions(f.warehouse, typedOver, context)).rejects.toThrow(
+      /Vorschläge row 4: edited over a newer decision \(match_confirmed recorded after the workbook was written\)/,
+    );
+    const overwritten = await importMatchDecisions(f.warehouse, typedOver, { ...context, overwrite: true });
+    expect(overwritten.recorded.map((r) => [r.decision, r.note])).toEqual([
+      ['match_rejected', 'typed in the old workbook'],
+    ]);
+    // a workbook written while it was confirmed, left as written, imported after the rejection: nothing recorded
+    const leftAsWritten = await workbookWith([['90', id, 'confirm', null, confirmedRef]]);
+    expect((await importMatchDecisions(f.warehouse, leftAsWritten, context)).recorded).toEqual([]);
   } finally {
     f.cleanup();
   }
