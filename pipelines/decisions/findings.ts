@@ -89,7 +89,8 @@ export async function importDecisions(
     const recording = { by, source, runId: run.runId, signer: actor.signer };
     const result = await checkAndRecord(warehouse, workbook.rows, current, context, recording);
     // The Suggested matches sheet's confirmations and rejections (issue 29): the same actor, source and chain.
-    output.info(describeMatchDecisions(await importMatchDecisions(warehouse, file, { by, source, timezone, signer: actor.signer })));
+    const matchContext = { by, source, timezone, signer: actor.signer, overwrite: Boolean(options.overwrite) };
+    output.info(describeMatchDecisions(await importMatchDecisions(warehouse, file, matchContext)));
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {
       source,
