@@ -72,7 +72,7 @@ test('refuses the sheet, naming each row that is no decision, has no id, or reje
   }
 });
 
-test('a row typed over a decision taken after the workbook was written is refused; left as written, unchanged', async () => {
+test('a row typed over a decision taken since the workbook was written is refused; left as written, not', async () => {
   const f = await openFixture();
   try {
     const s = sale({ partner_reference: 'PO-2026-0009401' });
