@@ -68,7 +68,9 @@ export async function openForReading(
       `reading the snapshot ${snapshot}, published ${published.toISOString()} (${age(published)} ago) ` +
         `after the last job; ${sharing(config, snapshot)}`,
     );
-    return Warehouse.open(snapshot, warehouseSettings(config, { readOnly: true }));
+    const warehouse = await Warehouse.open(snapshot, warehouseSettings(config, { readOnly: true }));
+    await warnOfFailedLastJob(warehouse, output);
+    return warehouse;
   }
   try {
     return await Warehouse.open(config.database, warehouseSettings(config, { readOnly: true }));
@@ -104,6 +106,21 @@ async function holdsWholeKey(warehouse: Warehouse): Promise<boolean> {
   return Boolean(
     await warehouse.one(`SELECT 1 AS whole FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '****') LIMIT 1`),
   );
+}
+
+/** Issue 31: the snapshot said "published after the last job" and nothing of that job having failed. */
+async function warnOfFailedLastJob(warehouse: Warehouse, output: Output): Promise<void> {
+  const last = await warehouse
+    .one<{ command: string; status: string; started: string }>(
+      `SELECT command, status, strftime(started_at, '%Y-%m-%d %H:%M:%S %z') AS started FROM pipeline_runs
+       WHERE parent_run_id IS NULL AND command <> 'export' ORDER BY started_at DESC LIMIT 1`,
+    )
+    .catch(() => undefined); // a database without pipeline_runs yet
+  if (last && (last.status === 'failed' || last.status === 'abandoned'))
+    output.warn(
+      `the last job, ${last.command} started ${last.started}, ${last.status}: the snapshot holds what it saved ` +
+        `(its error: pipeline_runs, the latest row)`,
+    );
 }
 
 function readable(file: string): boolean {

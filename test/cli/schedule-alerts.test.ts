@@ -194,6 +194,10 @@ describe('pinrecon schedule: failures reach a person', () => {
     } finally {
       snapshot.close();
     }
+    // And query, reading that snapshot, says so before anything else.
+    const query = await runCli(['query', 'select 1 as one', '--config', configFile], { cwd: temp.dir });
+    expect(query.code, query.stderr).toBe(0);
+    expect(query.stderr).toMatch(/warning: the last job, extract started 2\d{3}-.*, failed: the snapshot holds/);
   });
 
   it('words an abandoned job and one that never started, and quotes the retry command for a shell', () => {
