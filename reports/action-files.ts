@@ -5,8 +5,9 @@
  * and money cells, landscape on `reports.paperSize`, the header row on every page, the printed columns across one
  * page at ≥ 8 pt (print-layout.ts). Written under a temporary name and renamed: never half a file.
  */
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import type ExcelJS from 'exceljs';
+import { privateAccess, writeThroughTemporary } from '../core/file-modes.js';
 import { neutralizeFormula, printable } from '../core/text-safety.js';
 import { moneyFormat } from './formats.js';
 import { papers, printMargins, printScale, type PaperSize } from './print-layout.js';
@@ -46,15 +47,11 @@ export interface ActionFile {
 }
 
 export async function writeActionFile(file: string, format: 'xlsx' | 'csv', content: ActionFile): Promise<void> {
-  const temporary = `${file}.tmp-${process.pid}`;
-  try {
-    if (format === 'csv') writeFileSync(temporary, csvText(content));
+  // Issue 34: through a temporary created exclusively, never through a link planted at its name.
+  await writeThroughTemporary(file, privateAccess, async (temporary, fd) => {
+    if (format === 'csv') writeFileSync(fd, csvText(content));
     else await writeXlsx(temporary, content);
-    renameSync(temporary, file);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  });
 }
 
 function csvText(content: ActionFile): string {

@@ -76,7 +76,7 @@ function removeLeftovers(config: Config, output: Output): void {
   const removed = [
     ...removeDeadTemporaries(path.dirname(config.database), (name) => name === database || name === snapshot),
     ...removeDeadTemporaries(config.reports.outDir, (name) =>
-      /^(pinrecon-.*\.(xlsx|eml)|recon_\w+-\d{4}-\d{2}\..+)$/.test(name),
+      /^(pinrecon-.*\.(xlsx|eml|csv)|recon_\w+-\d{4}-\d{2}\..+)$/.test(name),
     ),
   ];
   for (const file of removed) output.info(`removed ${file}, left by a run that was stopped`);

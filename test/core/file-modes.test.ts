@@ -1,12 +1,13 @@
 /**
  * Issue 34 item 5: a temporary is created exclusively and never written through a link planted at its name
- * (`pinrecon-<P>.xlsx.tmp-<pid>`, `.eml.tmp-<pid>`), and gets the access asked for before it is renamed.
+ * (`pinrecon-<P>.xlsx.tmp-<pid>`, `.eml.tmp-<pid>`, a claim's), and gets the access asked for before it is renamed.
  */
 import { lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { looksLikeDuckDb, privateAccess, temporaryFor, writeThroughTemporary } from '../../core/file-modes.js';
+import { type ActionFile, writeActionFile } from '../../reports/action-files.js';
 import { deliverReportEmail } from '../../reports/email.js';
 import { configSchema } from '../../config/schema.js';
 
@@ -57,6 +58,26 @@ describe('temporaries', () => {
     expect(readFileSync(victim, 'utf8')).toBe('untouched');
     expect(readFileSync(target, 'utf8')).toContain('Subject: s');
     expect(statSync(target).mode & 0o777).toBe(0o600);
+  });
+
+  it('writes a claim or journal file (actions export) past a planted link, as CSV and as Excel', async () => {
+    const content: ActionFile = {
+      sheet: 'Claims',
+      columns: [{ header: 'Reference', key: 'reference', kind: 'text', width: 12 }],
+      paper: 'A4',
+      rows: [{ reference: 'PO-1' }],
+      totals: { title: 'Totals', columns: [], rows: [] },
+      totalsAt: 'end',
+      csvTotals: false,
+    };
+    for (const format of ['csv', 'xlsx'] as const) {
+      const { target, victim } = planted(`pinrecon-2026-01-claims.${format}`);
+      await writeActionFile(target, format, content);
+      expect(readFileSync(victim, 'utf8')).toBe('untouched');
+      expect(lstatSync(target).isFile()).toBe(true);
+      expect(statSync(target).mode & 0o777).toBe(0o600);
+      if (format === 'csv') expect(readFileSync(target, 'utf8')).toContain('PO-1');
+    }
   });
 
   it('tells a DuckDB file from another by its header', () => {
