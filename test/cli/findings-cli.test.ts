@@ -146,7 +146,8 @@ describe('pinrecon findings (spawned)', () => {
 
     const csv = await pinrecon(['findings', 'list', '--period', period, '--format', 'csv'], cwd);
     expect(csv.stdout.split('\n')[0]).toBe(
-      'finding_id,exception_type,partner_reference,transaction_id,currency_code,amount,difference,differences,state,decision,owner,expected_clear_by,decision_note',
+      'finding_id,exception_type,partner_reference,transaction_id,currency_code,amount,exposure,difference,' +
+        'differences,state,decision,owner,expected_clear_by,decision_note',
     );
   });
 
