@@ -1,7 +1,7 @@
 /**
- * Issue 31 item 1: a failed scheduled job reaches a person. `pinrecon schedule` started after missing a fire time
- * runs it once (said in the log), the failing job sends one alert to email.alertsTo over real SMTP (parsed from the
- * bytes received), the outcome is kept in schedule_runs, and the snapshot is republished with the failed run in it.
+ * Issue 31 item 1: a failed scheduled job reaches a person. `pinrecon schedule` started after missing fire times
+ * runs the latest once (said in the log); the failing job sends one alert to email.alertsTo over real SMTP (parsed
+ * from the bytes received); the outcome is kept in schedule_runs; the snapshot is republished with the failed run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
@@ -50,14 +50,14 @@ describe('pinrecon schedule: failures reach a person', () => {
     // The scheduler last fired this schedule on 1 January 2025, then was down through 1 January 2026.
     const setup = await Warehouse.open(database, { timezone: 'UTC' });
     try {
-      await setup.run(`INSERT INTO schedule_fires VALUES ('new-year-extract', '0 6 1 1 *', '2025-01-01 06:00:00+00')`);
+      await setup.run(`INSERT INTO schedule_fires VALUES ('new-year-extract', '0 6 1 1 *', '2020-01-01 06:00:00+00')`);
     } finally {
       setup.close();
     }
 
     const log = await schedulerRun(configFile, temp.dir, (out) => /new-year-extract: alert/.test(out));
     expect(log).toContain(
-      'schedule new-year-extract: missed its fire time 2026-01-01T06:00:00.000Z while the scheduler was down; ' +
+      `schedule new-year-extract: missed its fire time ${lastNewYear().toISOString()} while the scheduler was down; ` +
         'running it once now',
     );
     expect(log).toMatch(/schedule new-year-extract: FAILED \(exit 1\); the scheduler goes on/);
@@ -96,7 +96,7 @@ describe('pinrecon schedule: failures reach a person', () => {
           exit_code: 1,
           alert_to: 'ops@example.com',
           alert_status: 'sent',
-          fired: String(Date.parse('2026-01-01T06:00:00Z')),
+          fired: String(lastNewYear().getTime()),
         },
       ]);
       const failed = await snapshot.all(`SELECT command, status FROM pipeline_runs WHERE status = 'failed'`);
@@ -224,6 +224,12 @@ describe('pinrecon schedule: failures reach a person', () => {
     );
   });
 });
+
+/** The latest 1 January 06:00 UTC up to now: the one fire time of '0 6 1 1 *' missed since 2020, run once. */
+function lastNewYear(now = new Date()): Date {
+  const thisYear = Date.UTC(now.getUTCFullYear(), 0, 1, 6);
+  return new Date(thisYear <= now.getTime() ? thisYear : Date.UTC(now.getUTCFullYear() - 1, 0, 1, 6));
+}
 
 function writeConfig(file: string, config: unknown): void {
   writeFileSync(file, JSON.stringify(config));
