@@ -8,6 +8,7 @@
 import type { Config } from '../../config/schema.js';
 import { UsageError } from '../../core/errors.js';
 import { protectLandingFile } from '../../core/key-protected-file.js';
+import { guardGzipFile } from '../../sources/partner-api/lone-surrogates.js';
 import type { Output } from '../../core/output.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { recordRun } from '../../core/run-trace.js';
@@ -104,19 +105,29 @@ export async function rebuildFromLanding(
           );
         }
         try {
-          const counts = await warehouse.transaction(async () => {
-            const { record } = file;
-            const landed = {
-              path: file.path,
-              runId: record.runId,
-              endpoint: record.endpoint,
-              fetchedAt: new Date(record.fetchedAt),
-              bytes: statSync(file.path).size,
-              ...(record.window && { window: record.window }),
-            };
-            const loaded = await loadLandedSales(warehouse, config, landed);
-            if (record.window) await recordCompletedWindowAt(warehouse, file, loaded);
-            return loaded;
+          const load = () =>
+            warehouse.transaction(async () => {
+              const { record } = file;
+              const landed = {
+                path: file.path,
+                runId: record.runId,
+                endpoint: record.endpoint,
+                fetchedAt: new Date(record.fetchedAt),
+                bytes: statSync(file.path).size,
+                ...(record.window && { window: record.window }),
+              };
+              const loaded = await loadLandedSales(warehouse, config, landed);
+              if (record.window) await recordCompletedWindowAt(warehouse, file, loaded);
+              return loaded;
+            });
+          // A file landed before lone surrogates were made text (issue 34) is refused whole by DuckDB: made text
+          // in place, once, then loaded (its records with one are quarantined).
+          const counts = await load().catch(async (error: unknown) => {
+            if (!/surrogate/i.test((error as Error).message)) throw error;
+            const guarded = await guardGzipFile(file.path);
+            if (guarded === 0) throw error;
+            output.warn(`${file.path} held ${guarded} lone surrogate escapes: made text in place before loading`);
+            return load();
           });
           summary.files.loaded++;
           summary.records += counts.records;

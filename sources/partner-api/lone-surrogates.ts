@@ -3,7 +3,10 @@
  * so a hostile or broken record made the month unextractable. Its backslash is doubled (the string then holds the
  * six characters `\ud800` as text), and the loader quarantines that record alone (pipelines/extract/load.ts).
  */
+import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip, createGzip } from 'node:zlib';
 
 const BACKSLASH = 0x5c;
 const LOWER_U = 0x75;
@@ -83,4 +86,23 @@ export function loneSurrogateStream(guard = new LoneSurrogateGuard()): Transform
 export function guardLoneSurrogates(text: string): string {
   if (!text.includes('\\')) return text;
   return new LoneSurrogateGuard().push(Buffer.from(text, 'utf8'), true).toString('utf8');
+}
+
+/** Rewrites a landed gzip file with its lone surrogates made text, if it holds any; returns how many. */
+export async function guardGzipFile(file: string): Promise<number> {
+  const guard = new LoneSurrogateGuard();
+  const temporary = `${file}.surrogates-${process.pid}`;
+  try {
+    await pipeline(
+      createReadStream(file),
+      createGunzip(),
+      loneSurrogateStream(guard),
+      createGzip(),
+      createWriteStream(temporary, { mode: 0o600 }),
+    );
+    if (guard.guarded > 0) renameSync(temporary, file);
+  } finally {
+    rmSync(temporary, { force: true });
+  }
+  return guard.guarded;
 }

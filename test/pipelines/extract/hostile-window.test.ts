@@ -4,11 +4,14 @@
  * lone surrogate escape in one record: the window loads, that record alone is quarantined, and no file under the
  * folder (landing, database) holds a whole PIN, nor does any table.
  */
-import { rmSync } from 'node:fs';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { afterAll, afterEach, expect, test } from 'vitest';
 import { withWarehouse } from '../../../core/warehouse.js';
 import { extractSales } from '../../../pipelines/extract/extract.js';
+import { landedSalesFiles } from '../../../pipelines/extract/landing.js';
+import { rebuildFromLanding } from '../../../pipelines/extract/rebuild.js';
 import { capturedOutput, extractConfig, tempDir } from '../../support/extract.js';
 import { wholeKeysUnder } from '../../support/key-scan.js';
 import { authorized, closeScripted, IDENTIFIER, SECRET, sale, setup } from '../../support/scripted-upstream.js';
@@ -66,4 +69,17 @@ test('escaped and upper-case key names, a number and an array as key, a lone sur
   expect(tables.quarantine[0]!.raw).toContain(maskPin(pins[4]!));
   for (const { raw } of tables.quarantine) for (const pin of pins) expect(raw).not.toContain(pin);
   expect(wholeKeysUnder(dir, new Set(pins))).toEqual([]);
+
+  // A file landed before the guard (its lone surrogate raw) is made text in place by --from-landing, then loaded.
+  const landed = landedSalesFiles(path.join(dir, 'landing')).find((f) => f.record.window?.flag === 'paid')!;
+  const raw = gunzipSync(readFileSync(landed.path)).toString('utf8');
+  writeFileSync(landed.path, gzipSync(raw.replace('\\\\ud800', '\\ud800')));
+  const rebuilt = { ...config, database: path.join(dir, 'rebuilt', 'pinrecon.duckdb') };
+  const said = capturedOutput();
+  const again = await withWarehouse(rebuilt.database, { timezone: config.timezone }, (warehouse) =>
+    rebuildFromLanding(warehouse, rebuilt, {}, said.output),
+  );
+  expect(said.text()).toMatch(/held 1 lone surrogate escapes: made text in place before loading/);
+  expect(again.files.failed).toEqual([]);
+  expect(again).toMatchObject({ records: 5, loaded: 4, quarantined: 1 });
 });
