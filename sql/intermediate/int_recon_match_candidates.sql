@@ -95,6 +95,7 @@ ledger_days as (
         open_ledger.product_id,
         open_ledger.expected_cost,
         open_ledger.currency_code,
+        open_ledger.normalized_reference,
         cast(open_ledger.paid_local_date + day_offset.days as date) as block_date
 
     from open_ledger
@@ -105,6 +106,8 @@ ledger_days as (
 
 ),
 
+-- the references are compared inside each blocked join, so only the near pairs leave it: what the union and the
+-- joins back hold is the candidates, not every pair of a block (a month of 10M sales blocks millions of pairs)
 blocked as (
 
     select ledger_days.ledger_line_id, open_sales.transaction_id
@@ -113,6 +116,9 @@ blocked as (
         on open_sales.currency_code = ledger_days.currency_code
         and open_sales.transaction_local_date = ledger_days.block_date
         and open_sales.product_id = ledger_days.product_id
+    where open_sales.normalized_reference = ledger_days.normalized_reference
+        or abs(length(open_sales.normalized_reference) - length(ledger_days.normalized_reference)) <= 2
+            and damerau_levenshtein(open_sales.normalized_reference, ledger_days.normalized_reference) <= 2
 
     union
 
@@ -122,6 +128,9 @@ blocked as (
         on open_sales.currency_code = ledger_days.currency_code
         and open_sales.transaction_local_date = ledger_days.block_date
         and open_sales.partner_cost_price = ledger_days.expected_cost
+    where open_sales.normalized_reference = ledger_days.normalized_reference
+        or abs(length(open_sales.normalized_reference) - length(ledger_days.normalized_reference)) <= 2
+            and damerau_levenshtein(open_sales.normalized_reference, ledger_days.normalized_reference) <= 2
 
 ),
 
@@ -164,8 +173,6 @@ compared as (
         on sales.transaction_id = blocked.transaction_id
     cross join params
     cross join suggest
-    -- a distance is only worth computing for references of about the same length
-    where abs(length(ledger.normalized_reference) - length(sales.normalized_reference)) <= 2
 
 ),
 
