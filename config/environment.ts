@@ -125,9 +125,13 @@ export function applyEnvironment(
       const found = keyNamed(current, segment);
       if (!found) {
         const known = keyPath.length ? keyPath.join('.') : '(root)';
+        const map = ['record', 'array'].includes(defOf(unwrap(current)).type);
+        const prefix = variable.slice(0, variable.length - segments.slice(keyPath.length).join('__').length - 2);
         throw new ConfigError(
-          `environment variable ${variable}: ${known} has no key "${segment}". ` +
-            'Name a key as PINRECON_<SECTION>__<KEY> (e.g. PINRECON_API__TIMEOUT_MS), or unset it.',
+          map
+            ? `environment variable ${variable}: ${known} is a map or list, set whole: ${prefix}='<JSON>'.`
+            : `environment variable ${variable}: ${known} has no key "${segment}". ` +
+                'Name a key as PINRECON_<SECTION>__<KEY> (e.g. PINRECON_API__TIMEOUT_MS), or unset it.',
           undefined,
           [...keyPath, segment].join('.'),
         );

@@ -90,6 +90,9 @@ describe('every key from the environment', () => {
     expect(() => loadConfig({ env: { PINRECON_API__TIMEOUT_MSS: '1' }, cwd })).toThrow(
       /environment variable PINRECON_API__TIMEOUT_MSS: api has no key "TIMEOUT_MSS"/,
     );
+    const inMap = () => loadConfig({ env: { PINRECON_ACTIONS__APPROVAL_LIMIT__BRL: '5' }, cwd });
+    expect(inMap).toThrow(/PINRECON_ACTIONS__APPROVAL_LIMIT__BRL: actions\.approvalLimit is a map or list, set whole/);
+    expect(inMap).toThrow(/set whole: PINRECON_ACTIONS__APPROVAL_LIMIT='<JSON>'/);
     expect(() => loadConfig({ env: { PINRECON_API__TIMEOUT_MS: 'soon' }, cwd })).toThrow(
       /environment variable PINRECON_API__TIMEOUT_MS: api\.timeoutMs/,
     );
