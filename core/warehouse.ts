@@ -273,8 +273,10 @@ export class Warehouse implements SqlSession {
   }
 }
 
+/** A line for whoever watches: timestamped off a terminal, like every other line (cli/output.ts, issue 31). */
 function toStderr(line: string): void {
-  process.stderr.write(`${printable(line)}\n`);
+  const stamp = process.stderr.isTTY && !process.env.CI ? '' : `${new Date().toISOString()} `;
+  process.stderr.write(`${stamp}${printable(line)}\n`);
 }
 
 /** " (PID 1234)" when DuckDB's message names the process holding the lock. */

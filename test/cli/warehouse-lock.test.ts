@@ -106,6 +106,8 @@ describe('a writing job and the lock', () => {
       expect(job.code).toBe(1);
       expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
       expect(job.stderr).toContain(`locked by another process (PID ${analyst.pid}) after waiting`);
+      // Off a terminal the wait is said on a timestamped line, like every other (issue 31).
+      expect(job.stderr).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z waiting for /m);
       expect(job.stderr).toMatch(
         /what to do: Either another pinrecon job is running .* or someone has the main file open .*: analysts should open the snapshot .*pinrecon.snapshot.duckdb instead/,
       );
