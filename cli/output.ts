@@ -9,6 +9,20 @@
 import { describeProgress, type LogFormat, type Output, type ProgressState } from '../core/output.js';
 import { printable, printableJson } from '../core/text-safety.js';
 
+/**
+ * Text another library writes to stderr (commander's usage errors), each line timestamped off a terminal like
+ * ConsoleOutput's own (issue 31).
+ */
+export function stampLines(
+  text: string,
+  isTerminal: boolean = Boolean(process.stderr.isTTY) && !process.env.CI,
+  now: () => number = Date.now,
+): string {
+  if (isTerminal) return text;
+  const time = new Date(now()).toISOString();
+  return text.replace(/^(?=.)/gm, `${time} `);
+}
+
 /** How often a long step logs a progress line when stderr is not a terminal. */
 export const progressEveryMs = 10_000;
 

@@ -83,6 +83,10 @@ describe('pinrecon config show', () => {
     expect(lines[0]).toMatchObject({ level: 'info', message: expect.stringMatching(/^config: /) });
     expect(lines.every((line) => /^\d{4}-\d{2}-\d{2}T/.test(line.time!))).toBe(true);
     expect((await runCli(['config', 'show', '--log-format', 'xml'], { cwd: dir, env })).code).toBe(2);
+    const usage = await runCli(['config', 'show', '--no-such-option'], { cwd: dir, env });
+    expect(usage.code).toBe(2);
+    // commander's own usage error, timestamped off a terminal like every other line.
+    expect(usage.stderr).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z error: unknown option '--no-such-option'/m);
     const typo = await runCli(['config', 'show'], { cwd: dir, env: { ...env, PINRECON_API__TIMEOUT_MSS: '5' } });
     expect(typo.code).toBe(2);
     expect(typo.stderr).toMatch(/PINRECON_API__TIMEOUT_MSS: api has no key "TIMEOUT_MSS"/);

@@ -5,7 +5,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { ConsoleOutput } from '../../cli/output.js';
+import { ConsoleOutput, stampLines } from '../../cli/output.js';
 import { parsePeriodOption } from '../../cli/period.js';
 import { UsageError } from '../../core/errors.js';
 
@@ -49,6 +49,17 @@ describe('stderr lines', () => {
     expect(parsed[1]).toMatchObject({ level: 'error' });
     expect(lines()[1]).not.toContain('\u001b');
     expect(parsed[2]).toMatchObject({ level: 'info', message: 'windows 1/1' });
+  });
+});
+
+describe("another library's stderr text (commander's usage errors)", () => {
+  it('gets the time on each line off a terminal, and is left alone on one', () => {
+    const text = "error: unknown option '--x'\n(run with --help for usage)\n";
+    const at = () => Date.parse('2026-11-01T12:00:00Z');
+    expect(stampLines(text, false, at)).toBe(
+      "2026-11-01T12:00:00.000Z error: unknown option '--x'\n2026-11-01T12:00:00.000Z (run with --help for usage)\n",
+    );
+    expect(stampLines(text, true, at)).toBe(text);
   });
 });
 
