@@ -1,12 +1,12 @@
 /**
- * The shapes every ledger reader shares: the canonical columns of interface.md, the settings a file is
+ * The shapes every ledger reader shares: the canonical ledger columns (docs/DATA.md), the settings a file is
  * read with, the values a cell can hold, and what a reader yields (accepted rows and rejects).
  */
 import path from 'node:path';
 import type { LedgerConfig } from '../../config/schema.js';
 import { UsageError } from '../../core/errors.js';
 
-/** The canonical ledger columns (interface.md "The partner ledger"), in table order. */
+/** The canonical ledger columns (docs/DATA.md "ledger"), in table order. */
 export const ledgerColumns = [
   { name: 'partner_reference', required: true },
   { name: 'product_id', required: true },
