@@ -80,7 +80,9 @@ export async function walkDecisionChain(
       `recon_decisions row ${row.chain_position ?? `#${index + 1} (no chain position)`} of ${period}: ` +
       `finding ${row.finding_id}, ${row.decision} by ${row.decided_by}`,
     actor: (row) => row.decided_by,
-    mustBeSigned: () => true,
+    // Issue 30: an acceptance by the materiality rule (pipelines/decisions/materiality.ts) is no person's act and
+    // has no key; it is chained like any decision and shown apart in the Summary.
+    mustBeSigned: (row) => !(row.decided_by === 'rule:materiality' && row.decision === 'accepted'),
   });
 }
 

@@ -5,6 +5,7 @@
  */
 import ExcelJS from 'exceljs';
 import { afterEach, expect, test } from 'vitest';
+import { walkDecisionChain } from '../../../pipelines/close/verify-chains.js';
 import { applyMateriality } from '../../../pipelines/decisions/materiality.js';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
@@ -73,6 +74,13 @@ test('under materiality: accepted by the rule, in the chain; everything else lef
   );
   expect(chained?.note).toMatch(/under materiality: .*BRL 0\.5/);
   expect(chained?.row_sha256).toMatch(/^[0-9a-f]{64}$/);
+  // With people configured every person's decision must be signed; the rule's acceptance is no person's act.
+  const mismatches: { subject: string; reason: string }[] = [];
+  await walkDecisionChain(f!.warehouse, period, [], mismatches as never);
+  expect(mismatches.filter((m) => m.subject.includes('rule:materiality'))).toEqual([]);
+  expect(mismatches.filter((m) => m.subject.includes('by Ana')).map((m) => m.reason)).toEqual([
+    expect.stringContaining('it is not signed'),
+  ]);
   // Applying it again decides nothing more.
   expect((await applyMateriality(f!.warehouse, f!.config, period)).accepted).toEqual([]);
   // The Summary lists them apart from what people accepted.
