@@ -10,7 +10,11 @@ import type { ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
 
 export function closeBriefLines(facts: ReportFacts): string[] {
-  const d = facts.decisions;
+  return [...closeBriefStatusLines(facts), ...closeBriefDetailLines(facts)];
+}
+
+/** Verdict and sign-off, and what is new: the two lines the email says above its first table (issue 30 item 7). */
+export function closeBriefStatusLines(facts: ReportFacts): string[] {
   const lines: string[] = [];
   // The sign-off state is said once, by describeClose, above this brief; only "unsigned" is left to say here.
   const close = describeClose(facts.close);
@@ -21,6 +25,13 @@ export function closeBriefLines(facts: ReportFacts): string[] {
       ? `New since the previous reconciliation (${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}): ${formatCount(changes.new)} new, ${formatCount(changes.cleared)} cleared, ${formatCount(changes.stillOpen)} still open`
       : `First reconciliation of ${facts.period}: all ${formatCount(facts.totalFindings)} findings are new`,
   );
+  return lines;
+}
+
+/** Per currency the undecided / pending / overdue findings, the bridge, carried forward, the largest open ones. */
+export function closeBriefDetailLines(facts: ReportFacts): string[] {
+  const d = facts.decisions;
+  const lines: string[] = [];
   const currencies = [...new Set([...facts.totals.map((t) => t.currency), ...d.lines.map((l) => l.currency)])];
   for (const currency of currencies) {
     const name = currency ?? '(no currency)';

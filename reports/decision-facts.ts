@@ -67,6 +67,8 @@ export interface DecisionFacts {
   largestOpen: OpenFinding[];
   /** Per currency, the findings the materiality rule decided accepted (issue 30: listed apart, never dropped). */
   acceptedByRule: { currency: string | null; findings: number; amount: Decimal }[];
+  /** Per finding type, the findings a person has to decide: undecided, or `timing` past its clear-by (issue 30). */
+  toDecide: { findingType: string; undecided: number; overdue: number }[];
 }
 
 const grossSql = `sum(amount)::VARCHAR AS net,
@@ -107,6 +109,11 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
      WHERE period = ${p} AND decision = 'accepted' AND decided_by = 'rule:materiality'
      GROUP BY ALL ORDER BY currency_code NULLS LAST`,
   );
+  const toDecide = await warehouse.all(
+    `SELECT exception_type, count(*) FILTER (WHERE state = 'undecided')::INTEGER AS undecided,
+            count(*) FILTER (WHERE state = 'overdue')::INTEGER AS overdue
+     FROM ${stated} WHERE state IN ('undecided', 'overdue') GROUP BY ALL ORDER BY exception_type`,
+  );
   const largest = await warehouse.all(
     `SELECT finding_id, exception_type, partner_reference, currency_code, amount::VARCHAR AS amount, state, decision,
             ${maskedKeySql('key_last4', 'last4')} AS key_last4
@@ -143,6 +150,11 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
       currency: text(r.currency_code),
       findings: Number(r.findings),
       amount: text(r.amount),
+    })),
+    toDecide: toDecide.map((r) => ({
+      findingType: String(r.exception_type),
+      undecided: Number(r.undecided),
+      overdue: Number(r.overdue),
     })),
     largestOpen: largest.map((r) => ({
       findingId: String(r.finding_id),

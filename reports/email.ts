@@ -20,7 +20,9 @@ import { formatAmount, formatCount, formatFileSize } from './formats.js';
 import { describeLedgerRejects, describeMissingProof, noLedgerOrdersWarning } from './fact-lines.js';
 import { totalsColumns, type ReportFacts } from './report-facts.js';
 import { describeClose } from './close-facts.js';
-import { closeBriefLines } from './close-brief.js';
+import { closeBriefDetailLines, closeBriefStatusLines } from './close-brief.js';
+import { emailLeadLines } from './email-lead.js';
+import { findingTypeWords, plainWords } from './plain-words.js';
 import { actionEmailLines } from './actions-sheet.js';
 import { sealEmailLines } from './seal-lines.js';
 
@@ -67,18 +69,30 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     : `The workbook ${path.basename(options.attachment)} is attached.`;
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 
-  const brief = closeBriefLines(facts);
+  // Issue 30 item 7: the email leads with what to do and by when, in plain words; the status follows the first table.
+  const workbook = path.basename(options.fullWorkbook?.file ?? options.attachment);
+  const lead = emailLeadLines(facts, { decideWithinDays: config.decideWithinDays, workbook });
+  const status = closeBriefStatusLines(facts).map(plainWords);
+  const details = closeBriefDetailLines(facts).map(plainWords);
   // Issue 15: what waits for a second person's approval, and what failed at the provider.
-  const actionLines = actionEmailLines(facts.actions);
+  const actionLines = actionEmailLines(facts.actions).map(plainWords);
   // Issue 28: the seal's hash and the signer's key leave the database with every email of a signed period.
   const sealLines = sealEmailLines(facts.close);
+  const closeLines = close.lines.map(plainWords);
+  const alert = close.alert ? plainWords(close.alert) : null;
+  const warningLine = warning ? `WARNING: ${plainWords(warning)}` : null;
+  const proofLine = missingProof ? plainWords(missingProof) : null;
+  const typeRows = facts.typeCounts.map((t) => [findingTypeWords(t.findingType), formatCount(t.findings)] as const);
   const text = [
     heading,
     '',
-    ...(closeText.length > 0 ? [...closeText, ''] : []),
-    ...(warning ? [`WARNING: ${warning}`, ''] : []),
-    ...brief,
+    ...(alert || closeLines.length > 0 ? [...(alert ? [alert] : []), ...closeLines, ''] : []),
+    ...(warningLine ? [warningLine, ''] : []),
+    ...lead,
     '',
+    ...status,
+    '',
+    firstTableHeading,
     ...facts.totals.flatMap((t) => [
       `${t.currency ?? '(no currency)'}`,
       `  Ledger:   ${formatCount(t.ledgerOrders)} orders, ${formatCount(t.ledgerPaidOrders)} paid · paid sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
@@ -87,10 +101,12 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
       '',
     ]),
     'Findings by type',
-    ...facts.typeCounts.map((t) => `  ${t.findingType.padEnd(24)} ${formatCount(t.findings).padStart(9)}`),
-    `  ${'total'.padEnd(24)} ${formatCount(facts.totalFindings).padStart(9)}${changeNote}`,
-    ...(missingProof ? [missingProof] : []),
+    ...typeRows.map(([label, n]) => `  ${label.padEnd(26)} ${n.padStart(9)}`),
+    `  ${'total'.padEnd(26)} ${formatCount(facts.totalFindings).padStart(9)}${changeNote}`,
+    ...(proofLine ? [proofLine] : []),
     ...(suggestions ? [suggestions] : []),
+    '',
+    ...details,
     '',
     rejects,
     '',
@@ -101,23 +117,32 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   ].join('\n');
 
   // The first cell labels the row; the others are numbers, right-aligned.
-  const row = (cells: string[]) =>
+  const row = (cells: readonly string[]) =>
     `<tr>${cells.map((value, i) => `<td style="padding:2px 10px${i === 0 ? '' : ';text-align:right'}">${escapeHtml(value)}</td>`).join('')}</tr>`;
   const table = (headers: string[], rows: string[]) =>
     `<table style="border-collapse:collapse;font-family:sans-serif;font-size:13px"><tr>${headers
       .map((h) => `<th style="padding:2px 10px;text-align:left;background:#e7ecf3">${escapeHtml(h)}</th>`)
       .join('')}</tr>${rows.join('')}</table>`;
   const paragraph = (value: string) => `<p style="font-family:sans-serif">${escapeHtml(value)}</p>`;
+  const pre = (lines: string[]) =>
+    lines.length > 0 ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(lines.join('\n'))}</pre>` : '';
+  const [leadTitle, ...leadSteps] = lead;
   const html = [
     `<p style="font-family:sans-serif"><b>${escapeHtml(heading)}</b></p>`,
-    close.alert
-      ? `<p style="font-family:sans-serif;background:#b00020;color:#ffffff;font-weight:bold;padding:6px">${escapeHtml(close.alert)}</p>`
+    alert
+      ? `<p style="font-family:sans-serif;background:#b00020;color:#ffffff;font-weight:bold;padding:6px">${escapeHtml(alert)}</p>`
       : '',
-    ...close.lines.map((l) => paragraph(l)),
-    warning
-      ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">WARNING: ${escapeHtml(warning)}</p>`
+    ...closeLines.map((l) => paragraph(l)),
+    warningLine
+      ? `<p style="font-family:sans-serif;color:#b00020;font-weight:bold">${escapeHtml(warningLine)}</p>`
       : '',
-    `<pre style="font-family:monospace;font-size:13px">${escapeHtml(brief.join('\n'))}</pre>`,
+    `<p style="font-family:sans-serif"><b>${escapeHtml(leadTitle ?? '')}</b></p>`,
+    leadSteps.length > 0
+      ? `<ol style="font-family:sans-serif">${leadSteps.map((s) => `<li>${escapeHtml(stepText(s))}</li>`).join('')}` +
+        '</ol>'
+      : '',
+    ...status.map((l) => paragraph(l)),
+    `<p style="font-family:sans-serif"><b>${escapeHtml(firstTableHeading)}</b></p>`,
     table(
       ['Currency', ...totalsColumns.map((c) => c.header)],
       facts.totals.map((t) =>
@@ -130,28 +155,22 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
       ),
     ),
     `<p style="font-family:sans-serif"><b>Findings by type</b></p>`,
-    table(
-      ['Finding type', 'Findings'],
-      [
-        ...facts.typeCounts.map((t) => row([t.findingType, formatCount(t.findings)])),
-        row(['total', formatCount(facts.totalFindings)]),
-      ],
-    ),
-    missingProof ? paragraph(missingProof) : '',
+    table(['Finding type', 'Findings'], [...typeRows.map(row), row(['total', formatCount(facts.totalFindings)])]),
+    proofLine ? paragraph(proofLine) : '',
     suggestions ? paragraph(suggestions) : '',
     changeNote ? paragraph(`Total ${formatCount(facts.totalFindings)}${changeNote}.`) : '',
+    pre(details),
     paragraph(rejects),
-    actionLines.length > 0
-      ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(actionLines.join('\n'))}</pre>`
-      : '',
-    sealLines.length > 0
-      ? `<pre style="font-family:monospace;font-size:13px">${escapeHtml(sealLines.join('\n'))}</pre>`
-      : '',
+    pre(actionLines),
+    pre(sealLines),
     paragraph(attachmentNote),
   ].join('\n');
 
   return { subject, text, html, attachment: options.attachment };
 }
+
+/** The line above the first table: what a reader sees before it is the call to action and the status (issue 30). */
+export const firstTableHeading = 'Totals per currency (as in the Summary sheet)';
 
 export interface DeliverOptions {
   /** Write the message to this .eml file instead of sending it. */
@@ -334,6 +353,11 @@ function smtpCredentials(smtpUrl: string, password: string | undefined): string[
 function redactedSmtpCause(error: unknown, reason: string): Error {
   const { code, responseCode } = error as SmtpError;
   return Object.assign(new Error(reason), { ...(code ? { code } : {}), ...(responseCode ? { responseCode } : {}) });
+}
+
+/** A numbered step's text without its number ("  2. Review …"), for the HTML's own list. */
+function stepText(line: string): string {
+  return line.replace(/^\s*\d+\. /, '');
 }
 
 function escapeHtml(value: string): string {

@@ -57,6 +57,12 @@ export const emailSchema = z
      */
     subject: z.string().optional(),
     /**
+     * The email asks for the findings to be decided, the matches reviewed and the actions approved by this many
+     * days after the period's last day (issue 30: the email leads with what to do and by when).
+     * @default 5
+     */
+    decideWithinDays: z.number().int().nonnegative().default(5),
+    /**
      * Larger workbooks are replaced by a summary-only one in the email.
      * @default 15728640 (15 MiB)
      */

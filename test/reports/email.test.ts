@@ -16,7 +16,9 @@ import { ConsoleOutput } from '../../cli/output.js';
 import { JobError } from '../../core/errors.js';
 import { writeReport } from '../../pipelines/report/report.js';
 import { configSchema } from '../../config/schema.js';
-import { deliverReportEmail } from '../../reports/email.js';
+import { deliverReportEmail, firstTableHeading } from '../../reports/email.js';
+import { findingTypeWords } from '../../reports/plain-words.js';
+import { findingStateSql } from '../../reports/finding-state.js';
 import { unusedPort } from '../support/cli.js';
 import { testTlsCertificate, testTlsKey } from '../support/tls.js';
 import { createReportFixture, fixturePins, period, type ReportFixture } from '../support/report.js';
@@ -94,6 +96,8 @@ async function dbAmount(fixture: ReportFixture, column: string, currency: string
   return `${symbol} ${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${(cents ?? '').padEnd(2, '0')}`;
 }
 
+const escapeRegExp = (value: string) => value.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 describe('report email', () => {
   it('sends the workbook intact with the headline numbers and counts per type straight from the database', async () => {
     const smtp = await startSmtp();
@@ -142,9 +146,10 @@ describe('report email', () => {
     const counts = await fixture.warehouse.all<{ exception_type: string; n: string }>(
       `SELECT exception_type, count(*) AS n FROM recon_exceptions WHERE period = '${period}' GROUP BY 1`,
     );
+    // Each type in words (issue 30 item 7), its count the database's.
     for (const { exception_type, n } of counts)
-      expect(text).toMatch(new RegExp(`^\\s+${exception_type}\\s+${n}$`, 'm'));
-    expect(text).toMatch(/^\s+unknown_status\s+0$/m);
+      expect(text).toMatch(new RegExp(`^\\s+${escapeRegExp(findingTypeWords(exception_type))}\\s+${n}$`, 'm'));
+    expect(text).toMatch(/^\s+unknown status\s+0$/m);
     expect(text).toContain('(since the previous reconciliation: 3 new, 6 still open, 1 cleared)');
     expect(text).toContain('Ledger rejects: 2 · API records quarantined: 3');
     // The attachment's own XML is searched in the workbook tests; here, the body as the reader sees it.
@@ -169,6 +174,39 @@ describe('report email', () => {
     ]);
     expect(run!.status).toBe('succeeded');
     expect(JSON.parse(String(run!.details)).email.status).toBe('sent');
+  });
+
+  it('leads with what to do and by when, in plain words, in at most 250 words before the first table', async () => {
+    const smtp = await startSmtp();
+    const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, decideWithinDays: 5 });
+    await writeReport(fixture.warehouse, fixture.config, { period, email: true }, new ConsoleOutput(true));
+    const mail = smtp.messages[0]!;
+    const text = mail.text ?? '';
+    const htmlText = String(mail.html)
+      .replace(/<[^>]+>/g, ' ')
+      .replaceAll('&#39;', "'");
+    if (process.env.SHOW_EMAIL) console.log(text);
+    const words = (body: string) => body.split(/\s+/).filter((w) => /[\p{L}\p{N}]/u.test(w)).length;
+    expect(text).toContain(firstTableHeading);
+    expect(words(text.slice(0, text.indexOf(firstTableHeading)))).toBeLessThanOrEqual(250);
+    const html = String(mail.html);
+    expect(words(html.slice(0, html.indexOf('<table')).replace(/<[^>]+>/g, ' '))).toBeLessThanOrEqual(250);
+    // No internal token: no snake_case finding type, decision or verdict, in the text or the HTML as read.
+    for (const body of [text, htmlText, mail.subject ?? '']) expect(body).not.toMatch(/\b[a-z]+(?:_[a-z]+)+\b/);
+    // The call to action, with the database's counts: findings to decide (undecided, or timing overdue), then import.
+    const lead = text.slice(0, text.indexOf(firstTableHeading));
+    const [y, m] = period.split('-').map(Number) as [number, number];
+    const by = new Date(Date.UTC(y, m, 0) + 5 * 86_400_000).toISOString().slice(0, 10);
+    expect(lead).toContain(`What to do by ${by}:`);
+    const toDecide = await fixture.warehouse.one<{ n: number }>(
+      `SELECT count(*)::INTEGER AS n FROM recon_exceptions e
+       WHERE period = '${period}' AND ${findingStateSql('e')} IN ('undecided', 'overdue')`,
+    );
+    expect(toDecide!.n).toBeGreaterThan(0);
+    expect(lead).toMatch(new RegExp(`1\\. Decide ${toDecide!.n} findings in the sheets? [A-Z]`));
+    expect(lead).toContain(`pinrecon findings import pinrecon-${period}.xlsx --by`);
+    // The same in the HTML, above its first table.
+    expect(html.slice(0, html.indexOf('<table'))).toContain(`Decide ${toDecide!.n} findings`);
   });
 
   it("authenticates with the URL's user and password, which never reach the console, the error or the database", async () => {
@@ -365,7 +403,7 @@ describe('report email', () => {
     expect(mail.text).toContain(await dbAmount(fixture, 'provider_cost_total', 'BRL', 'R$'));
     // The fixture's missing_at_provider finding carries no proof: the body counts it as unproven.
     const unproven =
-      'missing_at_provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)';
+      'missing at the provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)';
     expect(mail.text).toContain(unproven);
     expect(mail.html).toContain(unproven);
   });

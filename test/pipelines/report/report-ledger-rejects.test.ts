@@ -13,6 +13,7 @@ import { ConsoleOutput } from '../../../cli/output.js';
 import { importLedger } from '../../../pipelines/ledger/import.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
 import { writeReport, type ReportSummary } from '../../../pipelines/report/report.js';
+import { plainWords } from '../../../reports/plain-words.js';
 import { createReportFixture, period, type ReportFixture } from '../../support/report.js';
 
 const quiet = () => new ConsoleOutput(true);
@@ -155,8 +156,11 @@ describe('a period whose only ledger file was rejected whole', () => {
   it('leads the email with the warning, in its subject, text and HTML', () => {
     expect(mail.subject).toMatch(/— no ledger orders$/);
     const text = mail.text ?? '';
-    expect(text.split('\n').slice(0, 4)).toContain(`WARNING: ${warning}`);
-    expect(String(mail.html)).toContain(`WARNING: ${warning}`);
+    // The email says the finding type in words (issue 30 item 7), the Summary as the database names it.
+    const inWords = `WARNING: ${plainWords(warning)}`;
+    expect(inWords).toContain('every provider sale shows as missing in the ledger');
+    expect(text.split('\n').slice(0, 4)).toContain(inWords);
+    expect(String(mail.html)).toContain(inWords);
     expect(text).toContain('Ledger rejects: 3');
   });
 });
