@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { privateUmask } from '../core/file-modes.js';
 import { packageRoot } from '../core/paths.js';
-import { stampLines } from './output.js';
+import { writeLibraryError } from './output.js';
 
 type Register = (program: Command) => void;
 
@@ -58,7 +58,7 @@ export function buildProgram(registers: Register[]): Command {
     .version(version)
     .showHelpAfterError('(run with --help for usage)')
     // Usage errors are timestamped off a terminal like every other stderr line (issue 31).
-    .configureOutput({ writeErr: (text) => process.stderr.write(stampLines(text)) })
+    .configureOutput({ writeErr: writeLibraryError })
     .exitOverride();
   for (const register of registers) register(program);
   for (const command of program.commands) exitOverrideEverywhere(command);

@@ -23,6 +23,11 @@ export function stampLines(
   return text.replace(/^(?=.)/gm, `${time} `);
 }
 
+/** Writes another library's stderr text (commander's), printable and stamped like ConsoleOutput's lines. */
+export function writeLibraryError(text: string, stderr: NodeJS.WriteStream = process.stderr): void {
+  stderr.write(stampLines(printable(text), Boolean(stderr.isTTY) && !process.env.CI));
+}
+
 /** How often a long step logs a progress line when stderr is not a terminal. */
 export const progressEveryMs = 10_000;
 
