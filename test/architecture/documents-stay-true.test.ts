@@ -38,7 +38,7 @@ function files(dir: string, extensions: string[]): string[] {
 const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
 
 /** Every `<name>.md` a text names, as written (`docs/DATA.md`, `DATA.md`, `interface.md`). */
-export function citedDocuments(text: string): string[] {
+function citedDocuments(text: string): string[] {
   return [...text.matchAll(/(?<![\w/.-])([\w./-]*[\w-]\.md)\b/g)].map((m) => m[1]!);
 }
 
@@ -50,7 +50,7 @@ const known = new Set([...markdown, ...markdown.map((f) => path.posix.basename(f
 const keptNames = /\bUpstreamError\b/g;
 
 /** Lines calling the provider by another word: "upstream", or "partner-api" where it is not the folder's path. */
-export function otherWords(text: string): string[] {
+function otherWords(text: string): string[] {
   return text
     .split('\n')
     .map((line, i) => ({ line, number: i + 1 }))
@@ -62,7 +62,7 @@ function strayFolderName(line: string): boolean {
 }
 
 /** The lines of a text over 120 characters. */
-export const longLines = (text: string) => text.split('\n').filter((line) => line.length > 120).length;
+const longLines = (text: string) => text.split('\n').filter((line) => line.length > 120).length;
 
 describe('documents that stay true', () => {
   const code = [...productFolders, 'sql', 'test'].flatMap((d) => files(d, ['.ts', '.sql', '.mjs', '.yml']));

@@ -19,7 +19,7 @@ function importsOf(file: string, text: string): string[] {
 }
 
 /** The strongly connected groups of more than one module (or one importing itself): each is a cycle. */
-export function importCycles(arrows: Map<string, string[]>): string[][] {
+function importCycles(arrows: Map<string, string[]>): string[][] {
   const index = new Map<string, number>();
   const low = new Map<string, number>();
   const stack: string[] = [];
