@@ -39,6 +39,7 @@ const commandModules: Record<string, () => Promise<Register[]>> = {
   config: async () => [(await import('./commands/config.js')).registerConfig],
   test: async () => [(await import('./commands/test.js')).registerTest],
   identity: async () => [(await import('./commands/identity.js')).registerIdentity],
+  serve: async () => [(await import('./commands/serve.js')).registerServe],
 };
 
 /** The registers of the command named first on the command line, or of every command (help, a typo, none). */

@@ -86,6 +86,7 @@ const pipelineRooms = [
   'actions',
   'report',
   'analysts',
+  'review',
   'ops',
 ] as const;
 

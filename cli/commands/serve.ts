@@ -1,0 +1,85 @@
+/**
+ * `pinrecon serve`: the review page (issue 32; README "For finance") — a local page to review a period, decide
+ * findings, confirm suggested matches and approve actions, acting as the identity it was started with under the
+ * same rules as the commands. Loopback only; prints its address with a one-time token as the first line of stdout;
+ * runs until SIGINT or SIGTERM.
+ */
+import type { Command } from 'commander';
+import { UsageError } from '../../core/errors.js';
+import { peopleConfigured, personOfKey, readIdentity, resolveActor, typedActor } from '../../pipelines/people/actor.js';
+import { isLoopbackHost, startReviewServer } from '../../pipelines/review/server.js';
+import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+
+interface ServeOptions extends GlobalOptions {
+  port: string;
+  host: string;
+  identity?: string;
+  by?: string;
+  period?: string;
+}
+
+export function registerServe(program: Command): void {
+  withGlobalOptions(
+    program
+      .command('serve')
+      .description('serve the review page on 127.0.0.1: overview, findings, decisions, suggested matches, approvals')
+      .option('--port <n>', 'port to listen on (0 = any free port)', '8765')
+      .option('--host <host>', 'loopback address to listen on (127.0.0.1, localhost or ::1; nothing else)', '127.0.0.1')
+      .option(
+        '--identity <file>',
+        'private key of the person the page acts as (env PINRECON_IDENTITY), when people are configured',
+      )
+      .option('--by <name>', 'who acts, without people configured (default: the OS user name)')
+      .option('--period <YYYY-MM>', 'the period shown first (default: the latest reconciled)'),
+  )
+    .addHelpText(
+      'after',
+      `
+The first line of stdout is the address to open, with a one-time token: http://127.0.0.1:PORT/?token=…
+Every page has a .json twin (/overview.json, /findings.json?…, /findings/ID.json, /matches.json, /actions.json).
+Decisions, matches and approvals go through the same rules and recording as findings decide, matches confirm|reject
+and actions approve. The page opens the database per request and never holds it while idle. Ctrl-C stops it.`,
+    )
+    .action(
+      action<ServeOptions, []>(async ({ config, output }, options) => {
+        if (!isLoopbackHost(options.host))
+          throw new UsageError(
+            `--host ${options.host} is not a loopback address: the review page acts as a person and listens on ` +
+              '127.0.0.1 (or localhost, ::1) only. Reach it from elsewhere through an SSH tunnel.',
+          );
+        if (!/^\d+$/.test(options.port) || Number(options.port) > 65_535)
+          throw new UsageError(`--port must be a whole number from 0 to 65535, got "${options.port}".`);
+        const period = options.period === undefined ? undefined : parsePeriodOption(options.period);
+        const actorOptions = { identity: options.identity, by: options.by };
+        // The name shown on the page; an unreadable or unregistered key stops serve at once (exit 2).
+        let actorName = typedActor(options.by).name;
+        if (peopleConfigured(config)) {
+          const file = options.identity ?? process.env.PINRECON_IDENTITY;
+          if (!file)
+            throw new UsageError('serve needs --identity FILE (or PINRECON_IDENTITY): the config names people.');
+          const identity = readIdentity(file, process.env.PINRECON_IDENTITY_PASSPHRASE);
+          const person = personOfKey(config.people, identity.fingerprint);
+          if (!person)
+            throw new UsageError(`${file}: its key (fingerprint ${identity.fingerprint}) is not registered.`);
+          actorName = person.name;
+        }
+        const server = await startReviewServer({
+          config,
+          host: options.host,
+          port: Number(options.port),
+          actorName,
+          actorFor: (role, act) => resolveActor(config, actorOptions, role, act),
+          period,
+        });
+        output.document({ url: server.url, actor: actorName });
+        output.result(server.url);
+        output.info(`review page acting as ${actorName}; Ctrl-C stops it`);
+        const signal = await new Promise<NodeJS.Signals>((resolve) => {
+          process.once('SIGINT', () => resolve('SIGINT'));
+          process.once('SIGTERM', () => resolve('SIGTERM'));
+        });
+        await server.close();
+        output.info(`review page stopped (${signal})`);
+      }),
+    );
+}

@@ -1,0 +1,173 @@
+/**
+ * What the review page changes (issue 32), each through the very function its command uses, so the outcome in the
+ * database is the same as `findings decide`, `matches confirm|reject` and `actions approve`: the same checks,
+ * refusals, chain rows, signatures and run trace. Each act opens the database for writing only for its own length
+ * (waiting for a running job at most `lockWaitSeconds`), publishes the analysts' snapshot after it and closes it.
+ */
+import type { Config } from '../../config/schema.js';
+import { warehouseSettings } from '../../config/warehouse-settings.js';
+import { isDecision, decisions } from '../../core/decisions.js';
+import { JobError, UsageError } from '../../core/errors.js';
+import { recordRun } from '../../core/run-trace.js';
+import { publishSnapshot, Warehouse } from '../../core/warehouse.js';
+import { approveActions, type ApproveSummary } from '../actions/approve.js';
+import { decideFindings, decideInBulk, describeDecisions, type FindingFilter } from '../decisions/findings.js';
+import { decideMatches, describeMatchDecisions, type MatchVerb } from '../decisions/matches.js';
+import type { DecisionsResult } from '../decisions/recording.js';
+import { analystsAccess } from '../keys/private-files.js';
+import type { Actor } from '../people/actor.js';
+import type { PersonRole } from '../../config/schema.js';
+
+/** Who acts for an act needing `role`: the identity the page was started with (may refuse, as the command would). */
+export type ActorFor = (role: PersonRole, act: string) => Actor;
+
+/** An act's outcome as the page shows it: what was recorded, and every refusal with its reason. */
+export interface ActOutcome {
+  ok: boolean;
+  /** The command's own summary, line by line. */
+  lines: string[];
+  /** The error that refused the whole act (signed period, maker-checker, a running job), if any. */
+  refusal?: string;
+  hint?: string;
+}
+
+/** How long an act waits for a running job before it is refused (the page says so; the job is never blocked). */
+const pageLockWaitSeconds = 5;
+
+async function withWriter<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
+  const warehouse = await Warehouse.open(
+    config.database,
+    warehouseSettings(config, { lockWaitSeconds: Math.min(config.lockWaitSeconds, pageLockWaitSeconds) }),
+  );
+  try {
+    const result = await work(warehouse);
+    await publishSnapshot(warehouse, analystsAccess(config));
+    return result;
+  } finally {
+    warehouse.close();
+  }
+}
+
+/** Runs an act, turning the commands' refusals (JobError, UsageError) into an outcome the page shows. */
+async function outcome(run: () => Promise<string[]>, failed?: (lines: string[]) => boolean): Promise<ActOutcome> {
+  try {
+    const lines = await run();
+    return { ok: !(failed?.(lines) ?? false), lines };
+  } catch (error) {
+    if (error instanceof JobError || error instanceof UsageError)
+      return { ok: false, lines: [], refusal: error.message, hint: error instanceof JobError ? error.hint : undefined };
+    throw error;
+  }
+}
+
+export interface DecideForm {
+  decision: string;
+  note?: string;
+  owner?: string;
+  expectedClearBy?: string;
+}
+
+function checkForm(form: DecideForm): void {
+  if (!isDecision(form.decision))
+    throw new UsageError(`The decision must be one of ${decisions.join(', ')}, got "${form.decision}".`);
+  if (form.expectedClearBy !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(form.expectedClearBy))
+    throw new UsageError(`Expected clear by must be a date written YYYY-MM-DD, got "${form.expectedClearBy}".`);
+}
+
+function summary(result: DecisionsResult): string[] {
+  return describeDecisions(result).split('\n');
+}
+
+/** Decides the findings named, as `findings decide ID…` does. */
+export async function decideNamed(
+  config: Config,
+  actorFor: ActorFor,
+  findingIds: string[],
+  form: DecideForm,
+): Promise<ActOutcome> {
+  let refused = 0;
+  return outcome(
+    async () => {
+      checkForm(form);
+      const actor = actorFor('preparer', 'decide findings');
+      const result = await withWriter(config, (w) =>
+        decideFindings(w, findingIds, { ...form, actor, timezone: config.timezone }),
+      );
+      refused = result.refused.length;
+      return summary(result);
+    },
+    () => refused > 0,
+  );
+}
+
+/** Decides every finding of the period the filters choose, as `findings decide --period P [filters]` does. */
+export async function decideFiltered(
+  config: Config,
+  actorFor: ActorFor,
+  filter: FindingFilter,
+  form: DecideForm,
+): Promise<ActOutcome> {
+  let refused = 0;
+  return outcome(
+    async () => {
+      checkForm(form);
+      const actor = actorFor('preparer', 'decide findings');
+      const result = await withWriter(config, (w) =>
+        decideInBulk(w, filter, { ...form, actor, timezone: config.timezone }),
+      );
+      refused = result.refused.length;
+      return summary(result);
+    },
+    () => refused > 0,
+  );
+}
+
+/** Confirms or rejects suggested matches, as `matches confirm|reject` does. */
+export async function decideSuggestions(
+  config: Config,
+  actorFor: ActorFor,
+  suggestionIds: string[],
+  verb: MatchVerb,
+  note: string | undefined,
+): Promise<ActOutcome> {
+  return outcome(async () => {
+    if (suggestionIds.length === 0) throw new UsageError('Choose at least one suggested match.');
+    if (verb === 'reject' && !note?.trim())
+      throw new UsageError('Rejecting a suggested match needs a note: say why the two are not the same purchase.');
+    const actor = actorFor('preparer', `${verb} suggested matches`);
+    const requests = suggestionIds.map((suggestionId) => ({ suggestionId, verb, note: note ?? null }));
+    // The source the command records ('cli'): the page is the same act, recorded the same way (issue 32).
+    const command = `matches ${verb}`;
+    const context = { by: actor.name, signer: actor.signer, source: 'cli', timezone: config.timezone, command };
+    const args = { ids: suggestionIds, by: actor.name, attested: actor.attested, via: 'serve' };
+    const result = await withWriter(config, (w) =>
+      recordRun(w, command, args, async (run) => {
+        const decided = await decideMatches(w, requests, context);
+        run.counters.rowsLoaded = decided.recorded.length;
+        return decided;
+      }),
+    );
+    return describeMatchDecisions(result).split('\n');
+  });
+}
+
+/** Approves actions as `actions approve` does: maker-checker against the page's identity, all or nothing. */
+export async function approve(
+  config: Config,
+  actorFor: ActorFor,
+  period: string,
+  actionIds: string[],
+): Promise<ActOutcome> {
+  return outcome(async () => {
+    if (actionIds.length === 0) throw new UsageError('Choose at least one action to approve.');
+    const actor = actorFor('approver', 'approve actions');
+    const result: ApproveSummary = await withWriter(config, (w) =>
+      approveActions(w, config, { period, actionIds, actor }),
+    );
+    return [
+      `approved ${result.approved.length} action(s) of ${result.period} as ${result.approvedBy} ` +
+        `(approval policy sha256 ${result.policySha256})`,
+      ...result.approved.map((a) => `  ${a.actionId} ${a.kind} ${a.amount ?? ''} ${a.currency ?? ''}`),
+    ];
+  });
+}

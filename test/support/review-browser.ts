@@ -1,0 +1,49 @@
+/**
+ * For the review page's tests (issue 32): Debian's chromium driven by playwright-core, when this machine has it
+ * (`.ci/run` installs it); the tests skip naming what is missing otherwise. And `serve` started through the built
+ * CLI, its printed address read from the first line of stdout.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser } from 'playwright-core';
+import { startCli, type RunningCli } from './cli.js';
+
+const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/lib/chromium/chromium'];
+
+/** The chromium executable, or undefined (the tests then skip and say why). */
+export const chromiumPath = candidates.find((file) => existsSync(file));
+export const noChromium = chromiumPath ? '' : `no chromium at ${candidates.join(', ')} (.ci/run installs it)`;
+
+export async function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath!, args: ['--no-sandbox'] });
+}
+
+export interface Serving {
+  cli: RunningCli;
+  url: string;
+  /** The page's origin, e.g. http://127.0.0.1:41234. */
+  origin: string;
+  /** Stops serve with SIGTERM and waits for it to exit. */
+  stop(): Promise<number | null>;
+}
+
+/** `pinrecon serve --port 0 …` in `cwd`, once its first stdout line (the address) is printed. */
+export async function startServe(cwd: string, args: string[] = []): Promise<Serving> {
+  const cli = startCli(['serve', '--port', '0', ...args], { cwd, env: { CI: 'true' } });
+  const url = await new Promise<string>((resolve, reject) => {
+    const look = () => {
+      const line = cli.stdout().split('\n')[0];
+      if (cli.stdout().includes('\n')) resolve(line!);
+    };
+    cli.child.stdout.on('data', look);
+    cli.done.then((r) => reject(new Error(`serve exited ${r.code} before printing its address:\n${r.stderr}`)));
+  });
+  return {
+    cli,
+    url,
+    origin: new URL(url).origin,
+    async stop() {
+      cli.child.kill('SIGTERM');
+      return (await cli.done).code;
+    },
+  };
+}
