@@ -226,7 +226,7 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
             ? [`nothing new to export: ${before} line(s) were exported before (--all writes them again, marked)`]
             : [`wrote ${result.file}: ${result.entries} ${what}${before > 0 ? ` (${before} exported before)` : ''}`];
         if (result.nothingToPost.length > 0)
-          lines.push(`  ${result.nothingToPost.length} entr(ies) with nothing to post (amount 0): no line written`);
+          lines.push(`  ${result.nothingToPost.length} action(s) with nothing to post or claim (amount 0): no line`);
         for (const t of result.totals) {
           const figures = Object.entries(t)
             .filter(([k]) => k !== 'currency')

@@ -17,6 +17,8 @@ export interface ClaimLines {
   lines: ClaimLine[];
   /** Every action the export covers (its line may have been exported before). */
   actions: string[];
+  /** Claim export only: claims of no difference (nothing to ask for): covered, with no line. */
+  empty: string[];
 }
 
 export async function claimLines(
@@ -43,5 +45,17 @@ export async function claimLines(
      ORDER BY a.currency_code NULLS LAST, provider_date NULLS LAST, a.action_id`,
     [period],
   );
-  return { lines, actions: lines.map((l) => l.action_id) };
+  // A claim of no difference asks for nothing: the claim export takes it off the approved list without a line.
+  const empty =
+    kind === 'claim'
+      ? (
+          await warehouse.all<{ action_id: string }>(
+            `SELECT action_id FROM recon_actions
+             WHERE period = $1 AND kind = 'claim' AND status IN ('approved', 'executed') AND coalesce(amount, 0) = 0
+             ORDER BY action_id`,
+            [period],
+          )
+        ).map((r) => r.action_id)
+      : [];
+  return { lines, actions: [...lines.map((l) => l.action_id), ...empty], empty };
 }

@@ -23,7 +23,7 @@ export interface PreparedExport {
   actions: string[];
   /** Lines exported before: left out, or with --all written again and marked. */
   exportedBefore: number;
-  /** Journal actions with nothing to post (amount 0): no line. */
+  /** Actions with nothing to post or claim (amount 0): covered, no line. */
   empty: string[];
 }
 
@@ -56,7 +56,7 @@ export async function prepareExport(
   const found =
     kind === 'journal'
       ? await journalLines(warehouse, config, period)
-      : { ...(await claimLines(warehouse, config, period, kind)), empty: [] as string[] };
+      : await claimLines(warehouse, config, period, kind);
   const earlier = new Map(
     (
       await warehouse.all<{ line_id: string; first: string }>(

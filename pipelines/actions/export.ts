@@ -29,7 +29,7 @@ export interface ActionExportSummary {
   exportId: string | null;
   /** Lines an earlier export wrote: left out, or with --all written again and marked. */
   exportedBefore: number;
-  /** Journal actions with nothing to post (amount 0): exported without a line. */
+  /** Actions with nothing to post or claim (amount 0): taken off the approved list without a line. */
   nothingToPost: string[];
   /** Claims, or journal entries (each of two lines or more). */
   entries: number;

@@ -84,10 +84,18 @@ const csvRows = (file: string) => {
 
 test('a claim lists only overcharges; undercharges are their own export; the workbook is a document', async () => {
   const m = await decidedMonth();
+  // A claim of no difference (a product break claimed) asks for nothing: covered by the claim export, no line.
+  const product = await m.warehouse.one<{ finding_id: string }>(
+    `SELECT finding_id FROM recon_exceptions WHERE exception_type = 'product_mismatch'`,
+  );
+  await decideFindings(m.warehouse, [product!.finding_id], { decision: 'claim', by: 'Ana' } as never);
+  await planActions(m.warehouse, m.config, { period, by: 'Ana' });
+  await approveActions(m.warehouse, m.config, { period, all: true, by: 'Bruno' });
   const out = (name: string) => path.join(m.dir, 'out', name);
   const claim = await exportActions(m.warehouse, m.config, { period, kind: 'claim', out: out('c.csv'), by: 'Ana' });
   const claimRows = csvRows(claim.file!);
   expect(claimRows.map((r) => r.Difference)).toEqual(['1.0000']);
+  expect(claim.nothingToPost).toHaveLength(1);
   expect(claim.totals).toEqual([{ currency: 'BRL', entries: '1', difference: '1.0000' }]);
   const under = await exportActions(m.warehouse, m.config, {
     period,
@@ -100,7 +108,7 @@ test('a claim lists only overcharges; undercharges are their own export; the wor
   const statuses = await m.warehouse.all<{ status: string }>(
     `SELECT status FROM recon_actions WHERE kind = 'claim' ORDER BY action_id`,
   );
-  expect(statuses.map((s) => s.status)).toEqual(['executed', 'executed']);
+  expect(statuses.map((s) => s.status)).toEqual(['executed', 'executed', 'executed']);
 
   const xlsx = await exportActions(m.warehouse, m.config, {
     period,
