@@ -15,8 +15,6 @@ import { type DetailSheet, money, type SheetColumn } from './sheet-spec.js';
 import { bestSuggestionColumn, suggestedMatchesSheet } from './match-sheet.js';
 import { findingFamilies } from '../core/finding-types.js';
 
-export type { ColumnKind, DetailSheet, SheetColumn } from './sheet-spec.js';
-
 /**
  * The decision columns every finding sheet ends with (README "Acting on findings"), after `Finding ID`:
  * filled with the current decision, edited by the controller, read back by `findings import`. Then, for reading
