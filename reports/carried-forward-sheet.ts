@@ -16,8 +16,9 @@ export function carriedForwardSheet(period: string): DetailSheet {
       'open findings of earlier periods: not cleared, not written off or accepted; decide them in their own period',
     // Currency first and off the printout (its money cells carry their symbol), so the print area is the run of
     // columns after it (reports/print-setup.ts): the spec's nine print across the page at >= 8 pt.
+    // Width 10, not 9: exceljs writes no <col> for its default width 9, so the first column had no set width.
     columns: [
-      text('currency', 'Currency', 9, 'currency_code'),
+      text('currency', 'Currency', 10, 'currency_code'),
       text('from_period', 'From period', 11),
       text('exception_type', 'Finding type', 20),
       text('partner_reference', 'Partner reference', 18),
