@@ -146,12 +146,18 @@ describe('pinrecon export --format arrow', () => {
     const out = path.join(temp.dir, 'arrow');
     const result = await runBinary(['export', '--period', '2026-10', '--format', 'arrow', '--out', out]);
     expect(result.code, result.stderr).toBe(0);
-    // The period's marts, and its decisions' audit trail (recon_decisions, issue 14).
+    // The period's marts, and its decisions' audit trail (recon_decisions, issue 14); since issue 31 item 7 also
+    // the tables beside them: actions and their events, roll-forward, suggested matches, carried forward.
     expect(readdirSync(out).sort()).toEqual([
+      'recon_action_events-2026-10.arrow',
+      'recon_actions-2026-10.arrow',
       'recon_aging-2026-10.arrow',
       'recon_bridge-2026-10.arrow',
+      'recon_carried_forward-2026-10.arrow',
       'recon_decisions-2026-10.arrow',
       'recon_exceptions-2026-10.arrow',
+      'recon_match_suggestions-2026-10.arrow',
+      'recon_roll_forward-2026-10.arrow',
       'recon_summary-2026-10.arrow',
     ]);
     const findings = tableFromIPC(readFileSync(path.join(out, 'recon_exceptions-2026-10.arrow')));
