@@ -8,8 +8,8 @@
  */
 import { StringDecoder } from 'node:string_decoder';
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { checkXlsxLimits, defaultXlsxLimits, type XlsxLimits } from '../core/xlsx-limits.js';
-import { openZipEntry, type ZipEntry, zipEntries } from '../core/zip-entries.js';
+import { checkXlsxLimits, defaultXlsxLimits, type XlsxLimits } from './xlsx-limits.js';
+import { openZipEntry, type ZipEntry, zipEntries } from './zip-entries.js';
 
 /** A cell as read: text, a number (a date cell is its serial number), a boolean, or empty. */
 export type SheetCell = string | number | boolean | null;

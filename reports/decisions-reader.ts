@@ -1,9 +1,9 @@
 /**
  * Reads the decisions a controller typed into a pinrecon workbook saved by Excel or LibreOffice, through the
- * generic sheet reader (xlsx-sheet-reader.ts: exceljs's streaming reader, bounded; issue 31 replaced a hand-written
- * one that split multi-byte text). Sheets are found by their header row (a `Finding ID` and a `Decision` column);
- * dates may be date cells, Excel serials or `YYYY-MM-DD` text. It only reads and says what it could not (a row's
- * `problem`); whether a decision is valid is the importer's job.
+ * generic sheet reader (core/xlsx-sheet-reader.ts: saxes over streamed parts, bounded; issue 31 replaced a
+ * hand-written one that split multi-byte text). Sheets are found by their header row (a `Finding ID` and a
+ * `Decision` column); dates may be date cells, Excel serials or `YYYY-MM-DD` text. It only reads and says what it
+ * could not (a row's `problem`); whether a decision is valid is the importer's job.
  */
 import { JobError } from '../core/errors.js';
 import { XlsxLimitExceeded } from '../core/xlsx-limits.js';
@@ -15,7 +15,7 @@ import {
   type SheetLayout,
   type SheetReadLimits,
   type WorkbookFacts,
-} from './xlsx-sheet-reader.js';
+} from '../core/xlsx-sheet-reader.js';
 
 /** The decision columns of a finding sheet (after its data), as the workbook writes them. */
 export const decisionHeaders = {

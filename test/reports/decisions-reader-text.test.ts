@@ -11,7 +11,7 @@ import ExcelJS from 'exceljs';
 import { describe, expect, it } from 'vitest';
 import { JobError } from '../../core/errors.js';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
-import { defaultSheetReadLimits } from '../../reports/xlsx-sheet-reader.js';
+import { defaultSheetReadLimits } from '../../core/xlsx-sheet-reader.js';
 
 const headers = ['Finding type', 'Finding ID', 'Decision', 'Note', 'Owner', 'Expected clear by'];
 /** 1-, 2-, 3- and 4-byte characters, after a run of ASCII whose length shifts them one byte each row. */
