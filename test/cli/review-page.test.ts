@@ -1,17 +1,20 @@
 /**
  * The review page (issue 32) in a real Chromium: `pinrecon serve` started through the built CLI, its printed
- * address opened, the overview and findings read, a filter applied, one finding decided and several in bulk — each
- * landing in the database exactly as `findings decide` records it — and a request without the token refused.
- * Screenshots of the pages are saved under the test's temporary folder for a person to look at.
+ * address opened, the overview and findings read, a filter applied, one finding decided and several in bulk (each
+ * landing in the database exactly as `findings decide` records it), a suggested match confirmed, an approval
+ * refused to the maker and recorded for a second person, every page and `.json` twin crawled for a full PIN, a
+ * reconcile started meanwhile finishing, a job holding the file said on the page, a signed period read-only, a
+ * request without the token refused and a non-loopback --host refused (exit 2). Screenshots of the pages are saved
+ * under the test's temporary folder (or PINRECON_REVIEW_SHOTS) for a person to look at.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { withWarehouse } from '../../core/warehouse.js';
+import { Warehouse, withWarehouse } from '../../core/warehouse.js';
 import { runCli } from '../support/cli.js';
 import { asOf, fillFindings, period, type PeriodFindings } from '../support/decisions.js';
-import { openFixture, type Fixture } from '../support/reconcile.js';
+import { insertLedger, insertSales, ledgerFor, openFixture, sale, type Fixture } from '../support/reconcile.js';
 import { launchBrowser, noChromium, startServe, type Serving } from '../support/review-browser.js';
 
 const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
@@ -25,6 +28,15 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
   let browser: Browser;
   let page: Page;
 
+  const idOf = (reference: string | null) =>
+    withWarehouse(
+      f.config.database,
+      { readOnly: true },
+      async (w) =>
+        (await w.one<{ finding_id: string }>('SELECT finding_id FROM recon_exceptions WHERE partner_reference = $1', [
+          reference,
+        ]))!.finding_id,
+    );
   const decisionOf = (reference: string | null) =>
     withWarehouse(f.config.database, { readOnly: true }, (w) =>
       w.one<{ decision: string | null; owner: string | null; decided_by: string | null; source: string | null }>(
@@ -38,10 +50,15 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
   beforeAll(async () => {
     f = await openFixture();
     found = await fillFindings(f);
+    // A sale and a ledger line whose references differ by a zero: a suggested match to confirm (issue 29).
+    const near = sale({ partner_reference: 'PO-2026-0009401', product_id: 11 });
+    await insertSales(f.warehouse, [near]);
+    await insertLedger(f.warehouse, [ledgerFor(near, { partner_reference: 'PO-2026-009401' })]);
     f.warehouse.close();
     cwd = f.dir;
-    shots = path.join(cwd, 'screenshots');
-    mkdirSync(shots);
+    // Under the test's temporary folder (removed with it), or where PINRECON_REVIEW_SHOTS says, to look at them after.
+    shots = process.env.PINRECON_REVIEW_SHOTS ?? path.join(cwd, 'screenshots');
+    mkdirSync(shots, { recursive: true });
     writeFileSync(
       path.join(cwd, 'pinrecon.config.json'),
       JSON.stringify({
@@ -49,6 +66,7 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
         database: 'pinrecon.duckdb',
         reports: { outDir: 'reports' },
         reconciliation: { costTolerance: 0.01, unredeemedAfterDays: 3, lookupMissing: false },
+        actions: { approvalLimit: { BRL: 1000 } },
       }),
     );
     const reconciled = await pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd);
@@ -93,7 +111,7 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     await page.waitForURL(/\/findings\?/);
     expect(await page.locator('h1').textContent()).toBe(`Findings of ${period}`);
     const rows = page.locator('#findings tbody tr');
-    expect(await rows.count()).toBe(3);
+    expect(await rows.count()).toBe(5);
     await page.getByLabel('Type').selectOption('cost_mismatch');
     await page.getByRole('button', { name: 'Apply' }).click();
     await page.waitForURL(/type=cost_mismatch/);
@@ -127,5 +145,166 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     await page.waitForURL(/\/findings\/[0-9a-f]+$/);
     expect(await page.locator('dl.facts').textContent()).toContain('write_off');
     await page.screenshot({ path: path.join(shots, 'finding.png'), fullPage: true });
+  });
+
+  it('bulk-decides the undecided findings: filter, select all on the page, one decision for each', async () => {
+    await page.goto(`${serving.origin}/findings?period=${period}&decision=none`);
+    const rows = page.locator('#findings tbody tr');
+    expect(await rows.count()).toBe(4);
+    await page.getByLabel('Select all on this page').check();
+    expect(await page.locator('#findings tbody input[name=id]:checked').count()).toBe(4);
+    const form = page.getByRole('form', { name: 'Decide findings' });
+    await form.getByLabel('Decision').selectOption('investigating');
+    await form.getByLabel('Owner').fill('ops');
+    await form.getByRole('button', { name: 'Record decision' }).click();
+    await page.waitForURL(/\/findings\/decide$/);
+    expect(await page.locator('body').textContent()).toContain('recorded 4 decision(s)');
+    for (const reference of [found.missing.partner_reference, found.fixable.partner_reference])
+      expect(await decisionOf(reference)).toMatchObject({
+        decision: 'investigating',
+        owner: 'ops',
+        decided_by: 'Ana Lima',
+      });
+    await page.goto(`${serving.origin}/findings?period=${period}&decision=none`);
+    expect(await rows.count()).toBe(0);
+  });
+
+  it('confirms a suggested match, recorded as matches confirm records it', async () => {
+    await page.goto(`${serving.origin}/matches?period=${period}`);
+    await page.getByLabel('Select PO-2026-009401').check();
+    await page.getByRole('button', { name: 'Confirm match' }).click();
+    await page.waitForURL(/\/matches\/decide$/);
+    expect(await page.locator('body').textContent()).toContain('recorded 1 match decision(s) by Ana Lima');
+    const row = await withWarehouse(f.config.database, { readOnly: true }, (w) =>
+      w.one<{ decision: string; decided_by: string }>(
+        `SELECT d.decision, d.decided_by FROM recon_decisions d JOIN recon_match_suggestions s
+           ON s.suggestion_id = d.finding_id WHERE s.ledger_reference = 'PO-2026-009401' AND d.superseded_at IS NULL`,
+      ),
+    );
+    expect(row).toEqual({ decision: 'match_confirmed', decided_by: 'Ana Lima' });
+    await page.goto(`${serving.origin}/matches?period=${period}`);
+    await page.screenshot({ path: path.join(shots, 'matches.png'), fullPage: true });
+  });
+
+  it('refuses the approval to the maker and records it for a second person (maker-checker)', async () => {
+    // Planned through the command while the page runs: the page does not hold the database between requests.
+    const planned = await pinrecon(['actions', 'plan', '--period', period, '--by', 'Ana Lima'], cwd);
+    expect(planned.code, planned.stderr).toBe(0);
+    await page.goto(`${serving.origin}/actions?period=${period}`);
+    const boxes = page.locator('#approve-actions, table').locator('input[name=id]');
+    expect(await boxes.count()).toBe(1);
+    await boxes.first().check();
+    await page.getByRole('button', { name: 'Approve the selected actions' }).click();
+    await page.waitForURL(/\/actions\/approve$/);
+    const refusal = await page.locator('[role=alert]').textContent();
+    expect(refusal).toContain('Refused');
+    expect(refusal).toContain('Ana Lima decided its finding');
+    await page.screenshot({ path: path.join(shots, 'approval-refused.png'), fullPage: true });
+
+    const checker = await startServe(cwd, ['--by', 'Bruno Costa']);
+    try {
+      const second = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      await second.goto(checker.url.replace('/?', `/actions?period=${period}&`));
+      await second.locator('table input[name=id]').first().check();
+      await second.getByRole('button', { name: 'Approve the selected actions' }).click();
+      await second.waitForURL(/\/actions\/approve$/);
+      expect(await second.locator('[role=status]').textContent()).toContain('approved 1 action(s)');
+      await second.close();
+    } finally {
+      expect(await checker.stop()).toBe(0);
+    }
+    const action = await withWarehouse(f.config.database, { readOnly: true }, (w) =>
+      w.one<{ status: string; approved_by: string }>('SELECT status, approved_by FROM recon_actions'),
+    );
+    expect(action).toEqual({ status: 'approved', approved_by: 'Bruno Costa' });
+  });
+
+  it('shows no full PIN in any page or .json twin (every link crawled)', async () => {
+    const request = page.context().request;
+    const seen = new Set<string>();
+    const queue = [`/overview?period=${period}`];
+    while (queue.length > 0 && seen.size < 300) {
+      const next = queue.shift()!;
+      if (seen.has(next)) continue;
+      seen.add(next);
+      const response = await request.get(`${serving.origin}${next}`);
+      expect(response.status(), next).toBeLessThan(400);
+      const body = await response.text();
+      expect(body, next).not.toMatch(/KEY-SECRET-\d+/);
+      for (const match of body.matchAll(/href="(\/[^"#]*)"/g)) {
+        const link = match[1]!.replaceAll('&amp;', '&');
+        if (!link.startsWith('/assets/')) queue.push(link);
+      }
+    }
+    expect(seen.size).toBeGreaterThan(10);
+    expect([...seen].filter((u) => u.includes('.json')).length).toBeGreaterThan(3);
+    expect([...seen].some((u) => /^\/findings\/[0-9a-f]+\.json$/.test(u))).toBe(true);
+    const one = await request.get(`${serving.origin}/findings/${await idOf(found.costBreak.partner_reference)}.json`);
+    expect(JSON.stringify(await one.json())).toContain('****');
+  });
+
+  it('lets a reconcile started while the page is open finish, the page answering all along', async () => {
+    const reconcile = pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd);
+    let answered = 0;
+    let finished = false;
+    reconcile.then(() => {
+      finished = true;
+    });
+    while (!finished) {
+      const response = await page.context().request.get(`${serving.origin}/overview.json?period=${period}`);
+      if (response.status() === 200) answered++;
+    }
+    const result = await reconcile;
+    expect(result.code, result.stderr).toBe(0);
+    expect(answered).toBeGreaterThan(0);
+  });
+
+  it('says when a job holds the database, and shows the last published snapshot meanwhile', async () => {
+    // This process holds the file as a running job would (writing), so the page cannot open it.
+    const job = await Warehouse.open(f.config.database, { lockWaitSeconds: 0 });
+    try {
+      const response = await page.context().request.get(`${serving.origin}/overview.json?period=${period}`);
+      expect(response.status()).toBe(200);
+      expect((await response.json()).jobRunning).toBe(true);
+      await page.goto(`${serving.origin}/overview?period=${period}`);
+      expect(await page.locator('.banner.warn').first().textContent()).toContain('A job is running');
+      expect(await page.locator('footer').textContent()).toContain('snapshot');
+    } finally {
+      job.close();
+    }
+    const after = await page.context().request.get(`${serving.origin}/overview.json?period=${period}`);
+    expect((await after.json()).jobRunning).toBe(false);
+  });
+
+  it('shows a signed period read-only with the reason, and refuses a decision posted anyway', async () => {
+    const closed = await pinrecon(
+      ['close', '--period', period, '--by', 'Bruno Costa', '--allow-undecided', '--allow-open'],
+      cwd,
+    );
+    expect(closed.code, closed.stderr).toBe(0);
+    await page.goto(`${serving.origin}/findings?period=${period}`);
+    expect(await page.locator('.banner.info').textContent()).toContain('signed off by Bruno Costa');
+    expect(await page.getByRole('button', { name: 'Record decision' }).isDisabled()).toBe(true);
+    await page.screenshot({ path: path.join(shots, 'signed-read-only.png'), fullPage: true });
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const id = await idOf(found.fixable.partner_reference);
+    const posted = await page.context().request.post(`${serving.origin}/findings/decide`, {
+      form: { csrf, id, scope: 'selected', decision: 'write_off', note: 'after sign-off' },
+    });
+    expect(posted.status()).toBe(409);
+    expect(await posted.text()).toContain('signed off');
+    expect(await decisionOf(found.fixable.partner_reference)).toMatchObject({ decision: 'investigating' });
+    const noToken = await fetch(`${serving.origin}/findings/decide`, {
+      method: 'POST',
+      body: new URLSearchParams({ csrf, id, decision: 'write_off' }),
+      redirect: 'manual',
+    });
+    expect(noToken.status).toBe(401);
+  });
+
+  it('listens on loopback only: another --host is refused with exit 2', async () => {
+    const refused = await pinrecon(['serve', '--host', '0.0.0.0', '--port', '0'], cwd);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('not a loopback address');
   });
 });
