@@ -9,7 +9,7 @@ import type { Config } from '../../config/schema.js';
 import { ConfigError, JobError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
+import { PartnerApiClient, ProviderError } from '../../sources/partner-api/client.js';
 import type { SalesRecord } from '../../sources/partner-api/types.js';
 import type { SaleRead } from '../../sources/partner-api/client.js';
 import { landAndLoadSales } from '../extract/lookup.js';
@@ -258,18 +258,18 @@ async function executeOne(
     });
     status = 'executed';
   } catch (error) {
-    if (error instanceof UpstreamError && error.foreign) {
+    if (error instanceof ProviderError && error.foreign) {
       const detail = `anomaly: ${error.message} The action is failed; read the sale at the provider before anything else.`;
       await changeStatus(warehouse, action.action_id, 'in_flight', 'failed', by, detail, { error: detail });
       return result('failed', true, detail);
     }
     const refused =
-      error instanceof UpstreamError &&
+      error instanceof ProviderError &&
       !error.unclear &&
       error.status !== undefined &&
       error.status >= 400 &&
       error.status < 500;
-    message = error instanceof UpstreamError ? (error.body ?? error.message) : (error as Error).message;
+    message = error instanceof ProviderError ? (error.body ?? error.message) : (error as Error).message;
     if (!refused) {
       unclear = true;
       await appendEvent(warehouse, {
@@ -284,7 +284,7 @@ async function executeOne(
         action.action_id,
         message,
       ]);
-      const detail = `provider refused (${(error as UpstreamError).status}): ${message}`;
+      const detail = `provider refused (${(error as ProviderError).status}): ${message}`;
       await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail });
     }
   }

@@ -8,7 +8,7 @@
 import path from 'node:path';
 import type { Output } from '../../core/output.js';
 import type { Config } from '../../config/schema.js';
-import { describeClientEvent, PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
+import { describeClientEvent, PartnerApiClient, ProviderError } from '../../sources/partner-api/client.js';
 import { todayIn } from '../../core/calendar.js';
 import {
   flattenTree,
@@ -176,7 +176,7 @@ function landJson(dir: string, endpoint: string, value: unknown[]): LandedFile {
   return { path: file, endpoint, bytes: fileBytes, records: value.length, fetchedAt: new Date() };
 }
 
-/** Awaits a product call; an UpstreamError becomes a recorded fetch error, anything else is a bug and throws. */
+/** Awaits a product call; an ProviderError becomes a recorded fetch error, anything else is a bug and throws. */
 async function capture<T>(
   call: Promise<T>,
   productId: number,
@@ -186,7 +186,7 @@ async function capture<T>(
   try {
     return await call;
   } catch (error) {
-    if (!(error instanceof UpstreamError)) throw error;
+    if (!(error instanceof ProviderError)) throw error;
     errors.push({
       productId,
       endpoint,

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { ConfigError, JobError, outOfMemoryHint, UsageError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
-import { PartnerApiClient, UpstreamError } from '../../sources/partner-api/client.js';
+import { PartnerApiClient, ProviderError } from '../../sources/partner-api/client.js';
 import { todayIn } from '../../core/calendar.js';
 import { recordRun } from '../../core/run-trace.js';
 import type { Warehouse } from '../../core/warehouse.js';
@@ -328,7 +328,7 @@ async function loadWindow(
 function explainDownloadFailure(error: unknown, where: string): unknown {
   if (error instanceof ConfigError || !(error instanceof Error)) return error;
   const resume = 'Windows completed so far are saved: re-run the same command to continue.';
-  if (error instanceof UpstreamError) {
+  if (error instanceof ProviderError) {
     // Only a refusal of the token call is about credentials; an unreachable one is about the address.
     const auth =
       (error.endpoint === 'getToken' || error.endpoint === 'refreshToken') &&

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { JobError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
-import { UpstreamError, type PartnerApiClient } from '../../sources/partner-api/client.js';
+import { ProviderError, type PartnerApiClient } from '../../sources/partner-api/client.js';
 import type { ReceivedSale } from '../../sources/partner-api/client.js';
 import { guardLoneSurrogates } from '../../sources/partner-api/lone-surrogates.js';
 import { landGzip, landingRoot, writeLandingRecord } from './landing.js';
@@ -65,7 +65,7 @@ export async function lookUpReferences(
           answers[first + offset] = read.sales;
           foreign += read.foreign;
         } catch (error) {
-          const where = error instanceof UpstreamError ? ` at ${error.endpoint}` : '';
+          const where = error instanceof ProviderError ? ` at ${error.endpoint}` : '';
           throw new JobError(
             `Looking up partner reference "${reference}" at the provider failed${where}: ${(error as Error).message}`,
             'Re-run when the provider answers again, or set reconciliation.lookupMissing to false to report such orders as missing without asking.',

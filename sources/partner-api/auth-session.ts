@@ -7,7 +7,7 @@
 import { ConfigError } from '../../core/errors.js';
 import type { ApiConfig } from '../../config/schema.js';
 import { describeEndpoint, expandEndpoint, type Endpoint } from './endpoints.js';
-import { quoteBody, UpstreamError } from './errors.js';
+import { quoteBody, ProviderError } from './errors.js';
 import type { ClientStats, EventSink } from './events.js';
 import { isSuccess, type HttpAnswer, type Transport } from './http.js';
 import type { RetryPolicy } from './retry-policy.js';
@@ -80,7 +80,7 @@ export class AuthSession {
         return token;
       }
     } catch (error) {
-      if (!(error instanceof UpstreamError)) throw error;
+      if (!(error instanceof ProviderError)) throw error;
     }
     return this.login('refresh_failed');
   }
@@ -89,7 +89,7 @@ export class AuthSession {
     const endpoint = this.endpoints.getToken;
     const answer = await this.post(endpoint, this.credentials);
     if (!isSuccess(answer.status)) {
-      throw new UpstreamError(
+      throw new ProviderError(
         `${describeEndpoint(endpoint)}: the provider refused to log in (status ${answer.status}: ${quoteBody(answer.text, this.secrets) || 'no body'}).`,
         {
           endpoint: endpoint.name,
@@ -114,7 +114,7 @@ export class AuthSession {
   private accept(answer: HttpAnswer, endpoint: Endpoint): Token {
     const record = answer.json as Partial<TokenRecord> | undefined;
     if (!record || typeof record.accessToken !== 'string' || record.accessToken === '') {
-      throw new UpstreamError(`${describeEndpoint(endpoint)}: the answer holds no accessToken.`, {
+      throw new ProviderError(`${describeEndpoint(endpoint)}: the answer holds no accessToken.`, {
         endpoint: endpoint.name,
         status: answer.status,
         body: quoteBody(answer.text, this.secrets),

@@ -18,7 +18,7 @@ import {
   type PathParams,
   type QueryParams,
 } from './endpoints.js';
-import { quoteBody, UpstreamError } from './errors.js';
+import { quoteBody, ProviderError } from './errors.js';
 import type { ClientStats, EventSink } from './events.js';
 import { isSuccess, Transport, type HttpAnswer } from './http.js';
 import type { RateLimiter } from './rate-limiter.js';
@@ -72,7 +72,7 @@ export class AuthenticatedCaller {
   /**
    * Sends an authenticated call through the request queue, with retries. A refusal (400/401/403) may mean
    * the request is wrong or the token was revoked (the spec answers both with 400): the token canary tells
-   * which. A real refusal is an UpstreamError with the body at once — or, with `absent`, "no such record"
+   * which. A real refusal is an ProviderError with the body at once — or, with `absent`, "no such record"
    * (a 404 too), returned for the caller to read as empty: one request per unknown reference. A revoked
    * token is renewed and the call sent again, up to `maxRenewals` times, at least `renewalBackoffMs` apart.
    */
@@ -120,7 +120,7 @@ export class AuthenticatedCaller {
       }
       if (options.absent && answer.status === 400) return { ...answer, json: undefined };
       const body = quoteBody(answer.text, this.session.secrets);
-      throw new UpstreamError(`${describeEndpoint(endpoint)} answered ${answer.status}: ${body || '(no body)'}`, {
+      throw new ProviderError(`${describeEndpoint(endpoint)} answered ${answer.status}: ${body || '(no body)'}`, {
         endpoint: name,
         status: answer.status,
         body,
@@ -145,7 +145,7 @@ export class AuthenticatedCaller {
     if (isSuccess(answer.status)) return true;
     if (rejections.has(answer.status)) return false;
     const body = quoteBody(answer.text, this.session.secrets);
-    throw new UpstreamError(
+    throw new ProviderError(
       `${describeEndpoint(endpoint)} answered ${answer.status} to the check that a refused call's token is still valid: ${body || '(no body)'}`,
       {
         endpoint: 'partnerCollections',
@@ -156,9 +156,9 @@ export class AuthenticatedCaller {
     );
   }
 
-  private keptRejecting(name: EndpointName, answer: HttpAnswer, renewals: number): UpstreamError {
+  private keptRejecting(name: EndpointName, answer: HttpAnswer, renewals: number): ProviderError {
     const body = quoteBody(answer.text, this.session.secrets);
-    return new UpstreamError(
+    return new ProviderError(
       `${describeEndpoint(this.endpoints[name])}: the provider kept rejecting the token — ${renewals + 1} tokens in a row, ${renewals} of them fresh, were refused (last answer ${answer.status}: ${body || 'no body'}).`,
       {
         endpoint: name,

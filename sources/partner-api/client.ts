@@ -9,7 +9,7 @@ import type { ApiConfig, EndpointName } from '../../config/schema.js';
 import { AuthenticatedCaller, type Call } from './authenticated-call.js';
 import type { DownloadResult } from './download-to-file.js';
 import { catalogQuery, describeEndpoint, parseEndpoints, type Endpoint } from './endpoints.js';
-import { quoteBody, UpstreamError } from './errors.js';
+import { quoteBody, ProviderError } from './errors.js';
 import { emptyStats, type ClientEvent, type ClientStats } from './events.js';
 import type { HttpAnswer } from './http.js';
 import { exactTransactionId, idText, memberTokens, RawJson, rawElements } from './exact-json.js';
@@ -26,7 +26,7 @@ import type {
   StockStatus,
 } from './types.js';
 
-export { UpstreamError } from './errors.js';
+export { ProviderError } from './errors.js';
 export { describeClientEvent, type ClientEvent, type ClientStats } from './events.js';
 
 export interface PartnerApiClientOptions {
@@ -224,7 +224,7 @@ export class PartnerApiClient {
 
   /**
    * Reverses a transaction, with one request: a reversal is never sent again by the retry policy (issue 34: a 500
-   * gave 7 POSTs). An unclear outcome (a timeout, a 5xx, a dropped connection) is an UpstreamError with `unclear`;
+   * gave 7 POSTs). An unclear outcome (a timeout, a 5xx, a dropped connection) is an ProviderError with `unclear`;
    * the caller reads the sale, and only a later run asks again. An answer naming another transaction is refused.
    */
   async reverseByTransactionId(transactionId: TransactionId): Promise<ReversalResult> {
@@ -235,7 +235,7 @@ export class PartnerApiClient {
     const answered = memberTokens(answer.text, 'transactionId');
     const named = answered.length === 1 && /^-?\d+$/.test(answered[0]!) ? BigInt(answered[0]!).toString() : undefined;
     if (answered.length > 0 && named !== id) {
-      throw new UpstreamError(
+      throw new ProviderError(
         `${describeEndpoint(this.endpoints.reverseByTransactionId)} answered about transaction ${named ?? answered.join(', ')} when asked to reverse ${id}.`,
         {
           endpoint: 'reverseByTransactionId',
@@ -263,7 +263,7 @@ export class PartnerApiClient {
         once: true,
       });
     } catch (error) {
-      if (!(error instanceof UpstreamError && error.unclear)) throw error;
+      if (!(error instanceof ProviderError && error.unclear)) throw error;
       const found = await this.caller.checkWrite(this.endpoints.reverseByPartnerReference, lookup);
       if (!found) throw error;
       answer = found;
@@ -294,9 +294,9 @@ export class PartnerApiClient {
     throw this.unexpected(name, answer, 'a JSON object');
   }
 
-  private unexpected(name: EndpointName, answer: HttpAnswer, expected: string): UpstreamError {
+  private unexpected(name: EndpointName, answer: HttpAnswer, expected: string): ProviderError {
     const body = quoteBody(answer.text, this.caller.secrets);
-    return new UpstreamError(
+    return new ProviderError(
       `${describeEndpoint(this.endpoints[name])} answered ${answer.status} without ${expected}: ${body || '(no body)'}`,
       {
         endpoint: name,

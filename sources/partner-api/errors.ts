@@ -7,8 +7,8 @@ import { keepBody } from '../../core/debug-bodies.js';
 import { bodyDigest, redact } from '../../core/secret-redaction.js';
 
 /** A provider operation that failed for good: which endpoint, what status, what the provider said (redacted). */
-export class UpstreamError extends JobError {
-  override name = 'UpstreamError';
+export class ProviderError extends JobError {
+  override name = 'ProviderError';
   readonly endpoint: string;
   readonly status?: number;
   /** What is said of the response body: its size and digest (quoteBody), never its text. */

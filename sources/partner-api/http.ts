@@ -12,7 +12,7 @@ import { AttemptFailure, asAttemptFailure } from './attempt-failure.js';
 import { downloadToFile, type DownloadResult, type DownloadTarget } from './download-to-file.js';
 import { describeEndpoint, type Endpoint } from './endpoints.js';
 import { RawJson } from './exact-json.js';
-import { quoteBody, UpstreamError } from './errors.js';
+import { quoteBody, ProviderError } from './errors.js';
 import type { ClientStats } from './events.js';
 import { PlainHttpGuard } from './plain-http-guard.js';
 import { proxyAgentFor } from './proxy.js';
@@ -78,7 +78,7 @@ export class Transport {
         }
         const { text, truncated } = await readText(response, success ? this.api.maxAnswerBytes : maxErrorBodyBytes);
         if (success && truncated) {
-          throw new UpstreamError(
+          throw new ProviderError(
             `${describeEndpoint(request.endpoint)} at ${new URL(this.api.baseUrl).origin} answered more than api.maxAnswerBytes (${this.api.maxAnswerBytes} bytes): the answer was refused, not read.`,
             {
               endpoint: request.endpoint.name,

@@ -1,13 +1,13 @@
 /**
  * The retry policy around every provider attempt: 503 (or 429) waits ≥ 1 s (jitter, or a longer Retry-After),
  * counted apart, up to `api.maxRateLimitedRetries`; other 5xx, timeouts, dropped connections and truncated bodies
- * back off exponentially up to `api.maxRetries`. Then an UpstreamError saying what failed and what to do.
+ * back off exponentially up to `api.maxRetries`. Then an ProviderError saying what failed and what to do.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiConfig } from '../../config/schema.js';
 import { AttemptFailure } from './attempt-failure.js';
 import { describeEndpoint, type Endpoint } from './endpoints.js';
-import { quoteBody, UpstreamError } from './errors.js';
+import { quoteBody, ProviderError } from './errors.js';
 import type { ClientStats, EventSink } from './events.js';
 
 /** Backoff before retry number `n` (1-based): 250 ms doubling up to 8 s, with "equal jitter" (half random). */
@@ -34,7 +34,7 @@ export class RetryPolicy {
    * Runs `attempt` until it returns, retrying AttemptFailures as the policy says. `attempt` receives the
    * previous failure, so a write can look itself up before being sent again. With `once` (a reversal, issue 34)
    * a failure that may have reached the provider is never retried: only a 503 (not processed) or a host not
-   * reached are; anything else is an UpstreamError marked `unclear` at once.
+   * reached are; anything else is an ProviderError marked `unclear` at once.
    */
   async run<T>(
     endpoint: Endpoint,
@@ -71,9 +71,9 @@ export class RetryPolicy {
   }
 
   /** A write sent once whose answer did not say whether it took effect. */
-  private unclear(endpoint: Endpoint, failure: AttemptFailure): UpstreamError {
+  private unclear(endpoint: Endpoint, failure: AttemptFailure): ProviderError {
     const where = `${describeEndpoint(endpoint)} at ${new URL(this.api.baseUrl).origin}`;
-    return new UpstreamError(
+    return new ProviderError(
       `${where} gave no clear answer (${failure.kind.replace('_', ' ')}); it is not sent again.`,
       {
         endpoint: endpoint.name,
@@ -86,18 +86,18 @@ export class RetryPolicy {
     );
   }
 
-  private gaveUp(endpoint: Endpoint, failure: AttemptFailure, retries: number): UpstreamError {
+  private gaveUp(endpoint: Endpoint, failure: AttemptFailure, retries: number): ProviderError {
     const where = `${describeEndpoint(endpoint)} at ${new URL(this.api.baseUrl).origin}`;
     const body = failure.body === undefined ? undefined : quoteBody(failure.body, this.secrets());
     const details = { endpoint: endpoint.name, status: failure.status, body, cause: failure };
     switch (failure.kind) {
       case 'rate_limited':
-        return new UpstreamError(`${where} was still answered 503 (rate limited) after ${retries} waits.`, {
+        return new ProviderError(`${where} was still answered 503 (rate limited) after ${retries} waits.`, {
           ...details,
           hint: 'The 50/s limit is shared with the live shop: lower api.maxRequestsPerSecond or run the job later.',
         });
       case 'timeout':
-        return new UpstreamError(
+        return new ProviderError(
           `${where} gave no answer within api.timeoutMs (${this.api.timeoutMs} ms), ${retries + 1} times.`,
           {
             ...details,
@@ -105,12 +105,12 @@ export class RetryPolicy {
           },
         );
       case 'unreachable':
-        return new UpstreamError(`${where} could not be reached (${failure.message}), ${retries + 1} times.`, {
+        return new ProviderError(`${where} could not be reached (${failure.message}), ${retries + 1} times.`, {
           ...details,
           hint: 'Check api.baseUrl (env PINRECON_API_BASE_URL) and that the provider is up.',
         });
       default:
-        return new UpstreamError(`${where} failed after ${retries} retries: ${failure.message}`, {
+        return new ProviderError(`${where} failed after ${retries} retries: ${failure.message}`, {
           ...details,
           hint: 'The provider is failing; try again later (a re-run resumes where this one stopped). Raise api.maxRetries to insist longer.',
         });

@@ -8,7 +8,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { expect } from 'vitest';
 import { configSchema, type ApiConfig } from '../../config/schema.js';
-import { PartnerApiClient, UpstreamError, type ClientEvent } from '../../sources/partner-api/client.js';
+import { PartnerApiClient, ProviderError, type ClientEvent } from '../../sources/partner-api/client.js';
 import { RateLimiter } from '../../sources/partner-api/rate-limiter.js';
 import type { SalesRecord } from '../../sources/partner-api/types.js';
 
@@ -168,11 +168,11 @@ export function expectNoSecrets(upstream: Upstream, texts: string[]): void {
   expect(all).not.toMatch(/refresh-\d+-/);
 }
 
-export async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
+export async function failure(promise: Promise<unknown>): Promise<ProviderError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(UpstreamError);
-  return error as UpstreamError;
+  expect(error).toBeInstanceOf(ProviderError);
+  return error as ProviderError;
 }

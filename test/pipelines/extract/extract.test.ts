@@ -10,7 +10,7 @@ import type { Config } from '../../../config/schema.js';
 import { extractSales, type ExtractSummary } from '../../../pipelines/extract/extract.js';
 import { planWindows } from '../../../pipelines/extract/plan.js';
 import { withWarehouse, type Warehouse } from '../../../core/warehouse.js';
-import { PartnerApiClient, UpstreamError } from '../../../sources/partner-api/client.js';
+import { PartnerApiClient, ProviderError } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../../doubles/simulator/server.js';
 import { wireRecord } from '../../../doubles/simulator/sale-generator.js';
@@ -240,11 +240,11 @@ describe('extract: refusals and bad records', () => {
     });
     try {
       const error = await client.salesByPeriod('2026-01-01', '2026-02-01', false).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(UpstreamError);
-      expect((error as UpstreamError).status).toBe(400);
+      expect(error).toBeInstanceOf(ProviderError);
+      expect((error as ProviderError).status).toBe(400);
       // Issue 34: the upstream's words are not quoted; the hint names the 31-day rule.
-      expect((error as UpstreamError).body).toMatch(/^a body of \d+ bytes, sha256 [0-9a-f]{16}$/);
-      expect((error as UpstreamError).hint).toMatch(/32 days; the provider allows at most 31/);
+      expect((error as ProviderError).body).toMatch(/^a body of \d+ bytes, sha256 [0-9a-f]{16}$/);
+      expect((error as ProviderError).hint).toMatch(/32 days; the provider allows at most 31/);
     } finally {
       client.close();
     }
