@@ -1,7 +1,7 @@
 /**
  * Regenerates `docs/review-overview.png`, the README's picture of the review page (issue 32): runs `pinrecon demo`
- * in a temporary folder, serves its database with `pinrecon serve` as the demo's controller, and has Chromium (Debian's,
- * driven by playwright-core) photograph the overview at 1280×800. Run after `npm run build`:
+ * in a temporary folder, serves its database with `pinrecon serve` as the demo's controller, and has Chromium
+ * (Debian's, driven by playwright-core) photograph the overview at 1280×800. Run after `npm run build`:
  * `node dist/scripts/screenshot-review-page.js [--out FILE] [--chromium PATH]`.
  */
 import { spawn, spawnSync } from 'node:child_process';
