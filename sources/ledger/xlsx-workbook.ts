@@ -1,9 +1,8 @@
 /**
  * What an XLSX workbook says about itself in `xl/workbook.xml`: its sheets in tab order and its date
- * system. The streaming reader meets the sheets in the order their parts sit in the ZIP archive, which is
- * not the tab order (LibreOffice and other writers store them in any order), so "the first sheet" is read
- * from here. Only that one small part is read: the ZIP's central directory says where it is, and it is
- * inflated alone (node:zlib), so the workbook is never loaded whole.
+ * system, read synchronously for the import's choice of sheet and its messages before any row is read (the rows
+ * come from core/xlsx-sheet-rows.ts, which reads the same part). Only that one small part is read: the ZIP's
+ * central directory says where it is, and it is inflated alone (node:zlib), so the workbook is never loaded whole.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
@@ -33,7 +32,7 @@ export function readWorkbookIndex(file: string): WorkbookIndex {
 }
 
 /** Every entry of the archive, in the order of its central directory. */
-export function listZipEntries(file: string): ZipEntry[] {
+function listZipEntries(file: string): ZipEntry[] {
   return [...zipEntries(file).values()];
 }
 

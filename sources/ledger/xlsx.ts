@@ -1,129 +1,111 @@
 /**
- * Excel ledgers, streamed with exceljs's WorkbookReader (memory holds the shared strings and one row): the
- * sheet `ledger.sheet` or the first tab (tab order from `xl/workbook.xml`, xlsx-workbook.ts). The header is the
- * first of the first 20 non-empty rows naming every required column. Cells keep their types (formulas give their
- * cached result); empty rows are skipped; `line` is the sheet's row number.
+ * Excel ledgers, streamed through core/xlsx-sheet-rows.ts (memory holds the shared strings and one chunk of the
+ * sheet; issue 31: exceljs's streaming reader split multi-byte text at chunk boundaries): the sheet
+ * `ledger.sheet` or the first tab (tab order from `xl/workbook.xml`, xlsx-workbook.ts). The header is the first
+ * of the first 20 non-empty rows naming every required column. Cells keep their types (dates, numbers, booleans,
+ * text; formulas give their cached result); empty rows are skipped; `line` is the sheet's row number.
  */
-import type ExcelJS from 'exceljs';
 import { ConfigError, JobError } from '../../core/errors.js';
+import { checkXlsxLimits, defaultXlsxLimits, XlsxLimitExceeded } from '../../core/xlsx-limits.js';
+import { openWorkbook, SheetReadLimitExceeded, type SheetRow, type TypedCell } from '../../core/xlsx-sheet-rows.js';
 import { HeaderSearch, type PlacedRow } from './columns.js';
 import { describeStart, fileEnds } from './signature.js';
 import type { CellValue, LedgerReadSettings, ProgressCallback, SourceEvent } from './types.js';
-import { checkXlsxLimits, XlsxLimitExceeded } from '../../core/xlsx-limits.js';
-import { listZipEntries, readWorkbookIndex, type WorkbookIndex } from './xlsx-workbook.js';
-import { zipRecords, type ZipEntry } from '../../core/zip-entries.js';
+import { readWorkbookIndex, type WorkbookIndex } from './xlsx-workbook.js';
 
 const exportAgain =
-  'Export the ledger again from the spreadsheet as an Excel Workbook (.xlsx), or pass --format if the file is CSV, JSON or Parquet.';
+  'Export the ledger again from the spreadsheet as an Excel Workbook (.xlsx), ' +
+  'or pass --format if the file is CSV, JSON or Parquet.';
 
 export async function* readXlsx(
   file: string,
   settings: Pick<LedgerReadSettings, 'sheet' | 'columns'>,
   onProgress?: ProgressCallback,
 ): AsyncGenerator<SourceEvent> {
-  const { sheet, date1904 } = chooseSheet(file, settings.sheet);
+  const { sheet } = chooseSheet(file, settings.sheet);
   await checkXlsxLimits(file).catch((error: unknown) => {
-    if (!(error instanceof XlsxLimitExceeded)) throw unreadable(file, error);
+    throw refused(file, error);
+  });
+  const workbook = await openWorkbook(file, {
+    maxSharedStrings: defaultXlsxLimits.maxSharedStrings,
+    dates: true,
+  }).catch((error: unknown) => {
+    throw refused(file, error);
+  });
+  const rows = workbook.rows(sheet, onProgress);
+  if (!rows) {
     throw new JobError(
-      `${file} is refused: ${(error as Error).message}.`,
-      'If the workbook is genuine, open it in the spreadsheet and export the ledger sheet as CSV, or split it; otherwise ask who sent it.',
-      { cause: error },
-    );
-  });
-  // Before the stream opens: its 'data' listener starts the flow, and an await in between would lose bytes.
-  const { default: excel } = await import('exceljs');
-  const { stream: input, bytes: total } = zipRecords(file, sheetsLast(file));
-  let done = 0;
-  input.on('data', (chunk: Buffer) => {
-    done += chunk.length;
-    onProgress?.(done, total);
-  });
-  const workbook = new excel.stream.xlsx.WorkbookReader(input, {
-    sharedStrings: 'cache',
-    styles: 'cache',
-    hyperlinks: 'ignore',
-    worksheets: 'emit',
-    entries: 'ignore',
-  });
-  // With the parts a sheet needs ahead of it and the shared strings known to exist (empty if the workbook has
-  // none), exceljs reads each sheet as it comes instead of parking it in a temporary file (see sheetsLast).
-  (workbook as unknown as { sharedStrings: unknown[] }).sharedStrings = [];
-  let found = false;
-  try {
-    for await (const worksheet of workbook) {
-      // Other sheets are skipped unread: the reader drains them.
-      if ((worksheet as unknown as { name: string }).name !== sheet) continue;
-      found = true;
-      const search = new HeaderSearch<SheetRow>(
-        (row) => row.values.map((v) => (v === null ? '' : String(v).trim())),
-        settings.columns,
-      );
-      let width: number | undefined;
-      const emit = function* (placed: PlacedRow<SheetRow>[]): Generator<SourceEvent> {
-        for (const { role, row } of placed) {
-          const raw = JSON.stringify(row.values.map((v) => (v instanceof Date ? v.toISOString() : v)));
-          if (role === 'above-header') {
-            yield { kind: 'above-header', line: row.line, raw };
-          } else if (role === 'header') {
-            width = row.values.length;
-            yield {
-              kind: 'header',
-              names: row.values.map((v) => (v === null ? '' : String(v).trim())),
-              excelDates: { date1904 },
-            };
-          } else if (row.values.length > width!) {
-            // Trailing nulls are trimmed: a longer row has a value beyond the header.
-            yield { kind: 'reject', line: row.line, reason: `values beyond the ${width} header columns`, raw };
-          } else {
-            yield {
-              kind: 'values',
-              line: row.line,
-              values: Array.from({ length: width! }, (_, i) => row.values[i] ?? null),
-              raw,
-            };
-          }
-        }
-      };
-      for await (const row of worksheet) {
-        const values = cellValues(row);
-        if (values.every((v) => v === null || (typeof v === 'string' && v.trim() === ''))) continue;
-        yield* emit(search.push({ line: row.number, values }));
-      }
-      yield* emit(search.end());
-      break;
-    }
-  } catch (error) {
-    throw unreadable(file, error);
-  } finally {
-    input.destroy();
-  }
-  if (!found) {
-    throw new JobError(
-      `${file}: the sheet "${sheet}" is listed in the workbook but holds no cells the reader can find (is it a chart sheet?).`,
+      `${file}: the sheet "${sheet}" is listed in the workbook but holds no cells the reader can find ` +
+        '(is it a chart sheet?).',
       'Name the sheet that holds the ledger in ledger.sheet or pass --sheet.',
     );
   }
+  const search = new HeaderSearch<SheetRow<CellValue>>(
+    (row) => row.cells.map((v) => (v === null ? '' : String(v).trim())),
+    settings.columns,
+  );
+  let width: number | undefined;
+  const emit = function* (placed: PlacedRow<SheetRow<CellValue>>[]): Generator<SourceEvent> {
+    for (const { role, row } of placed) {
+      const raw = JSON.stringify(row.cells.map((v) => (v instanceof Date ? v.toISOString() : v)));
+      if (role === 'above-header') {
+        yield { kind: 'above-header', line: row.number, raw };
+      } else if (role === 'header') {
+        width = row.cells.length;
+        yield {
+          kind: 'header',
+          names: row.cells.map((v) => (v === null ? '' : String(v).trim())),
+          excelDates: { date1904: workbook.date1904 },
+        };
+      } else if (row.cells.length > width!) {
+        // Trailing empty cells are trimmed: a longer row has a value beyond the header.
+        yield { kind: 'reject', line: row.number, reason: `values beyond the ${width} header columns`, raw };
+      } else {
+        yield {
+          kind: 'values',
+          line: row.number,
+          values: Array.from({ length: width! }, (_, i) => row.cells[i] ?? null),
+          raw,
+        };
+      }
+    }
+  };
+  try {
+    for await (const chunk of rows) {
+      for (const row of chunk) {
+        const cells = denseCells(row.cells);
+        if (cells.every((v) => v === null || (typeof v === 'string' && v.trim() === ''))) continue;
+        yield* emit(search.push({ number: row.number, cells }));
+      }
+    }
+    yield* emit(search.end());
+  } catch (error) {
+    throw unreadable(file, error);
+  }
+}
+
+/** A row's cells without holes (an absent cell is empty) and without trailing empty cells. */
+function denseCells(cells: TypedCell[]): CellValue[] {
+  const out = Array.from(cells, (cell) => cell ?? null);
+  while (out.length > 0 && out[out.length - 1] === null) out.pop();
+  return out;
+}
+
+/** A workbook past a limit of the guard or of the reader: refused, saying what to do; else a damaged archive. */
+function refused(file: string, error: unknown): Error {
+  if (!(error instanceof XlsxLimitExceeded || error instanceof SheetReadLimitExceeded)) return unreadable(file, error);
+  return new JobError(
+    `${file} is refused: ${error.message}.`,
+    'If the workbook is genuine, open it in the spreadsheet and export the ledger sheet as CSV, or split it; ' +
+      'otherwise ask who sent it.',
+    { cause: error },
+  );
 }
 
 /**
- * The archive's entries with the worksheets after every other part. exceljs's streaming reader parks a sheet
- * met before the shared strings and the workbook in a temporary file and reads it at the end; that path lost
- * the workbook's sheet list (about 1 read in 50 of the same file) and, for a sheet skipped unread, opened its file
- * after deleting it (an unhandled ENOENT that ended the process). Excel and exceljs store the sheets first.
+ * The sheet to read (`ledger.sheet`, else the first tab) and all the sheets in tab order; ConfigError when the
+ * named one is absent.
  */
-function sheetsLast(file: string): ZipEntry[] {
-  const entries = listZipEntries(file);
-  const isSheet = (entry: ZipEntry) => /^\/?xl\/worksheets\/sheet\d+\.xml$/.test(entry.name);
-  return [...entries.filter((entry) => !isSheet(entry)), ...entries.filter(isSheet)];
-}
-
-/** A non-empty row of the sheet: its number and its cells (trailing empty cells trimmed). */
-interface SheetRow {
-  line: number;
-  values: CellValue[];
-}
-
-/** The sheet to read (`ledger.sheet`, else the first tab) and all the sheets in tab order; ConfigError when the named one is absent. */
 export function chooseSheet(file: string, wanted: string | undefined): WorkbookIndex & { sheet: string } {
   const index = workbookIndex(file);
   const sheet = wanted ?? index.sheets[0];
@@ -176,39 +158,4 @@ function unreadable(file: string, error: unknown): Error {
     exportAgain,
     { cause: error },
   );
-}
-
-/** exceljs row values are 1-based and sparse; cells may be rich text, formulas, hyperlinks or errors. */
-function cellValues(row: ExcelJS.Row): CellValue[] {
-  const values = row.values as unknown[];
-  const out: CellValue[] = [];
-  for (let i = 1; i < values.length; i++) {
-    const value = values[i];
-    // A formula's value object drops a falsy saved result (`<v>0</v>` of =IF(…;0;…)); the cell's result keeps it.
-    const isFormula = typeof value === 'object' && value !== null && ('formula' in value || 'sharedFormula' in value);
-    out.push(isFormula ? cellValue(row.getCell(i).result ?? null) : cellValue(value));
-  }
-  while (out.length > 0 && out[out.length - 1] === null) out.pop();
-  return out;
-}
-
-function cellValue(value: unknown): CellValue {
-  if (value === undefined || value === null) return null;
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value instanceof Date)
-    return value;
-  if (typeof value === 'object') {
-    const cell = value as {
-      richText?: { text: string }[];
-      result?: unknown;
-      formula?: string;
-      sharedFormula?: string;
-      text?: unknown;
-      error?: string;
-    };
-    if (cell.richText) return cell.richText.map((part) => part.text).join('');
-    if ('formula' in cell || 'sharedFormula' in cell) return cellValue(cell.result);
-    if (cell.error !== undefined) return String(cell.error);
-    if (cell.text !== undefined) return cellValue(cell.text);
-  }
-  return String(value);
 }
