@@ -25,11 +25,12 @@ const styles = `<styleSheet ${main}><numFmts count="2"><numFmt numFmtId="164" fo
 <cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="165"/></cellXfs></styleSheet>`;
 
 const sheet = `<worksheet ${main}><sheetData>
-<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="inlineStr"><is><r><t>São </t></r><r><t>Paulo</t></r>
-<rPh><t>サンパウロ</t></rPh></is></c><c r="D2" s="1"><v>45726</v></c><c r="E2" s="2"><v>45726.4166666667</v></c></row>
-<row r="5"><c r="A5" s="3"><v>1234.5</v></c><c r="B5" s="2"><f>E2+1</f><v>45727.5</v></c><c r="C5" t="b"><v>1</v></c>
-<c r="D5" t="e"><v>#N/A</v></c><c r="E5" t="d"><v>2025-03-10T10:00:00</v></c><c r="F5" t="str"><f>A2</f><v>日本語</v></c>
-<c r="G5" s="2"/></row></sheetData></worksheet>`;
+<row r="2"><c r="A2" t="s"><v>0</v></c>
+<c r="B2" t="inlineStr"><is><r><t>São </t></r><r><t>Paulo</t></r><rPh><t>サンパウロ</t></rPh></is></c>
+<c r="D2" s="1"><v>45726</v></c><c r="E2" s="2"><v>45726.4166666667</v></c></row>
+<row r="5"><c r="A5" s="3"><v>1234.5</v></c><c r="B5" s="2"><f>E2+1</f><v>45727.5</v></c>
+<c r="C5" t="b"><v>1</v></c><c r="D5" t="e"><v>#N/A</v></c><c r="E5" t="d"><v>2025-03-10T10:00:00</v></c>
+<c r="F5" t="str"><f>A2</f><v>日本語</v></c><c r="G5" s="2"/></row></sheetData></worksheet>`;
 
 function writeBook(date1904: boolean): string {
   const file = path.join(temp.dir, `typed-${date1904}.xlsx`);
