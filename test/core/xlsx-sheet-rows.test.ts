@@ -22,7 +22,8 @@ const relationships = 'http://schemas.openxmlformats.org/officeDocument/2006/rel
 const styles = `<styleSheet ${main}><numFmts count="2"><numFmt numFmtId="164" formatCode="dd/mm/yyyy\\ hh:mm"/>
 <numFmt numFmtId="165" formatCode="&quot;R$&quot;\\ #,##0.00"/></numFmts>
 <cellStyleXfs count="1"><xf numFmtId="14"/></cellStyleXfs>
-<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="165"/></cellXfs></styleSheet>`;
+<cellXfs count="4"><xf numFmtId="0"/><xf numFmtId="14"/><xf numFmtId="164"/><xf numFmtId="165"/></cellXfs>
+</styleSheet>`;
 
 const sheet = `<worksheet ${main}><sheetData>
 <row r="2"><c r="A2" t="s"><v>0</v></c>
