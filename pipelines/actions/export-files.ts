@@ -108,8 +108,13 @@ export async function prepareExport(
      FROM recon_action_exports WHERE export_id = $1 GROUP BY ALL ORDER BY 1 NULLS LAST`,
     [exportId],
   );
-  const shown = kind === 'journal' ? ['currency', 'entries', 'debit', 'credit'] : ['currency', 'entries', 'difference'];
-  const totals = summed.map((t) => Object.fromEntries(shown.map((k) => [k, t[k] ?? null])));
+  // A claim counts lines (one a transaction), a journal entries (two lines or more each).
+  const totals = summed.map(
+    (t): Record<string, string | null> =>
+      kind === 'journal'
+        ? { currency: t.currency ?? null, entries: t.entries ?? null, debit: t.debit ?? null, credit: t.credit ?? null }
+        : { currency: t.currency ?? null, lines: t.entries ?? null, difference: t.difference ?? null },
+  );
   const exportedBefore = found.lines.filter((l) => earlier.has(l.line_id)).length;
   const content =
     kind === 'journal'
@@ -179,7 +184,7 @@ export function claimLayout(
       title: kind === 'claim' ? 'Amount claimed per currency' : 'Undercharged per currency',
       columns: [
         text('currency', 'Currency', 8),
-        { key: 'entries', header: 'Lines', kind: 'integer', width: 10 },
+        { key: 'lines', header: 'Lines', kind: 'integer', width: 10 },
         money('difference', 'Difference'),
       ],
       rows: totals,

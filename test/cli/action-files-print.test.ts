@@ -51,7 +51,7 @@ describe.skipIf(!soffice)('claims and journal printed through LibreOffice', () =
   for (const paper of ['A4', 'letter'] as const) {
     it(`a claim of 150 lines prints as a document on ${paper} landscape`, async () => {
       const config = configSchema.parse({ reports: { paperSize: paper, partnerName: 'acme-shop' } });
-      const totals = [{ currency: 'BRL', entries: '150', difference: '150.0000' }];
+      const totals = [{ currency: 'BRL', lines: '150', difference: '150.0000' }];
       const content = claimLayout(config, '2026-10', 'claim', 'X-2026-10-claim-01', claimRows(), totals, false);
       const file = path.join(dir, `claim-${paper}.xlsx`);
       await writeActionFile(file, 'xlsx', content);

@@ -96,7 +96,7 @@ test('a claim lists only overcharges; undercharges are their own export; the wor
   const claimRows = csvRows(claim.file!);
   expect(claimRows.map((r) => r.Difference)).toEqual(['1.0000']);
   expect(claim.nothingToPost).toHaveLength(1);
-  expect(claim.totals).toEqual([{ currency: 'BRL', entries: '1', difference: '1.0000' }]);
+  expect(claim.totals).toEqual([{ currency: 'BRL', lines: '1', difference: '1.0000' }]);
   const under = await exportActions(m.warehouse, m.config, {
     period,
     kind: 'undercharge',
