@@ -11,7 +11,7 @@ import { JobError, UsageError } from '../../core/errors.js';
 import { recordRun } from '../../core/run-trace.js';
 import { publishSnapshot, Warehouse } from '../../core/warehouse.js';
 import { approveActions, type ApproveSummary } from '../actions/approve.js';
-import { decideFindings, decideInBulk, describeDecisions, type FindingFilter } from '../decisions/findings.js';
+import { decideFindings, describeDecisions } from '../decisions/findings.js';
 import { decideMatches, describeMatchDecisions, type MatchVerb } from '../decisions/matches.js';
 import type { DecisionsResult } from '../decisions/recording.js';
 import { analystsAccess } from '../keys/private-files.js';
@@ -92,28 +92,6 @@ export async function decideNamed(
       const actor = actorFor('preparer', 'decide findings');
       const result = await withWriter(config, (w) =>
         decideFindings(w, findingIds, { ...form, actor, timezone: config.timezone }),
-      );
-      refused = result.refused.length;
-      return summary(result);
-    },
-    () => refused > 0,
-  );
-}
-
-/** Decides every finding of the period the filters choose, as `findings decide --period P [filters]` does. */
-export async function decideFiltered(
-  config: Config,
-  actorFor: ActorFor,
-  filter: FindingFilter,
-  form: DecideForm,
-): Promise<ActOutcome> {
-  let refused = 0;
-  return outcome(
-    async () => {
-      checkForm(form);
-      const actor = actorFor('preparer', 'decide findings');
-      const result = await withWriter(config, (w) =>
-        decideInBulk(w, filter, { ...form, actor, timezone: config.timezone }),
       );
       refused = result.refused.length;
       return summary(result);

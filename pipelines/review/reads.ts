@@ -145,6 +145,22 @@ export interface FindingPage {
 
 /** One page of the period's findings: filtered, sorted and counted in DuckDB. */
 export async function findingPage(warehouse: Warehouse, query: FindingQuery): Promise<FindingPage> {
+  const { filtered, params } = filteredFindings(query);
+  return pageOf(warehouse, query, filtered, params);
+}
+
+/**
+ * Every finding id the list's filters choose (all pages): what "decide every finding the filters choose" decides,
+ * by id through `findings decide`'s function, so exactly the findings the page counted (issue 32).
+ */
+export async function filteredFindingIds(warehouse: Warehouse, query: FindingQuery): Promise<string[]> {
+  const { filtered, params } = filteredFindings(query);
+  const rows = await warehouse.all<{ finding_id: string }>(`SELECT finding_id FROM (${filtered})`, params);
+  return rows.map((r) => r.finding_id);
+}
+
+/** The list's query as SQL over recon_exceptions, and its parameters (values never spliced into the text). */
+function filteredFindings(query: FindingQuery): { filtered: string; params: Record<string, string | number> } {
   const where = ['true'];
   const params: Record<string, string | number> = { period: query.period };
   const add = (condition: string, name: string, value: string | undefined) => {
@@ -171,16 +187,30 @@ export async function findingPage(warehouse: Warehouse, query: FindingQuery): Pr
       e.transaction_id::VARCHAR AS transaction_id, e.currency_code, ${findingAmountSql('e')} AS amount,
       ${findingExposureSql('e')} AS exposure, ${findingStateSql('e')} AS state, e.decision, e.owner, e.age_days
     FROM recon_exceptions e WHERE e.period = $period`;
-  const filtered = `SELECT * FROM (${base}) WHERE ${where.join(' AND ')}`;
-  const total = await warehouse.one<{ n: string }>(`SELECT count(*)::VARCHAR AS n FROM (${filtered})`, params);
+  return { filtered: `SELECT * FROM (${base}) WHERE ${where.join(' AND ')}`, params };
+}
+
+async function pageOf(
+  warehouse: Warehouse,
+  query: FindingQuery,
+  filtered: string,
+  params: Record<string, string | number>,
+): Promise<FindingPage> {
   const direction = query.dir.toUpperCase();
   const order = `${sortSql[query.sort]} ${direction} NULLS LAST, exception_type, partner_reference, finding_id`;
-  const rows = await warehouse.all<ListedRow>(
-    `SELECT * REPLACE (amount::VARCHAR AS amount, exposure::VARCHAR AS exposure) FROM (${filtered})
+  // The count rides on the page's own query (a window over the filtered rows, before LIMIT): one pass, not two.
+  const rows = await warehouse.all<ListedRow & { total_rows?: string }>(
+    `SELECT * REPLACE (amount::VARCHAR AS amount, exposure::VARCHAR AS exposure),
+       count(*) OVER ()::VARCHAR AS total_rows FROM (${filtered})
      ORDER BY ${order} LIMIT ${query.pageSize} OFFSET ${(query.page - 1) * query.pageSize}`,
     params,
   );
-  return { query, total: Number(total?.n ?? 0), rows };
+  // A page past the end has no row to carry the count: ask for it alone then.
+  const total =
+    rows[0]?.total_rows ??
+    (await warehouse.one<{ n: string }>(`SELECT count(*)::VARCHAR AS n FROM (${filtered})`, params))?.n;
+  for (const row of rows) delete row.total_rows;
+  return { query, total: Number(total ?? 0), rows };
 }
 
 /** The owners and decisions found in a period, for the filters' choices. */

@@ -15,10 +15,11 @@ import { findingListPage, findingPage } from '../../reports/page/findings.js';
 import type { PageContext } from '../../reports/page/html.js';
 import { messagePage, outcomePage, overviewPage } from '../../reports/page/overview.js';
 import { actionsPage, matchesPage } from '../../reports/page/work.js';
-import { approve, decideFiltered, decideNamed, decideSuggestions, type ActOutcome, type ActorFor } from './acts.js';
+import { approve, decideNamed, decideSuggestions, type ActOutcome, type ActorFor } from './acts.js';
 import {
   actionsOfPeriod,
   filterChoices,
+  filteredFindingIds,
   findingDetail,
   findingPage as readFindingPage,
   knownPeriods,
@@ -93,6 +94,7 @@ export async function route(
   }
   let period: string | null = null;
   let context: PageContext;
+  let chosen: string[] | undefined;
   try {
     const asked = url.searchParams.get('period') ?? form?.get('period') ?? options.period;
     if (asked !== undefined && asked !== null && !periodPattern.test(asked))
@@ -112,11 +114,21 @@ export async function route(
       if (answer) return answer;
       return { status: 404, html: messagePage(context, 'Not found', `No page at ${path}.`) };
     }
+    // "Every finding the filters choose": the ids the list's own query counts, read before the act opens the file.
+    if (path === '/findings/decide' && form?.get('scope') === 'filtered' && period !== null) {
+      const filters = new URL(safeBack(form.get('back') ?? undefined, period), 'http://page').searchParams;
+      try {
+        chosen = await filteredFindingIds(reader.warehouse, parseFindingQuery(period, filters));
+      } catch (error) {
+        if (!(error instanceof RangeError)) throw error;
+        return failure(options, asJson, 400, 'Bad filter', error.message, context);
+      }
+    }
   } finally {
     // Closed before any act opens the file for writing, and before the next request.
     reader.warehouse.close();
   }
-  return act(options, context, path, form!);
+  return act(options, context, path, form!, chosen);
 }
 
 async function read(
@@ -178,7 +190,13 @@ async function read(
   return undefined;
 }
 
-async function act(options: RouteOptions, context: PageContext, path: string, form: URLSearchParams): Promise<Answer> {
+async function act(
+  options: RouteOptions,
+  context: PageContext,
+  path: string,
+  form: URLSearchParams,
+  chosen: string[] | undefined,
+): Promise<Answer> {
   const { config, actorFor } = options;
   const text = (name: string) => form.get(name)?.trim() || undefined;
   const ids = form.getAll('id').filter((id) => id !== '');
@@ -193,22 +211,12 @@ async function act(options: RouteOptions, context: PageContext, path: string, fo
       owner: text('owner'),
       expectedClearBy: text('expected_clear_by'),
     };
-    if (text('scope') === 'filtered') {
-      const filter = new URL(back, 'http://page').searchParams;
-      const query = parseFindingQuery(context.period!, filter);
-      const bulk = {
-        period: context.period!,
-        types: query.type ? [query.type] : undefined,
-        family: query.family,
-        undecided: query.decision === 'none' ? true : undefined,
-        maxAmount: query.maxAmount,
-        maxExposure: query.maxExposure,
-      };
-      outcome = await decideFiltered(config, actorFor, bulk, decide);
-    } else {
-      outcome =
-        ids.length === 0 ? none('Select at least one finding.') : await decideNamed(config, actorFor, ids, decide);
-    }
+    // Ticked findings, or every finding the filters choose (chosen by route, all pages): by id, as findings decide.
+    const named = text('scope') === 'filtered' ? (chosen ?? []) : ids;
+    outcome =
+      named.length === 0
+        ? none('No finding chosen: tick findings, or choose filters that select some.')
+        : await decideNamed(config, actorFor, named, decide);
   } else if (path === '/matches/decide') {
     title = 'Suggested matches';
     const verb = text('verb') === 'reject' ? 'reject' : 'confirm';

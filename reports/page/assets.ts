@@ -19,6 +19,7 @@ h2 { font-size: 1.15rem; margin: 20px 0 6px; }
 table { border-collapse: collapse; width: 100%; margin: 8px 0 16px; }
 caption { text-align: left; font-weight: 600; padding: 4px 0; }
 th, td { border-bottom: 1px solid #c8c8c8; padding: 4px 6px; text-align: left; vertical-align: top; }
+td { overflow-wrap: anywhere; }
 th { background: #eef1f5; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
 .banner { padding: 8px 12px; border-radius: 4px; font-weight: 600; }
@@ -37,7 +38,7 @@ input, select, button, textarea { font: inherit; padding: 3px 6px; }
 button { background: #0b4f9c; color: #fff; border: 1px solid #0b4f9c; border-radius: 3px; cursor: pointer; }
 button:disabled { background: #767676; border-color: #767676; }
 .pager { display: flex; gap: 16px; }
-.two { display: grid; grid-template-columns: 1fr 1fr; gap: 24px; }
+.two { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 24px; }
 footer { margin-top: 24px; border-top: 1px solid #c8c8c8; font-size: 0.85rem; }
 @media print {
   header nav, form, .skip, footer a, input[type=checkbox], button { display: none !important; }

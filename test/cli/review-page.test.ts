@@ -167,6 +167,18 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
       });
     await page.goto(`${serving.origin}/findings?period=${period}&decision=none`);
     expect(await rows.count()).toBe(0);
+
+    // Every finding the filters choose (here one type, over all pages): exactly the ones the list counts.
+    await page.goto(`${serving.origin}/findings?period=${period}&type=missing_in_ledger`);
+    expect(await rows.count()).toBe(2);
+    await form.getByLabel('Decision').selectOption('accepted');
+    await form.getByLabel('Note').fill('sold by the provider as agreed');
+    await form.getByLabel('Which').selectOption('filtered');
+    await form.getByRole('button', { name: 'Record decision' }).click();
+    await page.waitForURL(/\/findings\/decide$/);
+    expect(await page.locator('body').textContent()).toContain('recorded 2 decision(s)');
+    expect(await decisionOf(found.missing.partner_reference)).toMatchObject({ decision: 'accepted' });
+    expect(await decisionOf(found.fixable.partner_reference)).toMatchObject({ decision: 'investigating' });
   });
 
   it('confirms a suggested match, recorded as matches confirm records it', async () => {
