@@ -4,7 +4,15 @@
  */
 import type ExcelJS from 'exceljs';
 import { describeClose } from './close-facts.js';
-import { papers, printMargins, printScale, type PaperSize } from './print-layout.js';
+import {
+  columnWidthPt,
+  minimumScale,
+  papers,
+  printableWidthPt,
+  printMargins,
+  printScale,
+  type PaperSize,
+} from './print-layout.js';
 import type { ReportFacts } from './report-facts.js';
 import type { DetailSheet } from './sheet-spec.js';
 import { summaryColumnWidths } from './summary-pen.js';
@@ -29,8 +37,13 @@ export interface PrintSetup {
 export function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
   const footerText = (text: string) => text.replaceAll('&', '&&');
   const headerFooter = {
-    // Every printed page says the zone its dates and times are in (the time cells of a detail sheet cannot).
-    oddFooter: `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf} · times in ${facts.timezone}`)}&C${footerText(describeClose(facts.close).footer)}&RPage &P of &N`,
+    // Every printed page says the zone its dates and times are in (the time cells of a detail sheet cannot). One
+    // section, two lines (issue 30 item 6): LibreOffice laid the left, centre and right sections over each other,
+    // and the sign-off state in the centre was unreadable.
+    oddFooter:
+      `&L${footerText(`pinrecon ${facts.period} · as of ${facts.asOf} · times in ${facts.timezone} · page `)}` +
+      '&P of &N' +
+      `\n${footerText(describeClose(facts.close).footer)}`,
   };
   const common = { paperSize: papers[paper].excelCode, margins: printMargins, horizontalCentered: false };
   return {
@@ -45,21 +58,27 @@ export function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
       headerFooter,
     },
     detail: (sheet) => {
-      const keys = sheet.printColumns;
+      const keys = printColumnsOf(sheet);
       if (!keys)
         return {
+          // Issue 30 item 6: a fixed scale from its widths, never "fit to one page wide" (the Sales sheet printed at
+          // about 5 pt, the Actions sheet at 3.4 pt); only a sheet that fits at 8 pt or more comes here.
           pageSetup: {
             ...common,
             orientation: 'landscape',
-            fitToPage: true,
-            fitToWidth: 1,
-            fitToHeight: 0,
+            fitToPage: false,
+            scale: printScale(
+              sheet.columns.map((column) => column.width),
+              paper,
+              'landscape',
+            ),
             printTitlesRow: '1:1',
           },
           headerFooter,
         };
       const widths = sheet.columns.filter((column) => keys.includes(column.key)).map((column) => column.width);
-      const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
+      const leading = keyLeading(sheet, keys);
+      const left = sheet.columns.length - keys.length;
       return {
         pageSetup: {
           ...common,
@@ -69,17 +88,44 @@ export function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
           printTitlesRow: '1:1',
           ...(leading > 0 ? { printTitlesColumn: `${columnLetters(1)}:${columnLetters(leading)}` } : {}),
         },
-        headerFooter,
+        // The page says what it leaves out (issue 30 item 6): a reader of the paper knows the rest exists.
+        headerFooter: {
+          ...headerFooter,
+          oddHeader: `&L${footerText(
+            `${sheet.title}: ${keys.length} of ${sheet.columns.length} columns printed; ` +
+              `the other ${left} are in the workbook, on screen`,
+          )}`,
+        },
       };
     },
   };
 }
 
-/** The print area of a finding sheet: its key columns after the leading ones, over every row written. */
+/**
+ * The columns a sheet prints when not all of them: its `printColumns`, else — when its columns would print under
+ * `minimumTextPt` even on the narrowest paper — the leading ones that fit there (undefined: all of them fit).
+ */
+export function printColumnsOf(sheet: DetailSheet): string[] | undefined {
+  // A family's optional column (Proof) is among its keys only on the sheets that have it.
+  if (sheet.printColumns) return sheet.printColumns.filter((key) => sheet.columns.some((c) => c.key === key));
+  const room = Math.min(...Object.keys(papers).map((p) => printableWidthPt(p as PaperSize, 'landscape')));
+  // As printScale rounds: a whole percent, one below the exact fit.
+  const widest = room / ((minimumScale + 1) / 100);
+  let used = 0;
+  const fits = sheet.columns.filter((column) => (used += columnWidthPt(column.width)) <= widest);
+  return fits.length === sheet.columns.length ? undefined : fits.map((column) => column.key);
+}
+
+/**
+ * The print area of a sheet that prints some of its columns: its key columns after the leading ones (or the
+ * leading ones, when they are all), over every row written.
+ */
 export function printArea(sheet: DetailSheet, rows: number): string | undefined {
-  const keys = sheet.printColumns;
+  const keys = printColumnsOf(sheet);
   if (!keys) return undefined;
-  const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
+  const leading = keyLeading(sheet, keys);
+  // Only leading columns: they are the print area, nothing to repeat at the left.
+  if (onlyLeading(sheet, keys)) return `${columnLetters(1)}$1:${columnLetters(keys.length)}$${rows + 1}`;
   const area = sheet.columns
     .map((column, i) => ({ key: column.key, at: i + 1 }))
     .filter((c, i) => i >= leading && keys.includes(c.key));
@@ -90,4 +136,18 @@ export function printArea(sheet: DetailSheet, rows: number): string | undefined 
     throw new RangeError(`the print columns of ${sheet.title} after the leading ones must be adjacent`);
   // exceljs puts `$` before the columns only; the rows are made absolute here (a relative one would move with the cursor).
   return `${columnLetters(first)}$1:${columnLetters(last)}$${rows + 1}`;
+}
+
+/**
+ * How many key columns lead the sheet, to repeat at the left of every page; 0 when there are none, or when the keys
+ * are all leading ones (then they are the print area itself).
+ */
+function keyLeading(sheet: DetailSheet, keys: string[]): number {
+  const leading = sheet.columns.findIndex((column) => !keys.includes(column.key));
+  return leading === keys.length ? 0 : Math.max(leading, 0);
+}
+
+/** Whether the keys are the sheet's first columns and no others. */
+function onlyLeading(sheet: DetailSheet, keys: string[]): boolean {
+  return sheet.columns.slice(0, keys.length).every((column) => keys.includes(column.key));
 }

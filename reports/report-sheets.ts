@@ -24,11 +24,12 @@ import { findingFamilies } from '../core/finding-types.js';
  */
 export function decisionColumns(timezone: string): SheetColumn[] {
   return [
-    { key: 'decision', header: 'Decision', kind: 'text', sql: 'decision', width: 13 },
-    { key: 'decision_note', header: 'Note', kind: 'text', sql: 'decision_note', width: 28 },
-    { key: 'owner', header: 'Owner', kind: 'text', sql: 'owner', width: 16 },
+    // Decision to Decided by adjacent and narrow enough to print beside the key columns at 8 pt (issue 30 item 6).
+    { key: 'decision', header: 'Decision', kind: 'text', sql: 'decision', width: 12 },
+    { key: 'decision_note', header: 'Note', kind: 'text', sql: 'decision_note', width: 20 },
+    { key: 'owner', header: 'Owner', kind: 'text', sql: 'owner', width: 12 },
+    { key: 'decided_by', header: 'Decided by', kind: 'text', sql: 'decided_by', width: 14, readOnly: true },
     { key: 'expected_clear_by', header: 'Expected clear by', kind: 'date', sql: 'expected_clear_by', width: 14 },
-    { key: 'decided_by', header: 'Decided by', kind: 'text', sql: 'decided_by', width: 16, readOnly: true },
     {
       key: 'decided_at',
       header: 'Decided at',
@@ -60,15 +61,21 @@ const unredeemedSheet = findingFamilies.find((f) => f.layout === 'aging')!;
 const findingAmount = (header: string) =>
   money('finding_amount', header, findingAmountSql('recon_exceptions'), 'currency', 14);
 
-/** What a finding sheet prints on every page: what the finding is, its amounts and the decision on it. */
+/**
+ * What a finding sheet prints on every page: what the finding is, its amounts, proof and age, and the decision on
+ * it with its owner and who decided (issue 30 item 6); the Finding ID stays on screen, the reference prints whole.
+ */
 const findingPrintColumns = [
   'exception_type',
   'partner_reference',
   'finding_amount',
   'difference',
-  'finding_id',
+  'proof',
+  'detected_age',
   'decision',
   'decision_note',
+  'owner',
+  'decided_by',
 ];
 
 function findingSheet(
@@ -81,10 +88,12 @@ function findingSheet(
     description,
     // The key columns first (they repeat at the left of every printed page), then the rest of the data, then the decision.
     columns: [
-      { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 20 },
-      { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 18 },
+      { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 18 },
+      { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 20 },
       findingAmount('Amount'),
-      money('difference', 'Difference', 'difference', 'currency', 14),
+      money('difference', 'Difference', 'difference', 'currency', 13),
+      // the proof of absence (windows | lookup | unproven), on the sheets the registry gives it
+      ...(proofColumn ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
       { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
       { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
       { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
@@ -103,18 +112,18 @@ function findingSheet(
       { key: 'differences', header: 'Differences', kind: 'text', sql: 'differences', width: 40 },
       // a row's best suggested match (issue 29), on the sheets the registry gives it
       ...(suggestionColumn ? [bestSuggestionColumn] : []),
-      // the proof of absence (windows | lookup | unproven), on the sheets the registry gives it
-      ...(proofColumn ? [{ key: 'proof', header: 'Proof', kind: 'text' as const, sql: 'proof', width: 10 }] : []),
       { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
+      { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 33 },
+      // Printed first of the print area (issue 30 item 6): never empty, so LibreOffice prints every row — it stops
+      // at the last row holding something in the area, and undecided rows hold nothing in the decision columns.
       // Issue 30: every finding ages, not only keys: days from its first detection (local date) to the as-of.
       {
         key: 'detected_age',
         header: 'Age (days)',
         kind: 'integer',
         sql: `greatest(date_diff('day', CAST(timezone(${sqlString(timezone)}, first_detected_at) AS DATE), as_of), 0)`,
-        width: 10,
+        width: 7,
       },
-      { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 33 },
       ...decisionColumns(timezone),
     ],
     table: 'recon_exceptions',
@@ -161,7 +170,7 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       description: unredeemedSheet.description,
       columns: [
         { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 16 },
-        { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 18 },
+        { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 20 },
         // Its cost at stake is its exposure, apart from its amount (the bridge effect, below; issue 30).
         money('exposure', 'Exposure (cost at stake)', findingExposureSql('recon_exceptions'), 'currency', 14),
         { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
@@ -170,7 +179,6 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'status_class', header: 'Status class', kind: 'text', sql: 'status_class', width: 12 },
         { key: 'transaction_at', header: 'Provider date', kind: 'datetime', sql: 'transaction_at', width: 19 },
         { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key_last4', 'last4'), width: 12 },
-        { key: 'age_days', header: 'Age (days)', kind: 'integer', sql: 'age_days', width: 11 },
         { key: 'aging_bucket', header: 'Aging bucket', kind: 'text', sql: 'aging_bucket', width: 13 },
         { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
         money('provider_value', 'Provider cost', 'provider_value', 'currency'),
@@ -179,12 +187,23 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'details', header: 'Details', kind: 'text', sql: 'details', width: 60 },
         { key: 'first_detected_at', header: 'First detected', kind: 'datetime', sql: 'first_detected_at', width: 19 },
         { key: 'finding_id', header: 'Finding ID', kind: 'text', sql: 'finding_id', width: 33 },
+        // Never empty, first of the print area: every row prints (as on the finding sheets above).
+        { key: 'age_days', header: 'Age (days)', kind: 'integer', sql: 'age_days', width: 7 },
         ...decisionColumns(timezone),
       ],
       table: 'recon_exceptions',
       where: `period = ${p} AND family = ${sqlString(unredeemedSheet.family)}`,
       orderBy: 'age_days DESC NULLS LAST, transaction_id NULLS LAST, finding_id',
-      printColumns: ['exception_type', 'partner_reference', 'exposure', 'finding_id', 'decision', 'decision_note'],
+      printColumns: [
+        'exception_type',
+        'partner_reference',
+        'exposure',
+        'age_days',
+        'decision',
+        'decision_note',
+        'owner',
+        'decided_by',
+      ],
     },
     // Issue 29: near-miss references to confirm or reject.
     suggestedMatchesSheet(period, timezone),
@@ -199,14 +218,15 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
         { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 22 },
         { key: 'transaction_at', header: 'Date', kind: 'datetime', sql: 'transaction_at', width: 19 },
-        { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
-        { key: 'product_name', header: 'Product', kind: 'text', sql: 'product_name', width: 30 },
-        { key: 'status', header: 'Status', kind: 'text', sql: 'status', width: 22 },
-        { key: 'status_class', header: 'Status class', kind: 'text', sql: 'status_class', width: 12 },
-        { key: 'currency', header: 'Currency', kind: 'text', sql: 'sales_currency_code', width: 9 },
+        // The printed columns first (issue 30 item 6: the sheet printed at about 5 pt); the rest stay on screen.
         money('sales_price', 'Sales price', 'sales_price', 'currency'),
         money('partner_cost_price', 'Partner cost', 'partner_cost_price', 'currency'),
         money('margin', 'Margin', 'sales_price - partner_cost_price', 'currency'),
+        { key: 'status_class', header: 'Status class', kind: 'text', sql: 'status_class', width: 12 },
+        { key: 'product_name', header: 'Product', kind: 'text', sql: 'product_name', width: 28 },
+        { key: 'currency', header: 'Currency', kind: 'text', sql: 'sales_currency_code', width: 9 },
+        { key: 'product_id', header: 'Product ID', kind: 'integer', sql: 'product_id', width: 11 },
+        { key: 'status', header: 'Status', kind: 'text', sql: 'status', width: 22 },
         { key: 'country_code', header: 'Country', kind: 'text', sql: 'country_code', width: 8 },
         { key: 'pin', header: 'PIN (last 4)', kind: 'text', sql: maskedKeySql('key', 'key'), width: 12 },
         {
@@ -222,6 +242,16 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
       table: 'sales',
       where: inPeriodSql('transaction_at', period, timezone),
       orderBy: 'transaction_at, transaction_id',
+      printColumns: [
+        'transaction_id',
+        'partner_reference',
+        'transaction_at',
+        'sales_price',
+        'partner_cost_price',
+        'margin',
+        'status_class',
+        'product_name',
+      ],
     },
     {
       title: 'Ledger rejects',

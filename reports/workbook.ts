@@ -274,7 +274,10 @@ function openDetailWorksheet(
   });
   worksheet.columns = columns.map((column) => ({ header: column.header, key: column.key, width: column.width }));
   const header = worksheet.getRow(1);
-  header.eachCell((cell) => (cell.style = styles.header));
+  // Wrapped: a narrow printed column ("Age (days)") shows its whole header (issue 30 item 6).
+  header.eachCell((cell) => (cell.style = styles.wrappedHeader));
+  // Two lines' height when a header is wider than its column: LibreOffice does not grow a streamed row to fit.
+  if (columns.some((column) => column.header.length > column.width)) header.height = 30;
   header.commit();
   return worksheet;
 }

@@ -10,6 +10,11 @@ export interface PdfTextRun {
   text: string;
   /** The size given to Tf: LibreOffice writes the printed size there (the sheet's scale applied). */
   size: number;
+  /** Where it starts (the text position its BT … Td set), in points from the page's bottom left. */
+  x: number;
+  y: number;
+  /** How far it reaches, in points: its glyphs' widths (the font's /Widths) and the TJ adjustments. */
+  width: number;
 }
 
 export interface PdfPage {
@@ -76,14 +81,20 @@ export function readPdfPages(file: string): PdfPage[] {
     const indirect = deref(rest);
     return indirect ? indirect.dictionary : rest;
   };
-  const fontMaps = (resources: string): Map<string, Map<string, string>> => {
-    const maps = new Map<string, Map<string, string>>();
+  const fontMaps = (resources: string): Map<string, PdfFont> => {
+    const maps = new Map<string, PdfFont>();
     const fontEntry = /\/Font\s*(\d+ 0 R|<<([^>]*)>>)/.exec(resources);
     if (!fontEntry) return maps;
     const fonts = fontEntry[2] ?? deref(fontEntry[1]!)!.dictionary;
     for (const [, name, id] of fonts.matchAll(/\/(\w+)\s+(\d+) 0 R/g)) {
-      const toUnicode = /\/ToUnicode\s+(\d+) 0 R/.exec(objects.get(Number(id))!.dictionary);
-      maps.set(name!, toUnicode ? parseCMap(objects.get(Number(toUnicode[1]))!.stream!.toString('latin1')) : new Map());
+      const dictionary = objects.get(Number(id))!.dictionary;
+      const toUnicode = /\/ToUnicode\s+(\d+) 0 R/.exec(dictionary);
+      const firstChar = Number(/\/FirstChar\s+(\d+)/.exec(dictionary)?.[1] ?? 0);
+      const widths = (/\/Widths\s*\[([^\]]*)\]/.exec(dictionary)?.[1] ?? '').trim().split(/\s+/).map(Number);
+      maps.set(name!, {
+        map: toUnicode ? parseCMap(objects.get(Number(toUnicode[1]))!.stream!.toString('latin1')) : new Map(),
+        width: (code) => widths[code - firstChar] ?? 0,
+      });
     }
     return maps;
   };
@@ -111,26 +122,49 @@ function parseCMap(cmap: string): Map<string, string> {
   return map;
 }
 
-/** The text runs of a content stream: each Tj / TJ in the font and size of the last Tf. */
-function showText(content: string, fonts: Map<string, Map<string, string>>): PdfTextRun[] {
+interface PdfFont {
+  /** Code (hex, as written) → text. */
+  map: Map<string, string>;
+  /** A code's advance, in thousandths of the size. */
+  width(code: number): number;
+}
+
+/** The text runs of a content stream: each Tj / TJ in the font and size of the last Tf, where BT … Td put it. */
+function showText(content: string, fonts: Map<string, PdfFont>): PdfTextRun[] {
   const runs: PdfTextRun[] = [];
-  let map = new Map<string, string>();
+  let font: PdfFont = { map: new Map(), width: () => 0 };
   let size = 0;
-  const decode = (hex: string) => {
-    const width = map.size > 0 ? [...map.keys()][0]!.length : 2;
-    return (hex.toUpperCase().match(new RegExp(`.{1,${width}}`, 'g')) ?? [])
-      .map((code) => map.get(code) ?? '')
-      .join('');
+  let x = 0;
+  let y = 0;
+  const codes = (hex: string) => {
+    const width = font.map.size > 0 ? [...font.map.keys()][0]!.length : 2;
+    return hex.toUpperCase().match(new RegExp(`.{1,${width}}`, 'g')) ?? [];
   };
-  const operators = /\/(\w+)\s+([\d.]+)\s+Tf|\[((?:[^\]\\]|\\.)*)\]\s*TJ|<([0-9A-Fa-f]*)>\s*Tj/g;
+  const decode = (hex: string) =>
+    codes(hex)
+      .map((code) => font.map.get(code) ?? '')
+      .join('');
+  const advance = (hex: string) => codes(hex).reduce((sum, code) => sum + font.width(parseInt(code, 16)), 0);
+  const operators =
+    /\bBT\b|(-?[\d.]+)\s+(-?[\d.]+)\s+Td|\/(\w+)\s+([\d.]+)\s+Tf|\[((?:[^\]\\]|\\.)*)\]\s*TJ|<([0-9A-Fa-f]*)>\s*Tj/g;
   for (const m of content.matchAll(operators)) {
-    if (m[1] !== undefined) {
-      map = fonts.get(m[1]) ?? new Map();
-      size = Number(m[2]);
+    if (m[0] === 'BT') {
+      x = 0;
+      y = 0;
+    } else if (m[1] !== undefined) {
+      x += Number(m[1]);
+      y += Number(m[2]);
+    } else if (m[3] !== undefined) {
+      font = fonts.get(m[3]) ?? { map: new Map(), width: () => 0 };
+      size = Number(m[4]);
+    } else if (m[5] !== undefined) {
+      const parts = [...m[5].matchAll(/<([0-9A-Fa-f]*)>|(-?[\d.]+)/g)];
+      const text = parts.map((h) => (h[1] !== undefined ? decode(h[1]) : '')).join('');
+      // A TJ number moves the next glyph left by its thousandths of the size.
+      const units = parts.reduce((sum, h) => sum + (h[1] !== undefined ? advance(h[1]) : -Number(h[2])), 0);
+      runs.push({ text, size, x, y, width: (units / 1000) * size });
     } else {
-      const text =
-        m[3] !== undefined ? [...m[3].matchAll(/<([0-9A-Fa-f]*)>/g)].map((h) => decode(h[1]!)).join('') : decode(m[4]!);
-      runs.push({ text, size });
+      runs.push({ text: decode(m[6]!), size, x, y, width: (advance(m[6]!) / 1000) * size });
     }
   }
   return runs;
