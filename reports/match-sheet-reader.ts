@@ -1,13 +1,21 @@
 /**
- * Reads the confirmations and rejections typed into a workbook's Suggested matches sheet (issue 29), streamed with
- * exceljs's WorkbookReader (memory holds the shared strings and one row). The sheet is found by its header row (a
- * `Suggestion ID` and a `Decision` column), so it may be renamed or moved; other sheets are drained unread. It only
- * reads; whether a row may be recorded is decided by pipelines/decisions/matches.ts.
+ * Reads the confirmations and rejections typed into a workbook's Suggested matches sheet (issue 29), through the
+ * generic sheet reader (core/xlsx-sheet-reader.ts: saxes over streamed parts, bounded), as the decisions and the
+ * ledger are read (issue 31: exceljs's streaming reader decoded each inflated chunk apart and split multi-byte
+ * Notes). The sheet is found by its header row (a `Suggestion ID` and a `Decision` column), so it may be renamed or
+ * moved; other sheets are passed over. It only reads; whether a row may be recorded is decided by
+ * pipelines/decisions/matches.ts.
  */
-import type ExcelJS from 'exceljs';
 import { JobError } from '../core/errors.js';
-import { checkXlsxLimits } from '../core/xlsx-limits.js';
-import { zipEntries, zipRecords, type ZipEntry } from '../core/zip-entries.js';
+import { XlsxLimitExceeded } from '../core/xlsx-limits.js';
+import {
+  defaultSheetReadLimits,
+  readSheetsByHeader,
+  type SheetCell,
+  type SheetLayout,
+  SheetReadLimitExceeded,
+  type SheetReadLimits,
+} from '../core/xlsx-sheet-reader.js';
 import { suggestionIdHeader } from './match-sheet.js';
 
 /** A row of the Suggested matches sheet with something typed in its Decision column. */
@@ -26,74 +34,53 @@ export interface TypedMatchDecision {
   decisionRef?: string | null;
 }
 
-/** Rows searched for the header, from the top of each sheet. */
-const headerSearchRows = 20;
+/** The Suggested matches sheet: found by a header naming at least `Suggestion ID` and `Decision`. */
+const matchLayout: SheetLayout<'suggestionId' | 'decision' | 'note' | 'decisionRef'> = {
+  headers: { suggestionId: suggestionIdHeader, decision: 'Decision', note: 'Note', decisionRef: 'Decision ref' },
+  required: ['suggestionId', 'decision'],
+};
 
-export async function readMatchDecisions(file: string): Promise<TypedMatchDecision[]> {
-  await checkXlsxLimits(file);
-  const { default: excel } = await import('exceljs');
-  const entries = [...zipEntries(file).values()];
-  const isSheet = (entry: ZipEntry) => /^\/?xl\/worksheets\/sheet\d+\.xml$/.test(entry.name);
-  // The sheets after every other part, as sources/ledger/xlsx.ts explains: exceljs then reads each as it comes.
-  const { stream } = zipRecords(file, [...entries.filter((e) => !isSheet(e)), ...entries.filter(isSheet)]);
-  const workbook = new excel.stream.xlsx.WorkbookReader(stream, {
-    sharedStrings: 'cache',
-    styles: 'ignore',
-    hyperlinks: 'ignore',
-    worksheets: 'emit',
-    entries: 'ignore',
-  });
-  (workbook as unknown as { sharedStrings: unknown[] }).sharedStrings = [];
+export async function readMatchDecisions(
+  file: string,
+  limits: SheetReadLimits = defaultSheetReadLimits,
+): Promise<TypedMatchDecision[]> {
   const typed: TypedMatchDecision[] = [];
   try {
-    for await (const worksheet of workbook) {
-      const name = (worksheet as unknown as { name: string }).name;
-      let columns: { id: number; decision: number; note: number; ref: number } | undefined;
-      for await (const row of worksheet as AsyncIterable<ExcelJS.Row>) {
-        const text = (column: number) => cellText(row.getCell(column).value);
-        if (!columns) {
-          if (row.number > headerSearchRows) continue; // not this sheet: drained unread
-          const headers = (row.values as unknown[]).map((v) => cellText(v));
-          const id = headers.indexOf(suggestionIdHeader);
-          const decision = headers.indexOf('Decision');
-          const ref = headers.indexOf('Decision ref');
-          if (id > 0 && decision > 0) columns = { id, decision, note: headers.indexOf('Note'), ref };
-          continue;
-        }
-        const decision = text(columns.decision);
-        if (decision === null) continue;
-        typed.push({
-          sheet: name,
-          row: row.number,
-          suggestionId: text(columns.id),
-          decision: decision.toLowerCase(),
-          note: columns.note > 0 ? text(columns.note) : null,
-          ...(columns.ref > 0 ? { decisionRef: text(columns.ref) } : {}),
-        });
-      }
+    for await (const event of readSheetsByHeader(file, { matches: matchLayout }, limits)) {
+      if (event.kind !== 'row') continue;
+      const decision = cellText(event.values.decision);
+      if (decision === null) continue; // a Note alone is not a decision
+      typed.push({
+        sheet: event.sheet,
+        row: event.row,
+        suggestionId: cellText(event.values.suggestionId),
+        decision: decision.toLowerCase(),
+        note: cellText(event.values.note),
+        ...('decisionRef' in event.values ? { decisionRef: cellText(event.values.decisionRef) } : {}),
+      });
     }
   } catch (error) {
+    if (error instanceof XlsxLimitExceeded || error instanceof SheetReadLimitExceeded) {
+      // The guard the decisions import and `ledger import` use: a zip bomb took minutes of CPU (issue 18).
+      throw new JobError(
+        `${file} is refused: ${error.message}.`,
+        'Import the workbook `pinrecon report` wrote, as Excel or LibreOffice saved it; ' +
+          'if this file is not one, ask who sent it.',
+        { cause: error },
+      );
+    }
     throw new JobError(
       `${file} could not be read as an XLSX workbook (${(error as Error).message}).`,
       'Import the workbook as pinrecon report wrote it, saved by Excel or LibreOffice as .xlsx.',
       { cause: error },
     );
-  } finally {
-    stream.destroy();
   }
   return typed;
 }
 
-/** A cell as trimmed text (rich text joined, a formula's result), or null when empty. */
-function cellText(value: unknown): string | null {
+/** A cell as trimmed text, or null when empty. */
+function cellText(value: SheetCell | undefined): string | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'object') {
-    const cell = value as { richText?: { text: string }[]; result?: unknown; text?: string };
-    if (cell.richText) return cellText(cell.richText.map((r) => r.text).join(''));
-    if ('result' in cell) return cellText(cell.result);
-    if (typeof cell.text === 'string') return cellText(cell.text);
-    return null;
-  }
   const text = String(value).trim();
   return text === '' ? null : text;
 }
