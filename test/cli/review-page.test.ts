@@ -8,6 +8,7 @@
  * under the test's temporary folder (or PINRECON_REVIEW_SHOTS) for a person to look at.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { get as httpGet } from 'node:http';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,6 +17,17 @@ import { runCli } from '../support/cli.js';
 import { asOf, fillFindings, period, type PeriodFindings } from '../support/decisions.js';
 import { insertLedger, insertSales, ledgerFor, openFixture, sale, type Fixture } from '../support/reconcile.js';
 import { launchBrowser, noChromium, startServe, type Serving } from '../support/review-browser.js';
+
+/** The status of a GET sent with another Host header (fetch may not set one). */
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = httpGet(url, { headers: { host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.once('error', reject);
+  });
+}
 
 const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
 
@@ -90,6 +102,21 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     }
     const wrong = await fetch(`${serving.origin}/?token=not-the-token`, { redirect: 'manual' });
     expect(wrong.status).toBe(401);
+    // Another name for this address (DNS rebinding) is refused even with the token.
+    const token = new URL(serving.url).searchParams.get('token')!;
+    expect(await statusWithHost(`${serving.origin}/overview?token=${token}`, 'attacker.example:80')).toBe(403);
+  });
+
+  it('refuses a form posted without its CSRF token, cookie or not', async () => {
+    const token = new URL(serving.url).searchParams.get('token')!;
+    const cookie = `pinrecon_review=${token}`;
+    const posted = await fetch(`${serving.origin}/findings/decide`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ id: 'x', decision: 'write_off', csrf: 'guessed' }),
+      redirect: 'manual',
+    });
+    expect(posted.status).toBe(403);
   });
 
   it('opens the overview from the printed address, strict CSP, token traded for an HttpOnly cookie', async () => {
