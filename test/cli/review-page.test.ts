@@ -170,7 +170,10 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     });
     await page.locator('#back').click();
     await page.waitForURL(/\/findings\/[0-9a-f]+$/);
-    expect(await page.locator('dl.facts').textContent()).toContain('write_off');
+    const summary = await page.locator('dl.facts').textContent();
+    expect(summary).toContain('write_off');
+    // The PIN by its last 4 characters only, behind the mask.
+    expect(summary).toContain(`PIN****${found.costBreak.key.slice(-4)}`);
     await page.screenshot({ path: path.join(shots, 'finding.png'), fullPage: true });
   });
 
