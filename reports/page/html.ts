@@ -39,7 +39,8 @@ export function href(pathname: string, query: Record<string, string | number | n
   return text ? `${pathname}?${text}` : pathname;
 }
 
-export function layout(title: string, context: PageContext, body: string, jsonTwin: string): string {
+/** A page; `jsonTwin` is the address of the same data as JSON (none for an act's outcome). */
+export function layout(title: string, context: PageContext, body: string, jsonTwin?: string): string {
   const period = context.period;
   const nav = [
     ['Overview', href('/overview', { period })],
@@ -56,6 +57,7 @@ export function layout(title: string, context: PageContext, body: string, jsonTw
       : '',
     context.readOnly ? `<p class="banner info" role="status">Read-only: ${esc(context.readOnly)}</p>` : '',
   ].join('');
+  const twin = jsonTwin ? ` · <a href="${esc(jsonTwin)}">this page as JSON</a>` : '';
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -77,7 +79,7 @@ ${banners}
 <h1>${esc(title)}</h1>
 ${body}
 </main>
-<footer><p>Data: ${esc(context.source)} · <a href="${esc(jsonTwin)}">this page as JSON</a></p></footer>
+<footer><p>Data: ${esc(context.source)}${twin}</p></footer>
 </body>
 </html>`;
 }

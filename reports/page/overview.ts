@@ -137,10 +137,10 @@ export function outcomePage(context: PageContext, view: OutcomeView): string {
       }</div>`
     : `<div class="${view.ok ? 'ok' : 'refused'}" role="status"><pre>${esc(view.lines.join('\n'))}</pre></div>`;
   const body = `${box}\n<p><a href="${esc(view.back)}" id="back">Back</a></p>`;
-  return layout(view.title, context, body, view.back);
+  return layout(view.title, context, body);
 }
 
 /** A page for a bad request or a missing thing, with what to do. */
 export function messagePage(context: PageContext, title: string, message: string): string {
-  return layout(title, context, `<p class="refused" role="alert">${esc(message)}</p>`, '/overview.json');
+  return layout(title, context, `<p class="refused" role="alert">${esc(message)}</p>`);
 }

@@ -41,6 +41,7 @@ export function matchesPage(context: PageContext, period: string, rows: Row[]): 
   const disabled = context.readOnly ? ' disabled' : '';
   const form = `<form id="decide-matches" method="post" action="/matches/decide" aria-label="Decide suggested matches">
 ${csrfField(context)}<input type="hidden" name="period" value="${esc(period)}">
+<input type="hidden" name="back" value="${esc(href('/matches', { period }))}">
 <fieldset${disabled}><legend>The selected suggestions</legend>
 <label>Note (needed to reject) <input type="text" name="note"></label>
 <button type="submit" name="verb" value="confirm" id="confirm-matches">Confirm match</button>
@@ -82,6 +83,7 @@ export function actionsPage(context: PageContext, period: string, rows: Row[]): 
   );
   const form = `<form id="approve-actions" method="post" action="/actions/approve" aria-label="Approve actions">
 ${csrfField(context)}<input type="hidden" name="period" value="${esc(period)}">
+<input type="hidden" name="back" value="${esc(href('/actions', { period }))}">
 <p>Approving as <strong>${esc(context.actor)}</strong>: a second person approves, never the one who decided the
 finding or planned the action.</p>
 <button type="submit" id="approve-submit">Approve the selected actions</button></form>`;

@@ -242,6 +242,9 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     expect(refusal).toContain('Refused');
     expect(refusal).toContain('Ana Lima decided its finding');
     await page.screenshot({ path: path.join(shots, 'approval-refused.png'), fullPage: true });
+    await page.locator('#back').click();
+    await page.waitForURL(/\/actions\?period=/);
+    expect(await page.locator('table input[name=id]').count()).toBe(1);
 
     const checker = await startServe(cwd, ['--by', 'Bruno Costa']);
     try {
