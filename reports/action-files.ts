@@ -88,7 +88,8 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
       const cell = added.getCell(i + 1);
       if (c.kind === 'money') cell.numFmt = moneyFormat(row.currency ?? null);
       if (c.kind === 'date') cell.numFmt = 'yyyy-mm-dd';
-      if (c.kind === 'text') cell.alignment = { wrapText: true, vertical: 'top' };
+      // Every cell at the top of its row: a number beside a wrapped text printed a line or two below it.
+      cell.alignment = c.kind === 'text' ? { wrapText: true, vertical: 'top' } : { vertical: 'top' };
     });
     fitHeight(added, columns, row);
     return added;
