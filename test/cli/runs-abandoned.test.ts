@@ -15,10 +15,11 @@ afterAll(() => temp.remove());
 describe('a job whose process dies', () => {
   it('leaves no running row: the next job marks it abandoned, with its pid and host, when and why', async () => {
     const database = path.join(temp.dir, 'pinrecon.duckdb');
-    // A real job in another process (the built code), killed with SIGKILL while its run is open.
+    // A real job in another process (the built code), killed with SIGKILL while its run is open. The run trace lives
+    // in core/ since Structure III; dist/pipelines/run-trace.js is only a stale build left behind, absent after npm ci.
     const child = await holdOpen(`
       import { Warehouse } from './dist/core/warehouse.js';
-      import { startRun } from './dist/pipelines/run-trace.js';
+      import { startRun } from './dist/core/run-trace.js';
       const warehouse = await Warehouse.open(${JSON.stringify(database)});
       await startRun(warehouse, 'ledger import', { file: 'bomb.xlsx' });`);
     const pid = child.pid!;
