@@ -229,7 +229,7 @@ export interface FindingDetail {
   landing: Record<string, unknown>[];
   lookups: Record<string, unknown>[];
   suggestions: MatchRow[];
-  history: DecisionHistoryRow[];
+  history: (DecisionHistoryRow & { signer_key_sha256: string | null })[];
 }
 
 /** One finding, both sides and what was decided on it; undefined when the database has no such finding. */
@@ -303,7 +303,20 @@ export async function findingDetail(
   const suggestions = (await listMatches(warehouse, { period: finding.period as string })).filter(
     (m) => m.ledger_reference === reference || (transactionId !== null && m.transaction_id === transactionId),
   );
-  const history = await decisionHistory(warehouse, { findingId }, config.timezone);
+  // Each history row with the fingerprint of the key that signed it, when the row is signed (issue 28).
+  const signers = new Map(
+    (
+      await warehouse.all<{ row_sha256: string; signer: string | null }>(
+        `SELECT row_sha256, signer_key_sha256 AS signer FROM recon_decisions
+         WHERE finding_id = $1 AND row_sha256 IS NOT NULL`,
+        [findingId],
+      )
+    ).map((r) => [r.row_sha256, r.signer]),
+  );
+  const history = (await decisionHistory(warehouse, { findingId }, config.timezone)).map((row) => ({
+    ...row,
+    signer_key_sha256: row.row_sha256 === null ? null : (signers.get(row.row_sha256) ?? null),
+  }));
   return { finding: shown, ledger, sale, landing, lookups, suggestions, history };
 }
 

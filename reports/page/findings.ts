@@ -214,7 +214,7 @@ export function findingPage(context: PageContext, view: FindingDetailView): stri
   );
   const history = table(
     'History: who decided what, when, from where',
-    ['Decided at', 'By', 'Decision', 'Note', 'Owner', 'Source', 'Superseded', 'Row sha256'],
+    ['Decided at', 'By', 'Decision', 'Note', 'Owner', 'Source', 'Superseded', 'Row sha256', 'Signed by key'],
     rowsOf(view.history, [
       'decided_at',
       'decided_by',
@@ -224,6 +224,7 @@ export function findingPage(context: PageContext, view: FindingDetailView): stri
       'source',
       'superseded_at',
       'row_sha256',
+      'signer_key_sha256',
     ]),
   );
   const disabled = context.readOnly ? ' disabled' : '';

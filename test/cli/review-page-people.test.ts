@@ -90,6 +90,10 @@ describe.skipIf(noChromium !== '')(`pinrecon serve with people${noChromium ? ` (
       await form.getByRole('button', { name: 'Record decision' }).click();
       await page.waitForURL(/\/findings\/decide$/);
       expect(await page.locator('body').textContent()).toContain('recorded 1 decision(s)');
+      // The history names the key that signed the row.
+      await page.locator('#back').click();
+      await page.waitForURL(/\/findings\/[0-9a-f]+$/);
+      expect(await page.locator('table', { hasText: 'History' }).textContent()).toContain(ana.fingerprint);
       await page.close();
     } finally {
       expect(await serving.stop()).toBe(0);

@@ -131,6 +131,12 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     await expect(page.locator('h1').textContent()).resolves.toBe(`Overview of ${period}`);
     expect(await page.locator('.verdict').textContent()).toMatch(/Verdict: /);
     await page.screenshot({ path: path.join(shots, 'overview.png'), fullPage: true });
+    // Printed, the page drops its navigation and forms (the print stylesheet).
+    await page.emulateMedia({ media: 'print' });
+    expect(await page.locator('header nav').isVisible()).toBe(false);
+    expect(await page.locator('h1').isVisible()).toBe(true);
+    await page.emulateMedia({ media: 'screen' });
+    expect(await page.locator('header nav').isVisible()).toBe(true);
   });
 
   it('filters the findings by type and searches by reference', async () => {
