@@ -197,11 +197,12 @@ async function pageOf(
   params: Record<string, string | number>,
 ): Promise<FindingPage> {
   const direction = query.dir.toUpperCase();
-  const order = `${sortSql[query.sort]} ${direction} NULLS LAST, exception_type, partner_reference, finding_id`;
+  // Sorted on the source columns (f.), not the text the select turns amounts into: 9.75 sorts below 24.75.
+  const order = `f.${sortSql[query.sort]} ${direction} NULLS LAST, f.exception_type, f.partner_reference, f.finding_id`;
   // The count rides on the page's own query (a window over the filtered rows, before LIMIT): one pass, not two.
   const rows = await warehouse.all<ListedRow & { total_rows?: string }>(
     `SELECT * REPLACE (amount::VARCHAR AS amount, exposure::VARCHAR AS exposure),
-       count(*) OVER ()::VARCHAR AS total_rows FROM (${filtered})
+       count(*) OVER ()::VARCHAR AS total_rows FROM (${filtered}) f
      ORDER BY ${order} LIMIT ${query.pageSize} OFFSET ${(query.page - 1) * query.pageSize}`,
     params,
   );
