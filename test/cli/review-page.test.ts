@@ -131,6 +131,11 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     await expect(page.locator('h1').textContent()).resolves.toBe(`Overview of ${period}`);
     expect(await page.locator('.verdict').textContent()).toMatch(/Verdict: /);
     await page.screenshot({ path: path.join(shots, 'overview.png'), fullPage: true });
+    // From the keyboard: the first Tab reaches the skip link, which leads to the page's content.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(new URL(page.url()).hash).toBe('#main');
     // Printed, the page drops its navigation and forms (the print stylesheet).
     await page.emulateMedia({ media: 'print' });
     expect(await page.locator('header nav').isVisible()).toBe(false);
@@ -262,7 +267,8 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
       expect(await second.locator('[role=status]').textContent()).toContain('approved 1 action(s)');
       await second.close();
     } finally {
-      expect(await checker.stop()).toBe(0);
+      // Ctrl-C stops it cleanly too.
+      expect(await checker.stop('SIGINT')).toBe(0);
     }
     const action = await withWarehouse(f.config.database, { readOnly: true }, (w) =>
       w.one<{ status: string; approved_by: string }>('SELECT status, approved_by FROM recon_actions'),

@@ -22,8 +22,8 @@ export interface Serving {
   url: string;
   /** The page's origin, e.g. http://127.0.0.1:41234. */
   origin: string;
-  /** Stops serve with SIGTERM and waits for it to exit. */
-  stop(): Promise<number | null>;
+  /** Stops serve with a signal (SIGTERM unless told) and waits for it to exit. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
 /** `pinrecon serve --port 0 …` in `cwd`, once its first stdout line (the address) is printed. */
@@ -41,8 +41,8 @@ export async function startServe(cwd: string, args: string[] = []): Promise<Serv
     cli,
     url,
     origin: new URL(url).origin,
-    async stop() {
-      cli.child.kill('SIGTERM');
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      cli.child.kill(signal);
       return (await cli.done).code;
     },
   };
