@@ -58,10 +58,13 @@ export function emailLeadLines(facts: ReportFacts, options: LeadOptions): string
       sheets.map((s) => `${s} (${formatCount(bySheet.get(s)!.undecided + bySheet.get(s)!.overdue)})`),
     );
     const overdue = total('overdue');
+    const timing = overdue === 1 ? 'is a timing difference' : 'are timing differences';
     steps.push(
       `Decide ${plural(toDecide, 'finding')} in the sheet${sheets.length === 1 ? '' : 's'} ${where}: ` +
         'choose a Decision on each row, with a note and an owner' +
-        (overdue > 0 ? `; ${plural(overdue, 'is', 'are')} timing past the expected clear-by date, decide again.` : '.'),
+        (overdue > 0
+          ? `; ${formatCount(overdue)} of them ${timing} ` + 'past the expected clear-by date: decide again.'
+          : '.'),
     );
   }
   if (suggestions > 0)
@@ -86,8 +89,10 @@ export function emailLeadLines(facts: ReportFacts, options: LeadOptions): string
   if (failed > 0) steps.push(`Look at ${plural(failed, 'action')} the provider refused (sheet Actions), below.`);
   if (steps.length === 0)
     return [`Nothing waits for a decision: every finding of ${facts.period} is decided or pending.`];
+  const due = decideBy(facts.period, options.decideWithinDays);
+  // A report made after the date (a late run, a re-send) says the date has passed rather than ask for the past.
   return [
-    `What to do by ${decideBy(facts.period, options.decideWithinDays)}:`,
+    facts.asOf.slice(0, 10) > due ? `What to do now (it was due by ${due}):` : `What to do by ${due}:`,
     ...steps.map((step, i) => `  ${i + 1}. ${step}`),
   ];
 }

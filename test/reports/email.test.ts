@@ -18,6 +18,8 @@ import { writeReport } from '../../pipelines/report/report.js';
 import { configSchema } from '../../config/schema.js';
 import { deliverReportEmail, firstTableHeading } from '../../reports/email.js';
 import { findingTypeWords } from '../../reports/plain-words.js';
+import { emailLeadLines } from '../../reports/email-lead.js';
+import type { ReportFacts } from '../../reports/report-facts.js';
 import { findingStateSql } from '../../reports/finding-state.js';
 import { unusedPort } from '../support/cli.js';
 import { testTlsCertificate, testTlsKey } from '../support/tls.js';
@@ -207,6 +209,22 @@ describe('report email', () => {
     expect(lead).toContain(`pinrecon findings import pinrecon-${period}.xlsx --by`);
     // The same in the HTML, above its first table.
     expect(html.slice(0, html.indexOf('<table'))).toContain(`Decide ${toDecide!.n} findings`);
+  });
+
+  it('says the date has passed when the report is made after it', () => {
+    const facts = {
+      period: '2025-03',
+      asOf: '2025-04-05',
+      decisions: { toDecide: [{ findingType: 'cost_mismatch', undecided: 2, overdue: 1 }] },
+      actions: { waitingForApproval: [], failed: [] },
+      carriedForward: [],
+    } as unknown as ReportFacts;
+    const lead = (days: number) => emailLeadLines(facts, { decideWithinDays: days, workbook: 'w.xlsx' });
+    expect(lead(5)[0]).toBe('What to do by 2025-04-05:');
+    expect(lead(2)[0]).toBe('What to do now (it was due by 2025-04-02):');
+    expect(lead(2)[1]).toMatch(
+      /^ {2}1\. Decide 3 findings in the sheet Amounts \(3\): .*; 1 of them is a timing difference past/,
+    );
   });
 
   it("authenticates with the URL's user and password, which never reach the console, the error or the database", async () => {
