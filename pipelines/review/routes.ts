@@ -7,7 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import type { Config } from '../../config/schema.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 import { decisions } from '../../core/decisions.js';
-import { JobError } from '../../core/errors.js';
+import { JobError, UsageError } from '../../core/errors.js';
 import { findingFamilyNames, findingTypeNames } from '../../core/finding-types.js';
 import { lockedByAnotherProcess, snapshotPath, Warehouse } from '../../core/warehouse.js';
 import { findingStates } from '../../reports/finding-state.js';
@@ -110,7 +110,15 @@ export async function route(
       readOnly,
     };
     if (method === 'GET') {
-      const answer = await read(reader.warehouse, options, context, path, url, asJson);
+      let answer: Answer | undefined;
+      try {
+        answer = await read(reader.warehouse, options, context, path, url, asJson);
+      } catch (error) {
+        // What the commands would refuse with (a period never reconciled, …): said on the page, with what to do.
+        if (!(error instanceof JobError || error instanceof UsageError)) throw error;
+        const hint = error instanceof JobError && error.hint ? ` ${error.hint}` : '';
+        return failure(options, asJson, 409, 'Cannot show this page', `${error.message}${hint}`, context);
+      }
       if (answer) return answer;
       return { status: 404, html: messagePage(context, 'Not found', `No page at ${path}.`) };
     }

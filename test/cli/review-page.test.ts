@@ -359,6 +359,15 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     expect(noToken.status).toBe(401);
   });
 
+  it('says why a period cannot be shown (never reconciled), with what to do, in the page and its twin', async () => {
+    const page2 = await page.context().request.get(`${serving.origin}/overview?period=2019-01`);
+    expect(page2.status()).toBe(409);
+    expect(await page2.text()).toContain('2019-01');
+    const twin = await page.context().request.get(`${serving.origin}/overview.json?period=2019-01`);
+    expect(twin.status()).toBe(409);
+    expect((await twin.json()).ok).toBe(false);
+  });
+
   it('listens on loopback only: another --host is refused with exit 2', async () => {
     const refused = await pinrecon(['serve', '--host', '0.0.0.0', '--port', '0'], cwd);
     expect(refused.code).toBe(2);
