@@ -15,7 +15,7 @@ export function matchesPage(context: PageContext, period: string, rows: Row[]): 
   const list = table(
     `Suggested matches of ${period}, best first`,
     [
-      '',
+      'Select',
       'Suggestion',
       'Ledger reference',
       'Transaction',
@@ -54,7 +54,7 @@ export function actionsPage(context: PageContext, period: string, rows: Row[]): 
   const list = table(
     `Actions of ${period}`,
     [
-      '',
+      'Select',
       'Action',
       'Kind',
       'Status',
