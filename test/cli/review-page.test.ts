@@ -224,6 +224,13 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
 
   it('confirms a suggested match, recorded as matches confirm records it', async () => {
     await page.goto(`${serving.origin}/matches?period=${period}`);
+    // A rejection needs its note, as matches reject does: refused in the page, nothing recorded.
+    await page.getByLabel('Select PO-2026-009401').check();
+    await page.getByRole('button', { name: 'Reject' }).click();
+    await page.waitForURL(/\/matches\/decide$/);
+    expect(await page.locator('[role=alert]').textContent()).toContain('needs a note');
+    await page.locator('#back').click();
+    await page.waitForURL(/\/matches\?period=/);
     await page.getByLabel('Select PO-2026-009401').check();
     await page.getByRole('button', { name: 'Confirm match' }).click();
     await page.waitForURL(/\/matches\/decide$/);
