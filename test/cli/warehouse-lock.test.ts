@@ -142,11 +142,13 @@ describe('a writing job and the lock', () => {
 
 describe("an analyst's reading and a job", () => {
   it("pinrecon query's read path holds the snapshot, not the main file: a job runs meanwhile and republishes the snapshot", async () => {
+    // The query job's room since Structure III (pipelines/analysts/): dist/pipelines/query.js was a stale build of
+    // the old code, absent after npm ci.
     const query = await holder(
       holdOpen(`
         import { loadConfig } from './dist/config/load.js';
         import { ConsoleOutput } from './dist/cli/output.js';
-        import { openForReading } from './dist/pipelines/query.js';
+        import { openForReading } from './dist/pipelines/analysts/query.js';
         const { config } = loadConfig({ file: ${JSON.stringify(configFile)} });
         const warehouse = await openForReading(config, new ConsoleOutput(true));
         await warehouse.all('SELECT count(*) FROM ledger');`),
