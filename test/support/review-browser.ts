@@ -3,7 +3,8 @@
  * (`.ci/run` installs it); the tests skip naming what is missing otherwise. And `serve` started through the built
  * CLI, its printed address read from the first line of stdout.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { startCli, type RunningCli } from './cli.js';
 
@@ -13,8 +14,19 @@ const candidates = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/lib/
 export const chromiumPath = candidates.find((file) => existsSync(file));
 export const noChromium = chromiumPath ? '' : `no chromium at ${candidates.join(', ')} (.ci/run installs it)`;
 
+/**
+ * Chromium with its own short temporary folder: its singleton socket must fit a Unix socket path (108 bytes), which
+ * the test run's nested temporary folders can exceed ("Socket path too long"). Removed when the browser closes.
+ */
 export async function launchBrowser(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath!, args: ['--no-sandbox'] });
+  const dir = mkdtempSync(path.join('/tmp', 'pinrecon-chromium-'));
+  const browser = await chromium.launch({
+    executablePath: chromiumPath!,
+    args: ['--no-sandbox'],
+    env: { ...process.env, TMPDIR: dir },
+  });
+  browser.on('disconnected', () => rmSync(dir, { recursive: true, force: true }));
+  return browser;
 }
 
 export interface Serving {
