@@ -125,13 +125,20 @@ export async function run(): Promise<BenchResult> {
         },
       ],
       notes:
-        `\`pinrecon extract --from ${extractDay} --to ${extractDay} --by created\` with extract.historyStart ${historyStart} (no --json, stderr not a ` +
-        `terminal, as a scheduled job runs it) in its own process, peak RSS and CPU from its getrusage at exit; \`pinrecon simulate-api\` in another ` +
-        `(seed 11, ${sales.toLocaleString('en-US')} sales, every 2,500th malformed, 50 requests/s) rendered the ${windows.length} windows before the run ` +
-        '(render_windows_s, excluded) and served them from its files (simulator_cpu_during_run_s: what serving cost on the shared cores). ' +
-        "load_s_per_million_by_window: each window's load (DuckDB, its transaction with the checkpoint) per million records, in window order, " +
-        'as `sales` grows from 0 to the whole year. database_MiB: the DuckDB file after the year (sales, status history, quarantine, ' +
-        'landing records). Resuming after kill -9 is proven by test/cli/extract.test.ts (the back-fill killed with SIGKILL, re-run, ' +
+        `\`pinrecon extract --from ${extractDay} --to ${extractDay} --by created\` with extract.historyStart ` +
+        `${historyStart} (no --json, stderr not a ` +
+        `terminal, as a scheduled job runs it) in its own process, peak RSS and CPU from its getrusage at exit; ` +
+        `\`pinrecon simulate-api\` in another ` +
+        `(seed 11, ${sales.toLocaleString('en-US')} sales, every 2,500th malformed, 50 requests/s) rendered the ` +
+        `${windows.length} windows before the run ` +
+        '(render_windows_s, excluded) and served them from its files (simulator_cpu_during_run_s: what serving cost ' +
+        'on the shared cores). ' +
+        'load_s_per_million_by_window: each ' +
+        "window's load (DuckDB, its transaction with the checkpoint) per million records, in window order, " +
+        'as `sales` grows from 0 to the whole year. database_MiB: the DuckDB file after the year (sales, status ' +
+        'history, quarantine, ' +
+        'landing records). Resuming after kill -9 is proven by test/cli/extract.test.ts (the back-fill killed with ' +
+        'SIGKILL, re-run, ' +
         'fetches only what was not committed and ends with the clean result).',
     };
   } finally {
@@ -144,7 +151,8 @@ async function storedFacts(database: string): Promise<{ sales: number; quarantin
   const warehouse = await Warehouse.open(database, { timezone });
   try {
     const row = await warehouse.one<{ sales: string; quarantined: string }>(
-      'select (select count(*) from sales)::VARCHAR as sales, (select count(*) from sales_quarantine)::VARCHAR as quarantined',
+      'select (select count(*) from sales)::VARCHAR as sales, (select count(*) from sales_quarantine)::VARCHAR as ' +
+        'quarantined',
     );
     return { sales: Number(row?.sales ?? 0), quarantined: Number(row?.quarantined ?? 0) };
   } finally {

@@ -9,5 +9,6 @@ const result = await module.run();
 // `section`: the BENCHMARKS.md section a run replaces (a bench run at another scale keeps its own).
 const section = module.section ?? name;
 process.stdout.write(
-  `\n@@BENCH ${JSON.stringify({ name: module.name, file: section, peakRssMiB: Math.round(peakRssMiB()), ...result })}\n`,
+  `\n@@BENCH ` +
+    `${JSON.stringify({ name: module.name, file: section, peakRssMiB: Math.round(peakRssMiB()), ...result })}\n`,
 );

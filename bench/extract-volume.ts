@@ -79,8 +79,10 @@ export async function run(): Promise<BenchResult> {
         },
       ],
       notes:
-        `One salesByPeriod window (by paid) of a month with ${SALES.toLocaleString('en-US')} sales from \`pinrecon simulate-api\` in a child process, ` +
-        `client at ${RATE} requests/s; streamed gzip to the landing file, then loaded by DuckDB (read_json_objects, typed and checked in SQL, new and changed sales inserted into sales) ` +
+        `One salesByPeriod window (by paid) of a month with ${SALES.toLocaleString('en-US')} sales from \`pinrecon ` +
+        `simulate-api\` in a child process, ` +
+        `client at ${RATE} requests/s; streamed gzip to the landing file, then loaded by DuckDB (read_json_objects, ` +
+        `typed and checked in SQL, new and changed sales inserted into sales) ` +
         'under the extract memory cap. The second run re-fetches the same window within the lookback.',
     };
   } finally {

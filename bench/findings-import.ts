@@ -66,7 +66,8 @@ export async function run(): Promise<BenchResult> {
     await writeWorkbook(warehouse, facts, { file });
     // As before the controller decided: the workbook holds the decisions, the database none.
     await warehouse.run(
-      'UPDATE recon_exceptions SET decision = NULL, decision_note = NULL, owner = NULL, expected_clear_by = NULL; CHECKPOINT;',
+      'UPDATE recon_exceptions SET decision = NULL, decision_note = NULL, owner = NULL, expected_clear_by = NULL; ' +
+        'CHECKPOINT;',
     );
 
     const { seconds, value: result } = await timed(() => importDecisions(warehouse, file, { by: 'bench' }, silent));
@@ -92,8 +93,10 @@ export async function run(): Promise<BenchResult> {
         { label: 'peak RSS < 1 GiB', measured: `${Math.round(peak)} MiB`, ok: peak < 1024 },
       ],
       notes:
-        'The workbook is written by the report writer (6 finding sheets, decision columns filled); the import reads it part by part through the ZIP directory, ' +
-        'checks every row against recon_exceptions and records the decisions in one transaction. Peak RSS includes writing the workbook and DuckDB.',
+        'The workbook is written by the report writer (6 finding sheets, decision columns filled); the import reads ' +
+        'it part by part through the ZIP directory, ' +
+        'checks every row against recon_exceptions and records the decisions in one transaction. Peak RSS includes ' +
+        'writing the workbook and DuckDB.',
     };
   } finally {
     warehouse.close();

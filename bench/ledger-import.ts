@@ -79,19 +79,30 @@ export async function run(): Promise<BenchResult> {
           { label: 'peak RSS ≤ 1 GiB', measured: `${Math.round(rss)} MiB`, ok: rss <= 1024 },
         ],
         notes:
-          `One ${LINES.toLocaleString('en')}-line Latin-1 CSV (";", decimal comma, 1 line in ${BAD_EVERY} malformed, 1 in 50 quoted) imported as \`ledger import\` does: ` +
-          "DuckDB reads the lines and the ledger rules in SQL accept the good ones (sources/ledger/csv-bulk.ts), the rest go through the streaming reader's rules; then one transaction. " +
+          `One ${LINES.toLocaleString('en')}-line Latin-1 CSV (";", decimal comma, 1 line in ${BAD_EVERY} malformed, ` +
+          `1 in 50 quoted) imported as \`ledger import\` does: ` +
+          'DuckDB reads the lines and the ledger rules in SQL accept the good ones (sources/ledger/csv-bulk.ts), the ' +
+          "rest go through the streaming reader's rules; then one transaction. " +
           "CPU seconds: user + system of the process during the import (all of DuckDB's threads). " +
-          'Where the time goes (DuckDB profiles, 2026-11-24): reading and checking the lines (temp.ledger_csv_lines) about half, of ' +
-          'which splitting the lines ≈ 40 % and the typed checks (regular expressions, DECIMAL casts) ≈ 55 %; the insert into ' +
-          '`ledger` the other half, of which writing the table ≈ 50 %, splitting the accepted lines again ≈ 35 %, the time zone ' +
-          '≈ 10 %. Skipping the overlap query when no other file is loaded: 10.5 / 11.1 → 10.7 / 10.0 CPU-s side by side; ' +
+          'Where the time goes (DuckDB profiles, 2026-11-24): reading and checking the lines (temp.ledger_csv_lines) ' +
+          'about half, of ' +
+          'which splitting the lines ≈ 40 % and the typed checks (regular expressions, DECIMAL casts) ≈ 55 %; the ' +
+          'insert into ' +
+          '`ledger` the other half, of which writing the table ≈ 50 %, splitting the accepted lines again ≈ 35 %, ' +
+          'the time zone ' +
+          '≈ 10 %. Skipping the overlap query when no other file is loaded: 10.5 / 11.1 → 10.7 / 10.0 CPU-s side by ' +
+          'side; ' +
           'keeping the split fields so the insert does not split again gave no measurable CPU gain and was not kept. ' +
-          'Issue 16 item 4, second pass (node --cpu-prof): the hash and byte scan read the file into one reused buffer ' +
-          "(a read stream's fresh 1 MiB buffers: 0.85 → 0.25 CPU-s) and look for bytes 0x80-0x9F without making a Latin-1 " +
-          'string of each chunk (the largest JavaScript cost); the left lines are one query, not 40. What is left is DuckDB: ' +
-          'writing 1M rows of 13 columns into `ledger` ≈ 2 CPU-s (its three per-file constant text columns ≈ 0.9 of it; without ' +
-          'FSST ≈ 0.4 less, at ≈ 26 MB more per million lines: not done), the SQL rules ≈ 2, the temporary table ≈ 0.7.',
+          'Issue 16 item 4, second pass (node --cpu-prof): the hash and byte scan read the file into one reused ' +
+          'buffer ' +
+          '(a read ' +
+          "stream's fresh 1 MiB buffers: 0.85 → 0.25 CPU-s) and look for bytes 0x80-0x9F without making a Latin-1 " +
+          'string of each chunk (the largest JavaScript cost); the left lines are one query, not 40. What is left is ' +
+          'DuckDB: ' +
+          'writing 1M rows of 13 columns into `ledger` ≈ 2 CPU-s (its three per-file constant text columns ≈ 0.9 of ' +
+          'it; without ' +
+          'FSST ≈ 0.4 less, at ≈ 26 MB more per million lines: not done), the SQL rules ≈ 2, the temporary table ≈ ' +
+          '0.7.',
       };
     } finally {
       warehouse.close();
@@ -118,7 +129,10 @@ function brazilian(centsValue: number): string {
   return `${whole},${String(centsValue % 100).padStart(2, '0')}`;
 }
 
-/** The bench's file: the Brazilian export, a reference in 50 quoted with the delimiter inside, one price in BAD_EVERY malformed. */
+/**
+ * The bench's file: the Brazilian export, a reference in 50 quoted with the delimiter inside, one price in BAD_EVERY
+ * malformed.
+ */
 function writeLedger(file: string): Promise<void> {
   return writeLedgerCsv(file, {
     header: Object.values(brazilianColumns).join(';'),

@@ -131,11 +131,15 @@ export async function run(): Promise<BenchResult> {
         { label: `individual lookups ≤ ${maxLookups}`, measured: String(lookups), ok: lookups <= maxLookups },
       ],
       notes:
-        `\`pinrecon run --period ${period} --as-of ${asOf}\` with extract.historyStart ${historyStart} in its own process (peak RSS and CPU from its ` +
-        `getrusage at exit), against \`pinrecon simulate-api\` in another (seed 7, ${sales.toLocaleString('en-US')} sales, every 2,500th malformed, 50 requests/s); ` +
+        `\`pinrecon run --period ${period} --as-of ${asOf}\` with extract.historyStart ${historyStart} in its own ` +
+        `process (peak RSS and CPU from its ` +
+        `getrusage at exit), against \`pinrecon simulate-api\` in another (seed 7, ${sales.toLocaleString('en-US')} ` +
+        `sales, every 2,500th malformed, 50 requests/s); ` +
         "the ledger is the demo's generator (breaks of every kind planted, one in 250 clean sales per kind). Before the run the simulator renders " +
-        `the ${kept.windows.length} windows it will be asked for (--keep-responses, render_windows_s) and serves them from those files during the run ` +
-        "(simulator_cpu_during_run_s is what serving cost on the shared cores), so run_wall_s is pinrecon's own time; run_cpu_s is its CPU. " +
+        `the ${kept.windows.length} windows it will be asked for (--keep-responses, render_windows_s) and serves ` +
+        `them from those files during the run ` +
+        '(simulator_cpu_during_run_s is what serving cost on the shared cores), so run_wall_s is ' +
+        "pinrecon's own time; run_cpu_s is its CPU. " +
         'Steps as the job records them; the ledger generation is not part of the job.',
     };
   } finally {

@@ -312,7 +312,8 @@ export async function checkFindings(month: Month): Promise<FindingsCheck> {
   const warehouse = await Warehouse.open(month.database, { timezone });
   try {
     const found = await warehouse.all<{ k: string; r: string }>(
-      `select exception_type || ' ' || trim(partner_reference) as k, trim(partner_reference) as r from recon_exceptions where period = $1`,
+      `select exception_type || ' ' || trim(partner_reference) as k, trim(partner_reference) as r from ` +
+        `recon_exceptions where period = $1`,
       [period],
     );
     const malformed = new Set(month.plant.malformed);
@@ -344,7 +345,8 @@ export async function salesInPeriod(month: Month): Promise<number> {
   const warehouse = await Warehouse.open(month.database, { timezone });
   try {
     const row = await warehouse.one<{ n: string }>(
-      `select count(*)::VARCHAR as n from sales where transaction_at >= TIMESTAMPTZ '2026-10-01 00:00:00-03' and transaction_at < TIMESTAMPTZ '2026-11-01 00:00:00-03'`,
+      `select count(*)::VARCHAR as n from sales where transaction_at >= TIMESTAMPTZ '2026-10-01 00:00:00-03' and ` +
+        `transaction_at < TIMESTAMPTZ '2026-11-01 00:00:00-03'`,
     );
     return Number(row?.n ?? 0);
   } finally {

@@ -147,7 +147,8 @@ export async function run(): Promise<BenchResult> {
   metrics.load_average_1min_at_start = Number(load.toFixed(2));
   const pqueueHolds = holds(interval) || holds(strict) || holds(strict1020);
   const describe = (label: string, p: Pacing) =>
-    `${label} ${p.acceptedRps.toFixed(2)}/s accepted (${((p.acceptedRps / RATE) * 100).toFixed(1)} %), ${p.server503s} × 503, most starts in a rolling second ${p.clientMax}`;
+    `${label} ${p.acceptedRps.toFixed(2)}/s accepted (${((p.acceptedRps / RATE) * 100).toFixed(1)} %), ` +
+    `${p.server503s} × 503, most starts in a rolling second ${p.clientMax}`;
   return {
     metrics,
     targets: [
@@ -164,7 +165,8 @@ export async function run(): Promise<BenchResult> {
       },
       {
         label:
-          "the pacing used holds ≥ 0.97 of the rate with zero 503s (p-queue's own, if it does; else the smooth limiter)",
+          'the pacing used holds ≥ 0.97 of the rate with zero 503s ' +
+          "(p-queue's own, if it does; else the smooth limiter)",
         measured: pqueueHolds
           ? 'p-queue holds it'
           : `smooth limiter: ${holds(ours) ? 'holds it' : 'does not either'}; p-queue does not`,
@@ -172,11 +174,14 @@ export async function run(): Promise<BenchResult> {
       },
     ],
     notes:
-      `${REQUESTS} productStock calls (+ the token call) from ${CALLERS} concurrent callers at ${RATE}/s, against the simulator on 127.0.0.1 limiting at ${RATE} in any rolling second; one fresh simulator per pacing. ` +
-      `${describe('Smooth limiter:', ours)}; ${describe('p-queue interval/intervalCap:', interval)}; ${describe('p-queue strict:', strict)}; ${describe('p-queue strict, interval 1020 ms:', strict1020)}. ` +
+      `${REQUESTS} productStock calls (+ the token call) from ${CALLERS} concurrent callers at ${RATE}/s, against ` +
+      `the simulator on 127.0.0.1 limiting at ${RATE} in any rolling second; one fresh simulator per pacing. ` +
+      `${describe('Smooth limiter:', ours)}; ${describe('p-queue interval/intervalCap:', interval)}; ` +
+      `${describe('p-queue strict:', strict)}; ${describe('p-queue strict, interval 1020 ms:', strict1020)}. ` +
       (pqueueHolds
         ? "p-queue's own pacing holds the bar, so the smooth limiter could go. "
         : 'Decision: the request queue (p-queue) orders and bounds calls and the smooth limiter paces every attempt. p-queue lets a whole intervalCap start at once, so the simulator sees bursts whose arrival jitter crosses its rolling second (503s, each costing a wait of a second), and it paces tasks, not attempts: a retry after a 503 or a token renewal inside a task goes out unpaced. ') +
-      `Achieved rate = (starts − 1) / (last start − first start). Load average at the start: ${load.toFixed(2)} on ${os.cpus().length} cores (a shared machine: other jobs were running).`,
+      `Achieved rate = (starts − 1) / (last start − first start). Load average at the start: ${load.toFixed(2)} on ` +
+      `${os.cpus().length} cores (a shared machine: other jobs were running).`,
   };
 }

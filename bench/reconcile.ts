@@ -91,8 +91,10 @@ export async function run(): Promise<BenchResult> {
         },
       ],
       notes:
-        `The month of the month-end bench (${month.sales.toLocaleString('en-US')} sales created 2026-10-01..2026-11-23, ledger of October with every ` +
-        'kind of break planted), extracted by `pinrecon extract --by both` and imported by `pinrecon ledger import`; then `pinrecon reconcile ' +
+        `The month of the month-end bench (${month.sales.toLocaleString('en-US')} sales created ` +
+        `2026-10-01..2026-11-23, ledger of October with every ` +
+        'kind of break planted), extracted by `pinrecon extract --by both` and imported by `pinrecon ledger import`; ' +
+        'then `pinrecon reconcile ' +
         `--period ${period} --as-of ${asOf} --json\` twice, each in its own process; seconds are the process's wall time (start-up included), ` +
         "CPU seconds its user + system time (all of DuckDB's threads), stages from its own summary of the first run. " +
         'Why ≤ 10 s is missed (measured 2026-11-24 with per-model DuckDB profiles and CPU time, load ≈ 15 on 2 cores): ' +

@@ -76,16 +76,24 @@ export async function run(): Promise<BenchResult> {
       notes:
         'All sheets of the workbook: the Summary by exceljs, every detail sheet streamed from DuckDB a page at a time, its data rows as SpreadsheetML text by reports/xlsx-sheet-writer.ts (per-row currency formats, dates, masked PINs); peak RSS includes DuckDB. ' +
         "CPU seconds: user + system of the process while the workbook is written (all of DuckDB's threads). " +
-        'Issue 16 item 4 (2026-11-24, busy machine, before/after side by side): the rows are read column by column from ' +
+        'Issue 16 item 4 (2026-11-24, busy machine, before/after side by side): the rows are read column by column ' +
+        'from ' +
         "DuckDB's chunks (not yieldRowsJs's array of JS values per row), few-valued text columns come as ENUMs " +
-        '(reports/sheet-select.ts: their strings made once per chunk, not decoded per row) and the next chunk is fetched while ' +
-        "one is written, and each column's fixed cell parts are made once: run in turns at load ≈ 5.7, 27.1, 26.8 → 20.8, 21.1 " +
-        'CPU-s and 29.9, 29.8 → 22.6, 21.9 s (−23 %, −25 %; 23.3 s quiet before), the workbook byte for byte the same in every part. ' +
-        "Main thread after (profile): garbage collection ≈ 16 %, the rows' XML and its UTF-8 copy ≈ 28 %, reading the " +
-        'remaining text values (the masked PIN, 16 bytes, is copied out of DuckDB one by one) ≈ 14 %, zip (deflate, CRC) ≈ 14 %; ' +
+        '(reports/sheet-select.ts: their strings made once per chunk, not decoded per row) and the next chunk is ' +
+        'fetched while ' +
+        'one is written, and each ' +
+        "column's fixed cell parts are made once: run in turns at load ≈ 5.7, 27.1, 26.8 → 20.8, 21.1 " +
+        'CPU-s and 29.9, 29.8 → 22.6, 21.9 s (−23 %, −25 %; 23.3 s quiet before), the workbook byte for byte the ' +
+        'same in every part. ' +
+        'Main thread after (profile): garbage collection ≈ 16 %, the ' +
+        "rows' XML and its UTF-8 copy ≈ 28 %, reading the " +
+        'remaining text values (the masked PIN, 16 bytes, is copied out of DuckDB one by one) ≈ 14 %, zip (deflate, ' +
+        'CRC) ≈ 14 %; ' +
         "DuckDB's own work making the rows (scan, join, time zones) ≈ 5 CPU-s on its threads. Tried and not kept: the row XML " +
-        'built by DuckDB in SQL, a block of rows per string (53.4 against 29.7 CPU-s: DuckDB concatenating 16 cells a row ' +
-        'costs more than JavaScript does); earlier, one sorted streamed query instead of pages (34.4 against 36.1 CPU-s, ' +
+        'built by DuckDB in SQL, a block of rows per string (53.4 against 29.7 CPU-s: DuckDB concatenating 16 cells ' +
+        'a row ' +
+        'costs more than JavaScript does); earlier, one sorted streamed query instead of pages (34.4 against 36.1 ' +
+        'CPU-s, ' +
         'peak RSS 511 against 361 MiB) and the text cells packed into one string per row (24.8 against 24.0 CPU-s).',
     };
   } finally {

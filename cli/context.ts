@@ -103,7 +103,8 @@ export function reportFailure(output: Output, error: unknown): void {
   const expected = error instanceof JobError || error instanceof UsageError || error instanceof ConfigError;
   if (!expected)
     output.error(
-      'what to do: pinrecon did not expect this error. If it is not about this machine (disk, permissions, memory), run again with PINRECON_DEBUG=1 and report the stack trace.',
+      'what to do: pinrecon did not expect this error. If it is not about this machine (disk, permissions, memory), ' +
+        'run again with PINRECON_DEBUG=1 and report the stack trace.',
     );
   if (process.env.PINRECON_DEBUG && error instanceof Error && error.stack)
     output.error(redactRememberedSecrets(error.stack));

@@ -1,7 +1,7 @@
 /**
  * Data printed on stdout by commands that stream it rather than hand it to `Output.result` (`query`,
- * `findings list`, `actions list`): every text passes the one printable-text rule (core/text-safety.ts) here, so no path of
- * the CLI writes a file's or the provider's escape sequences to a terminal. (issue 18)
+ * `findings list`, `actions list`): every text passes the one printable-text rule (core/text-safety.ts) here, so no
+ * path of the CLI writes a file's or the provider's escape sequences to a terminal. (issue 18)
  */
 import { formatTable } from '../core/output.js';
 import { neutralizeFormula, printable, printableJson } from '../core/text-safety.js';
@@ -35,7 +35,9 @@ export function csvField(value: unknown): string {
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
-/** Rows as a table, CSV or JSON on stdout, every text through the printable-text rule (`findings list`, `actions list`). */
+/**
+ * Rows as a table, CSV or JSON on stdout, every text through the printable-text rule (`findings list`, `actions list`).
+ */
 export async function printRows(rows: object[], format: string, none: string): Promise<void> {
   if (format === 'json') await printJson(rows, 2);
   else if (format === 'csv') {

@@ -107,7 +107,8 @@ export function transportWarnings(config: Config): string[] {
   const api = new URL(config.api.baseUrl);
   if (config.api.allowInsecureHttp && api.protocol !== 'https:' && !isLoopbackAddress(api.hostname)) {
     warnings.push(
-      `api.allowInsecureHttp is set: the API credentials, tokens and PINs travel unencrypted to ${api.host}. Use an https:// baseUrl.`,
+      `api.allowInsecureHttp is set: the API credentials, tokens and PINs travel unencrypted to ${api.host}. Use an ` +
+        `https:// baseUrl.`,
     );
   }
   const smtp = parseSmtpUrl(config.email.smtpUrl);
@@ -115,7 +116,8 @@ export function transportWarnings(config: Config): string[] {
     smtp.user !== undefined || smtp.password !== undefined || config.email.smtpPassword !== undefined;
   if (config.email.allowPlaintextAuth && hasCredentials && !smtp.secure && !isLoopbackAddress(smtp.host)) {
     warnings.push(
-      `email.allowPlaintextAuth is set: the SMTP password may be sent unencrypted to ${smtp.host} when the server offers no STARTTLS. Use smtps:// or a server with STARTTLS.`,
+      `email.allowPlaintextAuth is set: the SMTP password may be sent unencrypted to ${smtp.host} when the server ` +
+        `offers no STARTTLS. Use smtps:// or a server with STARTTLS.`,
     );
   }
   return warnings;

@@ -94,7 +94,8 @@ export const configSchema = z.strictObject({
   analysts: analystsSchema,
   /**
    * `pinrecon schedule`: jobs run on a cron expression, each with its job, the period it works on
-   * (`previous`, `current` or YYYY-MM, default previous), whether it emails (default false) and an optional ledger file.
+   * (`previous`, `current` or YYYY-MM, default previous), whether it emails (default false) and an optional ledger
+   * file.
    * @default []
    */
   schedules: schedulesSchema,

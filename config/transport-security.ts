@@ -91,7 +91,8 @@ export interface SmtpTarget {
  */
 export function parseSmtpUrl(text: string): SmtpTarget {
   const encodeHint =
-    'percent-encode "/", "#", "?", "@" and "%" in the user and password (as %2F, %23, %3F, %40, %25), or put the password in PINRECON_SMTP_PASSWORD';
+    'percent-encode "/", "#", "?", "@" and "%" in the user and password (as %2F, %23, %3F, %40, %25), or put the ' +
+    'password in PINRECON_SMTP_PASSWORD';
   const scheme = /^(smtps?):\/\//i.exec(text)?.[1]?.toLowerCase();
   if (!scheme) throw new Error('must start with smtp:// or smtps://');
   const authority = text.slice(scheme.length + 3).split(/[/?#]/, 1)[0]!;

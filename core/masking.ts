@@ -57,7 +57,8 @@ export function maskPinValue(expression: string, mask: string = textMask): strin
 export async function hasStoredPins(warehouse: Warehouse): Promise<boolean> {
   return Boolean(
     await warehouse.one(
-      `SELECT 1 AS present FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'sales' AND column_name = 'key' AND NOT internal`,
+      `SELECT 1 AS present FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'sales' AND column_name ` +
+        `= 'key' AND NOT internal`,
     ),
   );
 }
@@ -90,7 +91,10 @@ function sqlText(value: string): string {
   return `'${value.replace(/'/g, "''")}'`;
 }
 
-/** A PIN of which only the last 4 characters are known (`key_last4`): fewer than 4 means the PIN itself was that short, so it is hidden whole. */
+/**
+ * A PIN of which only the last 4 characters are known (`key_last4`): fewer than 4 means the PIN itself was that short,
+ * so it is hidden whole.
+ */
 export function maskPinLast4(last4: string): string {
   return last4.length >= 4 ? maskPin(last4) : '****';
 }

@@ -203,7 +203,8 @@ export async function runDataTests(
   }
   if (failures.length > 0) {
     throw new JobError(
-      `The reconciliation of the period failed ${failures.length} data test(s); nothing was published.\n${failures.join('\n\n')}`,
+      `The reconciliation of the period failed ${failures.length} data test(s); nothing was ` +
+        `published.\n${failures.join('\n\n')}`,
       'The failing rows point at the data that broke the rule (e.g. a ledger line loaded twice); ' +
         'fix or re-import it, then re-run reconcile.',
     );

@@ -114,7 +114,8 @@ async function markAbandoned(warehouse: Warehouse, foundBy: string): Promise<voi
     pid: number | string | null;
     hostname: string | null;
   }>(
-    `SELECT run_id, strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS started_at, pid, hostname FROM pipeline_runs WHERE status = 'running'`,
+    `SELECT run_id, strftime(started_at AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%SZ') AS started_at, pid, hostname FROM ` +
+      `pipeline_runs WHERE status = 'running'`,
   );
   const foundAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   for (const run of left) {

@@ -21,7 +21,10 @@ export interface XlsxLimits {
   maxCompressionRatio: number;
   /** Entries of `xl/sharedStrings.xml`. */
   maxSharedStrings: number;
-  /** XML characters of one shared string: Excel holds 32,767 characters in a cell, escaped and formatted at most ~8× that. */
+  /**
+   * XML characters of one shared string: Excel holds 32,767 characters in a cell, escaped and formatted at most ~8×
+   * that.
+   */
   maxSharedStringBytes: number;
 }
 
@@ -113,7 +116,8 @@ class SharedStringCounter {
       if (++this.count > this.limits.maxSharedStrings) {
         const limit = this.limits.maxSharedStrings.toLocaleString('en-US');
         throw new XlsxLimitExceeded(
-          `its shared strings number more than ${limit}, more than any ledger or report workbook holds: it may be a zip bomb`,
+          `its shared strings number more than ${limit}, more than any ledger or report workbook holds: it may be a ` +
+            `zip bomb`,
         );
       }
     }

@@ -69,7 +69,9 @@ function csvText(content: ActionFile): string {
   return `${lines.join('\r\n')}\r\n`;
 }
 
-/** A CSV field: text is printable and never a formula (a leading = + - @ gets an apostrophe); numbers stay as they are. */
+/**
+ * A CSV field: text is printable and never a formula (a leading = + - @ gets an apostrophe); numbers stay as they are.
+ */
 function csvField(value: string | null, kind: FileColumn['kind']): string {
   if (value === null) return '';
   const text = kind === 'text' ? neutralizeFormula(printable(value)) : value;

@@ -70,7 +70,8 @@ export function closeBriefDetailLines(facts: ReportFacts): string[] {
     d.largestOpen.forEach((finding, i) => {
       const pin = finding.keyLast4 ? ` · PIN ${finding.keyLast4}` : '';
       lines.push(
-        `  ${i + 1}. ${finding.findingType} ${finding.partnerReference ?? '(no reference)'} ${formatAmount(finding.amount, finding.currency)} · ` +
+        `  ${i + 1}. ${finding.findingType} ${finding.partnerReference ?? '(no reference)'} ` +
+          `${formatAmount(finding.amount, finding.currency)} · ` +
           `${finding.decision ?? 'undecided'}${finding.state === 'overdue' ? ' (overdue)' : ''}${pin}`,
       );
     });

@@ -40,7 +40,9 @@ export interface CloseFacts {
   deltas: { currencyCode: string | null; amountDelta: string }[];
   /** Actions executed or exported after the sign-off (actions execute --after-signoff; issue 28). */
   actionsAfterSignoff?: number;
-  /** The active sign-off's seal: sha256 of its statement, and the fingerprint of the key that signed it (null: none). */
+  /**
+   * The active sign-off's seal: sha256 of its statement, and the fingerprint of the key that signed it (null: none).
+   */
   seal?: { sha256: string; signerKeySha256: string | null };
 }
 
@@ -143,7 +145,8 @@ export function changeSummary(close: CloseFacts): string {
   const counts = `${formatCount(close.changes.new)} new, ${formatCount(close.changes.cleared)} cleared, ${formatCount(close.changes.changed)} changed`;
   const deltas = close.deltas.map(
     (d) =>
-      `${d.currencyCode ?? '(no currency)'} ${Number(d.amountDelta) > 0 ? '+' : ''}${formatAmount(d.amountDelta, d.currencyCode)}`,
+      `${d.currencyCode ?? '(no currency)'} ` +
+      `${Number(d.amountDelta) > 0 ? '+' : ''}${formatAmount(d.amountDelta, d.currencyCode)}`,
   );
   const actions = close.actionsAfterSignoff
     ? `; ${formatCount(close.actionsAfterSignoff)} action(s) carried out after the sign-off (--after-signoff)`

@@ -63,7 +63,9 @@ export interface DecisionFacts {
   lines: DecisionLine[];
   totals: DecisionTotal[];
   bridgeGross: BridgeGross[];
-  /** The three largest findings that are not pending, by absolute amount (the cost bridge effect, finding-amount.ts). */
+  /**
+   * The three largest findings that are not pending, by absolute amount (the cost bridge effect, finding-amount.ts).
+   */
   largestOpen: OpenFinding[];
   /** Per currency, the findings the materiality rule decided accepted (issue 30: listed apart, never dropped). */
   acceptedByRule: { currency: string | null; findings: number; amount: Decimal }[];
@@ -96,7 +98,8 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
      ) ORDER BY currency_code NULLS LAST, kind, CASE WHEN kind = 'state' THEN ${stateOrder} ELSE 0 END, label`,
   );
   const totals = await warehouse.all(
-    `SELECT currency_code, count(*) AS findings, ${grossSql} FROM ${stated} GROUP BY ALL ORDER BY currency_code NULLS LAST`,
+    `SELECT currency_code, count(*) AS findings, ${grossSql} FROM ${stated} GROUP BY ALL ORDER BY currency_code ` +
+      `NULLS LAST`,
   );
   const bridgeGross = await warehouse.all(
     `SELECT currency_code, exception_type,
@@ -177,14 +180,16 @@ async function closeState(
   const columns = new Set(
     (
       await warehouse.all<{ name: string }>(
-        `SELECT column_name AS name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_summary' AND column_name IN ('verdict', 'signoff_status')`,
+        `SELECT column_name AS name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = ` +
+          `'recon_summary' AND column_name IN ('verdict', 'signoff_status')`,
       )
     ).map((r) => r.name),
   );
   if (columns.size === 0) return { verdict: null, signoffStatus: null };
   const pick = (column: string) => (columns.has(column) ? `max(${column})::VARCHAR` : 'NULL');
   const row = await warehouse.one(
-    `SELECT ${pick('verdict')} AS verdict, ${pick('signoff_status')} AS signoff_status FROM recon_summary WHERE period = ${period}`,
+    `SELECT ${pick('verdict')} AS verdict, ${pick('signoff_status')} AS signoff_status FROM recon_summary WHERE ` +
+      `period = ${period}`,
   );
   return { verdict: text(row?.verdict), signoffStatus: text(row?.signoff_status) };
 }

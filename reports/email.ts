@@ -269,7 +269,8 @@ export async function deliverReportEmail(
       const tlsRefused = requireTLS && isMissingStartTls(error);
       if (tlsRefused || !isTransient(error) || attempt >= attempts) {
         throw new JobError(
-          `Could not send the report email to ${config.to.join(', ')} via ${server} (attempt ${attempt} of ${attempts}): ${reason}.`,
+          `Could not send the report email to ${config.to.join(', ')} via ${server} (attempt ${attempt} of ` +
+            `${attempts}): ${reason}.`,
           tlsRefused
             ? `The mail server offered no TLS (STARTTLS), so the SMTP credentials were not sent. Use smtps:// or a server that offers STARTTLS; only if the network between you is trusted, set email.allowPlaintextAuth to true.`
             : isTransient(error)

@@ -24,7 +24,8 @@ export function describeMissingProof(proof: MissingProof): string | null {
   if (total === 0) return null;
   return (
     `missing_at_provider: ${formatCount(proof.unproven)} of ${formatCount(total)} UNPROVEN ` +
-    `(proven absent: ${formatCount(proof.windows)} by the extract windows, ${formatCount(proof.lookup)} by an individual look-up)`
+    `(proven absent: ${formatCount(proof.windows)} by the extract windows, ${formatCount(proof.lookup)} by an ` +
+    `individual look-up)`
   );
 }
 

@@ -51,8 +51,8 @@ export function moneyFormat(currency: string | null | undefined): string {
 }
 
 /**
- * An exact decimal ("12345.6750") as "R$ 12,345.68" ("-R$ 1.00" when negative): rounded half away from zero to 2 decimals with
- * integer arithmetic, so the text is exactly the database's value.
+ * An exact decimal ("12345.6750") as "R$ 12,345.68" ("-R$ 1.00" when negative): rounded half away from zero to 2
+ * decimals with integer arithmetic, so the text is exactly the database's value.
  */
 export function formatAmount(exact: string | null, currency: string | null): string {
   if (exact === null) return '—';

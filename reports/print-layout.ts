@@ -53,7 +53,8 @@ export function printScale(widths: number[], paper: PaperSize, orientation: 'por
   const scale = Math.min(100, Math.floor((printableWidthPt(paper, orientation) / total) * 100) - 1);
   if (scale < minimumScale) {
     throw new RangeError(
-      `columns of ${total.toFixed(0)} pt print at ${scale}% on ${paper} ${orientation}: below ${minimumTextPt} pt text (${minimumScale}%)`,
+      `columns of ${total.toFixed(0)} pt print at ${scale}% on ${paper} ${orientation}: below ${minimumTextPt} pt ` +
+        `text (${minimumScale}%)`,
     );
   }
   return scale;

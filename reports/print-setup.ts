@@ -134,7 +134,8 @@ export function printArea(sheet: DetailSheet, rows: number): string | undefined 
   const last = area[area.length - 1]!.at;
   if (last - first + 1 !== area.length)
     throw new RangeError(`the print columns of ${sheet.title} after the leading ones must be adjacent`);
-  // exceljs puts `$` before the columns only; the rows are made absolute here (a relative one would move with the cursor).
+  // exceljs puts `$` before the columns only; the rows are made absolute here (a relative one would move with the
+  // cursor).
   return `${columnLetters(first)}$1:${columnLetters(last)}$${rows + 1}`;
 }
 

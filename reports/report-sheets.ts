@@ -86,7 +86,8 @@ function findingSheet(
   return {
     title,
     description,
-    // The key columns first (they repeat at the left of every printed page), then the rest of the data, then the decision.
+    // The key columns first (they repeat at the left of every printed page), then the rest of the data, then the
+    // decision.
     columns: [
       { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 18 },
       { key: 'partner_reference', header: 'Partner reference', kind: 'text', sql: 'partner_reference', width: 20 },
@@ -138,7 +139,8 @@ export function signoffChangesSheet(period: string, signoffId: string): DetailSh
   return {
     title: 'Changed since sign-off',
     description:
-      'findings new, cleared or changed (amounts, statuses or decision) since the period was signed off, with the amount delta',
+      'findings new, cleared or changed (amounts, statuses or decision) since the period was signed off, with the ' +
+      'amount delta',
     columns: [
       { key: 'change', header: 'Change', kind: 'text', sql: 'change', width: 10 },
       { key: 'exception_type', header: 'Finding type', kind: 'text', sql: 'exception_type', width: 24 },

@@ -112,7 +112,8 @@ function writeSummaryHeader(
   if (close.signoffState === 'unsigned') line(styled('Sign-off', styles.bold), 'unsigned');
   if (summaryOnlyOf) {
     note(
-      `Summary only: the full workbook (${formatFileSize(summaryOnlyOf.bytes)}) is too large to attach; it is at ${summaryOnlyOf.file}`,
+      `Summary only: the full workbook (${formatFileSize(summaryOnlyOf.bytes)}) is too large to attach; it is at ` +
+        `${summaryOnlyOf.file}`,
       styles.bold,
     );
   }
@@ -179,13 +180,16 @@ function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, 
       `from ${formatCount(facts.ledger.unplacedFiles)} file(s)`,
     );
     note(
-      'Not one line of those files was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, columns) and import again.',
+      'Not one line of those files was accepted: check the ledger settings (delimiter, decimalSeparator, dateFormat, ' +
+        'columns) and import again.',
       styles.warning,
     );
   }
   note(
-    `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file holding orders paid in ${facts.period}, ` +
-      `and of every file with no accepted line at all (it belongs to no period, so every report shows it until the file is imported again).`,
+    `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file ` +
+      `holding orders paid in ${facts.period}, ` +
+      `and of every file with no accepted line at all (it belongs to no period, so every report shows it until the ` +
+      `file is imported again).`,
   );
 }
 
@@ -248,8 +252,10 @@ function writeDecisionsSection(
 ): void {
   heading('Decisions and states per currency');
   note(
-    'Pending: decided timing with Expected clear by on or after the as-of date, or a cutoff_difference the other period has not reconciled yet. ' +
-      `Overdue: timing past its Expected clear by. Everything not pending is a break to account for. ${findingAmountRule}`,
+    'Pending: decided timing with Expected clear by on or after the as-of date, or a cutoff_difference the other ' +
+      'period has not reconciled yet. ' +
+      `Overdue: timing past its Expected clear by. Everything not pending is a break to account for. ` +
+      `${findingAmountRule}`,
   );
   const d = facts.decisions;
   if (d.totals.length === 0) line('No findings.');

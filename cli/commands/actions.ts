@@ -33,7 +33,8 @@ export function registerActions(program: Command): void {
   const actions = program
     .command('actions')
     .description(
-      'act on decided findings: plan reversals, claims and journal entries, approve them (a second person), execute, export',
+      'act on decided findings: plan reversals, claims and journal entries, approve them (a second person), execute, ' +
+        'export',
     );
 
   withGlobalOptions(
@@ -52,13 +53,15 @@ export function registerActions(program: Command): void {
       if (!actor.attested) output.info(unattestedNotice);
       const result = await withJobWarehouse(config, (warehouse) => planActions(warehouse, config, { period, actor }));
       const lines = [
-        `planned ${period}: ${result.proposed.length} proposed, ${result.unchanged} unchanged, ${result.canceled.length} canceled, ` +
+        `planned ${period}: ${result.proposed.length} proposed, ${result.unchanged} unchanged, ` +
+          `${result.canceled.length} canceled, ` +
           `${result.skipped.length} reverse decision(s) skipped`,
       ];
       for (const p of result.proposed) {
         const sale = p.transactionId ? ` tx ${p.transactionId}` : '';
         lines.push(
-          `  proposed  ${p.actionId} ${p.kind.padEnd(8)} ${p.amount ?? ''} ${p.currency ?? ''} finding ${p.findingId}${sale}`,
+          `  proposed  ${p.actionId} ${p.kind.padEnd(8)} ${p.amount ?? ''} ${p.currency ?? ''} finding ` +
+            `${p.findingId}${sale}`,
         );
       }
       for (const c of result.canceled) lines.push(`  canceled  ${c.actionId}: ${c.reason}`);
@@ -115,7 +118,8 @@ approval is signed; every approval records the sha256 of the policy in force.`,
     actions
       .command('execute')
       .description(
-        "carry out the period's approved reversals at the provider, exactly once each, and verify them by reading the sale",
+        'carry out the ' +
+          "period's approved reversals at the provider, exactly once each, and verify them by reading the sale",
       )
       .requiredOption('--period <YYYY-MM>', 'the month')
       .option('--dry-run', 'say what would be done; call nothing, change nothing')
@@ -184,7 +188,8 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
     actions
       .command('export')
       .description(
-        'write the approved claims (overcharges, for the provider), undercharges (apart) or journal entries (for the ledger)',
+        'write the approved claims (overcharges, for the provider), undercharges (apart) or journal entries (for the ' +
+          'ledger)',
       )
       .requiredOption('--period <YYYY-MM>', 'the month')
       .requiredOption('--kind <kind>', 'claim, undercharge or journal')
@@ -236,7 +241,8 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
         for (const c of result.canceled) output.warn(`${c.actionId} canceled, not exported: ${c.reason}`);
         if (result.unapproved > 0) {
           output.warn(
-            `${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve them first`,
+            `${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve ` +
+              `them first`,
           );
         }
         output.result(lines.join('\n'));

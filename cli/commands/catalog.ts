@@ -1,4 +1,6 @@
-/** `pinrecon catalog`: snapshots the partner's catalog (collections, products, prices, costs, stock) into the database. */
+/**
+ * `pinrecon catalog`: snapshots the partner's catalog (collections, products, prices, costs, stock) into the database.
+ */
 import type { Command } from 'commander';
 import { snapshotCatalog, type CatalogSummary } from '../../pipelines/catalog/catalog.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
@@ -9,7 +11,8 @@ export function registerCatalog(program: Command): void {
     program
       .command('catalog')
       .description(
-        "snapshot the partner's catalog (collection tree, products with prices and costs, product info, stock) into the database",
+        'snapshot the ' +
+          "partner's catalog (collection tree, products with prices and costs, product info, stock) into the database",
       ),
   )
     .addHelpText(
@@ -39,7 +42,8 @@ function printSummary(s: CatalogSummary, output: Output): void {
     [
       `catalog snapshot ${s.snapshotId} taken ${s.takenAt} (${s.country}/${s.currency}/${s.language})`,
       `${s.collections} collections · ${s.products} products (${s.listings} listings) · info ${s.productInfo} · stock ${s.stock} · failed product calls ${s.fetchErrors}${s.fetchErrors > 0 ? ' — see the catalog_fetch_errors table' : ''}`,
-      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${formatDuration(s.elapsedSeconds)}`,
+      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ` +
+        `${formatDuration(s.elapsedSeconds)}`,
       `raw responses in ${s.landingDir}`,
     ].join('\n'),
   );

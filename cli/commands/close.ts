@@ -87,11 +87,14 @@ Example:
         output.result(
           [
             `${period} signed off by ${summary.signedBy} at ${summary.signedAtZoned} (sign-off ${summary.signoffId})`,
-            `${summary.findings} findings (${summary.undecided} undecided) as of ${summary.asOf}, reconcile run ${summary.runId}`,
+            `${summary.findings} findings (${summary.undecided} undecided) as of ${summary.asOf}, reconcile run ` +
+              `${summary.runId}`,
             `content sha256 ${summary.contentSha256}`,
             `Seal sha256: ${summary.sealSha256} (keep it outside the database: pinrecon verify --seal checks it)`,
-            `manifest: pinrecon ${summary.manifest.pinreconVersion}, sql ${summary.manifest.sqlSha256.slice(0, 12)}…, ` +
-              `${summary.manifest.landingFiles.length} landing files, ${summary.manifest.ledgerFiles.length} ledger files`,
+            `manifest: pinrecon ${summary.manifest.pinreconVersion}, sql ` +
+              `${summary.manifest.sqlSha256.slice(0, 12)}…, ` +
+              `${summary.manifest.landingFiles.length} landing files, ${summary.manifest.ledgerFiles.length} ledger ` +
+              `files`,
           ].join('\n'),
         );
         if (summary.report?.email?.eml) output.result(summary.report.email.eml);
@@ -116,7 +119,8 @@ export function registerReopen(program: Command): void {
       const reopen = { period, by: actor.name, reason: options.reason, signer: actor.signer };
       const signoff = await withJobWarehouse(config, (warehouse) => reopenPeriod(warehouse, config, reopen, output));
       output.result(
-        `${period} reopened by ${signoff.reopenedBy} at ${signoff.reopenedAtZoned}: ${signoff.reopenReason} (sign-off ${signoff.signoffId} of ${signoff.signedBy} at ${signoff.signedAtZoned} kept)`,
+        `${period} reopened by ${signoff.reopenedBy} at ${signoff.reopenedAtZoned}: ${signoff.reopenReason} ` +
+          `(sign-off ${signoff.signoffId} of ${signoff.signedBy} at ${signoff.signedAtZoned} kept)`,
       );
       output.document({ ok: true, ...signoff });
     }),

@@ -18,7 +18,8 @@ export function registerDemo(program: Command): void {
     program
       .command('demo')
       .description(
-        'start the API simulator and a local mail sink, generate a month of sales and a ledger with breaks, run the month-end job with --email',
+        'start the API simulator and a local mail sink, generate a month of sales and a ledger with breaks, run the ' +
+          'month-end job with --email',
       )
       .option('--out <dir>', 'where everything is written (replaced on every demo run)', 'demo-output')
       .option('--sales-per-day <n>', 'sales a day in the simulated data set', '300')
@@ -87,7 +88,8 @@ function describeDemo(summary: DemoSummary): string {
     '',
     `Next steps, as at a month end (every command takes the demo's settings: --config ${config}; each act is signed`,
     "with its person's key, PINRECON_IDENTITY or --identity):",
-    `  1. decide in the workbook: open ${summary.workbook}, fill Decision (the drop-down), Note, Owner, Expected clear by on the finding sheets, save`,
+    `  1. decide in the workbook: open ${summary.workbook}, fill Decision (the drop-down), Note, Owner, Expected ` +
+      `clear by on the finding sheets, save`,
     `  2. ${as(preparer)} ${pinrecon} findings import ${quoted(summary.workbook)} --config ${config}`,
     `  3. ${pinrecon} findings list --period ${period} --undecided --config ${config}   (what is left to decide)`,
     `  4. ${as(preparer)} ${pinrecon} actions plan --period ${period} --config ${config}` +

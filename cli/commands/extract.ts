@@ -36,7 +36,8 @@ export function registerExtract(program: Command): void {
       .option('--dry-run', 'print the windows, the requests and the time it would take; call nothing, write nothing')
       .option(
         '--from-landing',
-        'call nothing: rebuild sales, their status history and quarantine from the archived responses (all, or the windows of --from..--to) not yet in the database',
+        'call nothing: rebuild sales, their status history and quarantine from the archived responses (all, or the ' +
+          'windows of --from..--to) not yet in the database',
       ),
   )
     .addHelpText(
@@ -124,7 +125,8 @@ function printRebuild(s: RebuildSummary, output: Output): void {
   output.result(
     [
       `extract --from-landing: ${s.files.loaded} of ${s.files.found} landed responses loaded (${s.files.alreadyLoaded} already in the database, ${s.files.outOfRange} outside the range, ${s.files.failed.length} failed)`,
-      `records ${s.records} · sales loaded ${s.loaded} · new sales ${s.newSales} · status changes ${s.statusChanges} · quarantined ${s.quarantined}`,
+      `records ${s.records} · sales loaded ${s.loaded} · new sales ${s.newSales} · status changes ${s.statusChanges} ` +
+        `· quarantined ${s.quarantined}`,
       ...s.files.failed.map((file) => `failed: ${file}`),
       `run ${s.runId} · from ${s.landingDir} · nothing was asked of the API`,
     ].join('\n'),
@@ -140,8 +142,10 @@ function printPlan(summary: ExtractSummary, config: Config, output: Output): voi
   }));
   output.result(formatTable(rows));
   output.result(
-    `\n${summary.windows.planned} windows: ${summary.windows.planned - summary.windows.skipped} to fetch, ${summary.windows.skipped} already done and skipped.\n` +
-      `${summary.requests} requests (one per window plus the token call) ≈ ${seconds(summary.estimatedSeconds ?? 0)} at ${config.api.maxRequestsPerSecond} requests/s, ` +
+    `\n${summary.windows.planned} windows: ${summary.windows.planned - summary.windows.skipped} to fetch, ` +
+      `${summary.windows.skipped} already done and skipped.\n` +
+      `${summary.requests} requests (one per window plus the token call) ≈ ${seconds(summary.estimatedSeconds ?? 0)} ` +
+      `at ${config.api.maxRequestsPerSecond} requests/s, ` +
       `plus download and load time of large windows.\nDry run: nothing was called or written.`,
   );
 }
@@ -149,10 +153,14 @@ function printPlan(summary: ExtractSummary, config: Config, output: Output): voi
 function printSummary(s: ExtractSummary, output: Output): void {
   output.result(
     [
-      `extract ${s.from}..${s.to} by ${s.by}: ${s.windows.fetched} windows fetched, ${s.windows.skipped} skipped (already done)`,
-      `records ${s.records} = ${s.loaded} loaded + ${s.notLoaded} not loaded · new sales ${s.newSales} · status changes ${s.statusChanges}`,
-      `quarantined ${s.quarantined} (repeated transactionIds ${s.duplicates}, unreadable dates ${s.unparseableDates})${s.quarantined > 0 ? ' — see the sales_quarantine table' : ''}`,
-      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${seconds(s.elapsedSeconds)} (download ${seconds(s.downloadSeconds)}, load ${seconds(s.loadSeconds)})`,
+      `extract ${s.from}..${s.to} by ${s.by}: ${s.windows.fetched} windows fetched, ${s.windows.skipped} skipped ` +
+        `(already done)`,
+      `records ${s.records} = ${s.loaded} loaded + ${s.notLoaded} not loaded · new sales ${s.newSales} · status ` +
+        `changes ${s.statusChanges}`,
+      `quarantined ${s.quarantined} (repeated transactionIds ${s.duplicates}, unreadable dates ` +
+        `${s.unparseableDates})${s.quarantined > 0 ? ' — see the sales_quarantine table' : ''}`,
+      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${seconds(s.elapsedSeconds)} ` +
+        `(download ${seconds(s.downloadSeconds)}, load ${seconds(s.loadSeconds)})`,
       `run ${s.runId} · raw responses in ${s.landingDir}`,
     ].join('\n'),
   );

@@ -61,7 +61,8 @@ interface HistoryOptions extends GlobalOptions {
 const families = findingFamilyNames;
 
 const identityHelp =
-  'private key of the person deciding (env PINRECON_IDENTITY): required, and the act signed, when the config names people';
+  'private key of the person deciding (env PINRECON_IDENTITY): required, and the act signed, when the config names ' +
+  'people';
 
 interface ListOptions extends GlobalOptions {
   period: string;
@@ -268,7 +269,10 @@ Examples:
   );
 }
 
-/** What an import or decide did; a refused row (or finding id) makes the command fail (exit 1), the others still recorded. */
+/**
+ * What an import or decide did; a refused row (or finding id) makes the command fail (exit 1), the others still
+ * recorded.
+ */
 function report(output: Output, result: DecisionsResult): void {
   output.result(describeDecisions(result));
   output.document({ ok: result.refused.length === 0, ...result });

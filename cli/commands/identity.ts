@@ -46,7 +46,8 @@ Example:
         const created = createIdentity({ name: options.name, out: options.out, roles }, passphrase);
         output.result(
           [
-            `wrote ${created.privateFile} (private key, mode 0600${created.encrypted ? ', encrypted' : ', not encrypted'})` +
+            `wrote ${created.privateFile} (private key, mode ` +
+              `0600${created.encrypted ? ', encrypted' : ', not encrypted'})` +
               ` and ${created.publicFile} (public key)`,
             `fingerprint (SHA-256 of the public key): ${created.fingerprint}`,
             'add this entry to "people" in the config:',

@@ -15,7 +15,8 @@ export function registerKeys(program: Command): void {
     keys
       .command('protect')
       .description(
-        'mask every whole key kept in the database (sales, sales_quarantine) and in the landing files, keeping the last 4 characters and, in "hash" mode, an HMAC-SHA256; records the mode in the database',
+        'mask every whole key kept in the database (sales, sales_quarantine) and in the landing files, keeping the ' +
+          'last 4 characters and, in "hash" mode, an HMAC-SHA256; records the mode in the database',
       )
       .option('--dry-run', 'say what would be rewritten; change nothing'),
   ).action(
@@ -39,11 +40,13 @@ function printSummary(s: KeysProtectSummary, output: Output): void {
     [
       `keys protect${s.dryRun ? ' (dry run: nothing was changed)' : ''}: ${s.from} → ${s.to}`,
       `${verb} ${s.salesKeys} keys in sales, ${s.quarantineRecords} records in sales_quarantine`,
-      `${verb} ${s.landingFiles.rewritten} of ${s.landingFiles.read} landing files in ${s.landingDir} (${s.landingFiles.keys} keys)`,
+      `${verb} ${s.landingFiles.rewritten} of ${s.landingFiles.read} landing files in ${s.landingDir} ` +
+        `(${s.landingFiles.keys} keys)`,
       ...(s.dryRun
         ? []
         : [
-            'the database and its snapshot were written again, so no freed page keeps an old key; copies and backups of the database and the landing folder made before this still hold them: delete them',
+            'the database and its snapshot were written again, so no freed page keeps an old key; copies and backups ' +
+              'of the database and the landing folder made before this still hold them: delete them',
           ]),
     ].join('\n'),
   );

@@ -1,7 +1,7 @@
 /**
  * `pinrecon query "SQL" [--format table|csv|json|arrow] [--live]`: ad hoc, read-only SQL against the
- * database, printed as a table, CSV or JSON, or streamed as an Arrow IPC stream (pipelines/analysts/arrow.ts). What it opens, what it refuses and how PINs are masked is the read-only
- * session's (pipelines/analysts/query.ts).
+ * database, printed as a table, CSV or JSON, or streamed as an Arrow IPC stream (pipelines/analysts/arrow.ts). What it
+ * opens, what it refuses and how PINs are masked is the read-only session's (pipelines/analysts/query.ts).
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
@@ -24,7 +24,8 @@ export function registerQuery(program: Command): void {
     program
       .command('query <sql>')
       .description(
-        'ad hoc, read-only SQL against the snapshot published after each job (the main file with --live); PINs show their last 4 characters',
+        'ad hoc, read-only SQL against the snapshot published after each job (the main file with --live); PINs show ' +
+          'their last 4 characters',
       )
       .option('--format <format>', `output: ${formats.join(', ')} (--json means json)`, 'table')
       .option('--max-rows <n>', 'rows shown in table format (csv, json and arrow stream every row)', '1000')
@@ -42,7 +43,8 @@ export function registerQuery(program: Command): void {
         throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
       if (format === 'arrow' && process.stdout.isTTY) {
         throw new UsageError(
-          '--format arrow writes a binary Arrow IPC stream: redirect it to a file (> result.arrows) or pipe it to a reader.',
+          '--format arrow writes a binary Arrow IPC stream: redirect it to a file (> result.arrows) or pipe it to a ' +
+            'reader.',
         );
       }
       const warehouse = await openForReading(config, output, { live: options.live });

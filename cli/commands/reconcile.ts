@@ -24,7 +24,8 @@ export function registerReconcile(program: Command): void {
     program
       .command('reconcile')
       .description(
-        '(re)build the reconciliation of a period: findings, summary per currency, cost bridge, aging of unredeemed keys',
+        '(re)build the reconciliation of a period: findings, summary per currency, cost bridge, aging of unredeemed ' +
+          'keys',
       )
       .requiredOption('--period <YYYY-MM>', 'the month to reconcile (configured time zone)')
       .option('--as-of <date>', 'the date unredeemed keys are aged at, YYYY-MM-DD (default: today)')
@@ -102,7 +103,8 @@ function printSummary(s: ReconcileSummary, output: Output): void {
   const signoff = `sign-off: ${s.signoffDescription}`;
   output.result(
     [
-      `reconcile ${s.period} as of ${s.asOf}: ${s.exceptions} findings (${s.history.new} new, ${s.history.stillOpen} still open, ${s.history.cleared} cleared)`,
+      `reconcile ${s.period} as of ${s.asOf}: ${s.exceptions} findings (${s.history.new} new, ${s.history.stillOpen} ` +
+        `still open, ${s.history.cleared} cleared)`,
       `verdict: ${s.verdict.toUpperCase()}${s.completeness.complete ? '' : ` — ${s.completeness.reasons.join('; ')}`}`,
       signoff,
       '',
@@ -116,7 +118,8 @@ function printSummary(s: ReconcileSummary, output: Output): void {
       `stages: ${Object.entries(s.stages)
         .map(([stage, seconds]) => `${stage} ${seconds.toFixed(2)} s`)
         .join(' · ')} · total ${s.elapsedSeconds.toFixed(2)} s`,
-      `run ${s.runId} · query the marts: recon_exceptions, recon_summary, recon_bridge, recon_aging, recon_exception_history`,
+      `run ${s.runId} · query the marts: recon_exceptions, recon_summary, recon_bridge, recon_aging, ` +
+        `recon_exception_history`,
     ].join('\n'),
   );
 }

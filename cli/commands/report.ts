@@ -25,7 +25,8 @@ export function registerReport(program: Command): void {
     program
       .command('report')
       .description(
-        'writes the Excel workbook of a reconciled period (reports.outDir/pinrecon-<period>.xlsx); with --email, sends it',
+        'writes the Excel workbook of a reconciled period (reports.outDir/pinrecon-<period>.xlsx); with --email, ' +
+          'sends it',
       )
       .requiredOption('--period <YYYY-MM>', 'the accounting period (reconcile it first)')
       .option(

@@ -76,7 +76,8 @@ export function describeRun(summary: RunProgress): string {
   }));
   const failed = summary.steps.find((s) => s.status === 'failed');
   return [
-    `pinrecon run ${summary.period} (as of ${summary.asOf}; extracted ${summary.extractRange.from} .. ${summary.extractRange.to}) — run ${summary.runId}` +
+    `pinrecon run ${summary.period} (as of ${summary.asOf}; extracted ${summary.extractRange.from} .. ` +
+      `${summary.extractRange.to}) — run ${summary.runId}` +
       (failed ? ` — FAILED at ${failed.step}` : ''),
     formatTable(steps),
   ].join('\n');

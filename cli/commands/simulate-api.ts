@@ -160,7 +160,8 @@ async function serveSimulator(config: Config, options: SimulateApiOptions, outpu
     [
       `Simulator listening at ${simulator.url}`,
       `  data set: ${salesCount} sales created ${from}..${to} (${config.timezone}), seed ${summary.seed}`,
-      `  credentials: ${credentialSource}; rate limit ${summary.rateLimitPerSecond}/s; tokens live ${summary.tokenLifetimeSeconds}s`,
+      `  credentials: ${credentialSource}; rate limit ${summary.rateLimitPerSecond}/s; tokens live ` +
+        `${summary.tokenLifetimeSeconds}s`,
       'Press Ctrl-C to stop.',
     ].join('\n'),
   );

@@ -51,7 +51,8 @@ export const reconciliationSchema = z
      * cost bridge amount; never 0) is at most `absolute` and, when `percent` is set, at most that percent of its
      * agreed value (ledger_value), is decided `accepted` by the rule after each reconcile — recorded like any
      * decision, by `rule:materiality`, with the threshold in its note, and listed apart in the Summary (issue 30).
-     * A currency not listed has no materiality; a finding with an exposure (a key's cost at stake) never falls under it.
+     * A currency not listed has no materiality; a finding with an exposure (a key's cost at stake) never falls under
+     * it.
      * @default {}
      */
     materiality: z

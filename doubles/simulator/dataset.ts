@@ -158,7 +158,8 @@ export class Dataset {
     if (!this.catalog.isAvailable(product, { country: input.countryCode, currency: input.currencyCode })) {
       throw new Rejection(
         'product_not_available',
-        `Product ${product.id} is not sold in ${input.countryCode}/${input.currencyCode} (it is sold in ${product.country}/${currencyOfProduct(product).code}).`,
+        `Product ${product.id} is not sold in ${input.countryCode}/${input.currencyCode} (it is sold in ` +
+          `${product.country}/${currencyOfProduct(product).code}).`,
       );
     }
     const reference = input.partnerReference.trim();

@@ -204,7 +204,10 @@ export async function generateLedger(dataset: Dataset, options: LedgerGeneratorO
   };
 }
 
-/** Which sale gets which break: `perKind` clean sales per sale break, in order, and `perKind` canceled sales booked as paid. */
+/**
+ * Which sale gets which break: `perKind` clean sales per sale break, in order, and `perKind` canceled sales booked as
+ * paid.
+ */
 function plantBreaks(
   clean: SimulatedSale[],
   canceled: SimulatedSale[],
@@ -273,7 +276,9 @@ function linesWithBreak(normal: Line, kind: BreakKind | undefined, costTolerance
   }
 }
 
-/** `count` paid orders of the period the provider never saw (references PO-YYYYMM-GHOST-nnnn), priced like clean sales. */
+/**
+ * `count` paid orders of the period the provider never saw (references PO-YYYYMM-GHOST-nnnn), priced like clean sales.
+ */
 function ghostOrders(period: string, count: number, clean: SimulatedSale[], clock: ZonedClock, seed: number): Line[] {
   const first = `${period}-01`;
   const next = nextMonth(period);

@@ -56,7 +56,8 @@ export async function approveActions(
     });
     if (refusals.length > 0) {
       throw new JobError(
-        `${by} cannot approve ${refusals.length} of the ${actions.length} action(s); nothing was approved:\n${refusals.join('\n')}`,
+        `${by} cannot approve ${refusals.length} of the ${actions.length} action(s); nothing was ` +
+          `approved:\n${refusals.join('\n')}`,
         'Maker-checker: a second person approves (not the one who decided the finding or planned the action); ' +
           'above actions.approvalLimit of its currency, or in a currency with no limit, one of actions.approvers. ' +
           'Approve the others by naming them with --action, or have the right person approve.',

@@ -79,7 +79,8 @@ export async function executeActions(
           a.status === 'executed'
             ? `the provider answered its reversal: would read sale ${a.transaction_id} to settle it, with no call`
             : (a.status === 'in_flight' ? 'left in flight by an interrupted execute: ' : '') +
-              `would read sale ${a.transaction_id}; if it is canceled, verify with no call; else request its reversal, then read it again`,
+              `would read sale ${a.transaction_id}; if it is canceled, verify with no call; else request its ` +
+              `reversal, then read it again`,
       })),
     };
   }
@@ -87,7 +88,8 @@ export async function executeActions(
   const signed = pending.length > 0 ? await activeSignoff(warehouse, period, config.timezone) : undefined;
   if (signed && !options.afterSignoff) {
     throw new JobError(
-      `The period ${period} is signed off by ${signed.signedBy} at ${signed.signedAtZoned}: its ${pending.length} approved reversal(s) are not executed.`,
+      `The period ${period} is signed off by ${signed.signedBy} at ${signed.signedAtZoned}: its ${pending.length} ` +
+        `approved reversal(s) are not executed.`,
       `To execute them after the sign-off (the next report says the period changed since it), pass --after-signoff; ` +
         `or reopen it first: pinrecon reopen --period ${period} --by NAME --reason TEXT`,
     );
@@ -224,7 +226,8 @@ async function executeOne(
       return result(
         'in_flight',
         false,
-        `the sale still reads "${first.status}"; its reversal was last requested at ${last.toISOString()}: not requested again before ${after} (actions.resendAfterSeconds)`,
+        `the sale still reads "${first.status}"; its reversal was last requested at ${last.toISOString()}: not ` +
+          `requested again before ${after} (actions.resendAfterSeconds)`,
       );
     }
   }
@@ -339,7 +342,8 @@ async function readAndStoreSale(
     read = await client.readSale(action.transaction_id!);
   } catch (error) {
     throw new JobError(
-      `Reading sale ${action.transaction_id} (action ${action.action_id}) at the provider failed: ${(error as Error).message}`,
+      `Reading sale ${action.transaction_id} (action ${action.action_id}) at the provider failed: ` +
+        `${(error as Error).message}`,
       `Nothing was requested for it in this step. ` +
         `Re-run \`pinrecon actions execute --period ${action.period}\` when the provider answers again.`,
       { cause: error },
@@ -350,7 +354,8 @@ async function readAndStoreSale(
     await landAndLoadSales(warehouse, config, [read.sale.raw], {
       runId: run.runId,
       endpoint: 'salesByTransactionId',
-      // Named by the period like a lookup's batch, so `extract --from-landing --from … --to …` of that month reloads it.
+      // Named by the period like a lookup's batch, so `extract --from-landing --from … --to …` of that month reloads
+      // it.
       file: `by-transaction_${action.period}_${action.action_id}_${run.runId}_${readNumber}`,
     });
   }
@@ -364,7 +369,9 @@ function isCanceled(sale: SalesRecord, config: Config): boolean {
   return mapped === 'canceled';
 }
 
-/** Records the intent before the call: approved → in_flight, or for an interrupted one, an event that it is asked again. */
+/**
+ * Records the intent before the call: approved → in_flight, or for an interrupted one, an event that it is asked again.
+ */
 async function markInFlight(warehouse: Warehouse, action: StoredAction, saleStatus: string, by: string): Promise<void> {
   if (action.status === 'in_flight') {
     await appendEvent(warehouse, {

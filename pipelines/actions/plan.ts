@@ -82,7 +82,8 @@ export async function planActions(
       .filter(([, statusClass]) => statusClass === 'canceled')
       .map(([status]) => sqlString(status.trim()));
     const isCanceled = (alias: string) =>
-      `coalesce(${alias}.status_class = 'canceled', false) OR trim(${alias}.status) IN (${canceledStatuses.join(', ') || 'NULL'})`;
+      `coalesce(${alias}.status_class = 'canceled', false) OR trim(${alias}.status) IN ` +
+      `(${canceledStatuses.join(', ') || 'NULL'})`;
     const wanted = await warehouse.all<Wanted>(wantedSql(isCanceled), [period]);
     const skipped = await warehouse.all<{ finding_id: string; reason: string }>(skippedSql(isCanceled), [period]);
     const open = await actionsOf(warehouse, period, `status IN (${holding.map(sqlString).join(', ')})`);
@@ -187,7 +188,10 @@ const decidedFindings = `
     WHERE e.period = $1 AND d.decision IN ('reverse', 'claim', 'fix_ledger', 'write_off')
   )`;
 
-/** The sales a `reverse` decision reverses: the finding's own, or a duplicate reference's after the first one not canceled. */
+/**
+ * The sales a `reverse` decision reverses: the finding's own, or a duplicate reference's after the first one not
+ * canceled.
+ */
 function reversalTargets(isCanceled: (alias: string) => string): string {
   return `
   own_sales AS (

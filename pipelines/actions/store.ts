@@ -85,7 +85,8 @@ export interface StatusFields {
 
 /**
  * Moves one action from `from` to `to`, setting `fields`, and appends the event (signed by `attest.signer`
- * when given) — in the caller's transaction if there is one. Fails when the action is no longer in `from` (someone else moved it): nothing is changed.
+ * when given) — in the caller's transaction if there is one. Fails when the action is no longer in `from` (someone else
+ * moved it): nothing is changed.
  */
 export async function changeStatus(
   warehouse: Warehouse,

@@ -94,8 +94,10 @@ export async function wholeKeysWarning(warehouse: Warehouse): Promise<string | u
   if (mode && mode.mode !== 'store') return undefined;
   if (!mode && !(await holdsWholeKey(warehouse))) return undefined;
   return (
-    'this database keeps whole keys (security.keys "store"): whoever can run pinrecon query or read the database file can read every ' +
-    'PIN. The masking of query results is a convenience that SQL can bypass (substr, ||, hex, casts, lists, json_object...). ' +
+    'this database keeps whole keys (security.keys "store"): whoever can run pinrecon query or read the database ' +
+    'file can read every ' +
+    'PIN. The masking of query results is a convenience that SQL can bypass (substr, ||, hex, casts, lists, ' +
+    'json_object...). ' +
     'Run pinrecon keys protect to keep only an HMAC and the last 4 characters.'
   );
 }
@@ -243,8 +245,10 @@ function externalAccessRefusal(message: string): UsageError | undefined {
   if (!file && !/disabled (by|through) configuration|configuration has been locked/i.test(message)) return undefined;
   const what = file ? `reading or writing "${file[1]}"` : 'changing the session configuration';
   return new UsageError(
-    `pinrecon query only reads: ${what} is refused (query reaches the database alone, never files, globs, URLs, landing files or other databases). ` +
-      'Query the tables instead (e.g. sales_quarantine, landing_files); to write files of the marts, use pinrecon export.',
+    `pinrecon query only reads: ${what} is refused (query reaches the database alone, never files, globs, URLs, ` +
+      `landing files or other databases). ` +
+      'Query the tables instead (e.g. sales_quarantine, landing_files); to write files of the marts, use pinrecon ' +
+      'export.',
   );
 }
 
@@ -252,7 +256,8 @@ function externalAccessRefusal(message: string): UsageError | undefined {
 async function prepareReadOnly(warehouse: Warehouse, sql: string): Promise<DuckDBPreparedStatement> {
   const refusal = (what: string) =>
     new UsageError(
-      `pinrecon query only reads: ${what} is refused (the database is opened read-only). Use SELECT, FROM, WITH, DESCRIBE, SHOW, SUMMARIZE or EXPLAIN.`,
+      `pinrecon query only reads: ${what} is refused (the database is opened read-only). Use SELECT, FROM, WITH, ` +
+        `DESCRIBE, SHOW, SUMMARIZE or EXPLAIN.`,
     );
   let statement: DuckDBPreparedStatement;
   try {

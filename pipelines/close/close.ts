@@ -132,7 +132,8 @@ export async function closePeriod(
       const active = await activeSignoff(warehouse, period, config.timezone);
       if (active) {
         throw new JobError(
-          `The period ${period} is already signed off by ${active.signedBy} at ${active.signedAtZoned} (sign-off ${active.signoffId}).`,
+          `The period ${period} is already signed off by ${active.signedBy} at ${active.signedAtZoned} (sign-off ` +
+            `${active.signoffId}).`,
           `To sign it again, reopen it first: pinrecon reopen --period ${period} --by NAME --reason TEXT`,
         );
       }
@@ -142,7 +143,8 @@ export async function closePeriod(
       const undecided = await undecidedFindings(warehouse, period);
       if (undecided > 0 && !options.allowUndecided) {
         throw new JobError(
-          `The period ${period} has ${undecided} of ${reconciled.findings} findings without a decision, so it is not signed off.`,
+          `The period ${period} has ${undecided} of ${reconciled.findings} findings without a decision, so it is not ` +
+            `signed off.`,
           `Decide them (in the workbook, then pinrecon findings import; or pinrecon findings decide), list them with pinrecon findings list --period ${period} --undecided, or pass --allow-undecided to sign off with them open.`,
         );
       }
@@ -161,7 +163,8 @@ export async function closePeriod(
       const { sha: contentSha256, seal } = await warehouse.transaction(async () => {
         await addMissingSignedColumns(warehouse);
         await warehouse.run(
-          `INSERT INTO recon_exceptions_signed BY NAME SELECT $1::VARCHAR AS signoff_id, * FROM recon_exceptions WHERE period = $2`,
+          `INSERT INTO recon_exceptions_signed BY NAME SELECT $1::VARCHAR AS signoff_id, * FROM recon_exceptions ` +
+            `WHERE period = $2`,
           [signoffId, period],
         );
         const sha = await signedContentSha256(warehouse, signoffId);
@@ -201,7 +204,8 @@ export async function closePeriod(
       run.counters.rowsLoaded = reconciled.findings;
       run.details = { signoffId, contentSha256, findings: reconciled.findings, undecided };
       output.info(
-        `signed off ${period}: ${reconciled.findings} findings (${undecided} undecided), content sha256 ${contentSha256}`,
+        `signed off ${period}: ${reconciled.findings} findings (${undecided} undecided), content sha256 ` +
+          `${contentSha256}`,
       );
       output.info(attestationOf(by, options.signer));
       if (investigating.length > 0) {
@@ -248,7 +252,8 @@ async function latestReconciliation(
   period: string,
 ): Promise<{ runId: string; asOf: string; findings: number }> {
   const latest = await warehouse.one<{ run_id: string; as_of: string; built_at_ms: string }>(
-    `SELECT run_id, strftime(as_of, '%Y-%m-%d') AS as_of, epoch_ms(built_at)::VARCHAR AS built_at_ms FROM recon_runs WHERE period = $1 ORDER BY built_at DESC LIMIT 1`,
+    `SELECT run_id, strftime(as_of, '%Y-%m-%d') AS as_of, epoch_ms(built_at)::VARCHAR AS built_at_ms FROM recon_runs ` +
+      `WHERE period = $1 ORDER BY built_at DESC LIMIT 1`,
     [period],
   );
   const reconcileHint = `Run pinrecon reconcile --period ${period} first.`;
@@ -260,17 +265,20 @@ async function latestReconciliation(
   );
   if (verdict && verdict.verdict !== null && verdict.verdict === 'incomplete') {
     throw new JobError(
-      `The period ${period} was last reconciled while incomplete (--allow-incomplete), so its figures cannot be signed off.`,
+      `The period ${period} was last reconciled while incomplete (--allow-incomplete), so its figures cannot be ` +
+        `signed off.`,
       reconcileHint,
     );
   }
   const extracted = await warehouse.one<{ ms: string | null }>(
-    `SELECT epoch_ms(max(completed_at))::VARCHAR AS ms FROM extract_windows WHERE window_start <= $2::DATE AND window_end >= $1::DATE`,
+    `SELECT epoch_ms(max(completed_at))::VARCHAR AS ms FROM extract_windows WHERE window_start <= $2::DATE AND ` +
+      `window_end >= $1::DATE`,
     [periodStart(period), periodEnd(period)],
   );
   if (extracted?.ms && Number(extracted.ms) > Number(latest.built_at_ms)) {
     throw new JobError(
-      `Sales of ${period} were extracted after its latest reconciliation (run ${latest.run_id}), so its findings are out of date.`,
+      `Sales of ${period} were extracted after its latest reconciliation (run ${latest.run_id}), so its findings are ` +
+        `out of date.`,
       reconcileHint,
     );
   }
@@ -283,7 +291,8 @@ async function latestReconciliation(
 /** Findings without a decision: `decision IS NULL` once recon_exceptions has decisions, else every finding. */
 async function undecidedFindings(warehouse: Warehouse, period: string): Promise<number> {
   const hasDecision = await warehouse.one<{ n: string }>(
-    `SELECT count(*) AS n FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions' AND column_name = 'decision'`,
+    `SELECT count(*) AS n FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions' AND ` +
+      `column_name = 'decision'`,
   );
   const where = Number(hasDecision?.n ?? 0) > 0 ? 'AND decision IS NULL' : '';
   const row = await warehouse.one<{ n: string }>(

@@ -42,7 +42,8 @@ export async function buildManifest(
     [period, reconcileRunId],
   );
   const ledger = await warehouse.all<{ source_file: string; file_hash: string }>(
-    `SELECT DISTINCT source_file, file_hash FROM ledger WHERE ${inPeriodSql('paid_at', period, config.timezone)} ORDER BY 1, 2`,
+    `SELECT DISTINCT source_file, file_hash FROM ledger WHERE ${inPeriodSql('paid_at', period, config.timezone)} ` +
+      `ORDER BY 1, 2`,
   );
   const landingFiles: Manifest['landingFiles'] = [];
   for (const { path: file } of landing) landingFiles.push({ path: file, sha256: await fileSha256(file) });

@@ -64,7 +64,8 @@ export async function importDecisions(
     if (workbook.sheets.length === 0) {
       throw new JobError(
         `${file} has no sheet with a "Finding ID" and a "Decision" column in its first rows.`,
-        'Import a workbook written by `pinrecon report` (its finding sheets carry those columns), with the header row kept.',
+        'Import a workbook written by `pinrecon report` (its finding sheets carry those columns), with the header ' +
+          'row kept.',
       );
     }
     output.info(
@@ -75,8 +76,10 @@ export async function importDecisions(
     const period = workbook.period ?? onlyPeriod(current);
     if (period === null && workbook.rows.some((r) => r.findingId !== null && current.has(r.findingId))) {
       throw new JobError(
-        `${file}: cannot tell which period the workbook is of (its Summary sheet with the "Period" line is gone, and its findings belong to several periods).`,
-        'Import the workbook as `pinrecon report` wrote it (keep its Summary sheet), or copy the decisions into that workbook.',
+        `${file}: cannot tell which period the workbook is of (its Summary sheet with the "Period" line is gone, and ` +
+          `its findings belong to several periods).`,
+        'Import the workbook as `pinrecon report` wrote it (keep its Summary sheet), or copy the decisions into that ' +
+          'workbook.',
       );
     }
     const periods = period !== null ? [period] : [...new Set([...current.values()].map((f) => f.period))];
@@ -220,7 +223,10 @@ export async function decideInBulk(
   );
 }
 
-/** The ids of the findings a bulk decide chooses, in the order findings list shows them; leaves them in decision_bulk_selection. */
+/**
+ * The ids of the findings a bulk decide chooses, in the order findings list shows them; leaves them in
+ * decision_bulk_selection.
+ */
 async function selectFindings(warehouse: Warehouse, filter: FindingFilter): Promise<string[]> {
   const conditions = ['period = $period'];
   const params: Record<string, string> = { period: filter.period };

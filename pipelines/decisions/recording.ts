@@ -80,7 +80,8 @@ export async function refuseSignedPeriods(
     throw new JobError(
       `${command} changed nothing: ${period} is signed off by ${signoff.signedBy} at ${signoff.signedAtZoned}: ` +
         `run \`pinrecon reopen --period ${period} --by NAME --reason TEXT\` first.`,
-      `The decisions of a signed-off period are part of what was signed. Reopen it (the sign-off stays in period_signoffs), ` +
+      `The decisions of a signed-off period are part of what was signed. Reopen it (the sign-off stays in ` +
+        `period_signoffs), ` +
         `decide, and close it again; the changes since the sign-off are then listed like any other.`,
     );
   }

@@ -119,7 +119,9 @@ async function timedWindows(warehouse: Warehouse, timeZone: string): Promise<Tim
   }));
 }
 
-/** Per kind, the days of [first, last] not covered by a window completed after `last`, as ranges with one reason each. */
+/**
+ * Per kind, the days of [first, last] not covered by a window completed after `last`, as ranges with one reason each.
+ */
 function missingDays(windows: TimedWindow[], first: string, last: string): MissingDays[] {
   const missing: MissingDays[] = [];
   for (const kind of flagsFor('both')) {
@@ -162,7 +164,8 @@ async function unfinishedWindows(
 ): Promise<UnfinishedWindow[]> {
   const runs = (
     await warehouse.all<ExtractRunRow>(
-      `SELECT run_id, status, epoch_ms(started_at)::VARCHAR AS started_ms, args, error FROM pipeline_runs WHERE command = 'extract' ORDER BY started_at`,
+      `SELECT run_id, status, epoch_ms(started_at)::VARCHAR AS started_ms, args, error FROM pipeline_runs WHERE ` +
+        `command = 'extract' ORDER BY started_at`,
     )
   ).flatMap((r) => {
     const args = parseArgs(r.args);

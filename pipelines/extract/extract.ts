@@ -290,13 +290,15 @@ async function loadWindow(
     throw new JobError(
       `Loading the sales of window ${where} from ${file} failed: ${(error as Error).message}`,
       outOfMemoryHint(error) ??
-        'The response is kept at that path for inspection (it should be a JSON array of sales records). Re-run the same command: completed windows are kept and this one is fetched again.',
+        'The response is kept at that path for inspection (it should be a JSON array of sales records). Re-run the ' +
+          'same command: completed windows are kept and this one is fetched again.',
       { cause: error },
     );
   }
   // Committed: say so beside the file, so `extract --from-landing` can rebuild exactly this.
   const checkpoint = await warehouse.one<{ at: string }>(
-    `SELECT strftime(completed_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS at FROM extract_windows WHERE window_start = $1::DATE AND window_end = $2::DATE AND by_flag = $3`,
+    `SELECT strftime(completed_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS at FROM extract_windows WHERE ` +
+      `window_start = $1::DATE AND window_end = $2::DATE AND by_flag = $3`,
     [window.start, window.end, window.flag],
   );
   writeLandingRecord(file, {
@@ -309,17 +311,20 @@ async function loadWindow(
   const loadSeconds = (Date.now() - started) / 1000;
   if (!output.isTerminal) {
     output.info(
-      `window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined; ${downloadSeconds.toFixed(1)} s download, ${loadSeconds.toFixed(1)} s load`,
+      `window ${where}: ${counts.records} records, ${counts.loaded} loaded, ${counts.quarantined} quarantined; ` +
+        `${downloadSeconds.toFixed(1)} s download, ${loadSeconds.toFixed(1)} s load`,
     );
   }
   if (counts.duplicates > 0) {
     output.warn(
-      `window ${where}: ${counts.duplicates} records repeated a transactionId of the same response; the last occurrence of each was loaded, the others are in sales_quarantine`,
+      `window ${where}: ${counts.duplicates} records repeated a transactionId of the same response; the last ` +
+        `occurrence of each was loaded, the others are in sales_quarantine`,
     );
   }
   if (counts.unparseableDates > 0) {
     output.warn(
-      `window ${where}: ${counts.unparseableDates} records have a transactionDate that could not be read; loaded with transaction_at NULL and listed in sales_quarantine`,
+      `window ${where}: ${counts.unparseableDates} records have a transactionDate that could not be read; loaded ` +
+        `with transaction_at NULL and listed in sales_quarantine`,
     );
   }
   return { ...counts, downloadSeconds, loadSeconds };

@@ -75,7 +75,8 @@ export async function keyProtectionFor(warehouse: Warehouse, config: Config): Pr
     const existing = (held?.n ?? 0) > 0;
     if (existing && wanted && wanted !== 'store') {
       throw new ConfigError(
-        `security.keys is "${wanted}", but the database ${config.database} already holds whole keys (it was written before key modes). ` +
+        `security.keys is "${wanted}", but the database ${config.database} already holds whole keys (it was written ` +
+          `before key modes). ` +
           `Run pinrecon keys protect --dry-run, then pinrecon keys protect, to mask them everywhere.`,
         undefined,
         'security.keys',
@@ -86,7 +87,8 @@ export async function keyProtectionFor(warehouse: Warehouse, config: Config): Pr
   const secret = mode === 'hash' ? keySecret(config.database) : undefined;
   if (recorded?.fingerprint && secret && fingerprint(secret.secret) !== recorded.fingerprint) {
     throw new ConfigError(
-      `The key secret (${secret.source}) is not the one the database ${config.database} was protected with: its key HMACs would no longer match. ` +
+      `The key secret (${secret.source}) is not the one the database ${config.database} was protected with: its key ` +
+        `HMACs would no longer match. ` +
         `Restore the original secret (PINRECON_KEY_SECRET or ${keyFilePath(config.database)}).`,
       undefined,
       'security.keys',

@@ -125,7 +125,8 @@ export function stagingSql(file: string, config: Config): string {
       .join(', '),
     status_classes: statusClass,
     shape_in_words: describeJsonType('shape'),
-    // Issue 34: a lone surrogate the download made text (sources/partner-api/lone-surrogates.ts) quarantines its record.
+    // Issue 34: a lone surrogate the download made text (sources/partner-api/lone-surrogates.ts) quarantines its
+    // record.
     field_problems: [
       ...problems,
       `CASE WHEN regexp_matches(raw, ${sqlString(guardedSurrogatePattern)}) THEN ${sqlString(loneSurrogateReason)} END`,

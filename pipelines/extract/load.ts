@@ -81,7 +81,8 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     // The unchanged records need only their sale: they are not compared, rewritten or history (just seen again).
     await step(
       'adding the unchanged records',
-      `INSERT INTO landed_sales BY NAME SELECT record_index, transaction_id, true AS is_unchanged FROM landed_unchanged`,
+      `INSERT INTO landed_sales BY NAME SELECT record_index, transaction_id, true AS is_unchanged FROM ` +
+        `landed_unchanged`,
     );
     // Only repeated transactionIds among loadable records: normally none, so this stays tiny.
     await step(

@@ -1,7 +1,7 @@
 /**
  * Looks partner references up individually at the provider (salesByPartnerReference, through the client's
- * request queue and rate limit) and loads what comes back into `sales` exactly as extract does: the answers are landed first
- * (one gzip JSON array per lookup batch under the landing directory), then upserted by extract's loader.
+ * request queue and rate limit) and loads what comes back into `sales` exactly as extract does: the answers are landed
+ * first (one gzip JSON array per lookup batch under the landing directory), then upserted by extract's loader.
  * Reconcile uses it before it concludes `missing_at_provider`. Every question and whether the provider held
  * anything is kept in `provider_lookups` (with the run), in the same transaction as what was loaded: a finding
  * proven by `lookup` points at the row that shows when the provider said it had nothing.
@@ -68,7 +68,8 @@ export async function lookUpReferences(
           const where = error instanceof ProviderError ? ` at ${error.endpoint}` : '';
           throw new JobError(
             `Looking up partner reference "${reference}" at the provider failed${where}: ${(error as Error).message}`,
-            'Re-run when the provider answers again, or set reconciliation.lookupMissing to false to report such orders as missing without asking.',
+            'Re-run when the provider answers again, or set reconciliation.lookupMissing to false to report such ' +
+              'orders as missing without asking.',
             { cause: error },
           );
         }
@@ -87,7 +88,8 @@ export async function lookUpReferences(
   output.clearProgress();
   if (foreign > 0)
     output.warn(
-      `the provider answered ${foreign} record(s) of another partner reference than the one asked: not loaded, and not taken as found`,
+      `the provider answered ${foreign} record(s) of another partner reference than the one asked: not loaded, and ` +
+        `not taken as found`,
     );
   summary.records = received.length;
   const asked = references.map((reference, i) => ({ reference, askedAt: answeredAt[i]!, records: answers[i]!.length }));
@@ -111,7 +113,8 @@ export async function lookUpReferences(
     );
   }
   output.info(
-    `looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ${summary.found} found, ${summary.loaded} sales loaded`,
+    `looked up ${references.length} references individually in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+      `${summary.found} found, ${summary.loaded} sales loaded`,
   );
   return summary;
 }

@@ -86,7 +86,8 @@ export async function rebuildFromLanding(
         statusChanges: 0,
       };
       output.info(
-        `${found.length} landed sales responses in ${root}: ${todo.length} to load, ${summary.files.alreadyLoaded} already in the database, ${summary.files.outOfRange} outside the range`,
+        `${found.length} landed sales responses in ${root}: ${todo.length} to load, ${summary.files.alreadyLoaded} ` +
+          `already in the database, ${summary.files.outOfRange} outside the range`,
       );
       // A protected database takes no whole key: archived responses that still hold some are masked first.
       const keys = await keyProtectionFor(warehouse, config);
@@ -101,7 +102,8 @@ export async function rebuildFromLanding(
         if (!file.recorded) {
           summary.files.withoutRecord++;
           output.warn(
-            `${file.path} has no .meta.json record (written by an older pinrecon, or its load never committed): loaded with the file's modification time as its fetch time`,
+            `${file.path} has no .meta.json record (written by an older pinrecon, or its load never committed): ` +
+              `loaded with the file's modification time as its fetch time`,
           );
         }
         try {
@@ -165,7 +167,8 @@ async function recordCompletedWindowAt(
   await recordCompletedWindow(warehouse, window!, runId, counts, file.path, new Date(fetchedAt));
   const completedAt = completedAtUtc ? `timezone('UTC', $1::TIMESTAMP)` : '$1::TIMESTAMPTZ';
   await warehouse.run(
-    `UPDATE extract_windows SET completed_at = ${completedAt} WHERE window_start = $2::DATE AND window_end = $3::DATE AND by_flag = $4`,
+    `UPDATE extract_windows SET completed_at = ${completedAt} WHERE window_start = $2::DATE AND window_end = ` +
+      `$3::DATE AND by_flag = $4`,
     [completedAtUtc ?? fetchedAt, window!.start, window!.end, window!.flag],
   );
 }

@@ -41,12 +41,14 @@ export async function protectKeys(
   const target = config.security.keys ?? 'hash';
   if (target === 'store')
     throw new UsageError(
-      'security.keys is "store": keys protect moves a database to "hash" or "drop". Set security.keys to one of them (or remove it for "hash").',
+      'security.keys is "store": keys protect moves a database to "hash" or "drop". Set security.keys to one of them ' +
+        '(or remove it for "hash").',
     );
   const recorded = await recordedKeyMode(warehouse);
   if (recorded?.mode === 'drop' && target === 'hash') {
     throw new UsageError(
-      'The database keeps keys in "drop" mode: the whole keys are gone, so their HMACs cannot be made. Keep security.keys "drop".',
+      'The database keeps keys in "drop" mode: the whole keys are gone, so their HMACs cannot be made. Keep ' +
+        'security.keys "drop".',
     );
   }
   const protection: KeyProtection = {
@@ -163,7 +165,8 @@ export async function rewriteDatabaseFile(
 /** `sales.key` → masked, `key_hmac` → HMAC (hash mode), computed here: DuckDB has no HMAC. */
 async function rewriteSalesKeys(warehouse: Warehouse, protection: KeyProtection): Promise<void> {
   const rows = await warehouse.all<{ id: string; key: string }>(
-    `SELECT transaction_id::VARCHAR AS id, key FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '${textMask}')`,
+    `SELECT transaction_id::VARCHAR AS id, key FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, ` +
+      `'${textMask}')`,
   );
   if (rows.length === 0) return;
   await warehouse.run(
@@ -183,7 +186,8 @@ async function rewriteSalesKeys(warehouse: Warehouse, protection: KeyProtection)
     appender.closeSync();
   }
   await warehouse.run(
-    `UPDATE sales SET key = p.key, key_hmac = p.key_hmac FROM temp.protected_keys p WHERE sales.transaction_id = p.transaction_id`,
+    `UPDATE sales SET key = p.key, key_hmac = p.key_hmac FROM temp.protected_keys p WHERE sales.transaction_id = ` +
+      `p.transaction_id`,
   );
   await warehouse.run('DROP TABLE temp.protected_keys');
 }

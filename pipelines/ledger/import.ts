@@ -88,12 +88,14 @@ export async function importLedger(
   // Issue 34: a link planted at the ledger's path would make pinrecon read (and quote) another file of this account.
   if (lstatSync(sourceFile).isSymbolicLink() && !config.ledger.followSymlinks) {
     throw new UsageError(
-      `The ledger file ${sourceFile} is a symbolic link: pinrecon reads a linked ledger only when the config says so. Pass the file itself, or set ledger.followSymlinks to true.`,
+      `The ledger file ${sourceFile} is a symbolic link: pinrecon reads a linked ledger only when the config says ` +
+        `so. Pass the file itself, or set ledger.followSymlinks to true.`,
     );
   }
   if (statSync(sourceFile).isDirectory()) {
     throw new UsageError(
-      `${sourceFile} is a directory, not a ledger file. Pass the path of the exported ledger file${ledgerFilesIn(sourceFile)}.`,
+      `${sourceFile} is a directory, not a ledger file. Pass the path of the exported ledger ` +
+        `file${ledgerFilesIn(sourceFile)}.`,
     );
   }
   const insteadOf = options.insteadOf === undefined ? undefined : path.resolve(options.insteadOf);
@@ -118,7 +120,8 @@ export async function importLedger(
         const where =
           rows.length === 1 ? `${locationUnit(format)} ${rows[0]}` : `${locationUnit(format)}s ${rows.join(', ')}`;
         output.info(
-          `skipped ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} above the header (${where}): a title or notes, not data, not counted in the lines`,
+          `skipped ${rows.length} ${rows.length === 1 ? 'row' : 'rows'} above the header (${where}): a title or ` +
+            `notes, not data, not counted in the lines`,
         );
       }
       const outcome = await replaceLedgerRows(warehouse, config, {
@@ -175,12 +178,15 @@ export async function importLedger(
 function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, output: Output): void {
   if (summary.replaced?.sourceFile === summary.file) {
     output.info(
-      `the same content was imported from ${summary.file} at ${summary.replaced.importedAt}: its rows were replaced, not duplicated`,
+      `the same content was imported from ${summary.file} at ${summary.replaced.importedAt}: its rows were replaced, ` +
+        `not duplicated`,
     );
   } else if (summary.replaced) {
     output.info(
-      `${summary.file} has the same content (sha256 ${fileHash.slice(0, 12)}…) as ${summary.replaced.sourceFile}, imported at ${summary.replaced.importedAt}: ` +
-        `a content is loaded once, so its rows were replaced, not duplicated, and stay under ${summary.replaced.sourceFile} ` +
+      `${summary.file} has the same content (sha256 ${fileHash.slice(0, 12)}…) as ${summary.replaced.sourceFile}, ` +
+        `imported at ${summary.replaced.importedAt}: ` +
+        `a content is loaded once, so its rows were replaced, not duplicated, and stay under ` +
+        `${summary.replaced.sourceFile} ` +
         `(a later import of ${summary.replaced.sourceFile} supersedes them; one of ${summary.file} does not)`,
     );
   }
@@ -192,7 +198,8 @@ function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, outpu
   if (summary.overlap) {
     const overlap = describeOverlap(summary.file, summary.overlap);
     output.warn(
-      `${overlap}: imported anyway (--allow-overlap); those orders are counted twice unless the files are separate ledgers`,
+      `${overlap}: imported anyway (--allow-overlap); those orders are counted twice unless the files are separate ` +
+        `ledgers`,
     );
   }
   if (summary.rejected > 0)
@@ -213,7 +220,8 @@ function chosenSheet(file: string, wanted: string | undefined, output: Output): 
       .map((name) => `"${name}"`)
       .join(', ');
     output.info(
-      `read the first sheet "${sheet}" of ${sheets.length} (the others: ${others}); to read another, set ledger.sheet or pass --sheet`,
+      `read the first sheet "${sheet}" of ${sheets.length} (the others: ${others}); to read another, set ` +
+        `ledger.sheet or pass --sheet`,
     );
   }
   return sheet;
@@ -276,7 +284,8 @@ export function describeLedgerImport(summary: LedgerImportSummary): string {
       lines.push(`    ${truncate(reject.raw.replace(/\r?\n/g, '⏎'), 100)}`);
     }
     lines.push(
-      `all rejects: pinrecon query "SELECT source_line, reason, raw FROM ledger_rejects WHERE file_hash = '${summary.fileHash}' ORDER BY source_line"`,
+      `all rejects: pinrecon query "SELECT source_line, reason, raw FROM ledger_rejects WHERE file_hash = ` +
+        `'${summary.fileHash}' ORDER BY source_line"`,
     );
   }
   return lines.join('\n');

@@ -66,7 +66,8 @@ export function describeOverlap(file: string, overlap: LedgerOverlap): string {
 
 export function overlapRefused(file: string, overlap: LedgerOverlap): JobError {
   return new JobError(
-    `Refused to import ${file}: ${describeOverlap(file, overlap)}. A copy, a truncated copy or another export of the same ledger ` +
+    `Refused to import ${file}: ${describeOverlap(file, overlap)}. A copy, a truncated copy or another export of the ` +
+      `same ledger ` +
       `would count those orders twice (duplicate_reference findings). Nothing was changed.`,
     `If ${file} replaces ${overlap.otherFile}, import it instead of it: ` +
       `pinrecon ledger import ${quoteArgument(file)} --instead-of ${quoteArgument(overlap.otherFile)} ` +

@@ -10,7 +10,9 @@ import type { LedgerFormat } from '../../sources/ledger/types.js';
 import { overlapRefused, overlapWithOtherFile, type LedgerOverlap } from './overlap.js';
 import type { Warehouse } from '../../core/warehouse.js';
 
-/** What a file's import replaced: the same content imported before, another content of its path, an overlap let through. */
+/**
+ * What a file's import replaced: the same content imported before, another content of its path, an overlap let through.
+ */
 export interface LedgerReplaceOutcome {
   /** The same content was imported before: its rows stay under `sourceFile`, the path it was first loaded from. */
   replaced?: { sourceFile: string; importedAt: string };
@@ -70,7 +72,8 @@ export async function replaceLedgerRows(
     // Loaded once: the rows of a content stay under the path it was first loaded from.
     const loadedFrom = same?.source_file ?? sourceFile;
     await keepReplacedLines(warehouse, config, { sourceFile, fileHash, accepted, replace, runId, insteadOf });
-    // Supersede by the rows' own source_file (whatever is loaded from this path, or the one it replaces), and replace this content.
+    // Supersede by the rows' own source_file (whatever is loaded from this path, or the one it replaces), and replace
+    // this content.
     for (const table of ['ledger', 'ledger_rejects', 'ledger_files']) {
       await warehouse.run(`DELETE FROM ${table} WHERE source_file IN ($1, $3) OR file_hash = $2`, [
         sourceFile,
@@ -112,7 +115,8 @@ export async function replaceLedgerRows(
  * re-import of the same content that yields as many lines replaces identical rows: nothing to keep then.
  */
 const historyColumns =
-  'partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code, order_status, source_file, source_line, file_hash, run_id';
+  'partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code, ' +
+  'order_status, source_file, source_line, file_hash, run_id';
 
 function replacedPaths(sourceFile: string, insteadOf: string): string {
   return insteadOf === sourceFile ? sourceFile : `${sourceFile} and ${insteadOf}`;
@@ -140,10 +144,12 @@ async function keepReplacedLines(
   const ratio = config.ledger.minReplaceRatio;
   if (!incoming.replace && (incoming.accepted === 0 || incoming.accepted < lines * ratio)) {
     throw new JobError(
-      `Refused to replace the ${lines} accepted ledger lines loaded from ${replacedPaths(incoming.sourceFile, incoming.insteadOf)} ` +
+      `Refused to replace the ${lines} accepted ledger lines loaded from ` +
+        `${replacedPaths(incoming.sourceFile, incoming.insteadOf)} ` +
         `with the ${incoming.accepted} accepted lines of this file ` +
         `(fewer than ${Math.round(ratio * 100)}% of them: a truncated or wrong export?). Nothing was changed.`,
-      `Check the file (its size, its last line, the delimiter and encoding). If it is right, import it again with --replace; ` +
+      `Check the file (its size, its last line, the delimiter and encoding). If it is right, import it again with ` +
+        `--replace; ` +
         `the lines it replaces are kept in ledger_history. The threshold is ledger.minReplaceRatio (now ${ratio}).`,
     );
   }

@@ -73,7 +73,10 @@ export interface DemoSummary {
   simulator: { seed: number; from: string; to: string; sales: number; malformedEvery: number; port: number };
   /** Issue 28: the two people of the demo and their private keys (the config's `people` holds their public keys). */
   identities: DemoIdentity[];
-  /** Issue 15: one reversal decided, planned, approved by a second person, executed and verified (none when nothing to reverse). */
+  /**
+   * Issue 15: one reversal decided, planned, approved by a second person, executed and verified (none when nothing to
+   * reverse).
+   */
   reversal: DemoReversal | null;
   totals: {
     currency_code: string;

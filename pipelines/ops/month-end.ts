@@ -104,7 +104,8 @@ export async function runMonthEnd(
   // A file named on the command line that is not there is a typo: bad usage, like `ledger import` says.
   if (options.ledger && !isFile(options.ledger)) {
     throw new UsageError(
-      `The ledger file ${path.resolve(options.ledger)} (--ledger) does not exist. Pass the path of the exported ledger.`,
+      `The ledger file ${path.resolve(options.ledger)} (--ledger) does not exist. Pass the path of the exported ` +
+        `ledger.`,
     );
   }
   const ledgerFile = options.ledger ?? config.ledger.path;
@@ -119,8 +120,10 @@ export async function runMonthEnd(
         if (!importFile && (await ledgerLinesPaidIn(warehouse, options.period, config.timezone)) === 0) {
           // Without a ledger every provider sale would be a missing_in_ledger finding: stop before extracting.
           throw new JobError(
-            `No ledger for ${options.period}: no ledger file at ${path.resolve(ledgerFile)} (ledger.path), and the database holds no ledger line paid in ${options.period}.`,
-            `Pass the exported ledger with --ledger FILE, or set ledger.path in the config to where the export is written.`,
+            `No ledger for ${options.period}: no ledger file at ${path.resolve(ledgerFile)} (ledger.path), and the ` +
+              `database holds no ledger line paid in ${options.period}.`,
+            `Pass the exported ledger with --ledger FILE, or set ledger.path in the config to where the export is ` +
+              `written.`,
           );
         }
 
@@ -195,8 +198,10 @@ export async function runMonthEnd(
               output,
             ),
           (r) =>
-            `${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ${r.records} records, ${r.newSales} new sales, ` +
-            `${r.statusChanges} status changes, ${r.quarantined} quarantined; ${r.requests} requests, ${r.retries} retries, ${r.rateLimited} × 503`,
+            `${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ${r.records} records, ` +
+            `${r.newSales} new sales, ` +
+            `${r.statusChanges} status changes, ${r.quarantined} quarantined; ${r.requests} requests, ${r.retries} ` +
+            `retries, ${r.rateLimited} × 503`,
         );
 
         let ledger: RunSummary['ledger'];
@@ -212,11 +217,14 @@ export async function runMonthEnd(
           );
           steps.push({ step: 'ledger import', status: 'skipped', seconds: 0, summary: `no file at ${ledgerFile}` });
         }
-        // The import may have left the period without orders (a file of another month): never report every sale missing.
+        // The import may have left the period without orders (a file of another month): never report every sale
+        // missing.
         if ((await ledgerLinesPaidIn(warehouse, options.period, config.timezone)) === 0) {
           const failure = new JobError(
-            `No ledger order paid in ${options.period} after importing ${path.resolve(ledgerFile)}: reconciling would report every provider sale as missing from the ledger.`,
-            `Check that the file is the ledger of ${options.period} (its paid_at dates, ledger.dateFormat and the time zone), then run again.`,
+            `No ledger order paid in ${options.period} after importing ${path.resolve(ledgerFile)}: reconciling ` +
+              `would report every provider sale as missing from the ledger.`,
+            `Check that the file is the ledger of ${options.period} (its paid_at dates, ledger.dateFormat and the ` +
+              `time zone), then run again.`,
           );
           for (const later of plan.slice(plan.indexOf('reconcile')))
             steps.push({ step: later, status: 'not run', seconds: 0, summary: '' });
@@ -233,7 +241,8 @@ export async function runMonthEnd(
               output,
             ),
           (r) =>
-            `${r.exceptions} findings (${r.history.new} new, ${r.history.stillOpen} still open, ${r.history.cleared} cleared)` +
+            `${r.exceptions} findings (${r.history.new} new, ${r.history.stillOpen} still open, ${r.history.cleared} ` +
+            `cleared)` +
             (r.byType.missing_at_provider > 0 ? `; missing at provider: ${describeProof(r.proof)}` : ''),
         );
         // Issue 30: what is under reconciliation.materiality is decided accepted by the rule before the report.

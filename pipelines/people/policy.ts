@@ -43,7 +43,8 @@ export function approvalPolicy(config: Pick<Config, 'actions' | 'people'>): Appr
 /** Keeps the policy's text beside its hash (once), in the caller's transaction. */
 export async function recordPolicy(warehouse: Warehouse, policy: ApprovalPolicy): Promise<void> {
   await warehouse.run(
-    `INSERT INTO approval_policies (policy_sha256, policy, first_used_at) VALUES ($1, $2, now()) ON CONFLICT DO NOTHING`,
+    `INSERT INTO approval_policies (policy_sha256, policy, first_used_at) VALUES ($1, $2, now()) ON CONFLICT DO ` +
+      `NOTHING`,
     [policy.sha256, policy.json],
   );
 }

@@ -140,7 +140,8 @@ function describeCoverageGap(c: WindowCoverage): string {
       ? `on ${c.firstUncoveredDay}`
       : `between ${c.firstUncoveredDay} and ${c.lastUncoveredDay}`;
   return (
-    `the by-creation windows do not cover ${c.uncoveredDays} day(s) from extract.historyStart ${c.historyStart} to ${c.coveredThrough} ` +
+    `the by-creation windows do not cover ${c.uncoveredDays} day(s) from extract.historyStart ${c.historyStart} to ` +
+    `${c.coveredThrough} ` +
     `(${gap}), so they prove no absence`
   );
 }
@@ -149,10 +150,12 @@ function describeCoverageGap(c: WindowCoverage): string {
 export function manyLookupsAdvice(lookups: number, c: WindowCoverage): string {
   return c.historyStart
     ? `${lookups} individual look-ups were needed because the by-creation windows from extract.historyStart ${c.historyStart} ` +
-        `to ${c.coveredThrough} have gaps (first: ${c.firstUncoveredDay}): \`pinrecon extract --from ${c.firstUncoveredDay} ` +
+        `to ${c.coveredThrough} have gaps (first: ${c.firstUncoveredDay}): \`pinrecon extract --from ` +
+        `${c.firstUncoveredDay} ` +
         `--to ${c.lastUncoveredDay} --by created\` fills them, and the windows then prove absence without look-ups.`
     : `${lookups} individual look-ups were needed: set extract.historyStart (the date before which the provider holds no sale of ours; ` +
-        'env PINRECON_HISTORY_START) and `pinrecon extract` / `pinrecon run` back-fill the by-creation windows from it once, ' +
+        'env PINRECON_HISTORY_START) and `pinrecon extract` / `pinrecon run` back-fill the by-creation windows from ' +
+        'it once, ' +
         'so the windows prove absence without look-ups.';
 }
 
@@ -173,7 +176,8 @@ function lookupSkippedBecause(
   if (!config.reconciliation.lookupMissing) return 'reconciliation.lookupMissing is false';
   if (!sharedClient && !(config.api.identifier && config.api.secret)) {
     return (
-      'no API credentials configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET); ' +
+      'no API credentials configured (api.identifier / api.secret, or PINRECON_API_IDENTIFIER / ' +
+      'PINRECON_API_SECRET); ' +
       'those orders are reported missing_at_provider, unproven, without asking'
     );
   }

@@ -139,7 +139,8 @@ export async function writeReport(
           summaryOnlyOf: { file, bytes: workbook.bytes },
         });
         output.warn(
-          `the workbook (${workbook.bytes} bytes) exceeds email.maxAttachmentBytes (${config.email.maxAttachmentBytes}): attaching the summary-only ${attachment}`,
+          `the workbook (${workbook.bytes} bytes) exceeds email.maxAttachmentBytes ` +
+            `(${config.email.maxAttachmentBytes}): attaching the summary-only ${attachment}`,
         );
       }
       const message = composeReportEmail(config.email, facts, {
@@ -163,7 +164,8 @@ export async function writeReport(
         if (!(error instanceof JobError)) throw error;
         throw new JobError(
           error.message,
-          `The workbook is on disk at ${file}. ${error.hint ?? ''} (pinrecon report --period ${options.period} --email)`,
+          `The workbook is on disk at ${file}. ${error.hint ?? ''} (pinrecon report --period ${options.period} ` +
+            `--email)`,
           {
             cause: error,
           },

@@ -23,7 +23,8 @@ export function checkColumnMapping(columns: Record<string, string>): void {
   for (const key of Object.keys(columns)) {
     if (!known.has(key)) {
       throw new ConfigError(
-        `ledger.columns.${key}: "${key}" is not a ledger column. The keys of ledger.columns are the canonical columns (${[...known].join(', ')}) and the values are headers in the file.`,
+        `ledger.columns.${key}: "${key}" is not a ledger column. The keys of ledger.columns are the canonical ` +
+          `columns (${[...known].join(', ')}) and the values are headers in the file.`,
         undefined,
         `ledger.columns.${key}`,
       );

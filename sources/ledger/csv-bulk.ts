@@ -81,7 +81,8 @@ export async function readCsvInBulk(
     if (left > mostlyLeftLines && left > lines! / 2) {
       return notRead(
         connection,
-        `${left} of its ${lines} lines need the streaming reader's rules (spellings the SQL rules do not know), so it reads them all`,
+        `${left} of its ${lines} lines need the streaming ` +
+          `reader's rules (spellings the SQL rules do not know), so it reads them all`,
       );
     }
     const differing = await firstDifferingSample(connection, bytes, settings, shape.skip);
@@ -136,7 +137,9 @@ async function readLines(
   }
 }
 
-/** The file decoded by the streaming reader's own decoding (readTextChunks), written as UTF-8 to a temporary directory. */
+/**
+ * The file decoded by the streaming reader's own decoding (readTextChunks), written as UTF-8 to a temporary directory.
+ */
 async function utf8Copy(
   file: string,
   encoding: LedgerReadSettings['encoding'],

@@ -228,7 +228,8 @@ export function csvRecordEvent(
       kind: 'reject',
       line: record.line,
       reason:
-        `lone carriage return at byte ${loneCr} of the line (a CR without LF: an old-Mac line break joined two lines, ` +
+        `lone carriage return at byte ${loneCr} of the line (a CR without LF: an old-Mac line break joined two ` +
+        `lines, ` +
         'or a stray CR inside a value); fix or remove it and import again',
       raw: record.raw,
     };

@@ -90,7 +90,8 @@ export class AuthSession {
     const answer = await this.post(endpoint, this.credentials);
     if (!isSuccess(answer.status)) {
       throw new ProviderError(
-        `${describeEndpoint(endpoint)}: the provider refused to log in (status ${answer.status}: ${quoteBody(answer.text, this.secrets) || 'no body'}).`,
+        `${describeEndpoint(endpoint)}: the provider refused to log in (status ${answer.status}: ` +
+          `${quoteBody(answer.text, this.secrets) || 'no body'}).`,
         {
           endpoint: endpoint.name,
           status: answer.status,
@@ -143,7 +144,8 @@ function requireCredentials(api: ApiConfig): { identifier: string; secret: strin
   ].filter((m): m is string => Boolean(m));
   if (missing.length > 0) {
     throw new ConfigError(
-      `Missing provider credentials: set ${missing.join(' and ')}. They are issued by the service operator (one set for testing, one for production).`,
+      `Missing provider credentials: set ${missing.join(' and ')}. They are issued by the service operator (one set ` +
+        `for testing, one for production).`,
       undefined,
       !api.identifier ? 'api.identifier' : 'api.secret',
     );

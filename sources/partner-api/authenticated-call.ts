@@ -146,7 +146,8 @@ export class AuthenticatedCaller {
     if (rejections.has(answer.status)) return false;
     const body = quoteBody(answer.text, this.session.secrets);
     throw new ProviderError(
-      `${describeEndpoint(endpoint)} answered ${answer.status} to the check that a refused call's token is still valid: ${body || '(no body)'}`,
+      `${describeEndpoint(endpoint)} answered ${answer.status} to the check that a refused ` +
+        `call's token is still valid: ${body || '(no body)'}`,
       {
         endpoint: 'partnerCollections',
         status: answer.status,
@@ -159,7 +160,8 @@ export class AuthenticatedCaller {
   private keptRejecting(name: EndpointName, answer: HttpAnswer, renewals: number): ProviderError {
     const body = quoteBody(answer.text, this.session.secrets);
     return new ProviderError(
-      `${describeEndpoint(this.endpoints[name])}: the provider kept rejecting the token — ${renewals + 1} tokens in a row, ${renewals} of them fresh, were refused (last answer ${answer.status}: ${body || 'no body'}).`,
+      `${describeEndpoint(this.endpoints[name])}: the provider kept rejecting the token — ${renewals + 1} tokens in ` +
+        `a row, ${renewals} of them fresh, were refused (last answer ${answer.status}: ${body || 'no body'}).`,
       {
         endpoint: name,
         status: answer.status,

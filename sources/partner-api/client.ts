@@ -236,7 +236,8 @@ export class PartnerApiClient {
     const named = answered.length === 1 && /^-?\d+$/.test(answered[0]!) ? BigInt(answered[0]!).toString() : undefined;
     if (answered.length > 0 && named !== id) {
       throw new ProviderError(
-        `${describeEndpoint(this.endpoints.reverseByTransactionId)} answered about transaction ${named ?? answered.join(', ')} when asked to reverse ${id}.`,
+        `${describeEndpoint(this.endpoints.reverseByTransactionId)} answered about transaction ` +
+          `${named ?? answered.join(', ')} when asked to reverse ${id}.`,
         {
           endpoint: 'reverseByTransactionId',
           status: answer.status,

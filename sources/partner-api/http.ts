@@ -79,7 +79,8 @@ export class Transport {
         const { text, truncated } = await readText(response, success ? this.api.maxAnswerBytes : maxErrorBodyBytes);
         if (success && truncated) {
           throw new ProviderError(
-            `${describeEndpoint(request.endpoint)} at ${new URL(this.api.baseUrl).origin} answered more than api.maxAnswerBytes (${this.api.maxAnswerBytes} bytes): the answer was refused, not read.`,
+            `${describeEndpoint(request.endpoint)} at ${new URL(this.api.baseUrl).origin} answered more than ` +
+              `api.maxAnswerBytes (${this.api.maxAnswerBytes} bytes): the answer was refused, not read.`,
             {
               endpoint: request.endpoint.name,
               status,

@@ -1,6 +1,7 @@
 -- The registry of finding types (core/finding-types.ts) as a table: one row per exception_type with its family,
--- its place in every list and its cost bridge step. Created (temporary) by pipelines/reconcile/reconcile.ts before the models
--- are built; a type a rule model emits that is not here gets no family, and sql/tests/finding_types_accepted fails.
+-- its place in every list and its cost bridge step. Created (temporary) by pipelines/reconcile/reconcile.ts before the
+-- models are built; a type a rule model emits that is not here gets no family, and sql/tests/finding_types_accepted
+-- fails.
 CREATE OR REPLACE TEMP TABLE cfg_exception_types (
   exception_type VARCHAR PRIMARY KEY,  -- the registry's type (core/finding-types.ts)
   family         VARCHAR NOT NULL,     -- its family: the workbook sheet it is on

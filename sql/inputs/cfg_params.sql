@@ -1,6 +1,6 @@
--- The runner's parameters for one reconcile run: exactly one row, created (temporary) by pipelines/reconcile/reconcile.ts from
--- the config and the command line before the models are built. Configuration reaches the models as data, never as
--- pasted text.
+-- The runner's parameters for one reconcile run: exactly one row, created (temporary) by
+-- pipelines/reconcile/reconcile.ts from the config and the command line before the models are built. Configuration
+-- reaches the models as data, never as pasted text.
 CREATE OR REPLACE TEMP TABLE cfg_params (
   period                VARCHAR NOT NULL,        -- YYYY-MM: the period being reconciled
   period_start          DATE NOT NULL,           -- its first local date

@@ -1,6 +1,6 @@
 -- The findings open for the period before this run (its rows of recon_exceptions), copied (temporary) by
--- pipelines/reconcile/reconcile.ts before the models are built: a finding keeps its first_detected_at while it stays open,
--- and recon_exception_history compares the run's findings with these.
+-- pipelines/reconcile/reconcile.ts before the models are built: a finding keeps its first_detected_at while it stays
+-- open, and recon_exception_history compares the run's findings with these.
 CREATE OR REPLACE TEMP TABLE prev_recon_exceptions (
   finding_id        VARCHAR,      -- md5(period|type|reference|transaction_id)
   exception_type    VARCHAR,

@@ -1,5 +1,5 @@
--- One row per accepted ledger line of the period's scope: the staged line with the local date and period it was paid in, in the
--- configured time zone, whether that is the period being reconciled, and whether the order is active (paid).
+-- One row per accepted ledger line of the period's scope: the staged line with the local date and period it was paid
+-- in, in the configured time zone, whether that is the period being reconciled, and whether the order is active (paid).
 with
 
 params as (

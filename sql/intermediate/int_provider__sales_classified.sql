@@ -75,7 +75,8 @@ final as (
     select
         mapped.*,
         strftime(mapped.transaction_local_date, '%Y-%m') as transaction_period,
-        coalesce(mapped.transaction_local_date between params.period_start and params.period_end, false) as is_in_period,
+        coalesce(mapped.transaction_local_date between params.period_start and params.period_end, false) as
+            is_in_period,
         -- a canceled sale is not billed; an unknown status is billed until someone says otherwise
         mapped.status_class <> 'canceled' as is_billable
 

@@ -43,7 +43,8 @@ final as (
             when 'cost_mismatch' then
                 'expected cost ' || pairs.expected_cost || ', provider cost ' || pairs.partner_cost_price
             when 'price_mismatch' then
-                'ledger sales price ' || pairs.ledger_sales_price || ', provider sales price ' || pairs.provider_sales_price
+                'ledger sales price ' || pairs.ledger_sales_price || ', provider sales price ' ||
+                    pairs.provider_sales_price
             when 'currency_mismatch' then
                 'ledger currency ' || coalesce(pairs.ledger_currency_code, '?')
                 || ', provider currency ' || coalesce(pairs.provider_currency_code, '?')

@@ -98,7 +98,8 @@ duplicate_reference as (
         coalesce(provider_cost, 0) - coalesce(ledger_cost, 0) as difference,
         currency_code,
         ledger_lines || ' ledger line(s)' || coalesce(' (' || ledger_sources || ')', '')
-            || ', ' || provider_sales || ' provider transaction(s)' || coalesce(' (' || transaction_ids || ')', '') as details,
+            || ', ' || provider_sales || ' provider transaction(s)' || coalesce(' (' || transaction_ids || ')', '') as
+                details,
         ledger_sources as ledger_source,
         cast(null as varchar) as status,
         cast(null as varchar) as status_class,

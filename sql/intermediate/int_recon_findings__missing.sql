@@ -70,7 +70,8 @@ missing_at_provider as (
         ledger.currency_code,
         'paid ledger order has no provider sale; expected cost '
             || ledger.expected_cost || ' ' || ledger.currency_code
-            || coalesce('. The provider did return ' || quarantined.records || ' record(s) with this reference that could not be loaded ('
+            || coalesce('. The provider did return ' || quarantined.records ||
+                ' record(s) with this reference that could not be loaded ('
                 || quarantined.reasons || '): see sales_quarantine', '') as details,
         ledger.ledger_source,
         cast(null as varchar) as status,

@@ -63,7 +63,8 @@ movements as (
         count(*) filter (where is_present and not is_open and (was_open or not was_present))
             - count(*) filter (where is_open and was_present and not was_open) as written_off,
         coalesce(sum(end_amount) filter (where is_present and not is_open and (was_open or not was_present)), 0)
-            - coalesce(sum(end_amount) filter (where is_open and was_present and not was_open), 0) as written_off_amount,
+            - coalesce(sum(end_amount) filter (where is_open and was_present and not was_open), 0) as
+                written_off_amount,
         -- amounts of findings open at the start and still there whose amount changed (e.g. a cost corrected)
         coalesce(sum(end_amount - start_amount) filter (where was_open and is_present), 0) as remeasured_amount,
         count(*) filter (where is_open) as open_at_end,
@@ -90,7 +91,8 @@ final as (
         movements.remeasured_amount,
         movements.open_at_end,
         movements.open_at_end_amount,
-        movements.open_at_start + movements.new - movements.cleared - movements.written_off - movements.open_at_end as check_count,
+        movements.open_at_start + movements.new - movements.cleared - movements.written_off - movements.open_at_end as
+            check_count,
         movements.open_at_start_amount + movements.new_amount - movements.cleared_amount - movements.written_off_amount
             + movements.remeasured_amount - movements.open_at_end_amount as check_amount,
         (select max(built_at) from previous) as previous_built_at,

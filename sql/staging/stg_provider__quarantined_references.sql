@@ -13,7 +13,8 @@ renamed as (
 
     select
         -- raw is the record as received: it may not even be JSON
-        nullif(trim(case when json_valid(source.raw) then json_extract_string(source.raw, '$.partnerReference') end), '')
+        nullif(trim(case when json_valid(source.raw) then json_extract_string(source.raw, '$.partnerReference') end),
+            '')
             as partner_reference,
         source.transaction_id,
         source.reason,

@@ -3,7 +3,8 @@ with
 
 final as (
 
-    select finding_id, count(*) as rows, min(exception_type) as exception_type, min(partner_reference) as partner_reference
+    select finding_id, count(*) as rows, min(exception_type) as exception_type, min(partner_reference) as
+        partner_reference
     from recon_exceptions
     group by finding_id
     having count(*) > 1

@@ -53,7 +53,8 @@ failing as (
         on classes.ledger_line_id = ledger.ledger_line_id
     where classes.classes > 1
         or classes.ledger_line_id is null
-            and (cast(timezone(params.timezone, ledger.paid_at) as date) between params.period_start and params.period_end
+            and (cast(timezone(params.timezone, ledger.paid_at) as date) between params.period_start and
+                params.period_end
                 or nullif(trim(ledger.partner_reference), '') in (select partner_reference from period_references))
 
     union

@@ -1,4 +1,5 @@
--- Every missing_at_provider finding says how absence was proven (windows | lookup | unproven); no other type has a proof.
+-- Every missing_at_provider finding says how absence was proven (windows | lookup | unproven); no other type has a
+-- proof.
 with
 
 final as (

@@ -203,7 +203,10 @@ test('decide reverse → plan → approve (not by the decider) → execute → r
   expect(summaryTexts).toContain('Roll-forward of open findings per currency');
 });
 
-/** Exports claims and journal as xlsx and csv through the CLI and reads each back (exceljs; its CSV reader, values kept as text). */
+/**
+ * Exports claims and journal as xlsx and csv through the CLI and reads each back (exceljs; its CSV reader, values kept
+ * as text).
+ */
 async function exportAll(m: ActionsMonth) {
   const out = (name: string) => path.join(m.dir, 'exports', name);
   const files = [

@@ -251,14 +251,16 @@ describe('closing a month (spawned CLI)', () => {
   );
 
   it(
-    'a signed period refuses decisions and imports (reopen first); verify proves it, and names a landing file that changed',
+    'a signed period refuses decisions and imports (reopen first); verify proves it, and names a landing file that ' +
+      'changed',
     async () => {
       const [finding] = await query<{ finding_id: string }>(
         `SELECT finding_id FROM recon_exceptions WHERE period = $1 ORDER BY finding_id LIMIT 1`,
         [period],
       );
       const signedOff = new RegExp(
-        `changed nothing: ${period} is signed off by Ana Lima at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} -03:00 \\(America/Sao_Paulo\\): ` +
+        `changed nothing: ${period} is signed off by Ana Lima at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} -03:00 ` +
+          `\\(America/Sao_Paulo\\): ` +
           `run \`pinrecon reopen --period ${period} --by NAME --reason TEXT\` first`,
       );
       const decide = await pinrecon(
@@ -318,7 +320,8 @@ describe('closing a month (spawned CLI)', () => {
   );
 
   it(
-    'after the provider reverses two sales, run finds the period changed since sign-off, exactly, and keeps the signed rows',
+    'after the provider reverses two sales, run finds the period changed since sign-off, exactly, and keeps the ' +
+      'signed rows',
     async () => {
       const [signoff] = await query<{ signoff_id: string; content_sha256: string }>(
         `SELECT signoff_id, content_sha256 FROM period_signoffs`,
@@ -357,7 +360,8 @@ describe('closing a month (spawned CLI)', () => {
         await query(`SELECT DISTINCT signoff_status, signoff_id FROM recon_summary WHERE period = $1`, [period]),
       ).toEqual([{ signoff_status: 'changed_since_signoff', signoff_id: signoff!.signoff_id }]);
       const changes = await query<{ change: string; exception_type: string; partner_reference: string }>(
-        `SELECT change, exception_type, partner_reference FROM recon_signoff_changes WHERE period = $1 ORDER BY change, exception_type`,
+        `SELECT change, exception_type, partner_reference FROM recon_signoff_changes WHERE period = $1 ORDER BY ` +
+          `change, exception_type`,
         [period],
       );
       expect(changes).toEqual([
@@ -434,7 +438,8 @@ describe('closing a month (spawned CLI)', () => {
     stepTimeout,
   );
   it(
-    'after reopen, decisions are recorded and chained; close holds the chain head; a decision altered by SQL fails verify and shows as changed',
+    'after reopen, decisions are recorded and chained; close holds the chain head; a decision altered by SQL fails ' +
+      'verify and shows as changed',
     async () => {
       const findings = Number(
         (await query<{ n: bigint }>(`SELECT count(*) AS n FROM recon_exceptions WHERE period = $1`, [period]))[0]!.n,
@@ -463,19 +468,22 @@ describe('closing a month (spawned CLI)', () => {
       };
       expect(signoff.undecided).toBe(0);
       const [head] = await query<{ position: number; sha256: string }>(
-        `SELECT chain_position::INTEGER AS position, row_sha256 AS sha256 FROM recon_decisions WHERE period = $1 ORDER BY chain_position DESC LIMIT 1`,
+        `SELECT chain_position::INTEGER AS position, row_sha256 AS sha256 FROM recon_decisions WHERE period = $1 ` +
+          `ORDER BY chain_position DESC LIMIT 1`,
         [period],
       );
       expect(signoff.manifest.decisionChainHead).toEqual({ position: findings, sha256: head!.sha256 });
       const verified = await pinrecon('verify', '--period', period);
       expect(verified.code, verified.stderr).toBe(0);
       expect(verified.stdout).toContain(
-        `verified ${period}: ${findings} decision(s) in the chain (head ${findings}: ${head!.sha256.slice(0, 16)}…), 2 sign-off(s)`,
+        `verified ${period}: ${findings} decision(s) in the chain (head ${findings}: ${head!.sha256.slice(0, 16)}…), ` +
+          `2 sign-off(s)`,
       );
 
       // Someone rewrites a signed decision in the database, behind pinrecon's back.
       const [victim] = await query<{ finding_id: string; position: number }>(
-        `SELECT finding_id, chain_position::INTEGER AS position FROM recon_decisions WHERE period = $1 ORDER BY chain_position LIMIT 1`,
+        `SELECT finding_id, chain_position::INTEGER AS position FROM recon_decisions WHERE period = $1 ORDER BY ` +
+          `chain_position LIMIT 1`,
         [period],
       );
       const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'));
@@ -490,7 +498,8 @@ describe('closing a month (spawned CLI)', () => {
       const broken = await pinrecon('verify', '--period', period);
       expect(broken.code).toBe(1);
       expect(broken.stderr).toContain(
-        `${period} does not verify: recon_decisions row ${victim!.position} of ${period}: finding ${victim!.finding_id}, write_off by Bo: ` +
+        `${period} does not verify: recon_decisions row ${victim!.position} of ${period}: finding ` +
+          `${victim!.finding_id}, write_off by Bo: ` +
           'its content does not hash to its row_sha256',
       );
       // The signed-vs-current comparison sees the decision changed since the sign-off.
@@ -516,7 +525,8 @@ describe('closing a month (spawned CLI)', () => {
   );
 
   it(
-    'after reopen → close → reconcile, subject, body, Summary and footer say one sign-off state, every time with its zone',
+    'after reopen → close → reconcile, subject, body, Summary and footer say one sign-off state, every time with its ' +
+      'zone',
     async () => {
       const zoned = '\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} -03:00 \\(America/Sao_Paulo\\)';
       /** The report's subject, body, Summary and footers, which must all say `state`. */

@@ -10,7 +10,9 @@ import { Dataset } from '../../doubles/simulator/dataset.js';
 import { runCli, startCli } from '../support/cli.js';
 import { wholeKeysUnder } from '../support/key-scan.js';
 
-/** The whole keys the demo's simulator sells (pipelines/ops/demo.ts: seed 7, 300 sales a day from the period's start). */
+/**
+ * The whole keys the demo's simulator sells (pipelines/ops/demo.ts: seed 7, 300 sales a day from the period's start).
+ */
 function demoKeys(): Set<string> {
   const timezone = 'America/Sao_Paulo';
   const asOf = todayIn(timezone);
@@ -99,14 +101,16 @@ describe('pinrecon demo, as a new user runs it', () => {
         { kind: 'reversal', status: 'verified', decided_by: 'Demo Controller', approved_by: 'Demo Approver' },
       ]);
       const checks = await warehouse.all<{ check_count: string; check_amount: string }>(
-        `select check_count::VARCHAR as check_count, check_amount::VARCHAR as check_amount from recon_roll_forward where period = $1`,
+        `select check_count::VARCHAR as check_count, check_amount::VARCHAR as check_amount from recon_roll_forward ` +
+          `where period = $1`,
         [period!],
       );
       expect(checks.length).toBeGreaterThan(0);
       for (const c of checks) expect([Number(c.check_count), Number(c.check_amount)]).toEqual([0, 0]);
 
       // No whole PIN in what the demo printed, nor anywhere it wrote (security.keys "hash", the default of a
-      // new database): not in the database, the snapshot, the landing files (decompressed too), the workbook or the mail.
+      // new database): not in the database, the snapshot, the landing files (decompressed too), the workbook or the
+      // mail.
       const keys = demoKeys();
       expect(keys.size).toBeGreaterThan(1000);
       const masked = await warehouse.all<{ key: string; key_hmac: string }>(

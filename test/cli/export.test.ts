@@ -75,7 +75,8 @@ beforeAll(async () => {
         period,
       ]);
       await warehouse.run(
-        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', $1, '2024-05-01', now(), 2, 2, 0, 0)`,
+        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', ` +
+          `$1, '2024-05-01', now(), 2, 2, 0, 0)`,
         [period],
       );
       await warehouse.run(
@@ -140,7 +141,8 @@ describe('pinrecon export', () => {
     const result = await exportCli('--period', '2024-04', '--format', 'csv', '--json');
     expect(result.code, result.stderr).toBe(0);
     const summary = JSON.parse(result.stdout) as { files: { mart: string; path: string; rows: number }[] };
-    // The tables beside the marts go out too (issue 31): actions, their events, roll-forward, suggestions, carried forward.
+    // The tables beside the marts go out too (issue 31): actions, their events, roll-forward, suggestions, carried
+    // forward.
     expect(summary.files.map((f) => [f.mart, f.rows])).toEqual([
       ['recon_exceptions', 2],
       ['recon_summary', 1],
@@ -175,14 +177,16 @@ describe('pinrecon export', () => {
     const warehouse = await openWarehouse(config);
     try {
       await warehouse.run(
-        `INSERT INTO sales (transaction_id, key, first_seen_at, last_seen_at) VALUES (99, 'LEAKY-PIN-5555', now(), now())`,
+        `INSERT INTO sales (transaction_id, key, first_seen_at, last_seen_at) VALUES (99, 'LEAKY-PIN-5555', now(), ` +
+          `now())`,
       );
       await warehouse.run(
         `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id)
          VALUES ('2024-05', 'f9', 'unredeemed_key', 'unredeemed', ' leaky-pin-5555 ', 99, 'BRL', 'LEAKY-PIN-5555', now(), '5555', 0, '2024-06-01', now(), 'r')`,
       );
       await warehouse.run(
-        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r5', '2024-05', '2024-06-01', now(), 1, 1, 0, 0)`,
+        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ` +
+          `('r5', '2024-05', '2024-06-01', now(), 1, 1, 0, 0)`,
       );
     } finally {
       warehouse.close();
@@ -206,7 +210,8 @@ describe('pinrecon export', () => {
                 ('2024-07', 'f2', 'unredeemed_key', 'unredeemed', '-12.50', 2, 'BRL', '+1+1', now(), '0002', 0, '2024-08-01', now(), 'r')`,
       );
       await warehouse.run(
-        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r7', '2024-07', '2024-08-01', now(), 2, 2, 0, 0)`,
+        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ` +
+          `('r7', '2024-07', '2024-08-01', now(), 2, 2, 0, 0)`,
       );
       const outDir = path.join(temp.dir, 'formulas');
       await exportPeriod(warehouse, config, { period: '2024-07', format: 'csv', outDir }, capturedOutput().output);

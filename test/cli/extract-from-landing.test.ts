@@ -45,7 +45,8 @@ async function extractedTables(warehouse: Warehouse): Promise<Record<string, unk
   const state: Record<string, unknown[]> = {};
   for (const [table, order] of Object.entries(tables)) {
     const columns = await warehouse.all<{ name: string; type: string }>(
-      `SELECT column_name AS name, data_type AS type FROM duckdb_columns() WHERE table_name = $1 AND schema_name = 'main' ORDER BY column_index`,
+      `SELECT column_name AS name, data_type AS type FROM duckdb_columns() WHERE table_name = $1 AND schema_name = ` +
+        `'main' ORDER BY column_index`,
       [table],
     );
     const select = columns.map((c) =>

@@ -177,7 +177,8 @@ describe('pinrecon extract (spawned CLI)', () => {
     for (const dir of [cleanDir, resumedDir]) {
       await withWarehouse(path.join(dir, 'pinrecon.duckdb'), { readOnly: true }, async (w) => {
         const columns = await w.all<{ table_name: string; column_name: string }>(
-          `SELECT table_name, column_name FROM information_schema.columns WHERE data_type = 'VARCHAR' AND table_schema = 'main'`,
+          `SELECT table_name, column_name FROM information_schema.columns WHERE data_type = 'VARCHAR' AND ` +
+            `table_schema = 'main'`,
         );
         expect(columns.length).toBeGreaterThan(20);
         for (const { table_name, column_name } of columns) {

@@ -207,7 +207,8 @@ describe('pinrecon findings (spawned)', () => {
     }
     const fixableBefore = (await list()).find((r) => r.finding_id === fixableId)!.decision;
     const nextDecision = fixableBefore === 'reverse' ? 'claim' : 'reverse';
-    // The old workbook: the cost row edited (over Rui's newer decision), the fixable row edited, the missing row left as written.
+    // The old workbook: the cost row edited (over Rui's newer decision), the fixable row edited, the missing row left
+    // as written.
     const typed = path.join(cwd, 'stale.xlsx');
     await typeDecisions(written, typed, {
       [costId]: { decision: 'accepted', note: 'old view' },
@@ -221,8 +222,10 @@ describe('pinrecon findings (spawned)', () => {
     expect(stale.stdout).toContain('refused 1');
     expect(stale.stdout).toMatch(
       new RegExp(
-        `refused   Amounts row \\d+: ${costId}: changed by Rui Costa at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} [+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\) ` +
-          'after this workbook was written \\(now "write_off"\\): run `pinrecon report` for a fresh workbook, or --overwrite',
+        `refused   Amounts row \\d+: ${costId}: changed by Rui Costa at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} ` +
+          `[+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\) ` +
+          'after this workbook was written \\(now "write_off"\\): run `pinrecon report` for a fresh workbook, or ' +
+          '--overwrite',
       ),
     );
     expect(stale.stdout).toMatch(
@@ -230,7 +233,8 @@ describe('pinrecon findings (spawned)', () => {
     );
     expect(stale.stdout).toMatch(
       new RegExp(
-        `unchanged Missing row \\d+: ${missingId} \\S+: left as written \\(\\S+\\); the finding is decided "accepted" since`,
+        `unchanged Missing row \\d+: ${missingId} \\S+: left as written \\(\\S+\\); the finding is decided ` +
+          `"accepted" since`,
       ),
     );
     const afterStale = new Map((await list()).map((r) => [r.finding_id, r.decision]));

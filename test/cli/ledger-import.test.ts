@@ -12,7 +12,8 @@ const header = 'partner_reference,product_id,paid_at,sales_price,expected_cost,c
 
 async function counts(warehouse: Warehouse): Promise<Record<string, string>> {
   return (await warehouse.one(
-    `SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM ledger_rejects) AS rejects, (SELECT count(*) FROM ledger_files) AS files`,
+    `SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM ledger_rejects) AS rejects, (SELECT ` +
+      `count(*) FROM ledger_files) AS files`,
   ))!;
 }
 
@@ -122,7 +123,8 @@ describe('pinrecon ledger import (CLI)', () => {
         header,
         lines: total,
         line: (i) =>
-          `R-${i},${(i % 97) + 1},2024-03-${String((i % 28) + 1).padStart(2, '0')} 12:00:00,${i % 1000}.25,${i % 900}.5,BRL,BR,paid`,
+          `R-${i},${(i % 97) + 1},2024-03-${String((i % 28) + 1).padStart(2, '0')} ` +
+          `12:00:00,${i % 1000}.25,${i % 900}.5,BRL,BR,paid`,
       });
       const { child, done } = startCli(['ledger', 'import', file], { cwd: dir.dir });
       await new Promise<void>((resolve) => {

@@ -20,7 +20,8 @@ async function ledgerCounts(database: string): Promise<{ ledger: number; history
   const warehouse = await Warehouse.open(database, { readOnly: true });
   try {
     const row = await warehouse.one<{ ledger: number; history: number }>(
-      'SELECT (SELECT count(*) FROM ledger)::INTEGER AS ledger, (SELECT count(*) FROM ledger_history)::INTEGER AS history',
+      'SELECT (SELECT count(*) FROM ledger)::INTEGER AS ledger, (SELECT count(*) FROM ledger_history)::INTEGER AS ' +
+        'history',
     );
     return row!;
   } finally {

@@ -65,7 +65,8 @@ beforeAll(async () => {
        VALUES ('2026-10', 'f1', 'cost_mismatch', 'amounts', 'R-1', 1, 10.0001, 10.5, 0.4999, 'BRL', 'pin abcd-efgh-1234 differs', TIMESTAMPTZ '2026-11-02 10:00:00Z', '1234', 0.4999, '2026-11-05', now(), 'r', 'SECRET-PIN-1234')`,
     );
     await warehouse.run(
-      `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', '2026-10', '2026-11-05', now(), 1, 1, 0, 0)`,
+      `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', ` +
+        `'2026-10', '2026-11-05', now(), 1, 1, 0, 0)`,
     );
     await publishSnapshot(warehouse);
   } finally {

@@ -58,7 +58,8 @@ describe('pinrecon query', () => {
     const csv = await query(sql, '--format', 'csv');
     expect(csv.code).toBe(0);
     expect(csv.stdout).toBe(
-      'id,partner_reference,my_pin,s\n1,R-1,****1234,"{""key"":""****1234"",""n"":1}"\n2,"R-2, ""quoted""",****9876,"{""key"":""****9876"",""n"":1}"\n',
+      'id,partner_reference,my_pin,s\n1,R-1,****1234,"{""key"":""****1234"",""n"":1}"\n2,"R-2, ' +
+        '""quoted""",****9876,"{""key"":""****9876"",""n"":1}"\n',
     );
     const json = await query(sql, '--format', 'json');
     expect(json.code).toBe(0);
@@ -96,7 +97,8 @@ describe('pinrecon query', () => {
     ]);
     // Through a CTE, a trailing comment, and CALL of a table function.
     const cte = await query(
-      `WITH x AS (SELECT key AS secret FROM sales) SELECT upper(secret) AS s FROM x WHERE secret IS NOT NULL ORDER BY 1 -- done`,
+      `WITH x AS (SELECT key AS secret FROM sales) SELECT upper(secret) AS s FROM x WHERE secret IS NOT NULL ORDER ` +
+        `BY 1 -- done`,
       '--format',
       'csv',
     );

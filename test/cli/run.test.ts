@@ -148,7 +148,8 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     expect(result.code).toBe(0);
     const defaultLedger = path.join(dir, 'ledger.csv');
     expect(result.stderr).toContain(
-      `warning: no ledger file at ${defaultLedger} (ledger.path): reconciling against the ledger lines already imported.`,
+      `warning: no ledger file at ${defaultLedger} (ledger.path): reconciling against the ledger lines already ` +
+        `imported.`,
     );
     const ledgerStep = result.stdout.split('\n').find((line) => line.startsWith('ledger import'));
     expect(ledgerStep).toMatch(/^ledger import\s+skipped\s+0\.0\s+no file at /);

@@ -113,7 +113,8 @@ describe('pinrecon schedule (spawned)', () => {
     const warehouse = await Warehouse.open(path.join(dir, 'db.duckdb'), { readOnly: true });
     try {
       const runs = await warehouse.all<{ started_at: string; finished_at: string | null; command: string }>(
-        `select epoch_ms(started_at) as started_at, epoch_ms(finished_at) as finished_at, command from pipeline_runs where parent_run_id is null order by started_at`,
+        `select epoch_ms(started_at) as started_at, epoch_ms(finished_at) as finished_at, command from pipeline_runs ` +
+          `where parent_run_id is null order by started_at`,
       );
       expect(runs.length).toBeGreaterThanOrEqual(3);
       for (let i = 1; i < runs.length; i++) {

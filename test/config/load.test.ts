@@ -125,7 +125,8 @@ describe('configuration', () => {
 
   it('never shows credentials when the config is printed', () => {
     const file = writeConfig(
-      '{ "api": { "identifier": "partner-42", "secret": "hunter2" }, "email": { "smtpUrl": "smtp://bob:pa55@127.0.0.1:25" } }',
+      '{ "api": { "identifier": "partner-42", "secret": "hunter2" }, "email": { "smtpUrl": ' +
+        '"smtp://bob:pa55@127.0.0.1:25" } }',
     );
     const printed = JSON.stringify(redactConfig(loadConfig({ file, env: {} }).config));
     expect(printed).not.toContain('hunter2');

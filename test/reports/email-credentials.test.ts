@@ -172,7 +172,8 @@ describe('SMTP to a host that claims loopback by its name only (issue 18 item 7)
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
     cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
     const port = (server.server.address() as AddressInfo).port;
-    // The name is routed to the server on loopback by the test (nothing leaves the machine); what it resolves to decides trust.
+    // The name is routed to the server on loopback by the test (nothing leaves the machine); what it resolves to
+    // decides trust.
     const routeTo = (_options: unknown, callback: (error: Error | null, socket?: { connection: Socket }) => void) => {
       const connection = connect(port, '127.0.0.1', () => callback(null, { connection }));
       connection.once('error', (error) => callback(error));

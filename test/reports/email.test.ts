@@ -92,7 +92,8 @@ function capturedOutput(): { output: Output; log: () => string } {
 /** The database's exact amount rounded to cents, written as the email writes it ("R$ 123,456.79"). */
 async function dbAmount(fixture: ReportFixture, column: string, currency: string, symbol: string): Promise<string> {
   const row = await fixture.warehouse.one<{ v: string }>(
-    `SELECT round(${column}, 2)::VARCHAR AS v FROM recon_summary WHERE period = '${period}' AND currency_code = '${currency}'`,
+    `SELECT round(${column}, 2)::VARCHAR AS v FROM recon_summary WHERE period = '${period}' AND currency_code = ` +
+      `'${currency}'`,
   );
   const [whole, cents] = row!.v.split('.') as [string, string | undefined];
   return `${symbol} ${whole.replace(/\B(?=(\d{3})+(?!\d))/g, ',')}.${(cents ?? '').padEnd(2, '0')}`;
@@ -349,7 +350,8 @@ describe('report email', () => {
     const error = (await failing.catch((e: unknown) => e)) as JobError;
     expect(error.message).toMatch(
       new RegExp(
-        `Could not send the report email to finance@example.com, audit@example.com via smtp://127.0.0.1:${port} \\(attempt 3 of 3\\)`,
+        `Could not send the report email to finance@example.com, audit@example.com via smtp://127.0.0.1:${port} ` +
+          `\\(attempt 3 of 3\\)`,
       ),
     );
     expect(error.message).toMatch(/ECONNREFUSED|ESOCKET|ECONNECTION/);

@@ -269,7 +269,8 @@ describe('report workbook', () => {
 
   it('cuts a text longer than an Excel cell holds (32,767 characters), so the workbook still opens', async () => {
     await fixture.warehouse.run(
-      `INSERT INTO ledger_rejects SELECT source_file, 99, 'too long', repeat('z', 40000), file_hash, run_id FROM ledger_rejects LIMIT 1`,
+      `INSERT INTO ledger_rejects SELECT source_file, 99, 'too long', repeat('z', 40000), file_hash, run_id FROM ` +
+        `ledger_rejects LIMIT 1`,
     );
     try {
       const facts = await loadReportFacts(fixture.warehouse, {

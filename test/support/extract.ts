@@ -53,13 +53,15 @@ export async function salesState(warehouse: Warehouse) {
 export async function sideTablesState(warehouse: Warehouse) {
   return {
     quarantine: await warehouse.all(
-      `SELECT window_start::VARCHAR AS window_start, by_flag, record_index, transaction_id, reason, raw FROM sales_quarantine ORDER BY ALL`,
+      `SELECT window_start::VARCHAR AS window_start, by_flag, record_index, transaction_id, reason, raw FROM ` +
+        `sales_quarantine ORDER BY ALL`,
     ),
     history: await warehouse.all(
       `SELECT transaction_id, status, previous_status FROM sales_status_history ORDER BY ALL`,
     ),
     windows: await warehouse.all(
-      `SELECT window_start::VARCHAR AS s, window_end::VARCHAR AS e, by_flag, records, quarantined FROM extract_windows ORDER BY ALL`,
+      `SELECT window_start::VARCHAR AS s, window_end::VARCHAR AS e, by_flag, records, quarantined FROM ` +
+        `extract_windows ORDER BY ALL`,
     ),
   };
 }

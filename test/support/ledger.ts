@@ -1,4 +1,7 @@
-/** What the ledger, query, export and lock tests share: temp dirs, a config, captured console output, a warehouse, lock holders. */
+/**
+ * What the ledger, query, export and lock tests share: temp dirs, a config, captured console output, a warehouse, lock
+ * holders.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +48,10 @@ export async function openWarehouse(config: Config): Promise<Warehouse> {
   return Warehouse.open(config.database, { timezone: config.timezone });
 }
 
-/** Runs `script` (an ES module body, in the package root) in a child process kept alive; resolves once the script has run. */
+/**
+ * Runs `script` (an ES module body, in the package root) in a child process kept alive; resolves once the script has
+ * run.
+ */
 export async function holdOpen(script: string): Promise<ChildProcess> {
   const child = spawn(
     process.execPath,

@@ -212,7 +212,8 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
   // The report: the Actions sheet holds every action; the email names the failed ones and those waiting for approval.
   const costId = await findingOf('cost_mismatch');
   await decideFindings(f.warehouse, [costId], { decision: 'claim', by: 'Ana' });
-  // Planning again proposes the claim, and the reversal once more (a failed action needs a new approval to be tried again).
+  // Planning again proposes the claim, and the reversal once more (a failed action needs a new approval to be tried
+  // again).
   const waiting = (await planActions(f.warehouse, f.config, { period, by: 'Ana' })).proposed;
   // Proposed in finding-id order (an md5 of the reference and sale): which kind comes first is not the point.
   expect(waiting.map((p) => p.kind).sort()).toEqual(['claim', 'reversal']);

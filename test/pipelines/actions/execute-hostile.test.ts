@@ -113,7 +113,8 @@ test('an array answer: the element with the id asked is the sale, the foreign on
   const before = await storedSales();
   const { upstream, client } = await provider(
     (asked, n) =>
-      `[${saleText('777002', 'Canceled in stock')}, ${saleText(asked, n === 0 ? 'Redeemed by Client' : 'Canceled in stock')}]`,
+      `[${saleText('777002', 'Canceled in stock')}, ` +
+      `${saleText(asked, n === 0 ? 'Redeemed by Client' : 'Canceled in stock')}]`,
     (res, hit) =>
       json(res, 200, { message: 'reversed', status: 'Canceled in stock', transactionId: hit.body.transactionId }),
   );

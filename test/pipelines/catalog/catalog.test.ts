@@ -64,7 +64,8 @@ describe('snapshotCatalog', () => {
         expect(first.fetchErrors).toBe(0);
 
         const snapshots = await warehouse.all(
-          `SELECT snapshot_id, run_id, products, collections, snapshot_date::VARCHAR AS d FROM catalog_snapshots ORDER BY taken_at`,
+          `SELECT snapshot_id, run_id, products, collections, snapshot_date::VARCHAR AS d FROM catalog_snapshots ` +
+            `ORDER BY taken_at`,
         );
         expect(snapshots.map((s) => s.snapshot_id)).toEqual([first.snapshotId, second.snapshotId]);
         expect(snapshots[0]).toMatchObject({
@@ -93,7 +94,8 @@ describe('snapshotCatalog', () => {
           expect(JSON.parse(row.tags)).toEqual(listing.tags);
         }
         const types = await warehouse.all(
-          `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'catalog_products' AND column_name LIKE '%price'`,
+          `SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'catalog_products' AND ` +
+            `column_name LIKE '%price'`,
         );
         expect(new Set(types.map((t) => t.data_type))).toEqual(new Set(['DECIMAL(18,4)']));
 

@@ -35,7 +35,8 @@ test('the canonical form of a decision is a JSON array in a fixed order; its sha
     prevSha256: null,
   };
   expect(canonicalDecision(row)).toBe(
-    '["pinrecon.decision.v1","2024-03",1,"f1","claim","charged \\"9.00\\"",null,null,"ana","2024-04-05T12:00:00.123000Z","cli",null]',
+    '["pinrecon.decision.v1","2024-03",1,"f1","claim","charged ' +
+      '\\"9.00\\"",null,null,"ana","2024-04-05T12:00:00.123000Z","cli",null]',
   );
   expect(decisionSha256(row)).toMatch(/^[0-9a-f]{64}$/);
   expect(decisionSha256({ ...row, note: 'charged 9.00' })).not.toBe(decisionSha256(row));
@@ -55,7 +56,8 @@ test('decisions are chained in the order recorded; verify names the first row ch
     prev_sha256: string | null;
     row_sha256: string;
   }>(
-    'SELECT chain_position::VARCHAR AS chain_position, finding_id, prev_sha256, row_sha256 FROM recon_decisions ORDER BY chain_position',
+    'SELECT chain_position::VARCHAR AS chain_position, finding_id, prev_sha256, row_sha256 FROM recon_decisions ' +
+      'ORDER BY chain_position',
   );
   expect(chain.map((r) => r.chain_position)).toEqual(['1', '2', '3']);
   expect(chain[0]!.prev_sha256).toBeNull();
@@ -94,7 +96,8 @@ test('decisions are chained in the order recorded; verify names the first row ch
 
   // A row inserted outside pinrecon has no place in the chain.
   await f.warehouse.run(
-    `INSERT INTO recon_decisions (finding_id, period, decision, decided_by, decided_at, source) VALUES ($1, $2, 'write_off', 'mallory', now(), 'cli')`,
+    `INSERT INTO recon_decisions (finding_id, period, decision, decided_by, decided_at, source) VALUES ($1, $2, ` +
+      `'write_off', 'mallory', now(), 'cli')`,
     [missingId, period],
   );
   const slipped = await verifyPeriod(f.warehouse, period);
@@ -131,7 +134,8 @@ test('a database from before the chain has its decisions chained once, when it i
         prev_sha256: string | null;
         row_sha256: string;
       }>(
-        `SELECT period, finding_id, chain_position::VARCHAR AS chain_position, prev_sha256, row_sha256 FROM recon_decisions ORDER BY period, chain_position`,
+        `SELECT period, finding_id, chain_position::VARCHAR AS chain_position, prev_sha256, row_sha256 FROM ` +
+          `recon_decisions ORDER BY period, chain_position`,
       );
       expect(rows.map((r) => [r.period, r.finding_id, r.chain_position])).toEqual([
         ['2024-03', 'a', '1'],
@@ -144,7 +148,8 @@ test('a database from before the chain has its decisions chained once, when it i
       expect((await verifyPeriod(warehouse, '2024-04')).ok).toBe(true);
       // Opened again: nothing is re-chained (a later row without a hash stays visible to verify).
       await warehouse.run(
-        `INSERT INTO recon_decisions (finding_id, period, decision, decided_by, decided_at, source) VALUES ('c', '2024-03', 'accepted', 'x', now(), 'cli')`,
+        `INSERT INTO recon_decisions (finding_id, period, decision, decided_by, decided_at, source) VALUES ('c', ` +
+          `'2024-03', 'accepted', 'x', now(), 'cli')`,
       );
     } finally {
       warehouse.close();

@@ -146,7 +146,8 @@ test('a finding that clears keeps its decision in the history; decide supersedes
   );
   expect(history).toEqual([{ decision: 'investigating', superseded: false }]);
   const costHistory = await f.warehouse.all<{ decision: string; superseded: boolean }>(
-    `SELECT decision, superseded_at IS NOT NULL AS superseded FROM recon_decisions WHERE finding_id = $1 ORDER BY decided_at, superseded_at NULLS LAST`,
+    `SELECT decision, superseded_at IS NOT NULL AS superseded FROM recon_decisions WHERE finding_id = $1 ORDER BY ` +
+      `decided_at, superseded_at NULLS LAST`,
     [costId],
   );
   expect(costHistory).toEqual([

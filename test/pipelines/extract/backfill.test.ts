@@ -48,7 +48,8 @@ describe('back-fill of the by-creation windows', () => {
     withWarehouse(config.database, { timezone: config.timezone }, async (warehouse) => ({
       sales: await salesState(warehouse),
       windows: await warehouse.all(
-        `SELECT window_start::VARCHAR AS s, window_end::VARCHAR AS e, by_flag, records FROM extract_windows ORDER BY ALL`,
+        `SELECT window_start::VARCHAR AS s, window_end::VARCHAR AS e, by_flag, records FROM extract_windows ORDER BY ` +
+          `ALL`,
       ),
     }));
 

@@ -138,7 +138,8 @@ describe('checkCompleteness', () => {
 
   it('a window a killed extract left running counts as in flight', async () => {
     await warehouse.run(
-      `INSERT INTO pipeline_runs (run_id, command, started_at, status, args) VALUES ('killed', 'extract', now(), 'running', $1)`,
+      `INSERT INTO pipeline_runs (run_id, command, started_at, status, args) VALUES ('killed', 'extract', now(), ` +
+        `'running', $1)`,
       [JSON.stringify({ from: '2026-02-01', to: '2026-02-28', by: 'created', today: '2026-03-01' })],
     );
     const c = await checkCompleteness(warehouse, config, period);

@@ -308,7 +308,8 @@ describe('extract: refusals and bad records', () => {
     );
     const badDateRows = await read(config, (w) =>
       w.one<{ n: string }>(
-        `SELECT count(*) AS n FROM sales s JOIN sales_quarantine q USING (transaction_id) WHERE s.transaction_at IS NULL AND q.reason LIKE 'transactionDate%'`,
+        `SELECT count(*) AS n FROM sales s JOIN sales_quarantine q USING (transaction_id) WHERE s.transaction_at IS ` +
+          `NULL AND q.reason LIKE 'transactionDate%'`,
       ),
     );
     expect(Number(badDateRows!.n)).toBe(badDates);

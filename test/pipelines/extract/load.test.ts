@@ -88,7 +88,8 @@ describe('transactionDate parsing in SQL', () => {
     ];
     for (const [text, expected] of cases) {
       const row = await warehouse.one<{ utc: string | null }>(
-        `SELECT strftime(timezone('UTC', (${transactionAtSql('t', config.timezone)})), '%Y-%m-%dT%H:%M:%S.%g') AS utc FROM (SELECT ${sqlString(text)} AS t)`,
+        `SELECT strftime(timezone('UTC', (${transactionAtSql('t', config.timezone)})), '%Y-%m-%dT%H:%M:%S.%g') AS ` +
+          `utc FROM (SELECT ${sqlString(text)} AS t)`,
       );
       const got = row!.utc === null ? null : `${row!.utc.replace(/\.000$/, '')}Z`;
       expect({ text, got }).toEqual({ text, got: expected });
@@ -248,7 +249,8 @@ describe('loading a landed sales response', () => {
       { status: 'Canceled in stock', previous_status: 'Redeemed by Client' },
     ]);
     const sale2 = await warehouse.one(
-      `SELECT status_class, strftime(timezone('UTC', first_seen_at), '%Y-%m-%d') AS first, strftime(timezone('UTC', last_seen_at), '%Y-%m-%d') AS last FROM sales WHERE transaction_id = 2`,
+      `SELECT status_class, strftime(timezone('UTC', first_seen_at), '%Y-%m-%d') AS first, strftime(timezone('UTC', ` +
+        `last_seen_at), '%Y-%m-%d') AS last FROM sales WHERE transaction_id = 2`,
     );
     expect(sale2).toEqual({ status_class: 'canceled', first: '2026-02-01', last: '2026-02-10' });
     const sale4 = await warehouse.one(
@@ -264,7 +266,8 @@ describe('loading a landed sales response', () => {
       window: { start: '2026-01-01', end: '2026-01-31', flag: 'created' },
     });
     const row = await warehouse.one(
-      `SELECT seen_by_paid, strftime(paid_window_start, '%Y-%m-%d') AS p, seen_by_created, strftime(created_window_start, '%Y-%m-%d') AS c FROM sales WHERE transaction_id = 1`,
+      `SELECT seen_by_paid, strftime(paid_window_start, '%Y-%m-%d') AS p, seen_by_created, ` +
+        `strftime(created_window_start, '%Y-%m-%d') AS c FROM sales WHERE transaction_id = 1`,
     );
     expect(row).toEqual({ seen_by_paid: true, p: '2026-01-01', seen_by_created: true, c: '2026-01-01' });
   });
@@ -293,7 +296,8 @@ describe('records stored unchanged are not parsed again', () => {
                    FROM sales WHERE transaction_id BETWEEN 9100 AND 9199 ORDER BY transaction_id`);
   const quarantine = (flag: string) =>
     warehouse.all(
-      `SELECT record_index, transaction_id, reason FROM sales_quarantine WHERE by_flag = $1 AND transaction_id BETWEEN 9100 AND 9199 ORDER BY record_index`,
+      `SELECT record_index, transaction_id, reason FROM sales_quarantine WHERE by_flag = $1 AND transaction_id ` +
+        `BETWEEN 9100 AND 9199 ORDER BY record_index`,
       [flag],
     );
 
@@ -308,7 +312,8 @@ describe('records stored unchanged are not parsed again', () => {
     const paid = await load(land('unchanged-paid', records), '2026-02-01T10:00:00Z');
     const before = await sales();
     const unchanged = await load(land('unchanged-created', records), '2026-02-01T10:05:00Z', { window: created });
-    // The same counts: 5 records, the duplicate and the missing cost not loaded, the unreadable date quarantined in each window.
+    // The same counts: 5 records, the duplicate and the missing cost not loaded, the unreadable date quarantined in
+    // each window.
     expect({ ...unchanged, newSales: paid.newSales }).toEqual(paid);
     expect(paid).toMatchObject({
       records: 5,

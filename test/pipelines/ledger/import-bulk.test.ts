@@ -411,7 +411,8 @@ async function importWith(
     );
     expect(
       await warehouse.all(
-        `SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL SELECT view_name FROM duckdb_views() WHERE temporary AND NOT internal`,
+        `SELECT table_name FROM duckdb_tables() WHERE temporary UNION ALL SELECT view_name FROM duckdb_views() WHERE ` +
+          `temporary AND NOT internal`,
       ),
     ).toEqual([]);
     return { summary, stderr: captured.stderr(), rows, rejects };
@@ -657,7 +658,8 @@ describe('hostile lines: both readers refuse them with the same reason (issue 18
         'U+202E RIGHT-TO-LEFT OVERRIDE',
       ].map(
         (what) =>
-          `partner_reference: holds an invisible character (${what}) at character 3: the reference would not match the one that looks the same; remove it in the ledger and export it again`,
+          `partner_reference: holds an invisible character (${what}) at character 3: the reference would not match ` +
+          `the one that looks the same; remove it in the ledger and export it again`,
       ),
     );
   });
@@ -694,7 +696,8 @@ describe("the SQL rules' white space is JavaScript's", () => {
     const warehouse = await openWarehouse(testConfig(dir.dir));
     try {
       const rows = await warehouse.all<{ cp: string }>(
-        `SELECT cp FROM range(1, 65536) t(cp) WHERE (cp < 55296 OR cp > 57343) AND regexp_matches(chr(cp::INTEGER), '[${javaScriptSpaceClass}]') ORDER BY cp`,
+        `SELECT cp FROM range(1, 65536) t(cp) WHERE (cp < 55296 OR cp > 57343) AND regexp_matches(chr(cp::INTEGER), ` +
+          `'[${javaScriptSpaceClass}]') ORDER BY cp`,
       );
       const javaScript = Array.from({ length: 65535 }, (_, i) => i + 1).filter(
         (cp) => (cp < 0xd800 || cp > 0xdfff) && String.fromCharCode(cp).trim() === '',

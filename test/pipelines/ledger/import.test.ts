@@ -24,7 +24,8 @@ function writeCsv(name: string, lines: string[]): string {
 
 async function counts(warehouse: Warehouse): Promise<Record<string, string>> {
   return (await warehouse.one(
-    `SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM ledger_rejects) AS rejects, (SELECT count(*) FROM ledger_files) AS files`,
+    `SELECT (SELECT count(*) FROM ledger) AS ledger, (SELECT count(*) FROM ledger_rejects) AS rejects, (SELECT ` +
+      `count(*) FROM ledger_files) AS files`,
   ))!;
 }
 
@@ -190,7 +191,8 @@ describe('importLedger', () => {
       expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '1' });
       expect(
         await warehouse.one(
-          `SELECT count(DISTINCT partner_reference) AS orders, min(sales_price)::VARCHAR AS price, any_value(source_file) AS file FROM ledger`,
+          `SELECT count(DISTINCT partner_reference) AS orders, min(sales_price)::VARCHAR AS price, ` +
+            `any_value(source_file) AS file FROM ledger`,
         ),
       ).toEqual({
         orders: '4',
@@ -250,7 +252,8 @@ describe('importLedger', () => {
       ).toEqual(['10', '50', '103']);
       expect(
         await warehouse.one(
-          `SELECT count(DISTINCT source_line) AS lines, min(source_line) AS first, max(source_line) AS last FROM ledger`,
+          `SELECT count(DISTINCT source_line) AS lines, min(source_line) AS first, max(source_line) AS last FROM ` +
+            `ledger`,
         ),
       ).toEqual({ lines: '100', first: '1', last: '102' });
       expect(await warehouse.one(`SELECT partner_reference FROM ledger WHERE source_line = 51`)).toEqual({

@@ -73,7 +73,8 @@ describe('pinrecon run (month-end job) against the simulator', () => {
         [period],
       ),
       sales: await warehouse.all(
-        `select transaction_id, status, partner_cost_price::VARCHAR as cost, transaction_at::VARCHAR as at from sales order by transaction_id`,
+        `select transaction_id, status, partner_cost_price::VARCHAR as cost, transaction_at::VARCHAR as at from ` +
+          `sales order by transaction_id`,
       ),
       ledger: (await warehouse.one<{ n: number }>(`select count(*)::INTEGER as n from ledger`))!.n,
       bridge: await warehouse.all(
@@ -93,7 +94,8 @@ describe('pinrecon run (month-end job) against the simulator', () => {
       expect(sink.received).toHaveLength(1);
 
       const found = await warehouse.all<{ t: string; r: string }>(
-        `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = $1 order by 1, 2`,
+        `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = $1 order by ` +
+          `1, 2`,
         [period],
       );
       const expected = plant.findings
@@ -209,7 +211,8 @@ describe('pinrecon run against an upstream with other paths and every fault at o
         quiet,
       );
       const found = await warehouse.all<{ t: string; r: string }>(
-        `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = '2026-02' order by 1, 2`,
+        `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = '2026-02' ` +
+          `order by 1, 2`,
       );
       const expected = plant.findings
         .map((f) => ({ t: f.findingType, r: f.partnerReference }))
@@ -219,7 +222,8 @@ describe('pinrecon run against an upstream with other paths and every fault at o
       // The faults really happened, and were ridden out.
       expect(stats.injected500 + stats.dropped + stats.injected503).toBeGreaterThan(0);
       const job = await warehouse.one<{ retries: number; rate_limited: number }>(
-        `select retries::INTEGER as retries, rate_limited::INTEGER as rate_limited from pipeline_runs where run_id = $1`,
+        `select retries::INTEGER as retries, rate_limited::INTEGER as rate_limited from pipeline_runs where run_id = ` +
+          `$1`,
         [summary.runId],
       );
       expect(job!.retries + job!.rate_limited).toBeGreaterThan(0);

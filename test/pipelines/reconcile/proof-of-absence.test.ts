@@ -90,7 +90,10 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     });
   }
 
-  /** The month-end job on its own database; its findings, the look-up requests it made, its unproven count in the report. */
+  /**
+   * The month-end job on its own database; its findings, the look-up requests it made, its unproven count in the
+   * report.
+   */
   async function monthEnd(name: string, options: { historyStart?: string; lookupMissing?: boolean }) {
     const config = configFor(name, options);
     const lookupsBefore = simulator.stats().byEndpoint.salesByPartnerReference ?? 0;
@@ -99,7 +102,8 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     try {
       const summary: RunSummary = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file }, quiet);
       const findings = await warehouse.all<{ t: string; r: string; proof: string | null }>(
-        `select exception_type as t, trim(partner_reference) as r, proof from recon_exceptions where period = $1 order by all`,
+        `select exception_type as t, trim(partner_reference) as r, proof from recon_exceptions where period = $1 ` +
+          `order by all`,
         [period],
       );
       const facts = await loadReportFacts(warehouse, {

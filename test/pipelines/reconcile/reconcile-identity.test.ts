@@ -33,7 +33,8 @@ test('finding_id is stable, first_detected_at survives rebuilds, history says ne
   const first = await rerun();
   expect(first.history).toEqual({ new: 3, stillOpen: 0, cleared: 0 });
   const before = await f.warehouse.all<{ finding_id: string; partner_reference: string; first_detected_at: string }>(
-    'SELECT finding_id, partner_reference, first_detected_at FROM recon_exceptions WHERE period = $1 ORDER BY partner_reference',
+    'SELECT finding_id, partner_reference, first_detected_at FROM recon_exceptions WHERE period = $1 ORDER BY ' +
+      'partner_reference',
     [period],
   );
   expect(before).toHaveLength(3);
@@ -54,7 +55,8 @@ test('finding_id is stable, first_detected_at survives rebuilds, history says ne
     first_detected_at: string;
     exception_type: string;
   }>(
-    'SELECT finding_id, partner_reference, first_detected_at, exception_type FROM recon_exceptions WHERE period = $1 ORDER BY partner_reference',
+    'SELECT finding_id, partner_reference, first_detected_at, exception_type FROM recon_exceptions WHERE period = $1 ' +
+      'ORDER BY partner_reference',
     [period],
   );
   const kept = after.find((r) => r.partner_reference === costBreak.partner_reference)!;

@@ -135,7 +135,8 @@ describe('one test per finding type', () => {
     expect(row).toMatchObject({ currency_code: 'BRL', ledger_value: null, amount: '-2.0000' });
     expect(row.details).toContain('USD');
     const steps = await f.warehouse.all<{ currency_code: string; amount: string }>(
-      `SELECT currency_code, amount FROM recon_bridge WHERE period = $1 AND exception_type = 'currency_mismatch' ORDER BY currency_code`,
+      `SELECT currency_code, amount FROM recon_bridge WHERE period = $1 AND exception_type = 'currency_mismatch' ` +
+        `ORDER BY currency_code`,
       [period],
     );
     expect(steps).toEqual([

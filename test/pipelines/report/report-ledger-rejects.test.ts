@@ -126,7 +126,8 @@ describe('a period whose only ledger file was rejected whole', () => {
     fixture = await createReportFixture({ ledger: { delimiter: ';' } }, { marts: false });
     // The period's good import never happened: only the broken one did.
     await fixture.warehouse.run(
-      `DELETE FROM ledger WHERE file_hash = 'h-mar'; DELETE FROM ledger_rejects WHERE file_hash = 'h-mar'; DELETE FROM ledger_files WHERE file_hash = 'h-mar'`,
+      `DELETE FROM ledger WHERE file_hash = 'h-mar'; DELETE FROM ledger_rejects WHERE file_hash = 'h-mar'; DELETE ` +
+        `FROM ledger_files WHERE file_hash = 'h-mar'`,
     );
     await importLedger(fixture.warehouse, fixture.config, writeDecimalCommaLedger(fixture.dir), {}, quiet());
     await reconcile(fixture.warehouse, fixture.config, { period, asOf: '2025-04-05' }, quiet());

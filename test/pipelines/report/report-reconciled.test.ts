@@ -54,7 +54,8 @@ describe('report of a real reconciliation', () => {
       ledger_cost_total: string;
       provider_cost_total: string;
     }>(
-      `SELECT currency_code, ledger_cost_total, provider_cost_total FROM recon_summary WHERE period = '${period}' ORDER BY currency_code`,
+      `SELECT currency_code, ledger_cost_total, provider_cost_total FROM recon_summary WHERE period = '${period}' ` +
+        `ORDER BY currency_code`,
     );
     const ws = workbook.getWorksheet('Summary')!;
     // The ledger side and the provider side, each a block with its header and a row per currency.

@@ -95,7 +95,8 @@ describe('XLSX', () => {
       [5, 'product_id: "x" is not a positive whole number'],
       [
         6,
-        'paid_at: 20240305 is not a date (a number in an XLSX date cell is read as an Excel date serial only from 1990 to 2100)',
+        'paid_at: 20240305 is not a date (a number in an XLSX date cell is read as an Excel date serial only from ' +
+          '1990 to 2100)',
       ],
     ]);
   });

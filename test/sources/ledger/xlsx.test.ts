@@ -55,7 +55,8 @@ function writeWorkbook(
   options: { zipOrder?: number[]; date1904?: boolean; sharedStrings?: string } = {},
 ): string {
   const ns =
-    'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
+    'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" ' +
+    'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"';
   const workbook = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><workbook ${ns}>${options.date1904 ? '<workbookPr date1904="1"/>' : ''}<sheets>${sheets
     .map((s, i) => `<sheet name="${s.name.replace(/&/g, '&amp;')}" sheetId="${i + 1}" r:id="rId${i + 1}"/>`)
     .join('')}</sheets></workbook>`;
@@ -88,7 +89,8 @@ function writeWorkbook(
       [
         'xl/sharedStrings.xml',
         options.sharedStrings ??
-          `<?xml version="1.0" encoding="UTF-8"?><sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>`,
+          `<?xml version="1.0" encoding="UTF-8"?><sst ` +
+            `xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" count="0" uniqueCount="0"/>`,
       ],
       ...order.map((i): [string, string] => [`xl/worksheets/sheet${i + 1}.xml`, sheetXml(sheets[i]!.rows)]),
     ]),
@@ -234,7 +236,8 @@ describe('cell values', () => {
     expect(rejectsOf(items).map((r) => [r.source_line, r.reason])).toEqual([
       [
         4,
-        'paid_at: 20250310 is not a date (a number in an XLSX date cell is read as an Excel date serial only from 1990 to 2100)',
+        'paid_at: 20250310 is not a date (a number in an XLSX date cell is read as an Excel date serial only from ' +
+          '1990 to 2100)',
       ],
       [5, expect.stringMatching(/^paid_at: 1741600800 is not a date/)],
     ]);

@@ -153,7 +153,6 @@ describe('reversal by partner reference', () => {
     expect(upstream.hitsOn('/reversal/partner-reference/PO-5')).toHaveLength(1);
   });
 
-
   it('is confirmed by a lookup after a timeout, not sent twice', async () => {
     let status = 'delivered';
     const { upstream, client, events } = await setup(

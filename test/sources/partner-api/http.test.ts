@@ -87,7 +87,8 @@ describe('retries', () => {
         if (!authorized(hit, res, up)) return;
         res.writeHead(200, { 'content-type': 'application/json' });
         res.write('[');
-        // A byte every 100 ms for ever: each is well inside the timeout, so only a deadline on the whole answer ends it.
+        // A byte every 100 ms for ever: each is well inside the timeout, so only a deadline on the whole answer ends
+        // it.
         trickles.push(setInterval(() => res.write(' '), 100));
       },
       { maxRetries: 0, timeoutMs: 600 },
@@ -147,7 +148,8 @@ describe('credentials in transit and oversized answers', () => {
           `json ${JSON.stringify({ echo: received })}`,
           `ascii ${asciiJson}`,
           `slashes ${JSON.stringify(received).replaceAll('/', '\\/')}`,
-          `uri ${encodeURIComponent(JSON.parse(received).secret)} ${encodeURIComponent(JSON.parse(received).identifier)}`,
+          `uri ${encodeURIComponent(JSON.parse(received).secret)} ` +
+            `${encodeURIComponent(JSON.parse(received).identifier)}`,
           `form ${new URLSearchParams(JSON.parse(received)).toString()}`,
         ].join('\n'),
       );
