@@ -21,6 +21,7 @@ import {
   renameSync,
   rmSync,
   unlinkSync,
+  writeFileSync,
 } from 'node:fs';
 import type { Stats } from 'node:fs';
 import path from 'node:path';
@@ -124,6 +125,24 @@ export async function writeThroughTemporary<T>(
     rmSync(temporary, { force: true });
     throw error;
   }
+}
+
+/**
+ * Writes `data` to `target` through an exclusive temporary (never through a planted link) with `access`, then
+ * renames it into place, so a crash never leaves half a file (issue 34 item 5: landing files too).
+ */
+export function writeFileThroughTemporary(target: string, data: string | Uint8Array, access = privateAccess): void {
+  const temporary = temporaryFor(target);
+  const fd = createExclusive(temporary, access);
+  try {
+    writeFileSync(fd, data);
+  } catch (error) {
+    closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  closeSync(fd);
+  renameSync(temporary, target);
 }
 
 /** Copies `source` to `target` through an exclusive temporary with `access` (the snapshot). */

@@ -2,10 +2,11 @@
  * Where raw responses are kept: `extract.landingDir`, else `landing/` beside the database, one gzip file
  * per response, named after its window, flag and run so that nothing is ever overwritten.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Config } from '../../config/schema.js';
+import { writeFileThroughTemporary } from '../../core/file-modes.js';
 import type { ExtractWindow } from './plan.js';
 
 export function landingRoot(config: Config): string {
@@ -13,15 +14,15 @@ export function landingRoot(config: Config): string {
 }
 
 /**
- * Keeps a response held in memory (a look-up's answers, a catalog's) as gzip at `file`: written under a
- * temporary name, then renamed, so a crash never leaves half a file. Returns the body's and the file's bytes.
+ * Keeps a response held in memory (a look-up's answers, a catalog's) as gzip at `file`: written under an
+ * exclusive temporary name (private, 0600), then renamed, so a crash never leaves half a file. Returns the
+ * body's and the file's bytes.
  */
 export function landGzip(file: string, body: string): { bytes: number; fileBytes: number } {
-  mkdirSync(path.dirname(file), { recursive: true });
+  mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const text = Buffer.from(body);
   const gzip = gzipSync(text);
-  writeFileSync(`${file}.tmp`, gzip);
-  renameSync(`${file}.tmp`, file);
+  writeFileThroughTemporary(file, gzip);
   return { bytes: text.length, fileBytes: gzip.length };
 }
 
@@ -57,8 +58,7 @@ export function landingRecordPath(file: string): string {
 /** Written after the response's rows committed: a response without one never made it into the database. */
 export function writeLandingRecord(file: string, record: LandingRecord): void {
   const target = landingRecordPath(file);
-  writeFileSync(`${target}.tmp`, `${JSON.stringify(record)}\n`);
-  renameSync(`${target}.tmp`, target);
+  writeFileThroughTemporary(target, `${JSON.stringify(record)}\n`);
 }
 
 /** A landed sales response found on disk, with its record (or what its name tells, when it has none). */

@@ -9,6 +9,7 @@ import path from 'node:path';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
+import { createExclusive } from '../../core/file-modes.js';
 import { AttemptFailure, isFileSystemError } from './attempt-failure.js';
 import { JsonArrayCheck } from './json-array-check.js';
 import { loneSurrogateStream } from './lone-surrogates.js';
@@ -35,10 +36,11 @@ export async function downloadToFile(
   fetchedAt: Date,
 ): Promise<DownloadResult> {
   const filePath = target.filePath;
-  mkdirSync(path.dirname(filePath), { recursive: true });
+  mkdirSync(path.dirname(filePath), { recursive: true, mode: 0o700 });
   const temporary = `${filePath}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
   const check = new JsonArrayCheck();
-  const file = createWriteStream(temporary);
+  // Created exclusively and private (O_EXCL, O_NOFOLLOW, 0600): a link planted at the name is never followed.
+  const file = createWriteStream(temporary, { fd: createExclusive(temporary) });
   try {
     // The rewrite (security.keys: masking the PINs) runs before the gzip: its input never reaches the disk.
     // Level 1: a month-end lands ~1.5 GB of JSON; the default level 6 costs 50 % more CPU for ~15 % smaller files.

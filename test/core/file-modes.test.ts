@@ -6,7 +6,14 @@ import { lstatSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { looksLikeDuckDb, privateAccess, temporaryFor, writeThroughTemporary } from '../../core/file-modes.js';
+import {
+  looksLikeDuckDb,
+  privateAccess,
+  temporaryFor,
+  writeFileThroughTemporary,
+  writeThroughTemporary,
+} from '../../core/file-modes.js';
+import { landGzip, writeLandingRecord } from '../../pipelines/extract/landing.js';
 import { type ActionFile, writeActionFile } from '../../reports/action-files.js';
 import { deliverReportEmail } from '../../reports/email.js';
 import { configSchema } from '../../config/schema.js';
@@ -78,6 +85,21 @@ describe('temporaries', () => {
       expect(statSync(target).mode & 0o777).toBe(0o600);
       if (format === 'csv') expect(readFileSync(target, 'utf8')).toContain('PO-1');
     }
+  });
+
+  it('lands a response and its record past planted links, private (0600): landing files hold masked keys', () => {
+    const { target, victim } = planted('paid_2026-01-01_2026-01-31_run.json.gz');
+    landGzip(target, '[{"key":"****1234"}]');
+    expect(readFileSync(victim, 'utf8')).toBe('untouched');
+    expect(lstatSync(target).isFile()).toBe(true);
+    expect(statSync(target).mode & 0o777).toBe(0o600);
+    symlinkSync(victim, temporaryFor(`${target}.meta.json`));
+    writeLandingRecord(target, { endpoint: 'salesByPeriod', runId: 'run', fetchedAt: '2026-02-01T00:00:00Z' });
+    expect(readFileSync(victim, 'utf8')).toBe('untouched');
+    expect(statSync(`${target}.meta.json`).mode & 0o777).toBe(0o600);
+    writeFileThroughTemporary(victim, 'replaced', { mode: 0o640 });
+    expect(readFileSync(victim, 'utf8')).toBe('replaced');
+    expect(statSync(victim).mode & 0o777).toBe(0o640);
   });
 
   it('tells a DuckDB file from another by its header', () => {
