@@ -8,10 +8,10 @@ import type { SqlSession } from './sql-session.js';
 
 export async function recordSettings(warehouse: SqlSession, timezone: string): Promise<void> {
   const version = packageVersion();
-  const same = await warehouse.one(
-    `SELECT 1 AS same FROM pinrecon_settings WHERE timezone = $1 AND version = $2`,
-    [timezone, version],
-  );
+  const same = await warehouse.one(`SELECT 1 AS same FROM pinrecon_settings WHERE timezone = $1 AND version = $2`, [
+    timezone,
+    version,
+  ]);
   if (same) return;
   await warehouse.run(
     `INSERT OR REPLACE INTO pinrecon_settings (id, timezone, version, updated_at) VALUES (1, $1, $2, now())`,

@@ -56,7 +56,6 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
       ? config.subject.replaceAll('{period}', facts.period)
       : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} finding${facts.totalFindings === 1 ? '' : 's'}${warning ? ' — no ledger orders' : ''}`) +
     close.subjectSuffix;
-  const closeText = [...(close.alert ? [close.alert] : []), ...close.lines];
   const changes = facts.changes;
   const changeNote = changes
     ? ` (since the previous reconciliation: ${formatCount(changes.new)} new, ${formatCount(changes.stillOpen)} still open, ${formatCount(changes.cleared)} cleared)`
