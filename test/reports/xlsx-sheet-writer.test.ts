@@ -89,11 +89,14 @@ describe('detail sheets written by the lean writer, read back with exceljs', () 
     expect(row.getCell(1).numFmt).toBe('0');
     expect(row.getCell(3).value).toBeInstanceOf(Date);
     expect(row.getCell(3).numFmt).toBe('yyyy-mm-dd hh:mm:ss');
-    expect(row.getCell(9).type).toBe(ExcelJS.ValueType.Number);
-    expect(row.getCell(9).numFmt).toMatch(/^"(R\$|US\$) "#,##0\.00##/);
+    // Issue 30 item 6: the printed columns lead, so the sales price is the fourth.
+    expect(sales.getRow(1).getCell(4).value).toBe('Sales price');
+    expect(row.getCell(4).type).toBe(ExcelJS.ValueType.Number);
+    expect(row.getCell(4).numFmt).toMatch(/^"(R\$|US\$) "#,##0\.00##/);
     expect(typeof row.getCell(14).value).toBe('boolean');
     expect(sales.getRow(1).getCell(1).font?.bold).toBe(true);
-    expect(sales.getColumn(5).width).toBe(30);
+    expect(sales.getRow(1).getCell(8).value).toBe('Product');
+    expect(sales.getColumn(8).width).toBe(28);
     // No shared-string table: the cells are inline strings.
     const parts = unzipText(file);
     expect([...parts.keys()].some((name) => /sharedStrings/.test(name))).toBe(false);
