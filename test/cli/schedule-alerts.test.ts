@@ -4,7 +4,7 @@
  * from the bytes received); the outcome is kept in schedule_runs; the snapshot is republished with the failed run.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { type AddressInfo, createServer } from 'node:net';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -117,9 +117,21 @@ describe('pinrecon schedule: failures reach a person', () => {
     const sink = await startMailSink(path.join(temp.dir, 'mail'));
     onTestFinished(() => sink.close());
     // An upstream that accepts connections and never answers: the job hangs until it is stopped.
-    const silent = createServer(() => undefined);
+    // Its sockets are never read, so a client's close is never seen: the test destroys them itself, or close()
+    // would wait for them forever (whether the job connected before it was stopped depends on the machine's speed).
+    const sockets = new Set<Socket>();
+    const silent = createServer((socket) => {
+      sockets.add(socket);
+      socket.on('error', () => undefined);
+    });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
-    onTestFinished(() => new Promise<void>((resolve) => silent.close(() => resolve())));
+    onTestFinished(
+      () =>
+        new Promise<void>((resolve) => {
+          for (const socket of sockets) socket.destroy();
+          silent.close(() => resolve());
+        }),
+    );
     const { port } = silent.address() as AddressInfo;
     const configFile = path.join(temp.dir, 'pinrecon.config.json');
     writeConfig(configFile, {
