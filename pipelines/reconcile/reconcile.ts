@@ -239,12 +239,7 @@ export interface RunParams {
 }
 
 /** The runner's inputs, declared with their columns in `sql/inputs/<table>.sql` (model-runner.ts declareInput), then filled. */
-export async function createInputs(
-  warehouse: Warehouse,
-  config: Config,
-  database: string,
-  p: RunParams,
-): Promise<void> {
+export async function createInputs(warehouse: Warehouse, config: Config, database: string, p: RunParams) {
   const r = config.reconciliation;
   await declareInput(warehouse, 'cfg_params');
   await warehouse.run(
