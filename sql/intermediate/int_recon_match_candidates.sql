@@ -18,10 +18,24 @@ suggest as (
 
 ),
 
+-- the open rows of both sides with a reference, each normalised once here for both sides
 classified as (
 
-    select * from int_recon_rows_classified
-    where match_class in ('ledger_only', 'provider_only')
+    select
+        rows_classified.*,
+        -- leading zeros of each number first, then case, spaces and separators: 'po-2026 009401' = 'PO20269401'
+        regexp_replace(
+            upper(regexp_replace(rows_classified.partner_reference, '(^|[^0-9])0+([0-9])', '\1\2', 'g')),
+            '[^A-Z0-9]',
+            '',
+            'g'
+        ) as normalized_reference
+
+    from int_recon_rows_classified as rows_classified
+    cross join suggest
+    where suggest.enabled
+        and rows_classified.match_class in ('ledger_only', 'provider_only')
+        and rows_classified.partner_reference is not null
 
 ),
 
@@ -42,21 +56,15 @@ open_ledger as (
         ledger.currency_code,
         ledger.paid_at,
         ledger.paid_local_date,
-        -- leading zeros of each number first, then case, spaces and separators: 'po-2026 009401' = 'PO20269401'
-        regexp_replace(
-            upper(regexp_replace(ledger.partner_reference, '(^|[^0-9])0+([0-9])', '\1\2', 'g')), '[^A-Z0-9]', '', 'g'
-        ) as normalized_reference
+        classified.normalized_reference
 
     from int_ledger__orders_classified as ledger
     inner join classified
         on classified.side = 'ledger'
         and classified.ledger_line_id = ledger.ledger_line_id
-    cross join suggest
-    where suggest.enabled
-        and classified.match_class = 'ledger_only'
+    where classified.match_class = 'ledger_only'
         and ledger.is_active
         and ledger.is_in_period
-        and ledger.partner_reference is not null
 
 ),
 
@@ -71,19 +79,14 @@ open_sales as (
         sales.currency_code,
         sales.transaction_at,
         sales.transaction_local_date,
-        regexp_replace(
-            upper(regexp_replace(sales.partner_reference, '(^|[^0-9])0+([0-9])', '\1\2', 'g')), '[^A-Z0-9]', '', 'g'
-        ) as normalized_reference
+        classified.normalized_reference
 
     from int_provider__sales_classified as sales
     inner join classified
         on classified.side = 'provider'
         and classified.transaction_id = sales.transaction_id
-    cross join suggest
-    where suggest.enabled
-        and classified.match_class = 'provider_only'
+    where classified.match_class = 'provider_only'
         and sales.status_class <> 'canceled'
-        and sales.partner_reference is not null
 
 ),
 
