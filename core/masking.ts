@@ -92,9 +92,10 @@ function sqlText(value: string): string {
 }
 
 /**
- * A PIN of which only the last 4 characters are known (`key_last4`): fewer than 4 means the PIN itself was that short,
- * so it is hidden whole.
+ * A PIN of which only its last 4 characters are kept (`key_last4`), behind the mask: `maskedLast4Sql` in text.
+ * Exactly 4 characters are the tail of a longer PIN and are shown (`****1000`); anything else means the PIN was
+ * 4 characters or fewer, so it is hidden whole.
  */
-export function maskPinLast4(last4: string): string {
-  return last4.length >= 4 ? maskPin(last4) : '****';
+export function maskPinLast4(last4: string, mask: string = textMask): string {
+  return last4.length === 4 ? `${mask}${last4}` : mask;
 }

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import { findingFamilyNames, findingTypeNames } from '../../core/finding-types.js';
-import { maskPin, textMask } from '../../core/masking.js';
+import { maskPin, maskPinLast4 } from '../../core/masking.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { describeClose, type CloseDescription } from '../../reports/close-facts.js';
 import { findingAmountSql, findingExposureSql } from '../../reports/finding-amount.js';
@@ -255,8 +255,8 @@ export async function findingDetail(
   const shown = Object.fromEntries(
     Object.entries(finding).map(([k, v]) => [
       k,
-      k === 'key_last4'
-        ? shownLast4(v)
+      k === 'key_last4' && typeof v === 'string'
+        ? maskPinLast4(v)
         : typeof v === 'bigint' || (v !== null && typeof v === 'object')
           ? String(v)
           : v,
@@ -319,14 +319,6 @@ export async function findingDetail(
     signer_key_sha256: row.row_sha256 === null ? null : (signers.get(row.row_sha256) ?? null),
   }));
   return { finding: shown, ledger, sale, landing, lookups, suggestions, history };
-}
-
-/**
- * `key_last4` behind the mask: `****1000`. It holds exactly the last 4 characters, and is NULL when the PIN was 4
- * characters or fewer (hidden whole), so there is nothing more to hide here.
- */
-function shownLast4(value: unknown): string | null {
-  return typeof value === 'string' && value.length === 4 ? `${textMask}${value}` : value == null ? null : textMask;
 }
 
 export async function matchesOf(warehouse: Warehouse, period: string): Promise<MatchRow[]> {

@@ -3,7 +3,15 @@
  * last 4 behind the mask, one of 4 characters or fewer is masked entirely — and every user of it agrees.
  */
 import { describe, expect, it } from 'vitest';
-import { cellMask, maskedKeySql, maskedRawRecordSql, maskPin, maskPinSql, textMask } from '../../core/masking.js';
+import {
+  cellMask,
+  maskedKeySql,
+  maskedRawRecordSql,
+  maskPin,
+  maskPinLast4,
+  maskPinSql,
+  textMask,
+} from '../../core/masking.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { redact } from '../../core/secret-redaction.js';
 
@@ -13,6 +21,11 @@ describe('the masking rule', () => {
   it('hides a PIN of 4 characters or fewer entirely, in text, in errors and in SQL alike', async () => {
     expect(pins.map((pin) => maskPin(pin))).toEqual(['****1234', '****2345', '****', '****', '****', '****']);
     expect(maskPin('1234', cellMask)).toBe('••••');
+    expect([maskPinLast4('1000'), maskPinLast4('123'), maskPinLast4('1000', cellMask)]).toEqual([
+      '****1000',
+      '****',
+      '••••1000',
+    ]);
     // The client's errors quote upstream bodies: a short PIN is not printed whole there either.
     expect(redact('{"key":"1234","status":"ok"}')).toBe('{"key":"****","status":"ok"}');
     expect(redact('{"key":"ABCD-EFGH-1234"}')).toBe('{"key":"****1234"}');
@@ -30,6 +43,8 @@ describe('the masking rule', () => {
         expect(row!.text, pin).toBe(maskPin(pin));
         expect(row!.cell, pin).toBe(maskPin(pin, cellMask));
         if (pin.length > 4) expect(row!.last4, pin).toBe(maskPin(pin, cellMask));
+        // The stored last 4 (key_last4) shows as the whole PIN would: a 4-character tail is not hidden whole.
+        if (pin.length > 4) expect(maskPinLast4(pin.slice(-4)), pin).toBe(maskPin(pin));
         expect(row!.raw, pin).toBe(`{"key": "${maskPin(pin, cellMask)}", "n": 1}`);
         expect(row!.rawText, pin).toBe(`{"key": "${maskPin(pin)}", "n": 1}`);
       }
