@@ -2,11 +2,10 @@
  * Reading the parts of a ZIP archive (an .xlsx) one at a time, in any order, without loading the archive:
  * the central directory at the end of the file says where each entry is; an entry is streamed through
  * node:zlib's raw inflate. Streaming readers that walk the archive front to back depend on the order
- * writers store the parts in (exceljs's loses parts stored after the worksheets), so this reads by name,
- * or lays the entries out again in the order such a reader needs (`zipRecords`).
+ * writers store the parts in (exceljs's loses parts stored after the worksheets), so this reads by name.
  */
 import { closeSync, createReadStream, openSync, readSync, statSync } from 'node:fs';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { createInflateRaw } from 'node:zlib';
 
 /** An entry of a ZIP archive as its central directory describes it (sizes as declared: a hostile file may lie). */
@@ -17,8 +16,6 @@ export interface ZipEntry {
   uncompressedSize: number;
   /** Where the entry's compressed bytes start (after its local header). */
   dataOffset: number;
-  /** What a local header needs to describe the entry again: its name as stored, flags, time and date, CRC-32. */
-  header: { nameBytes: Buffer; flags: number; time: number; date: number; crc32: number };
 }
 
 /** The archive's entries by name; throws an Error saying what is wrong when it is not a readable ZIP. */
@@ -63,13 +60,6 @@ export function zipEntries(file: string): Map<string, ZipEntry> {
         compressedSize,
         uncompressedSize,
         dataOffset,
-        header: {
-          nameBytes: Buffer.from(directory.subarray(at + 46, at + 46 + nameLength)),
-          flags: directory.readUInt16LE(at + 8),
-          time: directory.readUInt16LE(at + 12),
-          date: directory.readUInt16LE(at + 14),
-          crc32: directory.readUInt32LE(at + 16),
-        },
       });
       at += 46 + nameLength + extraLength + commentLength;
     }
@@ -90,52 +80,6 @@ export function openZipEntry(file: string, entry: ZipEntry): Readable {
   });
   if (entry.compressedSize === 0) raw.destroy();
   return entry.method === 0 ? raw : raw.pipe(createInflateRaw());
-}
-
-/**
- * The entries as a ZIP stream in the order given (front-to-back readers meet them so), each a local header that
- * carries its sizes and CRC (no data descriptor after the data: a reader need not search for where it ends) and
- * its compressed bytes as stored; no central directory. Entries left out are not in the stream.
- */
-export function zipRecords(file: string, entries: ZipEntry[]): { stream: Readable; bytes: number } {
-  const headers = entries.map(localHeader);
-  const bytes = entries.reduce((sum, entry, i) => sum + headers[i]!.length + entry.compressedSize, 0);
-  async function* records(): AsyncGenerator<Buffer> {
-    for (const [i, entry] of entries.entries()) {
-      yield headers[i]!;
-      if (entry.compressedSize === 0) continue;
-      const end = entry.dataOffset + entry.compressedSize - 1;
-      for await (const chunk of createReadStream(file, { start: entry.dataOffset, end, highWaterMark: 1024 * 1024 }))
-        yield chunk as Buffer;
-    }
-  }
-  return { stream: Readable.from(records(), { objectMode: false }), bytes };
-}
-
-/** A local file header for `entry`: sizes in it (ZIP64 extra field when they need 64 bits), bit 3 cleared. */
-function localHeader(entry: ZipEntry): Buffer {
-  const big = entry.compressedSize >= 0xffffffff || entry.uncompressedSize >= 0xffffffff;
-  const extra = Buffer.alloc(big ? 20 : 0);
-  if (big) {
-    extra.writeUInt16LE(0x0001, 0);
-    extra.writeUInt16LE(16, 2);
-    extra.writeBigUInt64LE(BigInt(entry.uncompressedSize), 4);
-    extra.writeBigUInt64LE(BigInt(entry.compressedSize), 12);
-  }
-  const { nameBytes, flags, time, date, crc32 } = entry.header;
-  const header = Buffer.alloc(30);
-  header.writeUInt32LE(0x04034b50, 0);
-  header.writeUInt16LE(big ? 45 : 20, 4);
-  header.writeUInt16LE(flags & ~0x0008, 6);
-  header.writeUInt16LE(entry.method, 8);
-  header.writeUInt16LE(time, 10);
-  header.writeUInt16LE(date, 12);
-  header.writeUInt32LE(crc32, 14);
-  header.writeUInt32LE(big ? 0xffffffff : entry.compressedSize, 18);
-  header.writeUInt32LE(big ? 0xffffffff : entry.uncompressedSize, 22);
-  header.writeUInt16LE(nameBytes.length, 26);
-  header.writeUInt16LE(extra.length, 28);
-  return Buffer.concat([header, nameBytes, extra]);
 }
 
 /** The entry's whole text (for the small parts: workbook.xml, relationships, shared strings). */
