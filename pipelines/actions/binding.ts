@@ -43,13 +43,24 @@ export async function unboundReason(warehouse: Warehouse, action: BoundAction): 
       `the finding ${action.finding_id} has no current decision any more ` +
       `(planned from ${action.decision ?? 'a decision'})`
     );
-  const same = row.bound !== null ? row.bound === row.current : row.bound_at === row.current_at;
-  if (same) return null;
+  if (sameDecision({ decision_sha256: row.bound, decided_at: row.bound_at }, row.current, row.current_at)) return null;
   return (
     `the finding's decision changed since the action was planned: it is now ${row.decision} by ${row.decided_by} ` +
     `at ${row.current_at} (planned from ${action.decision ?? 'another decision'}` +
     `${row.bound ? ` ${row.bound.slice(0, 12)}…` : ''})`
   );
+}
+
+/**
+ * Whether an action still carries the decision row `currentSha256` (decided at `currentAt`): by the row's hash, or
+ * for an action planned before decision_sha256 existed, by its decision's time. Plan, execute and export share it.
+ */
+export function sameDecision(
+  action: { decision_sha256: string | null; decided_at: string | null },
+  currentSha256: string | null,
+  currentAt: string | null,
+): boolean {
+  return action.decision_sha256 !== null ? action.decision_sha256 === currentSha256 : action.decided_at === currentAt;
 }
 
 /**

@@ -12,6 +12,7 @@ import { findingTypeInSql, findingTypesWhere } from '../../core/finding-types.js
 import type { Warehouse } from '../../core/warehouse.js';
 import { recordRun } from '../../core/run-trace.js';
 import { typedActor, type Actor } from '../people/actor.js';
+import { sameDecision } from './binding.js';
 import {
   actionsOf,
   appendEvent,
@@ -104,8 +105,8 @@ export async function planActions(
     for (const action of open) {
       const w = wantedByKey.get(key(action));
       const cancelable = action.status === 'proposed' || action.status === 'approved';
-      // The same decision (same row of recon_decisions) still stands: the action stays.
-      if (w && w.decided_at === action.decided_at) {
+      // The same decision (same row of recon_decisions, by its hash: issue 28) still stands: the action stays.
+      if (w && sameDecision(action, w.decision_sha256, w.decided_at)) {
         held.add(key(action));
         summary.unchanged++;
       } else if (cancelable) {

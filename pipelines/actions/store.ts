@@ -43,6 +43,8 @@ export type StoredAction = {
   decision: string | null;
   decided_by: string | null;
   decided_at: string | null;
+  /** The recon_decisions row it was planned from (issue 28); null for an action planned before the binding. */
+  decision_sha256: string | null;
   exception_type: string | null;
   note: string | null;
   proposed_by: string;
@@ -53,8 +55,8 @@ export type StoredAction = {
 };
 
 const selected = `action_id, period, finding_id, kind, transaction_id::VARCHAR AS transaction_id, partner_reference,
-  amount::VARCHAR AS amount, currency_code, status, decision, decided_by, decided_at::VARCHAR AS decided_at, exception_type,
-  note, proposed_by, approved_by, provider_status, provider_message, error`;
+  amount::VARCHAR AS amount, currency_code, status, decision, decided_by, decided_at::VARCHAR AS decided_at, decision_sha256,
+  exception_type, note, proposed_by, approved_by, provider_status, provider_message, error`;
 
 export async function actionsOf(
   warehouse: Warehouse,

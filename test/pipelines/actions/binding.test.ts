@@ -6,22 +6,12 @@
  */
 import type { ServerResponse } from 'node:http';
 import { afterEach, expect, test } from 'vitest';
-import { approveActions } from '../../../pipelines/actions/approve.js';
 import { executeActions } from '../../../pipelines/actions/execute.js';
 import { planActions } from '../../../pipelines/actions/plan.js';
 import { listActions } from '../../../pipelines/actions/store.js';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
-import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
-import {
-  asOf,
-  capturingOutput,
-  fixtureForEachTest,
-  insertLedger,
-  insertSales,
-  ledgerFor,
-  period,
-  sale,
-} from '../../support/reconcile.js';
+import { capturingOutput, fixtureForEachTest, period, sale } from '../../support/reconcile.js';
+import { approvedRefunds } from '../../support/refunds.js';
 import { authorized, closeScripted, json, sale as wireSale, setup, type Hit } from '../../support/scripted-upstream.js';
 
 const f = fixtureForEachTest();
@@ -31,16 +21,8 @@ const quiet = () => capturingOutput().output;
 /** A refunded order decided `reverse` by Ana, planned by Ana, approved by Bruno. */
 async function approvedReversal(): Promise<{ transactionId: number; findingId: string }> {
   const refunded = sale();
-  await insertSales(f.warehouse, [refunded]);
-  await insertLedger(f.warehouse, [ledgerFor(refunded, { order_status: 'refunded' })]);
-  await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
-  const findingId = (await f.warehouse.one<{ finding_id: string }>(
-    `SELECT finding_id FROM recon_exceptions WHERE exception_type = 'refunded_not_reversed'`,
-  ))!.finding_id;
-  await decideFindings(f.warehouse, [findingId], { decision: 'reverse', by: 'Ana' });
-  await planActions(f.warehouse, f.config, { period, by: 'Ana' });
-  await approveActions(f.warehouse, f.config, { period, all: true, by: 'Bruno' });
-  return { transactionId: refunded.transaction_id, findingId };
+  const [findingId] = await approvedRefunds(f, [refunded]);
+  return { transactionId: refunded.transaction_id, findingId: findingId! };
 }
 
 /** A provider whose sale reads redeemed and whose reversal would succeed: every hit is counted. */
@@ -102,4 +84,21 @@ test('an action planned before the binding column is compared by the time of its
   const ran = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client }, quiet());
   expect(ran.canceled).toBe(0);
   expect(upstream.hitsOn('/reversal')).toHaveLength(1);
+});
+
+test('planning again holds an action by the hash of its decision row, not by the decision time', async () => {
+  await approvedReversal();
+  // Same row, another time text: the action (and its approval) stays.
+  await f.warehouse.run(`UPDATE recon_actions SET decided_at = decided_at - INTERVAL 1 SECOND`);
+  const same = await planActions(f.warehouse, f.config, { period, by: 'Ana' });
+  expect(same).toMatchObject({ unchanged: 1, canceled: [], proposed: [] });
+  expect((await listActions(f.warehouse, { period }))[0]).toMatchObject({ status: 'approved' });
+  // Another row at the same time: the approved action is canceled and a new one proposed from the current row.
+  await f.warehouse.run(
+    `UPDATE recon_actions SET decision_sha256 = repeat('0', 64),
+       decided_at = (SELECT decided_at FROM recon_decisions WHERE superseded_at IS NULL)`,
+  );
+  const other = await planActions(f.warehouse, f.config, { period, by: 'Ana' });
+  expect(other).toMatchObject({ unchanged: 0, canceled: [{}], proposed: [{}] });
+  expect((await listActions(f.warehouse, { period })).map((a) => a.status)).toEqual(['canceled', 'proposed']);
 });
