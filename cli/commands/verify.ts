@@ -37,7 +37,8 @@ the chain heads, the manifest's sha256) and the seal's signature, and the sha256
 file the manifest lists — a file that was under the database's folder is read under its folder now, so a
 copied database checks the copy. Every path read is printed. --seal FILE (seal.json of an audit pack, or one
 kept when the period was signed) fails when the database no longer holds that sign-off as sealed.
-Without people configured, names were typed, not attested, and verify says so.
+Without people configured, names were typed, not attested, and verify says so. The materiality rule's
+acceptances are unsigned: each must name a finding within reconciliation.materiality of the config.
 Exit 0: verified; exit 1: the first row or file that does not match is named, or nothing to verify.
 
 Example:
@@ -57,7 +58,12 @@ Example:
           }
         }
         const report = await withJobWarehouse(config, (warehouse) =>
-          verifyPeriod(warehouse, period, { database: config.database, keys, seal }),
+          verifyPeriod(warehouse, period, {
+            database: config.database,
+            keys,
+            seal,
+            materiality: config.reconciliation.materiality,
+          }),
         );
         const head = report.chainHead
           ? ` (head ${report.chainHead.position}: ${report.chainHead.sha256.slice(0, 16)}…)`

@@ -2,7 +2,8 @@
  * `verify`'s walk of a period's two hash chains (issue 28): recon_decisions and recon_action_events. Each row's
  * position, hash (of its canonical form), link to the row before, and signature (Ed25519 over the same bytes, by
  * a known key) are checked in order; the first break is named at its row. In attested mode (keys known) an
- * unsigned decision or approval is a break: an insider who recomputes the chain after an edit cannot sign it.
+ * unsigned decision or approval is a break: an insider who recomputes the chain after an edit cannot sign it. The
+ * materiality rule's acceptances carry no key, so each must name a finding the rule puts under the threshold.
  */
 import {
   canonicalActionEvent,
@@ -18,6 +19,7 @@ import {
 } from '../../core/decision-chain.js';
 import { sameName, sha256Hex, verifyCanonical } from '../../core/signatures.js';
 import type { Warehouse } from '../../core/warehouse.js';
+import { allUnderMateriality, materialityActor, type MaterialityThresholds } from './materiality-rule.js';
 
 /** A public key verify knows: from config `people` (with the name) or `--public-keys FILE` (name when matched). */
 export interface KnownKey {
@@ -55,8 +57,8 @@ interface ChainRules<Row extends ChainRow> {
   name(row: Row, index: number): string;
   /** Who the row says acted (checked against the signing key's person when the name is known). */
   actor(row: Row): string;
-  /** Whether an unsigned row breaks the chain in attested mode. */
-  mustBeSigned(row: Row): boolean;
+  /** Why an unsigned row breaks the chain in attested mode; null when it may stand unsigned. */
+  unsignedBreak(row: Row): string | null;
 }
 
 export type DecisionRow = StoredDecisionRow & ChainRow;
@@ -67,12 +69,17 @@ export async function walkDecisionChain(
   period: string,
   keys: KnownKey[] | null,
   mismatches: Mismatches,
+  materiality: MaterialityThresholds,
 ): Promise<ChainFacts<DecisionRow>> {
   const rows = await warehouse.all<DecisionRow>(
     `SELECT ${chainedDecisionColumns}, signature, signer_key_sha256 FROM recon_decisions WHERE period = $1
      ORDER BY chain_position NULLS LAST, rowid`,
     [period],
   );
+  // Issue 30: an acceptance by the materiality rule is no person's act and has no key; what proves it is the rule
+  // itself, asked again under the config's thresholds (a row typed under the rule's name for a material finding
+  // would otherwise pass unsigned).
+  const underRule = keys === null ? new Set<string>() : await allUnderMateriality(warehouse, period, materiality);
   return walk(rows, keys, mismatches, {
     kind: 'decision',
     canonical: (row) => canonicalDecision(toChainedDecision(row)),
@@ -80,9 +87,15 @@ export async function walkDecisionChain(
       `recon_decisions row ${row.chain_position ?? `#${index + 1} (no chain position)`} of ${period}: ` +
       `finding ${row.finding_id}, ${row.decision} by ${row.decided_by}`,
     actor: (row) => row.decided_by,
-    // Issue 30: an acceptance by the materiality rule (pipelines/decisions/materiality.ts) is no person's act and
-    // has no key; it is chained like any decision and shown apart in the Summary.
-    mustBeSigned: (row) => !(row.decided_by === 'rule:materiality' && row.decision === 'accepted'),
+    unsignedBreak: (row) => {
+      if (row.decided_by !== materialityActor || row.decision !== 'accepted') return personUnsigned;
+      if (underRule.has(row.finding_id)) return null;
+      return (
+        'it is not signed and names the materiality rule, but the rule does not accept its finding: its money at ' +
+        'issue is not within reconciliation.materiality of its currency (or it has an exposure, or it is gone), ' +
+        "so it was recorded by someone else under the rule's name, or the finding or the threshold changed since"
+      );
+    },
   });
 }
 
@@ -106,9 +119,12 @@ export async function walkActionEventChain(
       `action ${row.action_id} ${row.from_status ?? '(new)'} → ${row.to_status} by ${row.by}`,
     actor: (row) => row.by,
     // What execute and export settle by themselves is not an act of a person; an approval is.
-    mustBeSigned: (row) => row.to_status === 'approved',
+    unsignedBreak: (row) => (row.to_status === 'approved' ? personUnsigned : null),
   });
 }
+
+const personUnsigned =
+  'it is not signed: people are configured, so it was recorded without a key or its signature was removed';
 
 function walk<Row extends ChainRow>(
   rows: Row[],
@@ -136,8 +152,8 @@ function walk<Row extends ChainRow>(
     }
     previous = row.row_sha256;
     if (row.signature === null) {
-      if (keys !== null && rules.mustBeSigned(row))
-        fail('it is not signed: people are configured, so it was recorded without a key or its signature was removed');
+      const reason = keys === null ? null : rules.unsignedBreak(row);
+      if (reason !== null) fail(reason);
       return;
     }
     signed++;

@@ -14,6 +14,7 @@ import { reopenCanonical, signoffCanonical } from './attest.js';
 import { policiesUsed, type PolicyUsed } from '../people/policy.js';
 import { signedContentMatches } from './close.js';
 import { fileSha256, type Manifest } from './manifest.js';
+import type { MaterialityThresholds } from './materiality-rule.js';
 import { parseSeal, sealSha256, sealText, type SealStatement } from './seal.js';
 import {
   walkActionEventChain,
@@ -49,6 +50,8 @@ export interface VerifyOptions {
   keys?: KnownKey[] | null;
   /** A seal statement kept outside the database (`--seal FILE`). */
   seal?: { file: string; text: string };
+  /** The config's reconciliation.materiality: what an unsigned rule:materiality acceptance is held to (issue 30). */
+  materiality?: MaterialityThresholds;
 }
 
 export interface VerifyReport {
@@ -100,7 +103,7 @@ export async function verifyPeriod(
   const keys = options.keys && options.keys.length > 0 ? options.keys : null;
   return recordRun(warehouse, 'verify', { period, attested: keys !== null }, async (run) => {
     const mismatches: VerifyMismatch[] = [];
-    const decisions = await walkDecisionChain(warehouse, period, keys, mismatches);
+    const decisions = await walkDecisionChain(warehouse, period, keys, mismatches, options.materiality ?? {});
     checkSuperseded(decisions.rows, mismatches, period);
     const events = await walkActionEventChain(warehouse, period, keys, mismatches);
     const signoffs = await warehouse.all<SignoffRow>(

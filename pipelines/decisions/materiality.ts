@@ -6,12 +6,9 @@
  */
 import type { Config } from '../../config/schema.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { findingExposureSql } from '../../reports/finding-amount.js';
+import { findingsUnderMateriality, materialityActor } from '../close/materiality-rule.js';
 import { activeSignoff } from '../close/signoffs.js';
 import { decideFindings } from './findings.js';
-
-/** Who the rule's decisions are recorded by. */
-export const materialityActor = 'rule:materiality';
 
 export interface MaterialityResult {
   /** Findings accepted by the rule, per currency. */
@@ -19,9 +16,6 @@ export interface MaterialityResult {
   /** Why nothing was decided (no thresholds, a signed-off period), when so. */
   skipped: string | null;
 }
-
-/** SQL: the money at issue of the recon_exceptions row aliased `e`: its difference, else its cost bridge amount. */
-export const materialMoneySql = (e: string) => `abs(coalesce(${e}.difference, ${e}.amount, 0))`;
 
 export async function applyMateriality(
   warehouse: Warehouse,
@@ -33,30 +27,18 @@ export async function applyMateriality(
   const signoff = await activeSignoff(warehouse, period, config.timezone);
   if (signoff) return { accepted: [], skipped: `${period} is signed off: decisions wait for a reopen` };
   const result: MaterialityResult = { accepted: [], skipped: null };
-  for (const [currency, { absolute, percent }] of thresholds) {
-    const money = materialMoneySql('e');
-    const relative = percent === undefined ? 'true' : `${money} <= abs(e.ledger_value) * $percent::DECIMAL(9,4) / 100`;
-    const ids = await warehouse.all<{ finding_id: string }>(
-      `SELECT e.finding_id FROM recon_exceptions e
-       WHERE e.period = $period AND e.currency_code = $currency AND e.decision IS NULL
-         AND ${findingExposureSql('e')} IS NULL AND ${money} > 0
-         AND ${money} <= $absolute::DECIMAL(18,4) AND ${relative}
-       ORDER BY e.finding_id`,
-      { period, currency, absolute: String(absolute), ...(percent === undefined ? {} : { percent: String(percent) }) },
-    );
+  for (const [currency, threshold] of thresholds) {
+    const ids = await findingsUnderMateriality(warehouse, period, currency, threshold, true);
     if (ids.length === 0) continue;
-    const threshold = `${currency} ${absolute}${percent === undefined ? '' : ` and ${percent}% of the agreed value`}`;
-    await decideFindings(
-      warehouse,
-      ids.map((r) => r.finding_id),
-      {
-        decision: 'accepted',
-        note: `under materiality: money at issue at most ${threshold} (reconciliation.materiality)`,
-        by: materialityActor,
-        timezone: config.timezone,
-      },
-    );
-    result.accepted.push({ currency, findings: ids.length, threshold });
+    const { absolute, percent } = threshold;
+    const stated = `${currency} ${absolute}${percent === undefined ? '' : ` and ${percent}% of the agreed value`}`;
+    await decideFindings(warehouse, ids, {
+      decision: 'accepted',
+      note: `under materiality: money at issue at most ${stated} (reconciliation.materiality)`,
+      by: materialityActor,
+      timezone: config.timezone,
+    });
+    result.accepted.push({ currency, findings: ids.length, threshold: stated });
   }
   return result;
 }

@@ -76,7 +76,7 @@ test('under materiality: accepted by the rule, in the chain; everything else lef
   expect(chained?.row_sha256).toMatch(/^[0-9a-f]{64}$/);
   // With people configured every person's decision must be signed; the rule's acceptance is no person's act.
   const mismatches: { subject: string; reason: string }[] = [];
-  await walkDecisionChain(f!.warehouse, period, [], mismatches as never);
+  await walkDecisionChain(f!.warehouse, period, [], mismatches as never, f!.config.reconciliation.materiality);
   expect(mismatches.filter((m) => m.subject.includes('rule:materiality'))).toEqual([]);
   expect(mismatches.filter((m) => m.subject.includes('by Ana')).map((m) => m.reason)).toEqual([
     expect.stringContaining('it is not signed'),
@@ -92,6 +92,33 @@ test('under materiality: accepted by the rule, in the chain; everything else lef
   );
   const byRule = summary.find((row) => String(row[0]).includes('accepted by rule:materiality'));
   expect(byRule?.slice(0, 3)).toEqual(['BRL accepted by rule:materiality (reconciliation.materiality)', 1, 0.25]);
+});
+
+test('verify holds an unsigned rule:materiality row to the rule: one over a material finding breaks', async () => {
+  const m = await month({ BRL: { absolute: 0.5 } });
+  await applyMateriality(f!.warehouse, f!.config, period);
+  // The forgery: someone accepts the material finding (1.00 at issue) under the rule's name, with no key.
+  const large = (await f!.warehouse.one<{ finding_id: string }>(
+    'SELECT finding_id FROM recon_exceptions WHERE partner_reference = $1',
+    [m.large.partner_reference!],
+  ))!.finding_id;
+  await decideFindings(f!.warehouse, [large], { decision: 'accepted', by: 'rule:materiality', note: 'small' });
+  const walk = async (materiality: Record<string, { absolute: number; percent?: number }>) => {
+    const mismatches: { subject: string; reason: string }[] = [];
+    await walkDecisionChain(f!.warehouse, period, [], mismatches as never, materiality);
+    return mismatches.filter((x) => x.subject.includes('rule:materiality'));
+  };
+  const forged = await walk(f!.config.reconciliation.materiality);
+  expect(forged).toEqual([
+    { kind: 'decision', subject: expect.stringContaining(`finding ${large}`), reason: expect.any(String) },
+  ]);
+  expect(forged[0]!.reason).toMatch(/names the materiality rule, but the rule does not accept its finding/);
+  // With no threshold in force the rule accepts nothing, so neither row stands unsigned.
+  expect(await walk({})).toHaveLength(2);
+  // Unattested (no keys): names are typed anyway, and verify says so; the rule is not asked.
+  const unattested: unknown[] = [];
+  await walkDecisionChain(f!.warehouse, period, null, unattested as never, {});
+  expect(unattested).toEqual([]);
 });
 
 test('a percent narrows the absolute threshold: 0.25 on 8.00 is 3.1 %, over 1 %', async () => {
