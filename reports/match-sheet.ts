@@ -6,7 +6,7 @@
 import { sqlString } from '../core/sql.js';
 import { localTimeSql } from '../core/zoned-time.js';
 import type { Warehouse } from '../core/warehouse.js';
-import { type DetailSheet, money as moneyColumn, type SheetColumn } from './sheet-spec.js';
+import { datetime, type DetailSheet, integer, money as moneyColumn, type SheetColumn, text } from './sheet-spec.js';
 
 /** What a person types in the sheet's Decision column, and the decision row each becomes. */
 export const matchChoices = ['confirm', 'reject'] as const;
@@ -26,22 +26,22 @@ export function suggestedMatchesSheet(period: string, timezone: string): DetailS
     title: 'Suggested matches',
     description: 'a paid order and a sale under two spellings of one reference: confirm or reject each',
     columns: [
-      { key: 'score', header: 'Score', kind: 'integer', sql: 'score', width: 7 },
-      { key: 'ledger_reference', header: 'Ledger reference', kind: 'text', sql: 'ledger_reference', width: 18 },
-      { key: 'provider_reference', header: 'Provider reference', kind: 'text', sql: 'provider_reference', width: 18 },
-      { key: 'rank', header: 'Rank', kind: 'integer', sql: 'rank', width: 6 },
-      { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
-      { key: 'currency', header: 'Currency', kind: 'text', sql: 'currency_code', width: 9 },
-      { key: 'ledger_product', header: 'Ledger product', kind: 'integer', sql: 'ledger_product_id', width: 10 },
-      { key: 'provider_product', header: 'Provider product', kind: 'integer', sql: 'provider_product_id', width: 10 },
+      integer('score', 'Score', 7),
+      text('ledger_reference', 'Ledger reference', 18),
+      text('provider_reference', 'Provider reference', 18),
+      integer('rank', 'Rank', 6),
+      integer('transaction_id', 'Transaction ID', 15),
+      text('currency', 'Currency', 9, 'currency_code'),
+      integer('ledger_product', 'Ledger product', 10, 'ledger_product_id'),
+      integer('provider_product', 'Provider product', 10, 'provider_product_id'),
       money('ledger_cost', 'Ledger cost', 'ledger_cost'),
       money('provider_cost', 'Provider cost', 'provider_cost'),
       money('ledger_price', 'Ledger price', 'ledger_price'),
       money('provider_price', 'Provider price', 'provider_price'),
-      { key: 'paid_at', header: 'Ledger paid at', kind: 'datetime', sql: 'paid_at', width: 19 },
-      { key: 'transaction_at', header: 'Provider date', kind: 'datetime', sql: 'transaction_at', width: 19 },
-      { key: 'reasons', header: 'Reasons', kind: 'text', sql: "replace(reasons, '; ', chr(10))", width: 48 },
-      { key: 'suggestion_id', header: suggestionIdHeader, kind: 'text', sql: 'suggestion_id', width: 33 },
+      datetime('paid_at', 'Ledger paid at'),
+      datetime('transaction_at', 'Provider date'),
+      text('reasons', 'Reasons', 48, "replace(reasons, '; ', chr(10))"),
+      text('suggestion_id', suggestionIdHeader, 33),
       {
         key: 'decision',
         header: 'Decision',
@@ -51,7 +51,7 @@ export function suggestedMatchesSheet(period: string, timezone: string): DetailS
         width: 10,
         choices: matchChoices,
       },
-      { key: 'decision_note', header: 'Note', kind: 'text', sql: currentDecision('note'), width: 28 },
+      text('decision_note', 'Note', 28, currentDecision('note')),
       {
         key: 'decided_by',
         header: 'Decided by',
@@ -99,13 +99,7 @@ export const bestSuggestionSql = `(SELECT s.provider_reference || ' ↔ ' || s.l
    ORDER BY s.score DESC, s.suggestion_id LIMIT 1)`;
 
 /** The Missing sheet's column of best suggestions. */
-export const bestSuggestionColumn: SheetColumn = {
-  key: 'best_suggestion',
-  header: 'Best suggestion',
-  kind: 'text',
-  sql: bestSuggestionSql,
-  width: 40,
-};
+export const bestSuggestionColumn: SheetColumn = text('best_suggestion', 'Best suggestion', 40, bestSuggestionSql);
 
 /** How many of the period's suggested matches nobody has confirmed or rejected yet: the email's line (issue 29). */
 export async function loadSuggestionsToReview(warehouse: Warehouse, period: string): Promise<number> {

@@ -55,6 +55,15 @@ export const text = (key: string, header: string, width = 16, sql = key): SheetC
   width,
 });
 
+/** An integer column: `sql` defaults to the key (a column of the sheet's table of that name). */
+export const integer = (key: string, header: string, width = 8, sql = key): SheetColumn => ({
+  key,
+  header,
+  kind: 'integer',
+  sql,
+  width,
+});
+
 /** A money column, in the format of the currency in the row's column `currency`. */
 export const money = (key: string, header: string, sql: string, currency = 'currency', width = 15): SheetColumn => ({
   key,
