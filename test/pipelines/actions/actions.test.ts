@@ -19,46 +19,24 @@ import { listActions } from '../../../pipelines/actions/store.js';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
 import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
 import { writeReport } from '../../../pipelines/report/report.js';
-import {
-  asOf,
-  capturingOutput,
-  fixtureForEachTest,
-  insertLedger,
-  insertSales,
-  ledgerFor,
-  period,
-  sale,
-} from '../../support/reconcile.js';
+import { asOf, capturingOutput, fixtureForEachTest, period } from '../../support/reconcile.js';
+import { findingIdOf, planAndApprove, refundAndCostBreak } from '../../support/refunds.js';
 import { authorized, closeScripted, json, sale as wireSale, setup, type Hit } from '../../support/scripted-upstream.js';
 
 const f = fixtureForEachTest();
-
-async function findingOf(type: string): Promise<string> {
-  const sql = `SELECT finding_id FROM recon_exceptions WHERE exception_type = $1`;
-  return (await f.warehouse.one<{ finding_id: string }>(sql, [type]))!.finding_id;
-}
 afterEach(closeScripted);
-
 const quiet = () => capturingOutput().output;
 
-/** A refunded order whose sale is still redeemed (refunded_not_reversed), decided `reverse` by Ana, planned. */
+/** A refunded order whose sale is still redeemed and a cost break (refundAndCostBreak); the first decided `reverse`. */
 async function refundedDecidedReverse(): Promise<{ transactionId: number; findingId: string }> {
-  const refunded = sale();
-  const costBreak = sale({ partner_cost_price: '9.00' });
-  await insertSales(f.warehouse, [refunded, costBreak]);
-  await insertLedger(f.warehouse, [
-    ledgerFor(refunded, { order_status: 'refunded' }),
-    ledgerFor(costBreak, { expected_cost: '8.00' }),
-  ]);
-  await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
-  const findingId = await findingOf('refunded_not_reversed');
+  const { refunded, refundedId: findingId } = await refundAndCostBreak(f);
   await decideFindings(f.warehouse, [findingId], { decision: 'reverse', by: 'Ana' });
   return { transactionId: refunded.transaction_id, findingId };
 }
 
 test('plan: idempotent; a changed decision cancels the proposal; a reverse no reversal can carry out is skipped', async () => {
   const { findingId } = await refundedDecidedReverse();
-  const costId = await findingOf('cost_mismatch');
+  const costId = await findingIdOf(f.warehouse, 'cost_mismatch');
   await decideFindings(f.warehouse, [costId], { decision: 'reverse', by: 'Ana' });
 
   const first = await planActions(f.warehouse, f.config, { period, by: 'Ana' });
@@ -139,8 +117,7 @@ async function provider(
 
 async function approvedReversal(): Promise<number> {
   const { transactionId } = await refundedDecidedReverse();
-  await planActions(f.warehouse, f.config, { period, by: 'Ana' });
-  await approveActions(f.warehouse, f.config, { period, all: true, by: 'Bruno' });
+  await planAndApprove(f);
   return transactionId;
 }
 
@@ -194,8 +171,7 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
 
   // Planned again (a failed action does not hold the finding's place), approved, and this time the provider
   // says "reversed" while the sale still reads redeemed.
-  await planActions(f.warehouse, f.config, { period, by: 'Ana' });
-  await approveActions(f.warehouse, f.config, { period, all: true, by: 'Bruno' });
+  await planAndApprove(f);
   const contradicting = await provider(id, ['Redeemed by Client'], (res) =>
     json(res, 200, { message: 'Transaction reversed successfully', status: 'Canceled in stock', transactionId: id }),
   );
@@ -210,7 +186,7 @@ test('execute: an unknown sale fails without a call; a reversal the sale contrad
   expect(contradicting.upstream.hitsOn('/reversal')).toHaveLength(1);
 
   // The report: the Actions sheet holds every action; the email names the failed ones and those waiting for approval.
-  const costId = await findingOf('cost_mismatch');
+  const costId = await findingIdOf(f.warehouse, 'cost_mismatch');
   await decideFindings(f.warehouse, [costId], { decision: 'claim', by: 'Ana' });
   // Planning again proposes the claim, and the reversal once more (a failed action needs a new approval to be tried
   // again).

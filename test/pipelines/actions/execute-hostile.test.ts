@@ -7,22 +7,10 @@
 import type { ServerResponse } from 'node:http';
 import { afterEach, expect, test } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
-import { approveActions } from '../../../pipelines/actions/approve.js';
 import { executeActions } from '../../../pipelines/actions/execute.js';
-import { planActions } from '../../../pipelines/actions/plan.js';
 import { listActions } from '../../../pipelines/actions/store.js';
-import { decideFindings } from '../../../pipelines/decisions/findings.js';
-import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
-import {
-  asOf,
-  capturingOutput,
-  fixtureForEachTest,
-  insertLedger,
-  insertSales,
-  ledgerFor,
-  period,
-  sale,
-} from '../../support/reconcile.js';
+import { capturingOutput, fixtureForEachTest, period, sale } from '../../support/reconcile.js';
+import { approvedRefunds } from '../../support/refunds.js';
 import { authorized, closeScripted, json, sale as wireSale, setup, type Hit } from '../../support/scripted-upstream.js';
 
 const f = fixtureForEachTest();
@@ -32,28 +20,13 @@ const quiet = () => capturingOutput().output;
 /** Refunded orders whose sales are still redeemed, decided `reverse` by Ana, planned and approved by Bruno. */
 async function approvedReversals(count = 1, bigId?: bigint): Promise<string[]> {
   const sales = Array.from({ length: count }, () => sale());
-  await insertSales(f.warehouse, sales);
-  await insertLedger(
-    f.warehouse,
-    sales.map((s) => ledgerFor(s, { order_status: 'refunded' })),
-  );
   const ids = sales.map((s) => String(s.transaction_id));
-  if (bigId !== undefined) {
-    // A sale id no JS number holds exactly: set in SQL, where it is a BIGINT.
+  // A sale id no JS number holds exactly: set in SQL, where it is a BIGINT.
+  const setBigId = async () => {
     await f.warehouse.run(`UPDATE sales SET transaction_id = ${bigId} WHERE transaction_id = ${ids[0]}`);
-    ids[0] = bigId.toString();
-  }
-  await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
-  const findings = await f.warehouse.all<{ finding_id: string }>(
-    `SELECT finding_id FROM recon_exceptions WHERE exception_type = 'refunded_not_reversed' ORDER BY finding_id`,
-  );
-  await decideFindings(
-    f.warehouse,
-    findings.map((r) => r.finding_id),
-    { decision: 'reverse', by: 'Ana' },
-  );
-  await planActions(f.warehouse, f.config, { period, by: 'Ana' });
-  await approveActions(f.warehouse, f.config, { period, all: true, by: 'Bruno' });
+    ids[0] = bigId!.toString();
+  };
+  await approvedRefunds(f, sales, bigId === undefined ? undefined : setBigId);
   return ids;
 }
 

@@ -28,38 +28,13 @@ import { verifyPeriod } from '../../../pipelines/close/verify.js';
 import { decideFindings } from '../../../pipelines/decisions/findings.js';
 import { resolveActor } from '../../../pipelines/people/actor.js';
 import { approvalPolicy, policiesUsed } from '../../../pipelines/people/policy.js';
-import { reconcile } from '../../../pipelines/reconcile/reconcile.js';
-import {
-  asOf,
-  capturingOutput,
-  fixtureForEachTest,
-  insertLedger,
-  insertSales,
-  ledgerFor,
-  period,
-  sale,
-} from '../../support/reconcile.js';
+import { asOf, fixtureForEachTest, period } from '../../support/reconcile.js';
+import { refundAndCostBreak } from '../../support/refunds.js';
 
 const f = fixtureForEachTest();
-const quiet = () => capturingOutput().output;
 
 /** Two findings of the period: a refunded sale still live (reversible) and a cost break of 1.00 BRL. */
-async function twoFindings(): Promise<{ refundedId: string; costId: string }> {
-  const refunded = sale();
-  const costBreak = sale({ partner_cost_price: '9.00' });
-  await insertSales(f.warehouse, [refunded, costBreak]);
-  await insertLedger(f.warehouse, [
-    ledgerFor(refunded, { order_status: 'refunded' }),
-    ledgerFor(costBreak, { expected_cost: '8.00' }),
-  ]);
-  await reconcile(f.warehouse, f.config, { period, asOf }, quiet());
-  const id = async (type: string) =>
-    (await f.warehouse.one<{ finding_id: string }>(
-      'SELECT finding_id FROM recon_exceptions WHERE exception_type = $1',
-      [type],
-    ))!.finding_id;
-  return { refundedId: await id('refunded_not_reversed'), costId: await id('cost_mismatch') };
-}
+const twoFindings = () => refundAndCostBreak(f);
 
 /** A key pair written to a file, as `identity create` leaves it. */
 function keyFile(name: string): { file: string; publicPem: string; fingerprint: string } {
