@@ -1,11 +1,13 @@
 /**
  * The hash chain over a period's action events (issue 28): each `recon_action_events` row carries its period,
  * `chain_position`, the previous row's hash (`prev_sha256`) and its own (`row_sha256`), as recon_decisions do
- * (core/decision-chain.ts). A signed event's signature is over the same canonical bytes (`canonicalActionEvent`),
- * so the signature also seals the order. The seal holds the chain's head; `verify` and the audit pack recompute it.
+ * (core/decision-chain.ts; what the chains share is in core/hash-chain.ts). A signed event's signature is over the
+ * same canonical bytes (`canonicalActionEvent`), so the signature also seals the order. The seal holds the chain's
+ * head; `verify` and the audit pack recompute it.
  */
 import { createHash } from 'node:crypto';
 import { canonicalTimestampSql } from './decision-chain.js';
+import { type ChainHead, chainRowsInOrder, periodChainHead, tableNeedsChaining } from './hash-chain.js';
 import type { SqlSession } from './sql-session.js';
 
 export const actionEventChainVersion = 'pinrecon.action_event.v1';
@@ -89,24 +91,13 @@ export function toChainedActionEvent(row: StoredActionEventRow): ChainedActionEv
 }
 
 /** The last event of a period's chain: where the next one links on (position 0 and no hash when empty). */
-export async function actionEventChainHead(
-  warehouse: SqlSession,
-  period: string,
-): Promise<{ position: number; sha256: string | null }> {
-  const row = await warehouse.one<{ position: string; sha256: string | null }>(
-    `SELECT chain_position::VARCHAR AS position, row_sha256 AS sha256 FROM recon_action_events
-     WHERE period = $1 AND chain_position IS NOT NULL ORDER BY chain_position DESC LIMIT 1`,
-    [period],
-  );
-  return row ? { position: Number(row.position), sha256: row.sha256 } : { position: 0, sha256: null };
+export async function actionEventChainHead(warehouse: SqlSession, period: string): Promise<ChainHead> {
+  return periodChainHead(warehouse, 'recon_action_events', period);
 }
 
 /** Whether recon_action_events exists without the chain's columns: a database from before the chain. */
 export async function actionEventsNeedChaining(warehouse: SqlSession): Promise<boolean> {
-  const columns = await warehouse.all<{ column_name: string }>(
-    `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_action_events'`,
-  );
-  return columns.length > 0 && !columns.some((c) => c.column_name === 'row_sha256');
+  return tableNeedsChaining(warehouse, 'recon_action_events');
 }
 
 /**
@@ -124,17 +115,8 @@ export async function chainExistingActionEvents(warehouse: SqlSession): Promise<
       `SELECT rowid::VARCHAR AS row_id, ${chainedActionEventColumns} FROM recon_action_events
        WHERE row_sha256 IS NULL AND period IS NOT NULL ORDER BY period, "at", rowid`,
     );
-    const heads = new Map<string, { position: number; sha256: string | null }>();
-    for (const row of rows) {
-      const head = heads.get(row.period) ?? { position: 0, sha256: null };
-      const chained = { ...toChainedActionEvent(row), chainPosition: head.position + 1, prevSha256: head.sha256 };
-      const sha256 = actionEventSha256(chained);
-      await warehouse.run(
-        'UPDATE recon_action_events SET chain_position = $1, prev_sha256 = $2, row_sha256 = $3 WHERE rowid = $4',
-        [chained.chainPosition, chained.prevSha256, sha256, BigInt(row.row_id)],
-      );
-      heads.set(row.period, { position: chained.chainPosition, sha256 });
-    }
-    return rows.length;
+    return chainRowsInOrder(warehouse, 'recon_action_events', rows, (row, link) =>
+      actionEventSha256({ ...toChainedActionEvent(row), ...link }),
+    );
   });
 }

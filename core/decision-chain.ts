@@ -5,6 +5,7 @@
  * form of a row (version 1) is documented at `canonicalDecision` below.
  */
 import { createHash } from 'node:crypto';
+import { type ChainHead, chainRowsInOrder, periodChainHead, tableNeedsChaining } from './hash-chain.js';
 import type { SqlSession } from './sql-session.js';
 
 export const decisionChainVersion = 'pinrecon.decision.v1';
@@ -103,24 +104,13 @@ export function toChainedDecision(row: StoredDecisionRow): ChainedDecision {
 }
 
 /** The last row of a period's chain: where the next decision links on (position 0 and no hash when empty). */
-export async function chainHead(
-  warehouse: SqlSession,
-  period: string,
-): Promise<{ position: number; sha256: string | null }> {
-  const row = await warehouse.one<{ position: string; sha256: string | null }>(
-    `SELECT chain_position::VARCHAR AS position, row_sha256 AS sha256 FROM recon_decisions
-     WHERE period = $1 AND chain_position IS NOT NULL ORDER BY chain_position DESC LIMIT 1`,
-    [period],
-  );
-  return row ? { position: Number(row.position), sha256: row.sha256 } : { position: 0, sha256: null };
+export async function chainHead(warehouse: SqlSession, period: string): Promise<ChainHead> {
+  return periodChainHead(warehouse, 'recon_decisions', period);
 }
 
 /** Whether recon_decisions exists without the chain's columns: a database from before the chain. */
 export async function decisionsNeedChaining(warehouse: SqlSession): Promise<boolean> {
-  const columns = await warehouse.all<{ column_name: string }>(
-    `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_decisions'`,
-  );
-  return columns.length > 0 && !columns.some((c) => c.column_name === 'row_sha256');
+  return tableNeedsChaining(warehouse, 'recon_decisions');
 }
 
 /**
@@ -134,36 +124,8 @@ export async function chainExistingDecisions(warehouse: SqlSession): Promise<num
       `SELECT rowid::VARCHAR AS row_id, ${chainedDecisionColumns} FROM recon_decisions
        WHERE row_sha256 IS NULL ORDER BY period, decided_at, rowid`,
     );
-    if (rows.length === 0) return 0;
-    const heads = new Map<string, { position: number; sha256: string | null }>();
-    await warehouse.run(
-      `CREATE OR REPLACE TEMP TABLE decision_chain_migration
-       (row_id BIGINT, chain_position BIGINT, prev_sha256 VARCHAR, row_sha256 VARCHAR)`,
+    return chainRowsInOrder(warehouse, 'recon_decisions', rows, (row, link) =>
+      decisionSha256({ ...toChainedDecision(row), ...link }),
     );
-    const appender = await warehouse.connection.createAppender('decision_chain_migration', 'main', 'temp');
-    try {
-      for (const row of rows) {
-        const head = heads.get(row.period) ?? { position: 0, sha256: null };
-        const chained = { ...toChainedDecision(row), chainPosition: head.position + 1, prevSha256: head.sha256 };
-        const sha256 = decisionSha256(chained);
-        appender.appendBigInt(BigInt(row.row_id));
-        appender.appendBigInt(BigInt(chained.chainPosition));
-        if (chained.prevSha256 === null) appender.appendNull();
-        else appender.appendVarchar(chained.prevSha256);
-        appender.appendVarchar(sha256);
-        appender.endRow();
-        heads.set(row.period, { position: chained.chainPosition, sha256 });
-      }
-      appender.flushSync();
-    } finally {
-      appender.closeSync();
-    }
-    await warehouse.run(
-      `UPDATE recon_decisions
-       SET chain_position = m.chain_position, prev_sha256 = m.prev_sha256, row_sha256 = m.row_sha256
-       FROM decision_chain_migration m WHERE recon_decisions.rowid = m.row_id`,
-    );
-    await warehouse.run('DROP TABLE decision_chain_migration');
-    return rows.length;
   });
 }
