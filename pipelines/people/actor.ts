@@ -2,7 +2,7 @@
  * Who acts (issue 28): the one resolver every act uses — `findings decide|import`, `matches confirm|reject`,
  * `actions plan|approve`, `close`, `reopen`. With `people` configured the actor is the person whose registered
  * key `--identity FILE` (env PINRECON_IDENTITY) holds, and the act is signed; without, the typed `--by` (default
- * the OS user), compared with `sameName` everywhere and said to be not attested.
+ * the OS user), compared with `sameName` everywhere and said to be not attested; `--identity` is then refused.
  */
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -62,7 +62,18 @@ export function resolveActor(
 ): Actor {
   const env = options.env ?? process.env;
   if (options.by !== undefined && options.by.trim() === '') throw new UsageError('--by must name a person.');
-  if (!peopleConfigured(config)) return typedActor(options.by);
+  if (!peopleConfigured(config)) {
+    // A key given where no person holds one would sign nothing: refused, not ignored, so nobody believes the act
+    // attested (PINRECON_IDENTITY, set for the shell rather than for this act, is left to the people config).
+    if (options.identity !== undefined) {
+      throw new UsageError(
+        `--identity ${options.identity} was given, but the config names no people: no key can prove who acts, ` +
+          'so the act would be recorded unsigned under a typed name. Add the person to people in the config ' +
+          '(pinrecon identity create prints the entry), or leave --identity out and give --by NAME.',
+      );
+    }
+    return typedActor(options.by);
+  }
   const file = options.identity ?? env.PINRECON_IDENTITY;
   if (!file) {
     throw new UsageError(

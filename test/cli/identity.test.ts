@@ -1,8 +1,8 @@
 /**
  * `pinrecon identity create` and the people config through the built CLI (issue 28): the key files and their
  * modes, never an overwrite, an encrypted key with a passphrase, a bad public key in the config naming
- * `people[i].publicKey` (exit 2), and acts refused with exit 2 without a registered key or with a `--by` of
- * another person — before any database is touched.
+ * `people[i].publicKey` (exit 2), and acts refused with exit 2 without a registered key, with a `--by` of
+ * another person, or with an `--identity` no people config can prove — before any database is touched.
  */
 import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -79,6 +79,15 @@ test('people: a bad public key is a config error naming it; an act without a reg
   const other = await decide('--identity', path.join(dir, 'ana.pem'), '--by', 'Bruno Costa');
   expect(other.code).toBe(2);
   expect(other.stderr).toContain('--by "Bruno Costa" is not the person of');
+  // Without people, a key given is refused rather than ignored: the act would not be signed with it.
+  const typed = path.join(dir, 'typed.json');
+  writeFileSync(typed, JSON.stringify({ database }));
+  const ignored = await runCli(
+    ['findings', 'decide', 'f1', '--decision', 'investigating', '--config', typed, '--identity', `${dir}/ana.pem`],
+    { env: noIdentity },
+  );
+  expect(ignored.code).toBe(2);
+  expect(ignored.stderr).toContain('was given, but the config names no people');
   // Nothing was opened, let alone recorded.
   expect(existsSync(database)).toBe(false);
 });
