@@ -315,15 +315,16 @@ async function executeOne(
   return result('failed', true, detail);
 }
 
-/** The words of every event that records a reversal being requested (markInFlight), found by lastRequestAt. */
-const requestingWords = 'requesting';
-
-/** When the action's reversal was last requested (the latest event into in_flight saying so). */
+/**
+ * When the action's reversal was last requested, or later: the latest event into in_flight. Every such event is the
+ * intent before a request (markInFlight) or its unclear or refused answer after it, so the wait never starts early;
+ * read from the status, not from the event's words (issue 34).
+ */
 async function lastRequestAt(warehouse: Warehouse, actionId: string): Promise<Date | undefined> {
   const row = await warehouse.one<{ at: string | null }>(
     `SELECT strftime(max("at") AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS at FROM recon_action_events
-     WHERE action_id = $1 AND to_status = 'in_flight' AND contains(detail, $2)`,
-    [actionId, requestingWords],
+     WHERE action_id = $1 AND to_status = 'in_flight'`,
+    [actionId],
   );
   return row?.at ? new Date(row.at) : undefined;
 }
@@ -379,10 +380,10 @@ async function markInFlight(warehouse: Warehouse, action: StoredAction, saleStat
       by,
       from: 'in_flight',
       to: 'in_flight',
-      detail: `after an interrupted execute the sale still reads "${saleStatus}": the reversal did not take effect; ${requestingWords} it again`,
+      detail: `after an interrupted execute the sale still reads "${saleStatus}": the reversal did not take effect; requesting it again`,
     });
   } else {
-    const detail = `sale reads "${saleStatus}": ${requestingWords} its reversal`;
+    const detail = `sale reads "${saleStatus}": requesting its reversal`;
     await changeStatus(warehouse, action.action_id, 'approved', 'in_flight', by, detail, {
       provider_status: saleStatus,
     });

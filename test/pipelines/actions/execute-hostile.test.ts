@@ -136,6 +136,20 @@ test('a 500 to the reversal: one POST, left in flight; a re-run reads and waits 
   expect(failing.upstream.hitsOn('/reversal')).toHaveLength(2);
 });
 
+test('the wait counts from the last event into in_flight, whatever its words say (an earlier version wrote others)', async () => {
+  await approvedReversals();
+  const failing = await provider(
+    (asked) => saleText(asked, 'Redeemed by Client'),
+    (res) => json(res, 500, { message: 'boom' }),
+  );
+  await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: failing.client }, quiet());
+  expect(failing.upstream.hitsOn('/reversal')).toHaveLength(1);
+  await f.warehouse.run(`UPDATE recon_action_events SET detail = 'reversal asked' WHERE to_status = 'in_flight'`);
+  const again = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: failing.client }, quiet());
+  expect(again.actions[0]).toMatchObject({ outcome: 'in_flight', reversalRequested: false });
+  expect(failing.upstream.hitsOn('/reversal')).toHaveLength(1);
+});
+
 test('a reversal slower than api.timeoutMs is not sent a second time while the first is processing', async () => {
   await approvedReversals();
   const slow = await provider(
