@@ -136,7 +136,7 @@ test('a 500 to the reversal: one POST, left in flight; a re-run reads and waits 
   expect(failing.upstream.hitsOn('/reversal')).toHaveLength(2);
 });
 
-test('the wait counts from the last event into in_flight, whatever its words say (an earlier version wrote others)', async () => {
+test('the resend wait counts from the last event into in_flight, whatever its words say', async () => {
   await approvedReversals();
   const failing = await provider(
     (asked) => saleText(asked, 'Redeemed by Client'),
