@@ -233,7 +233,7 @@ export class PartnerApiClient {
     const answer = await this.caller.call('reverseByTransactionId', { body, once: true });
     const result = this.object<ReversalResult>('reverseByTransactionId', answer);
     const answered = memberTokens(answer.text, 'transactionId');
-    const named = answered.length === 1 && /^-?\d+$/.test(answered[0]!) ? BigInt(answered[0]!).toString() : undefined;
+    const named = answered.length === 1 ? idText(answered[0]!) : undefined;
     if (answered.length > 0 && named !== id) {
       throw new ProviderError(
         `${describeEndpoint(this.endpoints.reverseByTransactionId)} answered about transaction ` +
