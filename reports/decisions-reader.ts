@@ -5,17 +5,15 @@
  * `Decision` column); dates may be date cells, Excel serials or `YYYY-MM-DD` text. It only reads and says what it
  * could not (a row's `problem`); whether a decision is valid is the importer's job.
  */
-import { JobError } from '../core/errors.js';
-import { XlsxLimitExceeded } from '../core/xlsx-limits.js';
 import {
   defaultSheetReadLimits,
   readSheetsByHeader,
-  SheetReadLimitExceeded,
   type SheetCell,
   type SheetLayout,
   type SheetReadLimits,
   type WorkbookFacts,
 } from '../core/xlsx-sheet-reader.js';
+import { workbookReadError } from './workbook-read-error.js';
 
 /** The decision columns of a finding sheet (after its data), as the workbook writes them. */
 export const decisionHeaders = {
@@ -83,20 +81,7 @@ export async function readDecisionsWorkbook(
       }
     }
   } catch (error) {
-    if (error instanceof XlsxLimitExceeded || error instanceof SheetReadLimitExceeded) {
-      // The guard `ledger import` uses, before any part is read: a zip bomb took minutes of CPU here (issue 18).
-      throw new JobError(
-        `${file} is refused: ${error.message}.`,
-        'Import the workbook `pinrecon report` wrote, as Excel or LibreOffice saved it; ' +
-          'if this file is not one, ask who sent it.',
-        { cause: error },
-      );
-    }
-    throw new JobError(
-      `${file} could not be read as an XLSX workbook (${(error as Error).message}).`,
-      'Save the workbook from Excel or LibreOffice as an Excel Workbook (.xlsx) and import that file.',
-      { cause: error },
-    );
+    throw workbookReadError(file, error);
   }
   return result;
 }

@@ -6,16 +6,14 @@
  * moved; other sheets are passed over. It only reads; whether a row may be recorded is decided by
  * pipelines/decisions/matches.ts.
  */
-import { JobError } from '../core/errors.js';
-import { XlsxLimitExceeded } from '../core/xlsx-limits.js';
 import {
   defaultSheetReadLimits,
   readSheetsByHeader,
   type SheetCell,
   type SheetLayout,
-  SheetReadLimitExceeded,
   type SheetReadLimits,
 } from '../core/xlsx-sheet-reader.js';
+import { workbookReadError } from './workbook-read-error.js';
 import { suggestionIdHeader } from './match-sheet.js';
 
 /** A row of the Suggested matches sheet with something typed in its Decision column. */
@@ -60,20 +58,7 @@ export async function readMatchDecisions(
       });
     }
   } catch (error) {
-    if (error instanceof XlsxLimitExceeded || error instanceof SheetReadLimitExceeded) {
-      // The guard the decisions import and `ledger import` use: a zip bomb took minutes of CPU (issue 18).
-      throw new JobError(
-        `${file} is refused: ${error.message}.`,
-        'Import the workbook `pinrecon report` wrote, as Excel or LibreOffice saved it; ' +
-          'if this file is not one, ask who sent it.',
-        { cause: error },
-      );
-    }
-    throw new JobError(
-      `${file} could not be read as an XLSX workbook (${(error as Error).message}).`,
-      'Import the workbook as pinrecon report wrote it, saved by Excel or LibreOffice as .xlsx.',
-      { cause: error },
-    );
+    throw workbookReadError(file, error);
   }
   return typed;
 }
