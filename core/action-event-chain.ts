@@ -5,9 +5,9 @@
  * same canonical bytes (`canonicalActionEvent`), so the signature also seals the order. The seal holds the chain's
  * head; `verify` and the audit pack recompute it.
  */
-import { createHash } from 'node:crypto';
 import { canonicalTimestampSql } from './decision-chain.js';
 import { type ChainHead, chainRowsInOrder, periodChainHead, tableNeedsChaining } from './hash-chain.js';
+import { sha256Hex } from './signatures.js';
 import type { SqlSession } from './sql-session.js';
 
 export const actionEventChainVersion = 'pinrecon.action_event.v1';
@@ -52,7 +52,7 @@ export function canonicalActionEvent(row: ChainedActionEvent): string {
 }
 
 export function actionEventSha256(row: ChainedActionEvent): string {
-  return createHash('sha256').update(canonicalActionEvent(row), 'utf8').digest('hex');
+  return sha256Hex(canonicalActionEvent(row));
 }
 
 /** The SELECT list reading recon_action_events rows in their canonical form (plus the stored hashes and signature). */

@@ -4,8 +4,8 @@
  * every hash after it; the sign-off's manifest holds the head and `pinrecon verify` checks it. The canonical
  * form of a row (version 1) is documented at `canonicalDecision` below.
  */
-import { createHash } from 'node:crypto';
 import { type ChainHead, chainRowsInOrder, periodChainHead, tableNeedsChaining } from './hash-chain.js';
+import { sha256Hex } from './signatures.js';
 import type { SqlSession } from './sql-session.js';
 
 export const decisionChainVersion = 'pinrecon.decision.v1';
@@ -52,7 +52,7 @@ export function canonicalDecision(row: ChainedDecision): string {
 }
 
 export function decisionSha256(row: ChainedDecision): string {
-  return createHash('sha256').update(canonicalDecision(row), 'utf8').digest('hex');
+  return sha256Hex(canonicalDecision(row));
 }
 
 /** A JavaScript time as the chain writes decided_at (DuckDB keeps microseconds; a Date has milliseconds). */
