@@ -117,6 +117,8 @@ export interface DecideOptions {
   /** Who acts (pipelines/people/actor.ts); default: `by` typed, unattested. */
   actor?: Actor;
   timezone?: string;
+  /** Where the act came from, recorded on each decision row: `cli` (default), or `serve` (the review page). */
+  source?: string;
 }
 
 /** `findings decide ID…`: records one decision for each finding; options left out keep the finding's current value. */
@@ -132,6 +134,7 @@ export async function decideFindings(
   }
   const actor = options.actor ?? typedActor(options.by);
   const by = actor.name;
+  const source = options.source ?? 'cli';
   const timezone = options.timezone ?? 'UTC';
   const today = options.today ?? todayIn(timezone);
   // The run's arguments name the actor, never its key (issue 28).
@@ -147,11 +150,11 @@ export async function decideFindings(
     );
     const check = { period: null, overwrite: false, written: new Map(), today };
     const rows = commandLineRows(findingIds, current, options);
-    const recording = { by, source: 'cli', runId: run.runId, signer: actor.signer };
+    const recording = { by, source, runId: run.runId, signer: actor.signer };
     const result = await checkAndRecord(warehouse, rows, current, check, recording);
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {
-      source: 'cli',
+      source,
       recorded: result.recorded.length,
       unchanged: result.unchanged,
       refused: result.refused.length,
@@ -188,6 +191,7 @@ export async function decideInBulk(
 ): Promise<DecisionsResult> {
   const actor = options.actor ?? typedActor(options.by);
   const by = actor.name;
+  const source = options.source ?? 'cli';
   const timezone = options.timezone ?? 'UTC';
   const today = options.today ?? todayIn(timezone);
   const work = async (runId: string): Promise<DecisionsResult> => {
@@ -195,12 +199,12 @@ export async function decideInBulk(
     const chosen = await selectFindings(warehouse, filter);
     const selected = await selectedTotals(warehouse);
     await warehouse.run('DROP TABLE decision_bulk_selection');
-    if (options.dryRun) return { ...emptyResult(runId, 'cli', by, filter.period), selected, dryRun: true };
+    if (options.dryRun) return { ...emptyResult(runId, source, by, filter.period), selected, dryRun: true };
     const current = await currentFindings(warehouse, chosen, filter.period, timezone);
     const check = { period: filter.period, overwrite: false, written: new Map(), today };
     const result = await checkAndRecord(warehouse, commandLineRows(chosen, current, options), current, check, {
       by,
-      source: 'cli',
+      source,
       runId,
       signer: actor.signer,
     });
@@ -217,7 +221,7 @@ export async function decideInBulk(
       const result = await work(run.runId);
       run.counters.rowsLoaded = result.recorded.length;
       const counts = { recorded: result.recorded.length, unchanged: result.unchanged, refused: result.refused.length };
-      run.details = { source: 'cli', bulk: filter, ...counts };
+      run.details = { source, bulk: filter, ...counts };
       return result;
     },
   );

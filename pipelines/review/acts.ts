@@ -1,8 +1,9 @@
 /**
  * What the review page changes (issue 32), each through the very function its command uses, so the outcome in the
  * database is the same as `findings decide`, `matches confirm|reject` and `actions approve`: the same checks,
- * refusals, chain rows, signatures and run trace. Each act opens the database for writing only for its own length
- * (waiting for a running job at most `lockWaitSeconds`), publishes the analysts' snapshot after it and closes it.
+ * refusals, chain rows (their source `serve`, not `cli`), signatures and run trace. Each act opens the database for
+ * writing only for its own length (waiting for a running job at most `lockWaitSeconds`), publishes the analysts'
+ * snapshot after it and closes it.
  */
 import type { Config } from '../../config/schema.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
@@ -33,6 +34,9 @@ export interface ActOutcome {
 
 /** How long an act waits for a running job before it is refused (the page says so; the job is never blocked). */
 const pageLockWaitSeconds = 5;
+
+/** The source every act of the page records (decision rows, run arguments): the same act, said where it came from. */
+const pageSource = 'serve';
 
 async function withWriter<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
   const warehouse = await Warehouse.open(
@@ -91,7 +95,7 @@ export async function decideNamed(
       checkForm(form);
       const actor = actorFor('preparer', 'decide findings');
       const result = await withWriter(config, (w) =>
-        decideFindings(w, findingIds, { ...form, actor, timezone: config.timezone }),
+        decideFindings(w, findingIds, { ...form, actor, timezone: config.timezone, source: pageSource }),
       );
       refused = result.refused.length;
       return summary(result);
@@ -114,10 +118,10 @@ export async function decideSuggestions(
       throw new UsageError('Rejecting a suggested match needs a note: say why the two are not the same purchase.');
     const actor = actorFor('preparer', `${verb} suggested matches`);
     const requests = suggestionIds.map((suggestionId) => ({ suggestionId, verb, note: note ?? null }));
-    // The source the command records ('cli'): the page is the same act, recorded the same way (issue 32).
+    // The command's act and recording (issue 32), its source saying it came from the page.
     const command = `matches ${verb}`;
-    const context = { by: actor.name, signer: actor.signer, source: 'cli', timezone: config.timezone, command };
-    const args = { ids: suggestionIds, by: actor.name, attested: actor.attested, via: 'serve' };
+    const context = { by: actor.name, signer: actor.signer, source: pageSource, timezone: config.timezone, command };
+    const args = { ids: suggestionIds, by: actor.name, attested: actor.attested, source: pageSource };
     const result = await withWriter(config, (w) =>
       recordRun(w, command, args, async (run) => {
         const decided = await decideMatches(w, requests, context);

@@ -1,11 +1,11 @@
 /**
  * The review page (issue 32) in a real Chromium: `pinrecon serve` started through the built CLI, its printed
  * address opened, the overview and findings read, a filter applied, one finding decided and several in bulk (each
- * landing in the database exactly as `findings decide` records it), a suggested match confirmed, an approval
- * refused to the maker and recorded for a second person, every page and `.json` twin crawled for a full PIN, a
- * reconcile started meanwhile finishing, a job holding the file said on the page, a signed period read-only, a
- * request without the token refused and a non-loopback --host refused (exit 2). Screenshots of the pages are saved
- * under the test's temporary folder (or PINRECON_REVIEW_SHOTS) for a person to look at.
+ * landing in the database exactly as `findings decide` records it, its source `serve`), a suggested match confirmed,
+ * an approval refused to the maker and recorded for a second person, every page and `.json` twin crawled for a full
+ * PIN, a reconcile started meanwhile finishing, a job holding the file said on the page, a signed period read-only,
+ * a request without the token refused and a non-loopback --host refused (exit 2). Screenshots of the pages are
+ * saved under the test's temporary folder (or PINRECON_REVIEW_SHOTS) for a person to look at.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { get as httpGet } from 'node:http';
@@ -13,7 +13,7 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse, withWarehouse } from '../../core/warehouse.js';
-import { runCli } from '../support/cli.js';
+import { runCli, startCli } from '../support/cli.js';
 import { asOf, fillFindings, period, type PeriodFindings } from '../support/decisions.js';
 import { insertLedger, insertSales, ledgerFor, openFixture, sale, type Fixture } from '../support/reconcile.js';
 import { launchBrowser, noChromium, startServe, type Serving } from '../support/review-browser.js';
@@ -29,7 +29,8 @@ function statusWithHost(url: string, host: string): Promise<number> {
   });
 }
 
-const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+const cliEnv = { CI: 'true', PINRECON_SMTP_URL: '' };
+const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: cliEnv });
 
 describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (skipped: ${noChromium})` : ''}`, () => {
   let f: Fixture;
@@ -177,7 +178,7 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
       decision: 'write_off',
       owner: 'ana',
       decided_by: 'Ana Lima',
-      source: 'cli',
+      source: 'serve',
     });
     await page.locator('#back').click();
     await page.waitForURL(/\/findings\/[0-9a-f]+$/);
@@ -236,12 +237,12 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     await page.waitForURL(/\/matches\/decide$/);
     expect(await page.locator('body').textContent()).toContain('recorded 1 match decision(s) by Ana Lima');
     const row = await withWarehouse(f.config.database, { readOnly: true }, (w) =>
-      w.one<{ decision: string; decided_by: string }>(
-        `SELECT d.decision, d.decided_by FROM recon_decisions d JOIN recon_match_suggestions s
+      w.one<{ decision: string; decided_by: string; source: string }>(
+        `SELECT d.decision, d.decided_by, d.source FROM recon_decisions d JOIN recon_match_suggestions s
            ON s.suggestion_id = d.finding_id WHERE s.ledger_reference = 'PO-2026-009401' AND d.superseded_at IS NULL`,
       ),
     );
-    expect(row).toEqual({ decision: 'match_confirmed', decided_by: 'Ana Lima' });
+    expect(row).toEqual({ decision: 'match_confirmed', decided_by: 'Ana Lima', source: 'serve' });
     await page.goto(`${serving.origin}/matches?period=${period}`);
     await page.screenshot({ path: path.join(shots, 'matches.png'), fullPage: true });
   });
@@ -308,17 +309,20 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
   });
 
   it('lets a reconcile started while the page is open finish, the page answering all along', async () => {
-    const reconcile = pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd);
+    // One request at each line the job prints (its progress, from before it opens the file to its end), one after
+    // another: paced by the job's own events. A loop asking back to back kept the file open nearly all the time, so
+    // whether the job's lock polls ever found it free depended on how fast the machine was.
+    const reconcile = startCli(['reconcile', '--period', period, '--as-of', asOf], { cwd, env: cliEnv });
     let answered = 0;
-    let finished = false;
-    reconcile.then(() => {
-      finished = true;
+    let asking = Promise.resolve();
+    reconcile.child.stderr.on('data', () => {
+      asking = asking.then(async () => {
+        const response = await page.context().request.get(`${serving.origin}/overview.json?period=${period}`);
+        if (response.status() === 200) answered++;
+      });
     });
-    while (!finished) {
-      const response = await page.context().request.get(`${serving.origin}/overview.json?period=${period}`);
-      if (response.status() === 200) answered++;
-    }
-    const result = await reconcile;
+    const result = await reconcile.done;
+    await asking;
     expect(result.code, result.stderr).toBe(0);
     expect(answered).toBeGreaterThan(0);
   });
