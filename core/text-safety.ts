@@ -107,3 +107,10 @@ export function fitCell(text: string): string {
   if (/[\uD800-\uDBFF]$/.test(kept)) kept = kept.slice(0, -1);
   return `${kept}${note}`;
 }
+
+const htmlEntities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+/** Text made safe for HTML content and attribute values (the emails' HTML part). */
+export function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => htmlEntities[c]!);
+}

@@ -4,6 +4,7 @@
  * `email.alertsTo` (else `email.to`), plain text, no attachment, sent like the report (reports/email.ts).
  */
 import { redactRememberedSecrets } from '../core/secret-redaction.js';
+import { escapeHtml } from '../core/text-safety.js';
 import type { EmailConfig } from '../config/schema.js';
 import { deliverReportEmail, type DeliverOptions, type Delivery } from './email.js';
 
@@ -79,11 +80,4 @@ export function alertRecipients(config: EmailConfig): string[] {
 /** Sends one alert to `alertRecipients`, with the report's transport rules (TLS, retries, redaction). */
 export function sendAlert(config: EmailConfig, facts: AlertFacts, options: DeliverOptions = {}): Promise<Delivery> {
   return deliverReportEmail({ ...config, to: alertRecipients(config) }, composeAlertEmail(facts), options);
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
 }

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import type { Socket } from 'node:net';
 import type { ConnectionOptions } from 'node:tls';
 import { JobError } from '../core/errors.js';
+import { escapeHtml } from '../core/text-safety.js';
 import { privateAccess, writeThroughTemporary } from '../core/file-modes.js';
 import { parseSmtpUrl, redactUrl, resolveLoopback, smtpRequiresTls } from '../config/transport-security.js';
 import { bodyDigest, redactSecrets } from '../core/secret-redaction.js';
@@ -358,11 +359,4 @@ function redactedSmtpCause(error: unknown, reason: string): Error {
 /** A numbered step's text without its number ("  2. Review …"), for the HTML's own list. */
 function stepText(line: string): string {
   return line.replace(/^\s*\d+\. /, '');
-}
-
-function escapeHtml(value: string): string {
-  return value.replace(
-    /[&<>"']/g,
-    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
-  );
 }

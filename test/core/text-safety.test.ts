@@ -4,7 +4,7 @@
  * characters of a reference are named.
  */
 import { expect, test } from 'vitest';
-import { invisibleIn, printable, printableJson } from '../../core/text-safety.js';
+import { escapeHtml, invisibleIn, printable, printableJson } from '../../core/text-safety.js';
 
 const bidi = ['\u202e', '\u202a', '\u202d', '\u2066', '\u2069', '\u200e', '\u200f', '\u061c'];
 
@@ -23,4 +23,11 @@ test('invisible characters are found and named; visible text, accents and the pl
   expect(invisibleIn('x\u2003')?.what).toBe('U+2003');
   for (const visible of ['PO 123', 'São Paulo Nº 3', 'Ü-ß', '日本-1', '=1+2'])
     expect(invisibleIn(visible)).toBeUndefined();
+});
+
+test("HTML's five special characters are escaped, & first so an entity is not escaped twice", () => {
+  expect(escapeHtml(`<b title="x">Tom's & Jerry's</b>`)).toBe(
+    '&lt;b title=&quot;x&quot;&gt;Tom&#39;s &amp; Jerry&#39;s&lt;/b&gt;',
+  );
+  expect(escapeHtml('&amp;')).toBe('&amp;amp;');
 });
