@@ -18,15 +18,11 @@ import {
 } from '../../core/file-modes.js';
 import type { Output } from '../../core/output.js';
 import { snapshotPath } from '../../core/warehouse.js';
-
-/** The key file `security.keys: "hash"` keeps beside the database. */
-function keyFile(config: Config): string {
-  return path.join(path.dirname(config.database), 'pinrecon.key');
-}
+import { keyFilePath } from '../extract/key-mode.js';
 
 /** The files that hold keys and are kept private by every command: the database, its log, the key file. */
 export function secretFiles(config: Config): string[] {
-  return [config.database, `${config.database}.wal`, keyFile(config)];
+  return [config.database, `${config.database}.wal`, keyFilePath(config.database)];
 }
 
 /** The access of what analysts read (the snapshot, exports): 0640 with `analysts.group`, else 0600. */
