@@ -3,7 +3,7 @@
  * database is the same as `findings decide`, `matches confirm|reject` and `actions approve`: the same checks,
  * refusals, chain rows (their source `serve`, not `cli`), signatures and run trace. Each act opens the database for
  * writing only for its own length (waiting for a running job at most `lockWaitSeconds`), publishes the analysts'
- * snapshot after it and closes it.
+ * snapshot after it, failed or not, and closes it.
  */
 import type { Config } from '../../config/schema.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
@@ -43,10 +43,15 @@ async function withWriter<T>(config: Config, work: (warehouse: Warehouse) => Pro
     config.database,
     warehouseSettings(config, { lockWaitSeconds: Math.min(config.lockWaitSeconds, pageLockWaitSeconds) }),
   );
+  const access = analystsAccess(config);
   try {
     const result = await work(warehouse);
-    await publishSnapshot(warehouse, analystsAccess(config));
+    await publishSnapshot(warehouse, access);
     return result;
+  } catch (error) {
+    // As the commands do (issue 31): analysts see a failed act's run too; the act's own error is what is told.
+    await publishSnapshot(warehouse, access).catch(() => undefined);
+    throw error;
   } finally {
     warehouse.close();
   }

@@ -12,7 +12,7 @@ import { get as httpGet } from 'node:http';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Warehouse, withWarehouse } from '../../core/warehouse.js';
+import { snapshotPath, Warehouse, withWarehouse } from '../../core/warehouse.js';
 import { runCli, startCli } from '../support/cli.js';
 import { asOf, fillFindings, period, type PeriodFindings } from '../support/decisions.js';
 import { insertLedger, insertSales, ledgerFor, openFixture, sale, type Fixture } from '../support/reconcile.js';
@@ -362,6 +362,13 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     expect(posted.status()).toBe(409);
     expect(await posted.text()).toContain('signed off');
     expect(await decisionOf(found.fixable.partner_reference)).toMatchObject({ decision: 'investigating' });
+    // The refused act's run is in the analysts' snapshot too, as a refused command's is (issue 31).
+    const lastRun = await withWarehouse(snapshotPath(f.config.database), { readOnly: true }, (w) =>
+      w.one<{ command: string; status: string }>(
+        'SELECT command, status FROM pipeline_runs ORDER BY started_at DESC LIMIT 1',
+      ),
+    );
+    expect(lastRun).toEqual({ command: 'findings decide', status: 'failed' });
     const noToken = await fetch(`${serving.origin}/findings/decide`, {
       method: 'POST',
       body: new URLSearchParams({ csrf, id, decision: 'write_off' }),
