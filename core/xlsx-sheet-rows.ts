@@ -110,21 +110,31 @@ async function* parsePart(
 const localName = (tag: { name: string }) => tag.name.slice(tag.name.indexOf(':') + 1);
 const attribute = (tag: SaxesTagPlain, name: string): string | undefined => tag.attributes[name];
 
-/** The sheets in tab order (name and relationship id) and the date system, from xl/workbook.xml. */
-async function readWorkbookIndex(
-  file: string,
-  entry: ZipEntry,
-): Promise<{ sheets: { name: string; rId: string }[]; date1904: boolean }> {
-  const sheets: { name: string; rId: string }[] = [];
-  let date1904 = false;
+/** What xl/workbook.xml says: the sheets in tab order (name and relationship id) and the date system. */
+export interface WorkbookIndex {
+  sheets: { name: string; rId: string }[];
+  date1904: boolean;
+}
+
+/**
+ * A parser of xl/workbook.xml and the index it fills as the XML is written to it (in chunks, or whole: the ledger's
+ * import reads the part synchronously to choose its sheet, sources/ledger/xlsx-workbook.ts).
+ */
+export function workbookIndexParser(): { parser: SaxesParser; index: WorkbookIndex } {
+  const index: WorkbookIndex = { sheets: [], date1904: false };
   const parser = new SaxesParser();
   parser.on('opentag', (tag) => {
     const name = localName(tag);
-    if (name === 'sheet') sheets.push({ name: attribute(tag, 'name') ?? '', rId: attribute(tag, 'r:id') ?? '' });
-    if (name === 'workbookPr') date1904 = ['1', 'true'].includes(attribute(tag, 'date1904') ?? '');
+    if (name === 'sheet') index.sheets.push({ name: attribute(tag, 'name') ?? '', rId: attribute(tag, 'r:id') ?? '' });
+    if (name === 'workbookPr') index.date1904 = ['1', 'true'].includes(attribute(tag, 'date1904') ?? '');
   });
+  return { parser, index };
+}
+
+async function readWorkbookIndex(file: string, entry: ZipEntry): Promise<WorkbookIndex> {
+  const { parser, index } = workbookIndexParser();
   for await (const _ of parsePart(file, entry, parser));
-  return { sheets, date1904 };
+  return index;
 }
 
 /** Relationship id → part name inside the archive (targets are relative to xl/, or absolute). */

@@ -3,10 +3,12 @@
  * system, read synchronously for the import's choice of sheet and its messages before any row is read (the rows
  * come from core/xlsx-sheet-rows.ts, which reads the same part). Only that one small part is read: the ZIP's
  * central directory says where it is, and it is inflated alone (node:zlib), so the workbook is never loaded whole.
+ * Its XML is read by the same saxes parser as the rows' (`workbookIndexParser`), not by patterns of its own.
  */
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { inflateRawSync } from 'node:zlib';
-import { zipEntries, type ZipEntry } from '../../core/zip-entries.js';
+import { zipEntries } from '../../core/zip-entries.js';
+import { workbookIndexParser } from '../../core/xlsx-sheet-rows.js';
 
 export interface WorkbookIndex {
   /** Sheet names, in tab order. */
@@ -21,24 +23,15 @@ const maxPartBytes = 16 * 1024 * 1024;
 
 /** Throws an Error saying what is wrong when the file is not a readable ZIP holding `xl/workbook.xml`. */
 export function readWorkbookIndex(file: string): WorkbookIndex {
-  const xml = readZipEntry(file, workbookPart).toString('utf8');
-  const sheets = [...xml.matchAll(/<(?:\w+:)?sheet\b([^>]*)>/g)].map((match) => {
-    const name = /\bname\s*=\s*(?:"([^"]*)"|'([^']*)')/.exec(match[1]!);
-    if (!name) throw new Error(`a <sheet> of ${workbookPart} has no name`);
-    return decodeXml(name[1] ?? name[2]!);
-  });
-  const date1904 = /<(?:\w+:)?workbookPr\b[^>]*\bdate1904\s*=\s*["'](?:1|true)["']/.test(xml);
-  return { sheets, date1904 };
-}
-
-/** Every entry of the archive, in the order of its central directory. */
-function listZipEntries(file: string): ZipEntry[] {
-  return [...zipEntries(file).values()];
+  const { parser, index } = workbookIndexParser();
+  parser.write(readZipEntry(file, workbookPart).toString('utf8')).close();
+  if (index.sheets.some(({ name }) => name === '')) throw new Error(`a <sheet> of ${workbookPart} has no name`);
+  return { sheets: index.sheets.map(({ name }) => name), date1904: index.date1904 };
 }
 
 /** One entry of a ZIP archive (stored or deflated), located through the central directory. */
 function readZipEntry(file: string, entryName: string): Buffer {
-  const entry = listZipEntries(file).find((candidate) => candidate.name === entryName);
+  const entry = zipEntries(file).get(entryName);
   if (!entry) throw new Error(`the archive holds no ${entryName} (it is a ZIP file, but not an Excel workbook)`);
   if (entry.compressedSize > maxPartBytes)
     throw new Error(`${entryName} is implausibly large (${entry.compressedSize} bytes)`);
@@ -54,15 +47,4 @@ function readZipEntry(file: string, entryName: string): Buffer {
   if (entry.method === 0) return data;
   if (entry.method === 8) return inflateRawSync(data, { maxOutputLength: maxPartBytes });
   throw new Error(`${entryName} is compressed with ZIP method ${entry.method}, which Excel does not write`);
-}
-
-function decodeXml(text: string): string {
-  return text.replace(
-    /&(?:#x([0-9a-fA-F]+)|#(\d+)|(amp|lt|gt|quot|apos));/g,
-    (_, hex: string, decimal: string, named: string) => {
-      if (hex) return String.fromCodePoint(parseInt(hex, 16));
-      if (decimal) return String.fromCodePoint(parseInt(decimal, 10));
-      return ({ amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" } as Record<string, string>)[named]!;
-    },
-  );
 }
