@@ -27,8 +27,9 @@ export function registerAuditPack(program: Command): void {
       'after',
       `
 Members: seal.json, seal.sig, public-keys.pem (everyone who signed anything in the period), decisions.csv (the
-whole chain with signatures), actions.csv, action-events.csv, findings.csv (as signed), manifest.json,
-README.txt and verify.mjs. An auditor unzips it and runs \`node verify.mjs\` (Node 20 or newer, nothing to
+whole chain with signatures), actions.csv, action-events.csv, findings.csv (as signed),
+approval-policies.json (each approval policy the approvals were made under), manifest.json, README.txt and
+verify.mjs. An auditor unzips it and runs \`node verify.mjs\` (Node 20 or newer, nothing to
 install): exit 0 when the pack is consistent and signed, 1 naming the first member and row that is not.
 The pack proves what the keys signed; the fingerprints in README.txt, compared with their people out of band,
 make the keys theirs.
@@ -52,6 +53,7 @@ Example:
           `wrote ${pack.file}: the audit pack of ${period} (sign-off ${pack.signoffId})`,
           `Seal sha256: ${pack.sealSha256}`,
           ...pack.keys.map((k) => `  key of ${k.name}: ${k.fingerprint}`),
+          ...pack.policies.map((p) => `  approvals under policy ${p.policySha256}: ${p.approvals}`),
           'check it: unzip it into an empty folder and run `node verify.mjs` there',
         ];
         if (!pack.attested)

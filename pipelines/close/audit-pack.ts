@@ -1,7 +1,8 @@
 /**
  * `pinrecon audit-pack --period P --out FILE.zip` (issue 28): what an auditor needs to check a signed period
  * without pinrecon or its database — the seal and its signature, the public keys of everyone who signed, the
- * decision and action-event chains, the actions, the findings as signed, the manifest, a README and verify.mjs
+ * decision and action-event chains, the actions, the findings as signed, the approval policies the approvals were
+ * made under (issue 34 item 4), the manifest, a README and verify.mjs
  * (pipelines/close/audit-verify.mjs, whose CSV writer and README this module uses, so the two always agree).
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +16,7 @@ import { packageRoot } from '../../core/paths.js';
 import { recordRun } from '../../core/run-trace.js';
 import { sqlIdentifier, sqlString } from '../../core/sql.js';
 import type { Warehouse } from '../../core/warehouse.js';
+import { policiesUsed, type PolicyUsed } from '../people/policy.js';
 import { signedContentSha256 } from './close.js';
 import { parseSeal, sealSha256 } from './seal.js';
 import type { KnownKey } from './verify-chains.js';
@@ -29,6 +31,7 @@ interface PackVerifier {
   actionColumns: string[];
   findingColumns: string[];
   csvText(header: string[], rows: (string | null)[][]): string;
+  policiesText(policies: { policy_sha256: string; approvals: number; policy: unknown }[]): string;
   actionChecksum(row: Row): string;
   pemWithLabels(keys: { name: string; fingerprint: string; publicKeyPem: string }[]): string;
   readmeText(facts: {
@@ -55,6 +58,8 @@ export interface AuditPackSummary {
   attested: boolean;
   members: { name: string; bytes: number }[];
   keys: { name: string; fingerprint: string }[];
+  /** The approval policies the period's approvals recorded (approval-policies.json), most used first. */
+  policies: PolicyUsed[];
 }
 
 export async function writeAuditPack(
@@ -102,6 +107,7 @@ export async function writeAuditPack(
     ).map((a) => ({ ...a, row_sha256: verifier.actionChecksum(a) }));
     const findings = await signedFindings(warehouse, signoff.signoff_id!, signoff.content_sha256!, verifier);
     const reopen = { signer_key_sha256: signoff.reopen_signer_key_sha256 ?? null };
+    const policies = await policiesUsed(warehouse, period);
     const keys = signersOf([...decisions, ...events, signoff, reopen], options.keys, period);
 
     const csv = (columns: string[], rows: Row[]) =>
@@ -119,6 +125,16 @@ export async function writeAuditPack(
       ['actions.csv', csv(verifier.actionColumns, actions)],
       ['action-events.csv', csv(verifier.eventColumns, events)],
       ['findings.csv', csv(verifier.findingColumns, findings)],
+      [
+        'approval-policies.json',
+        verifier.policiesText(
+          policies.map((p) => ({
+            policy_sha256: p.policySha256,
+            approvals: p.approvals,
+            policy: p.policy === null ? null : JSON.parse(p.policy),
+          })),
+        ),
+      ],
       ['manifest.json', signoff.manifest!],
       [
         'README.txt',
@@ -160,6 +176,7 @@ export async function writeAuditPack(
       attested: signoff.seal_signature !== null,
       members: files.map(([name, data]) => ({ name, bytes: Buffer.byteLength(data) })),
       keys: keys.map((k) => ({ name: k.name, fingerprint: k.fingerprint })),
+      policies,
     };
   });
 }

@@ -2,9 +2,11 @@
  * verify.mjs of a pinrecon audit pack (issue 28): run `node verify.mjs` in the unzipped pack, with Node 20 or newer
  * and nothing else (node: built-ins only, no install, no pinrecon). It recomputes the decision and action-event hash
  * chains from decisions.csv and action-events.csv, checks every signature with public-keys.pem, the seal (seal.json,
- * seal.sig) and what it states (the findings' content hash, the manifest's sha256, both chain heads), and that
- * README.txt is the one these members give. Exit 0 when all of it holds; exit 1 naming the first member and row that
- * does not. pinrecon's `audit-pack` writes the pack with this file's `csvText` and `readmeText`, so they agree.
+ * seal.sig) and what it states (the findings' content hash, the manifest's sha256, both chain heads), that
+ * approval-policies.json holds the text of each approval policy the signed approvals record (issue 34 item 4), and
+ * that README.txt is the one these members give. Exit 0 when all of it holds; exit 1 naming the first member and
+ * row that does not. pinrecon's `audit-pack` writes the pack with this file's `csvText`, `policiesText` and
+ * `readmeText`, so they agree.
  */
 import { createHash, createPublicKey, verify as verifySignature } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -13,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 
 export const members = [
   'seal.json', 'seal.sig', 'public-keys.pem', 'decisions.csv', 'actions.csv', 'action-events.csv', 'findings.csv',
-  'manifest.json', 'README.txt', 'verify.mjs',
+  'approval-policies.json', 'manifest.json', 'README.txt', 'verify.mjs',
 ];
 
 export const decisionColumns = [
@@ -103,6 +105,36 @@ function table(dir, member, columns) {
   });
 }
 
+/** approval-policies.json as the pack writes it: each policy approvals recorded, most used first, then by sha256. */
+export function policiesText(policies) {
+  const order = (a, b) => b.approvals - a.approvals || (a.policy_sha256 < b.policy_sha256 ? -1 : 1);
+  const entries = policies.map((p) => ({ policy_sha256: p.policy_sha256, approvals: p.approvals, policy: p.policy }));
+  return `${JSON.stringify(entries.sort(order), null, 2)}\n`;
+}
+
+/** Each policy_sha256 the approvals sign is listed once, with its count, and its policy's compact JSON hashes to it. */
+function checkPolicies(dir, events) {
+  const member = 'approval-policies.json';
+  const text = readFileSync(path.join(dir, member), 'utf8');
+  let listed;
+  try {
+    listed = JSON.parse(text);
+  } catch (error) {
+    throw new Failure(member, '', `not JSON (${error.message})`);
+  }
+  const used = new Map();
+  for (const e of events.filter((e) => e.to_status === 'approved' && e.policy_sha256 !== null))
+    used.set(e.policy_sha256, (used.get(e.policy_sha256) ?? 0) + 1);
+  const policyOf = new Map((Array.isArray(listed) ? listed : []).map((p) => [p?.policy_sha256, p?.policy ?? null]));
+  const expected = [...used].map(([sha, approvals]) => ({ policy_sha256: sha, approvals, policy: policyOf.get(sha) }));
+  if (policiesText(expected) !== text)
+    throw new Failure(member, '', "it does not list each policy of action-events.csv's approvals once, with its count");
+  for (const p of expected)
+    if (p.policy === null || sha256(Buffer.from(JSON.stringify(p.policy), 'utf8')) !== p.policy_sha256)
+      throw new Failure(member, `policy ${p.policy_sha256}`, 'its text is missing or does not hash to it');
+  return expected.length;
+}
+
 /** The seal statement's canonical bytes (pinrecon.seal.v1). */
 export function sealCanonical(seal) {
   const head = (h) => ({ position: h?.position, sha256: h?.sha256 });
@@ -143,11 +175,8 @@ function readKeys(dir) {
   ];
   const blocks = text.split('-----BEGIN PUBLIC KEY-----').length - 1;
   if (labelled.length !== blocks || labelled.map((m) => m[0]).join('') !== text)
-    throw new Failure(
-      'public-keys.pem',
-      '',
-      'each key must follow its line "# NAME — sha256 FINGERPRINT", nothing else',
-    );
+    throw new Failure('public-keys.pem', '',
+      'each key must follow its line "# NAME — sha256 FINGERPRINT", nothing else');
   return labelled.map(([, name, fingerprint, pem], index) => {
     let key;
     try {
@@ -157,11 +186,8 @@ function readKeys(dir) {
     }
     const actual = sha256(key.export({ type: 'spki', format: 'der' }));
     if (actual !== fingerprint)
-      throw new Failure(
-        'public-keys.pem',
-        `key ${index + 1} (${name})`,
-        `its fingerprint is ${actual}, its label says ${fingerprint}`,
-      );
+      throw new Failure('public-keys.pem', `key ${index + 1} (${name})`,
+        `its fingerprint is ${actual}, its label says ${fingerprint}`);
     return { name, fingerprint, key };
   });
 }
@@ -173,11 +199,8 @@ function checkChain(member, rows, keys, canonical, actorOf, mustBeSigned) {
     const where = `row ${index + 1}`;
     const bytes = canonical(row);
     if (row.chain_position !== String(index + 1))
-      throw new Failure(
-        member,
-        where,
-        `chain_position ${row.chain_position}, expected ${index + 1}: a row was removed or moved`,
-      );
+      throw new Failure(member, where,
+        `chain_position ${row.chain_position}, expected ${index + 1}: a row was removed or moved`);
     if (sha256(Buffer.from(bytes, 'utf8')) !== row.row_sha256)
       throw new Failure(member, where, 'its fields do not hash to its row_sha256: it was changed');
     if (row.prev_sha256 !== previous)
@@ -196,11 +219,8 @@ function checkChain(member, rows, keys, canonical, actorOf, mustBeSigned) {
       throw new Failure(member, where, `its signature does not verify with the key of ${key.name}: it was changed`);
     // The row's fields hashed and its signature verified: a name that differs is the key's label, changed.
     if (!key.name.startsWith('(key ') && key.name !== actorOf(row))
-      throw new Failure(
-        'public-keys.pem',
-        `key ${key.fingerprint}`,
-        `labelled ${key.name}, but ${member} row ${index + 1} it signed names ${actorOf(row)}`,
-      );
+      throw new Failure('public-keys.pem', `key ${key.fingerprint}`,
+        `labelled ${key.name}, but ${member} row ${index + 1} it signed names ${actorOf(row)}`);
   });
 }
 
@@ -223,6 +243,7 @@ export function readmeText({ seal, sealSha256, keys, verifySha256, version }) {
     'A signature proves only that the holder of that key signed: the fingerprint you confirm makes it the person.',
     'verify.mjs recomputes the chains from decisions.csv and action-events.csv, checks signatures with',
     'public-keys.pem, the seal (seal.json, seal.sig) against findings.csv (as signed) and manifest.json.',
+    'approval-policies.json holds each approval policy (approvers, limits, people) the approvals were made under.',
     `verify.mjs sha256: ${verifySha256} (pinrecon ${version}'s audit-verify.mjs): a changed one proves nothing.`,
     '',
   ].join('\n');
@@ -251,26 +272,17 @@ export function verifyPack(dir, self) {
   const sealSha256 = sha256(Buffer.from(sealBytes, 'utf8'));
   const stated = /^Seal sha256: ([0-9a-f]{64}) /m.exec(readme)?.[1];
   if (!sealKey && stated !== undefined && stated !== sealSha256)
-    throw new Failure(
-      'seal.json',
-      '',
-      `its sha256 ${sealSha256} is not the Seal sha256 of README.txt and the email (${stated})`,
-    );
+    throw new Failure('seal.json', '',
+      `its sha256 ${sealSha256} is not the Seal sha256 of README.txt and the email (${stated})`);
   if (signature !== '' && !sealKey)
     throw new Failure('seal.sig', '', 'it does not verify seal.json with any key of public-keys.pem: it was changed');
   if (sealKey && !sealKey.name.startsWith('(key ') && sealKey.name !== seal.signed_by)
-    throw new Failure(
-      'public-keys.pem',
-      `key ${sealKey.fingerprint}`,
-      `labelled ${sealKey.name}, but the seal it signed names ${seal.signed_by}`,
-    );
+    throw new Failure('public-keys.pem', `key ${sealKey.fingerprint}`,
+      `labelled ${sealKey.name}, but the seal it signed names ${seal.signed_by}`);
   const manifestSha256 = sha256(readFileSync(path.join(dir, 'manifest.json')));
   if (manifestSha256 !== seal.manifest_sha256)
-    throw new Failure(
-      'manifest.json',
-      '',
-      `its sha256 ${manifestSha256} is not the seal's manifest_sha256 ${seal.manifest_sha256}`,
-    );
+    throw new Failure('manifest.json', '',
+      `its sha256 ${manifestSha256} is not the seal's manifest_sha256 ${seal.manifest_sha256}`);
 
   const findings = table(dir, 'findings.csv', findingColumns);
   findings.forEach((row, index) => {
@@ -301,11 +313,8 @@ export function verifyPack(dir, self) {
   for (let index = decisions.length - 1; index >= 0; index--) {
     const row = decisions[index];
     if (row.superseded_at !== (next.get(row.finding_id) ?? null))
-      throw new Failure(
-        'decisions.csv',
-        `row ${index + 1}`,
-        'its superseded_at is not the time of the next decision of its finding',
-      );
+      throw new Failure('decisions.csv', `row ${index + 1}`,
+        'its superseded_at is not the time of the next decision of its finding');
     next.set(row.finding_id, row.decided_at);
   }
   headInChain('decisions.csv', decisions, seal.decision_chain_head);
@@ -314,6 +323,7 @@ export function verifyPack(dir, self) {
   const approval = (r) => signature !== '' && r.to_status === 'approved';
   checkChain('action-events.csv', events, keys, eventCanonical, (r) => r.by, approval);
   headInChain('action-events.csv', events, seal.action_event_chain_head);
+  const policies = checkPolicies(dir, events);
 
   const byHash = new Map(decisions.map((d) => [d.row_sha256, d]));
   const actions = table(dir, 'actions.csv', actionColumns);
@@ -339,24 +349,14 @@ export function verifyPack(dir, self) {
     const [got, want] = [readme.split('\n'), expected.split('\n')];
     const line = want.findIndex((text, i) => got[i] !== text);
     if (want[line]?.startsWith('verify.mjs sha256:'))
-      throw new Failure(
-        'verify.mjs',
-        '',
-        `its sha256 ${verifySha256} is not the one README.txt names: one of them was changed`,
-      );
+      throw new Failure('verify.mjs', '',
+        `its sha256 ${verifySha256} is not the one README.txt names: one of them was changed`);
     throw new Failure('README.txt', `line ${line + 1}`, 'it is not the text this pack gives: it was changed');
   }
   if (!sealKey)
     throw new Failure('seal.sig', '', 'empty: the sign-off was not signed with a key (names typed, not attested)');
-  return {
-    seal,
-    sealKey,
-    keys,
-    decisions: decisions.length,
-    events: events.length,
-    actions: actions.length,
-    findings: findings.length,
-  };
+  const counts = { decisions: decisions.length, events: events.length, actions: actions.length };
+  return { seal, sealKey, keys, policies, ...counts, findings: findings.length };
 }
 
 /** First of all: this file is the one README.txt names (a changed verify.mjs proves nothing). */
@@ -367,11 +367,8 @@ function checkSelf(dir, self) {
   if (!named) throw new Failure('README.txt', '', "it does not name verify.mjs's sha256");
   const actual = sha256(readFileSync(self));
   if (actual !== named)
-    throw new Failure(
-      'verify.mjs',
-      '',
-      `its sha256 ${actual} is not the one README.txt names (${named}): it was changed`,
-    );
+    throw new Failure('verify.mjs', '',
+      `its sha256 ${actual} is not the one README.txt names (${named}): it was changed`);
 }
 
 function main() {
@@ -383,7 +380,7 @@ function main() {
     console.log(
       `OK ${ok.seal.period}: seal of sign-off ${ok.seal.signoff_id} signed with the key of ${ok.sealKey.name}; ` +
         `${ok.decisions} decisions, ${ok.events} action events, ${ok.actions} actions, ` +
-        `${ok.findings} findings as signed.`,
+        `${ok.findings} findings as signed, ${ok.policies} approval policy(ies).`,
     );
     console.log('Compare these fingerprints with their people out of band:');
     for (const k of ok.keys) console.log(`  ${k.name}: ${k.fingerprint}`);

@@ -257,6 +257,7 @@ test('the audit pack unzipped into an empty folder passes node verify.mjs; one b
     'actions.csv',
     'action-events.csv',
     'findings.csv',
+    'approval-policies.json',
     'manifest.json',
     'README.txt',
     'verify.mjs',
@@ -267,6 +268,20 @@ test('the audit pack unzipped into an empty folder passes node verify.mjs; one b
   expect(passed.status, `${passed.stdout}\n${passed.stderr}`).toBe(0);
   expect(passed.stdout).toContain(`Bruno Costa: ${brunoFingerprint}`);
   expect(readFileSync(path.join(clean, 'README.txt'), 'utf8')).toContain(brunoFingerprint);
+  // Issue 34 item 4: the policy Bruno's approvals recorded, its text hashing to the sha256 each approval signed.
+  const recorded = await month.withDatabase((w) =>
+    w.all<{ policy_sha256: string; approvals: string }>(
+      `SELECT policy_sha256, count(*)::VARCHAR AS approvals FROM recon_action_events
+       WHERE to_status = 'approved' GROUP BY 1`,
+    ),
+  );
+  expect(recorded).toHaveLength(1);
+  const policies = JSON.parse(readFileSync(path.join(clean, 'approval-policies.json'), 'utf8'));
+  expect(policies).toEqual([
+    { policy_sha256: recorded[0]!.policy_sha256, approvals: Number(recorded[0]!.approvals), policy: expect.anything() },
+  ]);
+  expect(policies[0].policy.people.map((p: { name: string }) => p.name)).toContain('Bruno Costa');
+  expect(passed.stdout).toContain('1 approval policy(ies)');
 
   for (const member of members) {
     const dir = path.join(scratch, `changed-${member}`);
