@@ -176,10 +176,8 @@ describe('pinrecon demo, as a new user runs it', () => {
         const env = { ...cleanEnvironment(), ...command.env };
         if (command.args[0] === 'simulate-api') {
           simulator = startCli(command.args, { cwd: dir, env });
-          while (!/http:\/\/127\.0\.0\.1:\d+/.test(simulator.output())) {
-            if (simulator.child.exitCode !== null) throw new Error(`simulate-api ended: ${simulator.output()}`);
-            await new Promise((resolve) => setTimeout(resolve, 100));
-          }
+          if (!(await simulator.until((out) => /http:\/\/127\.0\.0\.1:\d+/.test(out))))
+            throw new Error(`simulate-api ended: ${simulator.output()}`);
           continue;
         }
         const result = await runCli(command.args, { cwd: dir, env });

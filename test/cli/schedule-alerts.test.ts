@@ -20,9 +20,7 @@ async function schedulerRun(configFile: string, dir: string, until: (log: string
   onTestFinished(() => {
     if (scheduler.child.exitCode === null && scheduler.child.signalCode === null) scheduler.child.kill('SIGKILL');
   });
-  // No deadline of its own: the test's timeout is the hang detector.
-  while (scheduler.child.exitCode === null && !until(scheduler.output()))
-    await new Promise((resolve) => setTimeout(resolve, 100));
+  await scheduler.until(until);
   scheduler.child.kill('SIGTERM');
   const { code } = await scheduler.done;
   expect(code, scheduler.output()).toBe(0);
@@ -154,8 +152,7 @@ describe('pinrecon schedule: failures reach a person', () => {
     onTestFinished(() => {
       if (scheduler.child.exitCode === null && scheduler.child.signalCode === null) scheduler.child.kill('SIGKILL');
     });
-    while (scheduler.child.exitCode === null && !/hanging-catalog: starting pinrecon catalog/.test(scheduler.output()))
-      await new Promise((resolve) => setTimeout(resolve, 100));
+    await scheduler.until((log) => /hanging-catalog: starting pinrecon catalog/.test(log));
     scheduler.child.kill('SIGTERM');
     const { code } = await scheduler.done;
     const log = scheduler.output();

@@ -92,14 +92,13 @@ describe('pinrecon schedule (spawned)', () => {
     onTestFinished(() => {
       if (scheduler.child.exitCode === null && scheduler.child.signalCode === null) scheduler.child.kill('SIGKILL');
     });
-    // Until two of each ran, or the scheduler ended on its own; no deadline of its own (a loaded machine is
-    // slow to start the CLI and each job): the test's timeout is the hang detector.
-    while (scheduler.child.exitCode === null && scheduler.child.signalCode === null) {
-      const failed = (scheduler.output().match(/schedule failing-extract: FAILED/g) ?? []).length;
-      const succeeded = (scheduler.output().match(/schedule reconcile: succeeded/g) ?? []).length;
-      if (failed >= 2 && succeeded >= 2) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    // Until two of each ran, or the scheduler ended on its own (a loaded machine is slow to start the CLI and each
+    // job: `until` has no deadline of its own).
+    const count = (log: string, line: RegExp) => (log.match(line) ?? []).length;
+    await scheduler.until(
+      (log) =>
+        count(log, /schedule failing-extract: FAILED/g) >= 2 && count(log, /schedule reconcile: succeeded/g) >= 2,
+    );
     scheduler.child.kill('SIGTERM');
     const { code } = await scheduler.done;
     const log = scheduler.output();

@@ -1,7 +1,8 @@
 /**
  * The built CLI (`npm run build` → dist/cli/main.js) as users and schedulers run it, for the tests that spawn
  * it: `runCli` runs a command to its end and gives back its exit and console; `startCli` starts one the test
- * watches, signals or kills itself. Also `unusedPort`, for a server address nothing answers on.
+ * watches (`until` a line is printed), signals or kills itself. Also `unusedPort`, for a server address nothing
+ * answers on.
  */
 import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
@@ -34,6 +35,12 @@ export interface RunningCli {
   output(): string;
   /** Settles once the process has exited and its streams are drained. */
   done: Promise<CliResult>;
+  /**
+   * Settles true once the console so far satisfies `seen` (checked as each chunk arrives), or with what `seen` says
+   * of the whole console once the process has ended. No deadline and no polling interval: the event itself is
+   * waited for, and the test's timeout is the hang detector.
+   */
+  until(seen: (output: string) => boolean): Promise<boolean>;
 }
 
 /** Starts `pinrecon <args>`; the console is kept as it comes (a test's own listeners on the streams see it kept). */
@@ -59,7 +66,28 @@ export function startCli(args: string[], options: CliOptions = {}): RunningCli {
     child.once('error', reject);
     child.once('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, stdout: () => stdout, stderr: () => stderr, output: () => output, done };
+  const until = (seen: (output: string) => boolean) =>
+    new Promise<boolean>((resolve) => {
+      const look = () => {
+        if (!seen(output)) return;
+        forget();
+        resolve(true);
+      };
+      // Added after the listeners above, so `output` already holds the chunk when `look` runs.
+      const forget = () => {
+        child.stdout.off('data', look);
+        child.stderr.off('data', look);
+      };
+      child.stdout.on('data', look);
+      child.stderr.on('data', look);
+      const ended = () => {
+        forget();
+        resolve(seen(output));
+      };
+      done.then(ended, ended);
+      look();
+    });
+  return { child, stdout: () => stdout, stderr: () => stderr, output: () => output, done, until };
 }
 
 /** Runs `pinrecon <args>` to its end. Asynchronous, so a server the test runs in this process can answer it. */
