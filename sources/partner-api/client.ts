@@ -224,7 +224,7 @@ export class PartnerApiClient {
 
   /**
    * Reverses a transaction, with one request: a reversal is never sent again by the retry policy (issue 34: a 500
-   * gave 7 POSTs). An unclear outcome (a timeout, a 5xx, a dropped connection) is an ProviderError with `unclear`;
+   * gave 7 POSTs). An unclear outcome (a timeout, a 5xx, a dropped connection) is a ProviderError with `unclear`;
    * the caller reads the sale, and only a later run asks again. An answer naming another transaction is refused.
    */
   async reverseByTransactionId(transactionId: TransactionId): Promise<ReversalResult> {

@@ -1,7 +1,7 @@
 /**
  * The retry policy around every provider attempt: 503 (or 429) waits ≥ 1 s (jitter, or a longer Retry-After),
  * counted apart, up to `api.maxRateLimitedRetries`; other 5xx, timeouts, dropped connections and truncated bodies
- * back off exponentially up to `api.maxRetries`. Then an ProviderError saying what failed and what to do.
+ * back off exponentially up to `api.maxRetries`. Then a ProviderError saying what failed and what to do.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiConfig } from '../../config/schema.js';
@@ -34,7 +34,7 @@ export class RetryPolicy {
    * Runs `attempt` until it returns, retrying AttemptFailures as the policy says. `attempt` receives the
    * previous failure, so a write can look itself up before being sent again. With `once` (a reversal, issue 34)
    * a failure that may have reached the provider is never retried: only a 503 (not processed) or a host not
-   * reached are; anything else is an ProviderError marked `unclear` at once.
+   * reached are; anything else is a ProviderError marked `unclear` at once.
    */
   async run<T>(
     endpoint: Endpoint,
