@@ -10,7 +10,7 @@ const endpointTemplate = z
   .regex(/^(GET|POST|PUT|PATCH|DELETE) \/\S*$/, 'must look like "METHOD /path/{param}"');
 
 /**
- * Best guesses for the operations whose paths the spec does not publish; the three published ones
+ * Best guesses for the operations whose paths the provider does not publish; the three published ones
  * (listCollections, getCollection, preRedeem) are exact. Every one can be overridden in the config.
  */
 export const defaultEndpoints = {

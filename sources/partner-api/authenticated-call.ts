@@ -41,7 +41,7 @@ export interface Call {
 const maxRenewals = 3;
 const renewalBackoffMs = 1_000;
 
-/** Status answers after which the token may have been revoked (the spec answers every failure with 400). */
+/** Status answers after which the token may have been revoked (the provider answers every failure with 400). */
 const rejections = new Set([400, 401, 403]);
 
 export class AuthenticatedCaller {
@@ -71,7 +71,7 @@ export class AuthenticatedCaller {
 
   /**
    * Sends an authenticated call through the request queue, with retries. A refusal (400/401/403) may mean
-   * the request is wrong or the token was revoked (the spec answers both with 400): the token canary tells
+   * the request is wrong or the token was revoked (the provider answers both with 400): the token canary tells
    * which. A real refusal is a ProviderError with the body at once — or, with `absent`, "no such record"
    * (a 404 too), returned for the caller to read as empty: one request per unknown reference. A revoked
    * token is renewed and the call sent again, up to `maxRenewals` times, at least `renewalBackoffMs` apart.

@@ -1,7 +1,7 @@
 /**
  * The typed client for every operation of the provider's API (the provider's API specification): each
  * method checks its arguments, sends its call the one way every call goes (authenticated-call.ts: queue, auth,
- * limiter, retries, revoked tokens) and reads the answer as the record or list the spec promises. Writes
+ * limiter, retries, revoked tokens) and reads the answer as the record or list the provider's API promises. Writes
  * (pre-redeem, reversals) say how to look themselves up, so an unclear failure is never blindly repeated.
  */
 import type { Transform } from 'node:stream';
@@ -309,7 +309,7 @@ export class PartnerApiClient {
   }
 }
 
-/** The status text of a canceled sale ("Canceled in stock"): the only cancellation the spec names. */
+/** The status text of a canceled sale ("Canceled in stock"): the only cancellation the provider names. */
 function isCanceled(sale: SalesRecord): boolean {
   return /cancel/i.test(sale.status);
 }

@@ -7,7 +7,7 @@ import { ConfigError } from '../../core/errors.js';
 import { endpointNames, type ApiConfig, type EndpointName } from '../../config/schema.js';
 import type { CatalogQuery } from './types.js';
 
-/** The path parameters each operation supplies, in the spec's names. */
+/** The path parameters each operation supplies, in the provider's names. */
 export const endpointParameters: Record<EndpointName, readonly string[]> = {
   getToken: [],
   refreshToken: [],

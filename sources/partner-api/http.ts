@@ -88,7 +88,7 @@ export class Transport {
             },
           );
         }
-        // The spec's answer over the limit is 503; 429 is the usual one elsewhere and means the same.
+        // The provider's answer over the limit is 503; 429 is the usual one elsewhere and means the same.
         if (status === 503 || status === 429) {
           throw new AttemptFailure('rate_limited', `${status} (rate limited)`, status, text, retryAfterMs(response));
         }

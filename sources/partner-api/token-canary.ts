@@ -1,6 +1,6 @@
 /**
  * Tells a real refusal from a revoked token without a re-login per refusal. The provider answers both an
- * unknown reference and a revoked token with 400 (the spec answers every failure so). A revoked token
+ * unknown reference and a revoked token with 400 (the provider answers every failure so). A revoked token
  * never comes back, so a call sent with the same token after the 400 arrived that succeeds proves the token
  * was alive when the 400 was given: the 400 was about the request ("not found"). A refused call waits for
  * such a proof: any other successful call with that token, or one canary call for all the refusals
