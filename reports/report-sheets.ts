@@ -186,6 +186,8 @@ export function detailSheets(period: string, timezone: string): DetailSheet[] {
         money('bridge_amount', 'Cost bridge effect', 'amount', 'currency'),
         { key: 'as_of', header: 'As of', kind: 'date', sql: 'as_of', width: 11 },
         text('details', 'Details', 60),
+        // a key whose sale is one of a pair has that pair's differences too (issue 29: every finding of a pair)
+        text('differences', 'Differences', 40),
         datetime('first_detected_at', 'First detected'),
         text('finding_id', 'Finding ID', 33),
         // Never empty, first of the print area: every row prints (as on the finding sheets above).
