@@ -45,6 +45,10 @@ class Failure extends Error {
 
 export const sha256 = (data) => createHash('sha256').update(data).digest('hex');
 
+/** Names compared as pinrecon compares them (core/signatures.ts sameName): a key's label respelled is the person. */
+const normalised = (name) => name.normalize('NFKC').toLocaleLowerCase('und').replace(/\s+/gu, ' ').trim();
+const sameName = (a, b) => a !== null && b !== null && normalised(a) === normalised(b);
+
 /**
  * CSV as the pack writes it (RFC 4180, "\n" line ends): a field with a comma, quote or line break, or an empty
  * text, is quoted; an empty unquoted field is NULL — so a text "" and a missing value stay apart.
@@ -218,7 +222,7 @@ function checkChain(member, rows, keys, canonical, actorOf, mustBeSigned) {
     if (!verifySignature(null, Buffer.from(bytes, 'utf8'), key.key, Buffer.from(row.signature, 'base64')))
       throw new Failure(member, where, `its signature does not verify with the key of ${key.name}: it was changed`);
     // The row's fields hashed and its signature verified: a name that differs is the key's label, changed.
-    if (!key.name.startsWith('(key ') && key.name !== actorOf(row))
+    if (!key.name.startsWith('(key ') && !sameName(key.name, actorOf(row)))
       throw new Failure('public-keys.pem', `key ${key.fingerprint}`,
         `labelled ${key.name}, but ${member} row ${index + 1} it signed names ${actorOf(row)}`);
   });
@@ -276,7 +280,7 @@ export function verifyPack(dir, self) {
       `its sha256 ${sealSha256} is not the Seal sha256 of README.txt and the email (${stated})`);
   if (signature !== '' && !sealKey)
     throw new Failure('seal.sig', '', 'it does not verify seal.json with any key of public-keys.pem: it was changed');
-  if (sealKey && !sealKey.name.startsWith('(key ') && sealKey.name !== seal.signed_by)
+  if (sealKey && !sealKey.name.startsWith('(key ') && !sameName(sealKey.name, seal.signed_by))
     throw new Failure('public-keys.pem', `key ${sealKey.fingerprint}`,
       `labelled ${sealKey.name}, but the seal it signed names ${seal.signed_by}`);
   const manifestSha256 = sha256(readFileSync(path.join(dir, 'manifest.json')));

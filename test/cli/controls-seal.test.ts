@@ -109,9 +109,9 @@ async function onDatabase<T>(file: string, work: (w: Warehouse) => Promise<T>): 
   }
 }
 
-async function unzipInto(dir: string): Promise<void> {
+async function unzipInto(dir: string, zipFile = pack): Promise<void> {
   mkdirSync(dir, { recursive: true });
-  const zip = await JSZip.loadAsync(readFileSync(pack));
+  const zip = await JSZip.loadAsync(readFileSync(zipFile));
   for (const [name, entry] of Object.entries(zip.files))
     writeFileSync(path.join(dir, name), await entry.async('nodebuffer'));
 }
@@ -300,4 +300,18 @@ test('the audit pack unzipped into an empty folder passes node verify.mjs; one b
     if (member === 'verify.mjs') expect(failed.stderr).toMatch(/FAIL verify\.mjs|SyntaxError|ReferenceError/);
     else expect(failed.stderr, member).toContain(`FAIL ${member}`);
   }
+});
+
+test('a signer respelled in the config since (case, spaces): the pack verifies under sameName, as verify does', async () => {
+  const copy = copyMonth('respelled');
+  const configFile = path.join(copy.dir, 'pinrecon.config.json');
+  writeFileSync(configFile, readFileSync(configFile, 'utf8').replaceAll('"Bruno Costa"', '"bruno  COSTA"'));
+  ok(await copy.cli('verify', '--period', period));
+  const respelled = path.join(copy.dir, 'pack.zip');
+  ok(await copy.cli('audit-pack', '--period', period, '--out', respelled));
+  const dir = path.join(scratch, 'unzipped-respelled');
+  await unzipInto(dir, respelled);
+  const passed = runVerifyMjs(dir);
+  expect(passed.status, `${passed.stdout}\n${passed.stderr}`).toBe(0);
+  expect(passed.stdout).toContain(`bruno  COSTA: ${brunoFingerprint}`);
 });
