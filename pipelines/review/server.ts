@@ -32,7 +32,11 @@ export interface ReviewServer {
   close(): Promise<void>;
 }
 
-const cookieName = 'pinrecon_review';
+/**
+ * The cookie's name carries the port: browsers keep cookies per host, not per port, so two pages on this machine
+ * (the maker's and the checker's `serve`) under one name would each overwrite the other's token.
+ */
+const cookieNameFor = (port: number) => `pinrecon_review_${port}`;
 const assets: Record<string, { type: string; body: string }> = {
   '/assets/review.css': { type: 'text/css; charset=utf-8', body: reviewCss },
   '/assets/review.js': { type: 'text/javascript; charset=utf-8', body: reviewJs },
@@ -49,6 +53,7 @@ export async function startReviewServer(options: ReviewOptions): Promise<ReviewS
   const csrf = createHmac('sha256', token).update('csrf').digest('base64url');
   const queue = new PQueue({ concurrency: 1 });
   let allowedHosts = new Set<string>();
+  let cookieName = '';
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => {
       if (!response.headersSent)
@@ -68,7 +73,7 @@ export async function startReviewServer(options: ReviewOptions): Promise<ReviewS
       response.setHeader('Set-Cookie', `${cookieName}=${token}; HttpOnly; SameSite=Strict; Path=/`);
       return redirect(response, `${url.pathname === '/' ? '/overview' : url.pathname}${url.search}`);
     }
-    if (!same(cookieOf(request) ?? '', token))
+    if (!same(cookieOf(request, cookieName) ?? '', token))
       return send(response, 401, 'text/plain; charset=utf-8', 'Unauthorized: open the address pinrecon serve printed.');
     const asset = assets[url.pathname];
     if (asset && request.method === 'GET') return send(response, 200, asset.type, asset.body);
@@ -96,6 +101,7 @@ export async function startReviewServer(options: ReviewOptions): Promise<ReviewS
   const port = (server.address() as AddressInfo).port;
   const shown = options.host === '::1' ? '[::1]' : options.host === 'localhost' ? '127.0.0.1' : options.host;
   allowedHosts = new Set([`${shown}:${port}`, `localhost:${port}`, `127.0.0.1:${port}`]);
+  cookieName = cookieNameFor(port);
   return {
     url: `http://${shown}:${port}/?token=${token}`,
     close: () =>
@@ -122,7 +128,7 @@ function sameOrigin(origin: string | undefined, hosts: Set<string>): boolean {
   }
 }
 
-function cookieOf(request: IncomingMessage): string | undefined {
+function cookieOf(request: IncomingMessage, cookieName: string): string | undefined {
   for (const part of (request.headers.cookie ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
     if (name === cookieName) return value.join('=');

@@ -86,7 +86,8 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     expect(reconciled.code, reconciled.stderr).toBe(0);
     serving = await startServe(cwd, ['--by', 'Ana Lima']);
     browser = await launchBrowser();
-    page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    // A context of its own (not newPage's), so a second page can share its cookies: the checker's, below.
+    page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
   });
 
   afterAll(async () => {
@@ -110,7 +111,7 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
 
   it('refuses a form posted without its CSRF token, cookie or not', async () => {
     const token = new URL(serving.url).searchParams.get('token')!;
-    const cookie = `pinrecon_review=${token}`;
+    const cookie = `pinrecon_review_${new URL(serving.origin).port}=${token}`;
     const posted = await fetch(`${serving.origin}/findings/decide`, {
       method: 'POST',
       headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
@@ -128,7 +129,8 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
     const [cookie] = await page.context().cookies();
-    expect(cookie).toMatchObject({ name: 'pinrecon_review', httpOnly: true, sameSite: 'Strict' });
+    const name = `pinrecon_review_${new URL(serving.origin).port}`;
+    expect(cookie).toMatchObject({ name, httpOnly: true, sameSite: 'Strict' });
     await expect(page.locator('h1').textContent()).resolves.toBe(`Overview of ${period}`);
     expect(await page.locator('.verdict').textContent()).toMatch(/Verdict: /);
     await page.screenshot({ path: path.join(shots, 'overview.png'), fullPage: true });
@@ -267,13 +269,15 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
 
     const checker = await startServe(cwd, ['--by', 'Bruno Costa']);
     try {
-      const second = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+      // In the maker's own browser: each page keeps its own cookie (named by its port), so both stay signed in.
+      const second = await page.context().newPage();
       await second.goto(checker.url.replace('/?', `/actions?period=${period}&`));
       await second.locator('table input[name=id]').first().check();
       await second.getByRole('button', { name: 'Approve the selected actions' }).click();
       await second.waitForURL(/\/actions\/approve$/);
       expect(await second.locator('[role=status]').textContent()).toContain('approved 1 action(s)');
       await second.close();
+      expect((await page.goto(`${serving.origin}/actions?period=${period}`))!.status()).toBe(200);
     } finally {
       // Ctrl-C stops it cleanly too.
       expect(await checker.stop('SIGINT')).toBe(0);
