@@ -9,6 +9,7 @@
 
 import { createHash } from 'node:crypto';
 import { maskPin } from './masking.js';
+import { escapeHtml } from './text-safety.js';
 
 /** Very short values would shred ordinary text; no real credential is that short. */
 export const minimumSecretLength = 3;
@@ -43,7 +44,6 @@ const pythonQuote = (value: string) =>
   encodeURIComponent(value)
     .replace(/[!'()*]/g, percentOf)
     .replaceAll('%2F', '/');
-const htmlNamed: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
 /** Ways a whole (JSON-escaped) secret may be written again (issue 18, issue 34 for Python, HTML, hex and \u). */
 const outerEncodings: ((value: string) => string)[] = [
@@ -54,7 +54,7 @@ const outerEncodings: ((value: string) => string)[] = [
   (value) => new URLSearchParams({ v: value }).toString().slice(2),
   (value) => Buffer.from(value, 'utf8').toString('base64'),
   (value) => Buffer.from(value, 'utf8').toString('base64url'),
-  (value) => value.replace(/[&<>"']/g, (c) => htmlNamed[c]!),
+  escapeHtml,
   (value) => value.replace(/[^A-Za-z0-9]/g, (c) => `&#${c.codePointAt(0)};`),
   (value) => value.replace(/[^A-Za-z0-9]/g, (c) => `&#x${c.codePointAt(0)!.toString(16)};`),
   (value) => value.replace(/[\s\S]/g, unicodeEscape),
