@@ -14,10 +14,11 @@ export const matchChoices = ['confirm', 'reject'] as const;
 /** The header of the sheet's id column: how the reader tells this sheet from a finding sheet. */
 export const suggestionIdHeader = 'Suggestion ID';
 
-/** The current match decision of the row's suggestion (recon_decisions), as SQL over recon_match_suggestions. */
-const currentDecision = (column: string) =>
-  `(SELECT d.${column} FROM recon_decisions d WHERE d.finding_id = recon_match_suggestions.suggestion_id
+/** `selected` of the current match decision of the row's suggestion (recon_decisions), over recon_match_suggestions. */
+const currentMatchDecision = (selected: string) =>
+  `(SELECT ${selected} FROM recon_decisions d WHERE d.finding_id = recon_match_suggestions.suggestion_id
      AND d.superseded_at IS NULL AND d.decision IN ('match_confirmed', 'match_rejected'))`;
+const currentDecision = (column: string) => currentMatchDecision(`d.${column}`);
 
 const money = (key: string, header: string, sql: string) => moneyColumn(key, header, sql, 'currency', 12);
 
@@ -105,7 +106,7 @@ export const bestSuggestionColumn: SheetColumn = text('best_suggestion', 'Best s
 export async function loadSuggestionsToReview(warehouse: Warehouse, period: string): Promise<number> {
   const row = await warehouse.one<{ n: string }>(
     `SELECT count(*)::VARCHAR AS n FROM recon_match_suggestions WHERE period = $1 AND status = 'proposed'
-       AND NOT EXISTS ${currentDecision('decision').replace('(SELECT d.decision', '(SELECT 1')}`,
+       AND NOT EXISTS ${currentMatchDecision('1')}`,
     [period],
   );
   return Number(row?.n ?? 0);
