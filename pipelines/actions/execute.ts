@@ -217,6 +217,13 @@ async function executeOne(
     });
     return result('failed', false, detail);
   }
+  if (interrupted && action.error !== null) {
+    // Refused before (step 3 kept it in `error`; its settling read failed): a 400 is never retried (issue 34).
+    const detail = `${action.error}; the sale still reads "${first.status}": not requested again`;
+    const fields = { provider_status: first.status, error: detail };
+    await changeStatus(warehouse, action.action_id, 'in_flight', 'failed', by, detail, fields);
+    return result('failed', false, detail);
+  }
   if (interrupted) {
     // Issue 34: asked again only after actions.resendAfterSeconds since the last request (it may still be processing).
     const last = await lastRequestAt(warehouse, action.action_id);
@@ -283,12 +290,15 @@ async function executeOne(
         detail: `no clear answer to the reversal request: ${(error as Error).message}`,
       });
     } else {
-      await warehouse.run(`UPDATE recon_actions SET provider_message = $2 WHERE action_id = $1`, [
-        action.action_id,
-        message,
-      ]);
       const detail = `provider refused (${(error as ProviderError).status}): ${message}`;
-      await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail });
+      await warehouse.transaction(async () => {
+        await warehouse.run(`UPDATE recon_actions SET provider_message = $2, error = $3 WHERE action_id = $1`, [
+          action.action_id,
+          message,
+          detail,
+        ]);
+        await appendEvent(warehouse, { actionId: action.action_id, by, from: 'in_flight', to: 'in_flight', detail });
+      });
     }
   }
 
@@ -316,9 +326,8 @@ async function executeOne(
 }
 
 /**
- * When the action's reversal was last requested, or later: the latest event into in_flight. Every such event is the
- * intent before a request (markInFlight) or its unclear or refused answer after it, so the wait never starts early;
- * read from the status, not from the event's words (issue 34).
+ * When the reversal was last requested, or later: the latest event into in_flight (the intent before a request,
+ * or its unclear or refused answer after it), read from the status, not the event's words (issue 34).
  */
 async function lastRequestAt(warehouse: Warehouse, actionId: string): Promise<Date | undefined> {
   const row = await warehouse.one<{ at: string | null }>(

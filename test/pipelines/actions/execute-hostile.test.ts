@@ -36,9 +36,12 @@ function saleText(id: string, status: string): string {
   return JSON.stringify(record).replace('"@"', id);
 }
 
-/** A scripted provider: `read(id, n)` answers the n-th read (0-based) of a sale; `reversal` answers each POST. */
+/**
+ * A scripted provider: `read(id, n)` answers the n-th read (0-based) of a sale (undefined: never answers);
+ * `reversal` answers each POST.
+ */
 async function provider(
-  read: (id: string, n: number) => string | null,
+  read: (id: string, n: number) => string | null | undefined,
   reversal: (res: ServerResponse, hit: Hit) => void,
   api: Record<string, unknown> = {},
 ) {
@@ -51,6 +54,7 @@ async function provider(
       const n = reads.get(asked) ?? 0;
       reads.set(asked, n + 1);
       const text = read(asked, n);
+      if (text === undefined) return;
       if (text === null) return json(res, 400, { message: 'unknown transaction' });
       res.writeHead(200, { 'content-type': 'application/json' });
       return void res.end(text);
@@ -148,6 +152,26 @@ test('the resend wait counts from the last event into in_flight, whatever its wo
   const again = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: failing.client }, quiet());
   expect(again.actions[0]).toMatchObject({ outcome: 'in_flight', reversalRequested: false });
   expect(failing.upstream.hitsOn('/reversal')).toHaveLength(1);
+});
+
+test('a refused reversal whose settling read failed: a later run fails it, never asks again', async () => {
+  await approvedReversals();
+  const refusing = await provider(
+    (asked, n) => (n === 1 ? undefined : saleText(asked, 'Redeemed by Client')),
+    (res) => json(res, 400, { message: 'not reversible' }),
+    { timeoutMs: 300, maxRetries: 0 },
+  );
+  const first = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: refusing.client }, quiet());
+  expect(first.actions[0]).toMatchObject({ outcome: 'failed', reversalRequested: true });
+  expect(refusing.upstream.hitsOn('/reversal')).toHaveLength(1);
+  expect(await statuses()).toEqual(['in_flight']);
+
+  const noWait = configSchema.parse({ ...f.config, actions: { ...f.config.actions, resendAfterSeconds: 0 } });
+  const again = await executeActions(f.warehouse, noWait, { period, by: 'Bruno', client: refusing.client }, quiet());
+  expect(again.actions[0]).toMatchObject({ outcome: 'failed', reversalRequested: false });
+  expect(again.actions[0]!.detail).toMatch(/provider refused \(400\).*not requested again/);
+  expect(refusing.upstream.hitsOn('/reversal')).toHaveLength(1);
+  expect(await statuses()).toEqual(['failed']);
 });
 
 test('a reversal slower than api.timeoutMs is not sent a second time while the first is processing', async () => {
