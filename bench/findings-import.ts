@@ -1,20 +1,19 @@
 /**
  * `findings import` of a workbook holding 100,000 decided findings. The workbook is a real one: the period's
- * 100,000 findings (generated in DuckDB with SQL, spread over the finding sheets) are given decisions, the
- * workbook is written by the report's writer, then the decisions are taken out of the database again, so the
- * import reads, checks and records all 100,000. Targets: under 20 s, peak RSS under 1 GiB.
+ * 100,000 findings (generated in DuckDB with SQL, generators/findings.ts, spread over the finding sheets) are given
+ * decisions, the workbook is written by the report's writer, then the decisions are taken out of the database
+ * again, so the import reads, checks and records all 100,000. Targets: under 20 s, peak RSS under 1 GiB.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { decisions } from '../core/decisions.js';
-import { sqlString } from '../core/sql.js';
 import { Warehouse } from '../core/warehouse.js';
 import type { Output } from '../core/output.js';
 import { importDecisions } from '../pipelines/decisions/findings.js';
 import { loadReportFacts } from '../reports/report-facts.js';
 import { loadSignoffFacts } from '../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../reports/workbook.js';
+import { insertDecidedFindings } from './generators/findings.js';
 import { peakRssMiB, timed, type BenchResult } from './harness.js';
 
 export const name = 'findings import: 100,000 decided findings';
@@ -39,24 +38,7 @@ export async function run(): Promise<BenchResult> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-bench-findings-'));
   const warehouse = await Warehouse.open(path.join(dir, 'bench.duckdb'), { timezone });
   try {
-    const decisionList = `[${decisions.map(sqlString).join(', ')}]`;
-    await warehouse.run(`
-      INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, product_id,
-                                    ledger_value, provider_value, difference, currency_code, details, first_detected_at, amount,
-                                    as_of, built_at, run_id, decision, decision_note, owner, expected_clear_by)
-      SELECT '${period}', md5('bench|' || i), t.exception_type, t.family, 'PO-' || lpad(i::VARCHAR, 8, '0'), i, 100 + i % 50,
-             8.00, 8.50, 0.50, CASE WHEN i % 5 = 0 THEN 'USD' ELSE 'BRL' END, 'generated finding', TIMESTAMPTZ '2025-04-05 10:00:00+00', 0.50,
-             DATE '2025-04-05', TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench',
-             ${decisionList}[1 + i % ${decisions.length}], 'note ' || i, 'owner ' || (i % 20), DATE '2025-05-01' + (i % 60)::INTEGER
-      FROM range(1, ${findings + 1}) AS r(i)
-      JOIN (VALUES (0, 'missing_in_ledger', 'missing'), (1, 'cost_mismatch', 'amounts'), (2, 'canceled_but_booked', 'status'),
-                   (3, 'duplicate_reference', 'duplicates'), (4, 'cutoff_difference', 'cutoff'), (5, 'unredeemed_key', 'unredeemed'))
-        AS t(k, exception_type, family) ON t.k = i % 6;
-      INSERT INTO recon_summary (period, as_of, currency_code, ledger_orders, ledger_active_orders, ledger_sales_total, ledger_cost_total,
-                                 provider_sales, provider_billable_sales, provider_sales_total, provider_cost_total, provider_margin,
-                                 matched, exceptions, built_at, run_id)
-      VALUES ('${period}', DATE '2025-04-05', 'BRL', 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, ${findings}, TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench');
-    `);
+    await insertDecidedFindings(warehouse, period, findings);
     const facts = await loadReportFacts(warehouse, {
       period,
       timezone,
