@@ -5,6 +5,7 @@
  * `node dist/scripts/screenshot-review-page.js [--out FILE] [--chromium PATH]`.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -53,7 +54,12 @@ async function main(): Promise<void> {
         await browser.close();
       }
     } finally {
-      serve.kill('SIGTERM');
+      // Its folder is removed next: wait for serve to have exited, not just for the signal to be sent.
+      if (serve.exitCode === null && serve.signalCode === null) {
+        const exited = once(serve, 'exit');
+        serve.kill('SIGTERM');
+        await exited;
+      }
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
