@@ -7,6 +7,7 @@
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ApiConfig, EndpointName } from '../../config/schema.js';
+import { daysInclusive } from '../../core/calendar.js';
 import { AuthSession } from './auth-session.js';
 import type { AttemptFailure } from './attempt-failure.js';
 import type { DownloadTarget } from './download-to-file.js';
@@ -182,16 +183,11 @@ export class AuthenticatedCaller {
 function hintFor(name: EndpointName, status: number, params: PathParams = {}): string {
   if (status === 404) return `The provider has no such path: check api.endpoints.${name}.`;
   if (name === 'salesByPeriod') {
-    const days = periodDays(String(params.startDate), String(params.finishDate));
+    const days = daysInclusive(String(params.startDate), String(params.finishDate));
     // The 31-day rule is named only when it can be the reason.
     if (days > 31)
       return `The window ${params.startDate}..${params.finishDate} is ${days} days; the provider allows at most 31: lower extract.maxWindowDays.`;
     return `The provider refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; its answer says why (run with --debug to keep it). If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`;
   }
   return `The provider refused the request with a valid token; check the request and api.endpoints.${name}.`;
-}
-
-/** Days of an inclusive YYYY-MM-DD period (NaN when unreadable). */
-function periodDays(start: string, finish: string): number {
-  return Math.round((Date.parse(`${finish}T00:00:00Z`) - Date.parse(`${start}T00:00:00Z`)) / 86_400_000) + 1;
 }
