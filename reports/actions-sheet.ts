@@ -6,7 +6,7 @@
 import { sqlText } from '../core/paths.js';
 import { sqlString } from '../core/sql.js';
 import type { Warehouse } from '../core/warehouse.js';
-import { datetime as time, type DetailSheet, text } from './sheet-spec.js';
+import { datetime as time, type DetailSheet, integer, money, text } from './sheet-spec.js';
 
 export function actionsSheet(period: string): DetailSheet {
   return {
@@ -18,7 +18,7 @@ export function actionsSheet(period: string): DetailSheet {
       text('kind', 'Kind', 10),
       text('status', 'Status', 11),
       text('partner_reference', 'Partner reference', 18),
-      { key: 'amount', header: 'Amount', kind: 'money', sql: 'amount', width: 14, currency: 'currency' },
+      money('amount', 'Amount', 'amount', 'currency', 14),
       text('decided_by', 'Decided by', 14),
       text('proposed_by', 'Proposed by', 14),
       text('approved_by', 'Approved by', 14),
@@ -26,7 +26,7 @@ export function actionsSheet(period: string): DetailSheet {
       text('exception_type', 'Finding type', 22),
       // Not "Decision" / "Finding ID": those headers mark a sheet whose decisions `findings import` reads.
       text('carried_out', 'Decision carried out', 14, 'decision'),
-      { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', sql: 'transaction_id', width: 15 },
+      integer('transaction_id', 'Transaction ID', 15),
       text('currency', 'Currency', 9, 'currency_code'),
       time('proposed_at', 'Proposed at'),
       time('executed_at', 'Executed at'),

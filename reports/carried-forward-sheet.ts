@@ -7,7 +7,7 @@
 import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import type { Decimal } from './formats.js';
-import { datetime, type DetailSheet, money, text } from './sheet-spec.js';
+import { datetime, type DetailSheet, integer, money, text } from './sheet-spec.js';
 
 export function carriedForwardSheet(period: string): DetailSheet {
   return {
@@ -26,7 +26,7 @@ export function carriedForwardSheet(period: string): DetailSheet {
       money('exposure', 'Exposure', 'exposure', 'currency', 13),
       text('current_decision', 'Current decision', 14, "coalesce(decision, 'undecided')"),
       text('owner', 'Owner', 14),
-      { key: 'age_days', header: 'Age (days)', kind: 'integer', sql: 'age_days', width: 10 },
+      integer('age_days', 'Age (days)', 10),
       text('overdue', 'Overdue', 9, "CASE WHEN overdue THEN 'OVERDUE' ELSE '' END"),
       { key: 'expected_clear_by', header: 'Clear by', kind: 'date', sql: 'expected_clear_by', width: 11 },
       datetime('first_detected_at', 'First detected'),
