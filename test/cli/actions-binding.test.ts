@@ -13,7 +13,13 @@ import { simpleParser } from 'mailparser';
 import { afterEach, expect, test } from 'vitest';
 import { cliPath } from '../support/cli.js';
 import { listActions } from '../../pipelines/actions/store.js';
-import { findingsOfType, period, reconciledMonth, type ActionsMonth } from '../support/actions.js';
+import {
+  executeKilledMidReversal,
+  findingsOfType,
+  period,
+  reconciledMonth,
+  type ActionsMonth,
+} from '../support/actions.js';
 
 let month: ActionsMonth | undefined;
 /** Bruno may approve any amount (a currency without a limit fails closed: issue 34). */
@@ -123,13 +129,7 @@ test('kill -9 of an execute, the finding decided again, a re-run: nothing is rev
   month = await reconciledMonth({ reversalAnswerDelayMs: 600_000 }, approvals);
   const m = month;
   const actions = await approvedReversals(m);
-  const running = m.startCli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
-  while (m.simulator.stats().reversals === 0) {
-    if (running.child.exitCode !== null) throw new Error(`execute ended before reversing: ${running.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  running.child.kill('SIGKILL');
-  expect((await running.done).signal).toBe('SIGKILL');
+  expect((await executeKilledMidReversal(m, 'Bruno Costa')).signal).toBe('SIGKILL');
   m.simulator.setReversalAnswerDelay(0);
 
   // Every finding is decided again (claim) while one action is in flight and the others approved.

@@ -10,7 +10,14 @@ import ExcelJS from 'exceljs';
 import { afterEach, expect, test } from 'vitest';
 import { cliPath } from '../support/cli.js';
 import { listActions } from '../../pipelines/actions/store.js';
-import { findingsOfType, period, asOf, reconciledMonth, type ActionsMonth } from '../support/actions.js';
+import {
+  asOf,
+  executeKilledMidReversal,
+  findingsOfType,
+  period,
+  reconciledMonth,
+  type ActionsMonth,
+} from '../support/actions.js';
 
 let month: ActionsMonth | undefined;
 afterEach(async () => {
@@ -300,13 +307,7 @@ test('kill -9 while a reversal is answered, then a re-run: each sale reversed ex
   const m = month;
   const { transactions } = await decideReverseAndApprove(m);
 
-  const running = m.startCli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
-  while (m.simulator.stats().reversals === 0) {
-    if (running.child.exitCode !== null) throw new Error(`execute ended before reversing: ${running.output()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  running.child.kill('SIGKILL');
-  const killed = await running.done;
+  const killed = await executeKilledMidReversal(m, 'Bruno Costa');
   expect(killed.signal).toBe('SIGKILL');
   expect(m.simulator.stats().reversals).toBe(1);
   const inFlight = (await listed(m)).filter((a) => a.status === 'in_flight');

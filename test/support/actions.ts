@@ -96,6 +96,21 @@ export async function reconciledMonth(
   };
 }
 
+/**
+ * `actions execute --by <by>` killed with SIGKILL while one reversal is in hand: the simulator must hold its answer
+ * (reconciledMonth({ reversalAnswerDelayMs: 600_000 })), so the kill lands with that action in flight however fast
+ * or slow the machine is. Waits for the simulator's count of reversals, not for a time.
+ */
+export async function executeKilledMidReversal(month: ActionsMonth, by: string): Promise<CliResult> {
+  const running = month.startCli('actions', 'execute', '--period', period, '--by', by);
+  while (month.simulator.stats().reversals === 0) {
+    if (running.child.exitCode !== null) throw new Error(`execute ended before reversing: ${running.output()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  running.child.kill('SIGKILL');
+  return running.done;
+}
+
 /** The period's findings of a type (id, transaction, difference), from the database. */
 export type FindingOfType = { finding_id: string; transaction_id: string | null; difference: string | null };
 
