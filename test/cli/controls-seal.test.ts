@@ -7,13 +7,18 @@
  * and one byte changed in any member makes it exit 1 naming that member.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import JSZip from 'jszip';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { canonicalDecision, decisionSha256, toChainedDecision } from '../../core/decision-chain.js';
+import {
+  canonicalDecision,
+  chainedDecisionColumns,
+  decisionSha256,
+  toChainedDecision,
+} from '../../core/decision-chain.js';
 import { createKeyPair, sha256Hex } from '../../core/signatures.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { cliPath, runCli, type CliResult } from '../support/cli.js';
@@ -173,7 +178,7 @@ test('a note edited in the database, then the chain recomputed by the documented
   // but the row's signature is over the old bytes, and the seal states the old head.
   await onDatabase(copy.database, async (w) => {
     const rows = await w.all<Parameters<typeof toChainedDecision>[0]>(
-      `SELECT ${(await import('../../core/decision-chain.js')).chainedDecisionColumns} FROM recon_decisions
+      `SELECT ${chainedDecisionColumns} FROM recon_decisions
        WHERE period = $1 ORDER BY chain_position`,
       [period],
     );
@@ -262,7 +267,6 @@ test('the audit pack unzipped into an empty folder passes node verify.mjs; one b
     'README.txt',
     'verify.mjs',
   ];
-  const { readdirSync } = await import('node:fs');
   expect(readdirSync(clean).sort()).toEqual([...members].sort());
   const passed = runVerifyMjs(clean);
   expect(passed.status, `${passed.stdout}\n${passed.stderr}`).toBe(0);
