@@ -127,36 +127,39 @@ export async function writeThroughTemporary<T>(
   }
 }
 
+/** `writeThroughTemporary` for a writer that does not wait: `fill` fills the temporary, by its name or descriptor. */
+function replaceThroughTemporary(
+  target: string,
+  access: FileAccess,
+  fill: (temporary: string, fd: number) => void,
+): void {
+  const temporary = temporaryFor(target);
+  const fd = createExclusive(temporary, access);
+  let open = true;
+  try {
+    fill(temporary, fd);
+    closeSync(fd);
+    open = false;
+    setAccess(temporary, access); // a writer that re-created the file (copyFileSync copies the source's mode)
+    renameSync(temporary, target);
+  } catch (error) {
+    if (open) closeSync(fd);
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+}
+
 /**
  * Writes `data` to `target` through an exclusive temporary (never through a planted link) with `access`, then
  * renames it into place, so a crash never leaves half a file (issue 34 item 5: landing files too).
  */
 export function writeFileThroughTemporary(target: string, data: string | Uint8Array, access = privateAccess): void {
-  const temporary = temporaryFor(target);
-  const fd = createExclusive(temporary, access);
-  try {
-    writeFileSync(fd, data);
-  } catch (error) {
-    closeSync(fd);
-    rmSync(temporary, { force: true });
-    throw error;
-  }
-  closeSync(fd);
-  renameSync(temporary, target);
+  replaceThroughTemporary(target, access, (_temporary, fd) => writeFileSync(fd, data));
 }
 
 /** Copies `source` to `target` through an exclusive temporary with `access` (the snapshot). */
 export function copyThroughTemporary(source: string, target: string, access: FileAccess): void {
-  const temporary = temporaryFor(target);
-  closeSync(createExclusive(temporary, access));
-  try {
-    copyFileSync(source, temporary);
-    setAccess(temporary, access);
-    renameSync(temporary, target);
-  } catch (error) {
-    rmSync(temporary, { force: true });
-    throw error;
-  }
+  replaceThroughTemporary(target, access, (temporary) => copyFileSync(source, temporary));
 }
 
 /**
