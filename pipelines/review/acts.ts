@@ -7,6 +7,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
+import { isCalendarDate } from '../../core/calendar.js';
 import { isDecision, decisions } from '../../core/decisions.js';
 import { JobError, UsageError } from '../../core/errors.js';
 import { recordRun } from '../../core/run-trace.js';
@@ -79,7 +80,7 @@ export interface DecideForm {
 function checkForm(form: DecideForm): void {
   if (!isDecision(form.decision))
     throw new UsageError(`The decision must be one of ${decisions.join(', ')}, got "${form.decision}".`);
-  if (form.expectedClearBy !== undefined && !/^\d{4}-\d{2}-\d{2}$/.test(form.expectedClearBy))
+  if (form.expectedClearBy !== undefined && !isCalendarDate(form.expectedClearBy))
     throw new UsageError(`Expected clear by must be a date written YYYY-MM-DD, got "${form.expectedClearBy}".`);
 }
 

@@ -249,6 +249,18 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
     await page.screenshot({ path: path.join(shots, 'matches.png'), fullPage: true });
   });
 
+  it('refuses an expected clear-by date the calendar does not have, as findings decide does', async () => {
+    await page.goto(`${serving.origin}/findings?period=${period}`);
+    const csrf = await page.locator('input[name=csrf]').first().inputValue();
+    const id = await idOf(found.fixable.partner_reference);
+    const posted = await page.context().request.post(`${serving.origin}/findings/decide`, {
+      form: { csrf, id, scope: 'selected', decision: 'timing', expected_clear_by: '2099-02-30' },
+    });
+    expect(posted.status()).toBe(409);
+    expect(await posted.text()).toContain('Expected clear by must be a date');
+    expect(await decisionOf(found.fixable.partner_reference)).toMatchObject({ decision: 'investigating' });
+  });
+
   it('refuses the approval to the maker and records it for a second person (maker-checker)', async () => {
     // Planned through the command while the page runs: the page does not hold the database between requests.
     const planned = await pinrecon(['actions', 'plan', '--period', period, '--by', 'Ana Lima'], cwd);
