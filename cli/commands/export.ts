@@ -3,15 +3,10 @@
  * marts and the tables beside them for other tools (pipelines/analysts/export.ts).
  */
 import type { Command } from 'commander';
-import { existsSync } from 'node:fs';
 import { UsageError } from '../../core/errors.js';
 import type { ExportFormat, ExportLayout } from '../../pipelines/analysts/export.js';
-import { lockedByAnotherProcess, Warehouse } from '../../core/warehouse.js';
-import type { Config } from '../../config/schema.js';
-import type { Output } from '../../core/output.js';
 import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
-import { openForReading } from '../../pipelines/analysts/query.js';
-import { warehouseSettings } from '../../config/warehouse-settings.js';
+import { openDatabaseOrSnapshot } from '../../pipelines/analysts/query.js';
 
 interface ExportCommandOptions extends GlobalOptions {
   period?: string;
@@ -41,7 +36,8 @@ export function registerExport(program: Command): void {
       if (!['flat', 'hive'].includes(options.layout))
         throw new UsageError(`--layout must be flat or hive, got "${options.layout}".`);
       const outDir = options.out ?? config.reports.outDir;
-      const warehouse = await openBusyAware(config, output);
+      // The database itself, so the export is recorded in pipeline_runs; the snapshot while a job holds it.
+      const warehouse = await openDatabaseOrSnapshot(config, output, { readOnly: false });
       try {
         // apache-arrow loads only when something is exported (start-up of every other command).
         const { exportPeriod } = await import('../../pipelines/analysts/export.js');
@@ -58,19 +54,4 @@ export function registerExport(program: Command): void {
       }
     }),
   );
-}
-
-/**
- * The database itself (so the export is recorded in pipeline_runs), or, while a job holds it, the read
- * path of `pinrecon query` (the published snapshot): an export never waits for a job's lock.
- */
-async function openBusyAware(config: Config, output: Output): Promise<Warehouse> {
-  // No database yet: openForReading says so (rather than creating an empty one).
-  if (!existsSync(config.database)) return openForReading(config, output);
-  try {
-    return await Warehouse.open(config.database, warehouseSettings(config, { lockWaitSeconds: 0 }));
-  } catch (error) {
-    if (!lockedByAnotherProcess(error)) throw error;
-    return openForReading(config, output);
-  }
 }

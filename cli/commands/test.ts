@@ -4,10 +4,8 @@
  */
 import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
-import { warehouseSettings } from '../../config/warehouse-settings.js';
 import { JobError } from '../../core/errors.js';
-import { lockedByAnotherProcess, Warehouse } from '../../core/warehouse.js';
-import { openForReading } from '../../pipelines/analysts/query.js';
+import { openDatabaseOrSnapshot } from '../../pipelines/analysts/query.js';
 import { action, type GlobalOptions, parseDateOption, parsePeriodOption, withGlobalOptions } from '../context.js';
 
 interface TestOptions extends GlobalOptions {
@@ -30,13 +28,7 @@ export function registerTest(program: Command): void {
         throw new JobError(`There is no database at ${config.database} yet.`, 'Run pinrecon run or reconcile first.');
       }
       // Read-only: the database itself, or its snapshot while a job holds it (never waiting for the job).
-      let warehouse: Warehouse;
-      try {
-        warehouse = await Warehouse.open(config.database, warehouseSettings(config, { readOnly: true }));
-      } catch (error) {
-        if (!lockedByAnotherProcess(error)) throw error;
-        warehouse = await openForReading(config, output);
-      }
+      const warehouse = await openDatabaseOrSnapshot(config, output, { readOnly: true });
       try {
         const { testPeriod } = await import('../../pipelines/analysts/data-tests.js');
         const summary = await testPeriod(warehouse, config, { period, ...(asOf ? { asOf } : {}) }, output);

@@ -84,6 +84,24 @@ export async function openForReading(
 }
 
 /**
+ * The database itself (read-only, or writable to record the run), or while a job holds it the published snapshot
+ * as `query` reads it: `export` and `test` never wait for a job's lock. No database yet: openForReading says so.
+ */
+export async function openDatabaseOrSnapshot(
+  config: Config,
+  output: Output,
+  options: { readOnly: boolean },
+): Promise<Warehouse> {
+  if (!existsSync(config.database)) return openForReading(config, output);
+  try {
+    return await Warehouse.open(config.database, warehouseSettings(config, { ...options, lockWaitSeconds: 0 }));
+  } catch (error) {
+    if (!lockedByAnotherProcess(error)) throw error;
+    return openForReading(config, output);
+  }
+}
+
+/**
  * What `query` says before every statement on a database that keeps whole keys (`security.keys: store`, or a
  * database older than the option whose `sales.key` holds one): the masking of results is a convenience that
  * SQL can bypass (substr, ||, hex, casts, lists, structs, json_object, printf, regexp_replace...), so whoever
