@@ -3,6 +3,7 @@
  * by sheet; review the suggested matches; approve the actions; then load the workbook back with `findings import` —
  * in plain words, with the counts the workbook shows. The status dump follows it, below the first table.
  */
+import { addDays, periodEnd } from '../core/calendar.js';
 import { findingFamilies, findingTypes } from '../core/finding-types.js';
 import { formatCount } from './formats.js';
 import type { ReportFacts } from './report-facts.js';
@@ -16,9 +17,7 @@ export interface LeadOptions {
 
 /** The period's last day plus `days`, as YYYY-MM-DD (a period is a calendar month, YYYY-MM). */
 export function decideBy(period: string, days: number): string {
-  const [year, month] = period.split('-').map(Number) as [number, number];
-  const lastDay = Date.UTC(year, month, 0);
-  return new Date(lastDay + days * 86_400_000).toISOString().slice(0, 10);
+  return addDays(periodEnd(period), days);
 }
 
 const sheetOfType = new Map<string, string>(
@@ -63,7 +62,7 @@ export function emailLeadLines(facts: ReportFacts, options: LeadOptions): string
       `Decide ${plural(toDecide, 'finding')} in the sheet${sheets.length === 1 ? '' : 's'} ${where}: ` +
         'choose a Decision on each row, with a note and an owner' +
         (overdue > 0
-          ? `; ${formatCount(overdue)} of them ${timing} ` + 'past the expected clear-by date: decide again.'
+          ? `; ${formatCount(overdue)} of them ${timing} past the expected clear-by date: decide again.`
           : '.'),
     );
   }
