@@ -17,7 +17,7 @@ import { recordRun } from '../../core/run-trace.js';
 import { sqlIdentifier, sqlString } from '../../core/sql.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { policiesUsed, type PolicyUsed } from '../people/policy.js';
-import { signedContentSha256 } from './close.js';
+import { signedColumns, signedTableColumns } from './close.js';
 import { parseSeal, sealSha256 } from './seal.js';
 import type { KnownKey } from './verify-chains.js';
 
@@ -183,7 +183,8 @@ export async function writeAuditPack(
 
 /**
  * The sign-off's rows as signed: each as the JSON line its content hash was computed over (timestamps in UTC),
- * over the prefix of today's columns that gives the signed hash (columns added since are left out, as verify does).
+ * over the columns verify finds the signed hash over (close.ts signedColumns); over all of today's columns when
+ * the rows no longer hash to it, so that verify.mjs names the findings as the member that does not hold.
  */
 async function signedFindings(
   warehouse: Warehouse,
@@ -191,18 +192,8 @@ async function signedFindings(
   contentSha256: string,
   verifier: PackVerifier,
 ): Promise<Row[]> {
-  const columns = (
-    await warehouse.all<{ column_name: string }>(
-      `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions_signed'
-         AND column_name <> 'signoff_id' ORDER BY column_index`,
-    )
-  ).map((c) => c.column_name);
-  let count = columns.length;
-  while (count > 1 && (await signedContentSha256(warehouse, signoffId, columns.slice(0, count))) !== contentSha256)
-    count--;
-  if ((await signedContentSha256(warehouse, signoffId, columns.slice(0, count))) !== contentSha256)
-    count = columns.length;
-  const selected = columns.slice(0, count).map(sqlIdentifier).join(', ');
+  const columns = (await signedColumns(warehouse, signoffId, contentSha256)) ?? (await signedTableColumns(warehouse));
+  const selected = columns.map(sqlIdentifier).join(', ');
   const zone = await warehouse.one<{ zone: string }>(`SELECT current_setting('TimeZone') AS zone`);
   await warehouse.run(`SET TimeZone = 'UTC'`);
   try {

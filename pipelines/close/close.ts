@@ -88,31 +88,46 @@ export async function signedContentSha256(
 }
 
 /**
- * Whether a sign-off's rows still hash to `expected`. Columns that recon_exceptions gained after the sign-off
- * were added to recon_exceptions_signed at the end, empty for its rows; so the rows as signed are hashed over a
- * prefix of today's columns: every prefix whose left-out columns are empty for this sign-off is tried.
+ * The columns a sign-off's rows still hash to `expected` over, or null when none do. Columns that recon_exceptions
+ * gained after the sign-off were added to recon_exceptions_signed at the end, empty for its rows; so the rows as
+ * signed are hashed over a prefix of today's columns: every prefix whose left-out columns are empty for this
+ * sign-off is tried (verify checks the rows by it; the audit pack writes them over it).
  */
-export async function signedContentMatches(
+export async function signedColumns(
   warehouse: Warehouse,
   signoffId: string,
   expected: string,
-): Promise<boolean> {
-  const columns = (
-    await warehouse.all<{ column_name: string }>(
-      `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions_signed' AND column_name <> 'signoff_id'
-       ORDER BY column_index`,
-    )
-  ).map((c) => c.column_name);
+): Promise<string[] | null> {
+  const columns = await signedTableColumns(warehouse);
   for (let count = columns.length; count > 0; count--) {
-    if ((await signedContentSha256(warehouse, signoffId, columns.slice(0, count))) === expected) return true;
+    const prefix = columns.slice(0, count);
+    if ((await signedContentSha256(warehouse, signoffId, prefix)) === expected) return prefix;
     const dropped = columns[count - 1]!;
     const filled = await warehouse.one<{ n: string }>(
       `SELECT count(${sqlIdentifier(dropped)})::VARCHAR AS n FROM recon_exceptions_signed WHERE signoff_id = $1`,
       [signoffId],
     );
-    if (Number(filled?.n ?? 0) > 0) return false;
+    if (Number(filled?.n ?? 0) > 0) return null;
   }
-  return false;
+  return null;
+}
+
+/** Today's columns of recon_exceptions_signed but signoff_id, in table order. */
+export async function signedTableColumns(warehouse: Warehouse): Promise<string[]> {
+  const rows = await warehouse.all<{ column_name: string }>(
+    `SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions_signed'
+       AND column_name <> 'signoff_id' ORDER BY column_index`,
+  );
+  return rows.map((c) => c.column_name);
+}
+
+/** Whether a sign-off's rows still hash to `expected` (signedColumns). */
+export async function signedContentMatches(
+  warehouse: Warehouse,
+  signoffId: string,
+  expected: string,
+): Promise<boolean> {
+  return (await signedColumns(warehouse, signoffId, expected)) !== null;
 }
 
 export async function closePeriod(
