@@ -49,6 +49,29 @@ export async function openWarehouse(config: Config): Promise<Warehouse> {
 }
 
 /**
+ * Runs `work` on a warehouse of its own in a fresh temporary directory (testConfig with these ledger settings), then
+ * closes the warehouse and removes the directory, whether `work` passed or threw.
+ */
+export async function withLedgerWarehouse(
+  prefix: string,
+  ledger: Record<string, unknown>,
+  work: (fixture: { dir: { dir: string }; config: Config; warehouse: Warehouse }) => Promise<void>,
+): Promise<void> {
+  const dir = temporaryDirectory(prefix);
+  try {
+    const config = testConfig(dir.dir, ledger);
+    const warehouse = await openWarehouse(config);
+    try {
+      await work({ dir, config, warehouse });
+    } finally {
+      warehouse.close();
+    }
+  } finally {
+    dir.remove();
+  }
+}
+
+/**
  * Runs `script` (an ES module body, in the package root) in a child process kept alive; resolves once the script has
  * run.
  */

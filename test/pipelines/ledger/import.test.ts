@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { brazilianLedger } from '../../../bench/generators/ledger-csv.js';
 import { describeLedgerImport, importLedger } from '../../../pipelines/ledger/import.js';
 import type { Warehouse } from '../../../core/warehouse.js';
-import { capturedOutput, openWarehouse, temporaryDirectory, testConfig } from '../../support/ledger.js';
+import { capturedOutput, temporaryDirectory, withLedgerWarehouse } from '../../support/ledger.js';
 
 const temp = temporaryDirectory('ledger-import');
 afterAll(() => temp.remove());
@@ -31,21 +31,18 @@ async function counts(warehouse: Warehouse): Promise<Record<string, string>> {
 
 describe('importLedger', () => {
   it('loads the Brazilian export with exact money, zoned dates, rejects and the run trace', async () => {
-    const dir = temporaryDirectory('br');
-    const config = testConfig(dir.dir, brazilianLedger);
-    const file = path.join(dir.dir, 'vendas.csv');
-    const lines = [
-      'Pedido;Produto;Pago em;Valor venda;Custo esperado;Moeda;País;Situação',
-      'PED-1;101;05/03/2024 10:15:00;1.234,56;1.100,01;BRL;BR;Pago',
-      'PED-2;102;06/03/2024;0,10;0,20;BRL;BR;Cancelado',
-      'PED-3;103;06/03/2024;abc;0,20;BRL;BR;Pago',
-      'PED-4;104;2024-03-31T23:30:00-03:00;0,20;0,10;BRL;BR;reembolsado',
-      'PED-5;105;06/03/2024;1,00;1,00;BRL',
-    ];
-    writeFileSync(file, Buffer.from(lines.join('\r\n'), 'latin1'));
-    const warehouse = await openWarehouse(config);
-    const captured = capturedOutput();
-    try {
+    await withLedgerWarehouse('br', brazilianLedger, async ({ dir, config, warehouse }) => {
+      const file = path.join(dir.dir, 'vendas.csv');
+      const lines = [
+        'Pedido;Produto;Pago em;Valor venda;Custo esperado;Moeda;País;Situação',
+        'PED-1;101;05/03/2024 10:15:00;1.234,56;1.100,01;BRL;BR;Pago',
+        'PED-2;102;06/03/2024;0,10;0,20;BRL;BR;Cancelado',
+        'PED-3;103;06/03/2024;abc;0,20;BRL;BR;Pago',
+        'PED-4;104;2024-03-31T23:30:00-03:00;0,20;0,10;BRL;BR;reembolsado',
+        'PED-5;105;06/03/2024;1,00;1,00;BRL',
+      ];
+      writeFileSync(file, Buffer.from(lines.join('\r\n'), 'latin1'));
+      const captured = capturedOutput();
       const summary = await importLedger(warehouse, config, file, {}, captured.output);
       expect(summary).toMatchObject({ lines: 5, accepted: 3, rejected: 2, format: 'csv' });
       expect(summary.firstRejects.map((r) => r.source_line)).toEqual([4, 6]);
@@ -107,22 +104,16 @@ describe('importLedger', () => {
       expect(captured.stderr()).toMatch(/2 of 5 ledger lines of .*vendas.csv were rejected/);
       // Temporary staging tables are gone.
       expect(await warehouse.all(`SELECT table_name FROM duckdb_tables() WHERE temporary`)).toEqual([]);
-    } finally {
-      warehouse.close();
-      dir.remove();
-    }
+    });
   });
 
   it('replaces the rows of the same content, accumulates other files, and supersedes a path whose content changed', async () => {
-    const dir = temporaryDirectory('replace');
-    const config = testConfig(dir.dir);
-    const warehouse = await openWarehouse(config);
-    const first = writeCsv('march.csv', [
-      'A-1,1,2024-03-01,10.00,9.00,BRL,BR,paid',
-      'A-2,1,2024-03-02,bad,9.00,BRL,BR,paid',
-    ]);
-    const other = writeCsv('april.csv', ['B-1,1,2024-04-01,10.00,9.00,BRL,BR,paid']);
-    try {
+    await withLedgerWarehouse('replace', {}, async ({ dir, config, warehouse }) => {
+      const first = writeCsv('march.csv', [
+        'A-1,1,2024-03-01,10.00,9.00,BRL,BR,paid',
+        'A-2,1,2024-03-02,bad,9.00,BRL,BR,paid',
+      ]);
+      const other = writeCsv('april.csv', ['B-1,1,2024-04-01,10.00,9.00,BRL,BR,paid']);
       await importLedger(warehouse, config, first, {}, capturedOutput().output);
       expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '1', files: '1' });
 
@@ -162,19 +153,13 @@ describe('importLedger', () => {
       expect(await warehouse.one(`SELECT source_file FROM ledger WHERE partner_reference = 'B-1'`)).toEqual({
         source_file: other,
       });
-    } finally {
-      warehouse.close();
-      dir.remove();
-    }
+    });
   });
 
   it('supersedes what is loaded from a path even after a copy of it was imported (no duplicate orders)', async () => {
-    const dir = temporaryDirectory('copy');
-    const config = testConfig(dir.dir);
-    const warehouse = await openWarehouse(config);
-    const rows = (n: number, price: string) =>
-      Array.from({ length: n }, (_, i) => `L-${i + 1},1,2024-03-01,${price},9.00,BRL,BR,paid`);
-    try {
+    await withLedgerWarehouse('copy', {}, async ({ dir, config, warehouse }) => {
+      const rows = (n: number, price: string) =>
+        Array.from({ length: n }, (_, i) => `L-${i + 1},1,2024-03-01,${price},9.00,BRL,BR,paid`);
       const ledger = writeCsv('ledger.csv', rows(5, '10.00'));
       const copy = path.join(dir.dir, 'ledger_copy.csv');
       copyFileSync(ledger, copy);
@@ -199,17 +184,11 @@ describe('importLedger', () => {
         price: '11.0000',
         file: ledger,
       });
-    } finally {
-      warehouse.close();
-      dir.remove();
-    }
+    });
   });
 
   it('reads a .tsv file as tab-separated unless a delimiter is given', async () => {
-    const dir = temporaryDirectory('tsv');
-    const config = testConfig(dir.dir, { delimiter: ';' });
-    const warehouse = await openWarehouse(config);
-    try {
+    await withLedgerWarehouse('tsv', { delimiter: ';' }, async ({ dir, config, warehouse }) => {
       const file = path.join(dir.dir, 'ledger.tsv');
       writeFileSync(file, `${header.split(',').join('\t')}\nT-1\t5\t2024-03-05\t1.5\t1.25\tBRL\tBR\tpaid\n`);
       const summary = await importLedger(warehouse, config, file, {}, capturedOutput().output);
@@ -218,17 +197,11 @@ describe('importLedger', () => {
         partner_reference: 'T-1',
         cost: '1.2500',
       });
-    } finally {
-      warehouse.close();
-      dir.remove();
-    }
+    });
   });
 
   it('locates the records of a minified JSON array by ordinal: distinct source_line, rejects say "record N"', async () => {
-    const dir = temporaryDirectory('json-one-line');
-    const config = testConfig(dir.dir);
-    const warehouse = await openWarehouse(config);
-    try {
+    await withLedgerWarehouse('json-one-line', {}, async ({ dir, config, warehouse }) => {
       const element = (i: number) => ({
         partner_reference: `J-${i}`,
         product_id: 1,
@@ -264,28 +237,22 @@ describe('importLedger', () => {
         /\n {2}record 10: sales_price: .*\n.*\n {2}record 50: not a JSON object\n.*\n {2}record 103: order_status: missing/,
       );
       expect(text).not.toMatch(/line 1:/);
-    } finally {
-      warehouse.close();
-      dir.remove();
-    }
+    });
   });
 
   it('leaves the previous import untouched when an import fails half-way', async () => {
-    const dir = temporaryDirectory('fail');
-    const config = testConfig(dir.dir);
-    const warehouse = await openWarehouse(config);
-    const file = path.join(dir.dir, 'ledger.json');
-    const element = (reference: string) =>
-      JSON.stringify({
-        partner_reference: reference,
-        product_id: 1,
-        paid_at: '2024-03-05',
-        sales_price: '1.00',
-        expected_cost: '1.00',
-        currency_code: 'BRL',
-        order_status: 'paid',
-      });
-    try {
+    await withLedgerWarehouse('fail', {}, async ({ dir, config, warehouse }) => {
+      const file = path.join(dir.dir, 'ledger.json');
+      const element = (reference: string) =>
+        JSON.stringify({
+          partner_reference: reference,
+          product_id: 1,
+          paid_at: '2024-03-05',
+          sales_price: '1.00',
+          expected_cost: '1.00',
+          currency_code: 'BRL',
+          order_status: 'paid',
+        });
       writeFileSync(file, `[${element('OLD-1')}]`);
       await importLedger(warehouse, config, file, {}, capturedOutput().output);
       // New content whose elements stage fine, then the file turns out broken at its end.
@@ -297,9 +264,6 @@ describe('importLedger', () => {
       expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '0', files: '1' });
       const runs = await warehouse.all(`SELECT status, error FROM pipeline_runs ORDER BY started_at`);
       expect(runs.map((r) => r.status)).toEqual(['succeeded', 'failed']);
-    } finally {
-      warehouse.close();
-      dir.remove();
-    }
+    });
   });
 });
