@@ -57,7 +57,9 @@ export class Transport {
   ) {
     this.plainHttp = new PlainHttpGuard(api);
     // Every request goes to the baseUrl's origin, so one decision holds for the whole run.
-    this.proxyAgent = URL.canParse(api.baseUrl) ? proxyAgentFor(new URL(api.baseUrl)) : undefined;
+    this.proxyAgent = URL.canParse(api.baseUrl)
+      ? proxyAgentFor(new URL(api.baseUrl), api.allowInsecureHttp)
+      : undefined;
   }
 
   /**

@@ -66,11 +66,21 @@ async function startProxy() {
   };
 }
 
-/** `pinrecon catalog` against the simulator with these proxy variables; its exit code. */
-async function catalog(env: Record<string, string | undefined>) {
+/**
+ * The simulator speaks plain http on loopback, which goes through a proxy only where api.allowInsecureHttp lifts
+ * the loopback rule (`insecure`, the default here); an https provider would go through one by itself.
+ */
+function configFile(insecure: boolean): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-proxy-'));
   const file = path.join(dir, 'pinrecon.config.json');
-  writeFileSync(file, JSON.stringify({ database: path.join(dir, 'pinrecon.duckdb'), api: { baseUrl: simulator.url } }));
+  const api = { baseUrl: simulator.url, ...(insecure && { allowInsecureHttp: true }) };
+  writeFileSync(file, JSON.stringify({ database: path.join(dir, 'pinrecon.duckdb'), api }));
+  return file;
+}
+
+/** `pinrecon catalog` against the simulator with these proxy variables; its exit code. */
+async function catalog(env: Record<string, string | undefined>, insecure = true) {
+  const file = configFile(insecure);
   const variables = { ...unset, PINRECON_API_IDENTIFIER: identifier, PINRECON_API_SECRET: secret, ...env };
   const result = await runCli(['catalog', '--json', '--config', file], { env: variables });
   expect(result.code, result.stderr).toBe(0);
@@ -87,9 +97,7 @@ describe('the provider through a proxy', () => {
   });
 
   it('refuses a proxy it cannot speak to (SOCKS): exit 2, naming the variables, never its credentials', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-proxy-'));
-    const file = path.join(dir, 'pinrecon.config.json');
-    writeFileSync(file, JSON.stringify({ database: path.join(dir, 'p.duckdb'), api: { baseUrl: simulator.url } }));
+    const file = configFile(true);
     const env = { ...unset, PINRECON_API_IDENTIFIER: identifier, PINRECON_API_SECRET: secret, NO_PROXY: undefined };
     const result = await runCli(['catalog', '--config', file], {
       env: { ...env, no_proxy: undefined, HTTP_PROXY: 'socks5://user:hunter2@127.0.0.1:1080' },
@@ -99,6 +107,12 @@ describe('the provider through a proxy', () => {
       /is socks5:\/\/127\.0\.0\.1:1080: pinrecon speaks to an http:\/\/ or https:\/\/ proxy/,
     );
     expect(result.stderr).not.toContain('hunter2');
+  });
+
+  it('keeps plain http off a proxy unless api.allowInsecureHttp: it would cross the network in clear', async () => {
+    const before = proxy.targets.length;
+    await catalog({ HTTP_PROXY: proxy.url, NO_PROXY: undefined, no_proxy: undefined }, false);
+    expect(proxy.targets.length).toBe(before);
   });
 
   it('goes direct when NO_PROXY names the host, or when no proxy is set', async () => {
