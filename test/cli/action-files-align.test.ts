@@ -45,7 +45,7 @@ describe.skipIf(!soffice)('a claim printed through LibreOffice', () => {
     const content = claimLayout(config, '2026-10', 'claim', 'X-2026-10-claim-01', rows, totals, false);
     const file = path.join(dir, 'claim.xlsx');
     await writeActionFile(file, 'xlsx', content);
-    const [page] = readPdfPages(convertWithSoffice(file, path.join(dir, 'pdf'), 'pdf'));
+    const [page] = readPdfPages(await convertWithSoffice(file, path.join(dir, 'pdf'), 'pdf'));
     for (const row of rows) {
       const line = page!.runs.find((run) => run.text === row.line_id);
       const transaction = page!.runs.find((run) => run.text === row.transaction_id);

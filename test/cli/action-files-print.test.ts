@@ -55,7 +55,7 @@ describe.skipIf(!soffice)('claims and journal printed through LibreOffice', () =
       const content = claimLayout(config, '2026-10', 'claim', 'X-2026-10-claim-01', claimRows(), totals, false);
       const file = path.join(dir, `claim-${paper}.xlsx`);
       await writeActionFile(file, 'xlsx', content);
-      const pages = readPdfPages(convertWithSoffice(file, path.join(dir, `pdf-${paper}`), 'pdf'));
+      const pages = readPdfPages(await convertWithSoffice(file, path.join(dir, `pdf-${paper}`), 'pdf'));
       expect(pages.length).toBeGreaterThan(2);
       expect(pages.length).toBeLessThanOrEqual(15); // 150 lines of three wrapped text lines each
       const [width, height] = size(pages[0]!);
@@ -98,7 +98,7 @@ describe.skipIf(!soffice)('claims and journal printed through LibreOffice', () =
     const totals = [{ currency: 'BRL', entries: '150', debit: '11325.0000', credit: '11325.0000' }];
     const file = path.join(dir, 'journal.xlsx');
     await writeActionFile(file, 'xlsx', journalLayout(config, '2026-10', rows, totals, false));
-    const pages = readPdfPages(convertWithSoffice(file, path.join(dir, 'pdf-journal'), 'pdf'));
+    const pages = readPdfPages(await convertWithSoffice(file, path.join(dir, 'pdf-journal'), 'pdf'));
     expect(pages.length).toBeGreaterThan(2);
     for (const [i, page] of pages.entries()) {
       for (const header of ['date', 'entry_id', 'line_id', 'account', 'debit', 'credit', 'memo', 'reference'])

@@ -162,7 +162,7 @@ describe('pinrecon findings (spawned)', () => {
       await typeDecisions(workbook, typed, {
         [missingId]: { decision: 'write_off', note: 'too small to chase', expectedClearBy: '2024-06-30' },
       });
-      const saved = convertWithSoffice(typed, path.join(cwd, 'libreoffice'), 'xlsx');
+      const saved = await convertWithSoffice(typed, path.join(cwd, 'libreoffice'), 'xlsx');
       expect(readFileSync(saved).subarray(0, 2).toString()).toBe('PK');
 
       const imported = await pinrecon(['findings', 'import', saved, '--by', 'controller'], cwd);
@@ -177,7 +177,9 @@ describe('pinrecon findings (spawned)', () => {
       // test/cli/workbook-print.test.ts checks the paper, the scale and the columns.
       const printable = path.join(cwd, 'print', 'workbook.xlsx');
       copyFileSync(workbook, path.join(cwd, 'workbook.xlsx'));
-      const pages = readPdfPages(convertWithSoffice(path.join(cwd, 'workbook.xlsx'), path.dirname(printable), 'pdf'));
+      const pages = readPdfPages(
+        await convertWithSoffice(path.join(cwd, 'workbook.xlsx'), path.dirname(printable), 'pdf'),
+      );
       const wide = (page: PdfPage) => page.mediaBox[2]! > page.mediaBox[3]!;
       expect(wide(pages[0]!)).toBe(false);
       // A finding sheet's page: its header row (the Finding ID stays on screen since issue 30 item 6).
@@ -214,7 +216,7 @@ describe('pinrecon findings (spawned)', () => {
       [costId]: { decision: 'accepted', note: 'old view' },
       [fixableId]: { decision: nextDecision },
     });
-    const saved = soffice ? convertWithSoffice(typed, path.join(cwd, 'stale-libreoffice'), 'xlsx') : typed;
+    const saved = soffice ? await convertWithSoffice(typed, path.join(cwd, 'stale-libreoffice'), 'xlsx') : typed;
 
     const stale = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima'], cwd);
     expect(stale.code).toBe(1);

@@ -138,7 +138,7 @@ describe('pinrecon matches (spawned)', () => {
     await typeMatchDecision(written, typed, letterO.suggestion_id, 'confirm', 'letter O typed for a zero');
     let imported = typed;
     if (hasSoffice()) {
-      const saved = convertWithSoffice(typed, path.join(cwd, 'soffice'), 'xlsx');
+      const saved = await convertWithSoffice(typed, path.join(cwd, 'soffice'), 'xlsx');
       imported = path.join(cwd, 'saved-by-libreoffice.xlsx');
       copyFileSync(saved, imported);
     }

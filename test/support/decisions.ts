@@ -3,10 +3,11 @@
  * decisions typed into a copy of its workbook the way a controller's spreadsheet saves them (exceljs
  * writing a whole workbook, as Excel does), and a LibreOffice round trip of a workbook when `soffice` exists.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import { reconcile } from '../../pipelines/reconcile/reconcile.js';
 import { writeReport } from '../../pipelines/report/report.js';
@@ -126,19 +127,22 @@ export function hasSoffice(): boolean {
 /**
  * Opens `file` in LibreOffice and saves it as `format` (xlsx: "Calc MS Excel 2007 XML"; pdf), in `outDir`,
  * with a profile of its own so it neither waits for nor disturbs another LibreOffice. Returns the new file.
+ * No deadline of its own (a fixed 240 s raced the machine's load): asynchronous, so the test's timeout, the hang
+ * detector, can still fire while LibreOffice runs.
  */
-export function convertWithSoffice(file: string, outDir: string, format: 'xlsx' | 'pdf'): string {
+export async function convertWithSoffice(file: string, outDir: string, format: 'xlsx' | 'pdf'): Promise<string> {
   mkdirSync(outDir, { recursive: true });
   const profile = mkdtempSync(path.join(tmpdir(), 'pinrecon-soffice-'));
   try {
-    execFileSync(
-      'soffice',
-      [`-env:UserInstallation=file://${profile}`, '--headless', '--convert-to', format, '--outdir', outDir, file],
-      {
-        stdio: 'pipe',
-        timeout: 240_000,
-      },
-    );
+    await promisify(execFile)('soffice', [
+      `-env:UserInstallation=file://${profile}`,
+      '--headless',
+      '--convert-to',
+      format,
+      '--outdir',
+      outDir,
+      file,
+    ]);
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }
