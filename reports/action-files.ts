@@ -10,7 +10,7 @@ import type ExcelJS from 'exceljs';
 import { privateAccess, writeThroughTemporary } from '../core/file-modes.js';
 import { neutralizeFormula, printable } from '../core/text-safety.js';
 import { moneyFormat } from './formats.js';
-import { papers, printMargins, printScale, type PaperSize } from './print-layout.js';
+import { headerFooterText, papers, printMargins, printScale, type PaperSize } from './print-layout.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
 
 /** A column of an export: its header, the row field it shows, and how. */
@@ -138,11 +138,9 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
     // exceljs puts `$` before the columns only: the rows are made absolute here (as reports/print-setup.ts does).
     printArea: `A$1:${columnLetters(printed.length)}$${Math.max(sheet.rowCount, headerAt)}`,
   };
-  sheet.headerFooter = { oddFooter: `&L${footerText(content.sheet)}&RPage &P of &N` };
+  sheet.headerFooter = { oddFooter: `&L${headerFooterText(content.sheet)}&RPage &P of &N` };
   await workbook.xlsx.writeFile(file);
 }
-
-const footerText = (text: string) => text.replaceAll('&', '&&');
 
 /**
  * A row as tall as its longest wrapped text: a spreadsheet program keeps an .xlsx row's height as written, so a

@@ -13,6 +13,9 @@ export const papers: Record<PaperSize, { excelCode: number; widthPt: number; hei
   letter: { excelCode: 1, widthPt: 612, heightPt: 792 },
 };
 
+/** Text for a page header or footer: `&` starts a code there (`&P` the page number), so a text's own is doubled. */
+export const headerFooterText = (text: string) => text.replaceAll('&', '&&');
+
 /** Page margins in inches (exceljs's unit): narrow at the sides, room for the footer at the bottom. */
 export const printMargins = { left: 0.3, right: 0.3, top: 0.5, bottom: 0.6, header: 0.25, footer: 0.25 };
 

@@ -6,6 +6,7 @@ import type ExcelJS from 'exceljs';
 import { describeClose } from './close-facts.js';
 import {
   columnWidthPt,
+  headerFooterText as footerText,
   minimumScale,
   papers,
   printableWidthPt,
@@ -35,7 +36,6 @@ export interface PrintSetup {
  * - any other sheet landscape, one page wide, its first row repeated on each page.
  */
 export function printSetup(facts: ReportFacts, paper: PaperSize): PrintSetup {
-  const footerText = (text: string) => text.replaceAll('&', '&&');
   const headerFooter = {
     // Every printed page says the zone its dates and times are in (the time cells of a detail sheet cannot). One
     // section, two lines (issue 30 item 6): LibreOffice laid the left, centre and right sections over each other,
