@@ -79,7 +79,10 @@ export async function startReviewServer(options: ReviewOptions): Promise<ReviewS
     if (asset && request.method === 'GET') return send(response, 200, asset.type, asset.body);
     let form: URLSearchParams | undefined;
     if (request.method === 'POST') {
-      form = new URLSearchParams(await readBody(request));
+      const body = await readBody(request);
+      if (body === undefined)
+        return send(response, 413, 'text/plain; charset=utf-8', 'Payload too large: a form is at most 1 MiB.');
+      form = new URLSearchParams(body);
       if (!same(form.get('csrf') ?? '', csrf) || !sameOrigin(request.headers.origin, allowedHosts))
         return send(response, 403, 'text/plain; charset=utf-8', 'Forbidden: the form lacks its CSRF token.');
     } else if (request.method !== 'GET') {
@@ -136,15 +139,19 @@ function cookieOf(request: IncomingMessage, cookieName: string): string | undefi
   return undefined;
 }
 
-async function readBody(request: IncomingMessage): Promise<string> {
+/**
+ * The request's body as text, or undefined past `maxBodyBytes` (answered 413, not an internal error). The rest is
+ * read and dropped rather than the stream left early, which would destroy the socket before the answer is sent; only
+ * a holder of the cookie gets here.
+ */
+async function readBody(request: IncomingMessage): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) throw new RangeError('request body too large');
-    chunks.push(chunk as Buffer);
+    if (size <= maxBodyBytes) chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return size > maxBodyBytes ? undefined : Buffer.concat(chunks).toString('utf8');
 }
 
 /** BigInts and DuckDB values as text in the JSON twins (money stays exact decimal text). */

@@ -119,6 +119,14 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
       redirect: 'manual',
     });
     expect(posted.status).toBe(403);
+    // A body past 1 MiB is refused as too large, not failed as an internal error.
+    const huge = await fetch(`${serving.origin}/findings/decide`, {
+      method: 'POST',
+      headers: { cookie, 'content-type': 'application/x-www-form-urlencoded' },
+      body: `note=${'x'.repeat(1024 * 1024 + 1)}`,
+      redirect: 'manual',
+    });
+    expect(huge.status).toBe(413);
   });
 
   it('opens the overview from the printed address, strict CSP, token traded for an HttpOnly cookie', async () => {
