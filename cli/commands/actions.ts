@@ -4,9 +4,10 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { Warehouse } from '../../core/warehouse.js';
+import type { Warehouse } from '../../core/warehouse.js';
+import type { Output } from '../../core/output.js';
 import type { Config } from '../../config/schema.js';
-import { warehouseSettings } from '../../config/warehouse-settings.js';
+import { openDatabaseOrSnapshot } from '../../pipelines/analysts/query.js';
 import { approveActions } from '../../pipelines/actions/approve.js';
 import { executeActions } from '../../pipelines/actions/execute.js';
 import { exportActions, type ExportFileFormat, type ExportKind } from '../../pipelines/actions/export.js';
@@ -145,7 +146,9 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
         const afterSignoff = Boolean(options.afterSignoff);
         const run = (warehouse: Warehouse) =>
           executeActions(warehouse, config, { period, dryRun: options.dryRun, by, afterSignoff }, output);
-        const result = options.dryRun ? await withReadWarehouse(config, run) : await withJobWarehouse(config, run);
+        const result = options.dryRun
+          ? await withReadWarehouse(config, output, run)
+          : await withJobWarehouse(config, run);
         const lines = [
           options.dryRun
             ? `dry run: ${result.actions.length} reversal(s) of ${period} would be executed`
@@ -171,13 +174,13 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
       .option('--status <status>', `only actions in this status: ${actionStatuses.join(', ')}`)
       .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
   ).action(
-    action<PeriodOptions & { status?: string; format: string }, []>(async ({ config }, options) => {
+    action<PeriodOptions & { status?: string; format: string }, []>(async ({ config, output }, options) => {
       const period = parsePeriodOption(options.period);
       const format = options.json ? 'json' : options.format;
       if (!(listFormats as readonly string[]).includes(format)) {
         throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
       }
-      const rows = await withReadWarehouse(config, (warehouse) =>
+      const rows = await withReadWarehouse(config, output, (warehouse) =>
         listActions(warehouse, { period, status: options.status }),
       );
       await printRows(rows, format, '(no actions)');
@@ -252,8 +255,13 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
   );
 }
 
-async function withReadWarehouse<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
-  const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
+/** Reading only (list, a dry run): read-only, never waiting for a job's lock (then its published snapshot). */
+async function withReadWarehouse<T>(
+  config: Config,
+  output: Output,
+  work: (warehouse: Warehouse) => Promise<T>,
+): Promise<T> {
+  const warehouse = await openDatabaseOrSnapshot(config, output, { readOnly: true });
   try {
     return await work(warehouse);
   } finally {
