@@ -8,6 +8,7 @@ import type { Warehouse } from '../core/warehouse.js';
 import { sqlString } from '../core/sql.js';
 import type { Decimal } from './formats.js';
 import { datetime, type DetailSheet, integer, money, text } from './sheet-spec.js';
+import type { SummaryPen } from './summary-pen.js';
 
 export function carriedForwardSheet(period: string): DetailSheet {
   return {
@@ -80,18 +81,8 @@ export async function loadCarriedForward(warehouse: Warehouse, period: string): 
   }));
 }
 
-/** What the Summary section writes with (reports/summary-pen.ts), structurally. */
-export interface CarriedForwardPen {
-  heading(text: string): void;
-  note(text: string): void;
-  line(...cells: unknown[]): void;
-  header(...labels: string[]): void;
-  count(value: number): unknown;
-  money(value: Decimal, currency: string | null): unknown;
-}
-
 /** The Summary's count of what earlier periods left open, per currency (the sheet lists them). */
-export function writeCarriedForwardSection(pen: CarriedForwardPen, lines: CarriedForwardLine[]): void {
+export function writeCarriedForwardSection(pen: SummaryPen, lines: CarriedForwardLine[]): void {
   pen.heading('Carried forward from earlier periods');
   if (lines.length === 0) {
     pen.line('Nothing: no finding of an earlier period is open.');
