@@ -16,11 +16,11 @@ import { actionStatuses, listActions } from '../../pipelines/actions/store.js';
 import { defaultDecidedBy } from '../../pipelines/decisions/findings.js';
 import { resolveActor } from '../../pipelines/people/actor.js';
 import { unattestedNotice } from '../../core/signatures.js';
+import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { printRows } from '../print.js';
 
 const identityHelp = (who: string) =>
   `private key of ${who} (env PINRECON_IDENTITY): required, and the act signed, when the config names people`;
-import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
-import { printRows } from '../print.js';
 
 interface PeriodOptions extends GlobalOptions {
   period: string;
