@@ -6,7 +6,6 @@
  * two currencies, ~1,000 findings), written summary-only so its PDF holds just the Summary; the finding sheets
  * are the report fixture's. Skips, saying why, only where LibreOffice is not installed.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,6 +16,7 @@ import { loadSignoffFacts } from '../../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import { minimumTextPt } from '../../reports/print-layout.js';
 import { runCli } from '../support/cli.js';
+import { hasSoffice, runSoffice } from '../support/decisions.js';
 import { readPdfPages, type PdfPage } from '../support/pdf.js';
 import {
   createReportFixture,
@@ -26,8 +26,8 @@ import {
   type ReportFixture,
 } from '../support/report.js';
 
-const hasSoffice = spawnSync('soffice', ['--version'], { encoding: 'utf8' }).status === 0;
-if (!hasSoffice)
+const soffice = hasSoffice();
+if (!soffice)
   console.warn('skipping the printout checks: `soffice` is not installed (apt-get install libreoffice-calc)');
 
 /** Portrait paper in points, as LibreOffice writes the MediaBox. */
@@ -41,7 +41,7 @@ const pageSize = (page: PdfPage) =>
 const smallestText = (page: PdfPage) =>
   Math.min(...page.runs.filter((run) => run.text.trim() !== '').map((run) => run.size));
 
-describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
+describe.skipIf(!soffice)('the workbook printed through LibreOffice', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-print-'));
   const pdfDir = path.join(dir, 'pdf');
   let fixture: ReportFixture;
@@ -89,19 +89,15 @@ describe.skipIf(!hasSoffice)('the workbook printed through LibreOffice', () => {
 
     mkdirSync(pdfDir);
     const files = papers.flatMap((paper) => [xlsx(`summary-${paper}`), xlsx(`sheets-${paper}`)]);
-    const converted = spawnSync(
-      'soffice',
-      [
-        `-env:UserInstallation=file://${path.join(dir, 'lo-profile')}`,
-        '--headless',
-        '--convert-to',
-        'pdf',
-        '--outdir',
-        pdfDir,
-        ...files,
-      ],
-      { encoding: 'utf8', timeout: 480_000 },
-    );
+    const converted = await runSoffice([
+      `-env:UserInstallation=file://${path.join(dir, 'lo-profile')}`,
+      '--headless',
+      '--convert-to',
+      'pdf',
+      '--outdir',
+      pdfDir,
+      ...files,
+    ]);
     expect(converted.status, `${converted.stdout}\n${converted.stderr}`).toBe(0);
   });
 

@@ -4,19 +4,18 @@
  * formats, dates in the configured zone, booleans and awkward text are checked as a user would see them.
  * Skips, saying why, only where LibreOffice is not installed.
  */
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadReportFacts } from '../../reports/report-facts.js';
 import { loadSignoffFacts } from '../../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../../reports/workbook.js';
+import { hasSoffice, runSoffice } from '../support/decisions.js';
 import { createReportFixture, period, timezone, type ReportFixture } from '../support/report.js';
 import { awkwardTexts, insertAwkwardRejects } from '../support/xlsx.js';
 
-const soffice = spawnSync('soffice', ['--version'], { encoding: 'utf8' });
-const hasSoffice = soffice.status === 0;
-if (!hasSoffice)
+const soffice = hasSoffice();
+if (!soffice)
   console.warn('skipping the LibreOffice read-back: `soffice` is not installed (apt-get install libreoffice-calc)');
 
 /** Every sheet to CSV: UTF-8, comma, quoted text, cells as shown, all sheets (token 12 = -1, LibreOffice ≥ 7.2). */
@@ -43,7 +42,7 @@ function parseCsv(text: string): string[][] {
   return rows;
 }
 
-describe.skipIf(!hasSoffice)('the workbook read by LibreOffice', () => {
+describe.skipIf(!soffice)('the workbook read by LibreOffice', () => {
   let fixture: ReportFixture;
   const sheets = new Map<string, string[][]>();
 
@@ -63,14 +62,15 @@ describe.skipIf(!hasSoffice)('the workbook read by LibreOffice', () => {
     const out = path.join(fixture.dir, 'csv');
     mkdirSync(out);
     const profile = `file://${path.join(fixture.dir, 'lo-profile')}`;
-    const converted = spawnSync(
-      'soffice',
-      [`-env:UserInstallation=${profile}`, '--headless', '--convert-to', csvFilter, '--outdir', out, file],
-      {
-        encoding: 'utf8',
-        timeout: 240_000,
-      },
-    );
+    const converted = await runSoffice([
+      `-env:UserInstallation=${profile}`,
+      '--headless',
+      '--convert-to',
+      csvFilter,
+      '--outdir',
+      out,
+      file,
+    ]);
     expect(converted.status, `${converted.stdout}\n${converted.stderr}`).toBe(0);
     for (const name of readdirSync(out))
       sheets.set(name.replace(/^lean-|\.csv$/g, ''), parseCsv(readFileSync(path.join(out, name), 'utf8')));

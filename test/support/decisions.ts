@@ -3,11 +3,10 @@
  * decisions typed into a copy of its workbook the way a controller's spreadsheet saves them (exceljs
  * writing a whole workbook, as Excel does), and a LibreOffice round trip of a workbook when `soffice` exists.
  */
-import { execFile, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import ExcelJS from 'exceljs';
 import { reconcile } from '../../pipelines/reconcile/reconcile.js';
 import { writeReport } from '../../pipelines/report/report.js';
@@ -125,24 +124,32 @@ export function hasSoffice(): boolean {
 }
 
 /**
+ * `soffice <args>` run to its end. No deadline of its own (a fixed 240 s raced the machine's load) and not
+ * synchronous, so the test's timeout, the hang detector, can still fire while LibreOffice runs.
+ */
+export function runSoffice(args: string[]): Promise<{ status: number | null; stdout: string; stderr: string }> {
+  const child = spawn('soffice', args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (status) => resolve({ status, stdout, stderr }));
+  });
+}
+
+/**
  * Opens `file` in LibreOffice and saves it as `format` (xlsx: "Calc MS Excel 2007 XML"; pdf), in `outDir`,
  * with a profile of its own so it neither waits for nor disturbs another LibreOffice. Returns the new file.
- * No deadline of its own (a fixed 240 s raced the machine's load): asynchronous, so the test's timeout, the hang
- * detector, can still fire while LibreOffice runs.
  */
 export async function convertWithSoffice(file: string, outDir: string, format: 'xlsx' | 'pdf'): Promise<string> {
   mkdirSync(outDir, { recursive: true });
   const profile = mkdtempSync(path.join(tmpdir(), 'pinrecon-soffice-'));
   try {
-    await promisify(execFile)('soffice', [
-      `-env:UserInstallation=file://${profile}`,
-      '--headless',
-      '--convert-to',
-      format,
-      '--outdir',
-      outDir,
-      file,
-    ]);
+    const args = [`-env:UserInstallation=file://${profile}`, '--headless', '--convert-to', format, '--outdir', outDir];
+    const converted = await runSoffice([...args, file]);
+    if (converted.status !== 0) throw new Error(`soffice exited ${converted.status}: ${converted.stderr}`);
   } finally {
     rmSync(profile, { recursive: true, force: true });
   }
