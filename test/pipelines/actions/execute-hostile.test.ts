@@ -159,7 +159,8 @@ test('a refused reversal whose settling read failed: a later run fails it, never
   const refusing = await provider(
     (asked, n) => (n === 1 ? undefined : saleText(asked, 'Redeemed by Client')),
     (res) => json(res, 400, { message: 'not reversible' }),
-    { timeoutMs: 300, maxRetries: 0 },
+    // The read that never answers fails by this timeout; 2 s leaves the answered calls room on a busy machine.
+    { timeoutMs: 2_000, maxRetries: 0 },
   );
   const first = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: refusing.client }, quiet());
   expect(first.actions[0]).toMatchObject({ outcome: 'failed', reversalRequested: true });
