@@ -49,7 +49,7 @@ WITH landed AS (
   FROM typed
 )
 -- The raw text is kept only for records bound for the quarantine: memory stays small for big responses.
-SELECT * REPLACE (CASE WHEN problem IS NOT NULL OR date_problem IS NOT NULL THEN raw END AS raw), NULL::BIGINT AS
-    superseded_by,
+SELECT * REPLACE (CASE WHEN problem IS NOT NULL OR date_problem IS NOT NULL THEN raw END AS raw),
+       NULL::BIGINT AS superseded_by,
        false AS is_unchanged
 FROM checked

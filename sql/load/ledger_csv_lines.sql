@@ -49,22 +49,22 @@ WITH numbered AS (
   FROM parts
 ), typed AS (
   SELECT line, split_whole, partner_reference, paid_at, currency_code, country_code,
-         CASE WHEN regexp_full_match(product_id, '\d{1,18}') AND NOT regexp_full_match(product_id, '0+') THEN
-             TRY_CAST(product_id AS BIGINT) END AS product_id,
+         CASE WHEN regexp_full_match(product_id, '\d{1,18}') AND NOT regexp_full_match(product_id, '0+')
+              THEN TRY_CAST(product_id AS BIGINT) END AS product_id,
          -- A calendar date and time, year 1900-2999, as the format reads it (no surrounding white space).
          CASE WHEN NOT regexp_matches(paid_at, '^[{{space}}]|[{{space}}]$')
                    AND d_year BETWEEN 1900 AND 2999 AND d_month BETWEEN 1 AND 12 AND d_day >= 1
                    AND d_hour <= 23 AND d_minute <= 59 AND d_second <= 59
               THEN try(make_timestamp(d_year, d_month, d_day, d_hour, d_minute, d_second)) + to_microseconds(d_micros)
-                  END AS paid_local,
-         CASE WHEN regexp_full_match(sales_price, {{money_pattern}}) AND NOT regexp_full_match(sales_price,
-             {{ambiguous_number}})
+         END AS paid_local,
+         CASE WHEN regexp_full_match(sales_price, {{money_pattern}})
+                   AND NOT regexp_full_match(sales_price, {{ambiguous_number}})
               THEN TRY_CAST({{price_digits}} AS {{decimal_type}}) END AS sales_price,
-         CASE WHEN regexp_full_match(expected_cost, {{money_pattern}}) AND NOT regexp_full_match(expected_cost,
-             {{ambiguous_number}})
+         CASE WHEN regexp_full_match(expected_cost, {{money_pattern}})
+                   AND NOT regexp_full_match(expected_cost, {{ambiguous_number}})
               THEN TRY_CAST({{cost_digits}} AS {{decimal_type}}) END AS expected_cost,
-         CASE WHEN regexp_full_match(order_status, '[A-Za-z]+') THEN CASE lower(order_status) {{status_cases}} END END
-             AS order_status
+         CASE WHEN regexp_full_match(order_status, '[A-Za-z]+')
+              THEN CASE lower(order_status) {{status_cases}} END END AS order_status
   FROM fields
 ), checked AS (
   SELECT *,
@@ -75,8 +75,8 @@ WITH numbered AS (
                   AND NOT contains(partner_reference, chr(0)) AND NOT contains(partner_reference, chr(65279))
                   -- Nor an invisible or direction-changing character (issue 34): <invisible>, core/text-safety.ts.
                   AND NOT regexp_matches(partner_reference, {{invisible}})
-                  AND product_id IS NOT NULL AND paid_local IS NOT NULL AND sales_price IS NOT NULL AND expected_cost IS
-                      NOT NULL
+                  AND product_id IS NOT NULL AND paid_local IS NOT NULL
+                  AND sales_price IS NOT NULL AND expected_cost IS NOT NULL
                   AND regexp_full_match(currency_code, '[A-Za-z]{3}')
                   AND (country_code IS NULL OR country_code = '' OR regexp_full_match(country_code, '[A-Za-z]{2,3}'))
                   AND order_status IS NOT NULL, false) AS accepted

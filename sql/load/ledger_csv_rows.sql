@@ -4,9 +4,8 @@
 -- <first_line>: the line number of the first data line (rowid 0); <split>: the line's fields, as there;
 -- <reference>, <paid_at_raw>, <currency>, <country>: those columns' fields of `f`, the split line (NULL for
 -- an absent optional column).
-SELECT {{reference}} AS partner_reference, product_id, paid_local, NULL::TIMESTAMPTZ AS paid_instant, {{paid_at_raw}} AS
-    paid_at_raw,
-       sales_price, expected_cost, upper({{currency}}) AS currency_code, upper(nullif({{country}}, '')) AS country_code,
-           order_status,
+SELECT {{reference}} AS partner_reference, product_id, paid_local, NULL::TIMESTAMPTZ AS paid_instant,
+       {{paid_at_raw}} AS paid_at_raw, sales_price, expected_cost, upper({{currency}}) AS currency_code,
+       upper(nullif({{country}}, '')) AS country_code, order_status,
        rowid + {{first_line}} AS source_line
 FROM (SELECT rowid, *, {{split}} AS f FROM temp.ledger_csv_lines WHERE accepted)
