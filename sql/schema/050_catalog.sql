@@ -126,8 +126,8 @@ WITH per_snapshot AS (
 pairs AS (
   SELECT * FROM (
     SELECT snapshot_id, taken_at,
-           lag(snapshot_id) OVER (PARTITION BY country, currency, language ORDER BY taken_at, snapshot_id) AS
-               previous_snapshot_id
+           lag(snapshot_id) OVER (PARTITION BY country, currency, language ORDER BY taken_at, snapshot_id)
+               AS previous_snapshot_id
     FROM catalog_snapshots
   ) WHERE previous_snapshot_id IS NOT NULL
 ),
@@ -138,8 +138,8 @@ keys AS (
 ),
 compared AS (
   SELECT k.previous_snapshot_id, k.snapshot_id, k.taken_at, k.product_id,
-         CASE WHEN prev.product_id IS NULL THEN 'added' WHEN cur.product_id IS NULL THEN 'removed' ELSE 'changed' END AS
-             change,
+         CASE WHEN prev.product_id IS NULL THEN 'added' WHEN cur.product_id IS NULL THEN 'removed' ELSE 'changed' END
+             AS change,
          prev.name AS previous_name, cur.name,
          prev.sales_price AS previous_sales_price, cur.sales_price,
          prev.partner_cost_price AS previous_partner_cost_price, cur.partner_cost_price,
