@@ -217,8 +217,6 @@ export async function runScheduler(
         runJob(schedule, self.currentRun() ?? new Date()),
       ),
   );
-  for (const job of jobs) output.info(`schedule ${job.name}: next run ${job.nextRun()?.toISOString() ?? 'never'}`);
-
   await new Promise<void>((resolve) => {
     const stop = (reason: string) => {
       if (stopping) return;
@@ -243,6 +241,9 @@ export async function runScheduler(
     const onInt = () => stop('SIGINT');
     process.on('SIGTERM', onTerm);
     process.on('SIGINT', onInt);
+    // The "next run" lines say the scheduler is up, so they follow the handlers: a SIGTERM sent on reading them
+    // stops it cleanly instead of killing it (on a busy machine it could land between the two).
+    for (const job of jobs) output.info(`schedule ${job.name}: next run ${job.nextRun()?.toISOString() ?? 'never'}`);
     void options.stopSignal?.then(() => stop('stop requested'));
   });
   output.info('scheduler stopped');
