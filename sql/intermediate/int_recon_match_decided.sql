@@ -26,7 +26,7 @@ corrected as (
     -- the confirmed sales whose own reference a ledger line now carries
     select distinct ledger.partner_reference
     from stg_ledger__orders as ledger
-    where ledger.partner_reference in (select provider_reference from recon_match_pairs)
+    where ledger.partner_reference in (select provider_reference from pairs)
 
 ),
 
