@@ -306,7 +306,7 @@ test('the audit pack unzipped into an empty folder passes node verify.mjs; one b
   }
 });
 
-test('a signer respelled in the config since (case, spaces): the pack verifies under sameName, as verify does', async () => {
+test('a signer respelled in the config (case, spaces): the pack verifies under sameName, as verify does', async () => {
   const copy = copyMonth('respelled');
   const configFile = path.join(copy.dir, 'pinrecon.config.json');
   writeFileSync(configFile, readFileSync(configFile, 'utf8').replaceAll('"Bruno Costa"', '"bruno  COSTA"'));
