@@ -5,12 +5,11 @@
  * with a re-decision before the re-run leaves nothing done against the new decision; a signed-off period is
  * executed only with --after-signoff, and the next report says it changed since the sign-off because of it.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import JSZip from 'jszip';
 import { simpleParser } from 'mailparser';
 import { afterEach, expect, test } from 'vitest';
+import { unzipInto, runVerifyMjs } from '../support/audit-pack.js';
 import { cliPath } from '../support/cli.js';
 import { listActions } from '../../pipelines/actions/store.js';
 import {
@@ -71,6 +70,7 @@ test('a reversal decided again before execute is canceled: no reversal requested
     ),
   );
   // plan stored the decision row each action was planned from.
+  expect(bound).toHaveLength(actions.size);
   for (const b of bound) expect(b.bound).toMatch(/^[0-9a-f]{64}$/);
   for (const b of bound) expect(b.bound).toBe(b.current);
 
@@ -176,11 +176,8 @@ test('a signed-off period: execute refused without --after-signoff; with it, the
   const zipFile = path.join(m.dir, 'pack.zip');
   ok(await m.cli('audit-pack', '--period', period, '--out', zipFile));
   const unzipped = path.join(m.dir, 'pack');
-  mkdirSync(unzipped);
-  const zip = await JSZip.loadAsync(readFileSync(zipFile));
-  for (const [name, entry] of Object.entries(zip.files))
-    writeFileSync(path.join(unzipped, name), await entry.async('nodebuffer'));
-  const checked = spawnSync(process.execPath, ['verify.mjs'], { cwd: unzipped, encoding: 'utf8' });
+  await unzipInto(unzipped, zipFile);
+  const checked = runVerifyMjs(unzipped);
   expect(checked.status).toBe(1);
   expect(checked.stderr).toMatch(/^FAIL seal\.sig: empty: .*names typed, not attested/);
 });

@@ -6,11 +6,9 @@
  * a period never reconciled); the audit pack, unzipped into an empty folder, passes `node verify.mjs` alone,
  * and one byte changed in any member makes it exit 1 naming that member.
  */
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import JSZip from 'jszip';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
@@ -21,6 +19,7 @@ import {
 } from '../../core/decision-chain.js';
 import { createKeyPair, sha256Hex } from '../../core/signatures.js';
 import { Warehouse } from '../../core/warehouse.js';
+import { unzipInto, runVerifyMjs } from '../support/audit-pack.js';
 import { cliPath, runCli, type CliResult } from '../support/cli.js';
 import { findingsOfType, period, reconciledMonth, type ActionsMonth } from '../support/actions.js';
 
@@ -113,16 +112,6 @@ async function onDatabase<T>(file: string, work: (w: Warehouse) => Promise<T>): 
     warehouse.close();
   }
 }
-
-async function unzipInto(dir: string, zipFile = pack): Promise<void> {
-  mkdirSync(dir, { recursive: true });
-  const zip = await JSZip.loadAsync(readFileSync(zipFile));
-  for (const [name, entry] of Object.entries(zip.files))
-    writeFileSync(path.join(dir, name), await entry.async('nodebuffer'));
-}
-
-const runVerifyMjs = (dir: string) =>
-  spawnSync(process.execPath, ['verify.mjs'], { cwd: dir, encoding: 'utf8', env: { PATH: process.env.PATH } });
 
 test('verify passes on the signed month, printing every file it read and the seal; the email carries the seal', async () => {
   const verified = await month.cli('verify', '--period', period);
@@ -253,7 +242,7 @@ test('the database copied elsewhere with an edited ledger: verify reads the copy
 
 test('the audit pack unzipped into an empty folder passes node verify.mjs; one byte changed in any member fails it', async () => {
   const clean = path.join(scratch, 'unzipped');
-  await unzipInto(clean);
+  await unzipInto(clean, pack);
   const members = [
     'seal.json',
     'seal.sig',
