@@ -5,7 +5,6 @@
  * in accepted rows and in the raw text of rejected ones, with their row numbers; and from a ledger LibreOffice
  * saved (its shared strings, its dates by number format), where LibreOffice is installed.
  */
-import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
@@ -14,6 +13,7 @@ import { configSchema } from '../../../config/schema.js';
 import { readLedger } from '../../../sources/ledger/read-ledger.js';
 import type { LedgerItem, LedgerReadSettings } from '../../../sources/ledger/types.js';
 import { temporaryDirectory } from '../../support/ledger.js';
+import { hasSoffice, runSoffice } from '../../support/decisions.js';
 
 const temp = temporaryDirectory('ledger-xlsx-text');
 afterAll(() => temp.remove());
@@ -82,11 +82,11 @@ describe('XLSX ledger: multi-byte text', () => {
   }
 });
 
-const soffice = spawnSync('soffice', ['--version'], { encoding: 'utf8' });
-if (soffice.status !== 0)
+const sofficeHere = hasSoffice();
+if (!sofficeHere)
   console.warn('skipping the LibreOffice ledger: `soffice` is not installed (apt-get install libreoffice-calc)');
 
-describe.skipIf(soffice.status !== 0)('XLSX ledger saved by LibreOffice', () => {
+describe.skipIf(!sofficeHere)('XLSX ledger saved by LibreOffice', () => {
   it('reads every reference exact, and paid_at as the date cell LibreOffice made of it', async () => {
     const count = 2_000;
     const csv = path.join(temp.dir, 'ledger-lo.csv');
@@ -96,21 +96,17 @@ describe.skipIf(soffice.status !== 0)('XLSX ledger saved by LibreOffice', () => 
     );
     writeFileSync(csv, `${header.join(',')}\n${lines.join('\n')}\n`);
     const out = path.join(temp.dir, 'lo');
-    const converted = spawnSync(
-      'soffice',
-      [
-        `-env:UserInstallation=file://${path.join(temp.dir, 'lo-profile')}`,
-        '--headless',
-        // comma-separated, double quotes, UTF-8 (76), from line 1
-        '--infilter=CSV:44,34,76,1',
-        '--convert-to',
-        'xlsx',
-        '--outdir',
-        out,
-        csv,
-      ],
-      { encoding: 'utf8', timeout: 240_000 },
-    );
+    const converted = await runSoffice([
+      `-env:UserInstallation=file://${path.join(temp.dir, 'lo-profile')}`,
+      '--headless',
+      // comma-separated, double quotes, UTF-8 (76), from line 1
+      '--infilter=CSV:44,34,76,1',
+      '--convert-to',
+      'xlsx',
+      '--outdir',
+      out,
+      csv,
+    ]);
     expect(converted.status, `${converted.stdout}\n${converted.stderr}`).toBe(0);
     const items: LedgerItem[] = [];
     for await (const item of readLedger(path.join(out, 'ledger-lo.xlsx'), settings())) items.push(item);
