@@ -3,16 +3,11 @@
  * running job and a signed period), and small pieces (tables, forms). Server-rendered, no inline script or style,
  * so the Content-Security-Policy can forbid both; the one script is a bundled file (assets.ts).
  */
+import { escapeHtml } from '../../core/text-safety.js';
 
-/** Text made safe for HTML content and attribute values. */
+/** Text made safe for HTML content and attribute values (core's one escaper; null and undefined are empty). */
 export function esc(value: unknown): string {
-  if (value === null || value === undefined) return '';
-  return String(value)
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
+  return value === null || value === undefined ? '' : escapeHtml(String(value));
 }
 
 /** What every page knows besides its own data. */
