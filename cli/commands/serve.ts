@@ -6,7 +6,7 @@
  */
 import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
-import { peopleConfigured, personOfKey, readIdentity, resolveActor, typedActor } from '../../pipelines/people/actor.js';
+import { identifyActor, resolveActor } from '../../pipelines/people/actor.js';
 import { isLoopbackHost, startReviewServer } from '../../pipelines/review/server.js';
 import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
 
@@ -51,18 +51,9 @@ and actions approve. The page opens the database per request and never holds it 
           throw new UsageError(`--port must be a whole number from 0 to 65535, got "${options.port}".`);
         const period = options.period === undefined ? undefined : parsePeriodOption(options.period);
         const actorOptions = { identity: options.identity, by: options.by };
-        // The name shown on the page; an unreadable or unregistered key stops serve at once (exit 2).
-        let actorName = typedActor(options.by).name;
-        if (peopleConfigured(config)) {
-          const file = options.identity ?? process.env.PINRECON_IDENTITY;
-          if (!file)
-            throw new UsageError('serve needs --identity FILE (or PINRECON_IDENTITY): the config names people.');
-          const identity = readIdentity(file, process.env.PINRECON_IDENTITY_PASSPHRASE);
-          const person = personOfKey(config.people, identity.fingerprint);
-          if (!person)
-            throw new UsageError(`${file}: its key (fingerprint ${identity.fingerprint}) is not registered.`);
-          actorName = person.name;
-        }
+        // The name shown on the page, by the same resolver every act uses: an unreadable or unregistered key, or a
+        // --by naming another person, stops serve at once (exit 2); each act then asks its own role.
+        const actorName = identifyActor(config, actorOptions, 'serve the review page').name;
         const server = await startReviewServer({
           config,
           host: options.host,

@@ -50,9 +50,8 @@ export function peopleConfigured(config: Pick<Config, 'people'>): boolean {
 }
 
 /**
- * The actor of an act needing `role` (e.g. `findings decide` needs preparer). Usage errors (exit 2): no identity
- * with people configured, an unreadable key file, a key no person holds, a `--by` naming another person. A
- * person without the role is refused (JobError, exit 1).
+ * The actor of an act needing `role` (e.g. `findings decide` needs preparer): `identifyActor`, then a person
+ * without the role is refused (JobError, exit 1).
  */
 export function resolveActor(
   config: Pick<Config, 'people'>,
@@ -60,6 +59,22 @@ export function resolveActor(
   role: PersonRole,
   act: string,
 ): Actor {
+  const actor = identifyActor(config, options, act);
+  if (actor.roles && !actor.roles.includes(role)) {
+    throw new JobError(
+      `${actor.name} may not ${act}: it needs the ${role} role, and ${actor.name} holds ${actor.roles.join(', ')}.`,
+      `Have a person with the ${role} role do it, or add the role to ${actor.name}'s entry of people in the config.`,
+    );
+  }
+  return actor;
+}
+
+/**
+ * Who acts, before any role is asked (serve names its person at start; each act then asks its role). Usage
+ * errors (exit 2): no identity with people configured, an unreadable key file, a key no person holds, a `--by`
+ * naming another person, an `--identity` where no people are configured.
+ */
+export function identifyActor(config: Pick<Config, 'people'>, options: ActorOptions, act: string): Actor {
   const env = options.env ?? process.env;
   if (options.by !== undefined && options.by.trim() === '') throw new UsageError('--by must name a person.');
   if (!peopleConfigured(config)) {
@@ -92,12 +107,6 @@ export function resolveActor(
     throw new UsageError(
       `--by "${options.by}" is not the person of ${file} ("${person.name}"): the key names who acts; ` +
         `leave --by out or give that name.`,
-    );
-  }
-  if (!person.roles.includes(role)) {
-    throw new JobError(
-      `${person.name} may not ${act}: it needs the ${role} role, and ${person.name} holds ${person.roles.join(', ')}.`,
-      `Have a person with the ${role} role do it, or add the role to ${person.name}'s entry of people in the config.`,
     );
   }
   return { name: person.name, attested: true, signer: identity, roles: [...person.roles] };

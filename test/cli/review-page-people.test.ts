@@ -68,6 +68,10 @@ describe.skipIf(noChromium !== '')(`pinrecon serve with people${noChromium ? ` (
     const unknown = await pinrecon(['serve', '--port', '0', '--identity', key('stranger')], cwd);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('is not registered');
+    // The same resolver as every act: a --by naming another person than the key's stops serve, not each act later.
+    const other = await pinrecon(['serve', '--port', '0', '--identity', key('ana'), '--by', 'Bruno Costa'], cwd);
+    expect(other.code).toBe(2);
+    expect(other.stderr).toContain('is not the person of');
   });
 
   it("acts as the key's person and signs the decision as findings decide does; verify checks it", async () => {
