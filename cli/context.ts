@@ -17,6 +17,7 @@ import { warehouseSettings } from '../config/warehouse-settings.js';
 import { setPeriodTimeZone } from './period.js';
 
 export { parsePeriodOption } from './period.js';
+export { parseDateOption } from './options.js';
 
 export interface CommandContext extends LoadedConfig {
   output: Output;
@@ -27,6 +28,14 @@ export interface GlobalOptions {
   json?: boolean;
   logFormat?: string;
   debug?: boolean;
+}
+
+/** The options every command takes, checked (pure: the `action` wrapper reports what it throws). */
+export function parseGlobalOptions(options: GlobalOptions): { logFormat: 'text' | 'json'; json: boolean } {
+  if (options.logFormat !== undefined && !['text', 'json'].includes(options.logFormat)) {
+    throw new UsageError(`--log-format must be "text" or "json", got "${options.logFormat}".`);
+  }
+  return { logFormat: options.logFormat === 'json' ? 'json' : 'text', json: Boolean(options.json) };
 }
 
 /** Adds the options every command takes. */
@@ -59,9 +68,7 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
     const logFormat = options.logFormat === 'json' ? 'json' : 'text';
     const output = new ConsoleOutput(Boolean(options.json), undefined, undefined, undefined, undefined, logFormat);
     try {
-      if (options.logFormat !== undefined && !['text', 'json'].includes(options.logFormat)) {
-        throw new UsageError(`--log-format must be "text" or "json", got "${options.logFormat}".`);
-      }
+      parseGlobalOptions(options);
       const loaded = loadConfig({ file: options.config });
       setPeriodTimeZone(loaded.config.timezone);
       // Which config a command ran with is never a guess (issue 31).
@@ -110,19 +117,6 @@ export function reportFailure(output: Output, error: unknown): void {
     output.error(redactRememberedSecrets(error.stack));
   const facts = error instanceof JobError ? error.facts : undefined;
   if (output.json) output.document({ ok: false, error: message, exitCode: exitCodeFor(error), ...facts });
-}
-
-/** Parses a YYYY-MM-DD option, naming the option on failure. */
-export function parseDateOption(value: string | undefined, option: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (
-    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
-    Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
-    new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value
-  ) {
-    throw new UsageError(`${option} must be a date written YYYY-MM-DD, got "${value}".`);
-  }
-  return value;
 }
 
 /**
