@@ -4,20 +4,28 @@
  */
 import type { Command } from 'commander';
 import { writeReport } from '../../pipelines/report/report.js';
-import {
-  action,
-  parseDateOption,
-  parsePeriodOption,
-  withGlobalOptions,
-  withJobWarehouse,
-  type GlobalOptions,
-} from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { parseDateOption, periodOption, type ParseContext } from '../options.js';
 
-interface ReportCommandOptions extends GlobalOptions {
+export interface ReportCommandOptions extends GlobalOptions {
   period?: string;
   asOf?: string;
   email?: boolean;
   dryRun?: boolean;
+}
+
+export interface ReportRequest {
+  period: string;
+  asOf?: string;
+  email?: boolean;
+  dryRun?: boolean;
+}
+
+/** The command line of `report`, checked (issue 27: pure, tested in-process). */
+export function parseReport(options: ReportCommandOptions, at: ParseContext): ReportRequest {
+  const period = periodOption(options.period, at);
+  const asOf = parseDateOption(options.asOf, '--as-of');
+  return { period, asOf, email: options.email, dryRun: options.dryRun };
 }
 
 export function registerReport(program: Command): void {
@@ -37,11 +45,8 @@ export function registerReport(program: Command): void {
       .option('--dry-run', 'write the email as .eml beside the workbook instead of sending it'),
   ).action(
     action<ReportCommandOptions, []>(async ({ config, output }, options) => {
-      const period = parsePeriodOption(options.period);
-      const asOf = parseDateOption(options.asOf, '--as-of');
-      const summary = await withJobWarehouse(config, (warehouse) =>
-        writeReport(warehouse, config, { period, asOf, email: options.email, dryRun: options.dryRun }, output),
-      );
+      const request = parseReport(options, { timeZone: config.timezone });
+      const summary = await withJobWarehouse(config, (warehouse) => writeReport(warehouse, config, request, output));
       output.result(summary.workbook);
       if (summary.email?.eml) output.result(summary.email.eml);
       output.document({ ok: true, ...summary });

@@ -1,7 +1,7 @@
 /**
  * `pinrecon report` as users and schedulers run it (the built CLI, spawned): prints the workbook's path,
  * --json for machines, --dry-run's .eml, exit 1 with why and what to do when the email cannot be sent
- * (never printing the SMTP password), exit 2 on bad usage.
+ * (never printing the SMTP password). Its options and their usage errors: test/commands/report.test.ts.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -91,19 +91,5 @@ describe('pinrecon report (spawned)', () => {
     } finally {
       warehouse.close();
     }
-  });
-
-  it('exits 2 on a malformed period or as-of date, and explains every option in --help', async () => {
-    expect((await pinrecon(['report', '--period', '2025-13', '--config', configFile], fixture.dir)).code).toBe(2);
-    const badAsOf = await pinrecon(
-      ['report', '--period', period, '--as-of', '2025-02-30', '--config', configFile],
-      fixture.dir,
-    );
-    expect(badAsOf.code).toBe(2);
-    expect(badAsOf.stderr).toContain('--as-of must be a date written YYYY-MM-DD');
-    const help = await pinrecon(['report', '--help'], fixture.dir);
-    expect(help.code).toBe(0);
-    for (const option of ['--period', '--as-of', '--email', '--dry-run', '--json', '--config'])
-      expect(help.stdout).toContain(option);
   });
 });
