@@ -12,6 +12,7 @@ import {
 } from '../../core/decision-chain.js';
 import { signCanonical, type Identity } from '../../core/signatures.js';
 import { textTable } from '../../core/text-table.js';
+import { refreshCarriedForward } from '../reconcile/carried-inputs.js';
 import type { Warehouse } from '../../core/warehouse.js';
 
 /** A decision as recorded: what, by whom, from where. */
@@ -111,6 +112,8 @@ export async function recordDecisions(
        FROM decision_changes c WHERE recon_exceptions.finding_id = c.finding_id AND recon_exceptions.period = c.period`,
       [context.by, decidedAt],
     );
+    // Issue 30: a later period's carried-forward rows of these findings follow the decision at once.
+    await refreshCarriedForward(warehouse, { findingsIn: 'decision_changes' });
     await warehouse.run('DROP TABLE decision_changes');
   });
 }

@@ -16,6 +16,7 @@ import type { WrittenSheet } from '../../reports/summary-sheet.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import { describeClose } from '../../reports/close-facts.js';
 import { checkCompleteness, type Completeness } from '../extract/completeness.js';
+import { refreshCarriedForward } from '../reconcile/carried-inputs.js';
 import { recordRun } from '../../core/run-trace.js';
 import type { Warehouse } from '../../core/warehouse.js';
 
@@ -73,6 +74,8 @@ export async function writeReport(
     'report',
     args,
     async (run) => {
+      // Issue 30: earlier periods' findings as they stand now (decided or cleared since this period's reconcile).
+      await refreshCarriedForward(warehouse, { period: options.period });
       const facts = await loadReportFacts(warehouse, {
         period: options.period,
         asOf: options.asOf,
