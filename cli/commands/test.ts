@@ -6,11 +6,24 @@ import type { Command } from 'commander';
 import { existsSync } from 'node:fs';
 import { JobError } from '../../core/errors.js';
 import { openDatabaseOrSnapshot } from '../../pipelines/analysts/query.js';
-import { action, type GlobalOptions, parseDateOption, parsePeriodOption, withGlobalOptions } from '../context.js';
+import { action, type GlobalOptions, withGlobalOptions } from '../context.js';
+import { parseDateOption, periodOption, type ParseContext } from '../options.js';
 
-interface TestOptions extends GlobalOptions {
+export interface TestOptions extends GlobalOptions {
   period?: string;
   asOf?: string;
+}
+
+export interface TestRequest {
+  period: string;
+  asOf?: string;
+}
+
+/** The command line of `test`, checked (issue 27: pure, tested in-process). */
+export function parseTest(options: TestOptions, at: ParseContext): TestRequest {
+  const period = periodOption(options.period, at);
+  const asOf = parseDateOption(options.asOf, '--as-of');
+  return { period, ...(asOf ? { asOf } : {}) };
 }
 
 export function registerTest(program: Command): void {
@@ -22,8 +35,8 @@ export function registerTest(program: Command): void {
       .option('--as-of <YYYY-MM-DD>', "build as of this date (default: the period's last reconcile's)"),
   ).action(
     action<TestOptions, []>(async ({ config, output }, options) => {
-      const period = parsePeriodOption(options.period);
-      const asOf = parseDateOption(options.asOf, '--as-of');
+      const request = parseTest(options, { timeZone: config.timezone });
+      const { period } = request;
       if (!existsSync(config.database)) {
         throw new JobError(`There is no database at ${config.database} yet.`, 'Run pinrecon run or reconcile first.');
       }
@@ -31,7 +44,7 @@ export function registerTest(program: Command): void {
       const warehouse = await openDatabaseOrSnapshot(config, output, { readOnly: true });
       try {
         const { testPeriod } = await import('../../pipelines/analysts/data-tests.js');
-        const summary = await testPeriod(warehouse, config, { period, ...(asOf ? { asOf } : {}) }, output);
+        const summary = await testPeriod(warehouse, config, request, output);
         output.result(
           [
             `data tests of ${period} (as of ${summary.asOf}): ${summary.tests.length} passed`,
