@@ -1,9 +1,10 @@
 -- One row per suggested match of the period (issue 29): a paid ledger order of the period with no provider sale and a
 -- provider sale (not canceled) with no ledger order, whose references are equal after normalising (case, spaces and
 -- separators, leading zeros of a number) or within Damerau-Levenshtein distance 2, scored 0-100 (the README's
--- table), ranked per ledger order. Blocked, never a cross join: the two sides meet on currency, local date (each
--- order's maxDays either side) and product, or on currency, date and cost. Pairs below minScore, and pairs someone
--- decided (int_recon_match_decided), are left out. suggestion_id = md5(period|ledger reference|transaction id).
+-- table), ranked per ledger order. The sale may be dated up to maxDays outside the period (an order of the 31st and
+-- a sale of the 2nd). Blocked, never a cross join: the two sides meet on currency, local date (each order's maxDays
+-- either side) and product, or on currency, date and cost. Pairs below minScore, and pairs someone decided
+-- (int_recon_match_decided), are left out. suggestion_id = md5(period|ledger reference|transaction id).
 with
 
 params as (
@@ -18,19 +19,10 @@ suggest as (
 
 ),
 
--- the open rows of both sides with a reference, each normalised once here for both sides
+-- the open rows of both sides with a reference in the period's scope
 classified as (
 
-    select
-        rows_classified.*,
-        -- leading zeros of each number first, then case, spaces and separators: 'po-2026 009401' = 'PO20269401'
-        regexp_replace(
-            upper(regexp_replace(rows_classified.partner_reference, '(^|[^0-9])0+([0-9])', '\1\2', 'g')),
-            '[^A-Z0-9]',
-            '',
-            'g'
-        ) as normalized_reference
-
+    select rows_classified.*
     from int_recon_rows_classified as rows_classified
     cross join suggest
     where suggest.enabled
@@ -56,7 +48,13 @@ open_ledger as (
         ledger.currency_code,
         ledger.paid_at,
         ledger.paid_local_date,
-        classified.normalized_reference
+        -- leading zeros of each number first, then case, spaces and separators: 'po-2026 009401' = 'PO20269401'
+        regexp_replace(
+            upper(regexp_replace(ledger.partner_reference, '(^|[^0-9])0+([0-9])', '\1\2', 'g')),
+            '[^A-Z0-9]',
+            '',
+            'g'
+        ) as normalized_reference
 
     from int_ledger__orders_classified as ledger
     inner join classified
@@ -68,7 +66,7 @@ open_ledger as (
 
 ),
 
-open_sales as (
+period_sales as (
 
     select
         sales.transaction_id,
@@ -78,8 +76,7 @@ open_sales as (
         sales.sales_price,
         sales.currency_code,
         sales.transaction_at,
-        sales.transaction_local_date,
-        classified.normalized_reference
+        sales.transaction_local_date
 
     from int_provider__sales_classified as sales
     inner join classified
@@ -87,6 +84,95 @@ open_sales as (
         and classified.transaction_id = sales.transaction_id
     where classified.match_class = 'provider_only'
         and sales.status_class <> 'canceled'
+
+),
+
+-- the days a sale outside the period may be dated on and still meet an order of it: maxDays before its first day
+-- and after its last (the scope's timestamps widened by as many days, then the local date decides)
+edge as (
+
+    select
+        params.period_start,
+        params.period_end,
+        params.timezone,
+        cast(params.period_start - suggest.max_days as date) as first_date,
+        cast(params.period_end + suggest.max_days as date) as last_date,
+        params.scope_starts_at - to_days(suggest.max_days) as starts_at,
+        params.scope_ends_at + to_days(suggest.max_days) as ends_at
+
+    from params
+    cross join suggest
+    where suggest.enabled
+
+),
+
+edge_dated as (
+
+    select
+        staged.transaction_id,
+        staged.partner_reference,
+        staged.product_id,
+        staged.partner_cost_price,
+        staged.sales_price,
+        staged.currency_code,
+        staged.transaction_at,
+        staged.status,
+        cast(timezone(edge.timezone, staged.transaction_at) as date) as transaction_local_date
+
+    from stg_provider__sales as staged
+    cross join edge
+    where staged.transaction_at >= edge.starts_at
+        and staged.transaction_at < edge.ends_at
+        and staged.partner_reference is not null
+
+),
+
+-- a sale of the days around the period (the period's own are classified above): not canceled, the only sale of its
+-- reference, no ledger line of any date carries that reference, and not the sale of a confirmed match (issue 29)
+edge_sales as (
+
+    select edge_dated.* exclude (status)
+    from edge_dated
+    cross join edge
+    left join cfg_status_map as status_map
+        on trim(edge_dated.status) = status_map.status
+    where edge_dated.transaction_local_date between edge.first_date and edge.last_date
+        and edge_dated.transaction_local_date not between edge.period_start and edge.period_end
+        and coalesce(status_map.status_class, 'unknown') <> 'canceled'
+        and not exists (
+            select 1 from stg_ledger__orders as ledger
+            where ledger.partner_reference = edge_dated.partner_reference
+        )
+        and not exists (
+            select 1 from stg_provider__sales as other
+            where other.partner_reference = edge_dated.partner_reference
+                and other.transaction_id <> edge_dated.transaction_id
+        )
+        and not exists (
+            select 1 from decided
+            where decided.transaction_id = edge_dated.transaction_id
+                and decided.is_matched
+        )
+
+),
+
+open_sales as (
+
+    select
+        unioned.*,
+        -- leading zeros of each number first, then case, spaces and separators: 'po-2026 009401' = 'PO20269401'
+        regexp_replace(
+            upper(regexp_replace(unioned.partner_reference, '(^|[^0-9])0+([0-9])', '\1\2', 'g')),
+            '[^A-Z0-9]',
+            '',
+            'g'
+        ) as normalized_reference
+
+    from (
+        select * from period_sales
+        union all by name
+        select * from edge_sales
+    ) as unioned
 
 ),
 

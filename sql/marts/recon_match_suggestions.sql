@@ -31,7 +31,14 @@ ledger as (
 
 sales as (
 
-    select * from int_provider__sales_classified
+    -- any stored sale: a decided pair's sale may be dated outside the period's scope (up to maxDays past its edge)
+    select
+        staged.*,
+        cast(timezone(params.timezone, staged.transaction_at) as date) as transaction_local_date
+
+    from stg_provider__sales as staged
+    cross join params
+    where staged.transaction_id in (select transaction_id from decided)
 
 ),
 
