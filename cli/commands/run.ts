@@ -4,23 +4,40 @@
  */
 import type { Command } from 'commander';
 import { MonthEndJobError, runMonthEnd, type RunProgress } from '../../pipelines/ops/month-end.js';
-import {
-  action,
-  parseDateOption,
-  parsePeriodOption,
-  withGlobalOptions,
-  withJobWarehouse,
-  type GlobalOptions,
-} from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { parseDateOption, periodOption, type ParseContext } from '../options.js';
 import { formatTable } from '../../core/output.js';
 
-interface RunCommandOptions extends GlobalOptions {
+export interface RunCommandOptions extends GlobalOptions {
   period?: string;
   ledger?: string;
   asOf?: string;
   email?: boolean;
   dryRun?: boolean;
   allowIncomplete?: boolean;
+}
+
+export interface RunRequest {
+  period: string;
+  asOf?: string;
+  ledger?: string;
+  email?: boolean;
+  dryRun?: boolean;
+  allowIncomplete: boolean;
+}
+
+/** The command line of `run`, checked (issue 27: pure, tested in-process). */
+export function parseRun(options: RunCommandOptions, at: ParseContext): RunRequest {
+  const period = periodOption(options.period, at);
+  const asOf = parseDateOption(options.asOf, '--as-of');
+  return {
+    period,
+    asOf,
+    ledger: options.ledger,
+    email: options.email,
+    dryRun: options.dryRun,
+    allowIncomplete: Boolean(options.allowIncomplete),
+  };
 }
 
 export function registerRun(program: Command): void {
@@ -41,22 +58,9 @@ export function registerRun(program: Command): void {
       ),
   ).action(
     action<RunCommandOptions, []>(async ({ config, output }, options) => {
-      const period = parsePeriodOption(options.period);
-      const asOf = parseDateOption(options.asOf, '--as-of');
+      const request = parseRun(options, { timeZone: config.timezone });
       const summary = await withJobWarehouse(config, (warehouse) =>
-        runMonthEnd(
-          warehouse,
-          config,
-          {
-            period,
-            asOf,
-            ledger: options.ledger,
-            email: options.email,
-            dryRun: options.dryRun,
-            allowIncomplete: Boolean(options.allowIncomplete),
-          },
-          output,
-        ),
+        runMonthEnd(warehouse, config, request, output),
       ).catch((error: unknown) => {
         if (error instanceof MonthEndJobError) output.result(describeRun(error.progress));
         throw error;
