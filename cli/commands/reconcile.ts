@@ -3,20 +3,27 @@ import type { Command } from 'commander';
 import { findingTypeNames } from '../../core/finding-types.js';
 import { describeProof, manyLookups, reconcile, type ReconcileSummary } from '../../pipelines/reconcile/reconcile.js';
 import { applyMateriality } from '../../pipelines/decisions/materiality.js';
-import {
-  action,
-  parseDateOption,
-  parsePeriodOption,
-  withGlobalOptions,
-  withJobWarehouse,
-  type GlobalOptions,
-} from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { parseDateOption, periodOption, type ParseContext } from '../options.js';
 import { formatTable, type Output } from '../../core/output.js';
 
-interface ReconcileCommandOptions extends GlobalOptions {
+export interface ReconcileCommandOptions extends GlobalOptions {
   period: string;
   asOf?: string;
   allowIncomplete?: boolean;
+}
+
+export interface ReconcileRequest {
+  period: string;
+  asOf?: string;
+  allowIncomplete: boolean;
+}
+
+/** The command line of `reconcile`, checked (issue 27: pure, tested in-process). */
+export function parseReconcile(options: ReconcileCommandOptions, at: ParseContext): ReconcileRequest {
+  const period = periodOption(options.period, at);
+  const asOf = parseDateOption(options.asOf, '--as-of');
+  return { period, ...(asOf ? { asOf } : {}), allowIncomplete: Boolean(options.allowIncomplete) };
 }
 
 export function registerReconcile(program: Command): void {
@@ -53,15 +60,10 @@ Example:
     )
     .action(
       action<ReconcileCommandOptions, []>(async ({ config, output }, options) => {
-        const period = parsePeriodOption(options.period);
-        const asOf = parseDateOption(options.asOf, '--as-of');
+        const request = parseReconcile(options, { timeZone: config.timezone });
+        const { period } = request;
         const { summary, materiality } = await withJobWarehouse(config, async (warehouse) => {
-          const summary = await reconcile(
-            warehouse,
-            config,
-            { period, ...(asOf ? { asOf } : {}), allowIncomplete: Boolean(options.allowIncomplete) },
-            output,
-          );
+          const summary = await reconcile(warehouse, config, request, output);
           // Issue 30: what is under reconciliation.materiality is decided accepted by the rule, visibly.
           return { summary, materiality: await applyMateriality(warehouse, config, period) };
         });
