@@ -70,6 +70,18 @@ export const apiSchema = z
      */
     timeoutMs: z.number().int().positive().default(30_000),
     /**
+     * A sales download (one window, streamed to disk, large by nature) must bring at least this many bytes in
+     * every `timeoutMs` interval, or it is cut as stalled: a provider trickling a byte at a time cannot hold a
+     * window open (issue 34).
+     * @default 1024
+     */
+    minDownloadBytesPerSecond: z.number().int().positive().default(1024),
+    /**
+     * Time limit of one whole sales download, in milliseconds, however steadily it arrives.
+     * @default 7200000 (2 hours)
+     */
+    downloadTimeoutMs: z.number().int().positive().default(7_200_000),
+    /**
      * Largest answer read into memory (tokens, lookups, catalog; sales downloads stream to disk): a larger
      * or endless answer is refused, not read.
      * @default 67108864 (64 MB)

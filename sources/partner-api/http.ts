@@ -1,6 +1,7 @@
 /**
  * One HTTP exchange with the provider: every attempt waits for the rate limiter, is counted, and times out when its
- * answer takes more than `api.timeoutMs` (a download: when nothing arrives for that long). 2xx and 4xx answers go
+ * answer takes more than `api.timeoutMs` (a download: when an interval of it brings too little, or the whole
+ * takes more than `api.downloadTimeoutMs`). 2xx and 4xx answers go
  * back to the caller (a 2xx body parsed, or streamed to a file); 503/429, other 5xx, timeouts, dropped connections
  * and cut bodies are AttemptFailures for the retry policy (retry-policy.ts). Plain http goes to loopback only
  * (plain-http-guard.ts). HTTPS_PROXY / HTTP_PROXY / NO_PROXY are honoured (proxy.ts, issue 31).
@@ -127,12 +128,12 @@ export class Transport {
 
   /**
    * Sends one request and hands the response to `consume`, failing when the whole answer takes more than timeoutMs
-   * (`idle`: when nothing arrives for timeoutMs).
+   * (`streaming`: when an interval of timeoutMs brings too few bytes, or the whole takes over downloadTimeoutMs).
    */
   private async send<R>(
     request: HttpRequest,
     consume: (response: IncomingMessage, receivedAt: Date) => Promise<R>,
-    idle: boolean,
+    streaming: boolean,
   ): Promise<R> {
     await this.plainHttp.confirm(request.url);
     const { url } = request;
@@ -141,53 +142,62 @@ export class Transport {
     const headers: Record<string, string | number> = { accept: 'application/json', ...request.headers };
     if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
     const secure = url.protocol === 'https:';
+    const { timeoutMs, downloadTimeoutMs, minDownloadBytesPerSecond } = this.api;
     return new Promise<R>((resolve, reject) => {
       let settled = false;
-      let timedOut = false;
-      let watchdog: NodeJS.Timeout | undefined;
+      let timedOut: string | undefined;
+      const timers: NodeJS.Timeout[] = [];
+      // The consumer's own clean-up (a download's temporary file) ends before the failure is told.
+      let consuming: Promise<R> | undefined;
       const finish = (error: unknown, value?: R) => {
-        clearTimeout(watchdog);
+        for (const timer of timers) clearTimeout(timer);
         if (settled) return;
         settled = true;
-        if (error)
-          reject(
-            timedOut
-              ? new AttemptFailure(
-                  'timeout',
-                  idle
-                    ? `no answer for ${this.api.timeoutMs} ms`
-                    : `no complete answer within ${this.api.timeoutMs} ms`,
-                )
-              : asAttemptFailure(error),
-          );
-        else resolve(value as R);
+        if (!error) return resolve(value as R);
+        const failure = timedOut ? new AttemptFailure('timeout', timedOut) : asAttemptFailure(error);
+        const tell = () => reject(failure);
+        if (consuming) consuming.then(tell, tell);
+        else tell();
       };
       const outgoing = (secure ? https : http).request(url, {
         method: request.endpoint.method,
         headers,
         agent: this.proxyAgent ?? (secure ? this.httpsAgent : this.plainHttp.agent),
       });
-      // A download (a window's sales, large by nature) has an idle timeout re-armed by every chunk: it may take
-      // long, but never stalls. Any other answer has api.timeoutMs for the whole of it (issue 34: a sale read
-      // trickling a byte every 3 s kept re-arming the idle timeout and never ended).
-      const rearm = () => {
-        clearTimeout(watchdog);
-        watchdog = setTimeout(() => {
-          timedOut = true;
-          outgoing.destroy(new Error('timeout'));
-        }, this.api.timeoutMs);
+      const cut = (why: string) => {
+        timedOut = why;
+        outgoing.destroy(new Error('timeout'));
       };
-      rearm();
+      // Issue 34: no answer may be held open by a provider trickling bytes. An ordinary answer has timeoutMs for
+      // the whole of it; a download (a window's sales, large by nature) has downloadTimeoutMs for the whole, and
+      // every interval of timeoutMs must bring minDownloadBytesPerSecond × the interval (a byte every 3 s re-armed
+      // a per-chunk idle timeout for ever).
+      if (!streaming) timers.push(setTimeout(() => cut(`no complete answer within ${timeoutMs} ms`), timeoutMs));
+      else {
+        timers.push(setTimeout(() => cut(`no complete download within ${downloadTimeoutMs} ms`), downloadTimeoutMs));
+        const minBytes = Math.max(1, Math.ceil((minDownloadBytesPerSecond * timeoutMs) / 1000));
+        let received = 0;
+        outgoing.on('response', (response) => response.on('data', (chunk: Buffer) => (received += chunk.length)));
+        const check = () => {
+          if (received < minBytes)
+            return cut(
+              received === 0
+                ? `no answer for ${timeoutMs} ms`
+                : `only ${received} byte(s) in ${timeoutMs} ms (a download needs ${minBytes}: ` +
+                    `api.minDownloadBytesPerSecond ${minDownloadBytesPerSecond})`,
+            );
+          received = 0;
+          timers.push(setTimeout(check, timeoutMs));
+        };
+        timers.push(setTimeout(check, timeoutMs));
+      }
       outgoing.on('error', (error) => finish(error));
       outgoing.on('response', (response) => {
-        if (idle) {
-          rearm();
-          response.on('data', rearm);
-        }
         response.on('aborted', () =>
           finish(new AttemptFailure('dropped', 'the connection closed before the body was complete')),
         );
-        consume(response, new Date()).then(
+        consuming = consume(response, new Date());
+        consuming.then(
           (value) => finish(undefined, value),
           (error: unknown) => {
             response.destroy();

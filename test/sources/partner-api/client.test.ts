@@ -216,6 +216,55 @@ describe('downloadSalesByPeriod', () => {
     expect(client.stats.retries).toBe(1);
   });
 
+  it('cuts a download trickling too few bytes an interval, naming the setting (issue 34)', async () => {
+    const trickles: NodeJS.Timeout[] = [];
+    const { client } = await setup(
+      (hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('[');
+        // A byte every 50 ms for ever: never idle for timeoutMs, so a per-chunk idle timeout never fired.
+        trickles.push(setInterval(() => res.write(' '), 50));
+      },
+      { maxRetries: 0, timeoutMs: 600, minDownloadBytesPerSecond: 1024 },
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-download-'));
+    const file = path.join(dir, 'sales.json.gz');
+    try {
+      const error = await failure(client.downloadSalesByPeriod('2024-03-01', '2024-03-31', true, file));
+      expect(error.message).toMatch(/salesByPeriod.* was cut 1 times: only \d+ byte\(s\) in 600 ms/);
+      expect(error.message).toMatch(/api\.minDownloadBytesPerSecond 1024/);
+      expect(error.hint).toMatch(/api\.downloadTimeoutMs/);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      for (const trickle of trickles) clearInterval(trickle);
+    }
+  });
+
+  it('bounds a whole download by api.downloadTimeoutMs however steadily it arrives (issue 34)', async () => {
+    const streams: NodeJS.Timeout[] = [];
+    const { client } = await setup(
+      (hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.write('[');
+        // Plenty for the per-interval minimum, and endless.
+        streams.push(setInterval(() => res.write(' '.repeat(64 * 1024)), 20));
+      },
+      { maxRetries: 0, timeoutMs: 60_000, minDownloadBytesPerSecond: 1, downloadTimeoutMs: 700 },
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-download-'));
+    try {
+      const error = await failure(
+        client.downloadSalesByPeriod('2024-03-01', '2024-03-31', true, path.join(dir, 'sales.json.gz')),
+      );
+      expect(error.message).toMatch(/was cut 1 times: no complete download within 700 ms/);
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      for (const stream of streams) clearInterval(stream);
+    }
+  });
+
   it('never lands a body that ends before its JSON array does', async () => {
     const { client } = await setup(
       (hit, res, up) => {
