@@ -8,9 +8,10 @@ import { UsageError } from '../../core/errors.js';
 import { closePeriod, reopenPeriod } from '../../pipelines/close/close.js';
 import { writeReport } from '../../pipelines/report/report.js';
 import { resolveActor, type Actor } from '../../pipelines/people/actor.js';
-import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { periodOption, type ParseContext } from '../options.js';
 
-interface CloseCommandOptions extends GlobalOptions {
+export interface CloseCommandOptions extends GlobalOptions {
   period?: string;
   by?: string;
   identity?: string;
@@ -21,11 +22,55 @@ interface CloseCommandOptions extends GlobalOptions {
   dryRun?: boolean;
 }
 
-interface ReopenCommandOptions extends GlobalOptions {
+export interface ReopenCommandOptions extends GlobalOptions {
   period?: string;
   by?: string;
   identity?: string;
   reason: string;
+}
+
+/** Who acts, as typed: resolved against the config's people by the action (pipelines/people/actor.ts). */
+interface ActorOptions {
+  by?: string;
+  identity?: string;
+}
+
+export interface CloseRequest {
+  period: string;
+  actor: ActorOptions;
+  note?: string;
+  allowUndecided: boolean;
+  allowOpen: boolean;
+  email: boolean;
+  dryRun?: boolean;
+}
+
+export interface ReopenRequest {
+  period: string;
+  actor: ActorOptions;
+  reason: string;
+}
+
+/** The command line of `close`, checked (issue 27: pure, tested in-process). */
+export function parseClose(options: CloseCommandOptions, at: ParseContext): CloseRequest {
+  return {
+    period: periodOption(options.period, at),
+    actor: { by: options.by, identity: options.identity },
+    note: options.note,
+    allowUndecided: Boolean(options.allowUndecided),
+    allowOpen: Boolean(options.allowOpen),
+    email: Boolean(options.email),
+    dryRun: options.dryRun,
+  };
+}
+
+/** The command line of `reopen`, checked (issue 27: pure, tested in-process). */
+export function parseReopen(options: ReopenCommandOptions, at: ParseContext): ReopenRequest {
+  return {
+    period: periodOption(options.period, at),
+    actor: { by: options.by, identity: options.identity },
+    reason: options.reason,
+  };
 }
 
 const identityHelp =
@@ -65,22 +110,23 @@ Example:
     )
     .action(
       action<CloseCommandOptions, []>(async ({ config, output }, options) => {
-        const period = parsePeriodOption(options.period);
-        const actor = signerOf(config, options, 'close');
+        const request = parseClose(options, { timeZone: config.timezone });
+        const { period } = request;
+        const actor = signerOf(config, request.actor, 'close');
         const close = {
           period,
           by: actor.name,
-          note: options.note,
-          allowUndecided: Boolean(options.allowUndecided),
-          allowOpen: Boolean(options.allowOpen),
+          note: request.note,
+          allowUndecided: request.allowUndecided,
+          allowOpen: request.allowOpen,
           signer: actor.signer,
           sealSigner: actor.signer,
         };
         const summary = await withJobWarehouse(config, async (warehouse) => {
           const closed = await closePeriod(warehouse, config, close, output);
           // Issue 28: the email carries the seal's sha256, so a copy of it lives outside the database.
-          const email = options.email
-            ? await writeReport(warehouse, config, { period, email: true, dryRun: options.dryRun }, output)
+          const email = request.email
+            ? await writeReport(warehouse, config, { period, email: true, dryRun: request.dryRun }, output)
             : undefined;
           return { ...closed, report: email };
         });
@@ -114,9 +160,9 @@ export function registerReopen(program: Command): void {
       .requiredOption('--reason <text>', 'why it is reopened'),
   ).action(
     action<ReopenCommandOptions, []>(async ({ config, output }, options) => {
-      const period = parsePeriodOption(options.period);
-      const actor = signerOf(config, options, 'reopen');
-      const reopen = { period, by: actor.name, reason: options.reason, signer: actor.signer };
+      const { period, actor: who, reason } = parseReopen(options, { timeZone: config.timezone });
+      const actor = signerOf(config, who, 'reopen');
+      const reopen = { period, by: actor.name, reason, signer: actor.signer };
       const signoff = await withJobWarehouse(config, (warehouse) => reopenPeriod(warehouse, config, reopen, output));
       output.result(
         `${period} reopened by ${signoff.reopenedBy} at ${signoff.reopenedAtZoned}: ${signoff.reopenReason} ` +
