@@ -8,12 +8,28 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { keysFromFile, registeredKeys } from '../../pipelines/close/known-keys.js';
 import { verifyPeriod } from '../../pipelines/close/verify.js';
-import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { periodOption, type ParseContext } from '../options.js';
 
-interface VerifyOptions extends GlobalOptions {
+export interface VerifyOptions extends GlobalOptions {
   period?: string;
   publicKeys?: string;
   seal?: string;
+}
+
+export interface VerifyRequest {
+  period: string;
+  publicKeys?: string;
+  seal?: string;
+}
+
+/** The command line of `verify`, checked (issue 27: pure, tested in-process; the files are read by the action). */
+export function parseVerify(options: VerifyOptions, at: ParseContext): VerifyRequest {
+  return {
+    period: periodOption(options.period, at),
+    ...(options.publicKeys && { publicKeys: options.publicKeys }),
+    ...(options.seal && { seal: options.seal }),
+  };
 }
 
 export function registerVerify(program: Command): void {
@@ -46,15 +62,16 @@ Example:
     )
     .action(
       action<VerifyOptions, []>(async ({ config, output }, options) => {
-        const period = parsePeriodOption(options.period);
-        const keys = options.publicKeys ? keysFromFile(options.publicKeys, config) : registeredKeys(config);
+        const request = parseVerify(options, { timeZone: config.timezone });
+        const { period } = request;
+        const keys = request.publicKeys ? keysFromFile(request.publicKeys, config) : registeredKeys(config);
         let seal: { file: string; text: string } | undefined;
-        if (options.seal) {
+        if (request.seal) {
           try {
-            seal = { file: options.seal, text: readFileSync(options.seal, 'utf8') };
+            seal = { file: request.seal, text: readFileSync(request.seal, 'utf8') };
           } catch (error) {
             const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
-            throw new UsageError(`--seal ${options.seal}: cannot read it (${code}).`);
+            throw new UsageError(`--seal ${request.seal}: cannot read it (${code}).`);
           }
         }
         const report = await withJobWarehouse(config, (warehouse) =>
