@@ -6,12 +6,26 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { writeAuditPack } from '../../pipelines/close/audit-pack.js';
 import { keysFromFile, registeredKeys } from '../../pipelines/close/known-keys.js';
-import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { periodOption, type ParseContext } from '../options.js';
 
-interface AuditPackOptions extends GlobalOptions {
+export interface AuditPackOptions extends GlobalOptions {
   period?: string;
   out?: string;
   publicKeys?: string;
+}
+
+export interface AuditPackRequest {
+  period: string;
+  out: string;
+  publicKeys?: string;
+}
+
+/** The command line of `audit-pack`, checked (issue 27: pure, tested in-process). */
+export function parseAuditPack(options: AuditPackOptions, at: ParseContext): AuditPackRequest {
+  const period = periodOption(options.period, at);
+  if (!options.out?.toLowerCase().endsWith('.zip')) throw new UsageError('--out must name a .zip file.');
+  return { period, out: options.out, ...(options.publicKeys !== undefined && { publicKeys: options.publicKeys }) };
 }
 
 export function registerAuditPack(program: Command): void {
@@ -39,13 +53,8 @@ Example:
     )
     .action(
       action<AuditPackOptions, []>(async ({ config, output }, options) => {
-        const period = parsePeriodOption(options.period);
-        if (!options.out?.toLowerCase().endsWith('.zip')) throw new UsageError('--out must name a .zip file.');
-        const out = options.out;
-        const known = [
-          ...registeredKeys(config),
-          ...(options.publicKeys ? keysFromFile(options.publicKeys, config) : []),
-        ];
+        const { period, out, publicKeys } = parseAuditPack(options, { timeZone: config.timezone });
+        const known = [...registeredKeys(config), ...(publicKeys ? keysFromFile(publicKeys, config) : [])];
         const pack = await withJobWarehouse(config, (warehouse) =>
           writeAuditPack(warehouse, { period, out, keys: known }),
         );
