@@ -10,14 +10,40 @@ import { printableJson } from '../../core/text-safety.js';
 import { csvField, printText } from '../print.js';
 import { openForReading, queryMasked, wholeKeysWarning, type MaskedResult } from '../../pipelines/analysts/query.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { parseChoice } from '../options.js';
 
-interface QueryOptions extends GlobalOptions {
+export interface QueryOptions extends GlobalOptions {
   format: string;
   maxRows: string;
   live?: boolean;
 }
 
 const formats = ['table', 'csv', 'json', 'arrow'] as const;
+
+export interface QueryRequest {
+  sql: string;
+  format: (typeof formats)[number];
+  maxRows: number;
+  live?: boolean;
+}
+
+/**
+ * The command line of `query`, checked (issue 27: pure, tested in-process); `stdoutIsTTY` says whether the
+ * binary Arrow stream would land on a terminal.
+ */
+export function parseQuery(options: QueryOptions, sql: string, stdoutIsTTY: boolean): QueryRequest {
+  const format = parseChoice(options.json ? 'json' : options.format, formats, '--format');
+  const maxRows = Number(options.maxRows);
+  if (!Number.isInteger(maxRows) || maxRows <= 0)
+    throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
+  if (format === 'arrow' && stdoutIsTTY) {
+    throw new UsageError(
+      '--format arrow writes a binary Arrow IPC stream: redirect it to a file (> result.arrows) or pipe it to a ' +
+        'reader.',
+    );
+  }
+  return { sql, format, maxRows, live: options.live };
+}
 
 export function registerQuery(program: Command): void {
   withGlobalOptions(
@@ -35,19 +61,8 @@ export function registerQuery(program: Command): void {
       ),
   ).action(
     action<QueryOptions, [string]>(async ({ config, output }, options, sql) => {
-      const format = options.json ? 'json' : options.format;
-      if (!(formats as readonly string[]).includes(format))
-        throw new UsageError(`--format must be one of ${formats.join(', ')}, got "${format}".`);
-      const maxRows = Number(options.maxRows);
-      if (!Number.isInteger(maxRows) || maxRows <= 0)
-        throw new UsageError(`--max-rows must be a positive whole number, got "${options.maxRows}".`);
-      if (format === 'arrow' && process.stdout.isTTY) {
-        throw new UsageError(
-          '--format arrow writes a binary Arrow IPC stream: redirect it to a file (> result.arrows) or pipe it to a ' +
-            'reader.',
-        );
-      }
-      const warehouse = await openForReading(config, output, { live: options.live });
+      const { format, maxRows, live } = parseQuery(options, sql, Boolean(process.stdout.isTTY));
+      const warehouse = await openForReading(config, output, { live });
       try {
         const exposure = await wholeKeysWarning(warehouse);
         if (exposure) output.warn(exposure);
@@ -57,12 +72,7 @@ export function registerQuery(program: Command): void {
           const { schema, batches } = await queryArrow(warehouse, sql, config.timezone);
           return await writeArrowStream(schema, batches, process.stdout);
         }
-        await printResult(
-          await queryMasked(warehouse, sql),
-          format as Exclude<(typeof formats)[number], 'arrow'>,
-          maxRows,
-          output,
-        );
+        await printResult(await queryMasked(warehouse, sql), format, maxRows, output);
       } finally {
         warehouse.close();
       }

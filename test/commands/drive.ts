@@ -7,9 +7,9 @@
 import { type Command, CommanderError } from 'commander';
 import { buildProgram, commandsFor } from '../../cli/program.js';
 
-export interface Driven {
-  /** The options as the command's action sees them (`optsWithGlobals`). */
-  options: Record<string, unknown>;
+export interface Driven<O = Record<string, unknown>> {
+  /** The options as the command's action sees them (`optsWithGlobals`), typed as the test says. */
+  options: O;
   /** The positional arguments, in order. */
   args: unknown[];
   /** The command path that ran, e.g. "findings decide". */
@@ -50,10 +50,10 @@ export async function drive(argv: string[]): Promise<Driven | Refused> {
 }
 
 /** The action's options and arguments; fails the test with commander's message when it refused the line. */
-export async function driven(argv: string[]): Promise<Driven> {
+export async function driven<O = Record<string, unknown>>(argv: string[]): Promise<Driven<O>> {
   const result = await drive(argv);
   if ('error' in result) throw new Error(`pinrecon ${argv.join(' ')} was refused: ${result.stderr}`);
-  return result;
+  return result as Driven<O>;
 }
 
 /** The usage error; fails the test when commander accepted the line. */
