@@ -204,7 +204,8 @@ export function removeDeadTemporaries(folder: string, owns: (name: string) => bo
     }
   })();
   for (const name of entries) {
-    const match = /^(.+)\.tmp-(\d+)$/.exec(name);
+    // A DuckDB temporary also leaves its write-ahead log (`….tmp-<pid>.wal`).
+    const match = /^(.+)\.tmp-(\d+)(\.wal)?$/.exec(name);
     if (!match || !owns(match[1]!) || processAlive(Number(match[2]))) continue;
     const file = path.join(folder, name);
     const stat = lstatSync(file, { throwIfNoEntry: false });

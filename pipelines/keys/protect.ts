@@ -9,6 +9,7 @@
 import { chmodSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Config } from '../../config/schema.js';
 import { UsageError } from '../../core/errors.js';
+import { privateUmask } from '../../core/file-modes.js';
 import { protectLandingFile } from '../../core/key-protected-file.js';
 import { isMaskedKey, KeyMasker, keyHmac, type KeyMode, type KeyProtection } from '../../core/key-protection.js';
 import { maskPin, textMask } from '../../core/masking.js';
@@ -132,7 +133,8 @@ export async function rewriteDatabaseFile(
   file: string,
   settings: OpenOptions,
 ): Promise<{ before: number; after: number }> {
-  const fresh = `${file}.rewrite-${process.pid}`;
+  // Named as every temporary beside the database, so a killed run's copy is removed at the next start.
+  const fresh = `${file}.tmp-${process.pid}`;
   const before = statSync(file).size;
   rmSync(fresh, { force: true });
   rmSync(`${fresh}.wal`, { force: true });
@@ -140,11 +142,18 @@ export async function rewriteDatabaseFile(
   try {
     const current = (await warehouse.one<{ name: string }>('SELECT current_database() AS name'))!.name;
     await warehouse.run('CHECKPOINT');
-    await warehouse.run(`ATTACH ${sqlString(fresh)} AS pinrecon_rewrite`);
+    // DuckDB creates the file and its write-ahead log with the process umask, as it writes: private from the first
+    // byte to the detach, never briefly wider.
+    const umask = process.umask(privateUmask);
     try {
-      await warehouse.run(`COPY FROM DATABASE "${current.replaceAll('"', '""')}" TO pinrecon_rewrite`);
+      await warehouse.run(`ATTACH ${sqlString(fresh)} AS pinrecon_rewrite`);
+      try {
+        await warehouse.run(`COPY FROM DATABASE "${current.replaceAll('"', '""')}" TO pinrecon_rewrite`);
+      } finally {
+        await warehouse.run('DETACH pinrecon_rewrite');
+      }
     } finally {
-      await warehouse.run('DETACH pinrecon_rewrite');
+      process.umask(umask);
     }
     chmodSync(fresh, statSync(file).mode & 0o777);
     renameSync(fresh, file);
