@@ -5,7 +5,7 @@
  */
 import { CommanderError } from 'commander';
 import { privateUmask } from '../core/file-modes.js';
-import { buildProgram, commandsFor } from './program.js';
+import { buildProgram, commandsFor, usageExitCode } from './program.js';
 
 async function main(): Promise<void> {
   // Everything pinrecon writes (database, landing files, workbooks, mail) holds sales and keys: private to its owner.
@@ -15,10 +15,7 @@ async function main(): Promise<void> {
     await program.parseAsync(process.argv);
   } catch (error) {
     if (error instanceof CommanderError) {
-      // --help and --version succeed; help shown because a command group got no subcommand (`pinrecon ledger`,
-      // or no command at all) is bad usage, like an unknown option (commander reports both with exitCode 1).
-      const harmless = ['commander.helpDisplayed', 'commander.version'];
-      process.exitCode = harmless.includes(error.code) || error.exitCode === 0 ? 0 : 2;
+      process.exitCode = usageExitCode(error);
       return;
     }
     throw error;

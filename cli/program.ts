@@ -3,7 +3,7 @@
  * built from their registers. Apart from main.ts, which runs it, so a test can build it in-process and drive a
  * command's options without running its job.
  */
-import { Command } from 'commander';
+import { Command, type CommanderError } from 'commander';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '../core/paths.js';
@@ -64,6 +64,16 @@ export function buildProgram(registers: Register[]): Command {
   for (const register of registers) register(program);
   for (const command of program.commands) exitOverrideEverywhere(command);
   return program;
+}
+
+/**
+ * The exit code of commander's usage error: --help and --version succeed; help shown because a command group got no
+ * subcommand (`pinrecon ledger`, or no command at all) is bad usage, like an unknown option (commander reports both
+ * with exitCode 1).
+ */
+export function usageExitCode(error: CommanderError): number {
+  const harmless = ['commander.helpDisplayed', 'commander.version'];
+  return harmless.includes(error.code) || error.exitCode === 0 ? 0 : 2;
 }
 
 function exitOverrideEverywhere(command: Command): void {

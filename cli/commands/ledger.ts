@@ -6,7 +6,7 @@ import { describeLedgerImport, importLedger, type LedgerImportOptions } from '..
 import { ledgerFormats, type LedgerFormat } from '../../sources/ledger/types.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 
-interface ImportOptions extends GlobalOptions {
+export interface ImportOptions extends GlobalOptions {
   format?: string;
   delimiter?: string;
   encoding?: string;
@@ -52,14 +52,24 @@ export function registerLedger(program: Command): void {
       ),
   ).action(
     action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
-      const importOptions = parseOverrides(options);
+      const request = parseLedgerImport(options, file);
       const summary = await withJobWarehouse(config, (warehouse) =>
-        importLedger(warehouse, config, file, importOptions, output),
+        importLedger(warehouse, config, request.file, request.options, output),
       );
       output.result(describeLedgerImport(summary));
       output.document({ ok: true, ...summary });
     }),
   );
+}
+
+export interface LedgerImportRequest {
+  file: string;
+  options: LedgerImportOptions;
+}
+
+/** The command line of `ledger import`, checked (issue 27: pure, tested in-process). */
+export function parseLedgerImport(options: ImportOptions, file: string): LedgerImportRequest {
+  return { file, options: parseOverrides(options) };
 }
 
 function parseOverrides(options: ImportOptions): LedgerImportOptions {
