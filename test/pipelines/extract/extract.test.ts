@@ -191,7 +191,11 @@ describe('extract against the simulator', () => {
     expect(row).toEqual({ status_class: 'canceled' });
   });
 
-  it('under injected 503/500, dropped connections, latency and expiring tokens, ends with the fault-free result', async () => {
+  // The next three wait on the simulator's pacing, back-offs and token lifetimes (~11 s each, little CPU), each with
+  // its own simulator and database: run side by side, their waits overlap (issue 27).
+  it.concurrent('under injected 503/500, dropped connections, latency and expiring tokens, ends with the fault-free result', async ({
+    expect,
+  }) => {
     const faulty = await simulator({
       tokenLifetimeSeconds: 1,
       faults: { error503Rate: 0.2, error500Rate: 0.15, dropRate: 0.1, slowRate: 0.3, slowMs: 400 },
@@ -208,7 +212,7 @@ describe('extract against the simulator', () => {
     expect(run).toEqual({ retries: String(summary.retries), rate_limited: String(summary.rateLimited) });
   });
 
-  it('survives tokens revoked mid-run', async () => {
+  it.concurrent('survives tokens revoked mid-run', async ({ expect }) => {
     // Every 4 s, not 3: a renewal cycle (canary, ≥ 1 s back-off, login, request) takes about 3 s with 700 ms
     // answers, and a revocation period that close to it can hit every fresh token in a row (the client gives
     // up after 3 renewals by design). Six windows of ≥ 700 ms each outlast one period, so revocations happen.
@@ -221,7 +225,7 @@ describe('extract against the simulator', () => {
     expect(await read(target, salesState)).toEqual(await read(reference, salesState));
   });
 
-  it('renews tokens that expire mid-run (1-second lifetime, slow responses)', async () => {
+  it.concurrent('renews tokens that expire mid-run (1-second lifetime, slow responses)', async ({ expect }) => {
     const expiring = await simulator({ tokenLifetimeSeconds: 1, faults: { slowRate: 1, slowMs: 700 } });
     const target = extractConfig(tempDir('extract-expiring'), expiring.url, { api: { refreshMarginSeconds: 0 } });
     const { summary } = await extract(target, { from: '2026-01-01', to: '2026-02-28' });
