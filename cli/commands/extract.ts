@@ -8,16 +8,42 @@ import { backfillCreatedWindows } from '../../pipelines/extract/backfill.js';
 import type { SearchBy } from '../../pipelines/extract/plan.js';
 import { databaseExists, publishSnapshot, withWarehouse } from '../../core/warehouse.js';
 import { analystsAccess } from '../../pipelines/keys/private-files.js';
-import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { parseChoice, parseDateOption } from '../options.js';
 import { formatDuration, formatTable, type Output } from '../../core/output.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 
-interface ExtractCommandOptions extends GlobalOptions {
+export interface ExtractCommandOptions extends GlobalOptions {
   from?: string;
   to?: string;
   by: string;
   dryRun?: boolean;
   fromLanding?: boolean;
+}
+
+/** From the provider's API, or (--from-landing) from the archived responses, all or those of a range. */
+export type ExtractRequest =
+  | { fromLanding: false; from: string; to: string; by: SearchBy; dryRun: boolean }
+  | { fromLanding: true; range: { from?: string; to?: string } };
+
+/** The command line of `extract`, checked (issue 27: pure, tested in-process). */
+export function parseExtract(options: ExtractCommandOptions): ExtractRequest {
+  if (options.fromLanding) {
+    if (options.dryRun)
+      throw new UsageError('--dry-run and --from-landing do not go together: --from-landing calls nothing anyway.');
+    const range = {
+      ...(options.from !== undefined && { from: parseDateOption(options.from, '--from')! }),
+      ...(options.to !== undefined && { to: parseDateOption(options.to, '--to')! }),
+    };
+    return { fromLanding: true, range };
+  }
+  if (options.from === undefined || options.to === undefined)
+    throw new UsageError(`--from and --to are required (YYYY-MM-DD), unless --from-landing.`);
+  const from = parseDateOption(options.from, '--from')!;
+  const to = parseDateOption(options.to, '--to')!;
+  const by = parseChoice(options.by, ['paid', 'created', 'both'] as const, '--by', 'paid, created or both');
+  if (from > to) throw new UsageError(`--from (${from}) is after --to (${to}).`);
+  return { fromLanding: false, from, to, by, dryRun: Boolean(options.dryRun) };
 }
 
 export function registerExtract(program: Command): void {
@@ -59,15 +85,10 @@ Example:
     )
     .action(
       action<ExtractCommandOptions, []>(async ({ config, output }, options) => {
-        if (options.fromLanding) return rebuild(config, options, output);
-        if (options.from === undefined || options.to === undefined)
-          throw new UsageError(`--from and --to are required (YYYY-MM-DD), unless --from-landing.`);
-        const from = parseDateOption(options.from, '--from')!;
-        const to = parseDateOption(options.to, '--to')!;
-        if (!['paid', 'created', 'both'].includes(options.by))
-          throw new UsageError(`--by must be paid, created or both, got "${options.by}".`);
-        if (from > to) throw new UsageError(`--from (${from}) is after --to (${to}).`);
-        const request = { from, to, by: options.by as SearchBy, dryRun: Boolean(options.dryRun) };
+        const parsed = parseExtract(options);
+        if (parsed.fromLanding) return rebuild(config, parsed.range, output);
+        const { fromLanding: _, ...request } = parsed;
+        const { from } = request;
         // A dry run only reads the checkpoints: it never creates or locks the database for writing.
         const file = request.dryRun && !databaseExists(config.database) ? ':memory:' : config.database;
         const readOnly = request.dryRun && file !== ':memory:';
@@ -104,13 +125,7 @@ Example:
     );
 }
 
-async function rebuild(config: Config, options: ExtractCommandOptions, output: Output): Promise<void> {
-  if (options.dryRun)
-    throw new UsageError('--dry-run and --from-landing do not go together: --from-landing calls nothing anyway.');
-  const range = {
-    ...(options.from !== undefined && { from: parseDateOption(options.from, '--from')! }),
-    ...(options.to !== undefined && { to: parseDateOption(options.to, '--to')! }),
-  };
+async function rebuild(config: Config, range: { from?: string; to?: string }, output: Output): Promise<void> {
   const summary = await withWarehouse(config.database, warehouseSettings(config), async (warehouse) => {
     const result = await rebuildFromLanding(warehouse, config, range, output);
     await publishSnapshot(warehouse, analystsAccess(config));
