@@ -100,6 +100,10 @@ workbook, or --overwrite); so are rows naming an unknown finding, another period
 The other rows are still recorded. Importing the same file twice changes nothing. A signed-off period
 refuses every row: reopen it first. Exit 0 when no row was refused, 1 otherwise; --json lists every row.
 
+The Suggested matches sheet's rows (Suggestion ID, Decision confirm | reject, Note; a reject needs a Note)
+are recorded the same way: a row naming an unknown suggestion, another word, or a side already in another
+confirmed match is refused with its row number, the others recorded; --json reports them under "matches".
+
 Decisions: ${decisions.join(', ')} (timing needs an Expected clear by not in the past; write_off and
 accepted need a Note). With people in the config, --identity FILE (a preparer's key) is required.
 
@@ -271,10 +275,11 @@ Examples:
 
 /**
  * What an import or decide did; a refused row (or finding id) makes the command fail (exit 1), the others still
- * recorded.
+ * recorded. An import's Suggested matches rows (`matches`, issue 29) count as rows too.
  */
-function report(output: Output, result: DecisionsResult): void {
+function report(output: Output, result: DecisionsResult & { matches?: { refused: unknown[] } }): void {
+  const refused = result.refused.length + (result.matches?.refused.length ?? 0);
   output.result(describeDecisions(result));
-  output.document({ ok: result.refused.length === 0, ...result });
-  if (result.refused.length > 0) process.exitCode = 1;
+  output.document({ ok: refused === 0, ...result });
+  if (refused > 0) process.exitCode = 1;
 }

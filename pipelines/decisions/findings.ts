@@ -23,7 +23,7 @@ import {
 } from './recording.js';
 import { currentFindings, onlyPeriod, writtenDecisions, type CurrentFinding } from './state.js';
 import { recordRun } from '../../core/run-trace.js';
-import { describeMatchDecisions, importMatchDecisions } from './matches.js';
+import { describeMatchImport, importMatchDecisions, type MatchImportResult } from './match-import.js';
 import { todayIn } from '../../core/calendar.js';
 import { defaultActorName, typedActor, type Actor } from '../people/actor.js';
 
@@ -42,13 +42,18 @@ export interface ImportOptions {
   timezone?: string;
 }
 
+/** What `findings import` did: the finding sheets' rows, and next to them the Suggested matches rows (issue 29). */
+export interface ImportResult extends DecisionsResult {
+  matches: MatchImportResult;
+}
+
 /** `findings import WORKBOOK`: records the decisions typed into a workbook that differ from the current ones. */
 export async function importDecisions(
   warehouse: Warehouse,
   file: string,
   options: ImportOptions,
   output: Output,
-): Promise<DecisionsResult> {
+): Promise<ImportResult> {
   if (!existsSync(file))
     throw new UsageError(`${file}: no such file (give the path of a pinrecon workbook saved as .xlsx).`);
   const actor = options.actor ?? typedActor(options.by);
@@ -93,7 +98,8 @@ export async function importDecisions(
     const result = await checkAndRecord(warehouse, workbook.rows, current, context, recording);
     // The Suggested matches sheet's confirmations and rejections (issue 29): the same actor, source and chain.
     const matchContext = { by, source, timezone, signer: actor.signer, overwrite: Boolean(options.overwrite) };
-    output.info(describeMatchDecisions(await importMatchDecisions(warehouse, file, matchContext)));
+    const matches = await importMatchDecisions(warehouse, file, matchContext);
+    output.info(describeMatchImport(matches));
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {
       source,
@@ -101,8 +107,9 @@ export async function importDecisions(
       recorded: result.recorded.length,
       unchanged: result.unchanged,
       refused: result.refused.length,
+      matches: { confirmed: matches.confirmed, rejected: matches.rejected, refused: matches.refused.length },
     };
-    return result;
+    return { ...result, matches };
   });
 }
 

@@ -2,12 +2,12 @@
  * Suggested matches (README "Suggested matches", issue 29): `matches list`, and confirming or rejecting a
  * suggestion — from the command line or a workbook's Suggested matches sheet — as a row of the period's decision
  * chain (recon_decisions, finding_id = suggestion id), recorded by the same path as a finding's decision
- * (append.ts), with the pair it names kept in recon_match_pairs. The next reconcile matches a confirmed pair.
+ * (append.ts), with the pair it names kept in recon_match_pairs. The next reconcile matches a confirmed pair. The
+ * workbook's rows are checked one by one in match-import.ts.
  */
 import { JobError } from '../../core/errors.js';
 import type { Identity } from '../../core/signatures.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { readMatchDecisions, type TypedMatchDecision } from '../../reports/match-sheet-reader.js';
 import { recordDecisions, type RecordedDecision } from './append.js';
 import { refuseSignedPeriods } from './recording.js';
 
@@ -35,7 +35,7 @@ export type MatchRow = {
 };
 
 /** The current match decision of each suggestion, as SQL over recon_decisions (the mart's own status may be older). */
-const currentMatchDecisions = `SELECT finding_id, decision, note, decided_by, decided_at FROM recon_decisions
+export const currentMatchDecisions = `SELECT finding_id, decision, note, decided_by, decided_at FROM recon_decisions
   WHERE superseded_at IS NULL AND decision IN ('match_confirmed', 'match_rejected')`;
 
 /** `matches list --period P [--status S]`: by score (best first), then reference. */
@@ -158,7 +158,7 @@ export async function decideMatches(
 }
 
 /** The suggestions named, from the mart (or the pairs already decided), with their current match decision. */
-async function suggestions(warehouse: Warehouse, ids: string[]): Promise<Map<string, Suggestion>> {
+export async function suggestions(warehouse: Warehouse, ids: string[]): Promise<Map<string, Suggestion>> {
   const rows = await warehouse.all<Omit<Suggestion, 'score'> & { score: string }>(
     `WITH wanted AS (SELECT unnest(from_json($1::VARCHAR, '["VARCHAR"]')) AS id),
           d AS (${currentMatchDecisions}),
@@ -191,11 +191,7 @@ async function refuseTakenSides(
 ): Promise<void> {
   const confirming = requests.filter((r) => r.verb === 'confirm').map((r) => found.get(r.suggestionId)!);
   if (confirming.length === 0) return;
-  const confirmed = await warehouse.all<{ suggestion_id: string; ledger_reference: string; transaction_id: string }>(
-    `SELECT p.suggestion_id, p.ledger_reference, p.transaction_id::VARCHAR AS transaction_id
-     FROM recon_match_pairs p JOIN (${currentMatchDecisions}) d ON d.finding_id = p.suggestion_id
-     WHERE d.decision = 'match_confirmed'`,
-  );
+  const confirmed = await confirmedPairs(warehouse);
   // Those this request rejects are no longer in the way.
   const rejecting = new Set(requests.filter((r) => r.verb === 'reject').map((r) => r.suggestionId));
   const taken = [...confirmed.filter((c) => !rejecting.has(c.suggestion_id)), ...confirming];
@@ -236,89 +232,13 @@ export function describeMatchDecisions(result: MatchDecisionsResult): string {
   return lines.join('\n');
 }
 
-/**
- * `findings import`: the Suggested matches sheet's rows with a Decision typed (confirm | reject; a reject needs its
- * Note), recorded like `matches confirm|reject` with the workbook as their source. A row that cannot be one refuses
- * them all (exit 1), naming the sheet and row.
- */
-export async function importMatchDecisions(
+/** The pairs whose current decision is a confirmation. */
+export function confirmedPairs(
   warehouse: Warehouse,
-  file: string,
-  context: MatchContext & { overwrite?: boolean },
-): Promise<MatchDecisionsResult> {
-  const typed = await readMatchDecisions(file);
-  const problems: string[] = [];
-  const requests: MatchRequest[] = [];
-  const refs = await decisionRefs(warehouse, typed);
-  for (const row of typed) {
-    const place = `${row.sheet} row ${row.row}`;
-    const stale = row.suggestionId !== null ? staleness(row, refs) : 'current';
-    // left as the workbook was written, over a decision taken since: nothing to record (as for findings)
-    if (stale === 'left as written') continue;
-    if (stale !== 'current' && !context.overwrite) problems.push(`${place}: ${stale}`);
-    else if (row.suggestionId === null) problems.push(`${place}: no Suggestion ID`);
-    else if (row.decision !== 'confirm' && row.decision !== 'reject')
-      problems.push(`${place}: Decision must be confirm or reject, got "${row.decision}"`);
-    else if (row.decision === 'reject' && !row.note) problems.push(`${place}: a reject needs a Note saying why`);
-    else
-      requests.push({
-        suggestionId: row.suggestionId,
-        verb: row.decision,
-        note: row.note,
-        sheet: row.sheet,
-        row: row.row,
-      });
-  }
-  if (problems.length > 0) {
-    throw new JobError(
-      `findings import recorded no match decision: ${problems.join('; ')}.`,
-      'Correct those rows of the Suggested matches sheet and import the workbook again.',
-    );
-  }
-  return decideMatches(warehouse, requests, { ...context, command: 'findings import' });
-}
-
-interface DecisionRefs {
-  /** The current match decision's row_sha256 and decision, by suggestion id. */
-  current: Map<string, { sha256: string; decision: string }>;
-  /** The decision each Decision ref of the workbook names. */
-  written: Map<string, string>;
-}
-
-async function decisionRefs(warehouse: Warehouse, typed: TypedMatchDecision[]): Promise<DecisionRefs> {
-  const ids = typed.flatMap((r) => (r.suggestionId !== null ? [r.suggestionId] : []));
-  const refs = typed.flatMap((r) => (r.decisionRef ? [r.decisionRef] : []));
-  const current = await warehouse.all<{ finding_id: string; row_sha256: string; decision: string }>(
-    `SELECT finding_id, row_sha256, decision FROM (${currentMatchDecisions.replace('SELECT ', 'SELECT row_sha256, ')})
-     WHERE finding_id IN (SELECT unnest(from_json($1::VARCHAR, '["VARCHAR"]')))`,
-    [JSON.stringify(ids)],
-  );
-  const written = await warehouse.all<{ row_sha256: string; decision: string }>(
-    `SELECT row_sha256, decision FROM recon_decisions
-     WHERE row_sha256 IN (SELECT unnest(from_json($1::VARCHAR, '["VARCHAR"]')))`,
-    [JSON.stringify(refs)],
-  );
-  return {
-    current: new Map(current.map((r) => [r.finding_id, { sha256: r.row_sha256, decision: r.decision }])),
-    written: new Map(written.map((r) => [r.row_sha256, r.decision])),
-  };
-}
-
-/**
- * Whether a typed row may be recorded: `current` when the workbook was written with the suggestion's current
- * decision (or has no Decision ref column), `left as written` when its Decision is still what the workbook showed
- * though a newer decision was taken since, else why it is refused (a decision typed over a newer one).
- */
-function staleness(row: TypedMatchDecision, refs: DecisionRefs): string {
-  if (row.decisionRef === undefined) return 'current';
-  const now = refs.current.get(row.suggestionId!);
-  if ((row.decisionRef ?? null) === (now?.sha256 ?? null)) return 'current';
-  const shown = row.decisionRef ? refs.written.get(row.decisionRef) : undefined;
-  const typed = matchVerbs[row.decision as MatchVerb];
-  if (typed !== undefined && typed === shown) return 'left as written';
-  if (typed !== undefined && typed === now?.decision) return 'current'; // the same decision: unchanged
-  return (
-    `edited over a newer decision (${now ? `${now.decision}` : 'none'} recorded after the workbook was written): ` +
-    'run pinrecon report for a fresh workbook, or import with --overwrite'
+): Promise<{ suggestion_id: string; ledger_reference: string; transaction_id: string }[]> {
+  return warehouse.all(
+    `SELECT p.suggestion_id, p.ledger_reference, p.transaction_id::VARCHAR AS transaction_id
+     FROM recon_match_pairs p JOIN (${currentMatchDecisions}) d ON d.finding_id = p.suggestion_id
+     WHERE d.decision = 'match_confirmed'`,
   );
 }

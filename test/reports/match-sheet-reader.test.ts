@@ -1,15 +1,15 @@
 /**
  * The Suggested matches sheet read back (issue 29): found by its header row wherever it is and whatever it is
- * called, only rows with a Decision typed, the decision lower-cased; and the import refusing the whole sheet, naming
- * sheet and row, when a row is not confirm or reject, has no Suggestion ID, or rejects without a Note.
+ * called, only rows with a Decision typed, the decision lower-cased; and the import refusing each row, naming sheet
+ * and row, that is not confirm or reject, has no Suggestion ID, or rejects without a Note (the others recorded).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, expect, test } from 'vitest';
-import { JobError } from '../../core/errors.js';
-import { decideMatches, importMatchDecisions, listMatches, type MatchVerb } from '../../pipelines/decisions/matches.js';
+import { importMatchDecisions } from '../../pipelines/decisions/match-import.js';
+import { decideMatches, listMatches, type MatchVerb } from '../../pipelines/decisions/matches.js';
 import { reconcile } from '../../pipelines/reconcile/reconcile.js';
 import { readMatchDecisions } from '../../reports/match-sheet-reader.js';
 import {
@@ -52,7 +52,7 @@ test('reads the rows with a decision typed, from the sheet whose header names Su
   ]);
 });
 
-test('refuses the sheet, naming each row that is no decision, has no id, or rejects without a note', async () => {
+test('refuses each row that is no decision, has no id, or rejects without a note, naming sheet and row', async () => {
   const file = await workbookWith([
     ['90', 's1', 'maybe', null],
     ['80', null, 'confirm', null],
@@ -60,12 +60,12 @@ test('refuses the sheet, naming each row that is no decision, has no id, or reje
   ]);
   const f = await openFixture();
   try {
-    const importing = importMatchDecisions(f.warehouse, file, { by: 'Ana', source: 'workbook', timezone: 'UTC' });
-    await expect(importing).rejects.toBeInstanceOf(JobError);
-    await expect(importing).rejects.toThrow(
-      'Vorschläge row 4: Decision must be confirm or reject, got "maybe"; Vorschläge row 5: no Suggestion ID; ' +
-        'Vorschläge row 6: a reject needs a Note saying why',
-    );
+    const imported = await importMatchDecisions(f.warehouse, file, { by: 'Ana', source: 'workbook', timezone: 'UTC' });
+    expect(imported.refused.map((r) => `${r.sheet} row ${r.row}: ${r.reason}`)).toEqual([
+      'Vorschläge row 4: Decision must be confirm or reject, got "maybe"',
+      'Vorschläge row 5: no Suggestion ID',
+      'Vorschläge row 6: a reject needs a Note saying why',
+    ]);
     expect(await f.warehouse.all('SELECT * FROM recon_decisions')).toEqual([]);
   } finally {
     f.cleanup();
@@ -88,9 +88,11 @@ test('a row typed over a decision taken since the workbook was written is refuse
     const typedOver = await workbookWith([['90', id, 'reject', 'typed in the old workbook', null]]);
     const confirmed = await confirm('confirm', null);
     const confirmedRef = confirmed.recorded[0]!.rowSha256!;
-    await expect(importMatchDecisions(f.warehouse, typedOver, context)).rejects.toThrow(
-      /Vorschläge row 4: edited over a newer decision \(match_confirmed recorded after the workbook was written\)/,
-    );
+    const refused = await importMatchDecisions(f.warehouse, typedOver, context);
+    expect(refused.recorded).toEqual([]);
+    expect(refused.refused.map((r) => [r.row, r.reason])).toEqual([
+      [4, expect.stringMatching(/^edited over a newer decision \(match_confirmed recorded after the workbook was/)],
+    ]);
     const overwritten = await importMatchDecisions(f.warehouse, typedOver, { ...context, overwrite: true });
     expect(overwritten.recorded.map((r) => [r.decision, r.note])).toEqual([
       ['match_rejected', 'typed in the old workbook'],
