@@ -4,14 +4,26 @@
  */
 import type { Command } from 'commander';
 import { personRoles, type PersonRole } from '../../config/schema.js';
-import { UsageError } from '../../core/errors.js';
 import { createIdentity } from '../../pipelines/people/identity.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { parseChoice } from '../options.js';
 
-interface CreateOptions extends GlobalOptions {
+export interface CreateOptions extends GlobalOptions {
   name: string;
   out: string;
   role?: string[];
+}
+
+export interface IdentityCreateRequest {
+  name: string;
+  out: string;
+  roles?: PersonRole[];
+}
+
+/** The command line of `identity create`, checked (issue 27: pure, tested in-process). */
+export function parseIdentityCreate(options: CreateOptions): IdentityCreateRequest {
+  for (const role of options.role ?? []) parseChoice(role, personRoles, '--role', `among ${personRoles.join(', ')}`);
+  return { name: options.name, out: options.out, roles: options.role as PersonRole[] | undefined };
 }
 
 export function registerIdentity(program: Command): void {
@@ -37,13 +49,9 @@ Example:
     )
     .action(
       action<CreateOptions, []>(async ({ output }, options) => {
-        for (const role of options.role ?? []) {
-          if (!(personRoles as readonly string[]).includes(role))
-            throw new UsageError(`--role must be among ${personRoles.join(', ')}, got "${role}".`);
-        }
-        const roles = options.role as PersonRole[] | undefined;
+        const request = parseIdentityCreate(options);
         const passphrase = process.env.PINRECON_IDENTITY_PASSPHRASE;
-        const created = createIdentity({ name: options.name, out: options.out, roles }, passphrase);
+        const created = createIdentity(request, passphrase);
         output.result(
           [
             `wrote ${created.privateFile} (private key, mode ` +
