@@ -8,14 +8,35 @@ import type { Command } from 'commander';
 import { UsageError } from '../../core/errors.js';
 import { identifyActor, resolveActor } from '../../pipelines/people/actor.js';
 import { isLoopbackHost, startReviewServer } from '../../pipelines/review/server.js';
-import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { parseWholeNumber, periodOption, type ParseContext } from '../options.js';
 
-interface ServeOptions extends GlobalOptions {
+export interface ServeOptions extends GlobalOptions {
   port: string;
   host: string;
   identity?: string;
   by?: string;
   period?: string;
+}
+
+export interface ServeRequest {
+  host: string;
+  port: number;
+  /** Who acts, as typed: resolved against the config's people by the action. */
+  actor: { identity?: string; by?: string };
+  period?: string;
+}
+
+/** The command line of `serve`, checked (issue 27: pure, tested in-process). */
+export function parseServe(options: ServeOptions, at: ParseContext): ServeRequest {
+  if (!isLoopbackHost(options.host))
+    throw new UsageError(
+      `--host ${options.host} is not a loopback address: the review page acts as a person and listens on ` +
+        '127.0.0.1 (or localhost, ::1) only. Reach it from elsewhere through an SSH tunnel.',
+    );
+  const port = parseWholeNumber(options.port, '--port', 65_535);
+  const period = options.period === undefined ? undefined : periodOption(options.period, at);
+  return { host: options.host, port, actor: { identity: options.identity, by: options.by }, period };
 }
 
 export function registerServe(program: Command): void {
@@ -42,22 +63,14 @@ and actions approve. The page opens the database per request and never holds it 
     )
     .action(
       action<ServeOptions, []>(async ({ config, output }, options) => {
-        if (!isLoopbackHost(options.host))
-          throw new UsageError(
-            `--host ${options.host} is not a loopback address: the review page acts as a person and listens on ` +
-              '127.0.0.1 (or localhost, ::1) only. Reach it from elsewhere through an SSH tunnel.',
-          );
-        if (!/^\d+$/.test(options.port) || Number(options.port) > 65_535)
-          throw new UsageError(`--port must be a whole number from 0 to 65535, got "${options.port}".`);
-        const period = options.period === undefined ? undefined : parsePeriodOption(options.period);
-        const actorOptions = { identity: options.identity, by: options.by };
+        const { host, port, actor: actorOptions, period } = parseServe(options, { timeZone: config.timezone });
         // The name shown on the page, by the same resolver every act uses: an unreadable or unregistered key, or a
         // --by naming another person, stops serve at once (exit 2); each act then asks its own role.
         const actorName = identifyActor(config, actorOptions, 'serve the review page').name;
         const server = await startReviewServer({
           config,
-          host: options.host,
-          port: Number(options.port),
+          host,
+          port,
           actorName,
           actorFor: (role, act) => resolveActor(config, actorOptions, role, act),
           period,
