@@ -196,6 +196,36 @@ function readKeys(dir) {
   });
 }
 
+/** Who the materiality rule's acceptances are recorded by (pipelines/close/materiality-rule.ts). */
+export const materialityActor = 'rule:materiality';
+
+const units = 10n ** 8n;
+/** A decimal (JSON number or text) as an exact count of 1e-8, or null: money is never compared as floats. */
+function exact(value) {
+  const text = typeof value === 'number' ? value.toFixed(8) : String(value ?? '');
+  const match = /^(-?)(\d+)(?:\.(\d+))?$/.exec(text.trim());
+  if (!match) return null;
+  const count = BigInt(match[2]) * units + BigInt(`${match[3] ?? ''}00000000`.slice(0, 8));
+  return match[1] ? -count : count;
+}
+const abs = (n) => (n < 0n ? -n : n);
+
+/**
+ * Whether the rule puts a finding (its row as signed) under the thresholds sealed in manifest.json, as pinrecon
+ * asks it (materiality-rule.ts): money at issue = |difference|, else |amount|; not 0; no exposure; at most the
+ * currency's absolute and, when set, at most its percent of |ledger_value|.
+ */
+export function underMateriality(finding, thresholds) {
+  const threshold = thresholds[finding.currency_code];
+  if (!threshold || (finding.exposure !== undefined && finding.exposure !== null)) return false;
+  const money = abs(exact(finding.difference ?? finding.amount ?? 0) ?? 0n);
+  const absolute = exact(threshold.absolute);
+  if (money === 0n || absolute === null || money > absolute) return false;
+  if (threshold.percent === undefined) return true;
+  const percent = exact(threshold.percent);
+  return percent !== null && money * 100n * units <= abs(exact(finding.ledger_value ?? 0) ?? 0n) * percent;
+}
+
 /** Walks a chain: positions, hashes, links, and each signature with its key; returns the row hashes by position. */
 function checkChain(member, rows, keys, canonical, actorOf, mustBeSigned) {
   let previous = null;
@@ -310,8 +340,22 @@ export function verifyPack(dir, self) {
   for (const [index, row] of decisions.entries())
     if (row.period !== seal.period)
       throw new Failure('decisions.csv', `row ${index + 1}`, `period ${row.period}, not ${seal.period}`);
-  // Names typed (no seal signature): nothing had a key to sign with; the seal.sig failure comes last.
-  checkChain('decisions.csv', decisions, keys, decisionCanonical, (r) => r.decided_by, () => signature !== '');
+  // Names typed (no seal signature): nothing had a key to sign with; the seal.sig failure comes last. The
+  // materiality rule's acceptances are no person's act and carry no key: each must name a finding the thresholds
+  // sealed in manifest.json put under the rule (issue 34), else it was typed under the rule's name.
+  const manifest = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8'));
+  const asSigned = new Map(findings.map((r) => [r.finding_id, JSON.parse(r.signed_json)]));
+  const byRule = (r) => r.decided_by === materialityActor && r.decision === 'accepted' && r.signature === null;
+  checkChain('decisions.csv', decisions, keys, decisionCanonical, (r) => r.decided_by,
+    (r) => signature !== '' && !byRule(r));
+  decisions.forEach((row, index) => {
+    if (!byRule(row)) return;
+    const finding = asSigned.get(row.finding_id);
+    if (!finding || !underMateriality(finding, manifest.materiality ?? {}))
+      throw new Failure('decisions.csv', `row ${index + 1}`,
+        `it is not signed and names the materiality rule, but the thresholds sealed in manifest.json do not put ` +
+          `finding ${row.finding_id} under it (or it is not among the signed findings): typed under the rule's name`);
+  });
   // superseded_at is filled later, so it is not hashed: it must be the decided_at of the finding's next decision.
   const next = new Map();
   for (let index = decisions.length - 1; index >= 0; index--) {
@@ -347,7 +391,7 @@ export function verifyPack(dir, self) {
   });
 
   const verifySha256 = sha256(readFileSync(self));
-  const version = JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')).pinreconVersion;
+  const version = manifest.pinreconVersion;
   const expected = readmeText({ seal, sealSha256, keys, verifySha256, version });
   if (readme !== expected) {
     const [got, want] = [readme.split('\n'), expected.split('\n')];

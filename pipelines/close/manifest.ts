@@ -1,6 +1,6 @@
 /**
  * A sign-off's manifest: the pinrecon version, a hash of the SQL, the sha256 of every landing and ledger file the
- * period's figures came from, and the decision chain's head; `verify` checks it later.
+ * period's figures came from, the decision chain's head and the materiality thresholds; `verify` checks it later.
  */
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -24,6 +24,11 @@ export interface Manifest {
   databaseDir?: string;
   /** The last row of the period's decision chain when signed (recon_decisions): `verify` checks it is still there. */
   decisionChainHead?: { position: number; sha256: string | null };
+  /**
+   * `reconciliation.materiality` when signed: sealed with the manifest, it is what an audit pack's verify.mjs holds
+   * the rule's unsigned acceptances to (issue 34), having no config of its own.
+   */
+  materiality?: Config['reconciliation']['materiality'];
 }
 
 export async function buildManifest(
@@ -58,6 +63,7 @@ export async function buildManifest(
     landingFiles,
     ledgerFiles,
     decisionChainHead: head,
+    materiality: config.reconciliation.materiality,
   };
 }
 

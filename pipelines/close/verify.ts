@@ -103,7 +103,11 @@ export async function verifyPeriod(
   const keys = options.keys && options.keys.length > 0 ? options.keys : null;
   return recordRun(warehouse, 'verify', { period, attested: keys !== null }, async (run) => {
     const mismatches: VerifyMismatch[] = [];
-    const decisions = await walkDecisionChain(warehouse, period, keys, mismatches, options.materiality ?? {});
+    // A signed period's rule acceptances are held to the thresholds its seal covers (the manifest), as the audit
+    // pack's verify.mjs holds them; an open period's to the config's.
+    const sealed = await sealedMateriality(warehouse, period);
+    const materiality = sealed ?? options.materiality ?? {};
+    const decisions = await walkDecisionChain(warehouse, period, keys, mismatches, materiality);
     checkSuperseded(decisions.rows, mismatches, period);
     const events = await walkActionEventChain(warehouse, period, keys, mismatches);
     const signoffs = await warehouse.all<SignoffRow>(
@@ -390,4 +394,13 @@ async function checkFiles(
           : `its sha256 is ${now}, sign-off ${signoffId} recorded ${file.sha256}`,
     });
   }
+}
+
+/** The materiality thresholds the period's active sign-off sealed in its manifest, if it recorded them. */
+async function sealedMateriality(warehouse: Warehouse, period: string): Promise<MaterialityThresholds | undefined> {
+  const active = await warehouse.one<{ manifest: string }>(
+    `SELECT manifest FROM period_signoffs WHERE period = $1 AND reopened_at IS NULL ORDER BY signed_at DESC LIMIT 1`,
+    [period],
+  );
+  return active ? (JSON.parse(active.manifest) as Manifest).materiality : undefined;
 }
