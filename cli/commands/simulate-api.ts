@@ -12,9 +12,16 @@ import type { Output } from '../../core/output.js';
 import type { RequestLogEntry, SimulatorOptions } from '../../doubles/simulator/server.js';
 import { DEFAULT_SALES_PER_DAY, defaultDatasetOptions } from '../../doubles/simulator/sale-generator.js';
 import { daysInclusive } from '../../core/calendar.js';
-import { action, parseDateOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import {
+  parseDateOption,
+  parsePositiveNumber as positive,
+  parseShare as rate,
+  parseWholeNumber as count,
+  type ParseContext,
+} from '../options.js';
 
-interface SimulateApiOptions extends GlobalOptions {
+export interface SimulateApiOptions extends GlobalOptions {
   host: string;
   port?: string;
   seed: string;
@@ -70,32 +77,51 @@ export function registerSimulateApi(program: Command): void {
       )
       .option('--secret <secret>', 'accepted secret (default: api.secret / $PINRECON_API_SECRET, else "demo-secret")')
       .option('--verbose', 'log one line per request (method, path, status, time; never tokens)'),
-  ).action(action<SimulateApiOptions, []>(({ config, output }, options) => serveSimulator(config, options, output)));
+  ).action(
+    action<SimulateApiOptions, []>(({ config, output }, options) =>
+      serveSimulator(config, parseSimulateApi(options, { timeZone: config.timezone }), output),
+    ),
+  );
 }
 
-/** The simulator's options from the command line and the config (api.endpoints, credentials, time zone). */
-function simulatorOptionsFrom(config: Config, options: SimulateApiOptions, output: Output) {
-  const defaults = defaultDatasetOptions(config.timezone);
+export interface SimulateApiRequest {
+  host: string;
+  /** Undefined: the port of api.baseUrl. */
+  port?: number;
+  seed: number;
+  from: string;
+  to: string;
+  salesCount: number;
+  malformedEvery: number;
+  tokenLifetimeSeconds: number;
+  rateLimitPerSecond: number;
+  maxPeriodDays: number;
+  faults: NonNullable<SimulatorOptions['faults']>;
+  keepResponses?: string;
+  identifier?: string;
+  secret?: string;
+  verbose: boolean;
+}
+
+/**
+ * The command line of `simulate-api`, checked (issue 27: pure, tested in-process); the data set's default dates are
+ * last month's first day to today in the context's zone.
+ */
+export function parseSimulateApi(options: SimulateApiOptions, at: ParseContext): SimulateApiRequest {
+  const defaults = defaultDatasetOptions(at.timeZone, at.now);
   const from = parseDateOption(options.from, '--from') ?? defaults.from;
   const to = parseDateOption(options.to, '--to') ?? defaults.to;
   if (daysInclusive(from, to) < 1) throw new UsageError(`--to (${to}) is before --from (${from}).`);
   const salesCount =
     options.sales === undefined ? daysInclusive(from, to) * DEFAULT_SALES_PER_DAY : count(options.sales, '--sales');
-
-  const simulatorOptions: SimulatorOptions = {
+  return {
     host: options.host,
-    port: options.port === undefined ? portOf(config.api.baseUrl) : count(options.port, '--port', 65_535),
+    ...(options.port !== undefined && { port: count(options.port, '--port', 65_535) }),
     seed: count(options.seed, '--seed'),
-    identifier: options.identifier ?? config.api.identifier ?? 'demo-partner',
-    secret: options.secret ?? config.api.secret ?? 'demo-secret',
-    endpoints: config.api.endpoints,
-    dataset: {
-      from,
-      to,
-      salesCount,
-      timezone: config.timezone,
-      malformedEvery: count(options.malformedEvery, '--malformed-every'),
-    },
+    from,
+    to,
+    salesCount,
+    malformedEvery: count(options.malformedEvery, '--malformed-every'),
     tokenLifetimeSeconds: positive(options.tokenLifetime, '--token-lifetime'),
     rateLimitPerSecond: positive(options.rateLimit, '--rate-limit'),
     maxPeriodDays: positive(options.maxPeriodDays, '--max-period-days'),
@@ -107,17 +133,44 @@ function simulatorOptionsFrom(config: Config, options: SimulateApiOptions, outpu
       slowMs: count(options.slowMs, '--slow-ms'),
       revokeEverySeconds: count(options.revokeEvery, '--revoke-every'),
     },
-    onRequest: options.verbose && !output.json ? (entry) => output.info(describeRequest(entry)) : undefined,
-    ...(options.keepResponses !== undefined && { keepResponsesDir: path.resolve(options.keepResponses) }),
+    ...(options.keepResponses !== undefined && { keepResponses: options.keepResponses }),
+    ...(options.identifier !== undefined && { identifier: options.identifier }),
+    ...(options.secret !== undefined && { secret: options.secret }),
+    verbose: Boolean(options.verbose),
   };
-  return { simulatorOptions, from, to, salesCount };
+}
+
+/** The simulator's options from the request and the config (api.endpoints, credentials, time zone). */
+function simulatorOptionsFrom(config: Config, request: SimulateApiRequest, output: Output): SimulatorOptions {
+  return {
+    host: request.host,
+    port: request.port ?? portOf(config.api.baseUrl),
+    seed: request.seed,
+    identifier: request.identifier ?? config.api.identifier ?? 'demo-partner',
+    secret: request.secret ?? config.api.secret ?? 'demo-secret',
+    endpoints: config.api.endpoints,
+    dataset: {
+      from: request.from,
+      to: request.to,
+      salesCount: request.salesCount,
+      timezone: config.timezone,
+      malformedEvery: request.malformedEvery,
+    },
+    tokenLifetimeSeconds: request.tokenLifetimeSeconds,
+    rateLimitPerSecond: request.rateLimitPerSecond,
+    maxPeriodDays: request.maxPeriodDays,
+    faults: request.faults,
+    onRequest: request.verbose && !output.json ? (entry) => output.info(describeRequest(entry)) : undefined,
+    ...(request.keepResponses !== undefined && { keepResponsesDir: path.resolve(request.keepResponses) }),
+  };
 }
 
 /** Serves the simulator until SIGINT or SIGTERM, then says what it served. */
-async function serveSimulator(config: Config, options: SimulateApiOptions, output: Output): Promise<void> {
-  const { simulatorOptions, from, to, salesCount } = simulatorOptionsFrom(config, options, output);
+async function serveSimulator(config: Config, request: SimulateApiRequest, output: Output): Promise<void> {
+  const simulatorOptions = simulatorOptionsFrom(config, request, output);
+  const { from, to, salesCount, host } = request;
   const credentialSource =
-    options.identifier || options.secret
+    request.identifier || request.secret
       ? 'the command line'
       : config.api.identifier || config.api.secret
         ? 'the configuration/environment'
@@ -129,7 +182,7 @@ async function serveSimulator(config: Config, options: SimulateApiOptions, outpu
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') {
       throw new JobError(
-        `Port ${simulatorOptions.port} on ${options.host} is already in use.`,
+        `Port ${simulatorOptions.port} on ${host} is already in use.`,
         'pass --port with a free port (or 0 for any).',
       );
     }
@@ -188,24 +241,4 @@ function describeRequest(entry: RequestLogEntry): string {
 function portOf(baseUrl: string): number {
   const url = new URL(baseUrl);
   return Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-}
-
-function count(value: string, option: string, max = Number.MAX_SAFE_INTEGER): number {
-  if (!/^\d+$/.test(value) || Number(value) > max)
-    throw new UsageError(`${option} must be a whole number from 0 to ${max}, got "${value}".`);
-  return Number(value);
-}
-
-function positive(value: string, option: string): number {
-  const n = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value) || !(n > 0))
-    throw new UsageError(`${option} must be a number greater than 0, got "${value}".`);
-  return n;
-}
-
-function rate(value: string, option: string): number {
-  const n = Number(value);
-  if (!/^\d*\.?\d+$/.test(value) || n > 1)
-    throw new UsageError(`${option} must be a share between 0 and 1 (e.g. 0.05), got "${value}".`);
-  return n;
 }
