@@ -13,7 +13,7 @@ async function defaults(...extra: string[]): Promise<SimulateApiOptions> {
 }
 
 describe('parseSimulateApi', () => {
-  it("defaults: last month's first day to today in the zone, sales a day, no faults, the port of api.baseUrl", async () => {
+  it("defaults: last month's first day to today in the zone, sales a day, no faults, api.baseUrl's port", async () => {
     const request = parseSimulateApi(await defaults(), at);
     expect(request).toEqual({
       host: '127.0.0.1',
