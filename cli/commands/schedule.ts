@@ -1,10 +1,26 @@
 /** `pinrecon schedule`: long-running; fires the config's schedules on their cron expressions. */
 import type { Command } from 'commander';
 import { runScheduler } from '../../pipelines/ops/schedule.js';
+import { UsageError } from '../../core/errors.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
 
-interface ScheduleCommandOptions extends GlobalOptions {
+export interface ScheduleCommandOptions extends GlobalOptions {
   graceSeconds?: string;
+}
+
+export interface ScheduleRequest {
+  graceMs: number;
+}
+
+/**
+ * The command line of `schedule`, checked (issue 27: pure, tested in-process). A grace that is not a number was
+ * taken as none: the running job was abandoned at once on SIGTERM.
+ */
+export function parseSchedule(options: ScheduleCommandOptions): ScheduleRequest {
+  const value = options.graceSeconds ?? '60';
+  if (!/^\d+(\.\d+)?$/.test(value))
+    throw new UsageError(`--grace-seconds must be a number of seconds (0 or more), got "${value}".`);
+  return { graceMs: Number(value) * 1000 };
 }
 
 export function registerSchedule(program: Command): void {
@@ -15,10 +31,8 @@ export function registerSchedule(program: Command): void {
       .option('--grace-seconds <n>', 'after SIGTERM, how long the running job may take to finish', '60'),
   ).action(
     action<ScheduleCommandOptions, []>(async ({ config, file, output }, options) => {
-      const outcomes = await runScheduler(config, output, {
-        configFile: file,
-        graceMs: Number(options.graceSeconds ?? 60) * 1000,
-      });
+      const { graceMs } = parseSchedule(options);
+      const outcomes = await runScheduler(config, output, { configFile: file, graceMs });
       output.document({ ok: true, jobs: outcomes });
     }),
   );
