@@ -4,13 +4,32 @@ import type { Command } from 'commander';
 import { packageRoot } from '../../core/paths.js';
 import type { DemoSummary } from '../../pipelines/ops/demo.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { parseWholeNumber } from '../options.js';
 import { formatTable } from '../../core/output.js';
 import { describeRun } from './run.js';
 
-interface DemoCommandOptions extends GlobalOptions {
+export interface DemoCommandOptions extends GlobalOptions {
   out?: string;
   salesPerDay?: string;
   seed?: string;
+}
+
+export interface DemoRequest {
+  outDir?: string;
+  salesPerDay?: number;
+  seed?: number;
+}
+
+/**
+ * The command line of `demo`, checked (issue 27: pure, tested in-process). Numbers that were not were passed on as
+ * NaN: a data set of NaN sales.
+ */
+export function parseDemo(options: DemoCommandOptions): DemoRequest {
+  return {
+    outDir: options.out,
+    ...(options.salesPerDay !== undefined && { salesPerDay: parseWholeNumber(options.salesPerDay, '--sales-per-day') }),
+    ...(options.seed !== undefined && { seed: parseWholeNumber(options.seed, '--seed') }),
+  };
 }
 
 export function registerDemo(program: Command): void {
@@ -26,13 +45,10 @@ export function registerDemo(program: Command): void {
       .option('--seed <n>', 'seed of the simulated data and of the planted breaks', '7'),
   ).action(
     action<DemoCommandOptions, []>(async ({ output }, options) => {
+      const request = parseDemo(options);
       // The demo's simulator and mail sink load only when the demo runs (start-up of every other command).
       const { runDemo } = await import('../../pipelines/ops/demo.js');
-      const summary = await runDemo(output, {
-        outDir: options.out,
-        salesPerDay: Number(options.salesPerDay),
-        seed: Number(options.seed),
-      });
+      const summary = await runDemo(output, request);
       output.result(describeDemo(summary));
       output.document({ ok: true, ...summary });
     }),
