@@ -6,6 +6,14 @@ import { snapshotCatalog, type CatalogSummary } from '../../pipelines/catalog/ca
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import { formatDuration, type Output } from '../../core/output.js';
 
+/** `catalog` takes no option of its own: what it snapshots is the config's (api.country, currency, language). */
+export type CatalogRequest = Record<string, never>;
+
+/** The command line of `catalog` (issue 27: pure, tested in-process). */
+export function parseCatalog(_options: GlobalOptions): CatalogRequest {
+  return {};
+}
+
 export function registerCatalog(program: Command): void {
   withGlobalOptions(
     program
@@ -29,8 +37,11 @@ Example:
   pinrecon query "SELECT * FROM catalog_product_changes"`,
     )
     .action(
-      action<GlobalOptions, []>(async ({ config, output }) => {
-        const summary = await withJobWarehouse(config, (warehouse) => snapshotCatalog(warehouse, config, {}, output));
+      action<GlobalOptions, []>(async ({ config, output }, options) => {
+        const request = parseCatalog(options);
+        const summary = await withJobWarehouse(config, (warehouse) =>
+          snapshotCatalog(warehouse, config, request, output),
+        );
         printSummary(summary, output);
         output.document({ ok: true, ...summary });
       }),

@@ -8,8 +8,17 @@ import { redactConfig } from '../../config/load.js';
 import { JobError } from '../../core/errors.js';
 import { action, describeConfigSource, type GlobalOptions, withGlobalOptions } from '../context.js';
 
-interface ConfigShowOptions extends GlobalOptions {
+export interface ConfigShowOptions extends GlobalOptions {
   check?: boolean;
+}
+
+export interface ConfigShowRequest {
+  check: boolean;
+}
+
+/** The command line of `config show` (issue 27: pure, tested in-process). */
+export function parseConfigShow(options: ConfigShowOptions): ConfigShowRequest {
+  return { check: Boolean(options.check) };
 }
 
 export function registerConfig(program: Command): void {
@@ -34,6 +43,7 @@ Example:
     .action(
       action<ConfigShowOptions, []>(async (loaded, options) => {
         const { config, output } = loaded;
+        const request = parseConfigShow(options);
         const environment = (loaded.environment ?? []).map((s) => ({ variable: s.variable, key: s.keyPath.join('.') }));
         const shown = redactConfig(config);
         output.result(
@@ -44,7 +54,7 @@ Example:
           ].join('\n'),
         );
         const document = { file: loaded.file ?? null, chosenBy: loaded.chosenBy, environment, config: shown };
-        if (!options.check) {
+        if (!request.check) {
           output.document({ ok: true, ...document });
           return;
         }

@@ -5,8 +5,17 @@ import { warehouseSettings } from '../../config/warehouse-settings.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import type { Output } from '../../core/output.js';
 
-interface ProtectOptions extends GlobalOptions {
+export interface ProtectOptions extends GlobalOptions {
   dryRun?: boolean;
+}
+
+export interface KeysProtectRequest {
+  dryRun: boolean;
+}
+
+/** The command line of `keys protect` (issue 27: pure, tested in-process). */
+export function parseKeysProtect(options: ProtectOptions): KeysProtectRequest {
+  return { dryRun: Boolean(options.dryRun) };
 }
 
 export function registerKeys(program: Command): void {
@@ -21,11 +30,10 @@ export function registerKeys(program: Command): void {
       .option('--dry-run', 'say what would be rewritten; change nothing'),
   ).action(
     action<ProtectOptions, []>(async ({ config, output }, options) => {
-      const summary = await withJobWarehouse(config, (warehouse) =>
-        protectKeys(warehouse, config, { dryRun: options.dryRun }, output),
-      );
+      const request = parseKeysProtect(options);
+      const summary = await withJobWarehouse(config, (warehouse) => protectKeys(warehouse, config, request, output));
       // The old keys' freed pages are gone only when the file is written again (issue 34).
-      const rewritten = options.dryRun
+      const rewritten = request.dryRun
         ? undefined
         : await rewriteDatabaseFile(config.database, warehouseSettings(config));
       printSummary(summary, output);
