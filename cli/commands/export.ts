@@ -3,16 +3,33 @@
  * marts and the tables beside them for other tools (pipelines/analysts/export.ts).
  */
 import type { Command } from 'commander';
-import { UsageError } from '../../core/errors.js';
 import type { ExportFormat, ExportLayout } from '../../pipelines/analysts/export.js';
-import { action, parsePeriodOption, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
+import { parseChoice, periodOption, type ParseContext } from '../options.js';
 import { openDatabaseOrSnapshot } from '../../pipelines/analysts/query.js';
 
-interface ExportCommandOptions extends GlobalOptions {
+export interface ExportCommandOptions extends GlobalOptions {
   period?: string;
   format: string;
   layout: string;
   out?: string;
+}
+
+export interface ExportRequest {
+  period: string;
+  format: ExportFormat;
+  layout: ExportLayout;
+  /** Undefined: reports.outDir. */
+  out?: string;
+}
+
+/** The command line of `export`, checked (issue 27: pure, tested in-process). */
+export function parseExport(options: ExportCommandOptions, at: ParseContext): ExportRequest {
+  const period = periodOption(options.period, at);
+  const formats: readonly ExportFormat[] = ['parquet', 'csv', 'arrow'];
+  const format = parseChoice(options.format, formats, '--format', 'parquet, csv or arrow');
+  const layout = parseChoice(options.layout, ['flat', 'hive'] as readonly ExportLayout[], '--layout', 'flat or hive');
+  return { period, format, layout, ...(options.out !== undefined && { out: options.out }) };
 }
 
 export function registerExport(program: Command): void {
@@ -30,23 +47,14 @@ export function registerExport(program: Command): void {
       .option('--out <dir>', 'directory for the files (default: reports.outDir)'),
   ).action(
     action<ExportCommandOptions, []>(async ({ config, output }, options) => {
-      const period = parsePeriodOption(options.period);
-      if (!['parquet', 'csv', 'arrow'].includes(options.format))
-        throw new UsageError(`--format must be parquet, csv or arrow, got "${options.format}".`);
-      if (!['flat', 'hive'].includes(options.layout))
-        throw new UsageError(`--layout must be flat or hive, got "${options.layout}".`);
-      const outDir = options.out ?? config.reports.outDir;
+      const { period, format, layout, out } = parseExport(options, { timeZone: config.timezone });
+      const outDir = out ?? config.reports.outDir;
       // The database itself, so the export is recorded in pipeline_runs; the snapshot while a job holds it.
       const warehouse = await openDatabaseOrSnapshot(config, output, { readOnly: false });
       try {
         // apache-arrow loads only when something is exported (start-up of every other command).
         const { exportPeriod } = await import('../../pipelines/analysts/export.js');
-        const summary = await exportPeriod(
-          warehouse,
-          config,
-          { period, format: options.format as ExportFormat, layout: options.layout as ExportLayout, outDir },
-          output,
-        );
+        const summary = await exportPeriod(warehouse, config, { period, format, layout, outDir }, output);
         output.result(summary.files.map((f) => `${f.path}  (${f.rows} rows)`).join('\n'));
         output.document({ ok: true, ...summary });
       } finally {

@@ -2,7 +2,7 @@
  * `pinrecon config show [--check]` (issue 31): says which file and variables were used and every resolved value
  * with credentials redacted; --check tries the database, the provider's token (the simulator, over real HTTP) and
  * the SMTP relay (the local mail sink), OK or FAIL with the reason, exit 1 when one fails. Every command says
- * which config it loaded; `--period previous` is accepted on the command line.
+ * which config it loaded. (`--period previous` on the command line: test/commands/export.test.ts.)
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -113,12 +113,5 @@ describe('pinrecon config show', () => {
     expect(checked.stdout).toMatch(/^smtp +FAIL +smtp:\/\/127\.0\.0\.1:\d+: .*(ECONNREFUSED|connect)/m);
     expect(checked.stderr).toMatch(/config check: provider, smtp failed/);
     expect(checked.stdout + checked.stderr).not.toContain(wrong);
-  });
-
-  it('--period previous is accepted on the command line (resolved in the configured zone)', async () => {
-    const exported = await runCli(['export', '--period', 'previous', '--config', file], { cwd: dir, env: credentials });
-    // No database yet: the command got past parsing the period and says so.
-    expect(exported.stderr).not.toMatch(/--period must be/);
-    expect(exported.stderr).toMatch(/no database|has not been reconciled|does not exist/i);
   });
 });
