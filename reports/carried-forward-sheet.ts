@@ -13,8 +13,7 @@ import type { SummaryPen } from './summary-pen.js';
 export function carriedForwardSheet(period: string): DetailSheet {
   return {
     title: 'Carried forward',
-    description:
-      'open findings of earlier periods: not cleared, not written off or accepted; decide them in their own period',
+    description: "earlier periods' open findings; decide them in their own period's workbook",
     // Currency first and off the printout (its money cells carry their symbol), so the print area is the run of
     // columns after it (reports/print-setup.ts): the spec's nine print across the page at >= 8 pt.
     // Width 10, not 9: exceljs writes no <col> for its default width 9, so the first column had no set width.

@@ -70,13 +70,12 @@ export interface RollForwardPen {
  */
 export function writeRollForwardSection(pen: RollForwardPen, rollForward: RollForwardLine[]): void {
   pen.heading('Roll-forward of open findings per currency');
+  // Three printed lines, not four (issue 30: the Summary keeps to two pages on Letter).
   pen.line(
-    'Open = not decided write_off. From the previous reconciliation of the period to this one (on the first, nothing ' +
-      'was open before). ' +
-      'Open at start + new − cleared − written off (+ remeasured amounts) = open at end; ' +
-      'the check must be 0 (a reconcile whose check is not 0 fails). Written off counts the decisions, also those ' +
-      'recorded since the reconcile. Amounts: the cost bridge effect, as in the decisions table (keys’ exposure ' +
-      'apart).',
+    "Open: not decided write_off, from the period's previous reconciliation to this one (none open before the " +
+      'first). Open at start + new − cleared − written off (+ remeasured) = open at end; a reconcile whose check ' +
+      'is not 0 fails. Written off counts the decisions, also those since the reconcile. Amounts: the cost bridge ' +
+      'effect, as in the decisions table (exposure apart).',
   );
   const measures: [string, (r: RollForwardLine) => [number | null, Decimal]][] = [
     ['Open at start', (r) => [r.openAtStart, r.openAtStartAmount]],

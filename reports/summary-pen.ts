@@ -27,11 +27,11 @@ export interface SummaryPen {
 
 /** A: labels; B: a value or a time (with its offset); C–F: numbers. Nothing is written right of F. */
 export const summaryColumnWidths = [23, 23, 14, 14, 14, 14];
-/** Characters of body text a wrapped note holds per printed line (a little under the columns' width). */
-const noteLineChars = Math.floor(summaryColumnWidths.reduce((sum, width) => sum + width, 0) * 1.1);
+/** The Summary's whole width, which a note wraps across. */
+const summaryWidth = summaryColumnWidths.reduce((sum, width) => sum + width, 0);
 
 /** The space above a section's heading, in points. */
-const sectionSpacePt = 7.5;
+const sectionSpacePt = 3;
 export function summaryPen(
   worksheet: ExcelJS.Worksheet,
   timezone: string,
@@ -40,13 +40,29 @@ export function summaryPen(
   // The printed height of the rows written: a row's set height, else 15 pt for each 11 pt of its largest font.
   let heightPt = 0;
   const fontHeightPt = (size: number | undefined) => (15 * Math.max(11, size ?? 11)) / 11;
-  const addRow = (cells: SummaryCell[], lines = 1) => {
+  const addRow = (cells: SummaryCell[], headerLines = 1) => {
     const row = worksheet.addRow(
       cells.map((cell) => (cell === null ? undefined : typeof cell === 'string' ? cell : cell.value)),
     );
     cells.forEach((cell, i) => {
       if (cell !== null) row.getCell(i + 1).style = typeof cell === 'object' ? cell.style : styles.plain;
     });
+    // Issue 30: a text wider than its room (its column and the empty ones right of it, up to F) printed cut at
+    // the next cell or at the print area's edge; it wraps across that room instead, its row as tall as it needs.
+    const wraps = textsTooWide(cells);
+    for (const { column, span } of wraps) {
+      const cell = row.getCell(column + 1);
+      cell.style = { ...cell.style, alignment: { ...cell.style.alignment, wrapText: true, vertical: 'top' } };
+      if (span > 1) worksheet.mergeCells(row.number, column + 1, row.number, column + span);
+    }
+    // Every cell of a row taller than a line at its top: a number beside a wrapped text printed a line below it.
+    if (wraps.length > 0)
+      cells.forEach((cell, i) => {
+        if (cell === null || wraps.some((w) => w.column === i)) return;
+        const at = row.getCell(i + 1);
+        at.style = { ...at.style, alignment: { ...at.style.alignment, vertical: 'top' } };
+      });
+    const lines = Math.max(headerLines, ...wraps.map((w) => w.lines));
     if (lines > 1) row.height = 15 * lines;
     const fonts = cells.map((cell) => (cell !== null && typeof cell === 'object' ? cell.style.font?.size : undefined));
     heightPt += row.height ?? Math.max(...fonts.map(fontHeightPt));
@@ -68,7 +84,9 @@ export function summaryPen(
     note: (text, style = styles.plain) => {
       const row = worksheet.addRow([text]);
       row.getCell(1).style = { ...style, alignment: { wrapText: true, vertical: 'top' } };
-      const lines = Math.max(1, Math.ceil(text.length / noteLineChars));
+      // The Summary's width in characters of the note's font (a larger font holds fewer).
+      const width = (summaryWidth * 11) / Math.max(11, style.font?.size ?? 11);
+      const lines = wrappedLines(text, width, style.font?.bold === true);
       // 15 pt a line of the 11 pt body font; a larger font (the alert band) needs proportionally more.
       if (lines > 1) row.height = Math.ceil((15 * lines * Math.max(11, style.font?.size ?? 11)) / 11);
       heightPt += row.height ?? fontHeightPt(style.font?.size);
@@ -86,9 +104,7 @@ export function summaryPen(
     },
     // A label wider than its column wraps onto more lines of a taller row, so it prints whole.
     header: (...labels) => {
-      const lines = Math.max(
-        ...labels.map((label, i) => Math.ceil((label ?? '').length / (summaryColumnWidths[i] ?? 1))),
-      );
+      const lines = Math.max(...labels.map((label, i) => wrappedLines(label ?? '', summaryColumnWidths[i] ?? 1, true)));
       addRow(
         labels.map((label) =>
           label === null ? null : styled(label, lines > 1 ? styles.wrappedHeader : styles.header),
@@ -101,6 +117,70 @@ export function summaryPen(
     localTime: (text) => (text === null ? null : timeCell(localTimeInstant(text, timezone))),
     instant: timeCell,
   };
+}
+
+/**
+ * How wide a character prints, in column-width units (a unit is the width of a digit). The proportions are
+ * DejaVu Sans's, the font LibreOffice prints the workbook's Calibri in where Calibri and Carlito are not
+ * installed, and wider than Calibri, so what fits here fits in Excel too. Measured against LibreOffice's PDF of
+ * the demo's Summary (issue 30): "20261126T234615Z-1f47ee4" (23.3) filled a column of 23, a sentence of 129
+ * characters (99.9) one line of the 102.
+ */
+function characterUnits(character: string): number {
+  if (character === ' ') return 0.5;
+  if (/[il.,:;|!'`j]/.test(character)) return 0.47;
+  if (/[frt()[\]\-/]/.test(character)) return 0.6;
+  if (/[mwMW@%]/.test(character)) return 1.45;
+  if (/[A-Z]/.test(character)) return 1.1;
+  if (/[a-z]/.test(character)) return 0.95;
+  return 1;
+}
+
+/** A text's printed width in column-width units; bold prints about a tenth wider. */
+const textUnits = (text: string, bold: boolean) =>
+  [...text].reduce((sum, character) => sum + characterUnits(character), 0) * (bold ? 1.1 : 1);
+
+/**
+ * The lines a text takes in a cell this wide, its words wrapped as a spreadsheet program wraps them (a word
+ * longer than the line breaks inside it), a unit of the width kept for the cell's padding; ceil(length / width)
+ * said 2 for "Ledger expected cost (paid)" in a column of 14, which wraps onto 3 and printed without "(paid)".
+ */
+export function wrappedLines(text: string, width: number, bold = false): number {
+  const capacity = Math.max(1, width - 1);
+  const space = textUnits(' ', bold);
+  let lines = 1;
+  let used = 0;
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    const units = textUnits(word, bold);
+    if (used > 0 && used + space + units <= capacity) {
+      used += space + units;
+      continue;
+    }
+    if (used > 0) lines++;
+    lines += Math.max(0, Math.ceil(units / capacity) - 1);
+    used = units - (Math.ceil(units / capacity) - 1) * capacity;
+  }
+  return lines;
+}
+
+/**
+ * The text cells of a row that do not fit their room — their column and the empty columns right of it, up to
+ * the Summary's last (a spreadsheet prints an unwrapped text over empty neighbours, and cuts it at a filled one
+ * or at the print area's edge) — with the columns to merge and wrap them over and the lines they then take.
+ */
+function textsTooWide(cells: SummaryCell[]): { column: number; span: number; lines: number }[] {
+  const wide: { column: number; span: number; lines: number }[] = [];
+  cells.forEach((cell, column) => {
+    const value = cell !== null && typeof cell === 'object' ? cell.value : cell;
+    if (typeof value !== 'string') return;
+    let span = 1;
+    while (column + span < summaryColumnWidths.length && (cells[column + span] ?? null) === null) span++;
+    const room = summaryColumnWidths.slice(column, column + span).reduce((sum, width) => sum + width, 0);
+    const style = cell !== null && typeof cell === 'object' ? cell.style : undefined;
+    const lines = wrappedLines(value, room, style?.font?.bold === true);
+    if (lines > 1) wide.push({ column, span, lines });
+  });
+  return wide;
 }
 
 /** One shared style per UTC offset: "yyyy-mm-dd hh:mm -03:00". */

@@ -185,13 +185,26 @@ function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, 
       styles.warning,
     );
   }
-  note(
-    `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file ` +
-      `holding orders paid in ${facts.period}, ` +
-      `and of every file with no accepted line at all (it belongs to no period, so every report shows it until the ` +
-      `file is imported again).`,
-  );
+  // Where the rejects come from matters only when there are some (issue 30: three lines of a two-page Summary).
+  if (facts.ledger.rejects > 0)
+    note(
+      `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file ` +
+        `holding orders paid in ${facts.period}, ` +
+        `and of every file with no accepted line at all (it belongs to no period, so every report shows it until the ` +
+        `file is imported again).`,
+    );
 }
+
+/**
+ * Shorter headers in the Summary's totals (the email keeps the long ones): each row of headers printed three lines
+ * tall in the columns of 14, and the Summary ran onto a third Letter page (issue 30). The block says whose they are.
+ */
+const summaryTotalsHeaders: Record<string, string> = {
+  'Ledger expected cost (paid)': 'Expected cost (paid)',
+  'Provider sales total (not canceled)': 'their sales total',
+  'Provider cost (not canceled)': 'their cost',
+  'Provider margin (not canceled)': 'their margin',
+};
 
 /** Per currency, the ledger side and the provider side, each in a row of its own. */
 function writeTotalsSection({ line, heading, header, count, money }: SummaryPen, { facts }: SummaryContext): void {
@@ -202,7 +215,7 @@ function writeTotalsSection({ line, heading, header, count, money }: SummaryPen,
   );
   const providerColumns = totalsColumns.filter((c) => !ledgerColumns.includes(c) && c.header !== 'Findings');
   for (const columns of [ledgerColumns, providerColumns]) {
-    header('Currency', ...columns.map((c) => c.header));
+    header('Currency', ...columns.map((c) => summaryTotalsHeaders[c.header] ?? c.header));
     for (const t of facts.totals) {
       line(
         t.currency ?? '(none)',
@@ -252,9 +265,8 @@ function writeDecisionsSection(
 ): void {
   heading('Decisions and states per currency');
   note(
-    'Pending: decided timing with Expected clear by on or after the as-of date, or a cutoff_difference the other ' +
-      'period has not reconciled yet. ' +
-      `Overdue: timing past its Expected clear by. Everything not pending is a break to account for. ` +
+    'Pending: timing not yet past its Expected clear by, or a cutoff_difference the other period has not ' +
+      'reconciled yet; overdue: timing past it. Everything not pending is a break to account for. ' +
       `${findingAmountRule}`,
   );
   const d = facts.decisions;
@@ -356,10 +368,12 @@ function writeSheetsSection(
       );
     }
   }
-  header('Sheet', 'Rows', 'Holds');
+  // What a sheet holds across B–E, its rows in F: in C–F it wrapped onto two lines a sheet (issue 30: the
+  // Summary printed on a third page), in C alone it printed cut at the print area's edge.
+  header('Sheet', 'Holds', null, null, null, 'Rows');
   const descriptions = new Map(sheets.map((sheet) => [sheet.title, sheet.description]));
   for (const part of plan) {
     const continued = part.name !== part.title ? ` (continued from ${part.title})` : '';
-    line(part.name, count(part.rows), `${descriptions.get(part.title) ?? ''}${continued}`);
+    line(part.name, `${descriptions.get(part.title) ?? ''}${continued}`, null, null, null, count(part.rows));
   }
 }

@@ -61,8 +61,8 @@ describe('report of a real reconciliation', () => {
     // The ledger side and the provider side, each a block with its header and a row per currency.
     const rows = [...Array(ws.rowCount).keys()].map((i) => ws.getRow(i + 1));
     for (const [first, name, marts] of [
-      ['Ledger orders', 'Ledger expected cost (paid)', 'ledger_cost_total'],
-      ['Provider sales', 'Provider cost (not canceled)', 'provider_cost_total'],
+      ['Ledger orders', 'Expected cost (paid)', 'ledger_cost_total'],
+      ['Provider sales', 'their cost', 'provider_cost_total'],
     ] as const) {
       const header = rows.find((r) => r.getCell(1).value === 'Currency' && r.getCell(2).value === first)!;
       const column = (header.values as unknown[]).indexOf(name);
