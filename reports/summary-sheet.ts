@@ -188,8 +188,8 @@ function writeLedgerSection({ line, note, heading, styled, count }: SummaryPen, 
   // Where the rejects come from matters only when there are some (issue 30: three lines of a two-page Summary).
   if (facts.ledger.rejects > 0)
     note(
-      `A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger file ` +
-        `holding orders paid in ${facts.period}, ` +
+      'A rejected line has no date to trust, so it is placed by its file: listed are the rejects of every ledger ' +
+        `file holding orders paid in ${facts.period}, ` +
         `and of every file with no accepted line at all (it belongs to no period, so every report shows it until the ` +
         `file is imported again).`,
     );
