@@ -4,7 +4,7 @@
  * (or given here, one by one or in bulk) and outlive every re-run of reconcile.
  */
 import type { Command } from 'commander';
-import { decisions, isDecision } from '../../core/decisions.js';
+import { decisions } from '../../core/decisions.js';
 import { UsageError } from '../../core/errors.js';
 import type { Output } from '../../core/output.js';
 import { Warehouse } from '../../core/warehouse.js';
@@ -17,26 +17,30 @@ import {
   importDecisions,
 } from '../../pipelines/decisions/findings.js';
 import { decisionHistory, listFindings } from '../../pipelines/decisions/findings-list.js';
+import type { FindingFilter } from '../../pipelines/decisions/findings.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
 import {
-  action,
+  type ListFormat,
+  listFormats,
+  parseAmountOption,
+  parseChoice,
   parseDateOption,
-  parsePeriodOption,
-  withGlobalOptions,
-  withJobWarehouse,
-  type GlobalOptions,
-} from '../context.js';
+  parseListFormat,
+  periodOption,
+  type ParseContext,
+} from '../options.js';
 import { printRows } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 import { unattestedNotice } from '../../core/signatures.js';
 import { resolveActor } from '../../pipelines/people/actor.js';
 
-interface ImportOptions extends GlobalOptions {
+export interface ImportOptions extends GlobalOptions {
   by?: string;
   identity?: string;
   overwrite?: boolean;
 }
 
-interface DecideOptions extends GlobalOptions {
+export interface DecideOptions extends GlobalOptions {
   decision: string;
   note?: string;
   owner?: string;
@@ -52,7 +56,7 @@ interface DecideOptions extends GlobalOptions {
   dryRun?: boolean;
 }
 
-interface HistoryOptions extends GlobalOptions {
+export interface HistoryOptions extends GlobalOptions {
   period?: string;
   format: string;
 }
@@ -64,13 +68,108 @@ const identityHelp =
   'private key of the person deciding (env PINRECON_IDENTITY): required, and the act signed, when the config names ' +
   'people';
 
-interface ListOptions extends GlobalOptions {
+export interface ListOptions extends GlobalOptions {
   period: string;
   undecided?: boolean;
   format: string;
 }
 
-const listFormats = ['table', 'csv', 'json'] as const;
+/** Who acts, as typed: resolved against the config's people by the action (pipelines/people/actor.ts). */
+interface ActorOptions {
+  by?: string;
+  identity?: string;
+}
+
+export interface FindingsImportRequest {
+  file: string;
+  actor: ActorOptions;
+  overwrite: boolean;
+}
+
+/** The command line of `findings import`, checked (issue 27: pure, tested in-process). */
+export function parseFindingsImport(options: ImportOptions, file: string): FindingsImportRequest {
+  return { file, actor: { by: options.by, identity: options.identity }, overwrite: Boolean(options.overwrite) };
+}
+
+export interface FindingsDecideRequest {
+  decision: string;
+  note?: string;
+  owner?: string;
+  expectedClearBy?: string;
+  actor: ActorOptions;
+  /** Named by id, or chosen by a period's filters (then a dry run only says what would be decided). */
+  chosen: { findingIds: string[] } | { filter: FindingFilter; dryRun: boolean };
+}
+
+/** The command line of `findings decide`, checked (issue 27: pure, tested in-process). */
+export function parseFindingsDecide(
+  options: DecideOptions,
+  findingIds: string[],
+  at: ParseContext,
+): FindingsDecideRequest {
+  const decision = parseChoice(options.decision, decisions, '--decision');
+  const expectedClearBy = parseDateOption(options.expectedClearBy, '--expected-clear-by');
+  const decided = { decision, note: options.note, owner: options.owner, expectedClearBy };
+  const actor = { by: options.by, identity: options.identity };
+  const filters = ['type', 'family', 'undecided', 'maxAmount', 'maxExposure', 'dryRun'] as const;
+  const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+  if (options.period === undefined) {
+    const used = filters.filter((name) => options[name] !== undefined);
+    if (used.length > 0)
+      throw new UsageError(`${used.map(flag).join(', ')} choose findings of a period: give --period YYYY-MM too.`);
+    if (findingIds.length === 0) {
+      throw new UsageError(
+        'Name the findings: finding ids (see pinrecon findings list --period P), or --period P with filters.',
+      );
+    }
+    return { ...decided, actor, chosen: { findingIds } };
+  }
+  if (findingIds.length > 0)
+    throw new UsageError('Choose findings either by id or with --period and filters, not both.');
+  const period = periodOption(options.period, at);
+  for (const type of options.type ?? [])
+    parseChoice(type, findingTypeNames, '--type', `among ${findingTypeNames.join(', ')}`);
+  if (options.family !== undefined) parseChoice(options.family, families, '--family');
+  const filter = {
+    period,
+    types: options.type,
+    family: options.family,
+    undecided: options.undecided,
+    maxAmount: parseAmountOption(options.maxAmount, '--max-amount'),
+    maxExposure: parseAmountOption(options.maxExposure, '--max-exposure'),
+  };
+  return { ...decided, actor, chosen: { filter, dryRun: Boolean(options.dryRun) } };
+}
+
+export interface FindingsHistoryRequest {
+  format: ListFormat;
+  selector: { findingId: string } | { period: string };
+}
+
+/** The command line of `findings history`, checked (issue 27: pure, tested in-process). */
+export function parseFindingsHistory(
+  options: HistoryOptions,
+  findingId: string | undefined,
+  at: ParseContext,
+): FindingsHistoryRequest {
+  const format = parseListFormat(options);
+  const chosenBy = [findingId, options.period].filter((choice) => choice !== undefined);
+  if (chosenBy.length !== 1) throw new UsageError('Give either a finding id or --period YYYY-MM.');
+  const selector = findingId !== undefined ? { findingId } : { period: periodOption(options.period, at) };
+  return { format, selector };
+}
+
+export interface FindingsListRequest {
+  period: string;
+  undecided?: boolean;
+  format: ListFormat;
+}
+
+/** The command line of `findings list`, checked (issue 27: pure, tested in-process). */
+export function parseFindingsList(options: ListOptions, at: ParseContext): FindingsListRequest {
+  const period = periodOption(options.period, at);
+  return { period, undecided: options.undecided, format: parseListFormat(options) };
+}
 
 export function registerFindings(program: Command): void {
   const findings = program
@@ -111,15 +210,11 @@ Example:
   pinrecon findings import reports/pinrecon-2026-01.xlsx --by "Ana Lima"`,
     )
     .action(
-      action<ImportOptions, [string]>(async ({ config, output }, options, file) => {
-        const actor = resolveActor(config, options, 'preparer', 'import decisions');
+      action<ImportOptions, [string]>(async ({ config, output }, options, workbook) => {
+        const { file, actor: who, overwrite } = parseFindingsImport(options, workbook);
+        const actor = resolveActor(config, who, 'preparer', 'import decisions');
         const result = await withJobWarehouse(config, (warehouse) =>
-          importDecisions(
-            warehouse,
-            file,
-            { actor, overwrite: Boolean(options.overwrite), timezone: config.timezone },
-            output,
-          ),
+          importDecisions(warehouse, file, { actor, overwrite, timezone: config.timezone }, output),
         );
         if (!actor.attested) output.info(unattestedNotice);
         report(output, result);
@@ -164,58 +259,17 @@ Examples:
     )
     .action(
       action<DecideOptions, [string[]]>(async ({ config, output }, options, findingIds) => {
-        if (!isDecision(options.decision))
-          throw new UsageError(`--decision must be one of ${decisions.join(', ')}, got "${options.decision}".`);
-        const expectedClearBy = parseDateOption(options.expectedClearBy, '--expected-clear-by');
-        const { decision, note, owner } = options;
-        const actor = resolveActor(config, options, 'preparer', 'decide findings');
-        if (!actor.attested && !options.dryRun) output.info(unattestedNotice);
-        const decide = { decision, note, owner, expectedClearBy, actor, timezone: config.timezone };
-        const filters = ['type', 'family', 'undecided', 'maxAmount', 'maxExposure', 'dryRun'] as const;
-        const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-        if (options.period === undefined) {
-          const used = filters.filter((name) => options[name] !== undefined);
-          if (used.length > 0)
-            throw new UsageError(
-              `${used.map(flag).join(', ')} choose findings of a period: give --period YYYY-MM too.`,
-            );
-          if (findingIds.length === 0) {
-            throw new UsageError(
-              'Name the findings: finding ids (see pinrecon findings list --period P), or --period P with filters.',
-            );
-          }
-          const result = await withJobWarehouse(config, (warehouse) => decideFindings(warehouse, findingIds, decide));
-          report(output, result);
-          return;
-        }
-        if (findingIds.length > 0)
-          throw new UsageError('Choose findings either by id or with --period and filters, not both.');
-        const period = parsePeriodOption(options.period);
-        for (const type of options.type ?? []) {
-          if (!(findingTypeNames as readonly string[]).includes(type)) {
-            throw new UsageError(`--type must be among ${findingTypeNames.join(', ')}, got "${type}".`);
-          }
-        }
-        if (options.family !== undefined && !(families as readonly string[]).includes(options.family)) {
-          throw new UsageError(`--family must be one of ${families.join(', ')}, got "${options.family}".`);
-        }
-        for (const [flag, value] of [
-          ['--max-amount', options.maxAmount],
-          ['--max-exposure', options.maxExposure],
-        ] as const) {
-          if (value !== undefined && !/^\d+(\.\d{1,4})?$/.test(value))
-            throw new UsageError(`${flag} must be a non-negative amount such as 50 or 12.50, got "${value}".`);
-        }
-        const filter = {
-          period,
-          types: options.type,
-          family: options.family,
-          undecided: options.undecided,
-          maxAmount: options.maxAmount,
-          maxExposure: options.maxExposure,
-        };
-        const bulk = { ...decide, dryRun: Boolean(options.dryRun) };
-        const result = await withJobWarehouse(config, (warehouse) => decideInBulk(warehouse, filter, bulk));
+        const request = parseFindingsDecide(options, findingIds, { timeZone: config.timezone });
+        const { actor: who, chosen, ...decided } = request;
+        const actor = resolveActor(config, who, 'preparer', 'decide findings');
+        const dryRun = 'dryRun' in chosen && chosen.dryRun;
+        if (!actor.attested && !dryRun) output.info(unattestedNotice);
+        const decide = { ...decided, actor, timezone: config.timezone };
+        const result = await withJobWarehouse(config, (warehouse) =>
+          'findingIds' in chosen
+            ? decideFindings(warehouse, chosen.findingIds, decide)
+            : decideInBulk(warehouse, chosen.filter, { ...decide, dryRun }),
+        );
         report(output, result);
       }),
     );
@@ -230,13 +284,7 @@ Examples:
       .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
   ).action(
     action<HistoryOptions, [string | undefined]>(async ({ config }, options, findingId) => {
-      const format = options.json ? 'json' : options.format;
-      if (!(listFormats as readonly string[]).includes(format)) {
-        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
-      }
-      const chosenBy = [findingId, options.period].filter((choice) => choice !== undefined);
-      if (chosenBy.length !== 1) throw new UsageError('Give either a finding id or --period YYYY-MM.');
-      const selector = findingId !== undefined ? { findingId } : { period: parsePeriodOption(options.period) };
+      const { format, selector } = parseFindingsHistory(options, findingId, { timeZone: config.timezone });
       const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
       let rows;
       try {
@@ -257,14 +305,11 @@ Examples:
       .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
   ).action(
     action<ListOptions, []>(async ({ config }, options) => {
-      const period = parsePeriodOption(options.period);
-      const format = options.json ? 'json' : options.format;
-      if (!(listFormats as readonly string[]).includes(format))
-        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
+      const { period, undecided, format } = parseFindingsList(options, { timeZone: config.timezone });
       const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
       let rows;
       try {
-        rows = await listFindings(warehouse, { period, undecided: options.undecided });
+        rows = await listFindings(warehouse, { period, undecided });
       } finally {
         warehouse.close();
       }
