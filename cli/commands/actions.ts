@@ -16,19 +16,100 @@ import { actionStatuses, listActions } from '../../pipelines/actions/store.js';
 import { defaultDecidedBy } from '../../pipelines/decisions/findings.js';
 import { resolveActor } from '../../pipelines/people/actor.js';
 import { unattestedNotice } from '../../core/signatures.js';
-import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import {
+  type ListFormat,
+  listFormats,
+  parseChoice,
+  parseListFormat,
+  periodOption,
+  type ParseContext,
+} from '../options.js';
 import { printRows } from '../print.js';
 
 const identityHelp = (who: string) =>
   `private key of ${who} (env PINRECON_IDENTITY): required, and the act signed, when the config names people`;
 
-interface PeriodOptions extends GlobalOptions {
+export interface PeriodOptions extends GlobalOptions {
   period: string;
   by?: string;
   identity?: string;
 }
 
-const listFormats = ['table', 'csv', 'json'] as const;
+/** The period and who acts, as typed: the action resolves the person against the config's people. */
+export interface ActsRequest {
+  period: string;
+  actor: { by?: string; identity?: string };
+}
+
+/** The command line of `actions plan`, checked (issue 27: pure, tested in-process). */
+export function parseActionsPlan(options: PeriodOptions, at: ParseContext): ActsRequest {
+  return { period: periodOption(options.period, at), actor: { by: options.by, identity: options.identity } };
+}
+
+export type ApproveOptions = PeriodOptions & { action?: string[]; all?: boolean };
+
+/** The command line of `actions approve`, checked (issue 27: pure, tested in-process). */
+export function parseActionsApprove(
+  options: ApproveOptions,
+  at: ParseContext,
+): ActsRequest & { actionIds?: string[]; all?: boolean } {
+  return { ...parseActionsPlan(options, at), actionIds: options.action, all: options.all };
+}
+
+export type ExecuteOptions = PeriodOptions & { dryRun?: boolean; afterSignoff?: boolean };
+
+/** The command line of `actions execute`, checked (issue 27: pure; `by` defaults, in the action, to the OS user). */
+export function parseActionsExecute(
+  options: ExecuteOptions,
+  at: ParseContext,
+): { period: string; by?: string; dryRun?: boolean; afterSignoff: boolean } {
+  return {
+    period: periodOption(options.period, at),
+    by: options.by,
+    dryRun: options.dryRun,
+    afterSignoff: Boolean(options.afterSignoff),
+  };
+}
+
+export type ListOptions = PeriodOptions & { status?: string; format: string };
+
+/**
+ * The command line of `actions list`, checked (issue 27: pure, tested in-process). A status that is not one listed
+ * no action, silently, as if the period had none.
+ */
+export function parseActionsList(
+  options: ListOptions,
+  at: ParseContext,
+): { period: string; status?: string; format: ListFormat } {
+  const period = periodOption(options.period, at);
+  const format = parseListFormat(options);
+  if (options.status !== undefined) parseChoice(options.status, actionStatuses, '--status');
+  return { period, status: options.status, format };
+}
+
+export type ExportOptions = PeriodOptions & { kind: string; format?: string; out?: string; all?: boolean };
+
+export interface ActionsExportRequest {
+  period: string;
+  kind: ExportKind;
+  format?: ExportFileFormat;
+  out?: string;
+  /** Undefined: the OS user (the action asks). */
+  by?: string;
+  all?: boolean;
+}
+
+/** The command line of `actions export`, checked (issue 27: pure, tested in-process). */
+export function parseActionsExport(options: ExportOptions, at: ParseContext): ActionsExportRequest {
+  const period = periodOption(options.period, at);
+  const kinds: readonly ExportKind[] = ['claim', 'undercharge', 'journal'];
+  const kind = parseChoice(options.kind, kinds, '--kind', 'claim, undercharge or journal');
+  const formats: readonly ExportFileFormat[] = ['xlsx', 'csv'];
+  const format =
+    options.format === undefined ? undefined : parseChoice(options.format, formats, '--format', 'xlsx or csv');
+  return { period, kind, format, out: options.out, by: options.by, all: options.all };
+}
 
 export function registerActions(program: Command): void {
   const actions = program
@@ -49,8 +130,8 @@ export function registerActions(program: Command): void {
       .option('--identity <file>', identityHelp('a preparer')),
   ).action(
     action<PeriodOptions, []>(async ({ config, output }, options) => {
-      const period = parsePeriodOption(options.period);
-      const actor = resolveActor(config, options, 'preparer', 'plan actions');
+      const { period, actor: who } = parseActionsPlan(options, { timeZone: config.timezone });
+      const actor = resolveActor(config, who, 'preparer', 'plan actions');
       if (!actor.attested) output.info(unattestedNotice);
       const result = await withJobWarehouse(config, (warehouse) => planActions(warehouse, config, { period, actor }));
       const lines = [
@@ -95,14 +176,14 @@ actions.approvers. With people in the config, --identity FILE (an approver's key
 approval is signed; every approval records the sha256 of the policy in force.`,
     )
     .action(
-      action<PeriodOptions & { action?: string[]; all?: boolean }, []>(async ({ config, output }, options) => {
-        const period = parsePeriodOption(options.period);
-        if (config.people.length === 0 && options.by === undefined)
+      action<ApproveOptions, []>(async ({ config, output }, options) => {
+        const { period, actor: who, actionIds, all } = parseActionsApprove(options, { timeZone: config.timezone });
+        if (config.people.length === 0 && who.by === undefined)
           throw new UsageError('actions approve needs --by NAME: who approves (a second person).');
-        const actor = resolveActor(config, options, 'approver', 'approve actions');
+        const actor = resolveActor(config, who, 'approver', 'approve actions');
         if (!actor.attested) output.info(unattestedNotice);
         const result = await withJobWarehouse(config, (warehouse) =>
-          approveActions(warehouse, config, { period, actionIds: options.action, all: options.all, actor }),
+          approveActions(warehouse, config, { period, actionIds, all, actor }),
         );
         const lines = [
           `${result.approvedBy} approved ${result.approved.length} action(s) of ${period}`,
@@ -140,24 +221,22 @@ canceled, with no call. In a signed-off period nothing is executed without --aft
 journal entries are not executed here: see actions export. Exit 1 when any action failed.`,
     )
     .action(
-      action<PeriodOptions & { dryRun?: boolean; afterSignoff?: boolean }, []>(async ({ config, output }, options) => {
-        const period = parsePeriodOption(options.period);
-        const by = options.by ?? defaultDecidedBy();
-        const afterSignoff = Boolean(options.afterSignoff);
+      action<ExecuteOptions, []>(async ({ config, output }, options) => {
+        const request = parseActionsExecute(options, { timeZone: config.timezone });
+        const { period, dryRun, afterSignoff } = request;
+        const by = request.by ?? defaultDecidedBy();
         const run = (warehouse: Warehouse) =>
-          executeActions(warehouse, config, { period, dryRun: options.dryRun, by, afterSignoff }, output);
-        const result = options.dryRun
-          ? await withReadWarehouse(config, output, run)
-          : await withJobWarehouse(config, run);
+          executeActions(warehouse, config, { period, dryRun, by, afterSignoff }, output);
+        const result = dryRun ? await withReadWarehouse(config, output, run) : await withJobWarehouse(config, run);
         const lines = [
-          options.dryRun
+          dryRun
             ? `dry run: ${result.actions.length} reversal(s) of ${period} would be executed`
             : `executed ${period}: ${result.verified} verified, ${result.failed} failed, ${result.canceled} canceled` +
               (result.inFlight > 0 ? `, ${result.inFlight} left in flight (re-run later to settle)` : ''),
         ];
         for (const a of result.actions)
           lines.push(`  ${a.outcome.padEnd(9)} ${a.actionId} tx ${a.transactionId}: ${a.detail}`);
-        if (!options.dryRun && result.verified > 0) {
+        if (!dryRun && result.verified > 0) {
           lines.push(`next: \`pinrecon reconcile --period ${period}\` clears the reversed findings`);
         }
         output.result(lines.join('\n'));
@@ -174,15 +253,9 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
       .option('--status <status>', `only actions in this status: ${actionStatuses.join(', ')}`)
       .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
   ).action(
-    action<PeriodOptions & { status?: string; format: string }, []>(async ({ config, output }, options) => {
-      const period = parsePeriodOption(options.period);
-      const format = options.json ? 'json' : options.format;
-      if (!(listFormats as readonly string[]).includes(format)) {
-        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
-      }
-      const rows = await withReadWarehouse(config, output, (warehouse) =>
-        listActions(warehouse, { period, status: options.status }),
-      );
+    action<ListOptions, []>(async ({ config, output }, options) => {
+      const { period, status, format } = parseActionsList(options, { timeZone: config.timezone });
+      const rows = await withReadWarehouse(config, output, (warehouse) => listActions(warehouse, { period, status }));
       await printRows(rows, format, '(no actions)');
     }),
   );
@@ -204,54 +277,40 @@ journal entries are not executed here: see actions export. Exit 1 when any actio
       .option('--all', 'write again, marked, the lines an earlier export wrote (default: only new lines)')
       .option('--by <name>', 'who exports (default: the OS user name)'),
   ).action(
-    action<PeriodOptions & { kind: string; format?: string; out?: string; all?: boolean }, []>(
-      async ({ config, output }, options) => {
-        const period = parsePeriodOption(options.period);
-        if (!['claim', 'undercharge', 'journal'].includes(options.kind)) {
-          throw new UsageError(`--kind must be claim, undercharge or journal, got "${options.kind}".`);
-        }
-        if (options.format !== undefined && options.format !== 'xlsx' && options.format !== 'csv') {
-          throw new UsageError(`--format must be xlsx or csv, got "${options.format}".`);
-        }
-        const by = options.by ?? defaultDecidedBy();
-        const result = await withJobWarehouse(config, (warehouse) =>
-          exportActions(warehouse, config, {
-            period,
-            kind: options.kind as ExportKind,
-            format: options.format as ExportFileFormat | undefined,
-            out: options.out,
-            by,
-            all: options.all,
-          }),
+    action<ExportOptions, []>(async ({ config, output }, options) => {
+      const request = parseActionsExport(options, { timeZone: config.timezone });
+      const { period } = request;
+      const by = request.by ?? defaultDecidedBy();
+      const result = await withJobWarehouse(config, (warehouse) =>
+        exportActions(warehouse, config, { ...request, by }),
+      );
+      const what =
+        result.kind === 'journal'
+          ? `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`
+          : `${result.kind} line(s)`;
+      const before = result.exportedBefore;
+      const lines =
+        result.file === null
+          ? [`nothing new to export: ${before} line(s) were exported before (--all writes them again, marked)`]
+          : [`wrote ${result.file}: ${result.entries} ${what}${before > 0 ? ` (${before} exported before)` : ''}`];
+      if (result.nothingToPost.length > 0)
+        lines.push(`  ${result.nothingToPost.length} action(s) with nothing to post or claim (amount 0): no line`);
+      for (const t of result.totals) {
+        const figures = Object.entries(t)
+          .filter(([k]) => k !== 'currency')
+          .map(([k, v]) => `${k} ${v}`);
+        lines.push(`  ${t.currency ?? '(no currency)'}: ${figures.join(', ')}`);
+      }
+      for (const c of result.canceled) output.warn(`${c.actionId} canceled, not exported: ${c.reason}`);
+      if (result.unapproved > 0) {
+        output.warn(
+          `${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve ` +
+            `them first`,
         );
-        const what =
-          result.kind === 'journal'
-            ? `journal entr${result.entries === 1 ? 'y' : 'ies'} (${result.lines} lines)`
-            : `${result.kind} line(s)`;
-        const before = result.exportedBefore;
-        const lines =
-          result.file === null
-            ? [`nothing new to export: ${before} line(s) were exported before (--all writes them again, marked)`]
-            : [`wrote ${result.file}: ${result.entries} ${what}${before > 0 ? ` (${before} exported before)` : ''}`];
-        if (result.nothingToPost.length > 0)
-          lines.push(`  ${result.nothingToPost.length} action(s) with nothing to post or claim (amount 0): no line`);
-        for (const t of result.totals) {
-          const figures = Object.entries(t)
-            .filter(([k]) => k !== 'currency')
-            .map(([k, v]) => `${k} ${v}`);
-          lines.push(`  ${t.currency ?? '(no currency)'}: ${figures.join(', ')}`);
-        }
-        for (const c of result.canceled) output.warn(`${c.actionId} canceled, not exported: ${c.reason}`);
-        if (result.unapproved > 0) {
-          output.warn(
-            `${result.unapproved} ${result.kind} action(s) of ${period} are still proposed, not exported: approve ` +
-              `them first`,
-          );
-        }
-        output.result(lines.join('\n'));
-        output.document({ ok: true, ...result });
-      },
-    ),
+      }
+      output.result(lines.join('\n'));
+      output.document({ ok: true, ...result });
+    }),
   );
 }
 
