@@ -17,23 +17,60 @@ import {
   type MatchVerb,
 } from '../../pipelines/decisions/matches.js';
 import { recordRun } from '../../core/run-trace.js';
-import { action, parsePeriodOption, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
+import {
+  type ListFormat,
+  listFormats,
+  parseChoice,
+  parseListFormat,
+  periodOption,
+  type ParseContext,
+} from '../options.js';
 import { printRows } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
 
-interface ListOptions extends GlobalOptions {
+export interface ListOptions extends GlobalOptions {
   period: string;
   status?: string;
   format: string;
 }
 
-interface DecideOptions extends GlobalOptions {
+export interface DecideOptions extends GlobalOptions {
   note?: string;
   by?: string;
   identity?: string;
 }
 
-const listFormats = ['table', 'csv', 'json'] as const;
+/** The command line of `matches list`, checked (issue 27: pure, tested in-process). */
+export function parseMatchesList(
+  options: ListOptions,
+  at: ParseContext,
+): { period: string; status?: MatchStatus; format: ListFormat } {
+  const period = periodOption(options.period, at);
+  const format = parseListFormat(options);
+  const status = options.status === undefined ? undefined : parseChoice(options.status, matchStatuses, '--status');
+  return { period, status, format };
+}
+
+export interface MatchesDecideRequest {
+  verb: MatchVerb;
+  suggestionIds: string[];
+  note: string | null;
+  /** Who acts, as typed: resolved against the config's people by the action. */
+  actor: { by?: string; identity?: string };
+}
+
+/** The command line of `matches confirm|reject`, checked (issue 27: pure, tested in-process). */
+export function parseMatchesDecide(verb: MatchVerb, options: DecideOptions, ids: string[]): MatchesDecideRequest {
+  if (verb === 'reject' && !options.note?.trim())
+    throw new UsageError('matches reject needs --note: say why the two are not the same purchase.');
+  return {
+    verb,
+    suggestionIds: ids,
+    note: options.note ?? null,
+    actor: { by: options.by, identity: options.identity },
+  };
+}
 
 export function registerMatches(program: Command): void {
   const matches = program
@@ -49,16 +86,11 @@ export function registerMatches(program: Command): void {
       .option('--format <format>', `output: ${listFormats.join(', ')} (--json means json)`, 'table'),
   ).action(
     action<ListOptions, []>(async ({ config }, options) => {
-      const period = parsePeriodOption(options.period);
-      const format = options.json ? 'json' : options.format;
-      if (!(listFormats as readonly string[]).includes(format))
-        throw new UsageError(`--format must be one of ${listFormats.join(', ')}, got "${format}".`);
-      if (options.status !== undefined && !(matchStatuses as readonly string[]).includes(options.status))
-        throw new UsageError(`--status must be one of ${matchStatuses.join(', ')}, got "${options.status}".`);
+      const { period, status, format } = parseMatchesList(options, { timeZone: config.timezone });
       const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
       let rows;
       try {
-        rows = await listMatches(warehouse, { period, status: options.status as MatchStatus | undefined });
+        rows = await listMatches(warehouse, { period, status });
       } finally {
         warehouse.close();
       }
@@ -93,16 +125,11 @@ Example:
     );
     command.action(
       action<DecideOptions, [string[]]>(async ({ config, output }, options, ids) => {
-        if (verb === 'reject' && !options.note?.trim())
-          throw new UsageError('matches reject needs --note: say why the two are not the same purchase.');
+        const { actor: who, note } = parseMatchesDecide(verb, options, ids);
         // The same actor as findings decide: a preparer's key with people configured, else a typed name (issue 28).
-        const actor = resolveActor(config, options, 'preparer', `${verb} suggested matches`);
+        const actor = resolveActor(config, who, 'preparer', `${verb} suggested matches`);
         const by = actor.name;
-        const requests = ids.map((suggestionId) => ({
-          suggestionId,
-          verb: verb as MatchVerb,
-          note: options.note ?? null,
-        }));
+        const requests = ids.map((suggestionId) => ({ suggestionId, verb: verb as MatchVerb, note }));
         const result = await withJobWarehouse(config, (warehouse) =>
           recordRun(warehouse, `matches ${verb}`, { ids, by, attested: actor.attested }, async (run) => {
             const context = {
