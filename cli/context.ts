@@ -14,10 +14,6 @@ import type { Output } from '../core/output.js';
 import { ConsoleOutput } from './output.js';
 import { analystsAccess, protectOwnedFiles } from '../pipelines/keys/private-files.js';
 import { warehouseSettings } from '../config/warehouse-settings.js';
-import { setPeriodTimeZone } from './period.js';
-
-export { parsePeriodOption } from './period.js';
-export { parseDateOption } from './options.js';
 
 export interface CommandContext extends LoadedConfig {
   output: Output;
@@ -70,7 +66,6 @@ export function action<O extends GlobalOptions, A extends unknown[]>(
     try {
       parseGlobalOptions(options);
       const loaded = loadConfig({ file: options.config });
-      setPeriodTimeZone(loaded.config.timezone);
       // Which config a command ran with is never a guess (issue 31).
       output.info(`config: ${describeConfigSource(loaded)}`);
       protectOwnedFiles(loaded.config, output);

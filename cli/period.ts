@@ -6,18 +6,14 @@
 import { resolvePeriod, todayIn } from '../core/calendar.js';
 import { UsageError } from '../core/errors.js';
 
-/** The zone `previous` and `current` are resolved in: the loaded config's (set by `action`), UTC before it. */
-let periodTimeZone = 'UTC';
-
-export function setPeriodTimeZone(timeZone: string): void {
-  periodTimeZone = timeZone;
-}
-
-/** Parses a YYYY-MM option, `previous` or `current`, naming the option on failure. */
+/**
+ * Parses a YYYY-MM option, `previous` or `current` in `timeZone` (the config's: each command's parse is given it, in
+ * its ParseContext, rather than reading a zone the action set), naming the option on failure.
+ */
 export function parsePeriodOption(
   value: string | undefined,
-  option = '--period',
-  timeZone: string = periodTimeZone,
+  option: string,
+  timeZone: string,
   now: Date = new Date(),
 ): string {
   const word = value?.trim().toLowerCase();
