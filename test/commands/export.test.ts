@@ -7,7 +7,7 @@ import { driven } from './drive.js';
 const at = { timeZone: 'America/Sao_Paulo', now: new Date('2026-03-01T01:00:00Z') };
 
 describe('parseExport', () => {
-  it("defaults: parquet files, flat, in reports.outDir; --period previous in the configured zone", async () => {
+  it('defaults: parquet files, flat, in reports.outDir; --period previous in the configured zone', async () => {
     const { options } = await driven<ExportCommandOptions>(['export', '--period', 'previous']);
     // 01:00 UTC on 1 March is still February in São Paulo: previous is January.
     expect(parseExport(options, at)).toStrictEqual({ period: '2026-01', format: 'parquet', layout: 'flat' });
