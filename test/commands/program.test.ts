@@ -2,6 +2,8 @@
  * The command line's program in-process (issue 27 item 5): which command modules a line loads, and the exit code of
  * commander's usage errors (main.ts sets it), so only one spawned case per command checks its wiring.
  */
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { commandsFor, usageExitCode } from '../../cli/program.js';
 import { refused } from './drive.js';
@@ -29,5 +31,29 @@ describe('the program', () => {
     for (const argv of [['--help'], ['ledger', '--help'], ['report', '--help'], ['--version']])
       expect(usageExitCode((await refused(argv)).error), argv.join(' ')).toBe(0);
     expect((await refused(['--version'])).stdout).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('every command', () => {
+  const root = path.resolve(import.meta.dirname, '..', '..');
+  const commands = readdirSync(path.join(root, 'cli', 'commands')).filter((file) => file.endsWith('.ts'));
+  const tests = readdirSync(import.meta.dirname)
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => readFileSync(path.join(import.meta.dirname, file), 'utf8'));
+
+  it('has a pure parse function, and a test here that imports it (issue 27 item 5)', async () => {
+    expect(commands.length).toBeGreaterThan(20);
+    for (const file of commands) {
+      const module = (await import(`../../cli/commands/${file.replace(/\.ts$/, '.js')}`)) as Record<string, unknown>;
+      const parses = Object.entries(module).filter(
+        ([name, value]) => /^parse[A-Z]/.test(name) && value instanceof Function,
+      );
+      expect(parses.length, `cli/commands/${file} exports no parse function`).toBeGreaterThan(0);
+      const imported = `from '../../cli/commands/${file.replace(/\.ts$/, '.js')}'`;
+      expect(
+        tests.some((text) => text.includes(imported)),
+        `no test in test/commands imports ${file}`,
+      ).toBe(true);
+    }
   });
 });
