@@ -4,7 +4,7 @@
 -- `proof`: how the provider's having no sale for a missing_at_provider order was proven (README "Proof of
 -- absence") — by the stored by-creation windows, by this run's individual look-up, or not at all (unproven).
 -- And reference_mismatch (issue 29): a confirmed suggested match, now a matched pair whose two sides carry
--- different references; the pair rules (amounts, status, cutoff) apply to it as to any pair.
+-- different references (ledger_value_text, provider_value_text); the pair rules apply to it as to any pair.
 with
 
 classified as (
@@ -144,10 +144,13 @@ reference_mismatch as (
         pairs.partner_reference,
         pairs.transaction_id,
         pairs.ledger_product_id as product_id,
-        -- the two references are text: they are in details (ledger_value and provider_value hold money)
+        -- ledger_value and provider_value are DECIMAL, money findings' amounts (analysts sum and compare them): the
+        -- two references are the text values, ledger_value_text and provider_value_text (docs/DATA.md, issue 29)
         cast(null as decimal(18, 4)) as ledger_value,
         cast(null as decimal(18, 4)) as provider_value,
         cast(null as decimal(18, 4)) as difference,
+        pairs.partner_reference as ledger_value_text,
+        confirmed.provider_reference as provider_value_text,
         pairs.ledger_currency_code as currency_code,
         'confirmed suggested match ' || confirmed.suggestion_id || ': ledger reference ' || pairs.partner_reference
             || ', provider reference ' || confirmed.provider_reference as details,

@@ -74,6 +74,9 @@ final as (
         findings.ledger_value,
         findings.provider_value,
         findings.difference,
+        -- the two sides' values when they are text, not money: reference_mismatch's references (issue 29)
+        findings.ledger_value_text,
+        findings.provider_value_text,
         findings.currency_code,
         findings.details,
         differences.differences,

@@ -19,6 +19,13 @@ CREATE TABLE IF NOT EXISTS recon_match_pairs (
 ALTER TABLE recon_exceptions ADD COLUMN IF NOT EXISTS differences VARCHAR;
 ALTER TABLE recon_exceptions_signed ADD COLUMN IF NOT EXISTS differences VARCHAR;
 
+-- The two sides' values of a finding whose values are text, not money: a reference_mismatch's two references.
+-- ledger_value and provider_value stay DECIMAL (money findings' amounts, summed and compared by analysts' queries).
+ALTER TABLE recon_exceptions ADD COLUMN IF NOT EXISTS ledger_value_text VARCHAR;
+ALTER TABLE recon_exceptions ADD COLUMN IF NOT EXISTS provider_value_text VARCHAR;
+ALTER TABLE recon_exceptions_signed ADD COLUMN IF NOT EXISTS ledger_value_text VARCHAR;
+ALTER TABLE recon_exceptions_signed ADD COLUMN IF NOT EXISTS provider_value_text VARCHAR;
+
 -- The mart (sql/marts/recon_match_suggestions.yml documents every column): a period's rebuild replaces its rows.
 CREATE TABLE IF NOT EXISTS recon_match_suggestions (
   period               VARCHAR NOT NULL,

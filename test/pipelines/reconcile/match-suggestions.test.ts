@@ -164,6 +164,32 @@ test('a confirmed pair is matched from the next run: reference_mismatch, pair ru
     expect(row.transaction_id).toBe(String(s.transaction_id));
     expect(row.differences).toBe(differences);
   }
+  // Its two values are the two references, as text; ledger_value and provider_value stay money (DECIMAL, NULL here).
+  const values = await f.warehouse.all<Record<string, string | null>>(
+    `SELECT exception_type, ledger_value::VARCHAR AS ledger_value, provider_value::VARCHAR AS provider_value,
+            ledger_value_text, provider_value_text, typeof(ledger_value) AS money_type
+     FROM recon_exceptions WHERE period = $1 AND exception_type IN ('reference_mismatch', 'cost_mismatch')
+     ORDER BY exception_type`,
+    [period],
+  );
+  expect(values).toEqual([
+    {
+      exception_type: 'cost_mismatch',
+      ledger_value: '10.0000',
+      provider_value: '10.5000',
+      ledger_value_text: null,
+      provider_value_text: null,
+      money_type: 'DECIMAL(18,4)',
+    },
+    {
+      exception_type: 'reference_mismatch',
+      ledger_value: null,
+      provider_value: null,
+      ledger_value_text: 'PO-2026-009401',
+      provider_value_text: 'PO-2026-0009401',
+      money_type: 'DECIMAL(18,4)',
+    },
+  ]);
   const [listed] = await listMatches(f.warehouse, { period, status: 'confirmed' });
   expect(listed).toMatchObject({ suggestion_id: suggestion!.suggestion_id, decided_by: 'Ana Lima' });
 
