@@ -1,6 +1,6 @@
 import { describeClientEvent, PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import {
   closeScripted,
   running,
@@ -15,14 +15,16 @@ import {
   failure,
 } from '../../support/scripted-upstream.js';
 
-afterEach(closeScripted);
+// Cases run side by side (describe.concurrent): their waits (token lifetimes, renewal back-offs) overlap; so every
+// upstream is stopped once all are done, not after each (issue 27).
+afterAll(closeScripted);
 
-describe('auth session', () => {
+describe.concurrent('auth session', () => {
   const stock: Handler = (hit, res, up) => {
     if (authorized(hit, res, up)) json(res, 200, { hasStock: true, amount: 3 });
   };
 
-  it('refreshes before expiry, and concurrent callers share one refresh', async () => {
+  it('refreshes before expiry, and concurrent callers share one refresh', async ({ expect }) => {
     const { upstream, client, events } = await setup(stock, { refreshMarginSeconds: 1 });
     upstream.tokenLifetimeMs = 2_500;
     await client.productStock(1);
@@ -40,7 +42,7 @@ describe('auth session', () => {
     expect(events.filter((e) => e.type === 'refreshed')).toHaveLength(1);
   });
 
-  it('logs in again when the refresh is refused', async () => {
+  it('logs in again when the refresh is refused', async ({ expect }) => {
     const { upstream, client, events } = await setup(stock, { refreshMarginSeconds: 1 });
     upstream.tokenLifetimeMs = 1_200;
     await client.productStock(1);
@@ -51,7 +53,7 @@ describe('auth session', () => {
     expect(events).toContainEqual({ type: 'authenticated', reason: 'refresh_failed' });
   });
 
-  it('re-authenticates once after a revoked token and succeeds', async () => {
+  it('re-authenticates once after a revoked token and succeeds', async ({ expect }) => {
     const { upstream, client, events } = await setup(stock);
     await client.productStock(1);
     upstream.revokeAll();
@@ -64,7 +66,9 @@ describe('auth session', () => {
     );
   });
 
-  it('reports a request refused with a valid token at once: one request and one canary, no re-login, the redacted body quoted', async () => {
+  it('reports a request refused with a valid token at once: one request and one canary, no re-login, the redacted body quoted', async ({
+    expect,
+  }) => {
     const { upstream, client, events } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
       if (hit.path === '/catalog/products/9')
@@ -90,7 +94,9 @@ describe('auth session', () => {
     ]);
   });
 
-  it('renews a rejected token at most 3 times, a second or more apart, then says the token kept being rejected', async () => {
+  it('renews a rejected token at most 3 times, a second or more apart, then says the token kept being rejected', async ({
+    expect,
+  }) => {
     const { upstream, client, events } = await setup((hit, res) =>
       json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token }),
     );
@@ -107,7 +113,7 @@ describe('auth session', () => {
     expectNoSecrets(upstream, [error.message, error.body ?? '', error.hint ?? '', ...events.map(describeClientEvent)]);
   });
 
-  it('names the 31-day rule only for a window longer than 31 days', async () => {
+  it('names the 31-day rule only for a window longer than 31 days', async ({ expect }) => {
     const { client } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
       if (hit.path.startsWith('/sales/')) return json(res, 400, { message: 'period too long' });
@@ -121,7 +127,9 @@ describe('auth session', () => {
     expect(client.stats.authentications).toBe(1);
   });
 
-  it('answers an unknown reference after one request: a batch of "not found" 400s is proven real by one canary', async () => {
+  it('answers an unknown reference after one request: a batch of "not found" 400s is proven real by one canary', async ({
+    expect,
+  }) => {
     const { upstream, client } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
       if (hit.path.startsWith('/sales/partner-reference/')) return json(res, 400, { message: 'no such reference' });
@@ -137,7 +145,7 @@ describe('auth session', () => {
     expect(client.stats.authentications).toBe(1);
   });
 
-  it('asks again, with a fresh token, the references refused while the token was revoked', async () => {
+  it('asks again, with a fresh token, the references refused while the token was revoked', async ({ expect }) => {
     const { upstream, client } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
       if (hit.path === '/sales/partner-reference/PO-1') return json(res, 200, [sale(1, 'PO-1')]);
@@ -155,7 +163,7 @@ describe('auth session', () => {
     expect(client.stats.authentications).toBe(2);
   });
 
-  it('renews again when the fresh token was itself revoked while it waited out 503s', async () => {
+  it('renews again when the fresh token was itself revoked while it waited out 503s', async ({ expect }) => {
     let calls = 0;
     const { upstream, client } = await setup((hit, res, up) => {
       calls++;
@@ -174,7 +182,7 @@ describe('auth session', () => {
     expect(upstream.issued).toBe(2); // the first token and its renewal, once the canary got through the 503s
   });
 
-  it('reports refused credentials without quoting them', async () => {
+  it('reports refused credentials without quoting them', async ({ expect }) => {
     const upstream = await new Upstream(() => undefined).start();
     running.push(upstream);
     const client = new PartnerApiClient(apiConfig(upstream.url, { secret: 'wrong-secret-999' }), {

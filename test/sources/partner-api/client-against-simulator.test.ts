@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { configSchema, type ApiConfig } from '../../../config/schema.js';
 import { PartnerApiClient, type ClientEvent } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
@@ -17,7 +17,9 @@ import { maxInAnyRollingSecond } from '../../../bench/measures/rolling-second.js
 const identifier = 'sim-partner';
 const secret = 'sim-secret-123';
 const open: { close(): unknown }[] = [];
-afterEach(async () => {
+// Cases run side by side (describe.concurrent), each with its own simulator: their waits (token lifetimes, back-offs,
+// pacing) overlap; so every simulator is stopped once all are done, not after each (issue 27).
+afterAll(async () => {
   for (const thing of open.splice(0).reverse()) await thing.close();
 });
 
@@ -48,8 +50,8 @@ function count(iterable: Iterable<unknown>): number {
   return n;
 }
 
-describe('PartnerApiClient against the simulator', () => {
-  it('calls all 16 operations', async () => {
+describe.concurrent('PartnerApiClient against the simulator', () => {
+  it('calls all 16 operations', async ({ expect }) => {
     const { simulator, client } = await setup();
     const tree = await client.catalogTree();
     expect(tree.length).toBeGreaterThan(0);
@@ -92,7 +94,7 @@ describe('PartnerApiClient against the simulator', () => {
     expect(simulator.stats().tokensIssued).toBe(client.stats.authentications + client.stats.refreshes);
   });
 
-  it('uses custom endpoint paths configured the same way on both sides', async () => {
+  it('uses custom endpoint paths configured the same way on both sides', async ({ expect }) => {
     const endpoints = {
       salesByPeriod: 'GET /v9/vendas/{startDate}/{finishDate}',
       getToken: 'POST /v9/login',
@@ -105,7 +107,9 @@ describe('PartnerApiClient against the simulator', () => {
     expect(simulator.stats().byEndpoint).toMatchObject({ salesByPeriod: 1, getToken: 1, productStock: 1 });
   });
 
-  it('refreshes short-lived tokens before they expire, and logs in again when the refresh is refused', async () => {
+  it('refreshes short-lived tokens before they expire, and logs in again when the refresh is refused', async ({
+    expect,
+  }) => {
     const { simulator, client, events } = await setup({ tokenLifetimeSeconds: 2 }, { refreshMarginSeconds: 1 });
     for (let i = 0; i < 6; i++) {
       await client.productStock(simulator.dataset.catalog.available({})[0]!.id);
@@ -125,7 +129,9 @@ describe('PartnerApiClient against the simulator', () => {
     expect(all).not.toMatch(/eyJ/);
   });
 
-  it('re-authenticates once when a valid-looking token was revoked, shared by concurrent callers', async () => {
+  it('re-authenticates once when a valid-looking token was revoked, shared by concurrent callers', async ({
+    expect,
+  }) => {
     const { simulator, client, events } = await setup();
     await client.catalogTree();
     simulator.revokeAllTokens();
@@ -137,7 +143,7 @@ describe('PartnerApiClient against the simulator', () => {
     expect(JSON.stringify(events)).not.toMatch(/eyJ|sim-secret/);
   });
 
-  it('never books a pre-redeem twice under dropped connections, 500s and 503s', async () => {
+  it('never books a pre-redeem twice under dropped connections, 500s and 503s', async ({ expect }) => {
     const { simulator, client } = await setup(
       { faults: { dropRate: 0.25, error500Rate: 0.1, error503Rate: 0.1 } },
       { maxRetries: 12 },
@@ -157,7 +163,7 @@ describe('PartnerApiClient against the simulator', () => {
     expect(client.stats.retries + client.stats.rateLimited).toBeGreaterThan(0);
   });
 
-  it('keeps downloads whole under dropped connections (before and mid-body) and 500s', async () => {
+  it('keeps downloads whole under dropped connections (before and mid-body) and 500s', async ({ expect }) => {
     const { simulator, client } = await setup({ faults: { dropRate: 0.4, error500Rate: 0.1 } }, { maxRetries: 15 });
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-sim-'));
     const windows = [
@@ -178,7 +184,9 @@ describe('PartnerApiClient against the simulator', () => {
     expect(client.stats.retries).toBeGreaterThan(0);
   });
 
-  it('paces 120 concurrent calls at 50/s: no rolling second starts more than 50, and any 503 is waited out', async () => {
+  it('paces 120 concurrent calls at 50/s: no rolling second starts more than 50, and any 503 is waited out', async ({
+    expect,
+  }) => {
     // The client decides when a request starts, not when it arrives: on a loaded machine (server and client share
     // this process) requests started a steady 20 ms apart can reach the server bunched, and it may answer one with
     // 503. So the pacing is checked where the client keeps it, at the starts, and the 503s by their recovery.

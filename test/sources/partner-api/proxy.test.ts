@@ -73,7 +73,8 @@ async function startProxy() {
 function configFile(insecure: boolean): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-proxy-'));
   const file = path.join(dir, 'pinrecon.config.json');
-  const api = { baseUrl: simulator.url, ...(insecure && { allowInsecureHttp: true }) };
+  // The catalog is ~60 requests: paced at 45/s (under the simulator's 50), not the default 25 (issue 27).
+  const api = { baseUrl: simulator.url, maxRequestsPerSecond: 45, ...(insecure && { allowInsecureHttp: true }) };
   writeFileSync(file, JSON.stringify({ database: path.join(dir, 'pinrecon.duckdb'), api }));
   return file;
 }

@@ -4,12 +4,14 @@
  * on a loaded machine the process is descheduled at random, so a test cannot assert them.
  */
 import { performance } from 'node:perf_hooks';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { maxInAnyRollingSecond } from '../../../bench/measures/rolling-second.js';
 import { RateLimiter, sharedRateLimiter } from '../../../sources/partner-api/rate-limiter.js';
 
-describe('RateLimiter', () => {
-  it('lets 200 concurrent acquisitions at 50/s through in order, never 51 in a rolling second', async () => {
+// Each case waits on its own limiter's seconds, with little CPU: run side by side, the waits overlap (issue 27).
+// A neighbour's stalls only load the event loop each limiter must hold its limit through.
+describe.concurrent('RateLimiter', () => {
+  it('lets 200 concurrent acquisitions at 50/s through in order, never 51 in a rolling second', async ({ expect }) => {
     const limiter = new RateLimiter(50);
     const times: number[] = [];
     const order: number[] = [];
@@ -27,7 +29,7 @@ describe('RateLimiter', () => {
     expect(achieved).toBeLessThanOrEqual(50);
   });
 
-  it('never breaks the rolling-second limit while catching up after a blocked event loop', async () => {
+  it('never breaks the rolling-second limit while catching up after a blocked event loop', async ({ expect }) => {
     const limiter = new RateLimiter(50);
     const times: number[] = [];
     await Promise.all(
@@ -46,7 +48,7 @@ describe('RateLimiter', () => {
     // How much of the lost time it makes up is a timing (bench/pacing.ts), not asserted here.
   });
 
-  it('does not bank credit while idle: a burst after a pause is still paced', async () => {
+  it('does not bank credit while idle: a burst after a pause is still paced', async ({ expect }) => {
     const limiter = new RateLimiter(50);
     await limiter.acquire();
     await new Promise((r) => setTimeout(r, 300));
@@ -57,7 +59,7 @@ describe('RateLimiter', () => {
     expect(times[times.length - 1]! - times[0]!).toBeGreaterThanOrEqual(170);
   });
 
-  it('paces callers that arrive over time, not only in one burst', async () => {
+  it('paces callers that arrive over time, not only in one burst', async ({ expect }) => {
     const limiter = new RateLimiter(20);
     const times: number[] = [];
     const callers = Array.from({ length: 8 }, async (_, caller) => {
@@ -72,12 +74,12 @@ describe('RateLimiter', () => {
     expect(maxInAnyRollingSecond(times)).toBeLessThanOrEqual(20);
   });
 
-  it('rejects a rate that is not a positive number, quoting it', () => {
+  it('rejects a rate that is not a positive number, quoting it', ({ expect }) => {
     expect(() => new RateLimiter(0)).toThrow(/maxRequestsPerSecond must be a positive number, got 0/);
     expect(() => new RateLimiter(Number.NaN)).toThrow(/NaN/);
   });
 
-  it('is one instance per process', () => {
+  it('is one instance per process', ({ expect }) => {
     const a = sharedRateLimiter(25);
     expect(sharedRateLimiter(25)).toBe(a);
     expect(sharedRateLimiter(40)).toBe(a);
