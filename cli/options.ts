@@ -79,3 +79,14 @@ export function parseShare(value: string, option: string): number {
     throw new UsageError(`${option} must be a share between 0 and 1 (e.g. 0.05), got "${value}".`);
   return n;
 }
+
+/** Who acts, as typed (--by, --identity): the action resolves it against the config's people (pipelines/people). */
+export interface TypedActor {
+  by?: string;
+  identity?: string;
+}
+
+/** The acting person's options of a command that records an act. */
+export function typedActor(options: TypedActor): TypedActor {
+  return { by: options.by, identity: options.identity };
+}

@@ -24,6 +24,8 @@ import {
   parseListFormat,
   periodOption,
   type ParseContext,
+  type TypedActor,
+  typedActor,
 } from '../options.js';
 import { printRows } from '../print.js';
 
@@ -39,12 +41,12 @@ export interface PeriodOptions extends GlobalOptions {
 /** The period and who acts, as typed: the action resolves the person against the config's people. */
 export interface ActsRequest {
   period: string;
-  actor: { by?: string; identity?: string };
+  actor: TypedActor;
 }
 
 /** The command line of `actions plan`, checked (issue 27: pure, tested in-process). */
 export function parseActionsPlan(options: PeriodOptions, at: ParseContext): ActsRequest {
-  return { period: periodOption(options.period, at), actor: { by: options.by, identity: options.identity } };
+  return { period: periodOption(options.period, at), actor: typedActor(options) };
 }
 
 export type ApproveOptions = PeriodOptions & { action?: string[]; all?: boolean };

@@ -9,7 +9,7 @@ import { closePeriod, reopenPeriod } from '../../pipelines/close/close.js';
 import { writeReport } from '../../pipelines/report/report.js';
 import { resolveActor, type Actor } from '../../pipelines/people/actor.js';
 import { action, withGlobalOptions, withJobWarehouse, type GlobalOptions } from '../context.js';
-import { periodOption, type ParseContext } from '../options.js';
+import { periodOption, type ParseContext, type TypedActor, typedActor } from '../options.js';
 
 export interface CloseCommandOptions extends GlobalOptions {
   period?: string;
@@ -29,15 +29,9 @@ export interface ReopenCommandOptions extends GlobalOptions {
   reason: string;
 }
 
-/** Who acts, as typed: resolved against the config's people by the action (pipelines/people/actor.ts). */
-interface ActorOptions {
-  by?: string;
-  identity?: string;
-}
-
 export interface CloseRequest {
   period: string;
-  actor: ActorOptions;
+  actor: TypedActor;
   note?: string;
   allowUndecided: boolean;
   allowOpen: boolean;
@@ -47,7 +41,7 @@ export interface CloseRequest {
 
 export interface ReopenRequest {
   period: string;
-  actor: ActorOptions;
+  actor: TypedActor;
   reason: string;
 }
 
@@ -55,7 +49,7 @@ export interface ReopenRequest {
 export function parseClose(options: CloseCommandOptions, at: ParseContext): CloseRequest {
   return {
     period: periodOption(options.period, at),
-    actor: { by: options.by, identity: options.identity },
+    actor: typedActor(options),
     note: options.note,
     allowUndecided: Boolean(options.allowUndecided),
     allowOpen: Boolean(options.allowOpen),
@@ -68,7 +62,7 @@ export function parseClose(options: CloseCommandOptions, at: ParseContext): Clos
 export function parseReopen(options: ReopenCommandOptions, at: ParseContext): ReopenRequest {
   return {
     period: periodOption(options.period, at),
-    actor: { by: options.by, identity: options.identity },
+    actor: typedActor(options),
     reason: options.reason,
   };
 }

@@ -28,6 +28,8 @@ import {
   parseListFormat,
   periodOption,
   type ParseContext,
+  type TypedActor,
+  typedActor,
 } from '../options.js';
 import { printRows } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
@@ -74,21 +76,15 @@ export interface ListOptions extends GlobalOptions {
   format: string;
 }
 
-/** Who acts, as typed: resolved against the config's people by the action (pipelines/people/actor.ts). */
-interface ActorOptions {
-  by?: string;
-  identity?: string;
-}
-
 export interface FindingsImportRequest {
   file: string;
-  actor: ActorOptions;
+  actor: TypedActor;
   overwrite: boolean;
 }
 
 /** The command line of `findings import`, checked (issue 27: pure, tested in-process). */
 export function parseFindingsImport(options: ImportOptions, file: string): FindingsImportRequest {
-  return { file, actor: { by: options.by, identity: options.identity }, overwrite: Boolean(options.overwrite) };
+  return { file, actor: typedActor(options), overwrite: Boolean(options.overwrite) };
 }
 
 export interface FindingsDecideRequest {
@@ -96,7 +92,7 @@ export interface FindingsDecideRequest {
   note?: string;
   owner?: string;
   expectedClearBy?: string;
-  actor: ActorOptions;
+  actor: TypedActor;
   /** Named by id, or chosen by a period's filters (then a dry run only says what would be decided). */
   chosen: { findingIds: string[] } | { filter: FindingFilter; dryRun: boolean };
 }
@@ -110,7 +106,7 @@ export function parseFindingsDecide(
   const decision = parseChoice(options.decision, decisions, '--decision');
   const expectedClearBy = parseDateOption(options.expectedClearBy, '--expected-clear-by');
   const decided = { decision, note: options.note, owner: options.owner, expectedClearBy };
-  const actor = { by: options.by, identity: options.identity };
+  const actor = typedActor(options);
   const filters = ['type', 'family', 'undecided', 'maxAmount', 'maxExposure', 'dryRun'] as const;
   const flag = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
   if (options.period === undefined) {

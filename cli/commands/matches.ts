@@ -25,6 +25,8 @@ import {
   parseListFormat,
   periodOption,
   type ParseContext,
+  type TypedActor,
+  typedActor,
 } from '../options.js';
 import { printRows } from '../print.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
@@ -56,8 +58,7 @@ export interface MatchesDecideRequest {
   verb: MatchVerb;
   suggestionIds: string[];
   note: string | null;
-  /** Who acts, as typed: resolved against the config's people by the action. */
-  actor: { by?: string; identity?: string };
+  actor: TypedActor;
 }
 
 /** The command line of `matches confirm|reject`, checked (issue 27: pure, tested in-process). */
@@ -68,7 +69,7 @@ export function parseMatchesDecide(verb: MatchVerb, options: DecideOptions, ids:
     verb,
     suggestionIds: ids,
     note: options.note ?? null,
-    actor: { by: options.by, identity: options.identity },
+    actor: typedActor(options),
   };
 }
 

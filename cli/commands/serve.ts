@@ -9,7 +9,7 @@ import { UsageError } from '../../core/errors.js';
 import { identifyActor, resolveActor } from '../../pipelines/people/actor.js';
 import { isLoopbackHost, startReviewServer } from '../../pipelines/review/server.js';
 import { action, withGlobalOptions, type GlobalOptions } from '../context.js';
-import { parseWholeNumber, periodOption, type ParseContext } from '../options.js';
+import { parseWholeNumber, periodOption, type ParseContext, type TypedActor, typedActor } from '../options.js';
 
 export interface ServeOptions extends GlobalOptions {
   port: string;
@@ -22,8 +22,7 @@ export interface ServeOptions extends GlobalOptions {
 export interface ServeRequest {
   host: string;
   port: number;
-  /** Who acts, as typed: resolved against the config's people by the action. */
-  actor: { identity?: string; by?: string };
+  actor: TypedActor;
   period?: string;
 }
 
@@ -36,7 +35,7 @@ export function parseServe(options: ServeOptions, at: ParseContext): ServeReques
     );
   const port = parseWholeNumber(options.port, '--port', 65_535);
   const period = options.period === undefined ? undefined : periodOption(options.period, at);
-  return { host: options.host, port, actor: { identity: options.identity, by: options.by }, period };
+  return { host: options.host, port, actor: typedActor(options), period };
 }
 
 export function registerServe(program: Command): void {
