@@ -1,8 +1,8 @@
 /**
  * Suggested matches at the period's edges (issue 29): a ledger order of the period's last days pairs with a provider
  * sale up to maxDays into the next month, one of its first days with a sale up to maxDays before it; a sale further
- * away, a canceled one and one whose reference a ledger line of the next month carries are not proposed. A confirmed
- * edge pair is matched by the next reconcile, its data tests passing.
+ * away, a canceled one, one whose reference a ledger line of the next month carries, and one of a day the ledger does
+ * not reach yet are not proposed. A confirmed edge pair is matched by the next reconcile, its data tests passing.
  */
 import { expect, test } from 'vitest';
 import { decideMatches, listMatches } from '../../../pipelines/decisions/matches.js';
@@ -63,6 +63,15 @@ test("an order near the period's end (start) pairs with a sale up to maxDays int
     ledgerFor(taken, { partner_reference: 'PO-2026-0009803', paid_at: '2024-03-31T12:00:00-03:00' }),
     ledgerFor(taken), // April's own line for the sale
   ]);
+  // The ledger reaches from March 1st to April 1st: a sale of February 27th or April 2nd has no order *yet* as far as
+  // it can tell (the months around are not imported), so neither is a candidate.
+  await rerun();
+  expect(await listMatches(f.warehouse, { period })).toEqual([]);
+  // February's and April's ledgers imported (an order of the 20th, one of the 5th, each with its sale): now they are.
+  const february = sale({ product_id: 26, transaction_at: '2024-02-20T12:00:00-03:00' });
+  const april = sale({ product_id: 27, transaction_at: '2024-04-05T12:00:00-03:00' });
+  await insertSales(f.warehouse, [february, april]);
+  await insertLedger(f.warehouse, [ledgerFor(february), ledgerFor(april)]);
   await rerun();
   const proposed = await listMatches(f.warehouse, { period });
   expect(proposed.map((r) => [r.ledger_reference, r.transaction_id, r.rank]).sort()).toEqual(
