@@ -10,7 +10,7 @@ import type ExcelJS from 'exceljs';
 import { privateAccess, writeThroughTemporary } from '../core/file-modes.js';
 import { neutralizeFormula, printable } from '../core/text-safety.js';
 import { moneyFormat } from './formats.js';
-import { headerFooterText, papers, printMargins, printScale, type PaperSize } from './print-layout.js';
+import { headerFooterText, papers, printMargins, printScale, wrappedLines, type PaperSize } from './print-layout.js';
 import { columnLetters } from './xlsx-sheet-writer.js';
 
 /** A column of an export: its header, the row field it shows, and how. */
@@ -19,6 +19,11 @@ export interface FileColumn {
   key: string;
   kind: 'text' | 'integer' | 'money' | 'date';
   width: number;
+  /**
+   * Set apart from its neighbours: an identifier to the left (a number right-aligned ran into the text beside
+   * it), a short code between a number and a text (the currency) centred.
+   */
+  align?: 'left' | 'center';
 }
 
 /** A block of totals (one line per currency). */
@@ -90,8 +95,14 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
       const cell = added.getCell(i + 1);
       if (c.kind === 'money') cell.numFmt = moneyFormat(row.currency ?? null);
       if (c.kind === 'date') cell.numFmt = 'yyyy-mm-dd';
-      // Every cell at the top of its row: a number beside a wrapped text printed a line or two below it.
-      cell.alignment = c.kind === 'text' ? { wrapText: true, vertical: 'top' } : { vertical: 'top' };
+      // Every cell at the top of its row: a number beside a wrapped text printed a line or two below it. A date
+      // to the left: right-aligned it ran into the text of the next column ("2026-10-012201 Netflix").
+      cell.alignment = {
+        vertical: 'top',
+        ...(c.kind === 'text' ? { wrapText: true } : {}),
+        ...(c.kind === 'date' ? { horizontal: 'left' as const } : {}),
+        ...(c.align ? { horizontal: c.align } : {}),
+      };
     });
     fitHeight(added, columns, row);
     return added;
@@ -103,9 +114,12 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
     for (const row of content.totals.rows) put(content.totals.columns, row);
   };
   if (content.title) sheet.addRow([content.title]).font = { bold: true, size: 14 };
+  // A heading's label across the first two columns, its value from the third: in the first alone "Claim
+  // reference" ran into its value.
   for (const [label, value] of content.heading ?? []) {
-    const added = sheet.addRow([label, printable(value)]);
+    const added = sheet.addRow([label, null, printable(value)]);
     added.getCell(1).font = { bold: true };
+    sheet.mergeCells(added.number, 1, added.number, 2);
   }
   if (content.totalsAt === 'heading') totalsBlock();
   if (sheet.rowCount > 0) sheet.addRow([]);
@@ -113,7 +127,7 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
   headerRow.font = { bold: true };
   // A printed document shows every header and every text whole: wrapped in its column, never cut.
   headerRow.alignment = { wrapText: true, vertical: 'top' };
-  fitHeight(headerRow, content.columns, Object.fromEntries(content.columns.map((c) => [c.key, c.header])));
+  fitHeight(headerRow, content.columns, Object.fromEntries(content.columns.map((c) => [c.key, c.header])), true);
   const headerAt = headerRow.number;
   for (const row of content.rows) put(content.columns, row);
   if (content.totalsAt === 'end') {
@@ -144,14 +158,13 @@ async function writeXlsx(file: string, content: ActionFile): Promise<void> {
 
 /**
  * A row as tall as its longest wrapped text: a spreadsheet program keeps an .xlsx row's height as written, so a
- * wrapped cell would print cut to one line. About one character a width unit, 15 pt a line (Calibri 11).
+ * wrapped cell would print cut to one line. Lines counted by the printed width of the text (print-layout.ts), 15 pt
+ * each (Calibri 11); a character a width unit made a journal's memo three lines tall for two (issue 30: 26 pages).
  */
-function fitHeight(added: ExcelJS.Row, columns: FileColumn[], row: Record<string, string | null>): void {
+function fitHeight(added: ExcelJS.Row, columns: FileColumn[], row: Record<string, string | null>, bold = false): void {
   const lines = Math.max(
     1,
-    ...columns
-      .filter((c) => c.kind === 'text')
-      .map((c) => Math.ceil(String(row[c.key] ?? '').length / Math.max(1, c.width - 1))),
+    ...columns.filter((c) => c.kind === 'text').map((c) => wrappedLines(String(row[c.key] ?? ''), c.width, bold)),
   );
   if (lines > 1) added.height = 15 * lines;
 }

@@ -2,7 +2,8 @@
  * How the workbook prints (issue 14: through LibreOffice a finding sheet printed at about 3 pt, the Summary at
  * about 5 pt, on Letter while our users print A4). Each sheet gets a fixed print scale computed here from the
  * widths of the columns that must share a page, never below `minimumTextPt` for the body font; the paper is
- * `reports.paperSize`.
+ * `reports.paperSize`. A text that wraps takes the lines wrappedLines counts (a spreadsheet program keeps the row
+ * height an .xlsx sets, so a row too short prints its text cut).
  */
 
 export type PaperSize = 'A4' | 'letter';
@@ -82,3 +83,54 @@ export function scaleToFitPages(
 
 /** The room a page break can leave unused: a tall wrapped row that moves to the next page whole. */
 const pageBreakSlackPt = 45;
+
+/**
+ * How wide a character prints, in column-width units (a unit is the width of a digit). The proportions are
+ * DejaVu Sans's, the font LibreOffice prints the workbook's Calibri in where Calibri and Carlito are not
+ * installed, and wider than Calibri, so what fits here fits in Excel too. Measured against LibreOffice's PDF of
+ * the demo's Summary (issue 30): "20261126T234615Z-1f47ee4" (23.3) filled a column of 23, a sentence of 129
+ * characters (99.9) one line of the 102.
+ */
+function characterUnits(character: string): number {
+  if (character === ' ') return 0.5;
+  if (/[il.,:;|!'`j·]/.test(character)) return 0.47;
+  if (character === '_') return 0.8;
+  if (/[frt()[\]\-/]/.test(character)) return 0.6;
+  if (/[mwMW@%]/.test(character)) return 1.45;
+  if (/[A-Z]/.test(character)) return 1.1;
+  if (/[a-z]/.test(character)) return 0.95;
+  return 1;
+}
+
+/** A text's printed width in column-width units; bold prints about a tenth wider. */
+const textUnits = (text: string, bold: boolean) =>
+  [...text].reduce((sum, character) => sum + characterUnits(character), 0) * (bold ? 1.1 : 1);
+
+/**
+ * The lines a text takes in a cell this wide, its words wrapped as a spreadsheet program wraps them (after a
+ * hyphen too; a word longer than the line breaks inside it), half a unit kept for the cell's padding.
+ * ceil(length / width) said 2 for "Ledger expected cost (paid)" in a column of 14, which wraps onto 3 and
+ * printed without "(paid)".
+ */
+export function wrappedLines(text: string, width: number, bold = false): number {
+  const capacity = Math.max(1, width - 0.5);
+  const space = textUnits(' ', bold);
+  let lines = 1;
+  let used = 0;
+  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
+    // A line may also break after a hyphen inside a word ("PO-2026-" over "0005754"), with no space there.
+    for (const [i, piece] of word.split(/(?<=-)/).entries()) {
+      const units = textUnits(piece, bold);
+      const gap = i === 0 ? space : 0;
+      if (used > 0 && used + gap + units <= capacity) {
+        used += gap + units;
+        continue;
+      }
+      if (used > 0) lines++;
+      const more = Math.max(0, Math.ceil(units / capacity) - 1);
+      lines += more;
+      used = units - more * capacity;
+    }
+  }
+  return lines;
+}

@@ -4,6 +4,7 @@ import { localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
 import { wallClockDate } from './formats.js';
 import type { Decimal } from './formats.js';
 import { moneyStyle, styles, type Style } from './workbook-styles.js';
+import { wrappedLines } from './print-layout.js';
 
 /** A cell of the Summary: a value and how it looks. */
 export type SummaryCell = { value: ExcelJS.CellValue; style: Style } | string | null;
@@ -117,50 +118,6 @@ export function summaryPen(
     localTime: (text) => (text === null ? null : timeCell(localTimeInstant(text, timezone))),
     instant: timeCell,
   };
-}
-
-/**
- * How wide a character prints, in column-width units (a unit is the width of a digit). The proportions are
- * DejaVu Sans's, the font LibreOffice prints the workbook's Calibri in where Calibri and Carlito are not
- * installed, and wider than Calibri, so what fits here fits in Excel too. Measured against LibreOffice's PDF of
- * the demo's Summary (issue 30): "20261126T234615Z-1f47ee4" (23.3) filled a column of 23, a sentence of 129
- * characters (99.9) one line of the 102.
- */
-function characterUnits(character: string): number {
-  if (character === ' ') return 0.5;
-  if (/[il.,:;|!'`j]/.test(character)) return 0.47;
-  if (/[frt()[\]\-/]/.test(character)) return 0.6;
-  if (/[mwMW@%]/.test(character)) return 1.45;
-  if (/[A-Z]/.test(character)) return 1.1;
-  if (/[a-z]/.test(character)) return 0.95;
-  return 1;
-}
-
-/** A text's printed width in column-width units; bold prints about a tenth wider. */
-const textUnits = (text: string, bold: boolean) =>
-  [...text].reduce((sum, character) => sum + characterUnits(character), 0) * (bold ? 1.1 : 1);
-
-/**
- * The lines a text takes in a cell this wide, its words wrapped as a spreadsheet program wraps them (a word
- * longer than the line breaks inside it), a unit of the width kept for the cell's padding; ceil(length / width)
- * said 2 for "Ledger expected cost (paid)" in a column of 14, which wraps onto 3 and printed without "(paid)".
- */
-export function wrappedLines(text: string, width: number, bold = false): number {
-  const capacity = Math.max(1, width - 1);
-  const space = textUnits(' ', bold);
-  let lines = 1;
-  let used = 0;
-  for (const word of text.split(/\s+/).filter((w) => w !== '')) {
-    const units = textUnits(word, bold);
-    if (used > 0 && used + space + units <= capacity) {
-      used += space + units;
-      continue;
-    }
-    if (used > 0) lines++;
-    lines += Math.max(0, Math.ceil(units / capacity) - 1);
-    used = units - (Math.ceil(units / capacity) - 1) * capacity;
-  }
-  return lines;
 }
 
 /**

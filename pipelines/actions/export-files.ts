@@ -108,17 +108,37 @@ export async function prepareExport(
      FROM recon_action_exports WHERE export_id = $1 GROUP BY ALL ORDER BY 1 NULLS LAST`,
     [exportId],
   );
+  // A journal's currency balances when each of its entries does: debits equal credits, summed by DuckDB.
+  const balanced = new Map(
+    kind !== 'journal'
+      ? []
+      : (
+          await warehouse.all<{ currency: string | null; balanced: boolean }>(
+            `SELECT currency_code AS currency, bool_and(even) AS balanced FROM (
+               SELECT currency_code, action_id, coalesce(sum(debit), 0) = coalesce(sum(credit), 0) AS even
+               FROM recon_action_exports WHERE export_id = $1 GROUP BY ALL)
+             GROUP BY ALL`,
+            [exportId],
+          )
+        ).map((b) => [b.currency, b.balanced]),
+  );
   // A claim counts lines (one a transaction), a journal entries (two lines or more each).
   const totals = summed.map(
     (t): Record<string, string | null> =>
       kind === 'journal'
-        ? { currency: t.currency ?? null, entries: t.entries ?? null, debit: t.debit ?? null, credit: t.credit ?? null }
+        ? {
+            currency: t.currency ?? null,
+            entries: t.entries ?? null,
+            debit: t.debit ?? null,
+            credit: t.credit ?? null,
+            balanced: balanced.get(t.currency ?? null) ? 'yes' : 'NO',
+          }
         : { currency: t.currency ?? null, lines: t.entries ?? null, difference: t.difference ?? null },
   );
   const exportedBefore = found.lines.filter((l) => earlier.has(l.line_id)).length;
   const content =
     kind === 'journal'
-      ? journalLayout(config, period, rows, totals, options.all)
+      ? journalLayout(config, period, exportId, rows, totals, options.all)
       : claimLayout(config, period, kind, exportId, rows, totals, options.all);
   return { exportId, sequence, content, actions: found.actions, exportedBefore, empty: found.empty };
 }
@@ -150,16 +170,17 @@ export function claimLayout(
       : `Undercharges: charged below the agreed cost, ${period} (for information; not part of any claim)`;
   const columns: FileColumn[] = [
     text('line_id', 'Line', 14),
-    { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', width: 11 },
+    { key: 'transaction_id', header: 'Transaction ID', kind: 'integer', width: 11, align: 'left' },
     text('partner_reference', 'Partner reference', 15),
     { key: 'provider_date', header: 'Date', kind: 'date', width: 11 },
-    text('product', 'Product', 20),
+    text('product', 'Product', 19),
     money('charged_cost', 'Charged'),
     money('expected_cost', 'Agreed'),
     money('difference', 'Difference'),
-    text('currency', 'Currency', 9),
-    text('key_last4', 'Key (last 4)', 9),
-    text('note', 'Note', 16),
+    { ...text('currency', 'Currency', 9), align: 'center' },
+    // 11, not 9: "****RW8W" and the header wrapped in 9.
+    text('key_last4', 'Key (last 4)', 11),
+    text('note', 'Note', 15),
     text('exception_type', 'Finding type', 18),
     text('finding_id', 'Finding ID', 34),
     ...(all ? [{ key: 'exported_before', header: 'Exported before', kind: 'date', width: 12 } as FileColumn] : []),
@@ -196,17 +217,40 @@ export function claimLayout(
 
 /**
  * The journal as a generic GL import takes it (docs/DATA.md "Journal file"): one line per row with date, entry,
- * line, account, debit, credit, currency, memo and reference; a line's other side is empty, never 0.
+ * line, account, debit, credit, currency, memo and reference; a line's other side is empty, never 0. The CSV is
+ * that layout alone (an import reads every line as a posting); the workbook is also the document a bookkeeper
+ * files (issue 30): a heading (whose books, period, export id, date, entries and lines, whether every entry
+ * balances) and debit and credit per currency above the lines. The printed columns add up to 141 characters, as
+ * the claim's, which fits A4 and Letter landscape at >= 8 pt; the finding's id stays on screen.
  */
 export function journalLayout(
   config: Config,
   period: string,
+  exportId: string,
   rows: Record<string, string | null>[],
   totals: Record<string, string | null>[],
   all: boolean,
 ): ActionFile {
+  const partner = config.reports.partnerName ?? config.api.identifier ?? '(set reports.partnerName)';
+  const unbalanced = totals.filter((t) => t.balanced !== 'yes').map((t) => t.currency ?? '(none)');
+  const entries = new Set(rows.map((r) => r.entry_id)).size;
   return {
     sheet: `Journal ${period}`,
+    title: `Journal entries from the reconciliation, ${period}`,
+    heading: [
+      ['Books of', partner],
+      ['Period', period],
+      ['Export', exportId],
+      ['Date', todayIn(config.timezone)],
+      ['Entries', `${entries} (${rows.length} lines)`],
+      [
+        'Balanced',
+        unbalanced.length === 0
+          ? 'yes: in every entry the debits equal the credits, in its currency'
+          : `NO: an entry does not balance in ${unbalanced.join(', ')}; do not post this file`,
+      ],
+      ...(all ? ([['Note', 'lines with "exported_before" were sent in an earlier file']] as [string, string][]) : []),
+    ],
     columns: [
       { key: 'date', header: 'date', kind: 'date', width: 11 },
       text('entry_id', 'entry_id', 14),
@@ -214,8 +258,9 @@ export function journalLayout(
       text('account', 'account', 10),
       money('debit', 'debit'),
       money('credit', 'credit'),
-      text('currency', 'currency', 8),
-      text('memo', 'memo', 42),
+      // 10, not 8: the bold header printed "currenc" over "y".
+      { ...text('currency', 'currency', 10), align: 'center' },
+      text('memo', 'memo', 40),
       text('reference', 'reference', 16),
       text('finding_id', 'finding_id', 34),
       ...(all ? [{ key: 'exported_before', header: 'exported_before', kind: 'date', width: 12 } as FileColumn] : []),
@@ -224,17 +269,19 @@ export function journalLayout(
     paper: config.reports.paperSize,
     rows,
     totals: {
-      title: 'Total per currency',
+      title: 'Debit and credit per currency',
+      // Under the lines' first columns: the money in the wide ones (B 14, C 16), not in account's 10.
       columns: [
-        text('currency', 'currency', 8),
-        { key: 'entries', header: 'entries', kind: 'integer', width: 10 },
+        text('currency', 'currency', 10),
         money('debit', 'debit'),
         money('credit', 'credit'),
+        { key: 'entries', header: 'entries', kind: 'integer', width: 10 },
+        { ...text('balanced', 'balanced', 10), align: 'center' },
       ],
       rows: totals,
     },
-    totalsAt: 'end',
-    // A ledger imports the CSV line by line: a totals block would read as more entries.
+    totalsAt: 'heading',
+    // A ledger imports the CSV line by line: a heading or totals block would read as more entries.
     csvTotals: false,
   };
 }

@@ -53,6 +53,23 @@ describe.skipIf(!soffice)('a claim printed through LibreOffice', () => {
       expect(transaction, row.transaction_id).toBeDefined();
       // On the same baseline, within a point.
       expect(Math.abs(line!.y - transaction!.y), `${row.line_id} and its transaction id`).toBeLessThan(1);
+      // Issue 30, the claim looked at as a PNG: the transaction id (right-aligned) ran into the reference after
+      // it, the date into the product, the money into the currency; each now stands a few points apart.
+      const reference = page!.runs.find((run) => run.text === row.partner_reference)!;
+      const date = page!.runs.find((run) => run.text === row.provider_date && Math.abs(run.y - line!.y) < 1)!;
+      const product = page!.runs.find((run) => run.text.startsWith(`${row.product.split(' ')[0]} `))!;
+      const difference = page!.runs.find((run) => run.text === 'R$ 1.00' && run.x > date.x + 100)!;
+      const currency = page!.runs.find((run) => run.text === 'BRL' && Math.abs(run.y - line!.y) < 1)!;
+      for (const [left, right] of [
+        [transaction!, reference],
+        [date, product],
+        [difference, currency],
+      ] as const)
+        expect(right.x - (left.x + left.width), `"${left.text}" then "${right.text}"`).toBeGreaterThanOrEqual(3);
     }
+    // The heading's labels stand clear of their values ("Claim reference" ran into "CLM-2026-10-01").
+    const label = page!.runs.find((run) => run.text === 'Claim reference')!;
+    const value = page!.runs.find((run) => run.text === 'CLM-2026-10-01')!;
+    expect(value.x - (label.x + label.width)).toBeGreaterThanOrEqual(3);
   });
 });

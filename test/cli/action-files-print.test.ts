@@ -66,8 +66,9 @@ describe.skipIf(!soffice)('claims and journal printed through LibreOffice', () =
       expect(pages[0]!.text).toContain('acme-shop');
       expect(pages[0]!.text).toContain('Amount claimed per currency');
       // Long texts wrap in their cells, whole (the row is as tall as they need), never cut at the column's edge.
-      expect(pages[0]!.text).toMatch(/1500 Gift card of a long\s+product name number 0/);
-      expect(pages[0]!.text).toMatch(/over the price list\s+of the period, ticket\s+123/);
+      const whole = (text: string) => new RegExp(text.split(' ').join('\\s+'));
+      expect(pages[0]!.text).toMatch(whole('1500 Gift card of a long product name number 0'));
+      expect(pages[0]!.text).toMatch(whole('over the price list of the period, ticket 123'));
       for (const [i, page] of pages.entries()) {
         // The header row on every page, every printed column across it (the last one included).
         // (a header wraps in its column: "Transaction" over "ID")
@@ -95,14 +96,27 @@ describe.skipIf(!soffice)('claims and journal printed through LibreOffice', () =
         reference: c.partner_reference,
       })),
     );
-    const totals = [{ currency: 'BRL', entries: '150', debit: '11325.0000', credit: '11325.0000' }];
+    const totals = [{ currency: 'BRL', entries: '150', debit: '11325.0000', credit: '11325.0000', balanced: 'yes' }];
     const file = path.join(dir, 'journal.xlsx');
-    await writeActionFile(file, 'xlsx', journalLayout(config, '2026-10', rows, totals, false));
+    const layout = journalLayout(config, '2026-10', 'X-2026-10-journal-01', rows, totals, false);
+    await writeActionFile(file, 'xlsx', layout);
     const pages = readPdfPages(await convertWithSoffice(file, path.join(dir, 'pdf-journal'), 'pdf'));
     expect(pages.length).toBeGreaterThan(2);
+    // Issue 30: the journal as a document: its heading on page 1 (period, export, whether it balances, debit and
+    // credit per currency), as the claim's.
+    expect(pages[0]!.text).toContain('Journal entries from the reconciliation, 2026-10');
+    expect(pages[0]!.text).toContain('X-2026-10-journal-01');
+    expect(pages[0]!.text).toMatch(/Balanced\s+yes: in every entry the debits equal the credits/);
+    expect(pages[0]!.text).toMatch(/Debit and credit per currency\s+currency\s+debit\s+credit\s+entries\s+balanced/);
+    expect(pages[0]!.text).toMatch(/BRL\s+R\$ 11,325\.00\s+R\$ 11,325\.00\s+150\s+yes/);
     for (const [i, page] of pages.entries()) {
-      for (const header of ['date', 'entry_id', 'line_id', 'account', 'debit', 'credit', 'memo', 'reference'])
-        expect(page.text, `page ${i + 1}: ${header}`).toContain(header);
+      // "currency" whole: in a column of 8 its bold header printed "currenc" over "y".
+      for (const header of ['date', 'entry_id', 'line_id', 'account', 'debit', 'credit', 'currency', 'memo'])
+        expect(
+          page.runs.some((run) => run.text.trim() === header),
+          `page ${i + 1}: ${header}`,
+        ).toBe(true);
+      expect(page.text, `page ${i + 1}: reference`).toContain('reference');
       expect(smallestText(page), `page ${i + 1}`).toBeGreaterThanOrEqual(minimumTextPt);
     }
   });

@@ -249,7 +249,7 @@ async function exportAll(m: ActionsMonth) {
     if (table <= 0) return body;
     // The heading's totals: the header line with Currency, then one line per currency up to the blank row.
     const heading = values.slice(0, table);
-    const at = heading.findIndex((row) => row.includes('Currency'));
+    const at = heading.findIndex((row) => row.includes('Currency') || row.includes('currency'));
     const totals = heading.slice(at + 1).filter((row) => row.some((v) => v !== undefined && v !== null && v !== ''));
     return { rows: body.rows, totals: blocks([heading[at]!, ...totals]).rows };
   };

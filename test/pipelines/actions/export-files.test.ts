@@ -121,7 +121,8 @@ test('a claim lists only overcharges; undercharges are their own export; the wor
   await workbook.xlsx.readFile(xlsx.file!);
   const sheet = workbook.worksheets[0]!;
   const labels = new Map<string, unknown>();
-  sheet.eachRow((row) => labels.set(String(row.getCell(1).value), row.getCell(2).value));
+  // A heading's label spans A–B, its value is in C.
+  sheet.eachRow((row) => labels.set(String(row.getCell(1).value), row.getCell(3).value));
   expect(labels.get('Period')).toBe(period);
   expect(String(labels.get('Claim reference'))).toMatch(/^CLM-2024-03-\d{2}$/);
   expect(labels.has('Partner') && labels.has('Provider') && labels.has('Date')).toBe(true);
@@ -183,6 +184,58 @@ test('journal: no zero line, balanced per currency, price on its accounts, curre
     { repeated: false, n: rows.length },
     { repeated: true, n: rows.length },
   ]);
+});
+
+test('journal as a document: the workbook has a heading and balanced totals, the CSV only the GL layout', async () => {
+  const m = await decidedMonth();
+  const out = (name: string) => path.join(m.dir, 'out', name);
+  const xlsx = await exportActions(m.warehouse, m.config, { period, kind: 'journal', out: out('j.xlsx'), by: 'Ana' });
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.readFile(xlsx.file!);
+  const sheet = workbook.worksheets[0]!;
+  // Issue 30: a bookkeeper files the printed journal — what it is, whose, which period and export, whether it
+  // balances, debit and credit per currency — above the lines a GL import takes.
+  expect(sheet.getCell('A1').value).toBe(`Journal entries from the reconciliation, ${period}`);
+  const labels = new Map<string, unknown>();
+  sheet.eachRow((row) => labels.set(String(row.getCell(1).value), row.getCell(3).value));
+  expect(labels.get('Period')).toBe(period);
+  expect(labels.get('Export')).toBe(xlsx.exportId);
+  expect(String(labels.get('Date'))).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+  expect(String(labels.get('Balanced'))).toMatch(/^yes: /);
+  expect(String(labels.get('Entries'))).toBe(`${xlsx.entries} (${xlsx.lines} lines)`);
+  let totalsAt = 0;
+  let headerAt = 0;
+  sheet.eachRow((row, n) => {
+    if (row.getCell(1).value === 'Debit and credit per currency') totalsAt = n;
+    if (row.getCell(1).value === 'date' && row.getCell(2).value === 'entry_id') headerAt = n;
+  });
+  expect(totalsAt).toBeGreaterThan(1);
+  expect(headerAt).toBeGreaterThan(totalsAt);
+  const totalsHeader = (sheet.getRow(totalsAt + 1).values as unknown[]).slice(1);
+  expect(totalsHeader).toEqual(['currency', 'debit', 'credit', 'entries', 'balanced']);
+  const totals = Array.from({ length: xlsx.totals.length }, (_, i) =>
+    (sheet.getRow(totalsAt + 2 + i).values as unknown[]).slice(1),
+  );
+  for (const [i, t] of xlsx.totals.entries()) {
+    expect(totals[i]).toEqual([t.currency, Number(t.debit), Number(t.credit), Number(t.entries), 'yes']);
+    expect(t.debit).toBe(t.credit);
+  }
+  // The lines follow the header row, one a journal line, and the header row repeats on every printed page.
+  expect(sheet.rowCount - headerAt).toBe(xlsx.lines);
+  expect(sheet.pageSetup.printTitlesRow).toBe(`${headerAt}:${headerAt}`);
+
+  // The CSV is the GL layout alone: its first line the column names, then one posting a line, no heading.
+  const csv = await exportActions(m.warehouse, m.config, {
+    period,
+    kind: 'journal',
+    out: out('j.csv'),
+    by: 'Ana',
+    all: true,
+  });
+  const text = readFileSync(csv.file!, 'utf8').trimEnd().split('\r\n');
+  expect(text[0]).toBe('date,entry_id,line_id,account,debit,credit,currency,memo,reference,finding_id,exported_before');
+  expect(text).toHaveLength(1 + csv.lines);
+  expect(text.slice(1).every((line) => /^\d{4}-\d{2}-\d{2},/.test(line))).toBe(true);
 });
 
 test('a sales-price difference is never posted to the cost accounts of default', async () => {
