@@ -13,8 +13,12 @@ import { unzipInto, runVerifyMjs } from '../support/audit-pack.js';
 import { cliPath } from '../support/cli.js';
 import { listActions } from '../../pipelines/actions/store.js';
 import {
+  approvedReversals,
+  closeInProcess,
+  decideInProcess,
   executeKilledMidReversal,
   findingsOfType,
+  planAndApproveInProcess,
   period,
   reconciledMonth,
   type ActionsMonth,
@@ -31,25 +35,9 @@ afterEach(async () => {
 const ok = (result: { code: number | null; stderr: string; stdout: string }) =>
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
 
-async function decide(m: ActionsMonth, ids: string[], decision: string, note = 'checked with the provider') {
-  ok(await m.cli('findings', 'decide', ...ids, '--decision', decision, '--note', note, '--by', 'Ana Lima'));
-}
-
-/** Decides `reverse` on the refunded findings, plans and approves them; the actions by finding. */
-async function approvedReversals(m: ActionsMonth): Promise<Map<string, { action_id: string; transaction_id: string }>> {
-  const refunded = await findingsOfType(m, 'refunded_not_reversed');
-  expect(refunded.length).toBeGreaterThanOrEqual(2);
-  await decide(
-    m,
-    refunded.map((f) => f.finding_id),
-    'reverse',
-  );
-  ok(await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima'));
-  ok(await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Bruno Costa'));
-  const actions = await m.withDatabase((w) => listActions(w, { period }));
-  expect(actions.every((a) => a.status === 'approved')).toBe(true);
-  return new Map(actions.map((a) => [a.finding_id, { action_id: a.action_id, transaction_id: a.transaction_id! }]));
-}
+/** `findings decide` as a setup step, in this process (issue 27): each test spawns the CLI for the command it is about. */
+const decide = (m: ActionsMonth, ids: string[], decision: string, note = 'checked with the provider') =>
+  decideInProcess(m, ids, decision, note);
 
 const statusOf = (m: ActionsMonth, actionId: string) =>
   m.withDatabase(
@@ -107,8 +95,7 @@ test('a journal entry decided again before export is canceled and is no line of 
     writeOffs.map((f) => f.finding_id),
     'fix_ledger',
   );
-  ok(await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima'));
-  ok(await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Bruno Costa'));
+  await planAndApproveInProcess(m, 'Bruno Costa');
   const [redecided] = writeOffs;
   await decide(m, [redecided!.finding_id], 'accepted', 'explained: a price list change');
   const file = path.join(m.dir, 'journal.csv');
@@ -150,7 +137,7 @@ test('a signed-off period: execute refused without --after-signoff; with it, the
   month = await reconciledMonth({}, approvals);
   const m = month;
   const actions = await approvedReversals(m);
-  ok(await m.cli('close', '--period', period, '--by', 'Carla Dias', '--allow-undecided'));
+  await closeInProcess(m, 'Carla Dias');
 
   const refused = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
   expect(refused.code).toBe(1);

@@ -11,6 +11,11 @@ import { Warehouse } from '../../core/warehouse.js';
 import { extractSales } from '../../pipelines/extract/extract.js';
 import { importLedger } from '../../pipelines/ledger/import.js';
 import { reconcile } from '../../pipelines/reconcile/reconcile.js';
+import { decideFindings } from '../../pipelines/decisions/findings.js';
+import { planActions } from '../../pipelines/actions/plan.js';
+import { approveActions } from '../../pipelines/actions/approve.js';
+import { listActions } from '../../pipelines/actions/store.js';
+import { closePeriod } from '../../pipelines/close/close.js';
 import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../doubles/simulator/server.js';
 import { runCli, startCli, type CliResult, type RunningCli } from './cli.js';
@@ -122,4 +127,58 @@ export async function findingsOfType(month: ActionsMonth, type: string): Promise
       [period, type],
     ),
   );
+}
+
+/*
+ * Setup steps in this process (issue 27): what `findings decide`, `actions plan`, `actions approve` and `close` record,
+ * called as those commands call them, for the tests whose subject is a later command. Each spawn of the CLI costs
+ * about a CPU-second; the commands' own wiring is proven by the tests that spawn them (test/cli/actions.test.ts).
+ */
+
+/** `findings decide ID… --decision D [--note N] --by B`, in this process. */
+export async function decideInProcess(
+  month: ActionsMonth,
+  ids: string[],
+  decision: string,
+  note?: string,
+  by = 'Ana Lima',
+): Promise<void> {
+  await month.withDatabase((w) => decideFindings(w, ids, { decision, note, by, timezone: month.config.timezone }));
+}
+
+/** `actions plan --period P --by planner`, then `actions approve --period P --all --by approver`, in this process. */
+export async function planAndApproveInProcess(month: ActionsMonth, approver: string, planner = 'Ana Lima') {
+  await month.withDatabase(async (w) => {
+    await planActions(w, month.config, { period, by: planner });
+    await approveActions(w, month.config, { period, all: true, by: approver });
+  });
+}
+
+/**
+ * The refunded_not_reversed findings (at least two) decided `reverse` by Ana Lima, planned by her and all approved by
+ * `approver`, in this process: the approved reversals by finding.
+ */
+export async function approvedReversals(
+  month: ActionsMonth,
+  approver = 'Bruno Costa',
+): Promise<Map<string, { action_id: string; transaction_id: string }>> {
+  const refunded = await findingsOfType(month, 'refunded_not_reversed');
+  if (refunded.length < 2) throw new Error(`expected 2 or more refunded_not_reversed findings, got ${refunded.length}`);
+  await decideInProcess(
+    month,
+    refunded.map((f) => f.finding_id),
+    'reverse',
+    'checked with the provider',
+  );
+  await planAndApproveInProcess(month, approver);
+  const actions = await month.withDatabase((w) => listActions(w, { period }));
+  const notApproved = actions.filter((a) => a.status !== 'approved');
+  if (notApproved.length > 0) throw new Error(`actions not approved: ${JSON.stringify(notApproved)}`);
+  return new Map(actions.map((a) => [a.finding_id, { action_id: a.action_id, transaction_id: a.transaction_id! }]));
+}
+
+/** `close --period P --by B --allow-undecided`, in this process. */
+export async function closeInProcess(month: ActionsMonth, by: string): Promise<void> {
+  const { output } = capturingOutput();
+  await month.withDatabase((w) => closePeriod(w, month.config, { period, by, allowUndecided: true }, output));
 }
