@@ -35,7 +35,7 @@ afterEach(async () => {
 const ok = (result: { code: number | null; stderr: string; stdout: string }) =>
   expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
 
-/** `findings decide` as a setup step, in this process (issue 27): each test spawns the CLI for the command it is about. */
+/** `findings decide` as a setup step, in this process (issue 27): a test spawns the CLI for its subject only. */
 const decide = (m: ActionsMonth, ids: string[], decision: string, note = 'checked with the provider') =>
   decideInProcess(m, ids, decision, note);
 
