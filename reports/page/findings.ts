@@ -138,8 +138,9 @@ export function findingPage(context: PageContext, view: FindingDetailView): stri
     ['Details', f.details],
     ['Partner reference', f.partner_reference],
     ['Transaction', f.transaction_id],
-    ['Ledger value', f.ledger_value],
-    ['Provider value', f.provider_value],
+    // a reference_mismatch's values are its two references, text beside the money columns (issue 29)
+    ['Ledger value', f.ledger_value ?? f.ledger_value_text ?? null],
+    ['Provider value', f.provider_value ?? f.provider_value_text ?? null],
     ['Difference', f.difference],
     ['Differences', f.differences ?? null],
     ['Amount (cost bridge effect)', f.amount],
