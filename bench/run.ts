@@ -1,8 +1,10 @@
 /**
- * `npm run bench [-- name ...]`: runs every benchmark under bench/ in its own child process (so peak RSS is
- * the benchmark's own), prints the results, and rewrites docs/BENCHMARKS.md with them and the machine's facts.
+ * `npm run bench [-- [--hogs N] name ...]`: runs every benchmark under bench/ in its own child process (so peak RSS
+ * is the benchmark's own), prints the results, and rewrites docs/BENCHMARKS.md with them and the machine's facts.
+ * `--hogs N` runs N busy loops beside them, as a shared machine would (issue 33); such a result is recorded in its
+ * own section (`<name>@hogsN`), beside the quiet one.
  */
-import { spawnSync } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,6 +16,8 @@ interface ChildResult extends BenchResult {
   name: string;
   file: string;
   peakRssMiB: number;
+  /** Busy loops that ran beside it (`--hogs`). */
+  hogs?: number;
 }
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -35,7 +39,8 @@ if (process.argv[2] === '--record') {
   process.exit(0);
 }
 
-const wanted = process.argv.slice(2);
+const { hogs, wanted } = parseArguments(process.argv.slice(2));
+const busy = startHogs(hogs);
 const files = readdirSync(here)
   .filter((f) => f.endsWith('.js') && !infrastructure.has(f.slice(0, -3)))
   .map((f) => f.slice(0, -3))
@@ -57,12 +62,31 @@ for (const file of files) {
     process.exitCode = 1;
     continue;
   }
-  const result = JSON.parse(line.slice('@@BENCH '.length)) as ChildResult;
+  const result = { ...(JSON.parse(line.slice('@@BENCH '.length)) as ChildResult), ...(hogs > 0 && { hogs }) };
   results.push(result);
   process.stderr.write(`${formatResult(result)}\n`);
 }
 
+for (const hog of busy) hog.kill('SIGKILL');
 if (results.length > 0) writeReport(results);
+
+function parseArguments(args: string[]): { hogs: number; wanted: string[] } {
+  const at = args.indexOf('--hogs');
+  if (at < 0) return { hogs: 0, wanted: args };
+  const hogs = Number(args[at + 1]);
+  if (!Number.isInteger(hogs) || hogs < 1)
+    throw new Error(`--hogs needs a whole number of busy loops ≥ 1, got ${args[at + 1]}`);
+  return { hogs, wanted: args.filter((_, i) => i !== at && i !== at + 1) };
+}
+
+/** N processes each spinning one core until killed (also when this process ends first). */
+function startHogs(count: number): ChildProcess[] {
+  const hogs = Array.from({ length: count }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' }));
+  process.on('exit', () => {
+    for (const hog of hogs) hog.kill('SIGKILL');
+  });
+  return hogs;
+}
 
 function formatResult(r: ChildResult): string {
   const metrics = Object.entries(r.metrics)
@@ -94,14 +118,16 @@ function writeReport(fresh: ChildResult[]): void {
   for (const match of previous.matchAll(/<!-- bench:(\S+) -->\n([\s\S]*?)<!-- \/bench -->/g))
     sections.set(match[1]!, match[2]!);
   for (const r of fresh) {
+    const loaded = r.hogs ? `@hogs${r.hogs}` : '';
     const rows = Object.entries(r.metrics).map(([k, v]) => `| ${k} | ${v} |`);
     const targets = r.targets.map((t) => `| ${t.ok ? '✅' : '❌'} ${t.label} | ${t.measured} |`);
     sections.set(
-      r.file,
+      `${r.file}${loaded}`,
       [
-        `## ${r.name}`,
+        `## ${r.name}${r.hogs ? ` — beside ${r.hogs} CPU hogs` : ''}`,
         '',
         ...machineFacts(),
+        ...(r.hogs ? [`- load: ${r.hogs} busy loops (\`npm run bench -- --hogs ${r.hogs}\`) ran beside it`] : []),
         '',
         '| target | measured |',
         '|---|---|',
