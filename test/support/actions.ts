@@ -182,3 +182,9 @@ export async function closeInProcess(month: ActionsMonth, by: string): Promise<v
   const { output } = capturingOutput();
   await month.withDatabase((w) => closePeriod(w, month.config, { period, by, allowUndecided: true }, output));
 }
+
+/** `reconcile --period P --as-of A`, in this process. */
+export async function reconcileInProcess(month: ActionsMonth): Promise<void> {
+  const { output } = capturingOutput();
+  await month.withDatabase((w) => reconcile(w, month.config, { period, asOf }, output));
+}
