@@ -211,7 +211,8 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
       // The simulator holds no sale created before the period: the windows prove absence, with no look-ups.
       extract: { landingDir: path.join(outDir, 'landing'), historyStart: from },
       ledger: { path: path.join(outDir, 'ledger.csv') },
-      reports: { outDir: path.join(outDir, 'reports') },
+      // A claim names whom it is addressed to (issue 30: unset, the demo's claim said "Provider 127.0.0.1:8787").
+      reports: { outDir: path.join(outDir, 'reports'), providerName: 'Demo provider (the simulator)' },
       // A sales-price difference posts to accounts of its own (issue 30), so a journal export works as printed.
       journal: {
         accounts: { default: { debit: '6100', credit: '2100' }, price_mismatch: { debit: '4100', credit: '1200' } },
