@@ -86,6 +86,8 @@ export async function run(): Promise<BenchResult> {
         rerun_cpu_s: round(second.cpuSeconds),
         rerun_peak_rss_MiB: second.peakRssMiB,
         suggest_s: round(suggestS),
+        suggest_candidates_s: Math.round((first.json.models.int_recon_match_candidates ?? 0) * 100) / 100,
+        suggest_mart_s: Math.round((first.json.models.recon_match_suggestions ?? 0) * 100) / 100,
         suggest_share_pct: suggestShare,
         suggest_proposals: proposals.proposals,
         suggest_planted: proposals.planted,

@@ -141,6 +141,28 @@ edge_dated as (
     where staged.transaction_at >= edge.starts_at
         and staged.transaction_at < edge.ends_at
         and staged.partner_reference is not null
+        and cast(timezone(edge.timezone, staged.transaction_at) as date) between edge.first_date and edge.last_date
+        and cast(timezone(edge.timezone, staged.transaction_at) as date)
+            not between edge.period_start and edge.period_end
+
+),
+
+-- how often each of those references is on a sale and on a ledger line, of any date: counted for their references
+-- only (a semi join probes the history with them, as the classified models do), never a hash of all the history
+edge_sale_counts as (
+
+    select staged.partner_reference, count(*) as sales
+    from stg_provider__sales as staged
+    where staged.partner_reference in (select partner_reference from edge_dated)
+    group by staged.partner_reference
+
+),
+
+edge_ledger_references as (
+
+    select distinct ledger.partner_reference
+    from stg_ledger__orders as ledger
+    where ledger.partner_reference in (select partner_reference from edge_dated)
 
 ),
 
@@ -150,26 +172,19 @@ edge_sales as (
 
     select edge_dated.* exclude (status)
     from edge_dated
-    cross join edge
+    inner join edge_sale_counts
+        on edge_sale_counts.partner_reference = edge_dated.partner_reference
+    left join edge_ledger_references
+        on edge_ledger_references.partner_reference = edge_dated.partner_reference
     left join cfg_status_map as status_map
         on trim(edge_dated.status) = status_map.status
-    where edge_dated.transaction_local_date between edge.first_date and edge.last_date
-        and edge_dated.transaction_local_date not between edge.period_start and edge.period_end
+    left join decided
+        on decided.transaction_id = edge_dated.transaction_id
+        and decided.is_matched
+    where edge_sale_counts.sales = 1
+        and edge_ledger_references.partner_reference is null
         and coalesce(status_map.status_class, 'unknown') <> 'canceled'
-        and not exists (
-            select 1 from stg_ledger__orders as ledger
-            where ledger.partner_reference = edge_dated.partner_reference
-        )
-        and not exists (
-            select 1 from stg_provider__sales as other
-            where other.partner_reference = edge_dated.partner_reference
-                and other.transaction_id <> edge_dated.transaction_id
-        )
-        and not exists (
-            select 1 from decided
-            where decided.transaction_id = edge_dated.transaction_id
-                and decided.is_matched
-        )
+        and decided.transaction_id is null
 
 ),
 
