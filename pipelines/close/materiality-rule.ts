@@ -6,6 +6,7 @@
  */
 import type { ReconciliationConfig } from '../../config/schema.js';
 import type { Warehouse } from '../../core/warehouse.js';
+import type { Manifest } from './manifest.js';
 import { findingExposureSql } from '../../reports/finding-amount.js';
 
 /** Who the rule's decisions are recorded by. */
@@ -48,4 +49,16 @@ export async function allUnderMateriality(
   for (const [currency, threshold] of Object.entries(thresholds))
     for (const id of await findingsUnderMateriality(warehouse, period, currency, threshold, false)) under.add(id);
   return under;
+}
+
+/** The materiality thresholds the period's active sign-off sealed in its manifest, if it recorded them. */
+export async function sealedMateriality(
+  warehouse: Warehouse,
+  period: string,
+): Promise<MaterialityThresholds | undefined> {
+  const active = await warehouse.one<{ manifest: string }>(
+    `SELECT manifest FROM period_signoffs WHERE period = $1 AND reopened_at IS NULL ORDER BY signed_at DESC LIMIT 1`,
+    [period],
+  );
+  return active ? (JSON.parse(active.manifest) as Manifest).materiality : undefined;
 }

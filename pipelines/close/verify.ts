@@ -14,7 +14,7 @@ import { reopenCanonical, signoffCanonical } from './attest.js';
 import { policiesUsed, type PolicyUsed } from '../people/policy.js';
 import { signedContentMatches } from './close.js';
 import { fileSha256, type Manifest } from './manifest.js';
-import type { MaterialityThresholds } from './materiality-rule.js';
+import { sealedMateriality, type MaterialityThresholds } from './materiality-rule.js';
 import { parseSeal, sealSha256, sealText, type SealStatement } from './seal.js';
 import {
   walkActionEventChain,
@@ -394,13 +394,4 @@ async function checkFiles(
           : `its sha256 is ${now}, sign-off ${signoffId} recorded ${file.sha256}`,
     });
   }
-}
-
-/** The materiality thresholds the period's active sign-off sealed in its manifest, if it recorded them. */
-async function sealedMateriality(warehouse: Warehouse, period: string): Promise<MaterialityThresholds | undefined> {
-  const active = await warehouse.one<{ manifest: string }>(
-    `SELECT manifest FROM period_signoffs WHERE period = $1 AND reopened_at IS NULL ORDER BY signed_at DESC LIMIT 1`,
-    [period],
-  );
-  return active ? (JSON.parse(active.manifest) as Manifest).materiality : undefined;
 }
