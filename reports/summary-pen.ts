@@ -1,4 +1,7 @@
-/** How the Summary sheet is written: whole rows of styled cells in six columns, with their printed height. */
+/**
+ * How the Summary sheet is written: whole rows of styled cells in six columns, with their printed height; a text
+ * too wide for its room wraps across it (print-layout.ts measures it), so every text prints whole.
+ */
 import type ExcelJS from 'exceljs';
 import { localTimeInstant, zonedTimeParts } from '../core/zoned-time.js';
 import { wallClockDate } from './formats.js';

@@ -234,6 +234,8 @@ export function journalLayout(
   const partner = config.reports.partnerName ?? config.api.identifier ?? '(set reports.partnerName)';
   const unbalanced = totals.filter((t) => t.balanced !== 'yes').map((t) => t.currency ?? '(none)');
   const entries = new Set(rows.map((r) => r.entry_id)).size;
+  // A currency fix is one entry with lines in two currencies: the totals below count it in each.
+  const inTwo = totals.reduce((sum, t) => sum + Number(t.entries ?? 0), 0) > entries;
   return {
     sheet: `Journal ${period}`,
     title: `Journal entries from the reconciliation, ${period}`,
@@ -242,7 +244,10 @@ export function journalLayout(
       ['Period', period],
       ['Export', exportId],
       ['Date', todayIn(config.timezone)],
-      ['Entries', `${entries} (${rows.length} lines)`],
+      [
+        'Entries',
+        `${entries} (${rows.length} lines)${inTwo ? '; a currency fix counts in both its currencies below' : ''}`,
+      ],
       [
         'Balanced',
         unbalanced.length === 0
