@@ -22,7 +22,8 @@ interface ChildResult extends BenchResult {
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
-const infrastructure = new Set(['run', 'child', 'harness']);
+// The harness and the helpers benchmarks share; every other bench/*.js is a benchmark (it exports `run`).
+const infrastructure = new Set(['run', 'child', 'harness', 'month-fixture', 'simulator-process']);
 
 // `npm run bench -- --record FILE…`: records results a bench child printed elsewhere (e.g. the 10M month-end,
 // run once in its own checkout: `node dist/bench/child.js month-end > FILE`) instead of running anything.
