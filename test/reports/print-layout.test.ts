@@ -13,7 +13,7 @@ test('a header wraps by words: "Ledger expected cost (paid)" takes 3 lines of a 
   expect(wrappedLines('Matched', 14, true)).toBe(1);
 });
 
-test('digits are wider than lowercase letters: a run id does not fit a column of 23, a sentence of 129 fits 102', () => {
+test('digits print wider than lowercase: a run id overflows a column of 23, a sentence of 129 fits 102', () => {
   expect(wrappedLines('20261126T234615Z-1f47ee49', 23)).toBe(2);
   expect(wrappedLines('2026-10-01 – 2026-10-31', 23)).toBe(1);
   const sentence =
