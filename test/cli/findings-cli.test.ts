@@ -17,6 +17,8 @@ import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { withWarehouse } from '../../core/warehouse.js';
 import { listFindings } from '../../pipelines/decisions/findings-list.js';
 import { runCli } from '../support/cli.js';
+import { decideStep, reconcileStep, reportStep } from '../support/commands.js';
+import type { Config } from '../../config/schema.js';
 import { openFixture, type Fixture } from '../support/reconcile.js';
 import {
   asOf,
@@ -40,6 +42,8 @@ interface Listed {
 
 describe('pinrecon findings (spawned)', () => {
   let f: Fixture;
+  /** The config the CLI reads (pinrecon.config.json), for the setup steps run in this process. */
+  let config: Config;
   let found: PeriodFindings;
   let cwd: string;
   let workbook: string;
@@ -73,8 +77,10 @@ describe('pinrecon findings (spawned)', () => {
         reconciliation: { costTolerance: 0.01, unredeemedAfterDays: 3, lookupMissing: false },
       }),
     );
-    expect((await pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd)).code).toBe(0);
-    expect((await pinrecon(['report', '--period', period], cwd)).code).toBe(0);
+    // Reconcile and report as setup, in this process: this file spawns the CLI for the findings commands (issue 27).
+    config = { ...f.config, reports: { ...f.config.reports, outDir: path.join(cwd, 'reports') } };
+    await reconcileStep(config, { period, asOf });
+    await reportStep(config, { period });
     workbook = path.join(cwd, 'reports', `pinrecon-${period}.xlsx`);
   });
 
@@ -122,8 +128,7 @@ describe('pinrecon findings (spawned)', () => {
     });
 
     // Two re-runs of reconcile: the decisions stay with their findings, and the next workbook shows them.
-    for (let run = 0; run < 2; run++)
-      expect((await pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd)).code).toBe(0);
+    for (let run = 0; run < 2; run++) await reconcileStep(config, { period, asOf });
     const after = await listByCli();
     expect(after.map((r) => [r.finding_id, r.decision, r.state]).sort()).toEqual(
       [
@@ -132,7 +137,7 @@ describe('pinrecon findings (spawned)', () => {
         [fixableId, 'fix_ledger', 'decided'],
       ].sort(),
     );
-    expect((await pinrecon(['report', '--period', period], cwd)).code).toBe(0);
+    await reportStep(config, { period });
     const shown = await readDecisionsWorkbook(workbook);
     expect(shown.rows.find((r) => r.findingId === missingId)).toMatchObject({
       decision: 'timing',
@@ -194,18 +199,17 @@ describe('pinrecon findings (spawned)', () => {
     const costId = await idOf(found.costBreak.partner_reference);
     const missingId = await idOf(found.missing.partner_reference);
     const fixableId = await idOf(found.fixable.partner_reference);
-    expect((await pinrecon(['report', '--period', period], cwd)).code).toBe(0);
+    await reportStep(config, { period });
     const written = path.join(cwd, 'written-before.xlsx');
     copyFileSync(workbook, written);
-    // After the workbook was written, someone decides two findings on the command line.
+    // After the workbook was written, someone decides two findings on the command line (`findings decide`, here in
+    // this process: the first case spawns it).
     for (const [id, decision] of [
       [costId, 'write_off'],
       [missingId, 'accepted'],
     ] as const) {
       // write_off and accepted need a note (issue 28).
-      const args = ['findings', 'decide', id, '--decision', decision, '--note', 'reviewed', '--by', 'Rui Costa'];
-      const decided = await pinrecon(args, cwd);
-      expect(decided.code, decided.stderr).toBe(0);
+      await decideStep(config, [id], { decision, note: 'reviewed', by: 'Rui Costa' });
     }
     const fixableBefore = (await list()).find((r) => r.finding_id === fixableId)!.decision;
     const nextDecision = fixableBefore === 'reverse' ? 'claim' : 'reverse';

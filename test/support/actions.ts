@@ -11,15 +11,12 @@ import { Warehouse } from '../../core/warehouse.js';
 import { extractSales } from '../../pipelines/extract/extract.js';
 import { importLedger } from '../../pipelines/ledger/import.js';
 import { reconcile } from '../../pipelines/reconcile/reconcile.js';
-import { decideFindings } from '../../pipelines/decisions/findings.js';
-import { planActions } from '../../pipelines/actions/plan.js';
-import { approveActions } from '../../pipelines/actions/approve.js';
 import { listActions } from '../../pipelines/actions/store.js';
-import { closePeriod } from '../../pipelines/close/close.js';
 import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator, type SimulatorOptions } from '../../doubles/simulator/server.js';
 import { runCli, startCli, type CliResult, type RunningCli } from './cli.js';
 import { capturingOutput } from './reconcile.js';
+import { approveAllStep, closeStep, decideStep, planStep, reconcileStep } from './commands.js';
 
 export const period = '2024-03';
 export const asOf = '2024-04-10';
@@ -130,9 +127,8 @@ export async function findingsOfType(month: ActionsMonth, type: string): Promise
 }
 
 /*
- * Setup steps in this process (issue 27): what `findings decide`, `actions plan`, `actions approve` and `close` record,
- * called as those commands call them, for the tests whose subject is a later command. Each spawn of the CLI costs
- * about a CPU-second; the commands' own wiring is proven by the tests that spawn them (test/cli/actions.test.ts).
+ * Setup steps in this process (test/support/commands.ts, issue 27) on the month, for the tests whose subject is a
+ * later command; the commands' own wiring is proven by the tests that spawn them (test/cli/actions.test.ts).
  */
 
 /** `findings decide ID… --decision D [--note N] --by B`, in this process. */
@@ -143,15 +139,13 @@ export async function decideInProcess(
   note?: string,
   by = 'Ana Lima',
 ): Promise<void> {
-  await month.withDatabase((w) => decideFindings(w, ids, { decision, note, by, timezone: month.config.timezone }));
+  await decideStep(month.config, ids, { decision, note, by });
 }
 
 /** `actions plan --period P --by planner`, then `actions approve --period P --all --by approver`, in this process. */
 export async function planAndApproveInProcess(month: ActionsMonth, approver: string, planner = 'Ana Lima') {
-  await month.withDatabase(async (w) => {
-    await planActions(w, month.config, { period, by: planner });
-    await approveActions(w, month.config, { period, all: true, by: approver });
-  });
+  await planStep(month.config, period, planner);
+  await approveAllStep(month.config, period, approver);
 }
 
 /**
@@ -179,12 +173,10 @@ export async function approvedReversals(
 
 /** `close --period P --by B --allow-undecided`, in this process. */
 export async function closeInProcess(month: ActionsMonth, by: string): Promise<void> {
-  const { output } = capturingOutput();
-  await month.withDatabase((w) => closePeriod(w, month.config, { period, by, allowUndecided: true }, output));
+  await closeStep(month.config, { period, by, allowUndecided: true });
 }
 
 /** `reconcile --period P --as-of A`, in this process. */
 export async function reconcileInProcess(month: ActionsMonth): Promise<void> {
-  const { output } = capturingOutput();
-  await month.withDatabase((w) => reconcile(w, month.config, { period, asOf }, output));
+  await reconcileStep(month.config, { period, asOf });
 }
