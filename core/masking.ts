@@ -24,7 +24,10 @@ export function maskPin(pin: string, mask: string = textMask): string {
 /** `maskPin` in SQL: a VARCHAR expression holding a whole PIN (NULL stays NULL). */
 export function maskPinSql(expression: string, mask: string = textMask): string {
   const glyphs = sqlText(mask);
-  return `CASE WHEN ${expression} IS NULL THEN NULL WHEN length(${expression}) > ${hiddenWholeUpTo} THEN ${glyphs} || right(${expression}, 4) ELSE ${glyphs} END`;
+  return (
+    `CASE WHEN ${expression} IS NULL THEN NULL WHEN length(${expression}) > ${hiddenWholeUpTo} ` +
+    `THEN ${glyphs} || right(${expression}, 4) ELSE ${glyphs} END`
+  );
 }
 
 /**
@@ -33,7 +36,10 @@ export function maskPinSql(expression: string, mask: string = textMask): string 
  */
 export function maskedLast4Sql(column: string, mask: string = cellMask): string {
   const glyphs = sqlText(mask);
-  return `CASE WHEN ${column} IS NULL THEN NULL WHEN length(${column}) = 4 THEN ${glyphs} || ${column} ELSE ${glyphs} END`;
+  return (
+    `CASE WHEN ${column} IS NULL THEN NULL WHEN length(${column}) = 4 ` +
+    `THEN ${glyphs} || ${column} ELSE ${glyphs} END`
+  );
 }
 
 /** A column that may hold a PIN: named `key`, or with "pin" in its name. */
@@ -46,11 +52,16 @@ export function isPinColumn(name: string): boolean {
  * builds it once and probes it as a hash table (about 0.2 s for 5 text columns of 100k rows). Keys already
  * masked (`security.keys` hash or drop) are left out: they reveal nothing.
  */
-export const pinValuesCte = `pinrecon_pins AS MATERIALIZED (SELECT DISTINCT upper(trim(key)) AS pin FROM sales WHERE key IS NOT NULL AND NOT starts_with(key, '${textMask}'))`;
+export const pinValuesCte =
+  `pinrecon_pins AS MATERIALIZED (SELECT DISTINCT upper(trim(key)) AS pin FROM sales ` +
+  `WHERE key IS NOT NULL AND NOT starts_with(key, '${textMask}'))`;
 
 /** A text expression, masked by the rule when its value is a stored PIN (needs `pinValuesCte`). */
 export function maskPinValue(expression: string, mask: string = textMask): string {
-  return `CASE WHEN upper(trim(${expression})) IN (SELECT pin FROM pinrecon_pins) THEN ${maskPinSql(`trim(${expression})`, mask)} ELSE ${expression} END`;
+  return (
+    `CASE WHEN upper(trim(${expression})) IN (SELECT pin FROM pinrecon_pins) ` +
+    `THEN ${maskPinSql(`trim(${expression})`, mask)} ELSE ${expression} END`
+  );
 }
 
 /** Whether the database has `sales.key` to mask values by (a fresh or foreign database may not). */
@@ -79,7 +90,10 @@ export function maskedRawRecordSql(column: string, mask: string = cellMask): str
   const glyphs = mask.replace(/[\\$]/g, '\\$&');
   const keepLast4 = `regexp_replace(${column}, '("key"\\s*:\\s*")[^"]+?([^"]{4})"', '\\1${glyphs}\\2"', 'gi')`;
   const firstGlyph = mask[0] === '*' ? '\\*' : mask[0];
-  return `regexp_replace(${keepLast4}, '("key"\\s*:\\s*)("[^"${firstGlyph}][^"]{0,3}"|""|[^"\\s,}\\]][^,}\\]\\s]*)', '\\1"${glyphs}"', 'gi')`;
+  return (
+    `regexp_replace(${keepLast4}, '("key"\\s*:\\s*)` +
+    `("[^"${firstGlyph}][^"]{0,3}"|""|[^"\\s,}\\]][^,}\\]\\s]*)', '\\1"${glyphs}"', 'gi')`
+  );
 }
 
 /** `maskedRawRecordSql` applied only where the text mentions a "key" field (cheap for all other text). */

@@ -245,7 +245,9 @@ export async function publishMarts(
         }
         await warehouse.run(`INSERT INTO ${target} BY NAME SELECT * FROM ${built}`);
       } catch (error) {
-        const what = `Publishing the mart ${mart.name} (${mart.file}, materialized ${mart.materialized}) failed: ${(error as Error).message}`;
+        const what =
+          `Publishing the mart ${mart.name} (${mart.file}, materialized ${mart.materialized}) failed: ` +
+          `${(error as Error).message}`;
         const hint =
           `A table mart replaces its rows of one ${partition.column}, so it needs that column; its columns must be ` +
           "its table's (sql/schema/). Nothing was published.";

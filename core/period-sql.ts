@@ -9,7 +9,10 @@ import { sqlString } from './sql.js';
 export function inPeriodSql(column: string, period: string, timezone: string): string {
   const localMidnight = (date: string) =>
     `timezone(${sqlString(timezone)}, TIMESTAMP ${sqlString(`${date} 00:00:00`)})`;
-  return `${column} >= ${localMidnight(periodStart(period))} AND ${column} < ${localMidnight(periodStart(addMonths(period, 1)))}`;
+  return (
+    `${column} >= ${localMidnight(periodStart(period))} AND ` +
+    `${column} < ${localMidnight(periodStart(addMonths(period, 1)))}`
+  );
 }
 
 /** SQL over ledger_rejects: the file has no accepted line at all, so its rejects cannot be dated into any period. */
@@ -22,5 +25,8 @@ export const unplacedLedgerRejectSql = 'file_hash NOT IN (SELECT DISTINCT file_h
  * belongs to no period, so every report shows it until the file is imported again with the right settings).
  */
 export function ledgerRejectsOfPeriodSql(period: string, timezone: string): string {
-  return `(file_hash IN (SELECT DISTINCT file_hash FROM ledger WHERE ${inPeriodSql('paid_at', period, timezone)}) OR ${unplacedLedgerRejectSql})`;
+  return (
+    `(file_hash IN (SELECT DISTINCT file_hash FROM ledger WHERE ${inPeriodSql('paid_at', period, timezone)}) ` +
+    `OR ${unplacedLedgerRejectSql})`
+  );
 }

@@ -119,7 +119,9 @@ async function markAbandoned(warehouse: Warehouse, foundBy: string): Promise<voi
   );
   const foundAt = new Date().toISOString().replace(/\.\d+Z$/, 'Z');
   for (const run of left) {
-    const found = `found unfinished at ${foundAt} by the next job (${foundBy}); it ended between its start (${run.started_at}) and then without recording how`;
+    const found =
+      `found unfinished at ${foundAt} by the next job (${foundBy}); ` +
+      `it ended between its start (${run.started_at}) and then without recording how`;
     await warehouse.run(`UPDATE pipeline_runs SET status = 'abandoned', error = $1 WHERE run_id = $2`, [
       `abandoned: ${whyAbandoned(run.pid === null ? undefined : Number(run.pid), run.hostname ?? undefined)}; ${found}`,
       run.run_id,
@@ -131,10 +133,19 @@ async function markAbandoned(warehouse: Warehouse, foundBy: string): Promise<voi
 function whyAbandoned(pid: number | undefined, host: string | undefined): string {
   if (pid === undefined || host === undefined) return 'its process is unknown (a run from before pinrecon recorded it)';
   if (host !== hostname())
-    return `it ran on host ${host} (pid ${pid}), which cannot be checked from here; the database was free, so it no longer held it`;
+    return (
+      `it ran on host ${host} (pid ${pid}), which cannot be checked from here; ` +
+      `the database was free, so it no longer held it`
+    );
   if (!processExists(pid))
-    return `its process ${pid} no longer exists on this host: it was killed or crashed (out of memory, a signal, a power cut) before finishing`;
-  return `process ${pid} exists on this host but the database was free, so it is not that run any more (the pid was reused, or the run let go of the database without finishing)`;
+    return (
+      `its process ${pid} no longer exists on this host: ` +
+      `it was killed or crashed (out of memory, a signal, a power cut) before finishing`
+    );
+  return (
+    `process ${pid} exists on this host but the database was free, so it is not that run any more ` +
+    `(the pid was reused, or the run let go of the database without finishing)`
+  );
 }
 
 function processExists(pid: number): boolean {

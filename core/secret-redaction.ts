@@ -181,8 +181,9 @@ export function redactRememberedSecrets(text: string): string {
 }
 
 /** Field names whose values are credentials or tokens, wherever they appear in a JSON body or query. */
-const secretFields =
-  /("?(?:accessToken|refreshToken|access_token|refresh_token|token|secret|password|identifier|authorization)"?\s*[:=]\s*"?)([^"&,}\s]+)/gi;
+const secretFieldNames =
+  'accessToken|refreshToken|access_token|refresh_token|token|secret|password|identifier|authorization';
+const secretFields = new RegExp(`("?(?:${secretFieldNames})"?\\s*[:=]\\s*"?)([^"&,}\\s]+)`, 'gi');
 /** A JSON Web Token anywhere in a text. */
 const jsonWebToken = /\beyJ[\w-]{4,}\.[\w-]{4,}\.[\w-]*/g;
 const bearer = /(Bearer\s+)[\w.~+/=-]+/gi;

@@ -95,7 +95,11 @@ export function neutralizeFormula(text: string): string {
 
 /** The same rule in DuckDB SQL, for a VARCHAR expression (export's COPY). */
 export function neutralizeFormulaSql(expression: string): string {
-  return `CASE WHEN regexp_matches(${expression}, '^[=+\\-@\\t\\r]') AND NOT regexp_matches(${expression}, '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?$') THEN '''' || ${expression} ELSE ${expression} END`;
+  return (
+    `CASE WHEN regexp_matches(${expression}, '^[=+\\-@\\t\\r]') ` +
+    `AND NOT regexp_matches(${expression}, '^[+-]?([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eE][+-]?[0-9]+)?$') ` +
+    `THEN '''' || ${expression} ELSE ${expression} END`
+  );
 }
 
 /** Text cut to what one Excel cell holds, saying how long it was. */

@@ -60,7 +60,10 @@ export async function checkXlsxLimits(file: string, limits: XlsxLimits = default
 
 function tooLarge(bytes: number, limits: XlsxLimits): string {
   const limit = formatBytes(limits.maxUncompressedBytes);
-  return `it inflates to ${formatBytes(bytes)} or more, over the ${limit} any ledger or report workbook needs: it may be a zip bomb`;
+  return (
+    `it inflates to ${formatBytes(bytes)} or more, over the ${limit} any ledger or report workbook needs: ` +
+    `it may be a zip bomb`
+  );
 }
 
 function checkRatio(entry: ZipEntry, bytes: number, limits: XlsxLimits): void {
@@ -68,7 +71,10 @@ function checkRatio(entry: ZipEntry, bytes: number, limits: XlsxLimits): void {
   const ratio = bytes / Math.max(1, entry.compressedSize);
   if (ratio > limits.maxCompressionRatio) {
     throw new XlsxLimitExceeded(
-      `its part ${entry.name} inflates ${Math.round(ratio)}× (${formatBytes(entry.compressedSize)} to ${formatBytes(bytes)}${bytes > entry.uncompressedSize ? ' or more, more than the archive declares' : ''}), over the ${limits.maxCompressionRatio}× a spreadsheet reaches: it is a zip bomb or damaged`,
+      `its part ${entry.name} inflates ${Math.round(ratio)}× ` +
+        `(${formatBytes(entry.compressedSize)} to ${formatBytes(bytes)}` +
+        `${bytes > entry.uncompressedSize ? ' or more, more than the archive declares' : ''}), ` +
+        `over the ${limits.maxCompressionRatio}× a spreadsheet reaches: it is a zip bomb or damaged`,
     );
   }
 }
@@ -134,7 +140,9 @@ class SharedStringCounter {
   private checkLength(at: number): void {
     if (this.lastStart >= 0 && at - this.lastStart > this.limits.maxSharedStringBytes) {
       throw new XlsxLimitExceeded(
-        `its shared string number ${this.count} is longer than ${this.limits.maxSharedStringBytes.toLocaleString('en-US')} bytes of XML, more than the 32,767 characters an Excel cell holds`,
+        `its shared string number ${this.count} is longer than ` +
+          `${this.limits.maxSharedStringBytes.toLocaleString('en-US')} bytes of XML, ` +
+          `more than the 32,767 characters an Excel cell holds`,
       );
     }
   }

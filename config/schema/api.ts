@@ -139,7 +139,9 @@ export const apiSchema = z
       context.addIssue({
         code: 'custom',
         path: ['baseUrl'],
-        message: `must be https:// (credentials and tokens travel over it) unless the host is loopback; set api.allowInsecureHttp to true to accept ${url.protocol}// anyway`,
+        message:
+          `must be https:// (credentials and tokens travel over it) unless the host is loopback; ` +
+          `set api.allowInsecureHttp to true to accept ${url.protocol}// anyway`,
       });
     }
   })

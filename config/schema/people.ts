@@ -58,7 +58,8 @@ export const peopleSchema = z
       const name = normalisedName(person.name);
       const sameName = names.get(name);
       if (sameName !== undefined) {
-        const message = `people[${i}].name names people[${sameName}] again (names are compared ignoring case and spaces)`;
+        const message =
+          `people[${i}].name names people[${sameName}] again ` + `(names are compared ignoring case and spaces)`;
         context.addIssue({ code: 'custom', path: [i, 'name'], message });
       }
       names.set(name, i);

@@ -347,7 +347,9 @@ async function redeemPage(
     }
     const sale = dataset.saleByTransactionId(id);
     if (!sale) throw new Rejection('unknown_transaction', `Transaction ${id} does not exist.`);
-    const html = `<!doctype html><meta charset="utf-8"><title>Redeem</title><h1>${escapeHtml(sale.productName)}</h1><p>Status: ${escapeHtml(sale.status)}</p><form method="post"><button>Redeem</button></form>`;
+    const html =
+      `<!doctype html><meta charset="utf-8"><title>Redeem</title><h1>${escapeHtml(sale.productName)}</h1>` +
+      `<p>Status: ${escapeHtml(sale.status)}</p><form method="post"><button>Redeem</button></form>`;
     response.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }).end(html);
     log(200);
   } catch (error) {
