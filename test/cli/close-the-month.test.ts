@@ -15,13 +15,14 @@ import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { simpleParser } from 'mailparser';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { configSchema } from '../../config/schema.js';
+import { configSchema, type Config } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { signedContentSha256 } from '../../pipelines/close/close.js';
 import { PartnerApiClient } from '../../sources/partner-api/client.js';
 import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli, unusedPort } from '../support/cli.js';
+import { extractStep, ledgerImportStep, reconcileStep, reopenStep, reportStep, runStep } from '../support/commands.js';
 
 const period = '2026-03';
 const asOf = '2026-04-10';
@@ -33,6 +34,11 @@ const stepTimeout = 300_000;
 describe('closing a month (spawned CLI)', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-close-'));
   let simulator: RunningSimulator;
+  /**
+   * What pinrecon.config.json says, its paths resolved: setup steps run in this process (test/support/commands.ts),
+   * and the CLI is spawned for the commands a case is about (issue 27).
+   */
+  let config: Config;
   const pinrecon = (...args: string[]) =>
     runCli([...args, '--config', 'pinrecon.config.json'], { cwd: dir, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
   const query = async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> => {
@@ -75,14 +81,20 @@ describe('closing a month (spawned CLI)', () => {
       secret,
       dataset: { from: '2026-03-01', to: asOf, salesCount: 600, timezone: 'America/Sao_Paulo' },
     });
-    const config = {
+    const fileConfig = {
       timezone: 'America/Sao_Paulo',
       database: 'pinrecon.duckdb',
       api: { baseUrl: simulator.url, identifier, secret, maxRequestsPerSecond: 40, maxRetries: 0 },
       reports: { outDir: 'reports' },
       email: { smtpUrl: `smtp://127.0.0.1:${await unusedPort()}`, retries: 0, to: ['finance@example.com'] },
     };
-    writeFileSync(path.join(dir, 'pinrecon.config.json'), JSON.stringify(config));
+    writeFileSync(path.join(dir, 'pinrecon.config.json'), JSON.stringify(fileConfig));
+    // The same config with its paths resolved in `dir`, for the setup steps run in this process.
+    config = configSchema.parse({
+      ...fileConfig,
+      database: path.join(dir, 'pinrecon.duckdb'),
+      reports: { outDir: path.join(dir, 'reports') },
+    });
     await generateLedger(simulator.dataset, {
       period,
       asOf,
@@ -91,7 +103,7 @@ describe('closing a month (spawned CLI)', () => {
       seed: 5,
       salesPerBreak: 10,
     });
-    expect((await pinrecon('ledger', 'import', 'march.csv')).code).toBe(0);
+    await ledgerImportStep(config, path.join(dir, 'march.csv'));
   });
 
   afterAll(async () => {
@@ -117,11 +129,14 @@ describe('closing a month (spawned CLI)', () => {
   it(
     'refuses a month with days missing and a failed window, and close refuses it too',
     async () => {
-      expect((await pinrecon('extract', '--from', '2026-03-01', '--to', '2026-03-10')).code).toBe(0);
+      // The extracts are setup, in this process: the subject is what reconcile and close say of them.
+      await extractStep(config, { from: '2026-03-01', to: '2026-03-10', by: 'both' });
       simulator.setFaults({ error500Rate: 1 });
-      const failed = await pinrecon('extract', '--from', '2026-03-11', '--to', '2026-03-31');
+      const failed = await extractStep(config, { from: '2026-03-11', to: '2026-03-31', by: 'both' }).catch(
+        (error: unknown) => error,
+      );
       simulator.setFaults({});
-      expect(failed.code).toBe(1);
+      expect(failed).toBeInstanceOf(Error);
 
       const result = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
       expect(result.code).toBe(1);
@@ -175,8 +190,8 @@ describe('closing a month (spawned CLI)', () => {
   it(
     'once complete, close refuses undecided findings, then signs off with a manifest of what produced the figures',
     async () => {
-      const run = await pinrecon('run', '--period', period, '--as-of', asOf, '--ledger', 'march.csv');
-      expect(run.code).toBe(0);
+      // `run` completes the month as setup, in this process (a later case spawns it).
+      await runStep(config, { period, asOf, ledger: path.join(dir, 'march.csv') });
       expect(
         await query(`SELECT DISTINCT verdict, signoff_status FROM recon_summary WHERE period = $1`, [period]),
       ).toEqual([{ verdict: 'reconciled_with_findings', signoff_status: 'unsigned' }]);
@@ -242,7 +257,7 @@ describe('closing a month (spawned CLI)', () => {
       expect(again.code).toBe(1);
       expect(again.stderr).toContain(`is already signed off by Ana Lima`);
 
-      expect((await pinrecon('report', '--period', period)).code).toBe(0);
+      await reportStep(config, { period });
       expect(await summaryFirstCell()).toMatch(
         /^Signed off by Ana Lima at \d{4}-\d{2}-\d{2} \d{2}:\d{2} -03:00 \(America\/Sao_Paulo\)$/,
       );
@@ -390,7 +405,7 @@ describe('closing a month (spawned CLI)', () => {
         await query(`SELECT exception_type FROM recon_exceptions_signed WHERE finding_id = $1`, [b!.finding_id]),
       ).toEqual([{ exception_type: 'missing_in_ledger' }]);
 
-      expect((await pinrecon('report', '--period', period, '--email', '--dry-run')).code).toBe(0);
+      await reportStep(config, { period, email: true, dryRun: true });
       const mail = await email();
       expect(mail.subject).toMatch(
         / — changed since sign-off by Ana Lima at [\d-]+ [\d:]+ -03:00 \(America\/Sao_Paulo\): 1 new, 1 cleared, 0 changed; amount delta /,
@@ -503,7 +518,7 @@ describe('closing a month (spawned CLI)', () => {
           'its content does not hash to its row_sha256',
       );
       // The signed-vs-current comparison sees the decision changed since the sign-off.
-      expect((await pinrecon('reconcile', '--period', period, '--as-of', asOf)).code).toBe(0);
+      await reconcileStep(config, { period, asOf });
       expect(await query(`SELECT DISTINCT signoff_status FROM recon_summary WHERE period = $1`, [period])).toEqual([
         { signoff_status: 'changed_since_signoff' },
       ]);
@@ -531,8 +546,8 @@ describe('closing a month (spawned CLI)', () => {
       const zoned = '\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} -03:00 \\(America/Sao_Paulo\\)';
       /** The report's subject, body, Summary and footers, which must all say `state`. */
       const reportSays = async (state: RegExp, footerState = state) => {
-        const report = await pinrecon('report', '--period', period, '--email', '--dry-run');
-        expect(report.code, report.stderr).toBe(0);
+        // The report in this process (an earlier case spawns it): what it printed is its console.
+        const report = await reportStep(config, { period, email: true, dryRun: true });
         const mail = await email();
         expect(mail.subject).toMatch(new RegExp(` — ${state.source}$`));
         const body = mail.text!;
@@ -546,16 +561,13 @@ describe('closing a month (spawned CLI)', () => {
       };
 
       // The previous step signed it again: reopen it, as the controller would after the provider's reversals.
-      const reopen = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'provider reversals');
-      expect(reopen.code, reopen.stderr).toBe(0);
+      await reopenStep(config, { period, by: 'Bo', reason: 'provider reversals' });
       // Reopened (and reconciled since): the state names who reopened it and whose sign-off it was.
       const reopened = await reportSays(
         new RegExp(`reopened by Bo at ${zoned} \\(signed off by Ana Lima at ${zoned}\\): provider reversals`),
         new RegExp(`reopened by Bo at ${zoned}`),
       );
-      expect(reopened.report.stdout + reopened.report.stderr).toMatch(
-        new RegExp(`${period} reopened by Bo at ${zoned}`),
-      );
+      expect(reopened.report.console).toMatch(new RegExp(`${period} reopened by Bo at ${zoned}`));
 
       // Signed again: close prints the time with its zone, and every reader says the same words and time.
       const closed = await pinrecon('close', '--period', period, '--by', 'Cy Tan', '--allow-undecided', '--allow-open');
@@ -571,7 +583,7 @@ describe('closing a month (spawned CLI)', () => {
       expect(reconciled.code, reconciled.stderr).toBe(0);
       expect(reconciled.stdout).toContain(`sign-off: signed off by Cy Tan at ${signedAt}\n`);
       const again = await reportSays(signed);
-      expect(again.report.stdout + again.report.stderr).toContain(`${period} signed off by Cy Tan at ${signedAt}`);
+      expect(again.report.console).toContain(`${period} signed off by Cy Tan at ${signedAt}`);
     },
     stepTimeout,
   );

@@ -17,6 +17,7 @@ import { decideFindings, type DecideOptions } from '../../pipelines/decisions/fi
 import { planActions } from '../../pipelines/actions/plan.js';
 import { approveActions } from '../../pipelines/actions/approve.js';
 import { writeReport, type ReportOptions } from '../../pipelines/report/report.js';
+import { runMonthEnd, type RunOptions } from '../../pipelines/ops/month-end.js';
 import { capturedOutput } from './extract.js';
 
 /** The job on the config's database, opened as the CLI opens it, with a quiet Output whose text is kept. */
@@ -45,6 +46,10 @@ export const reconcileStep = (config: Config, options: ReconcileOptions) =>
 /** `pinrecon report --period P [--email --dry-run]`. */
 export const reportStep = (config: Config, options: ReportOptions) =>
   job(config, (w, output) => writeReport(w, config, options, output));
+
+/** `pinrecon run --period P …`: the month-end job (extract, ledger import, reconcile, report). */
+export const runStep = (config: Config, options: RunOptions) =>
+  job(config, (w, output) => runMonthEnd(w, config, options, output));
 
 /** `pinrecon findings decide ID… --decision D …` by a typed name (no people configured). */
 export const decideStep = (config: Config, ids: string[], options: DecideOptions) =>
