@@ -57,7 +57,8 @@ export function resolveHeaders(
       const candidates = normalized.flatMap((n, i) => (n === wanted ? [i] : []));
       if (candidates.length > 1) {
         throw new ConfigError(
-          `${file}: the headers ${candidates.map((i) => `"${headers[i]}"`).join(' and ')} both match the ledger column ${column.name}. Name the one to use in ledger.columns.${column.name}.`,
+          `${file}: the headers ${candidates.map((i) => `"${headers[i]}"`).join(' and ')} ` +
+            `both match the ledger column ${column.name}. Name the one to use in ledger.columns.${column.name}.`,
           undefined,
           `ledger.columns.${column.name}`,
         );
@@ -115,16 +116,20 @@ function missingColumn(
   const lookedFor =
     mapped !== undefined ? `the header "${mapped}" (ledger.columns.${column})` : `a header named like "${column}"`;
   const undecodable = headers.some((h) => h.includes('\uFFFD'))
-    ? ' Some headers hold undecodable bytes: is the file Latin-1 or Windows-1252? Set ledger.encoding or pass --encoding.'
+    ? ' Some headers hold undecodable bytes: is the file Latin-1 or Windows-1252? ' +
+      'Set ledger.encoding or pass --encoding.'
     : '';
   // Issue 34: the headers are not quoted. A ledger's content never goes into a message (nor pipeline_runs.error,
   // nor an alert): a wrong path could name a private file whose first line would be printed and stored.
   const found =
     headers.length > 0
-      ? `The header row has ${headers.length} column${headers.length === 1 ? '' : 's'} (not quoted: open the file to see them).`
+      ? `The header row has ${headers.length} column${headers.length === 1 ? '' : 's'} ` +
+        `(not quoted: open the file to see them).`
       : 'The file has no header row.';
   return new ConfigError(
-    `${file}: no column for ${column}: looked for ${lookedFor}. ${found}${undecodable} Map it in the config, e.g. "ledger": { "columns": { "${column}": "<header in the file>" } }${otherCause ? `, or ${otherCause}` : ''}.`,
+    `${file}: no column for ${column}: looked for ${lookedFor}. ${found}${undecodable} ` +
+      `Map it in the config, e.g. "ledger": { "columns": { "${column}": "<header in the file>" } }` +
+      `${otherCause ? `, or ${otherCause}` : ''}.`,
     undefined,
     `ledger.columns.${column}`,
   );

@@ -102,9 +102,12 @@ export function rowsSql(shape: Pick<BulkCsvShape, 'settings' | 'indexes' | 'skip
 function splitSql(settings: Pick<LedgerReadSettings, 'delimiter' | 'quote'>): string {
   const [delimiter, quote] = [regexCharacter(settings.delimiter), regexCharacter(settings.quote)];
   const field = `${quote}[^${quote}]*${quote}|[^${delimiter}${quote}]*`;
-  const quotedFields = `list_transform(regexp_extract_all(line || ${sqlString(settings.delimiter)}, ${sqlString(`(${field})${delimiter}`)}, 1),
-        cell -> CASE WHEN starts_with(cell, ${sqlString(settings.quote)}) THEN substr(cell, 2, length(cell) - 2) ELSE cell END)`;
-  return `CASE WHEN NOT contains(coalesce(line, ''), ${sqlString(settings.quote)}) THEN string_split(coalesce(line, ''), ${sqlString(settings.delimiter)})
+  const quotedFields = `list_transform(regexp_extract_all(line || ${sqlString(settings.delimiter)},
+          ${sqlString(`(${field})${delimiter}`)}, 1),
+        cell -> CASE WHEN starts_with(cell, ${sqlString(settings.quote)})
+          THEN substr(cell, 2, length(cell) - 2) ELSE cell END)`;
+  return `CASE WHEN NOT contains(coalesce(line, ''), ${sqlString(settings.quote)})
+        THEN string_split(coalesce(line, ''), ${sqlString(settings.delimiter)})
       WHEN regexp_full_match(line, ${sqlString(`(?:${field})(?:${delimiter}(?:${field}))*`)}) THEN ${quotedFields} END`;
 }
 

@@ -22,7 +22,10 @@ export interface CsvRecord {
 const maxRecordChars = 1024 * 1024;
 /** How much of an overlong line is kept for the reject (it is cut again to one Excel cell when stored). */
 const overlongKeptChars = 32_767;
-const overlongReason = `line longer than ${maxRecordChars.toLocaleString('en-US')} characters (no ledger line is that long: is this the ledger, is its line break or quoting broken?); the rest of the line is skipped`;
+const overlongReason =
+  `line longer than ${maxRecordChars.toLocaleString('en-US')} characters ` +
+  `(no ledger line is that long: is this the ledger, is its line break or quoting broken?); ` +
+  `the rest of the line is skipped`;
 
 /** Splits decoded text, pushed chunk by chunk, into records. */
 export class CsvSplitter {
@@ -105,7 +108,9 @@ export class CsvSplitter {
         line: this.line++,
         fields: [],
         raw,
-        error: `unterminated quoted field (a ${this.quote} opened on this line is never closed); the following lines are read on their own`,
+        error:
+          `unterminated quoted field (a ${this.quote} opened on this line is never closed); ` +
+          `the following lines are read on their own`,
       };
       position = end + 1;
     }

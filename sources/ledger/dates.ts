@@ -74,7 +74,9 @@ export function paidAtFromExcelSerial(serial: number, date1904: boolean): Parsed
   const days = serial + (date1904 ? 1462 : 0);
   if (!(days >= plausibleSerials.from && days < plausibleSerials.to)) {
     return {
-      error: `${serial} is not a date (a number in an XLSX date cell is read as an Excel date serial only from 1990 to 2100)`,
+      error:
+        `${serial} is not a date ` +
+        `(a number in an XLSX date cell is read as an Excel date serial only from 1990 to 2100)`,
     };
   }
   return paidAtFromSheetDate(new Date(Math.round((days - 25569) * 86_400_000)));
@@ -109,7 +111,9 @@ function fromFields(f: Fields, offset: string | undefined, shown: string): Parse
   if (f.year < 1900 || f.year > 2999) return { error: `"${shown}" has an implausible year ${f.year}` };
   const two = (n: number) => String(n).padStart(2, '0');
   const fraction = f.fraction.replace(/0+$/, '').slice(0, 6);
-  const text = `${String(f.year).padStart(4, '0')}-${two(f.month)}-${two(f.day)} ${two(f.hour)}:${two(f.minute)}:${two(f.second)}${fraction ? `.${fraction}` : ''}`;
+  const text =
+    `${String(f.year).padStart(4, '0')}-${two(f.month)}-${two(f.day)} ` +
+    `${two(f.hour)}:${two(f.minute)}:${two(f.second)}${fraction ? `.${fraction}` : ''}`;
   return { value: offset === undefined ? { local: text } : { instant: `${text}${offset}` } };
 }
 

@@ -39,7 +39,9 @@ export function parseDecimalText(text: string, decimalSeparator: '.' | ','): Par
   const example = decimalSeparator === '.' ? '1,234.56' : '1.234,56';
   if (!match) {
     return {
-      error: `malformed number "${trimmed}": expected a number like ${example} (decimal separator "${decimalSeparator}", ledger.decimalSeparator)`,
+      error:
+        `malformed number "${trimmed}": expected a number like ${example} ` +
+        `(decimal separator "${decimalSeparator}", ledger.decimalSeparator)`,
     };
   }
   const [, sign = '', integerPart = '', groupSeparator, decimals] = match;
@@ -49,7 +51,10 @@ export function parseDecimalText(text: string, decimalSeparator: '.' | ','): Par
     const [whole, part] = integerPart.split(groupSeparator) as [string, string];
     const otherSeparator = decimalSeparator === '.' ? ',' : '.';
     return {
-      error: `ambiguous number "${trimmed}": with decimal separator "${decimalSeparator}" it reads ${whole}${part}, but written with decimal "${otherSeparator}" it means ${whole}.${part}; write its decimals (like ${example}) or check ledger.decimalSeparator`,
+      error:
+        `ambiguous number "${trimmed}": with decimal separator "${decimalSeparator}" it reads ${whole}${part}, ` +
+        `but written with decimal "${otherSeparator}" it means ${whole}.${part}; ` +
+        `write its decimals (like ${example}) or check ledger.decimalSeparator`,
     };
   }
   const digits = groupSeparator ? integerPart.split(groupSeparator).join('') : integerPart;
@@ -69,7 +74,9 @@ export function parseDecimalNumber(value: number, roundToFloatPrecision: boolean
   const [, sign = '', digits = '', decimals = ''] = match;
   if ((digits + decimals).replace(/^0+/, '').length > maxFloatDigits) {
     return {
-      error: `number ${text} has more than ${maxFloatDigits} significant digits and cannot be read exactly; write it as text`,
+      error:
+        `number ${text} has more than ${maxFloatDigits} significant digits ` +
+        `and cannot be read exactly; write it as text`,
     };
   }
   return normalize(sign, digits, decimals, text);

@@ -96,7 +96,9 @@ export class AuthSession {
           endpoint: endpoint.name,
           status: answer.status,
           body: quoteBody(answer.text, this.secrets),
-          hint: 'Check api.identifier and api.secret (env PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): test and production credentials differ.',
+          hint:
+            'Check api.identifier and api.secret (env PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): ' +
+            'test and production credentials differ.',
         },
       );
     }

@@ -153,7 +153,9 @@ export class AuthenticatedCaller {
         endpoint: 'partnerCollections',
         status: answer.status,
         body,
-        hint: 'pinrecon calls api.endpoints.partnerCollections to tell a refused request from a revoked token: check that endpoint.',
+        hint:
+          'pinrecon calls api.endpoints.partnerCollections to tell a refused request from a revoked token: ' +
+          'check that endpoint.',
       },
     );
   }
@@ -167,7 +169,9 @@ export class AuthenticatedCaller {
         endpoint: name,
         status: answer.status,
         body,
-        hint: 'Another process may be logging in with the same credentials (each login can revoke the tokens before it): make sure only one client uses api.identifier at a time, then re-run.',
+        hint:
+          'Another process may be logging in with the same credentials (each login can revoke the tokens before it): ' +
+          'make sure only one client uses api.identifier at a time, then re-run.',
       },
     );
   }
@@ -186,8 +190,15 @@ function hintFor(name: EndpointName, status: number, params: PathParams = {}): s
     const days = daysInclusive(String(params.startDate), String(params.finishDate));
     // The 31-day rule is named only when it can be the reason.
     if (days > 31)
-      return `The window ${params.startDate}..${params.finishDate} is ${days} days; the provider allows at most 31: lower extract.maxWindowDays.`;
-    return `The provider refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; its answer says why (run with --debug to keep it). If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`;
+      return (
+        `The window ${params.startDate}..${params.finishDate} is ${days} days; ` +
+        `the provider allows at most 31: lower extract.maxWindowDays.`
+      );
+    return (
+      `The provider refused the window ${params.startDate}..${params.finishDate} (${days} days) with a valid token; ` +
+      `its answer says why (run with --debug to keep it). ` +
+      `If it allows fewer days, lower extract.maxWindowDays; else check api.endpoints.salesByPeriod.`
+    );
   }
   return `The provider refused the request with a valid token; check the request and api.endpoints.${name}.`;
 }

@@ -242,7 +242,9 @@ export class PartnerApiClient {
           endpoint: 'reverseByTransactionId',
           status: answer.status,
           foreign: true,
-          hint: 'The answer is not about the sale asked: it is not taken as its reversal. Read the sale at the provider and ask them why.',
+          hint:
+            'The answer is not about the sale asked: it is not taken as its reversal. ' +
+            'Read the sale at the provider and ask them why.',
         },
       );
     }

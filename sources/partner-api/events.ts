@@ -35,7 +35,10 @@ export function emptyStats(): ClientStats {
 export function describeClientEvent(event: ClientEvent): string {
   switch (event.type) {
     case 'retry':
-      return `${event.endpoint}: attempt ${event.attempt} failed (${event.reason}); retrying in ${(event.delayMs / 1000).toFixed(1)} s`;
+      return (
+        `${event.endpoint}: attempt ${event.attempt} failed (${event.reason}); ` +
+        `retrying in ${(event.delayMs / 1000).toFixed(1)} s`
+      );
     case 'rate_limited':
       return `${event.endpoint}: answered 503 (rate limited); waiting ${(event.delayMs / 1000).toFixed(1)} s`;
     case 'authenticated':
@@ -45,8 +48,14 @@ export function describeClientEvent(event: ClientEvent): string {
     case 'refreshed':
       return `access token refreshed (valid for ${event.expiresInSeconds} s more before the next refresh)`;
     case 'reauthenticated':
-      return `${event.endpoint}: answered ${event.status}; the token may have been revoked, renewing it and trying once more`;
+      return (
+        `${event.endpoint}: answered ${event.status}; ` +
+        `the token may have been revoked, renewing it and trying once more`
+      );
     case 'write_checked':
-      return `${event.endpoint}: after an unclear failure, looked the write up: ${event.found ? 'it went through, not sending it again' : 'not found, sending it again'}`;
+      return (
+        `${event.endpoint}: after an unclear failure, looked the write up: ` +
+        `${event.found ? 'it went through, not sending it again' : 'not found, sending it again'}`
+      );
   }
 }

@@ -87,7 +87,10 @@ export class Transport {
             {
               endpoint: request.endpoint.name,
               status,
-              hint: 'Such an answer is a few kilobytes: check that api.baseUrl and api.endpoints point at the provider API. Raise api.maxAnswerBytes only if the answer is genuinely that large.',
+              hint:
+                'Such an answer is a few kilobytes: ' +
+                'check that api.baseUrl and api.endpoints point at the provider API. ' +
+                'Raise api.maxAnswerBytes only if the answer is genuinely that large.',
             },
           );
         }

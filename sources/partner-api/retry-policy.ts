@@ -120,7 +120,9 @@ export class RetryPolicy {
       default:
         return new ProviderError(`${where} failed after ${retries} retries: ${failure.message}`, {
           ...details,
-          hint: 'The provider is failing; try again later (a re-run resumes where this one stopped). Raise api.maxRetries to insist longer.',
+          hint:
+            'The provider is failing; try again later (a re-run resumes where this one stopped). ' +
+            'Raise api.maxRetries to insist longer.',
         });
     }
   }
