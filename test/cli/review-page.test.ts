@@ -14,6 +14,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotPath, Warehouse, withWarehouse } from '../../core/warehouse.js';
 import { runCli, startCli } from '../support/cli.js';
+import { closeStep, planStep, reconcileStep } from '../support/commands.js';
+import type { Config } from '../../config/schema.js';
 import { asOf, fillFindings, period, type PeriodFindings } from '../support/decisions.js';
 import { insertLedger, insertSales, ledgerFor, openFixture, sale, type Fixture } from '../support/reconcile.js';
 import { launchBrowser, noChromium, startServe, type Serving } from '../support/review-browser.js';
@@ -34,6 +36,8 @@ const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: cliEn
 
 describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (skipped: ${noChromium})` : ''}`, () => {
   let f: Fixture;
+  /** The config the CLI reads, for the setup steps run in this process. */
+  let config: Config;
   let found: PeriodFindings;
   let cwd: string;
   let shots: string;
@@ -82,8 +86,13 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
         actions: { approvalLimit: { BRL: 1000 } },
       }),
     );
-    const reconciled = await pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd);
-    expect(reconciled.code, reconciled.stderr).toBe(0);
+    // Setup steps run in this process (test/support/commands.ts, issue 27): the CLI is spawned for serve.
+    config = {
+      ...f.config,
+      reports: { ...f.config.reports, outDir: path.join(cwd, 'reports') },
+      actions: { ...f.config.actions, approvalLimit: { BRL: 1000 } },
+    };
+    await reconcileStep(config, { period, asOf });
     serving = await startServe(cwd, ['--by', 'Ana Lima']);
     browser = await launchBrowser();
     // A context of its own (not newPage's), so a second page can share its cookies: the checker's, below.
@@ -270,9 +279,9 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
   });
 
   it('refuses the approval to the maker and records it for a second person (maker-checker)', async () => {
-    // Planned through the command while the page runs: the page does not hold the database between requests.
-    const planned = await pinrecon(['actions', 'plan', '--period', period, '--by', 'Ana Lima'], cwd);
-    expect(planned.code, planned.stderr).toBe(0);
+    // Planned (`actions plan`, in this process) while the page runs: the page does not hold the database between
+    // requests.
+    await planStep(config, period, 'Ana Lima');
     await page.goto(`${serving.origin}/actions?period=${period}`);
     const boxes = page.locator('#approve-actions, table').locator('input[name=id]');
     expect(await boxes.count()).toBe(1);
@@ -369,11 +378,7 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
   });
 
   it('shows a signed period read-only with the reason, and refuses a decision posted anyway', async () => {
-    const closed = await pinrecon(
-      ['close', '--period', period, '--by', 'Bruno Costa', '--allow-undecided', '--allow-open'],
-      cwd,
-    );
-    expect(closed.code, closed.stderr).toBe(0);
+    await closeStep(config, { period, by: 'Bruno Costa', allowUndecided: true, allowOpen: true });
     await page.goto(`${serving.origin}/findings?period=${period}`);
     expect(await page.locator('.banner.info').textContent()).toContain('signed off by Bruno Costa');
     expect(await page.getByRole('button', { name: 'Record decision' }).isDisabled()).toBe(true);
