@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyPair } from '../../core/signatures.js';
 import { withWarehouse } from '../../core/warehouse.js';
 import { runCli } from '../support/cli.js';
+import { reconcileStep } from '../support/commands.js';
+import { configSchema } from '../../config/schema.js';
 import { asOf, fillFindings, period, type PeriodFindings } from '../support/decisions.js';
 import { openFixture, type Fixture } from '../support/reconcile.js';
 import { launchBrowser, noChromium, startServe } from '../support/review-browser.js';
@@ -38,21 +40,22 @@ describe.skipIf(noChromium !== '')(`pinrecon serve with people${noChromium ? ` (
       ['stranger', stranger],
     ] as const)
       writeFileSync(key(name), pair.privatePem, { mode: 0o600 });
-    writeFileSync(
-      path.join(cwd, 'pinrecon.config.json'),
-      JSON.stringify({
-        timezone: f.config.timezone,
-        database: 'pinrecon.duckdb',
-        reconciliation: { costTolerance: 0.01, unredeemedAfterDays: 3, lookupMissing: false },
-        actions: { approvalLimit: { BRL: 1000 } },
-        people: [
-          { name: 'Ana Lima', publicKey: ana.publicPem, roles: ['preparer'] },
-          { name: 'Bruno Costa', publicKey: bruno.publicPem, roles: ['approver'] },
-        ],
-      }),
-    );
-    const reconciled = await pinrecon(['reconcile', '--period', period, '--as-of', asOf], cwd);
-    expect(reconciled.code, reconciled.stderr).toBe(0);
+    const fileConfig = {
+      timezone: f.config.timezone,
+      database: 'pinrecon.duckdb',
+      reconciliation: { costTolerance: 0.01, unredeemedAfterDays: 3, lookupMissing: false },
+      actions: { approvalLimit: { BRL: 1000 } },
+      people: [
+        { name: 'Ana Lima', publicKey: ana.publicPem, roles: ['preparer'] },
+        { name: 'Bruno Costa', publicKey: bruno.publicPem, roles: ['approver'] },
+      ],
+    };
+    writeFileSync(path.join(cwd, 'pinrecon.config.json'), JSON.stringify(fileConfig));
+    // Reconciled as setup, in this process (test/support/commands.ts, issue 27): the CLI is spawned for serve.
+    await reconcileStep(configSchema.parse({ ...fileConfig, database: path.join(cwd, 'pinrecon.duckdb') }), {
+      period,
+      asOf,
+    });
     browser = await launchBrowser();
   });
 
