@@ -123,6 +123,21 @@ edge as (
 
 ),
 
+-- those days as instants (local midnights), so a sale is kept by comparing its timestamp: converting each of the
+-- scope's sales to a local date with a zone from a column cost 6.8 CPU-s at 1M (issue 33)
+edge_instants as (
+
+    select
+        edge.*,
+        timezone(edge.timezone, cast(edge.first_date as timestamp)) as before_from,
+        timezone(edge.timezone, cast(edge.period_start as timestamp)) as before_until,
+        timezone(edge.timezone, cast(edge.period_end + 1 as timestamp)) as after_from,
+        timezone(edge.timezone, cast(edge.last_date + 1 as timestamp)) as after_until
+
+    from edge
+
+),
+
 edge_dated as (
 
     select
@@ -137,13 +152,14 @@ edge_dated as (
         cast(timezone(edge.timezone, staged.transaction_at) as date) as transaction_local_date
 
     from stg_provider__sales as staged
-    cross join edge
+    cross join edge_instants as edge
     where staged.transaction_at >= edge.starts_at
         and staged.transaction_at < edge.ends_at
         and staged.partner_reference is not null
-        and cast(timezone(edge.timezone, staged.transaction_at) as date) between edge.first_date and edge.last_date
-        and cast(timezone(edge.timezone, staged.transaction_at) as date)
-            not between edge.period_start and edge.period_end
+        and (
+            staged.transaction_at >= edge.before_from and staged.transaction_at < edge.before_until
+            or staged.transaction_at >= edge.after_from and staged.transaction_at < edge.after_until
+        )
 
 ),
 
