@@ -59,7 +59,7 @@ export const peopleSchema = z
       const sameName = names.get(name);
       if (sameName !== undefined) {
         const message =
-          `people[${i}].name names people[${sameName}] again ` + `(names are compared ignoring case and spaces)`;
+          `people[${i}].name names ` + `people[${sameName}] again (names are compared ignoring case and spaces)`;
         context.addIssue({ code: 'custom', path: [i, 'name'], message });
       }
       names.set(name, i);

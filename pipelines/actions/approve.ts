@@ -112,7 +112,10 @@ function refusal(action: StoredAction, by: string, config: Config, policy: Appro
     return `${which}, so only actions.approvers may approve it (fail closed): ${who}`;
   }
   if (aboveLimit(action.amount, limit)) {
-    return `${action.amount} ${currency} is above actions.approvalLimit.${currency} (${limit}): only ${who} may approve it`;
+    return (
+      `${action.amount} ${currency} is above actions.approvalLimit.${currency} (${limit}): ` +
+      `only ${who} may approve it`
+    );
   }
   return undefined;
 }

@@ -15,11 +15,14 @@ import type { SaleRead } from '../../sources/partner-api/client.js';
 import { landAndLoadSales } from '../extract/lookup.js';
 import { recordRun, type PipelineRun } from '../../core/run-trace.js';
 import { actionsOf, appendEvent, changeStatus, checkPeriod, type ActionStatus, type StoredAction } from './store.js';
+import { lastRequestAt } from './store.js';
 import { cancelIfUnbound } from './binding.js';
 import { activeSignoff } from '../close/signoffs.js';
 
 /** Who execute's own settling is attributed to when no --by is given. */
 export const executeActor = 'pinrecon';
+/** What an action failed on an answer about another sale says to do (issue 34). */
+const foreignAnswerAdvice = 'The action is failed; read the sale at the provider before anything else.';
 
 export interface ExecutedAction {
   actionId: string;
@@ -190,7 +193,8 @@ async function executeOne(
     // Issue 34: an answer about another sale is not this sale's (a canceled one would have "verified" it).
     const detail =
       read.foreignIds.length > 0
-        ? `the provider answered with another transaction (${read.foreignIds.join(', ')}) when asked for ${transactionId}: not taken as this sale, nothing requested`
+        ? `the provider answered with another transaction (${read.foreignIds.join(', ')}) ` +
+          `when asked for ${transactionId}: not taken as this sale, nothing requested`
         : `the provider does not know transaction ${transactionId}`;
     await changeStatus(warehouse, action.action_id, action.status, 'failed', by, detail, {
       error: detail,
@@ -202,7 +206,8 @@ async function executeOne(
     const detail = answered
       ? `settled: the provider had answered the reversal, and the sale reads "${first.status}"`
       : interrupted
-        ? `settled after an interrupted execute: the sale reads "${first.status}", so the earlier request took effect; no second reversal`
+        ? `settled after an interrupted execute: the sale reads "${first.status}", ` +
+          `so the earlier request took effect; no second reversal`
         : `the sale already reads "${first.status}": no reversal requested`;
     const fields = { provider_status: first.status, verified_at: new Date().toISOString() };
     await changeStatus(warehouse, action.action_id, action.status, 'verified', by, detail, fields);
@@ -269,7 +274,7 @@ async function executeOne(
     status = 'executed';
   } catch (error) {
     if (error instanceof ProviderError && error.foreign) {
-      const detail = `anomaly: ${error.message} The action is failed; read the sale at the provider before anything else.`;
+      const detail = `anomaly: ${error.message} ${foreignAnswerAdvice}`;
       await changeStatus(warehouse, action.action_id, 'in_flight', 'failed', by, detail, { error: detail });
       return result('failed', true, detail);
     }
@@ -317,25 +322,14 @@ async function executeOne(
       `not before ${config.actions.resendAfterSeconds} s (actions.resendAfterSeconds)`;
     return result('in_flight', true, detail);
   }
-  const detail = `the sale still reads "${after?.status ?? '(not found)'}" after the reversal was requested; provider said: ${message}`;
+  const detail =
+    `the sale still reads "${after?.status ?? '(not found)'}" after the reversal was requested; ` +
+    `provider said: ${message}`;
   await changeStatus(warehouse, action.action_id, status, 'failed', by, detail, {
     provider_status: after?.status ?? null,
     error: detail,
   });
   return result('failed', true, detail);
-}
-
-/**
- * When the reversal was last requested, or later: the latest event into in_flight (the intent before a request,
- * or its unclear or refused answer after it), read from the status, not the event's words (issue 34).
- */
-async function lastRequestAt(warehouse: Warehouse, actionId: string): Promise<Date | undefined> {
-  const row = await warehouse.one<{ at: string | null }>(
-    `SELECT strftime(max("at") AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS at FROM recon_action_events
-     WHERE action_id = $1 AND to_status = 'in_flight'`,
-    [actionId],
-  );
-  return row?.at ? new Date(row.at) : undefined;
 }
 
 /** Reads one sale at the provider and stores it in `sales` as a lookup's answer would be (landed first). */
@@ -389,7 +383,9 @@ async function markInFlight(warehouse: Warehouse, action: StoredAction, saleStat
       by,
       from: 'in_flight',
       to: 'in_flight',
-      detail: `after an interrupted execute the sale still reads "${saleStatus}": the reversal did not take effect; requesting it again`,
+      detail:
+        `after an interrupted execute the sale still reads "${saleStatus}": ` +
+        `the reversal did not take effect; requesting it again`,
     });
   } else {
     const detail = `sale reads "${saleStatus}": requesting its reversal`;

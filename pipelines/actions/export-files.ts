@@ -77,8 +77,8 @@ export async function prepareExport(
   const now = new Date().toISOString();
   for (const row of rows) {
     await warehouse.run(
-      `INSERT INTO recon_action_exports (export_id, period, kind, line_id, action_id, finding_id, account, debit, credit,
-         amount, currency_code, repeated, file, exported_at, exported_by, run_id)
+      `INSERT INTO recon_action_exports (export_id, period, kind, line_id, action_id, finding_id, account, debit,
+         credit, amount, currency_code, repeated, file, exported_at, exported_by, run_id)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8::DECIMAL(18,4), $9::DECIMAL(18,4), $10::DECIMAL(18,4), $11, $12, $13,
                $14::TIMESTAMPTZ, $15, $16)`,
       [

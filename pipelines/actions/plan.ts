@@ -127,8 +127,9 @@ export async function planActions(
       for (const [i, w] of fresh.entries()) {
         const actionId = ids[i]!;
         await warehouse.run(
-          `INSERT INTO recon_actions (action_id, period, finding_id, kind, transaction_id, partner_reference, amount, currency_code, status,
-             proposed_by, proposed_at, decision, decided_by, decided_at, exception_type, note, decision_sha256)
+          `INSERT INTO recon_actions (action_id, period, finding_id, kind, transaction_id, partner_reference, amount,
+             currency_code, status, proposed_by, proposed_at, decision, decided_by, decided_at, exception_type, note,
+             decision_sha256)
            VALUES ($1, $2, $3, $4, $5::BIGINT, $6, $7::DECIMAL(18,4), $8, 'proposed', $9, $10::TIMESTAMPTZ, $11, $12,
                    $13::TIMESTAMPTZ, $14, $15, $16)`,
           [
@@ -182,8 +183,9 @@ async function whyGone(warehouse: Warehouse, action: StoredAction): Promise<stri
 /** The finding's current decision (recon_decisions) among the decisions that call for an action. */
 const decidedFindings = `
   decided AS (
-    SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id, e.difference, e.amount, e.currency_code,
-           d.decision, d.decided_by, d.decided_at::VARCHAR AS decided_at, d.note, d.row_sha256 AS decision_sha256
+    SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id, e.difference, e.amount,
+           e.currency_code, d.decision, d.decided_by, d.decided_at::VARCHAR AS decided_at, d.note,
+           d.row_sha256 AS decision_sha256
     FROM recon_exceptions e
     JOIN recon_decisions d ON d.finding_id = e.finding_id AND d.period = e.period AND d.superseded_at IS NULL
     WHERE e.period = $1 AND d.decision IN ('reverse', 'claim', 'fix_ledger', 'write_off')
@@ -217,13 +219,13 @@ function wantedSql(isCanceled: (alias: string) => string): string {
            d.decision, d.decided_by, d.decided_at, d.exception_type, d.note, d.decision_sha256
     FROM decided d JOIN targets t USING (finding_id) WHERE NOT t.canceled
     UNION ALL
-    SELECT d.finding_id, 'claim', d.transaction_id::VARCHAR, d.partner_reference, coalesce(d.difference, d.amount)::VARCHAR,
-           d.currency_code,
+    SELECT d.finding_id, 'claim', d.transaction_id::VARCHAR, d.partner_reference,
+           coalesce(d.difference, d.amount)::VARCHAR, d.currency_code,
            d.decision, d.decided_by, d.decided_at, d.exception_type, d.note, d.decision_sha256
     FROM decided d WHERE d.decision = 'claim'
     UNION ALL
-    SELECT d.finding_id, 'journal', d.transaction_id::VARCHAR, d.partner_reference, abs(coalesce(d.difference, d.amount))::VARCHAR,
-           d.currency_code,
+    SELECT d.finding_id, 'journal', d.transaction_id::VARCHAR, d.partner_reference,
+           abs(coalesce(d.difference, d.amount))::VARCHAR, d.currency_code,
            d.decision, d.decided_by, d.decided_at, d.exception_type, d.note, d.decision_sha256
     FROM decided d WHERE d.decision IN ('fix_ledger', 'write_off')
     ORDER BY 1, 2, 3`;
@@ -238,6 +240,7 @@ function skippedSql(isCanceled: (alias: string) => string): string {
                   THEN 'no provider sale of this finding is left to reverse'
                 ELSE 'the provider sale is already canceled' END AS reason
     FROM decided d
-    WHERE d.decision = 'reverse' AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.finding_id = d.finding_id AND NOT t.canceled)
+    WHERE d.decision = 'reverse'
+      AND NOT EXISTS (SELECT 1 FROM targets t WHERE t.finding_id = d.finding_id AND NOT t.canceled)
     ORDER BY 1`;
 }

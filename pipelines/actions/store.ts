@@ -55,8 +55,8 @@ export type StoredAction = {
 };
 
 const selected = `action_id, period, finding_id, kind, transaction_id::VARCHAR AS transaction_id, partner_reference,
-  amount::VARCHAR AS amount, currency_code, status, decision, decided_by, decided_at::VARCHAR AS decided_at, decision_sha256,
-  exception_type, note, proposed_by, approved_by, provider_status, provider_message, error`;
+  amount::VARCHAR AS amount, currency_code, status, decision, decided_by, decided_at::VARCHAR AS decided_at,
+  decision_sha256, exception_type, note, proposed_by, approved_by, provider_status, provider_message, error`;
 
 export async function actionsOf(
   warehouse: Warehouse,
@@ -114,7 +114,8 @@ export async function changeStatus(
   if (changed.length === 0) {
     const now = await actionById(warehouse, actionId);
     throw new JobError(
-      `Action ${actionId} is ${now ? `"${now.status}"` : 'not in the database'}, not "${from}": it was changed by someone else meanwhile.`,
+      `Action ${actionId} is ${now ? `"${now.status}"` : 'not in the database'}, not "${from}": ` +
+        `it was changed by someone else meanwhile.`,
       'Run `pinrecon actions list` to see where it stands, then try again.',
     );
   }
@@ -183,6 +184,19 @@ export async function appendEvent(
   );
 }
 
+/**
+ * When the reversal was last requested, or later: the latest event into in_flight (the intent before a request,
+ * or its unclear or refused answer after it), read from the status, not the event's words (issue 34).
+ */
+export async function lastRequestAt(warehouse: Warehouse, actionId: string): Promise<Date | undefined> {
+  const row = await warehouse.one<{ at: string | null }>(
+    `SELECT strftime(max("at") AT TIME ZONE 'UTC', '%Y-%m-%dT%H:%M:%S.%gZ') AS at FROM recon_action_events
+     WHERE action_id = $1 AND to_status = 'in_flight'`,
+    [actionId],
+  );
+  return row?.at ? new Date(row.at) : undefined;
+}
+
 /** The period an action belongs to (its events are chained per period). */
 async function periodOfAction(warehouse: Warehouse, actionId: string): Promise<string> {
   const row = await warehouse.one<{ period: string }>('SELECT period FROM recon_actions WHERE action_id = $1', [
@@ -242,8 +256,9 @@ export async function listActions(
     throw new UsageError(`--status must be one of ${actionStatuses.join(', ')}, got "${options.status}".`);
   }
   return warehouse.all<ListedAction>(
-    `SELECT action_id, kind, status, finding_id, exception_type, decision, decided_by, transaction_id::VARCHAR AS transaction_id,
-            partner_reference, currency_code, amount::VARCHAR AS amount, proposed_by, approved_by, provider_status, provider_message, error
+    `SELECT action_id, kind, status, finding_id, exception_type, decision, decided_by,
+            transaction_id::VARCHAR AS transaction_id, partner_reference, currency_code, amount::VARCHAR AS amount,
+            proposed_by, approved_by, provider_status, provider_message, error
      FROM recon_actions WHERE period = $1 ${options.status ? 'AND status = $2' : ''} ORDER BY action_id`,
     (options.status ? [period, options.status] : [period]) as Params,
   );

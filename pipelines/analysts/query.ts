@@ -108,7 +108,8 @@ export async function openDatabaseOrSnapshot(
  * may query it can read every key. Undefined for `hash` and `drop` databases. (issue 18)
  */
 export async function wholeKeysWarning(warehouse: Warehouse): Promise<string | undefined> {
-  const mode = await warehouse.one<{ mode: string }>('SELECT mode FROM key_protection LIMIT 1').catch(() => undefined); // a database made before key_protection existed
+  // The catch: a database made before key_protection existed.
+  const mode = await warehouse.one<{ mode: string }>('SELECT mode FROM key_protection LIMIT 1').catch(() => undefined);
   if (mode && mode.mode !== 'store') return undefined;
   if (!mode && !(await holdsWholeKey(warehouse))) return undefined;
   return (
@@ -333,7 +334,8 @@ async function maskingPinValues(
     );
   } catch (error) {
     throw new UsageError(
-      `pinrecon query could not check this statement's values for PINs, so it does not run it (${(error as Error).message.split('\n')[0]}). Write it as one SELECT (or FROM) statement.`,
+      `pinrecon query could not check this statement's values for PINs, so it does not run it ` +
+        `(${(error as Error).message.split('\n')[0]}). Write it as one SELECT (or FROM) statement.`,
     );
   }
 }

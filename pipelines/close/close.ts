@@ -160,7 +160,9 @@ export async function closePeriod(
         throw new JobError(
           `The period ${period} has ${undecided} of ${reconciled.findings} findings without a decision, so it is not ` +
             `signed off.`,
-          `Decide them (in the workbook, then pinrecon findings import; or pinrecon findings decide), list them with pinrecon findings list --period ${period} --undecided, or pass --allow-undecided to sign off with them open.`,
+          `Decide them (in the workbook, then pinrecon findings import; or pinrecon findings decide), ` +
+            `list them with pinrecon findings list --period ${period} --undecided, ` +
+            `or pass --allow-undecided to sign off with them open.`,
         );
       }
       // Issue 28: `investigating` is not decided; signed only with --allow-open, and then listed in the sign-off.
@@ -191,8 +193,8 @@ export async function closePeriod(
         const canonical = { ...row, asOf: reconciled.asOf, findings, undecided, contentSha256: sha, openFindings };
         const signed = attestSignoff({ ...canonical, manifestSha256: sha256Hex(manifestText) }, options.signer);
         await warehouse.run(
-          `INSERT INTO period_signoffs (signoff_id, period, signed_by, signed_at, note, run_id, as_of, findings, undecided, content_sha256, manifest,
-             open_findings, attestation, signature, signer_key_sha256)
+          `INSERT INTO period_signoffs (signoff_id, period, signed_by, signed_at, note, run_id, as_of, findings,
+             undecided, content_sha256, manifest, open_findings, attestation, signature, signer_key_sha256)
          VALUES ($1, $2, $3, $14::TIMESTAMPTZ, $4, $5, $6::DATE, $7, $8, $9, $10, $11, $12, $13, $15)`,
           [
             signoffId,
@@ -320,8 +322,10 @@ async function undecidedFindings(warehouse: Warehouse, period: string): Promise<
 /** recon_exceptions_signed keeps every column recon_exceptions has (decisions, when they arrive). */
 async function addMissingSignedColumns(warehouse: Warehouse): Promise<void> {
   const missing = await warehouse.all<{ column_name: string; data_type: string }>(
-    `SELECT column_name, data_type FROM duckdb_columns() c WHERE schema_name = 'main' AND table_name = 'recon_exceptions'
-       AND column_name NOT IN (SELECT column_name FROM duckdb_columns() WHERE schema_name = 'main' AND table_name = 'recon_exceptions_signed')
+    `SELECT column_name, data_type FROM duckdb_columns() c
+     WHERE schema_name = 'main' AND table_name = 'recon_exceptions'
+       AND column_name NOT IN (SELECT column_name FROM duckdb_columns()
+                               WHERE schema_name = 'main' AND table_name = 'recon_exceptions_signed')
      ORDER BY column_index`,
   );
   for (const column of missing) {

@@ -40,7 +40,8 @@ export async function buildManifest(
   const version = (JSON.parse(readFileSync(path.join(packageRoot(), 'package.json'), 'utf8')) as { version: string })
     .version;
   const landing = await warehouse.all<{ path: string }>(
-    `SELECT DISTINCT landing_path AS path FROM extract_windows WHERE strftime(window_start, '%Y-%m') = $1 OR strftime(window_end, '%Y-%m') = $1
+    `SELECT DISTINCT landing_path AS path FROM extract_windows
+     WHERE strftime(window_start, '%Y-%m') = $1 OR strftime(window_end, '%Y-%m') = $1
      UNION
      SELECT path FROM landing_files WHERE run_id = $2
      ORDER BY 1`,

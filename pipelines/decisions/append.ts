@@ -99,8 +99,9 @@ export async function recordDecisions(
       [decidedAt],
     );
     await warehouse.run(
-      `INSERT INTO recon_decisions (finding_id, period, decision, note, owner, expected_clear_by, decided_by, decided_at, source,
-                                    superseded_at, chain_position, prev_sha256, row_sha256, signature, signer_key_sha256)
+      `INSERT INTO recon_decisions (finding_id, period, decision, note, owner, expected_clear_by, decided_by,
+                                    decided_at, source, superseded_at, chain_position, prev_sha256, row_sha256,
+                                    signature, signer_key_sha256)
        SELECT finding_id, period, decision, note, owner, expected_clear_by::DATE, $1, $2::TIMESTAMPTZ, $3, NULL,
               chain_position::BIGINT, prev_sha256, row_sha256, signature, $4
        FROM decision_changes`,
@@ -108,7 +109,8 @@ export async function recordDecisions(
     );
     await warehouse.run(
       `UPDATE recon_exceptions SET decision = c.decision, decision_note = c.note, owner = c.owner,
-              expected_clear_by = c.expected_clear_by::DATE, decided_by = $1, decided_at = $2::TIMESTAMPTZ, decision_sha256 = c.row_sha256
+              expected_clear_by = c.expected_clear_by::DATE, decided_by = $1, decided_at = $2::TIMESTAMPTZ,
+              decision_sha256 = c.row_sha256
        FROM decision_changes c WHERE recon_exceptions.finding_id = c.finding_id AND recon_exceptions.period = c.period`,
       [context.by, decidedAt],
     );

@@ -36,7 +36,10 @@ export function gateProblem(
   if (decision === 'timing' && row.expectedClearBy === null)
     return 'timing needs Expected clear by (the date it should clear by itself)';
   if (decision === 'timing' && row.expectedClearBy !== null && row.expectedClearBy < today)
-    return `timing needs an Expected clear by that is not in the past (${row.expectedClearBy} is before today, ${today})`;
+    return (
+      `timing needs an Expected clear by that is not in the past ` +
+      `(${row.expectedClearBy} is before today, ${today})`
+    );
   return undefined;
 }
 
@@ -92,7 +95,9 @@ function judgeRow(
     if (finding?.decision)
       return {
         kind: 'refuse',
-        reason: `Decision is empty, but the finding is decided "${finding.decision}" (a decision can be changed, not removed)`,
+        reason:
+          `Decision is empty, but the finding is decided "${finding.decision}" ` +
+          `(a decision can be changed, not removed)`,
       };
     return { kind: 'skip' };
   }

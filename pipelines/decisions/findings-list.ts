@@ -36,7 +36,8 @@ export async function listFindings(
 ): Promise<ListedFinding[]> {
   return warehouse.all<ListedFinding>(
     `SELECT * FROM (
-       SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id::VARCHAR AS transaction_id, e.currency_code,
+       SELECT e.finding_id, e.exception_type, e.partner_reference, e.transaction_id::VARCHAR AS transaction_id,
+              e.currency_code,
               ${findingAmountSql('e')}::VARCHAR AS amount, ${findingExposureSql('e')}::VARCHAR AS exposure,
               e.difference::VARCHAR AS difference, e.differences,
               ${findingStateSql('e')} AS state,

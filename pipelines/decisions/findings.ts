@@ -314,7 +314,8 @@ export function describeDecisions(result: DecisionsResult, shown = 50): string {
     if (result.dryRun) return [...lines, 'dry run: nothing recorded'].join('\n');
   }
   lines.push(
-    `recorded ${result.recorded.length} decision(s)${result.period ? ` for ${result.period}` : ''} by ${result.decidedBy} (source ${result.source}); ` +
+    `recorded ${result.recorded.length} decision(s)${result.period ? ` for ${result.period}` : ''} ` +
+      `by ${result.decidedBy} (source ${result.source}); ` +
       `${result.unchanged} unchanged; refused ${result.refused.length}`,
   );
   const more = (total: number, what: string) => {
@@ -322,7 +323,8 @@ export function describeDecisions(result: DecisionsResult, shown = 50): string {
   };
   for (const r of result.recorded.slice(0, shown)) {
     lines.push(
-      `  recorded  ${place(r)}: ${r.findingId} ${r.previous ?? '(undecided)'} → ${r.decision}${r.expectedClearBy ? ` by ${r.expectedClearBy}` : ''}${r.owner ? ` (owner ${r.owner})` : ''}`,
+      `  recorded  ${place(r)}: ${r.findingId} ${r.previous ?? '(undecided)'} → ${r.decision}` +
+        `${r.expectedClearBy ? ` by ${r.expectedClearBy}` : ''}${r.owner ? ` (owner ${r.owner})` : ''}`,
     );
   }
   more(result.recorded.length, 'recorded');

@@ -38,7 +38,8 @@ export async function currentFindings(
   period: string | null,
   timezone: string,
 ): Promise<Map<string, CurrentFinding>> {
-  const columns = `finding_id, period, decision, decision_note, owner, expected_clear_by::VARCHAR AS expected_clear_by, decided_by,
+  const columns = `finding_id, period, decision, decision_note, owner,
+    expected_clear_by::VARCHAR AS expected_clear_by, decided_by,
     ${localTimeSql('decided_at', timezone, { zoned: true })} AS decided_at, decision_sha256`;
   const found = new Map<string, CurrentFinding>();
   if (period !== null) {

@@ -29,9 +29,11 @@ export async function recordCompletedWindow(
   completedAt: Date,
 ): Promise<void> {
   await warehouse.run(
-    `INSERT INTO extract_windows (window_start, window_end, by_flag, run_id, completed_at, records, quarantined, landing_path)
+    `INSERT INTO extract_windows (window_start, window_end, by_flag, run_id, completed_at, records, quarantined,
+       landing_path)
      VALUES ($1::DATE, $2::DATE, $3, $4, $8::TIMESTAMPTZ, $5, $6, $7)
-     ON CONFLICT (window_start, window_end, by_flag) DO UPDATE SET run_id = excluded.run_id, completed_at = excluded.completed_at,
+     ON CONFLICT (window_start, window_end, by_flag) DO UPDATE SET run_id = excluded.run_id,
+       completed_at = excluded.completed_at,
        records = excluded.records, quarantined = excluded.quarantined, landing_path = excluded.landing_path`,
     [
       window.start,

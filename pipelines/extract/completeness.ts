@@ -75,7 +75,9 @@ export async function checkCompleteness(warehouse: Warehouse, config: Config, pe
   for (const m of missing) reasons.push(`missing by ${m.kind} date: ${rangeText(m.from, m.to)} (${m.reason})`);
   for (const u of unfinished) {
     reasons.push(
-      `window ${u.start}..${u.end} (by ${u.kind}) ${u.state === 'failed' ? 'failed' : 'is in flight or was interrupted'} in extract run ${u.runId}${u.error ? `: ${u.error}` : ''}`,
+      `window ${u.start}..${u.end} (by ${u.kind}) ` +
+        `${u.state === 'failed' ? 'failed' : 'is in flight or was interrupted'} ` +
+        `in extract run ${u.runId}${u.error ? `: ${u.error}` : ''}`,
     );
   }
   return {
@@ -106,7 +108,8 @@ async function timedWindows(warehouse: Warehouse, timeZone: string): Promise<Tim
     completed_ms: string;
   }>(
     `SELECT strftime(window_start, '%Y-%m-%d') AS start, strftime(window_end, '%Y-%m-%d') AS "end", by_flag AS flag,
-            strftime(timezone($1, completed_at), '%Y-%m-%d') AS completed_on, epoch_ms(completed_at)::VARCHAR AS completed_ms
+            strftime(timezone($1, completed_at), '%Y-%m-%d') AS completed_on,
+            epoch_ms(completed_at)::VARCHAR AS completed_ms
      FROM extract_windows ORDER BY window_start, by_flag`,
     [timeZone],
   );

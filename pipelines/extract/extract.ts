@@ -340,7 +340,8 @@ function explainDownloadFailure(error: unknown, where: string): unknown {
       error.status !== undefined &&
       error.status < 500;
     const hint = auth
-      ? 'Check api.identifier and api.secret (or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): test and production credentials differ.'
+      ? 'Check api.identifier and api.secret (or PINRECON_API_IDENTIFIER / PINRECON_API_SECRET): ' +
+        'test and production credentials differ.'
       : `${error.hint ?? 'Check api.baseUrl and that the provider is reachable.'} ${resume}`;
     return new JobError(`Extracting sales window ${where} failed at ${error.endpoint}: ${error.message}`, hint, {
       cause: error,

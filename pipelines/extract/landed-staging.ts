@@ -61,7 +61,8 @@ export function stagingSql(file: string, config: Config): string {
     // The number's own characters, found in the raw text and checked against the parsed value below.
     .map(
       (f) =>
-        `regexp_extract(raw, ${sqlString(`"${f.name}"\\s*:\\s*(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`)}, 1) AS ${digits(f.name)}`,
+        `regexp_extract(raw, ${sqlString(`"${f.name}"\\s*:\\s*(-?[0-9]+(?:\\.[0-9]+)?(?:[eE][+-]?[0-9]+)?)`)}, 1) ` +
+        `AS ${digits(f.name)}`,
     );
 
   const values = fields.map((f, i) => {
@@ -84,14 +85,17 @@ export function stagingSql(file: string, config: Config): string {
     const present = `(${type(i)} IS NOT NULL AND ${type(i)} <> 'NULL')`;
     const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
     const checks = [
-      `CASE WHEN ${present} AND NOT (${ok}) THEN ${sqlString(`${f.name} is `)} || ${describeJsonType(type(i))} || ${sqlString(`, expected ${accepted[f.kind].described}`)} END`,
+      `CASE WHEN ${present} AND NOT (${ok}) ` +
+        `THEN ${sqlString(`${f.name} is `)} || ${describeJsonType(type(i))} || ` +
+        `${sqlString(`, expected ${accepted[f.kind].described}`)} END`,
     ];
     if (f.required) checks.push(`CASE WHEN NOT ${present} THEN ${sqlString(`missing ${f.name}`)} END`);
     if (f.required && f.kind === 'text')
       checks.push(`CASE WHEN ${ok} AND trim(${text(i)}) = '' THEN ${sqlString(`${f.name} is empty`)} END`);
     if (f.kind === 'integer') {
       checks.push(
-        `CASE WHEN ${ok} AND TRY_CAST(${text(i)} AS BIGINT) IS NULL THEN ${sqlString(`${f.name} `)} || ${text(i)} || ' is out of range' END`,
+        `CASE WHEN ${ok} AND TRY_CAST(${text(i)} AS BIGINT) IS NULL ` +
+          `THEN ${sqlString(`${f.name} `)} || ${text(i)} || ' is out of range' END`,
       );
     }
     if (f.kind === 'money') {
@@ -99,7 +103,8 @@ export function stagingSql(file: string, config: Config): string {
       checks.push(`CASE WHEN ${ok} THEN CASE
           WHEN ${d} = '' OR TRY_CAST(${d} AS DOUBLE) IS DISTINCT FROM TRY_CAST(${text(i)} AS DOUBLE)
             THEN ${sqlString(`${f.name}: its digits could not be read exactly`)}
-          WHEN TRY_CAST(${d} AS DECIMAL(18,4)) IS NULL THEN ${sqlString(`${f.name} `)} || ${d} || ' is out of range for DECIMAL(18,4)'
+          WHEN TRY_CAST(${d} AS DECIMAL(18,4)) IS NULL
+            THEN ${sqlString(`${f.name} `)} || ${d} || ' is out of range for DECIMAL(18,4)'
           WHEN regexp_matches(${d}, '[eE]') AND TRY_CAST(${d} AS DECIMAL(38,12)) <> TRY_CAST(${d} AS DECIMAL(18,4))
             OR NOT regexp_matches(${d}, '[eE]') AND regexp_matches(${d}, '\\.[0-9]{4}[0-9]*[1-9]')
             THEN ${sqlString(`${f.name} `)} || ${d} || ' has more than 4 decimal places'
@@ -147,7 +152,9 @@ export function recordHashSql(json: string, config: Config): string {
 
 /** json_type()'s name in words, for reasons. */
 function describeJsonType(expression: string): string {
-  return `CASE ${expression} WHEN 'VARCHAR' THEN 'a string' WHEN 'BIGINT' THEN 'an integer' WHEN 'UBIGINT' THEN 'an integer'
-    WHEN 'DOUBLE' THEN 'a number' WHEN 'BOOLEAN' THEN 'a boolean' WHEN 'OBJECT' THEN 'an object' WHEN 'ARRAY' THEN 'an array'
+  return `CASE ${expression} WHEN 'VARCHAR' THEN 'a string'
+    WHEN 'BIGINT' THEN 'an integer' WHEN 'UBIGINT' THEN 'an integer'
+    WHEN 'DOUBLE' THEN 'a number' WHEN 'BOOLEAN' THEN 'a boolean'
+    WHEN 'OBJECT' THEN 'an object' WHEN 'ARRAY' THEN 'an array'
     WHEN 'NULL' THEN 'null' ELSE lower(${expression}) END`;
 }

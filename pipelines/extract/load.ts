@@ -76,7 +76,8 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     const staging = stagingSql(landed.path, config);
     await step(
       'typing and checking the new or changed records',
-      `CREATE OR REPLACE TEMP TABLE landed_sales AS ${seen.records === seen.unchanged ? `SELECT * FROM (${staging}) LIMIT 0` : staging}`,
+      `CREATE OR REPLACE TEMP TABLE landed_sales AS ` +
+        `${seen.records === seen.unchanged ? `SELECT * FROM (${staging}) LIMIT 0` : staging}`,
     );
     // The unchanged records need only their sale: they are not compared, rewritten or history (just seen again).
     await step(
@@ -95,7 +96,8 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     await step(
       'choosing the records to load',
       `CREATE OR REPLACE TEMP VIEW landed_sales_kept AS
-      SELECT * EXCLUDE (raw, problem, date_problem, superseded_by) FROM landed_sales WHERE problem IS NULL AND superseded_by IS NULL`,
+      SELECT * EXCLUDE (raw, problem, date_problem, superseded_by) FROM landed_sales
+      WHERE problem IS NULL AND superseded_by IS NULL`,
     );
 
     // A re-fetched window replaces its earlier quarantine rows instead of adding to them.
@@ -112,10 +114,12 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     }
     await step(
       'quarantining the records that cannot be loaded',
-      `INSERT INTO sales_quarantine (landing_path, record_index, window_start, window_end, by_flag, transaction_id, reason, raw, run_id, quarantined_at)
+      `INSERT INTO sales_quarantine (landing_path, record_index, window_start, window_end, by_flag, transaction_id,
+         reason, raw, run_id, quarantined_at)
        SELECT $1, record_index, $2::DATE, $3::DATE, $4, transaction_id,
               concat_ws('; ', problem,
-                'duplicate transactionId ' || transaction_id || ': record ' || superseded_by || ' of the same response was loaded instead',
+                'duplicate transactionId ' || transaction_id || ': record ' || superseded_by ||
+                  ' of the same response was loaded instead',
                 date_problem),
               raw, $5, $6::TIMESTAMPTZ
        FROM landed_sales
@@ -144,13 +148,15 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       'comparing with the stored sales',
       `CREATE OR REPLACE TEMP TABLE landed_sales_changes AS
       SELECT k.transaction_id, k.status, t.previous_status, t.transaction_id IS NULL AS is_new
-      FROM (SELECT * FROM landed_sales_kept WHERE NOT is_unchanged) k LEFT JOIN landed_sales_stored t ON t.transaction_id = k.transaction_id
+      FROM (SELECT * FROM landed_sales_kept WHERE NOT is_unchanged) k
+      LEFT JOIN landed_sales_stored t ON t.transaction_id = k.transaction_id
       WHERE t.transaction_id IS NULL OR t.previous_status IS DISTINCT FROM k.status`,
     );
     await step(
       'recording status changes in sales_status_history',
       `INSERT INTO sales_status_history (transaction_id, status, previous_status, observed_at, run_id)
-       SELECT transaction_id, status, previous_status, $1::TIMESTAMPTZ, $2 FROM landed_sales_changes ORDER BY transaction_id`,
+       SELECT transaction_id, status, previous_status, $1::TIMESTAMPTZ, $2 FROM landed_sales_changes
+       ORDER BY transaction_id`,
       [landed.fetchedAt.toISOString(), landed.runId],
     );
     const seenParams = [
@@ -183,7 +189,8 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
     const counts = await countsOfLoad(warehouse, landed.path);
     await step(
       'recording the file in landing_files',
-      `INSERT INTO landing_files (path, run_id, endpoint, window_start, window_end, by_flag, fetched_at, bytes, records, quarantined)
+      `INSERT INTO landing_files (path, run_id, endpoint, window_start, window_end, by_flag, fetched_at, bytes, records,
+         quarantined)
        VALUES ($1, $2, $3, $4::DATE, $5::DATE, $6, $7::TIMESTAMPTZ, $8, $9, $10)
        ON CONFLICT (path) DO UPDATE SET records = excluded.records, quarantined = excluded.quarantined`,
       [
@@ -203,7 +210,10 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
   } finally {
     await warehouse
       .run(
-        'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; DROP TABLE IF EXISTS landed_sales_stored; DROP TABLE IF EXISTS landed_sales_duplicates; DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged; DROP TABLE IF EXISTS landed_hashes',
+        'DROP VIEW IF EXISTS landed_sales_kept; DROP TABLE IF EXISTS landed_sales_changes; ' +
+          'DROP TABLE IF EXISTS landed_sales_stored; DROP TABLE IF EXISTS landed_sales_duplicates; ' +
+          'DROP TABLE IF EXISTS landed_sales; DROP TABLE IF EXISTS landed_unchanged; ' +
+          'DROP TABLE IF EXISTS landed_hashes',
       )
       .catch(() => undefined);
   }
@@ -217,10 +227,13 @@ async function markSupersededDuplicates(warehouse: Warehouse, file: string): Pro
   const duplicates = await warehouse.one<{ n: string }>('SELECT count(*) AS n FROM landed_sales_duplicates');
   if (Number(duplicates!.n) === 0) return;
   await warehouse.run(`UPDATE landed_sales SET superseded_by = d.kept_index FROM landed_sales_duplicates d
-    WHERE landed_sales.transaction_id = d.transaction_id AND landed_sales.problem IS NULL AND landed_sales.record_index < d.kept_index`);
+    WHERE landed_sales.transaction_id = d.transaction_id AND landed_sales.problem IS NULL
+      AND landed_sales.record_index < d.kept_index`);
   await warehouse.run(`UPDATE landed_sales SET raw = again.json
-    FROM (SELECT ordinality - 1 AS record_index, json FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY) again
-    WHERE landed_sales.record_index = again.record_index AND landed_sales.superseded_by IS NOT NULL AND landed_sales.raw IS NULL`);
+    FROM (SELECT ordinality - 1 AS record_index, json
+          FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY) again
+    WHERE landed_sales.record_index = again.record_index AND landed_sales.superseded_by IS NOT NULL
+      AND landed_sales.raw IS NULL`);
 }
 
 async function countsOfLoad(warehouse: Warehouse, landingPath: string): Promise<LoadCounts> {

@@ -23,6 +23,7 @@ export function transactionAtSql(text: string, timeZone: string): string {
   return `CASE
     WHEN regexp_full_match(${text}, ${sqlString(withOffset)}) THEN TRY_CAST(${text} AS TIMESTAMPTZ)
     WHEN regexp_full_match(${text}, ${sqlString(withoutOffset)}) THEN timezone(${zone}, TRY_CAST(${text} AS TIMESTAMP))
-    WHEN regexp_full_match(${text}, ${sqlString(dayMonthYear)}) THEN timezone(${zone}, TRY_STRPTIME(${text}, '%d/%m/%Y %H:%M:%S'))
+    WHEN regexp_full_match(${text}, ${sqlString(dayMonthYear)})
+      THEN timezone(${zone}, TRY_STRPTIME(${text}, '%d/%m/%Y %H:%M:%S'))
   END`;
 }

@@ -192,7 +192,9 @@ function tellImportOutcome(summary: LedgerImportSummary, fileHash: string, outpu
   }
   if (summary.superseded) {
     output.info(
-      `this import supersedes the earlier import of ${summary.file} (different content, sha256 ${summary.superseded.fileHash.slice(0, 12)}…, imported at ${summary.superseded.importedAt}, ${summary.superseded.lines} lines): its rows were removed`,
+      `this import supersedes the earlier import of ${summary.file} ` +
+        `(different content, sha256 ${summary.superseded.fileHash.slice(0, 12)}…, ` +
+        `imported at ${summary.superseded.importedAt}, ${summary.superseded.lines} lines): its rows were removed`,
     );
   }
   if (summary.overlap) {
@@ -273,7 +275,9 @@ function defined<T extends object>(values: T): Partial<T> {
 export function describeLedgerImport(summary: LedgerImportSummary): string {
   const skipped = summary.skippedAboveHeader > 0 ? ` (${summary.skippedAboveHeader} above the header skipped)` : '';
   const lines = [
-    `${summary.file} (${summary.format}${summary.sheet !== undefined ? `, sheet "${summary.sheet}"` : ''}): ${summary.lines} lines${skipped}, ${summary.accepted} accepted, ${summary.rejected} rejected (${summary.seconds.toFixed(1)} s)`,
+    `${summary.file} (${summary.format}${summary.sheet !== undefined ? `, sheet "${summary.sheet}"` : ''}): ` +
+      `${summary.lines} lines${skipped}, ${summary.accepted} accepted, ${summary.rejected} rejected ` +
+      `(${summary.seconds.toFixed(1)} s)`,
   ];
   if (summary.firstRejects.length > 0) {
     lines.push(

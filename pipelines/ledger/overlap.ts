@@ -42,7 +42,8 @@ export async function overlapWithOtherFile(
     `WITH incoming AS (SELECT DISTINCT trim(partner_reference) AS reference FROM temp.ledger_import_staged),
           others AS (SELECT DISTINCT source_file, trim(partner_reference) AS reference FROM ledger
                       WHERE source_file NOT IN ($1, $3) AND file_hash <> $2),
-          shared AS (SELECT source_file, count(*) AS shared FROM others JOIN incoming USING (reference) GROUP BY source_file)
+          shared AS (SELECT source_file, count(*) AS shared FROM others JOIN incoming USING (reference)
+                     GROUP BY source_file)
      SELECT s.source_file AS other_file, strftime(f.imported_at, '%Y-%m-%d %H:%M:%S %Z') AS imported_at, s.shared,
             (SELECT count(*) FROM incoming) AS "references"
        FROM shared s LEFT JOIN ledger_files f ON f.source_file = s.source_file
@@ -61,7 +62,10 @@ export async function overlapWithOtherFile(
 export function describeOverlap(file: string, overlap: LedgerOverlap): string {
   const share = Math.round((overlap.shared / overlap.references) * 100);
   const where = `${overlap.otherFile} (imported at ${overlap.importedAt})`;
-  return `${overlap.shared} of the ${overlap.references} references of ${file} (${share}%) are already loaded from ${where}`;
+  return (
+    `${overlap.shared} of the ${overlap.references} references of ${file} (${share}%) ` +
+    `are already loaded from ${where}`
+  );
 }
 
 export function overlapRefused(file: string, overlap: LedgerOverlap): JobError {

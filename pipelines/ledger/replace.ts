@@ -82,10 +82,10 @@ export async function replaceLedgerRows(
       ]);
     }
     await warehouse.run(
-      `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code,
-                           country_code, order_status, source_file, source_line, file_hash, run_id)
-       SELECT partner_reference, product_id, coalesce(paid_instant, timezone($tz, paid_local)), paid_at_raw, sales_price,
-              expected_cost, currency_code, country_code, order_status, $file, source_line, $hash, $run
+      `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost,
+                           currency_code, country_code, order_status, source_file, source_line, file_hash, run_id)
+       SELECT partner_reference, product_id, coalesce(paid_instant, timezone($tz, paid_local)), paid_at_raw,
+              sales_price, expected_cost, currency_code, country_code, order_status, $file, source_line, $hash, $run
          FROM temp.ledger_import_staged`,
       { tz: config.timezone, file: loadedFrom, hash: fileHash, run: runId },
     );

@@ -31,8 +31,10 @@ export type StageCounts = {
  * columns the bulk reader's view temp.ledger_csv_rows has too; the final insert reads their union,
  * temp.ledger_import_staged, and applies the time zone.
  */
-const streamedRows = `SELECT partner_reference, product_id, CAST(paid_local AS TIMESTAMP) AS paid_local, CAST(paid_instant AS TIMESTAMPTZ) AS paid_instant,
-    paid_at_raw, CAST(sales_price AS DECIMAL(18,4)) AS sales_price, CAST(expected_cost AS DECIMAL(18,4)) AS expected_cost,
+const streamedRows = `SELECT partner_reference, product_id, CAST(paid_local AS TIMESTAMP) AS paid_local,
+    CAST(paid_instant AS TIMESTAMPTZ) AS paid_instant,
+    paid_at_raw, CAST(sales_price AS DECIMAL(18,4)) AS sales_price,
+    CAST(expected_cost AS DECIMAL(18,4)) AS expected_cost,
     currency_code, country_code, order_status, source_line
   FROM temp.ledger_import_rows`;
 

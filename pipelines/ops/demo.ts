@@ -140,7 +140,8 @@ async function actOnOneFinding(
   output: Output,
 ): Promise<DemoReversal | null> {
   const finding = await warehouse.one<{ finding_id: string }>(
-    `SELECT finding_id FROM recon_exceptions WHERE period = $1 AND exception_type = 'refunded_not_reversed' AND transaction_id IS NOT NULL
+    `SELECT finding_id FROM recon_exceptions
+     WHERE period = $1 AND exception_type = 'refunded_not_reversed' AND transaction_id IS NOT NULL
      ORDER BY finding_id LIMIT 1`,
     [period],
   );
@@ -252,7 +253,8 @@ export async function runDemo(output: Output, options: DemoOptions = {}): Promis
         [period],
       );
       totals = await warehouse.all(
-        `select currency_code, provider_billable_sales::INTEGER as provider_sales, provider_sales_total::VARCHAR as provider_sales_total,
+        `select currency_code, provider_billable_sales::INTEGER as provider_sales,
+                provider_sales_total::VARCHAR as provider_sales_total,
                 provider_cost_total::VARCHAR as provider_cost_total, ledger_cost_total::VARCHAR as ledger_cost_total
          from recon_summary where period = $1 order by currency_code`,
         [period],

@@ -180,7 +180,8 @@ export async function runMonthEnd(
             },
             (r) =>
               r
-                ? `by creation ${r.from}..${r.to}: ${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ` +
+                ? `by creation ${r.from}..${r.to}: ` +
+                  `${r.windows.fetched} windows fetched, ${r.windows.skipped} already done; ` +
                   `${r.records} records, ${r.newSales} new sales`
                 : `nothing before ${extractRange.from} (extract.historyStart ${config.extract.historyStart})`,
           );
@@ -264,7 +265,8 @@ export async function runMonthEnd(
               output,
             ),
           (r) =>
-            `${r.workbook}${r.email ? ` — ${r.email.status === 'sent' ? 'sent to' : 'written for'} ${r.email.to.join(', ')}` : ''}`,
+            `${r.workbook}` +
+            `${r.email ? ` — ${r.email.status === 'sent' ? 'sent to' : 'written for'} ${r.email.to.join(', ')}` : ''}`,
         );
 
         run.counters.requests = client.stats.requests;

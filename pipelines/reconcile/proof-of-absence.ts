@@ -36,7 +36,8 @@ export const manyLookups = 100;
 export async function windowCoverage(warehouse: Warehouse): Promise<WindowCoverage> {
   const row = (await warehouse.one<Record<string, string | boolean | null>>(
     `SELECT history_start::VARCHAR AS history_start, covered_through::VARCHAR AS covered_through, proves_absence,
-            uncovered_days, first_uncovered_day::VARCHAR AS first_uncovered_day, last_uncovered_day::VARCHAR AS last_uncovered_day
+            uncovered_days, first_uncovered_day::VARCHAR AS first_uncovered_day,
+            last_uncovered_day::VARCHAR AS last_uncovered_day
      FROM int_provider__created_coverage`,
   ))!;
   return {
@@ -149,11 +150,13 @@ function describeCoverageGap(c: WindowCoverage): string {
 /** Said when a run needed more than `manyLookups` look-ups: what makes them unnecessary. */
 export function manyLookupsAdvice(lookups: number, c: WindowCoverage): string {
   return c.historyStart
-    ? `${lookups} individual look-ups were needed because the by-creation windows from extract.historyStart ${c.historyStart} ` +
+    ? `${lookups} individual look-ups were needed because the by-creation windows ` +
+        `from extract.historyStart ${c.historyStart} ` +
         `to ${c.coveredThrough} have gaps (first: ${c.firstUncoveredDay}): \`pinrecon extract --from ` +
         `${c.firstUncoveredDay} ` +
         `--to ${c.lastUncoveredDay} --by created\` fills them, and the windows then prove absence without look-ups.`
-    : `${lookups} individual look-ups were needed: set extract.historyStart (the date before which the provider holds no sale of ours; ` +
+    : `${lookups} individual look-ups were needed: ` +
+        'set extract.historyStart (the date before which the provider holds no sale of ours; ' +
         'env PINRECON_HISTORY_START) and `pinrecon extract` / `pinrecon run` back-fill the by-creation windows from ' +
         'it once, ' +
         'so the windows prove absence without look-ups.';

@@ -57,9 +57,8 @@ export interface ReconcileOptions {
   /** Reconcile a period that is not completely extracted: findings are stored with the verdict `incomplete`. */
   allowIncomplete?: boolean;
   /**
-   * Which would-be-missing references are looked up individually: only those the windows do not prove
-   * absent ('unproven', the default), or all of them ('all': for tests and benchmarks that prove both give
-   * the same findings).
+   * Which would-be-missing references are looked up individually: only those the windows do not prove absent
+   * ('unproven', the default), or all of them ('all': for tests and benchmarks that prove both give the same findings).
    */
   lookupScope?: 'unproven' | 'all';
 }
@@ -161,7 +160,8 @@ export async function reconcile(
         }
         const reasons = completeness.reasons.map((r) => `  - ${r}`).join('\n');
         output.warn(
-          `the period ${period} is not completely extracted: its findings are stored with the verdict incomplete\n${reasons}`,
+          `the period ${period} is not completely extracted: ` +
+            `its findings are stored with the verdict incomplete\n${reasons}`,
         );
       }
       const signoff = await activeSignoff(warehouse, period);
@@ -238,7 +238,7 @@ export interface RunParams {
   signoffId: string | null;
 }
 
-/** The runner's inputs, declared with their columns in `sql/inputs/<table>.sql` (model-runner.ts declareInput), then filled. */
+/** The runner's inputs, declared with their columns in `sql/inputs/<table>.sql` (declareInput), then filled. */
 export async function createInputs(warehouse: Warehouse, config: Config, database: string, p: RunParams) {
   const r = config.reconciliation;
   await declareInput(warehouse, 'cfg_params');
@@ -312,19 +312,19 @@ async function summarize(
   const byType = Object.fromEntries(findingTypeNames.map((t) => [t, 0])) as Record<FindingType, number>;
   for (const row of await warehouse.all<{ exception_type: FindingType; n: string }>(
     'SELECT exception_type, count(*) AS n FROM temp.main.recon_exceptions GROUP BY 1',
-  )) {
+  ))
     byType[row.exception_type] = Number(row.n);
-  }
   const proof = { windows: 0, lookup: 0, unproven: 0 };
   for (const row of await warehouse.all<{ proof: keyof typeof proof; n: string }>(
-    `SELECT proof, count(*) AS n FROM temp.main.recon_exceptions WHERE exception_type = 'missing_at_provider' GROUP BY 1`,
-  )) {
+    `SELECT proof, count(*) AS n FROM temp.main.recon_exceptions
+     WHERE exception_type = 'missing_at_provider' GROUP BY 1`,
+  ))
     proof[row.proof] = Number(row.n);
-  }
   const currencies = (
     await warehouse.all<Record<string, string | null>>(
       `SELECT currency_code, ledger_orders, ledger_cost_total::VARCHAR AS ledger_cost_total, provider_sales,
-              provider_cost_total::VARCHAR AS provider_cost_total, provider_margin::VARCHAR AS provider_margin, matched, exceptions
+              provider_cost_total::VARCHAR AS provider_cost_total, provider_margin::VARCHAR AS provider_margin,
+              matched, exceptions
        FROM temp.main.recon_summary ORDER BY currency_code NULLS LAST`,
     )
   ).map((r) => ({
@@ -346,7 +346,8 @@ async function summarize(
     await warehouse.all<{ side: string; match_class: string; n: string }>(
       // Rows outside the period's scope are not built (int_recon_scope_references): they are out_of_period too.
       `WITH built AS (SELECT side, match_class, count(*) AS n FROM temp.main.int_recon_rows_classified GROUP BY ALL),
-            totals AS (SELECT 'ledger' AS side, count(*) AS n FROM ledger UNION ALL SELECT 'provider', count(*) FROM sales),
+            totals AS (SELECT 'ledger' AS side, count(*) AS n FROM ledger
+                      UNION ALL SELECT 'provider', count(*) FROM sales),
             unbuilt AS (SELECT totals.side, 'out_of_period' AS match_class, totals.n - coalesce(sum(built.n), 0) AS n
                         FROM totals LEFT JOIN built ON built.side = totals.side GROUP BY totals.side, totals.n)
        SELECT side, match_class, sum(n) AS n FROM (SELECT * FROM built UNION ALL SELECT * FROM unbuilt WHERE n > 0)

@@ -160,7 +160,8 @@ export async function writeReport(
           tls: options.tls,
           onRetry: (attempt, reason, delayMs) =>
             output.warn(
-              `sending the email failed (attempt ${attempt}): ${reason}; trying again in ${delayMs < 1000 ? `${delayMs} ms` : `${Math.round(delayMs / 1000)} s`}`,
+              `sending the email failed (attempt ${attempt}): ${reason}; ` +
+                `trying again in ${delayMs < 1000 ? `${delayMs} ms` : `${Math.round(delayMs / 1000)} s`}`,
             ),
         });
       } catch (error) {
