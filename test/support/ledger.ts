@@ -3,7 +3,7 @@
  * holders.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -11,6 +11,7 @@ import { ConsoleOutput } from '../../cli/output.js';
 import { packageRoot } from '../../core/paths.js';
 import { configSchema, type Config } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
+import { copyOfTemplate } from './database-template.js';
 
 export function temporaryDirectory(prefix: string): { dir: string; remove(): void } {
   const dir = mkdtempSync(path.join(tmpdir(), `pinrecon-${prefix}-`));
@@ -44,7 +45,9 @@ export function capturedOutput(json = false): { output: Output; stdout(): string
   return { output, stdout: () => out, stderr: () => err };
 }
 
+/** The config's database, opened; a new one starts as a copy of the schema's template (database-template.ts). */
 export async function openWarehouse(config: Config): Promise<Warehouse> {
+  if (!existsSync(config.database)) await copyOfTemplate(config.database);
   return Warehouse.open(config.database, { timezone: config.timezone });
 }
 

@@ -2,7 +2,7 @@
  * Fixtures of the reconcile tests: a real DuckDB file in a temp dir, rows inserted into `sales` and `ledger`
  * the way the extract and ledger-import stages leave them, and an Output that keeps what it printed.
  */
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
@@ -10,6 +10,7 @@ import { afterEach, beforeEach } from 'vitest';
 import { ConsoleOutput } from '../../cli/output.js';
 import { configSchema, type Config } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
+import { copyOfTemplate } from './database-template.js';
 
 export interface SaleRow {
   transaction_id: number;
@@ -66,7 +67,9 @@ export async function openFixture(overrides: Record<string, unknown> = {}): Prom
   nextLine = 2;
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-reconcile-'));
   const config = testConfig(dir, overrides);
-  copyFileSync(await fixtureTemplate(), config.database);
+  // The fixtures' sales stand for complete extractions of these months (fetched today, after they ended): a copy of
+  // one database holding them (test/support/database-template.ts).
+  await copyOfTemplate(config.database, 'reconcile-fixture', (w) => recordExtractedMonths(w, '2020-01', '2025-12'));
   const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
   return {
     dir,
@@ -77,26 +80,6 @@ export async function openFixture(overrides: Record<string, unknown> = {}): Prom
       rmSync(dir, { recursive: true, force: true });
     },
   };
-}
-
-/**
- * A fixture's database as it starts: the schema, and the months 2020-01..2025-12 recorded as extracted (the fixtures'
- * sales stand for complete extractions of them, fetched today, after they ended). Made once per worker and copied
- * for each fixture: making a fresh file's schema cost 0.3-0.8 s each time, copying and opening one 0.15 s (issue 27).
- */
-let template: Promise<string> | undefined;
-function fixtureTemplate(): Promise<string> {
-  template ??= (async () => {
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'pinrecon-fixture-template-')), 'template.duckdb');
-    const warehouse = await Warehouse.open(file, { timezone: 'America/Sao_Paulo' });
-    try {
-      await recordExtractedMonths(warehouse, '2020-01', '2025-12');
-    } finally {
-      warehouse.close();
-    }
-    return file;
-  })();
-  return template;
 }
 
 /** The period the default sale and ledger line fall in, and an as-of date soon after it. */
