@@ -1,7 +1,8 @@
 /**
  * Fresh databases for the tests, as copies of a template made once per worker (issue 27): opening a new file makes
  * its whole schema (0.3-0.8 s a time on the 2-core machine), copying a file that has it and opening that 0.15 s. A
- * template is made by Warehouse.open itself (then `prepare`, if given), so a copy is what a fresh open would make.
+ * template is made by Warehouse.open itself (then `prepare`, if given), so a copy is what a fresh open would make;
+ * it is made in the fixtures' zone, America/Sao_Paulo (a later open in another zone records that zone).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,12 +4,13 @@
  * with sales on both sides of the period's edges in the configured zone and PINs that must never leave
  * the database whole. Also a small zip reader, to search the workbook's XML itself.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { inflateRawSync } from 'node:zlib';
 import { configSchema, type Config } from '../../config/schema.js';
 import { Warehouse } from '../../core/warehouse.js';
+import { copyOfTemplate } from './database-template.js';
 
 export const period = '2025-03';
 export const asOf = '2025-04-05';
@@ -50,9 +51,15 @@ export async function createReportFixture(
     reports: { outDir: path.join(dir, 'reports') },
     ...configOverrides,
   });
+  // Filled once per worker, in the zone copyOfTemplate opens its templates in (this fixture's), and copied.
+  const marts = options.marts ?? true;
+  if (!existsSync(config.database)) {
+    await copyOfTemplate(config.database, marts ? 'report-fixture' : 'report-inputs', async (w) => {
+      await fillReportInputs(w);
+      if (marts) await fillMarts(w);
+    });
+  }
   const warehouse = await Warehouse.open(config.database, { timezone });
-  await fillReportInputs(warehouse);
-  if (options.marts ?? true) await fillMarts(warehouse);
   return { dir, config, warehouse };
 }
 
