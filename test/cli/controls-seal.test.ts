@@ -22,6 +22,7 @@ import { Warehouse } from '../../core/warehouse.js';
 import { unzipInto, runVerifyMjs } from '../support/audit-pack.js';
 import { cliPath, runCli, type CliResult } from '../support/cli.js';
 import { findingsOfType, period, reconciledMonth, type ActionsMonth } from '../support/actions.js';
+import { approveAllStep, decideStep, executeStep, planStep, resolvedActor } from '../support/commands.js';
 
 let month: ActionsMonth;
 let ana: string;
@@ -57,25 +58,24 @@ beforeAll(async () => {
   const claims = await findingsOfType(m, 'cost_mismatch');
   const refunded = await findingsOfType(m, 'refunded_not_reversed');
   expect(claims.length * refunded.length).toBeGreaterThan(0);
+  // Decided, planned and approved with Ana's and Bruno's keys, and executed, in this process as the commands do
+  // (test/support/commands.ts, issue 27; test/cli/signed-routine.test.ts spawns them with --identity).
+  const asAna = resolvedActor(m.config, ana, 'preparer', 'decide findings');
   const decide = (ids: string[], decision: string, note: string) =>
-    m.cli('findings', 'decide', ...ids, '--decision', decision, '--note', note, '--identity', ana);
-  ok(
-    await decide(
-      claims.map((f) => f.finding_id),
-      'claim',
-      'charged above the agreed cost',
-    ),
+    decideStep(m.config, ids, { decision, note, actor: asAna });
+  await decide(
+    claims.map((f) => f.finding_id),
+    'claim',
+    'charged above the agreed cost',
   );
-  ok(
-    await decide(
-      refunded.map((f) => f.finding_id),
-      'reverse',
-      'refunded to the customer',
-    ),
+  await decide(
+    refunded.map((f) => f.finding_id),
+    'reverse',
+    'refunded to the customer',
   );
-  ok(await m.cli('actions', 'plan', '--period', period, '--identity', ana));
-  ok(await m.cli('actions', 'approve', '--period', period, '--all', '--identity', bruno));
-  ok(await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa'));
+  await planStep(m.config, period, resolvedActor(m.config, ana, 'preparer', 'plan actions'));
+  await approveAllStep(m.config, period, resolvedActor(m.config, bruno, 'approver', 'approve actions'));
+  await executeStep(m.config, period, 'Bruno Costa');
   const closed = await m.cli(
     'close',
     ...['--period', period, '--identity', bruno, '--allow-undecided', '--allow-open', '--email', '--dry-run', '--json'],

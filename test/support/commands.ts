@@ -4,7 +4,7 @@
  * calling the pipeline each command calls, on the database its config names (opened for the step only: the CLI needs
  * it free). What a step prints is kept, and given back with the job's result.
  */
-import type { Config } from '../../config/schema.js';
+import type { Config, PersonRole } from '../../config/schema.js';
 import type { Output } from '../../core/output.js';
 import { withWarehouse, type Warehouse } from '../../core/warehouse.js';
 import { warehouseSettings } from '../../config/warehouse-settings.js';
@@ -16,6 +16,8 @@ import { applyMateriality } from '../../pipelines/decisions/materiality.js';
 import { decideFindings, type DecideOptions } from '../../pipelines/decisions/findings.js';
 import { planActions } from '../../pipelines/actions/plan.js';
 import { approveActions } from '../../pipelines/actions/approve.js';
+import { executeActions } from '../../pipelines/actions/execute.js';
+import { resolveActor, type Actor } from '../../pipelines/people/actor.js';
 import { writeReport, type ReportOptions } from '../../pipelines/report/report.js';
 import { runMonthEnd, type RunOptions } from '../../pipelines/ops/month-end.js';
 import { capturedOutput } from './extract.js';
@@ -55,13 +57,23 @@ export const runStep = (config: Config, options: RunOptions) =>
 export const decideStep = (config: Config, ids: string[], options: DecideOptions) =>
   job(config, (w) => decideFindings(w, ids, { timezone: config.timezone, ...options }));
 
-/** `pinrecon actions plan --period P --by B`. */
-export const planStep = (config: Config, period: string, by: string) =>
-  job(config, (w) => planActions(w, config, { period, by }));
+/** `pinrecon actions plan --period P --by B` (a name typed), or `--identity FILE` (an actor: resolvedActor). */
+export const planStep = (config: Config, period: string, by: string | Actor) =>
+  job(config, (w) => planActions(w, config, { period, ...who(by) }));
 
-/** `pinrecon actions approve --period P --all --by B`. */
-export const approveAllStep = (config: Config, period: string, by: string) =>
-  job(config, (w) => approveActions(w, config, { period, all: true, by }));
+/** `pinrecon actions approve --period P --all --by B` (a name typed), or `--identity FILE` (an actor). */
+export const approveAllStep = (config: Config, period: string, by: string | Actor) =>
+  job(config, (w) => approveActions(w, config, { period, all: true, ...who(by) }));
+
+/** `pinrecon actions execute --period P --by B`. */
+export const executeStep = (config: Config, period: string, by: string) =>
+  job(config, (w, output) => executeActions(w, config, { period, by }, output));
+
+/** Who acts, as the commands resolve `--identity FILE` for an act needing `role` (people configured). */
+export const resolvedActor = (config: Config, identity: string, role: PersonRole, act: string) =>
+  resolveActor(config, { identity }, role, act);
+
+const who = (by: string | Actor) => (typeof by === 'string' ? { by } : { actor: by });
 
 /** `pinrecon close --period P --by B …` by a typed name. */
 export const closeStep = (config: Config, options: CloseOptions) =>
