@@ -23,11 +23,14 @@ const extractDay = '2026-11-01';
 const credentials = { identifier: 'bench-partner', secret: 'bench-secret-backfill' };
 const target = { seconds: 4 * 60, rssMiB: 1024 };
 
-export const name = `back-fill of a year (${sales.toLocaleString('en-US')} sales created ${historyStart}..${lastCreated})`;
+export const name =
+  `back-fill of a year (${sales.toLocaleString('en-US')} ` + `sales created ${historyStart}..${lastCreated})`;
 
 /** "window A..B (by created): N records, L loaded, Q quarantined; X s download, Y s load" */
-const windowLine =
-  /window (\S+)\.\.(\S+) \(by created\): (\d+) records, (\d+) loaded, (\d+) quarantined; ([\d.]+) s download, ([\d.]+) s load/;
+const windowLine = new RegExp(
+  String.raw`window (\S+)\.\.(\S+) \(by created\): (\d+) records, (\d+) loaded, (\d+) quarantined; ` +
+    String.raw`([\d.]+) s download, ([\d.]+) s load`,
+);
 
 export async function run(): Promise<BenchResult> {
   const { dir, keep } = benchFolder('pinrecon-bench-backfill-');
@@ -101,7 +104,9 @@ export async function run(): Promise<BenchResult> {
       },
       targets: [
         {
-          label: `back-fill of ${sales.toLocaleString('en-US')} sales in ≤ ${target.seconds} s, every window served pre-rendered (pinrecon's own time)`,
+          label:
+            `back-fill of ${sales.toLocaleString('en-US')} sales in ≤ ${target.seconds} s, ` +
+            `every window served pre-rendered (pinrecon's own time)`,
           measured: `${round(job.seconds)} s (${renderedInRun} windows generated during the run)`,
           ok: job.seconds <= target.seconds && renderedInRun === 0,
         },
@@ -112,7 +117,9 @@ export async function run(): Promise<BenchResult> {
         },
         {
           label: 'every sale of the year received once and stored (12 windows; records = sales in the data set)',
-          measured: `${backfilled.length} windows, ${records} records, ${stored.sales} sales stored, ${stored.quarantined} quarantined`,
+          measured:
+            `${backfilled.length} windows, ${records} records, ` +
+            `${stored.sales} sales stored, ${stored.quarantined} quarantined`,
           ok:
             backfilled.length === 12 &&
             records === sales &&

@@ -44,7 +44,8 @@ export async function run(): Promise<BenchResult> {
       const moneyOk = total?.sales === expectedSalesTotal();
       // Line i of the data is physical line i + 1: its reference is PED-i; the rejects are the malformed prices.
       const misplaced = await warehouse.one<{ rows: string; rejects: string }>(
-        `SELECT (SELECT count(*) FROM ledger WHERE split_part(partner_reference, ';', 1) <> 'PED-' || (source_line - 1))::VARCHAR AS rows,
+        `SELECT (SELECT count(*) FROM ledger
+                 WHERE split_part(partner_reference, ';', 1) <> 'PED-' || (source_line - 1))::VARCHAR AS rows,
                 (SELECT count(*) FROM ledger_rejects WHERE (source_line - 1) % ${BAD_EVERY} <> 0
                     OR NOT starts_with(reason, 'sales_price: malformed number "12.5"'))::VARCHAR AS rejects`,
       );
@@ -144,7 +145,10 @@ function writeLedger(file: string): Promise<void> {
       const time = `${String(i % 24).padStart(2, '0')}:${String(i % 60).padStart(2, '0')}:00`;
       const reference = i % 50 === 0 ? `"PED-${i}; São Paulo"` : `PED-${i}`;
       const price = i % BAD_EVERY === 0 ? '12.5' : brazilian(cents(i));
-      return `${reference};${(i % 500) + 1};${day}/03/2024 ${time};${price};${brazilian(Math.floor(cents(i) * 0.9))};BRL;BR;${i % 10 === 0 ? 'Cancelado' : 'Pago'}`;
+      return (
+        `${reference};${(i % 500) + 1};${day}/03/2024 ${time};${price};${brazilian(Math.floor(cents(i) * 0.9))};` +
+        `BRL;BR;${i % 10 === 0 ? 'Cancelado' : 'Pago'}`
+      );
     },
   });
 }

@@ -135,7 +135,8 @@ export async function run(): Promise<BenchResult> {
         `process (peak RSS and CPU from its ` +
         `getrusage at exit), against \`pinrecon simulate-api\` in another (seed 7, ${sales.toLocaleString('en-US')} ` +
         `sales, every 2,500th malformed, 50 requests/s); ` +
-        "the ledger is the demo's generator (breaks of every kind planted, one in 250 clean sales per kind). Before the run the simulator renders " +
+        "the ledger is the demo's generator (breaks of every kind planted, one in 250 clean sales per kind). " +
+        'Before the run the simulator renders ' +
         `the ${kept.windows.length} windows it will be asked for (--keep-responses, render_windows_s) and serves ` +
         `them from those files during the run ` +
         '(simulator_cpu_during_run_s is what serving cost on the shared cores), so run_wall_s is ' +

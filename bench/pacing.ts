@@ -180,7 +180,10 @@ export async function run(): Promise<BenchResult> {
       `${describe('p-queue strict:', strict)}; ${describe('p-queue strict, interval 1020 ms:', strict1020)}. ` +
       (pqueueHolds
         ? "p-queue's own pacing holds the bar, so the smooth limiter could go. "
-        : 'Decision: the request queue (p-queue) orders and bounds calls and the smooth limiter paces every attempt. p-queue lets a whole intervalCap start at once, so the simulator sees bursts whose arrival jitter crosses its rolling second (503s, each costing a wait of a second), and it paces tasks, not attempts: a retry after a 503 or a token renewal inside a task goes out unpaced. ') +
+        : 'Decision: the request queue (p-queue) orders and bounds calls and the smooth limiter paces every attempt. ' +
+          'p-queue lets a whole intervalCap start at once, so the simulator sees bursts whose arrival jitter crosses ' +
+          'its rolling second (503s, each costing a wait of a second), and it paces tasks, not attempts: ' +
+          'a retry after a 503 or a token renewal inside a task goes out unpaced. ') +
       `Achieved rate = (starts − 1) / (last start − first start). Load average at the start: ${load.toFixed(2)} on ` +
       `${os.cpus().length} cores (a shared machine: other jobs were running).`,
   };

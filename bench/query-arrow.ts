@@ -65,7 +65,9 @@ export async function run(): Promise<BenchResult> {
         { label: 'Arrow streams: peak RSS ≤ 600 MiB', measured: `${arrow.rssMiB} MiB`, ok: arrow.rssMiB <= 600 },
       ],
       notes:
-        "The built CLI in a child process reading the published snapshot, stdout into a file; PIN masking included (the query is wrapped to mask stored PINs, the key column masked). Peak RSS is the CLI process's own (the bench process itself is small).",
+        'The built CLI in a child process reading the published snapshot, stdout into a file; PIN masking included ' +
+        '(the query is wrapped to mask stored PINs, the key column masked). ' +
+        "Peak RSS is the CLI process's own (the bench process itself is small).",
     };
   } finally {
     rmSync(dir, { recursive: true, force: true });

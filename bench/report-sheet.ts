@@ -27,11 +27,12 @@ export async function run(): Promise<BenchResult> {
   try {
     await warehouse.run(`
       ${salesInsertSql(sales)}
-      INSERT INTO recon_summary (period, as_of, currency_code, ledger_orders, ledger_active_orders, ledger_sales_total, ledger_cost_total,
-                                 provider_sales, provider_billable_sales, provider_sales_total, provider_cost_total, provider_margin,
-                                 matched, exceptions, built_at, run_id)
-      SELECT '${period}', DATE '2025-04-05', sales_currency_code, count(*), count(*), sum(sales_price), sum(partner_cost_price), count(*), count(*),
-             sum(sales_price), sum(partner_cost_price), sum(sales_price) - sum(partner_cost_price), count(*), 0,
+      INSERT INTO recon_summary (period, as_of, currency_code, ledger_orders, ledger_active_orders, ledger_sales_total,
+                                 ledger_cost_total, provider_sales, provider_billable_sales, provider_sales_total,
+                                 provider_cost_total, provider_margin, matched, exceptions, built_at, run_id)
+      SELECT '${period}', DATE '2025-04-05', sales_currency_code, count(*), count(*), sum(sales_price),
+             sum(partner_cost_price), count(*), count(*), sum(sales_price), sum(partner_cost_price),
+             sum(sales_price) - sum(partner_cost_price), count(*), 0,
              TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench'
       FROM sales GROUP BY sales_currency_code;
       ${findingsSql}
@@ -74,7 +75,10 @@ export async function run(): Promise<BenchResult> {
         { label: 'peak RSS ≤ 600 MiB', measured: `${Math.round(peak)} MiB`, ok: peak <= 600 },
       ],
       notes:
-        'All sheets of the workbook: the Summary by exceljs, every detail sheet streamed from DuckDB a page at a time, its data rows as SpreadsheetML text by reports/xlsx-sheet-writer.ts (per-row currency formats, dates, masked PINs); peak RSS includes DuckDB. ' +
+        'All sheets of the workbook: the Summary by exceljs, ' +
+        'every detail sheet streamed from DuckDB a page at a time, ' +
+        'its data rows as SpreadsheetML text by reports/xlsx-sheet-writer.ts (per-row currency formats, dates, ' +
+        'masked PINs); peak RSS includes DuckDB. ' +
         "CPU seconds: user + system of the process while the workbook is written (all of DuckDB's threads). " +
         'Issue 16 item 4 (2026-11-24, busy machine, before/after side by side): the rows are read column by column ' +
         'from ' +
@@ -89,7 +93,8 @@ export async function run(): Promise<BenchResult> {
         "rows' XML and its UTF-8 copy ≈ 28 %, reading the " +
         'remaining text values (the masked PIN, 16 bytes, is copied out of DuckDB one by one) ≈ 14 %, zip (deflate, ' +
         'CRC) ≈ 14 %; ' +
-        "DuckDB's own work making the rows (scan, join, time zones) ≈ 5 CPU-s on its threads. Tried and not kept: the row XML " +
+        "DuckDB's own work making the rows (scan, join, time zones) ≈ 5 CPU-s on its threads. " +
+        'Tried and not kept: the row XML ' +
         'built by DuckDB in SQL, a block of rows per string (53.4 against 29.7 CPU-s: DuckDB concatenating 16 cells ' +
         'a row ' +
         'costs more than JavaScript does); earlier, one sorted streamed query instead of pages (34.4 against 36.1 ' +
@@ -104,18 +109,24 @@ export async function run(): Promise<BenchResult> {
 
 /** 111,000 findings of the period: 60,000 unredeemed keys, the rest spread over the other five families. */
 const findingsSql = `
-  INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, product_id, ledger_value,
-                                provider_value, difference, currency_code, details, first_detected_at, ledger_source, status, status_class,
-                                order_status, transaction_at, paid_at, key_last4, age_days, aging_bucket, amount, as_of, built_at, run_id)
-  SELECT '${period}', md5(i::VARCHAR), kind.exception_type, kind.family, 'PO-' || lpad(i::VARCHAR, 8, '0'), i, 100 + i % 50,
-         CASE WHEN kind.family = 'amounts' THEN 45.5 END, (10 + i % 90) * 0.9137, CASE WHEN kind.family = 'amounts' THEN (10 + i % 90) * 0.9137 - 45.5 END,
-         CASE WHEN i % 5 = 0 THEN 'USD' ELSE 'BRL' END, kind.exception_type || ' of PO-' || i || ': values compared in words, as reconcile writes them',
-         TIMESTAMPTZ '2025-04-05 10:00:00+00', 'ledger-2025-03.csv:' || (i + 1), 'Redeemed by Client', 'redeemed', 'paid',
-         TIMESTAMPTZ '2025-03-01 03:00:00+00' + to_seconds(i * 2), TIMESTAMPTZ '2025-03-01 03:00:00+00' + to_seconds(i * 2),
+  INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id,
+                                product_id, ledger_value, provider_value, difference, currency_code, details,
+                                first_detected_at, ledger_source, status, status_class, order_status, transaction_at,
+                                paid_at, key_last4, age_days, aging_bucket, amount, as_of, built_at, run_id)
+  SELECT '${period}', md5(i::VARCHAR), kind.exception_type, kind.family, 'PO-' || lpad(i::VARCHAR, 8, '0'), i,
+         100 + i % 50, CASE WHEN kind.family = 'amounts' THEN 45.5 END, (10 + i % 90) * 0.9137,
+         CASE WHEN kind.family = 'amounts' THEN (10 + i % 90) * 0.9137 - 45.5 END,
+         CASE WHEN i % 5 = 0 THEN 'USD' ELSE 'BRL' END,
+         kind.exception_type || ' of PO-' || i || ': values compared in words, as reconcile writes them',
+         TIMESTAMPTZ '2025-04-05 10:00:00+00', 'ledger-2025-03.csv:' || (i + 1), 'Redeemed by Client', 'redeemed',
+         'paid', TIMESTAMPTZ '2025-03-01 03:00:00+00' + to_seconds(i * 2),
+         TIMESTAMPTZ '2025-03-01 03:00:00+00' + to_seconds(i * 2),
          right(upper(md5(i::VARCHAR)), 4), CASE WHEN kind.family = 'unredeemed' THEN i % 40 END,
-         CASE WHEN kind.family = 'unredeemed' THEN '8-30' END, (10 + i % 90) * 0.9137, DATE '2025-04-05', TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench'
+         CASE WHEN kind.family = 'unredeemed' THEN '8-30' END, (10 + i % 90) * 0.9137, DATE '2025-04-05',
+         TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench'
   FROM range(1, ${findings + 1}) AS t(i)
-  JOIN (VALUES (0, 'unredeemed_key', 'unredeemed'), (1, 'missing_at_provider', 'missing'), (2, 'cost_mismatch', 'amounts'),
-               (3, 'canceled_but_booked', 'status'), (4, 'duplicate_reference', 'duplicates'), (5, 'cutoff_difference', 'cutoff'))
+  JOIN (VALUES (0, 'unredeemed_key', 'unredeemed'), (1, 'missing_at_provider', 'missing'),
+               (2, 'cost_mismatch', 'amounts'), (3, 'canceled_but_booked', 'status'),
+               (4, 'duplicate_reference', 'duplicates'), (5, 'cutoff_difference', 'cutoff'))
        AS kind(slot, exception_type, family)
     ON kind.slot = CASE WHEN i <= 60000 THEN 0 ELSE 1 + i % 5 END;`;

@@ -10,13 +10,15 @@ CREATE TABLE IF NOT EXISTS sales (
   sales_price           DECIMAL(18,4),
   partner_cost_price    DECIMAL(18,4),
   status                VARCHAR,            -- the provider's status text
-  status_class          VARCHAR,            -- redeemed | canceled | booked | unknown, through reconciliation.statusMap at load time
+  status_class          VARCHAR,            -- redeemed | canceled | booked | unknown, through reconciliation.statusMap
+                                            -- at load time
   transaction_at        TIMESTAMPTZ,        -- NULL when transactionDate could not be parsed (see sales_quarantine)
   transaction_date_raw  VARCHAR,            -- transactionDate exactly as received
   country_code          VARCHAR,
   sales_currency_code   VARCHAR,
   sales_currency_symbol VARCHAR,
-  key                   VARCHAR,            -- the PIN whole (security.keys "store"), else masked: **** + last 4 characters
+  key                   VARCHAR,            -- the PIN whole (security.keys "store"), else masked:
+                                            -- **** + last 4 characters
   key_sent_to_customer  BOOLEAN,
   first_seen_at         TIMESTAMPTZ NOT NULL, -- fetch time of the first response that held it
   last_seen_at          TIMESTAMPTZ NOT NULL, -- fetch time of the latest response that held it

@@ -23,9 +23,9 @@ CREATE TABLE IF NOT EXISTS ledger (
   country_code      VARCHAR,
   order_status      VARCHAR NOT NULL,       -- paid | refunded | canceled
   source_file       VARCHAR NOT NULL,
-  source_line       BIGINT NOT NULL,        -- 1-based location: CSV/NDJSON the physical line where the record starts; XLSX the sheet row;
-                                            -- Parquet the file row; JSON array the element's ordinal (record N: arrays
-                                            -- are often one line)
+  source_line       BIGINT NOT NULL,        -- 1-based location: CSV/NDJSON the physical line where the record
+                                            -- starts; XLSX the sheet row; Parquet the file row; JSON array the
+                                            -- element's ordinal (record N: arrays are often one line)
   file_hash         VARCHAR NOT NULL,
   run_id            VARCHAR NOT NULL
 );

@@ -27,7 +27,8 @@ CREATE TABLE IF NOT EXISTS period_signoffs (
   findings       BIGINT NOT NULL,         -- findings signed
   undecided      BIGINT NOT NULL,         -- of which without a decision (close --allow-undecided)
   content_sha256 VARCHAR NOT NULL,        -- sha256 of the signed rows (recon_exceptions_signed), findings and decisions
-  manifest       VARCHAR NOT NULL,        -- JSON: pinrecon version, sha256 of sql/, sha256 of each landing and ledger file
+  manifest       VARCHAR NOT NULL,        -- JSON: pinrecon version, sha256 of sql/, sha256 of each landing and
+                                          -- ledger file
   reopened_at    TIMESTAMPTZ,
   reopened_by    VARCHAR,
   reopen_reason  VARCHAR

@@ -3,9 +3,11 @@
 
 -- Append-only: one row per decision recorded; the row with superseded_at NULL is a finding's current decision.
 CREATE TABLE IF NOT EXISTS recon_decisions (
-  finding_id         VARCHAR NOT NULL,       -- recon_exceptions.finding_id (md5 of period|type|reference|transaction_id)
+  finding_id         VARCHAR NOT NULL,       -- recon_exceptions.finding_id
+                                             -- (md5 of period|type|reference|transaction_id)
   period             VARCHAR NOT NULL,       -- YYYY-MM of the finding
-  decision           VARCHAR NOT NULL,       -- investigating | timing | claim | fix_ledger | reverse | write_off | accepted
+  decision           VARCHAR NOT NULL,       -- investigating | timing | claim | fix_ledger | reverse | write_off
+                                             -- | accepted
   note               VARCHAR,
   owner              VARCHAR,
   expected_clear_by  DATE,                   -- timing: the date the finding should clear by itself

@@ -9,9 +9,11 @@ CREATE TABLE IF NOT EXISTS recon_actions (
   kind               VARCHAR NOT NULL,       -- reversal | claim | journal
   transaction_id     BIGINT,                 -- the provider sale (reversal; claim when the finding has one)
   partner_reference  VARCHAR,
-  amount             DECIMAL(18,4),          -- reversal: the sale's cost; claim: the difference; journal: its absolute value
+  amount             DECIMAL(18,4),          -- reversal: the sale's cost; claim: the difference;
+                                             -- journal: its absolute value
   currency_code      VARCHAR,
-  status             VARCHAR NOT NULL,       -- proposed | approved | in_flight | executed | verified | failed | canceled
+  status             VARCHAR NOT NULL,       -- proposed | approved | in_flight | executed | verified | failed
+                                             -- | canceled
   proposed_by        VARCHAR NOT NULL,
   proposed_at        TIMESTAMPTZ NOT NULL,
   approved_by        VARCHAR,
@@ -26,7 +28,8 @@ CREATE TABLE IF NOT EXISTS recon_actions (
 -- What each action carries out, fixed when it was planned (maker-checker compares decided_by with the approver).
 -- decision: the finding's decision (reverse | claim | fix_ledger | write_off)
 ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS decision VARCHAR;
-ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS decided_by VARCHAR;      -- who took that decision (recon_decisions.decided_by)
+ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS decided_by VARCHAR;      -- who took that decision
+                                                                            -- (recon_decisions.decided_by)
 ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS decided_at TIMESTAMPTZ;  -- when (identifies the decision row)
 ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS exception_type VARCHAR;
 ALTER TABLE recon_actions ADD COLUMN IF NOT EXISTS note VARCHAR;            -- the decision's note
