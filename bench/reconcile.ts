@@ -141,15 +141,23 @@ export async function run(): Promise<BenchResult> {
         `kind of break planted, ${nearMiss.planted.size} clean orders typed with a near-miss reference), ` +
         'extracted by `pinrecon extract --by both` and imported by `pinrecon ledger import`; ' +
         'then `pinrecon reconcile ' +
-        `--period ${period} --as-of ${asOf} --json\` twice, each in its own process; seconds are the process's wall time (start-up included), ` +
+        `--period ${period} --as-of ${asOf} --json\` twice, each in its own process; ` +
+        "seconds are the process's wall time (start-up included), " +
         "CPU seconds its user + system time (all of DuckDB's threads), stages from its own summary of the first run. " +
-        'Why ≤ 10 s is missed (measured 2026-11-24 with per-model DuckDB profiles and CPU time, load ≈ 15 on 2 cores): ' +
-        'the run costs ≈ 41 CPU-s (31 user, 10 system), ~70 % of it in the intermediate models, each a hash join or ' +
-        'window over the ~2M rows of the scope keyed by the reference text (bridge items, matched pairs, rows classified, ' +
-        'the classified ledger and sales, the scope union), ~12 % in the two conservation tests (a group-by of 1M line ' +
-        'ids and a mark join against 2M references), ~8 % publishing. DuckDB spilling is not the cause: the same run at ' +
-        'memoryLimit 3GB took 50.7 CPU-s against 52.5 at 512MB (peak RSS 1.98 GiB against 0.87). 10 s on 2 cores needs ' +
-        'about half the work; not tried yet: integer reference ids made once in the scope model and joined on everywhere.',
+        'Why ≤ 10 s is missed (measured 2026-11-24 with per-model DuckDB profiles and CPU time, ' +
+        'load ≈ 15 on 2 cores): ' +
+        'the run costs ≈ 41 CPU-s (31 user, 10 system), ~70 % of it in the intermediate models, ' +
+        'each a hash join or ' +
+        'window over the ~2M rows of the scope keyed by the reference text ' +
+        '(bridge items, matched pairs, rows classified, ' +
+        'the classified ledger and sales, the scope union), ~12 % in the two conservation tests ' +
+        '(a group-by of 1M line ' +
+        'ids and a mark join against 2M references), ~8 % publishing. ' +
+        'DuckDB spilling is not the cause: the same run at ' +
+        'memoryLimit 3GB took 50.7 CPU-s against 52.5 at 512MB (peak RSS 1.98 GiB against 0.87). ' +
+        '10 s on 2 cores needs ' +
+        'about half the work; not tried yet: integer reference ids made once in the scope model ' +
+        'and joined on everywhere.',
     };
   } finally {
     if (keep) process.stderr.write(`reconcile bench: kept ${dir}\n`);

@@ -113,7 +113,10 @@ function writeReport(fresh: ChildResult[]): void {
   const previous = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const sections = new Map<string, string>();
   // Prose written above the first section (e.g. an issue's summary) is kept as it is.
-  const header = `# Benchmarks\n\nMeasured with \`npm run bench\` (each benchmark in its own process; peak RSS is that process's maximum resident set).\nRe-run one with \`npm run bench -- <file>\`; its section below is replaced, the others kept.\n\n`;
+  const header =
+    '# Benchmarks\n\nMeasured with `npm run bench` (each benchmark in its own process; ' +
+    "peak RSS is that process's maximum resident set).\n" +
+    'Re-run one with `npm run bench -- <file>`; its section below is replaced, the others kept.\n\n';
   const firstSection = previous.indexOf('<!-- bench:');
   const prose = previous.startsWith(header) && firstSection > 0 ? previous.slice(header.length, firstSection) : '';
   for (const match of previous.matchAll(/<!-- bench:(\S+) -->\n([\s\S]*?)<!-- \/bench -->/g))

@@ -22,7 +22,9 @@ export function closeBriefStatusLines(facts: ReportFacts): string[] {
   const changes = facts.changes;
   lines.push(
     changes?.previousBuiltAt
-      ? `New since the previous reconciliation (${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}): ${formatCount(changes.new)} new, ${formatCount(changes.cleared)} cleared, ${formatCount(changes.stillOpen)} still open`
+      ? `New since the previous reconciliation (${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}): ` +
+          `${formatCount(changes.new)} new, ${formatCount(changes.cleared)} cleared, ` +
+          `${formatCount(changes.stillOpen)} still open`
       : `First reconciliation of ${facts.period}: all ${formatCount(facts.totalFindings)} findings are new`,
   );
   return lines;
@@ -38,7 +40,8 @@ export function closeBriefDetailLines(facts: ReportFacts): string[] {
     const states = ['undecided', 'pending', 'overdue'].map((state) => {
       const line = d.lines.find((l) => l.kind === 'state' && l.label === state && l.currency === currency);
       if (!line) return `${state} 0`;
-      const gross = `debit ${formatAmount(line.grossDebit, currency)}, credit ${formatAmount(line.grossCredit, currency)}`;
+      const gross =
+        `debit ${formatAmount(line.grossDebit, currency)}, ` + `credit ${formatAmount(line.grossCredit, currency)}`;
       // An unredeemed key's cost at stake is said apart, never added to the amounts (issue 30).
       const exposure = Number(line.exposure ?? 0) !== 0 ? `; exposure ${formatAmount(line.exposure, currency)}` : '';
       return `${state} ${formatCount(line.findings)} (net ${formatAmount(line.net, currency)}; ${gross}${exposure})`;

@@ -142,7 +142,9 @@ function signoffPhrase(close: CloseFacts): SignoffPhrase {
 
 /** "2 new, 1 cleared, 0 changed; amount delta BRL +R$ 12.50" */
 export function changeSummary(close: CloseFacts): string {
-  const counts = `${formatCount(close.changes.new)} new, ${formatCount(close.changes.cleared)} cleared, ${formatCount(close.changes.changed)} changed`;
+  const counts =
+    `${formatCount(close.changes.new)} new, ${formatCount(close.changes.cleared)} cleared, ` +
+    `${formatCount(close.changes.changed)} changed`;
   const deltas = close.deltas.map(
     (d) =>
       `${d.currencyCode ?? '(no currency)'} ` +

@@ -90,7 +90,8 @@ export async function loadDecisionFacts(warehouse: Warehouse, period: string): P
      FROM recon_exceptions e WHERE e.period = ${p})`;
   const lines = await warehouse.all(
     `SELECT currency_code, kind, label, findings, net, gross_debit, gross_credit, exposure FROM (
-       SELECT currency_code, 'decision' AS kind, coalesce(decision, 'undecided') AS label, count(*) AS findings, ${grossSql}
+       SELECT currency_code, 'decision' AS kind, coalesce(decision, 'undecided') AS label, count(*) AS findings,
+         ${grossSql}
        FROM ${stated} GROUP BY ALL
        UNION ALL
        SELECT currency_code, 'state' AS kind, state AS label, count(*) AS findings, ${grossSql}

@@ -55,17 +55,23 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     close.subjectPrefix +
     (config.subject
       ? config.subject.replaceAll('{period}', facts.period)
-      : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} finding${facts.totalFindings === 1 ? '' : 's'}${warning ? ' — no ledger orders' : ''}`) +
+      : `pinrecon ${facts.period}: ${formatCount(facts.totalFindings)} ` +
+        `finding${facts.totalFindings === 1 ? '' : 's'}${warning ? ' — no ledger orders' : ''}`) +
     close.subjectSuffix;
   const changes = facts.changes;
   const changeNote = changes
-    ? ` (since the previous reconciliation: ${formatCount(changes.new)} new, ${formatCount(changes.stillOpen)} still open, ${formatCount(changes.cleared)} cleared)`
+    ? ` (since the previous reconciliation: ${formatCount(changes.new)} new, ` +
+      `${formatCount(changes.stillOpen)} still open, ${formatCount(changes.cleared)} cleared)`
     : '';
   const missingProof = describeMissingProof(facts.missingProof);
   const suggestions = suggestionsEmailLine(facts.suggestionsToReview); // issue 29
-  const rejects = `${describeLedgerRejects(facts.ledger)} · API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
+  const rejects =
+    `${describeLedgerRejects(facts.ledger)} · ` +
+    `API records quarantined: ${formatCount(options.rowsByTitle['API quarantine'] ?? 0)}`;
   const attachmentNote = options.fullWorkbook
-    ? `The full workbook (${formatFileSize(options.fullWorkbook.bytes)}) is larger than the ${formatFileSize(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached (${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
+    ? `The full workbook (${formatFileSize(options.fullWorkbook.bytes)}) is larger than the ` +
+      `${formatFileSize(options.fullWorkbook.limitBytes)} attachment limit, so only its summary is attached ` +
+      `(${path.basename(options.attachment)}). The full workbook is at ${options.fullWorkbook.file}`
     : `The workbook ${path.basename(options.attachment)} is attached.`;
   const heading = `pinrecon reconciliation for ${facts.period} (as of ${facts.asOf}, dates in ${facts.timezone})`;
 
@@ -95,8 +101,12 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
     firstTableHeading,
     ...facts.totals.flatMap((t) => [
       `${t.currency ?? '(no currency)'}`,
-      `  Ledger:   ${formatCount(t.ledgerOrders)} orders, ${formatCount(t.ledgerPaidOrders)} paid · paid sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
-      `  Provider: ${formatCount(t.providerSales)} sales, ${formatCount(t.providerBillableSales)} not canceled · their sales ${formatAmount(t.providerSalesTotal, t.currency)} · cost ${formatAmount(t.providerCostTotal, t.currency)} · margin ${formatAmount(t.providerMargin, t.currency)}`,
+      `  Ledger:   ${formatCount(t.ledgerOrders)} orders, ${formatCount(t.ledgerPaidOrders)} paid · ` +
+        `paid sales ${formatAmount(t.ledgerSalesTotal, t.currency)} · ` +
+        `expected cost ${formatAmount(t.ledgerCostTotal, t.currency)}`,
+      `  Provider: ${formatCount(t.providerSales)} sales, ${formatCount(t.providerBillableSales)} not canceled · ` +
+        `their sales ${formatAmount(t.providerSalesTotal, t.currency)} · ` +
+        `cost ${formatAmount(t.providerCostTotal, t.currency)} · margin ${formatAmount(t.providerMargin, t.currency)}`,
       `  Matched ${formatCount(t.matched)} · findings ${formatCount(t.findings)}`,
       '',
     ]),
@@ -118,7 +128,9 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
 
   // The first cell labels the row; the others are numbers, right-aligned.
   const row = (cells: readonly string[]) =>
-    `<tr>${cells.map((value, i) => `<td style="padding:2px 10px${i === 0 ? '' : ';text-align:right'}">${escapeHtml(value)}</td>`).join('')}</tr>`;
+    `<tr>${cells
+      .map((value, i) => `<td style="padding:2px 10px${i === 0 ? '' : ';text-align:right'}">${escapeHtml(value)}</td>`)
+      .join('')}</tr>`;
   const table = (headers: string[], rows: string[]) =>
     `<table style="border-collapse:collapse;font-family:sans-serif;font-size:13px"><tr>${headers
       .map((h) => `<th style="padding:2px 10px;text-align:left;background:#e7ecf3">${escapeHtml(h)}</th>`)
@@ -130,7 +142,8 @@ export function composeReportEmail(config: EmailConfig, facts: ReportFacts, opti
   const html = [
     `<p style="font-family:sans-serif"><b>${escapeHtml(heading)}</b></p>`,
     alert
-      ? `<p style="font-family:sans-serif;background:#b00020;color:#ffffff;font-weight:bold;padding:6px">${escapeHtml(alert)}</p>`
+      ? '<p style="font-family:sans-serif;background:#b00020;color:#ffffff;font-weight:bold;padding:6px">' +
+        `${escapeHtml(alert)}</p>`
       : '',
     ...closeLines.map((l) => paragraph(l)),
     warningLine
@@ -272,10 +285,14 @@ export async function deliverReportEmail(
           `Could not send the report email to ${config.to.join(', ')} via ${server} (attempt ${attempt} of ` +
             `${attempts}): ${reason}.`,
           tlsRefused
-            ? `The mail server offered no TLS (STARTTLS), so the SMTP credentials were not sent. Use smtps:// or a server that offers STARTTLS; only if the network between you is trusted, set email.allowPlaintextAuth to true.`
+            ? 'The mail server offered no TLS (STARTTLS), so the SMTP credentials were not sent. ' +
+                'Use smtps:// or a server that offers STARTTLS; ' +
+                'only if the network between you is trusted, set email.allowPlaintextAuth to true.'
             : isTransient(error)
-              ? 'The mail server is unreachable or busy: check email.smtpUrl (or PINRECON_SMTP_URL) and the server, then send again.'
-              : 'The mail server refused the message: check email.smtpUrl credentials, email.from and email.to, then send again.',
+              ? 'The mail server is unreachable or busy: ' +
+                'check email.smtpUrl (or PINRECON_SMTP_URL) and the server, then send again.'
+              : 'The mail server refused the message: ' +
+                'check email.smtpUrl credentials, email.from and email.to, then send again.',
           { cause: redactedSmtpCause(error, reason) },
         );
       }

@@ -10,7 +10,8 @@ export function noLedgerOrdersWarning(facts: ReportFacts): string | null {
   if (facts.ledger.orders > 0) return null;
   const rejected = facts.ledger.rejects;
   return (
-    `No ledger orders for ${facts.period}: every provider sale shows as missing_in_ledger — check the ledger import ` +
+    `No ledger orders for ${facts.period}: every provider sale shows as missing_in_ledger — ` +
+    'check the ledger import ' +
     `(${formatCount(rejected)} line${rejected === 1 ? '' : 's'} rejected)`
   );
 }
@@ -33,7 +34,8 @@ export function describeMissingProof(proof: MissingProof): string | null {
 export function describeLedgerRejects(ledger: LedgerFacts): string {
   const unplaced =
     ledger.unplacedRejects > 0
-      ? ` (${formatCount(ledger.unplacedRejects)} from ${formatCount(ledger.unplacedFiles)} file${ledger.unplacedFiles === 1 ? '' : 's'} with no accepted line at all)`
+      ? ` (${formatCount(ledger.unplacedRejects)} from ${formatCount(ledger.unplacedFiles)} ` +
+        `file${ledger.unplacedFiles === 1 ? '' : 's'} with no accepted line at all)`
       : '';
   return `Ledger rejects: ${formatCount(ledger.rejects)}${unplaced}`;
 }

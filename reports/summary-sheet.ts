@@ -145,8 +145,10 @@ function writeExtractionSection(
   line(styled('Extract windows', styles.bold), count(windows.length), 'covering the period');
   if (windows.length > 0) {
     header('Window', 'Completed at', 'By date', 'Records', 'Quarantined');
-    for (const w of windows)
-      line(`${w.windowStart} – ${w.windowEnd}`, localTime(w.completedAt), w.by, count(w.records), count(w.quarantined));
+    for (const w of windows) {
+      const window = `${w.windowStart} – ${w.windowEnd}`;
+      line(window, localTime(w.completedAt), w.by, count(w.records), count(w.quarantined));
+    }
   }
   line(styled('Extract runs', styles.bold), count(runs.length), 'that completed them');
   if (runs.length > 0) {
@@ -322,7 +324,8 @@ function writeFindingsByTypeSection(
   heading('Findings by type');
   note(
     changes?.previousBuiltAt
-      ? `New, still open and cleared compared with the previous reconciliation of ${facts.period}, at ${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}.`
+      ? `New, still open and cleared compared with the previous reconciliation of ${facts.period}, ` +
+          `at ${formatLocalTimeZoned(changes.previousBuiltAt, facts.timezone)}.`
       : `First reconciliation of ${facts.period}: every finding is new.`,
   );
   header('Finding type', 'Findings', 'New', 'Still open', 'Cleared');
@@ -361,10 +364,12 @@ function writeSheetsSection(
     if (parts.length > 1) {
       const rows = parts.reduce((sum, part) => sum + part.rows, 0);
       note(
-        `${title} has ${rows.toLocaleString('en-US')} rows, more than one sheet holds (${rowsPerSheet.toLocaleString('en-US')}): it continues on ${parts
-          .slice(1)
-          .map((part) => part.name)
-          .join(', ')}.`,
+        `${title} has ${rows.toLocaleString('en-US')} rows, ` +
+          `more than one sheet holds (${rowsPerSheet.toLocaleString('en-US')}): ` +
+          `it continues on ${parts
+            .slice(1)
+            .map((part) => part.name)
+            .join(', ')}.`,
       );
     }
   }

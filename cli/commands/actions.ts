@@ -125,7 +125,8 @@ export function registerActions(program: Command): void {
     actions
       .command('plan')
       .description(
-        "turn the period's decisions into proposed actions (reverse → reversal, claim → claim, fix_ledger/write_off → journal)",
+        "turn the period's decisions into proposed actions " +
+          '(reverse → reversal, claim → claim, fix_ledger/write_off → journal)',
       )
       .requiredOption('--period <YYYY-MM>', 'the month')
       .option('--by <name>', "who proposes (default: the OS user name; with people configured, the key's person)")
@@ -218,7 +219,8 @@ Each approved reversal: read the sale; already canceled → verified, no call. E
 with the provider's message (a refusal is never retried). No clear answer (a timeout, a 5xx, a dropped
 connection) leaves it in_flight: it is never sent again in the run; a later run reads the sale first and asks
 again only if it is still live, actions.resendAfterSeconds after the last request. After a crash, a re-run
-settles an in_flight or executed action by reading the sale first. An action whose finding was decided again since it was planned is
+settles an in_flight or executed action by reading the sale first. An action whose finding was decided again \
+since it was planned is
 canceled, with no call. In a signed-off period nothing is executed without --after-signoff. Claims and
 journal entries are not executed here: see actions export. Exit 1 when any action failed.`,
     )

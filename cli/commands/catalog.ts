@@ -52,7 +52,9 @@ function printSummary(s: CatalogSummary, output: Output): void {
   output.result(
     [
       `catalog snapshot ${s.snapshotId} taken ${s.takenAt} (${s.country}/${s.currency}/${s.language})`,
-      `${s.collections} collections · ${s.products} products (${s.listings} listings) · info ${s.productInfo} · stock ${s.stock} · failed product calls ${s.fetchErrors}${s.fetchErrors > 0 ? ' — see the catalog_fetch_errors table' : ''}`,
+      `${s.collections} collections · ${s.products} products (${s.listings} listings) · ` +
+        `info ${s.productInfo} · stock ${s.stock} · failed product calls ${s.fetchErrors}` +
+        `${s.fetchErrors > 0 ? ' — see the catalog_fetch_errors table' : ''}`,
       `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ` +
         `${formatDuration(s.elapsedSeconds)}`,
       `raw responses in ${s.landingDir}`,

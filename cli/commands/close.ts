@@ -96,7 +96,8 @@ export function registerClose(program: Command): void {
       `
 The period must be completely extracted and reconciled since its last extraction; findings without a
 decision refuse the close unless --allow-undecided, and findings still investigating unless --allow-open.
-With people in the config the signer's key (--identity, role signer) signs the sign-off. A later reconcile of the period compares itself with
+With people in the config the signer's key (--identity, role signer) signs the sign-off. \
+A later reconcile of the period compares itself with
 the sign-off (recon_summary.signoff_status, recon_signoff_changes).
 
 Example:

@@ -139,9 +139,11 @@ async function rebuild(config: Config, range: { from?: string; to?: string }, ou
 function printRebuild(s: RebuildSummary, output: Output): void {
   output.result(
     [
-      `extract --from-landing: ${s.files.loaded} of ${s.files.found} landed responses loaded (${s.files.alreadyLoaded} already in the database, ${s.files.outOfRange} outside the range, ${s.files.failed.length} failed)`,
-      `records ${s.records} · sales loaded ${s.loaded} · new sales ${s.newSales} · status changes ${s.statusChanges} ` +
-        `· quarantined ${s.quarantined}`,
+      `extract --from-landing: ${s.files.loaded} of ${s.files.found} landed responses loaded ` +
+        `(${s.files.alreadyLoaded} already in the database, ${s.files.outOfRange} outside the range, ` +
+        `${s.files.failed.length} failed)`,
+      `records ${s.records} · sales loaded ${s.loaded} · new sales ${s.newSales} · ` +
+        `status changes ${s.statusChanges} · quarantined ${s.quarantined}`,
       ...s.files.failed.map((file) => `failed: ${file}`),
       `run ${s.runId} · from ${s.landingDir} · nothing was asked of the API`,
     ].join('\n'),
@@ -159,7 +161,8 @@ function printPlan(summary: ExtractSummary, config: Config, output: Output): voi
   output.result(
     `\n${summary.windows.planned} windows: ${summary.windows.planned - summary.windows.skipped} to fetch, ` +
       `${summary.windows.skipped} already done and skipped.\n` +
-      `${summary.requests} requests (one per window plus the token call) ≈ ${seconds(summary.estimatedSeconds ?? 0)} ` +
+      `${summary.requests} requests (one per window plus the token call) ` +
+      `≈ ${seconds(summary.estimatedSeconds ?? 0)} ` +
       `at ${config.api.maxRequestsPerSecond} requests/s, ` +
       `plus download and load time of large windows.\nDry run: nothing was called or written.`,
   );
@@ -174,8 +177,8 @@ function printSummary(s: ExtractSummary, output: Output): void {
         `changes ${s.statusChanges}`,
       `quarantined ${s.quarantined} (repeated transactionIds ${s.duplicates}, unreadable dates ` +
         `${s.unparseableDates})${s.quarantined > 0 ? ' — see the sales_quarantine table' : ''}`,
-      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · elapsed ${seconds(s.elapsedSeconds)} ` +
-        `(download ${seconds(s.downloadSeconds)}, load ${seconds(s.loadSeconds)})`,
+      `requests ${s.requests} · retries ${s.retries} · 503s ${s.rateLimited} · ` +
+        `elapsed ${seconds(s.elapsedSeconds)} (download ${seconds(s.downloadSeconds)}, load ${seconds(s.loadSeconds)})`,
       `run ${s.runId} · raw responses in ${s.landingDir}`,
     ].join('\n'),
   );

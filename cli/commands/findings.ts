@@ -251,7 +251,8 @@ A signed-off period refuses every decision (exit 1): reopen it first.
 
 Examples:
   pinrecon findings decide 3f2a… 9b1c… --decision timing --expected-clear-by 2026-02-10 --owner ana
-  pinrecon findings decide --period 2026-01 --type unredeemed_key --undecided --decision investigating --owner ops --dry-run`,
+  pinrecon findings decide --period 2026-01 --type unredeemed_key --undecided --decision investigating \
+--owner ops --dry-run`,
     )
     .action(
       action<DecideOptions, [string[]]>(async ({ config, output }, options, findingIds) => {

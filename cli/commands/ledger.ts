@@ -24,7 +24,9 @@ export function registerLedger(program: Command): void {
     ledger
       .command('import <file>')
       .description(
-        'load a ledger file (CSV, XLSX, JSON, NDJSON or Parquet) into the database; an import of a path supersedes what was loaded from that path, and a content is loaded once (a copy of an imported file replaces its rows, which stay under the first path)',
+        'load a ledger file (CSV, XLSX, JSON, NDJSON or Parquet) into the database; ' +
+          'an import of a path supersedes what was loaded from that path, and a content is loaded once ' +
+          '(a copy of an imported file replaces its rows, which stay under the first path)',
       )
       .option('--format <format>', `file format (default: from the extension): ${ledgerFormats.join(', ')}`)
       .option('--delimiter <char>', 'CSV field delimiter: "," ";" "|" or tab (default: ledger.delimiter)')
@@ -40,7 +42,8 @@ export function registerLedger(program: Command): void {
       .option('--sheet <name>', 'Excel sheet to read (default: ledger.sheet, else the first)')
       .option(
         '--replace',
-        "replace the path's lines even when this file has far fewer accepted lines (ledger.minReplaceRatio); the old lines stay in ledger_history",
+        "replace the path's lines even when this file has far fewer accepted lines (ledger.minReplaceRatio); " +
+          'the old lines stay in ledger_history',
       )
       .option(
         '--instead-of <file>',

@@ -48,7 +48,8 @@ A period's findings are about the ledger orders paid in it and the provider sale
 A paid ledger order without a provider sale is missing_at_provider with a proof: "windows" when the
 stored by-creation windows cover every day from extract.historyStart to the day before --as-of (the
 back-fill of extract/run stores them), else "lookup" when asking the provider for its reference found
-nothing (reconciliation.lookupMissing; needs api.identifier and api.secret), else "unproven". The data tests of sql/tests run
+nothing (reconciliation.lookupMissing; needs api.identifier and api.secret), else "unproven". \
+The data tests of sql/tests run
 after the build; if one fails, nothing is published and the command exits 1 showing the failing rows.
 Findings keep their identity across runs: recon_exception_history says what is new, still open, cleared.
 A period is reconciled only when it is completely extracted (every day by paid and by creation date,
@@ -107,7 +108,8 @@ function printSummary(s: ReconcileSummary, output: Output): void {
     [
       `reconcile ${s.period} as of ${s.asOf}: ${s.exceptions} findings (${s.history.new} new, ${s.history.stillOpen} ` +
         `still open, ${s.history.cleared} cleared)`,
-      `verdict: ${s.verdict.toUpperCase()}${s.completeness.complete ? '' : ` — ${s.completeness.reasons.join('; ')}`}`,
+      `verdict: ${s.verdict.toUpperCase()}` +
+        `${s.completeness.complete ? '' : ` — ${s.completeness.reasons.join('; ')}`}`,
       signoff,
       '',
       types.length > 0 ? formatTable(types) : 'no findings',

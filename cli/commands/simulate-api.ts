@@ -226,16 +226,20 @@ async function serveSimulator(config: Config, request: SimulateApiRequest, outpu
   const stats = simulator.stats();
   await simulator.close();
   output.info(
-    `Stopped (${signal}) after ${stats.requests} requests: ${stats.rateLimited} rate-limited, ${stats.injected503 + stats.injected500} injected errors, ${stats.dropped} dropped; at most ${stats.maxInAnyRollingSecond} in any second.` +
+    `Stopped (${signal}) after ${stats.requests} requests: ${stats.rateLimited} rate-limited, ` +
+      `${stats.injected503 + stats.injected500} injected errors, ${stats.dropped} dropped; ` +
+      `at most ${stats.maxInAnyRollingSecond} in any second.` +
       (simulatorOptions.keepResponsesDir
-        ? ` Period answers: ${stats.keptRendered} rendered into and ${stats.keptReplayed} served from ${simulatorOptions.keepResponsesDir}.`
+        ? ` Period answers: ${stats.keptRendered} rendered into and ${stats.keptReplayed} served from ` +
+          `${simulatorOptions.keepResponsesDir}.`
         : ''),
   );
 }
 
 function describeRequest(entry: RequestLogEntry): string {
   const status = entry.status === 0 ? 'dropped' : String(entry.status);
-  return `${entry.method} ${entry.path} → ${status} ${entry.ms}ms${entry.endpoint ? ` [${entry.endpoint}]` : ''}${entry.note ? ` ${entry.note}` : ''}`;
+  const endpoint = entry.endpoint ? ` [${entry.endpoint}]` : '';
+  return `${entry.method} ${entry.path} → ${status} ${entry.ms}ms${endpoint}${entry.note ? ` ${entry.note}` : ''}`;
 }
 
 function portOf(baseUrl: string): number {
