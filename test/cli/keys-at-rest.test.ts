@@ -81,7 +81,8 @@ async function catalog(database: string) {
          FROM duckdb_columns() WHERE database_name = current_database()
        UNION ALL SELECT 'constraint', table_name || ' ' || constraint_text FROM duckdb_constraints()
          WHERE database_name = current_database()
-       UNION ALL SELECT 'index', index_name || ' ' || coalesce(sql, '') FROM duckdb_indexes() WHERE database_name = current_database()
+       UNION ALL SELECT 'index', index_name || ' ' || coalesce(sql, '') FROM duckdb_indexes()
+         WHERE database_name = current_database()
        UNION ALL SELECT 'view', view_name FROM duckdb_views() WHERE database_name = current_database() AND NOT internal
        UNION ALL SELECT 'sequence', sequence_name FROM duckdb_sequences() WHERE database_name = current_database()
        ORDER BY ALL`,
@@ -118,58 +119,61 @@ describe('keys at rest', () => {
     expect(contradicting.stderr).toContain('"hash" mode');
   });
 
-  it('keys protect moves a store database to hash: the dry run changes nothing, the run leaves no whole key', async () => {
-    const storeConfig = writeConfig('old', { keys: 'store' });
-    expect((await extract(storeConfig)).code).toBe(0);
-    const database = path.join(temp.dir, 'old', 'pinrecon.duckdb');
-    const wholeKeys = new Set(keys.values());
-    const before = await storedKeys(database);
-    expect(before.every((row) => row.key === keys.get(Number(row.id)))).toBe(true);
-    const landingLeaks = wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys).length;
-    expect(landingLeaks).toBeGreaterThan(500);
+  it(
+    'keys protect moves a store database to hash: ' + 'the dry run changes nothing, the run leaves no whole key',
+    async () => {
+      const storeConfig = writeConfig('old', { keys: 'store' });
+      expect((await extract(storeConfig)).code).toBe(0);
+      const database = path.join(temp.dir, 'old', 'pinrecon.duckdb');
+      const wholeKeys = new Set(keys.values());
+      const before = await storedKeys(database);
+      expect(before.every((row) => row.key === keys.get(Number(row.id)))).toBe(true);
+      const landingLeaks = wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys).length;
+      expect(landingLeaks).toBeGreaterThan(500);
 
-    const hashConfig = writeConfig('old');
-    const dryRun = await runCli(['keys', 'protect', '--dry-run', '--config', hashConfig], {
-      env: { PINRECON_KEY_SECRET: secret },
-    });
-    expect(dryRun.code, dryRun.stderr).toBe(0);
-    expect(dryRun.stdout).toContain('dry run: nothing was changed');
-    expect(dryRun.stdout).toMatch(
-      new RegExp(`would rewrite ${before.length} keys in sales, [1-9]\\d* records in sales_quarantine`),
-    );
-    expect(dryRun.stdout).toMatch(/would rewrite [1-9]\d* of [1-9]\d* landing files/);
-    expect(await storedKeys(database)).toEqual(before);
-    expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys).length).toBe(landingLeaks);
+      const hashConfig = writeConfig('old');
+      const dryRun = await runCli(['keys', 'protect', '--dry-run', '--config', hashConfig], {
+        env: { PINRECON_KEY_SECRET: secret },
+      });
+      expect(dryRun.code, dryRun.stderr).toBe(0);
+      expect(dryRun.stdout).toContain('dry run: nothing was changed');
+      expect(dryRun.stdout).toMatch(
+        new RegExp(`would rewrite ${before.length} keys in sales, [1-9]\\d* records in sales_quarantine`),
+      );
+      expect(dryRun.stdout).toMatch(/would rewrite [1-9]\d* of [1-9]\d* landing files/);
+      expect(await storedKeys(database)).toEqual(before);
+      expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys).length).toBe(landingLeaks);
 
-    const catalogBefore = await catalog(database);
-    const done = await runCli(['keys', 'protect', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
-    expect(done.code, done.stderr).toBe(0);
-    expect(done.stdout).toContain('store → hash');
-    const after = await storedKeys(database);
-    for (const row of after) {
-      const key = keys.get(Number(row.id))!;
-      expect(row.key).toBe(maskPin(key));
-      expect(row.key_hmac).toBe(createHmac('sha256', secret).update(key).digest('hex'));
-    }
-    expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys)).toEqual([]);
-    // Issue 34: no freed page of the database or its snapshot keeps an old key (the files' bytes are scanned); the
-    // file written again holds the same tables, columns, constraints, indexes, views, sequences and rows.
-    expect(wholeKeysUnder(path.join(temp.dir, 'old'), wholeKeys)).toEqual([]);
-    // (keys protect's own run is the one more row of pipeline_runs)
-    catalogBefore.rows.pipeline_runs = String(Number(catalogBefore.rows.pipeline_runs) + 1);
-    expect(await catalog(database)).toEqual(catalogBefore);
-    const quarantine = await withWarehouse(database, { readOnly: true, timezone }, (w) =>
-      w.all<{ raw: string }>('SELECT raw FROM sales_quarantine'),
-    );
-    expect(quarantine.length).toBeGreaterThan(0);
-    for (const { raw } of quarantine)
-      for (const key of wholeKeys)
-        if (raw.includes(key)) throw new Error(`a whole key ending ${key.slice(-4)} is still quarantined`);
+      const catalogBefore = await catalog(database);
+      const done = await runCli(['keys', 'protect', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
+      expect(done.code, done.stderr).toBe(0);
+      expect(done.stdout).toContain('store → hash');
+      const after = await storedKeys(database);
+      for (const row of after) {
+        const key = keys.get(Number(row.id))!;
+        expect(row.key).toBe(maskPin(key));
+        expect(row.key_hmac).toBe(createHmac('sha256', secret).update(key).digest('hex'));
+      }
+      expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys)).toEqual([]);
+      // Issue 34: no freed page of the database or its snapshot keeps an old key (the files' bytes are scanned); the
+      // file written again holds the same tables, columns, constraints, indexes, views, sequences and rows.
+      expect(wholeKeysUnder(path.join(temp.dir, 'old'), wholeKeys)).toEqual([]);
+      // (keys protect's own run is the one more row of pipeline_runs)
+      catalogBefore.rows.pipeline_runs = String(Number(catalogBefore.rows.pipeline_runs) + 1);
+      expect(await catalog(database)).toEqual(catalogBefore);
+      const quarantine = await withWarehouse(database, { readOnly: true, timezone }, (w) =>
+        w.all<{ raw: string }>('SELECT raw FROM sales_quarantine'),
+      );
+      expect(quarantine.length).toBeGreaterThan(0);
+      for (const { raw } of quarantine)
+        for (const key of wholeKeys)
+          if (raw.includes(key)) throw new Error(`a whole key ending ${key.slice(-4)} is still quarantined`);
 
-    // Protected now: a later extraction (no security.keys) keeps masking, and protecting again changes nothing.
-    expect((await extract(hashConfig)).code).toBe(0);
-    expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys)).toEqual([]);
-    const again = await runCli(['keys', 'protect', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
-    expect(again.stdout).toContain('rewrote 0 keys in sales, 0 records in sales_quarantine');
-  });
+      // Protected now: a later extraction (no security.keys) keeps masking, and protecting again changes nothing.
+      expect((await extract(hashConfig)).code).toBe(0);
+      expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys)).toEqual([]);
+      const again = await runCli(['keys', 'protect', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
+      expect(again.stdout).toContain('rewrote 0 keys in sales, 0 records in sales_quarantine');
+    },
+  );
 });

@@ -20,79 +20,92 @@ async function counts(warehouse: Warehouse): Promise<Record<string, string>> {
 describe('pinrecon ledger import (CLI)', () => {
   const cli = (args: string[], cwd: string) => runCli(args, { cwd });
 
-  it('imports with option overrides, prints the summary and first rejects, publishes the snapshot; --json for machines', async () => {
-    const dir = temporaryDirectory('cli');
-    try {
-      const configFile = path.join(dir.dir, 'pinrecon.config.json');
-      writeFileSync(configFile, JSON.stringify({ database: 'data/p.duckdb', ledger: { columns: brazilianColumns } }));
-      const file = path.join(dir.dir, 'vendas.txt');
-      const lines = ['Pedido|Produto|Pago em|Valor venda|Custo esperado|Moeda|País|Situação'];
-      for (let i = 1; i <= 8; i++)
-        lines.push(
-          i % 4 === 0
-            ? `BAD-${i}|x|05/03/2024|1,00|1,00|BRL|BR|Pago`
-            : `PED-${i}|${i}|05/03/2024 08:00:00|1.000,5${i}|9,99|BRL|BR|Pago`,
+  it(
+    'imports with option overrides, prints the summary and first rejects, ' +
+      'publishes the snapshot; --json for machines',
+    async () => {
+      const dir = temporaryDirectory('cli');
+      try {
+        const configFile = path.join(dir.dir, 'pinrecon.config.json');
+        writeFileSync(configFile, JSON.stringify({ database: 'data/p.duckdb', ledger: { columns: brazilianColumns } }));
+        const file = path.join(dir.dir, 'vendas.txt');
+        const lines = ['Pedido|Produto|Pago em|Valor venda|Custo esperado|Moeda|País|Situação'];
+        for (let i = 1; i <= 8; i++)
+          lines.push(
+            i % 4 === 0
+              ? `BAD-${i}|x|05/03/2024|1,00|1,00|BRL|BR|Pago`
+              : `PED-${i}|${i}|05/03/2024 08:00:00|1.000,5${i}|9,99|BRL|BR|Pago`,
+          );
+        writeFileSync(file, Buffer.from(lines.join('\n'), 'latin1'));
+        const args = [
+          'ledger',
+          'import',
+          file,
+          '--delimiter',
+          '|',
+          '--encoding',
+          'latin1',
+          '--decimal-separator',
+          ',',
+          '--date-format',
+          'dd/MM/yyyy HH:mm:ss',
+        ];
+        const plain = await cli(args, dir.dir);
+        expect(plain.code).toBe(0);
+        expect(plain.stdout).toMatch(/vendas.txt \(csv\): 8 lines, 6 accepted, 2 rejected/);
+        expect(plain.stdout).toMatch(
+          /line 5: product_id: "x" is not a positive whole number\n {4}BAD-4\|x\|05\/03\/2024/,
         );
-      writeFileSync(file, Buffer.from(lines.join('\n'), 'latin1'));
-      const args = [
-        'ledger',
-        'import',
-        file,
-        '--delimiter',
-        '|',
-        '--encoding',
-        'latin1',
-        '--decimal-separator',
-        ',',
-        '--date-format',
-        'dd/MM/yyyy HH:mm:ss',
-      ];
-      const plain = await cli(args, dir.dir);
-      expect(plain.code).toBe(0);
-      expect(plain.stdout).toMatch(/vendas.txt \(csv\): 8 lines, 6 accepted, 2 rejected/);
-      expect(plain.stdout).toMatch(
-        /line 5: product_id: "x" is not a positive whole number\n {4}BAD-4\|x\|05\/03\/2024/,
-      );
-      expect(existsSync(snapshotPath(path.join(dir.dir, 'data', 'p.duckdb')))).toBe(true);
+        expect(existsSync(snapshotPath(path.join(dir.dir, 'data', 'p.duckdb')))).toBe(true);
 
-      const json = await cli([...args, '--json'], dir.dir);
-      expect(json.code).toBe(0);
-      expect(JSON.parse(json.stdout)).toMatchObject({
-        ok: true,
-        lines: 8,
-        accepted: 6,
-        rejected: 2,
-        replaced: { sourceFile: file },
-      });
-    } finally {
-      dir.remove();
-    }
-  });
+        const json = await cli([...args, '--json'], dir.dir);
+        expect(json.code).toBe(0);
+        expect(JSON.parse(json.stdout)).toMatchObject({
+          ok: true,
+          lines: 8,
+          accepted: 6,
+          rejected: 2,
+          replaced: { sourceFile: file },
+        });
+      } finally {
+        dir.remove();
+      }
+    },
+  );
 
   // Usage errors of the command line (a group without its subcommand, --help, --version, bad options) are checked
   // in-process: test/commands/program.test.ts and test/commands/ledger.test.ts.
-  it('exits 2 naming the column and the headers when a required column cannot be found, or a missing file', async () => {
-    const dir = temporaryDirectory('cli-missing');
-    try {
-      const file = path.join(dir.dir, 'ledger.csv');
-      writeFileSync(file, 'reference;product\nA;1\n');
-      const result = await cli(['ledger', 'import', file], dir.dir);
-      expect(result.code).toBe(2);
-      expect(result.stderr).toMatch(
-        /no column for partner_reference.*The header row has 1 column \(not quoted: open the file to see them\).*ledger.delimiter/,
-      );
-      const missing = await cli(['ledger', 'import', path.join(dir.dir, 'nope.csv')], dir.dir);
-      expect(missing.code).toBe(2);
-      expect(missing.stderr).toMatch(/nope.csv does not exist/);
-      const directory = await cli(['ledger', 'import', dir.dir], dir.dir);
-      expect(directory.code).toBe(2);
-      expect(directory.stderr).toMatch(
-        /cli-missing-\w+ is a directory, not a ledger file. Pass the path of the exported ledger file, e.g. .*ledger.csv/,
-      );
-    } finally {
-      dir.remove();
-    }
-  });
+  it(
+    'exits 2 naming the column and the headers when a ' + 'required column cannot be found, or a missing file',
+    async () => {
+      const dir = temporaryDirectory('cli-missing');
+      try {
+        const file = path.join(dir.dir, 'ledger.csv');
+        writeFileSync(file, 'reference;product\nA;1\n');
+        const result = await cli(['ledger', 'import', file], dir.dir);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toMatch(
+          new RegExp(
+            /no column for partner_reference.*The header row has 1 column \(not quoted: open the file to /.source +
+              /see them\).*ledger.delimiter/.source,
+          ),
+        );
+        const missing = await cli(['ledger', 'import', path.join(dir.dir, 'nope.csv')], dir.dir);
+        expect(missing.code).toBe(2);
+        expect(missing.stderr).toMatch(/nope.csv does not exist/);
+        const directory = await cli(['ledger', 'import', dir.dir], dir.dir);
+        expect(directory.code).toBe(2);
+        expect(directory.stderr).toMatch(
+          new RegExp(
+            /cli-missing-\w+ is a directory, not a ledger file. Pass the path of the exported ledger file, /.source +
+              /e.g. .*ledger.csv/.source,
+          ),
+        );
+      } finally {
+        dir.remove();
+      }
+    },
+  );
 
   it('leaves nothing half-imported when killed with SIGKILL, and a re-run gives exactly the clean result', async () => {
     const dir = temporaryDirectory('cli-kill');

@@ -54,15 +54,21 @@ beforeAll(async () => {
   );
   const warehouse = await openWarehouse(config);
   try {
-    await warehouse.run(`INSERT INTO sales (transaction_id, partner_reference, product_id, sales_price, partner_cost_price, status, key, key_sent_to_customer, first_seen_at, last_seen_at)
-      VALUES (1, 'R-1', 10, 12.5, 10.0001, 'Redeemed by Client', 'ABCD-EFGH-1234', true, TIMESTAMPTZ '2026-10-31 23:30:00.123456-03', now()),
-             (2, 'R-2', 11, -7, 99999999999999.9999, 'delivered', 'WXYZ-9876', false, TIMESTAMPTZ '2026-11-01 02:30:00Z', now()),
+    await warehouse.run(`INSERT INTO sales (transaction_id, partner_reference, product_id, sales_price,
+        partner_cost_price, status, key, key_sent_to_customer, first_seen_at, last_seen_at)
+      VALUES (1, 'R-1', 10, 12.5, 10.0001, 'Redeemed by Client', 'ABCD-EFGH-1234', true,
+                TIMESTAMPTZ '2026-10-31 23:30:00.123456-03', now()),
+             (2, 'R-2', 11, -7, 99999999999999.9999, 'delivered', 'WXYZ-9876', false,
+                TIMESTAMPTZ '2026-11-01 02:30:00Z', now()),
              (3, 'R-3', 12, NULL, 1, 'delivered', NULL, false, TIMESTAMPTZ '2026-11-01 03:00:00Z', now())`);
     await warehouse.run(`ALTER TABLE recon_exceptions ADD COLUMN IF NOT EXISTS key VARCHAR`);
     await warehouse.run(
-      `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, ledger_value, provider_value, difference,
+      `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id,
+         ledger_value, provider_value, difference,
          currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id, key)
-       VALUES ('2026-10', 'f1', 'cost_mismatch', 'amounts', 'R-1', 1, 10.0001, 10.5, 0.4999, 'BRL', 'pin abcd-efgh-1234 differs', TIMESTAMPTZ '2026-11-02 10:00:00Z', '1234', 0.4999, '2026-11-05', now(), 'r', 'SECRET-PIN-1234')`,
+       VALUES ('2026-10', 'f1', 'cost_mismatch', 'amounts', 'R-1', 1, 10.0001, 10.5, 0.4999, 'BRL',
+         'pin abcd-efgh-1234 differs', TIMESTAMPTZ '2026-11-02 10:00:00Z', '1234', 0.4999, '2026-11-05', now(), 'r',
+         'SECRET-PIN-1234')`,
     );
     await warehouse.run(
       `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ('r', ` +
@@ -78,7 +84,8 @@ afterAll(() => temp.remove());
 describe('pinrecon query --format arrow', () => {
   it('streams exact decimals, zoned instants, dates, nulls and masked PINs', async () => {
     const table = await queryArrow(
-      `SELECT transaction_id, sales_price, partner_cost_price, key, first_seen_at, first_seen_at::DATE AS seen_on, partner_reference,
+      `SELECT transaction_id, sales_price, partner_cost_price, key, first_seen_at, first_seen_at::DATE AS seen_on,
+              partner_reference,
               'ABCD-EFGH-1234' AS note, {'key': key, 'n': 1} AS s
        FROM sales ORDER BY transaction_id`,
     );

@@ -27,7 +27,8 @@ beforeAll(async () => {
   try {
     await warehouse.run(
       `INSERT INTO sales_quarantine (landing_path, record_index, reason, raw, run_id, quarantined_at)
-       VALUES ($1, 0, 'missing partnerReference', $2, 'r1', now()), ($1, 1, 'missing status', '{"key": "987", "n": 2}', 'r1', now())`,
+       VALUES ($1, 0, 'missing partnerReference', $2, 'r1', now()),
+              ($1, 1, 'missing status', '{"key": "987", "n": 2}', 'r1', now())`,
       [landingFile, JSON.stringify({ transactionId: 1, key: fullKey, status: 'delivered' })],
     );
     await publishSnapshot(warehouse);

@@ -23,7 +23,8 @@ beforeAll(async () => {
   writeFileSync(configFile, JSON.stringify({ database: config.database }));
   const warehouse = await openWarehouse(config);
   try {
-    await warehouse.run(`INSERT INTO sales (transaction_id, partner_reference, product_id, sales_price, partner_cost_price, status, key, key_sent_to_customer, first_seen_at, last_seen_at)
+    await warehouse.run(`INSERT INTO sales (transaction_id, partner_reference, product_id, sales_price,
+        partner_cost_price, status, key, key_sent_to_customer, first_seen_at, last_seen_at)
       VALUES (1, 'R-1', 10, 12.5, 10.0001, 'Redeemed by Client', 'ABCD-EFGH-1234', true, now(), now()),
              (2, 'R-2, "quoted"', 11, 7, 6, 'delivered', 'WXYZ-9876', false, now(), now()),
              (3, 'R-3', 12, 1, 1, 'delivered', NULL, false, now(), now())`);
@@ -53,67 +54,82 @@ describe('pinrecon query', () => {
     expect(result.stdout).not.toMatch(/ABCD|WXYZ/);
   });
 
-  it('writes CSV with quoting and JSON (also with --json); masks any column matching /pin/ and PIN fields of structs', async () => {
-    const sql = `SELECT transaction_id AS id, partner_reference, key AS my_pin, {'key': key, 'n': 1} AS s FROM sales WHERE key IS NOT NULL ORDER BY 1`;
-    const csv = await query(sql, '--format', 'csv');
-    expect(csv.code).toBe(0);
-    expect(csv.stdout).toBe(
-      'id,partner_reference,my_pin,s\n1,R-1,****1234,"{""key"":""****1234"",""n"":1}"\n2,"R-2, ' +
-        '""quoted""",****9876,"{""key"":""****9876"",""n"":1}"\n',
-    );
-    const json = await query(sql, '--format', 'json');
-    expect(json.code).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual([
-      { id: '1', partner_reference: 'R-1', my_pin: '****1234', s: { key: '****1234', n: 1 } },
-      { id: '2', partner_reference: 'R-2, "quoted"', my_pin: '****9876', s: { key: '****9876', n: 1 } },
-    ]);
-    expect(JSON.parse((await query(sql, '--json')).stdout)).toEqual(JSON.parse(json.stdout));
-    expect(JSON.parse((await query('SELECT 1 AS a WHERE false', '--format', 'json')).stdout)).toEqual([]);
-  });
+  it(
+    'writes CSV with quoting and JSON (also with --json); ' +
+      'masks any column matching /pin/ and PIN fields of structs',
+    async () => {
+      const sql = `SELECT transaction_id AS id, partner_reference, key AS my_pin, {'key': key, 'n': 1} AS s
+        FROM sales WHERE key IS NOT NULL ORDER BY 1`;
+      const csv = await query(sql, '--format', 'csv');
+      expect(csv.code).toBe(0);
+      expect(csv.stdout).toBe(
+        'id,partner_reference,my_pin,s\n1,R-1,****1234,"{""key"":""****1234"",""n"":1}"\n2,"R-2, ' +
+          '""quoted""",****9876,"{""key"":""****9876"",""n"":1}"\n',
+      );
+      const json = await query(sql, '--format', 'json');
+      expect(json.code).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual([
+        { id: '1', partner_reference: 'R-1', my_pin: '****1234', s: { key: '****1234', n: 1 } },
+        { id: '2', partner_reference: 'R-2, "quoted"', my_pin: '****9876', s: { key: '****9876', n: 1 } },
+      ]);
+      expect(JSON.parse((await query(sql, '--json')).stdout)).toEqual(JSON.parse(json.stdout));
+      expect(JSON.parse((await query('SELECT 1 AS a WHERE false', '--format', 'json')).stdout)).toEqual([]);
+    },
+  );
 
-  it('neutralises formulas in CSV cells and strips terminal escapes and control characters from everything printed', async () => {
-    const cells = `'=HYPERLINK(''http://evil'')' AS a, '+cmd|calc' AS b, '-2+3' AS c, '@SUM(A1)' AS d, '-12.50' AS e, sales_price * -1 AS f, 'x' || chr(27) || '[2J' || chr(27) || ']0;owned' || chr(7) || 'y' || chr(13) || 'z' AS g`;
-    const csv = await query(`SELECT ${cells} FROM sales WHERE transaction_id = 1`, '--format', 'csv');
-    expect(csv.code, csv.stderr).toBe(0);
-    expect(csv.stdout).toBe(
-      `a,b,c,d,e,f,g\n'=HYPERLINK('http://evil'),'+cmd|calc,'-2+3,'@SUM(A1),-12.50,-12.5000,xyz\n`,
-    );
-    const table = await query(`SELECT ${cells} FROM sales WHERE transaction_id = 1`);
-    expect(table.stdout).toContain('xyz');
-    expect(table.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
-    const failing = await query(`SELECT "a${'\x1b'}]0;owned${'\x07'}${'\x1b'}[2Jb" FROM sales`);
-    expect(failing.code).toBe(2);
-    expect(failing.stderr).toContain('a]0;owned[2Jb'.replace(']0;owned[2J', ''));
-    expect(failing.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
-  });
+  it(
+    'neutralises formulas in CSV cells and strips terminal ' + 'escapes and control characters from everything printed',
+    async () => {
+      const cells = `'=HYPERLINK(''http://evil'')' AS a, '+cmd|calc' AS b, '-2+3' AS c, '@SUM(A1)' AS d,
+        '-12.50' AS e, sales_price * -1 AS f,
+        'x' || chr(27) || '[2J' || chr(27) || ']0;owned' || chr(7) || 'y' || chr(13) || 'z' AS g`;
+      const csv = await query(`SELECT ${cells} FROM sales WHERE transaction_id = 1`, '--format', 'csv');
+      expect(csv.code, csv.stderr).toBe(0);
+      expect(csv.stdout).toBe(
+        `a,b,c,d,e,f,g\n'=HYPERLINK('http://evil'),'+cmd|calc,'-2+3,'@SUM(A1),-12.50,-12.5000,xyz\n`,
+      );
+      const table = await query(`SELECT ${cells} FROM sales WHERE transaction_id = 1`);
+      expect(table.stdout).toContain('xyz');
+      expect(table.stdout).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+      const failing = await query(`SELECT "a${'\x1b'}]0;owned${'\x07'}${'\x1b'}[2Jb" FROM sales`);
+      expect(failing.code).toBe(2);
+      expect(failing.stderr).toContain('a]0;owned[2Jb'.replace(']0;owned[2J', ''));
+      expect(failing.stderr).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/);
+    },
+  );
 
-  it('masks any text value equal to a stored PIN (any case, spaces around), whatever the column is called; other text is left alone', async () => {
-    const sql = `SELECT transaction_id AS id, key || '' AS k, lower(key) AS l, ' ' || lower(key) || ' ' AS spaced, partner_reference AS ref, 'ABCD-EFGH-1234-not' AS near FROM sales WHERE transaction_id < 3 ORDER BY 1`;
-    const json = await query(sql, '--json');
-    expect(json.code, json.stderr).toBe(0);
-    expect(JSON.parse(json.stdout)).toEqual([
-      { id: '1', k: '****1234', l: '****1234', spaced: '****1234', ref: 'R-1', near: 'ABCD-EFGH-1234-not' },
-      { id: '2', k: '****9876', l: '****9876', spaced: '****9876', ref: 'R-2, "quoted"', near: 'ABCD-EFGH-1234-not' },
-    ]);
-    // Through a CTE, a trailing comment, and CALL of a table function.
-    const cte = await query(
-      `WITH x AS (SELECT key AS secret FROM sales) SELECT upper(secret) AS s FROM x WHERE secret IS NOT NULL ORDER ` +
-        `BY 1 -- done`,
-      '--format',
-      'csv',
-    );
-    expect(cte.stdout).toBe('s\n****1234\n****9876\n');
-    const call = await query(
-      `CALL query('SELECT key || '''' AS a FROM sales WHERE key IS NOT NULL ORDER BY 1')`,
-      '--format',
-      'csv',
-    );
-    expect(call.code, call.stderr).toBe(0);
-    expect(call.stdout).toBe('a\n****1234\n****9876\n');
-    expect(`${json.stdout}${cte.stdout}${call.stdout}`.replaceAll('ABCD-EFGH-1234-not', '')).not.toMatch(
-      /ABCD-EFGH-1234|WXYZ-9876/i,
-    );
-  });
+  it(
+    'masks any text value equal to a stored PIN (any case, spaces around), ' +
+      'whatever the column is called; other text is left alone',
+    async () => {
+      const sql = `SELECT transaction_id AS id, key || '' AS k, lower(key) AS l, ' ' || lower(key) || ' ' AS spaced,
+        partner_reference AS ref, 'ABCD-EFGH-1234-not' AS near FROM sales WHERE transaction_id < 3 ORDER BY 1`;
+      const json = await query(sql, '--json');
+      expect(json.code, json.stderr).toBe(0);
+      expect(JSON.parse(json.stdout)).toEqual([
+        { id: '1', k: '****1234', l: '****1234', spaced: '****1234', ref: 'R-1', near: 'ABCD-EFGH-1234-not' },
+        { id: '2', k: '****9876', l: '****9876', spaced: '****9876', ref: 'R-2, "quoted"', near: 'ABCD-EFGH-1234-not' },
+      ]);
+      // Through a CTE, a trailing comment, and CALL of a table function.
+      const cte = await query(
+        `WITH x AS (SELECT key AS secret FROM sales) SELECT upper(secret) AS s FROM x WHERE secret IS NOT NULL ORDER ` +
+          `BY 1 -- done`,
+        '--format',
+        'csv',
+      );
+      expect(cte.stdout).toBe('s\n****1234\n****9876\n');
+      const call = await query(
+        `CALL query('SELECT key || '''' AS a FROM sales WHERE key IS NOT NULL ORDER BY 1')`,
+        '--format',
+        'csv',
+      );
+      expect(call.code, call.stderr).toBe(0);
+      expect(call.stdout).toBe('a\n****1234\n****9876\n');
+      expect(`${json.stdout}${cte.stdout}${call.stdout}`.replaceAll('ABCD-EFGH-1234-not', '')).not.toMatch(
+        /ABCD-EFGH-1234|WXYZ-9876/i,
+      );
+    },
+  );
 
   it('runs queries on a database without a sales table (nothing to mask by value)', async () => {
     const bare = path.join(temp.dir, 'bare');
@@ -124,7 +140,11 @@ describe('pinrecon query', () => {
       [
         '--input-type=module',
         '-e',
-        `import { DuckDBInstance } from '@duckdb/node-api'; import { mkdirSync } from 'node:fs'; mkdirSync(${JSON.stringify(bare)}); const i = await DuckDBInstance.create(${JSON.stringify(path.join(bare, 'plain.duckdb'))}); const c = await i.connect(); await c.run("CREATE TABLE t AS SELECT 'hello' AS s"); c.closeSync(); i.closeSync();`,
+        "import { DuckDBInstance } from '@duckdb/node-api'; import { mkdirSync } from 'node:fs'; " +
+          `mkdirSync(${JSON.stringify(bare)}); ` +
+          `const i = await DuckDBInstance.create(${JSON.stringify(path.join(bare, 'plain.duckdb'))}); ` +
+          'const c = await i.connect(); await c.run("CREATE TABLE t AS SELECT \'hello\' AS s"); ' +
+          'c.closeSync(); i.closeSync();',
       ],
       { cwd: path.dirname(cliPath), encoding: 'utf8' },
     );
@@ -157,40 +177,49 @@ describe('pinrecon query', () => {
     expect((await query('SHOW TABLES')).stdout).toMatch(/ledger_rejects/);
   });
 
-  it('reads the published snapshot (saying which and how fresh, unless --json), the main file with --live', async () => {
-    // The main file gains a row the snapshot does not have.
-    const warehouse = await openWarehouse(config);
-    await warehouse.run(`INSERT INTO sales (transaction_id, first_seen_at, last_seen_at) VALUES (4, now(), now())`);
-    warehouse.close();
-    const result = await query('SELECT count(*) AS n FROM sales', '--format', 'csv');
-    expect(result.code).toBe(0);
-    expect(result.stdout).toBe('n\n3\n');
-    expect(result.stderr).toMatch(
-      /reading the snapshot .*pinrecon.snapshot.duckdb, published \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ (s|min) ago\) after the last job/,
-    ); // minutes when the machine is busy
-    const json = await query('SELECT count(*) AS n FROM sales', '--json');
-    expect(JSON.parse(json.stdout)).toEqual([{ n: '3' }]);
-    // --json drops the snapshot line; this database holds whole keys, which is warned about whatever the format.
-    expect(json.stderr).not.toMatch(/snapshot/);
-    const live = await query('SELECT count(*) AS n FROM sales', '--format', 'csv', '--live');
-    expect(live.code).toBe(0);
-    expect(live.stdout).toBe('n\n4\n');
-    expect(live.stderr).not.toMatch(/snapshot/);
+  it(
+    'reads the published snapshot (saying which and how fresh, ' + 'unless --json), the main file with --live',
+    async () => {
+      // The main file gains a row the snapshot does not have.
+      const warehouse = await openWarehouse(config);
+      await warehouse.run(`INSERT INTO sales (transaction_id, first_seen_at, last_seen_at) VALUES (4, now(), now())`);
+      warehouse.close();
+      const result = await query('SELECT count(*) AS n FROM sales', '--format', 'csv');
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe('n\n3\n');
+      expect(result.stderr).toMatch(
+        new RegExp(
+          /reading the snapshot .*pinrecon.snapshot.duckdb, published \d{4}-\d\d-\d\dT[\d:.]+Z \(\d+ /.source +
+            /(s|min) ago\) after the last job/.source,
+        ),
+      ); // minutes when the machine is busy
+      const json = await query('SELECT count(*) AS n FROM sales', '--json');
+      expect(JSON.parse(json.stdout)).toEqual([{ n: '3' }]);
+      // --json drops the snapshot line; this database holds whole keys, which is warned about whatever the format.
+      expect(json.stderr).not.toMatch(/snapshot/);
+      const live = await query('SELECT count(*) AS n FROM sales', '--format', 'csv', '--live');
+      expect(live.code).toBe(0);
+      expect(live.stdout).toBe('n\n4\n');
+      expect(live.stderr).not.toMatch(/snapshot/);
 
-    // A job holding the main file: the snapshot still answers; --live says what to do.
-    const holder = await holdWriteLock(config.database);
-    try {
-      expect((await query('SELECT count(*) AS n FROM sales', '--format', 'csv')).stdout).toBe('n\n3\n');
-      const busy = await query('SELECT count(*) AS n FROM sales', '--live');
-      expect(busy.code).toBe(1);
-      expect(busy.stderr).toMatch(
-        /The database .*pinrecon.duckdb is in use by a running job.\n\S+ error: what to do: Drop --live to read the snapshot .*pinrecon.snapshot.duckdb/,
-      );
-    } finally {
-      holder.kill();
-      await new Promise((resolve) => holder.once('exit', resolve));
-    }
-  });
+      // A job holding the main file: the snapshot still answers; --live says what to do.
+      const holder = await holdWriteLock(config.database);
+      try {
+        expect((await query('SELECT count(*) AS n FROM sales', '--format', 'csv')).stdout).toBe('n\n3\n');
+        const busy = await query('SELECT count(*) AS n FROM sales', '--live');
+        expect(busy.code).toBe(1);
+        expect(busy.stderr).toMatch(
+          new RegExp(
+            /The database .*pinrecon.duckdb is in use by a running job.\n\S+ error: what to do: Drop --live /.source +
+              /to read the snapshot .*pinrecon.snapshot.duckdb/.source,
+          ),
+        );
+      } finally {
+        holder.kill();
+        await new Promise((resolve) => holder.once('exit', resolve));
+      }
+    },
+  );
 
   it('reads the main file read-only before any snapshot has been published', async () => {
     const fresh = testConfig(path.join(temp.dir, 'fresh'));

@@ -76,7 +76,10 @@ describe('pinrecon report (spawned)', () => {
     const result = await pinrecon(['report', '--period', period, '--email', '--config', configFile], fixture.dir);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(
-      /error: Could not send the report email to finance@example.com via smtp:\/\/\*\*\*@127\.0\.0\.1:\d+ \(attempt 1 of 1\)/,
+      new RegExp(
+        /error: Could not send the report email to finance@example.com via smtp:\/\/\*\*\*@127\.0\.0\.1:\d+ /.source +
+          /\(attempt 1 of 1\)/.source,
+      ),
     );
     expect(result.stderr).toContain(`what to do: The workbook is on disk at ${workbook}`);
     expect(result.stderr).not.toContain(password);

@@ -42,7 +42,10 @@ describe('a job whose process dies', () => {
         new RegExp(`^abandoned: its process ${pid} no longer exists on this host: it was killed or crashed`),
       );
       expect(killed!.error).toMatch(
-        /found unfinished at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by the next job \(reconcile\); it ended between its start \(\d{4}-\d\d-\d\dT[\d:]+Z\) and then/,
+        new RegExp(
+          /found unfinished at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ by the next job \(reconcile\); it ended /.source +
+            /between its start \(\d{4}-\d\d-\d\dT[\d:]+Z\) and then/.source,
+        ),
       );
       expect(
         await warehouse.all(`SELECT 1 FROM pipeline_runs WHERE status = 'running' AND command = 'ledger import'`),

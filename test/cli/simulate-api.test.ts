@@ -39,63 +39,66 @@ async function stop(running: RunningCli): Promise<number | null> {
 }
 
 describe('pinrecon simulate-api', () => {
-  it('prints {url, ...} with --json, serves the configured paths with the env credentials, stops on SIGTERM', async () => {
-    writeFileSync(
-      path.join(workDir, 'custom.json'),
-      JSON.stringify({ api: { endpoints: { getToken: 'POST /v3/token' } } }),
-    );
-    const running = start([
-      '--json',
-      '--sales',
-      '2000',
-      '--from',
-      '2026-01-01',
-      '--to',
-      '2026-01-31',
-      '--seed',
-      '4',
-      '--config',
-      'custom.json',
-    ]);
-    try {
-      const summary = await waitFor(
-        running,
-        () => {
-          try {
-            return JSON.parse(running.stdout()) as {
-              url: string;
-              seed: number;
-              dataset: { salesCount: number };
-              endpoints: Record<string, string>;
-            };
-          } catch {
-            return undefined;
-          }
-        },
-        'the JSON summary',
+  it(
+    'prints {url, ...} with --json, ' + 'serves the configured paths with the env credentials, stops on SIGTERM',
+    async () => {
+      writeFileSync(
+        path.join(workDir, 'custom.json'),
+        JSON.stringify({ api: { endpoints: { getToken: 'POST /v3/token' } } }),
       );
-      expect(summary).toMatchObject({
-        seed: 4,
-        dataset: { salesCount: 2000 },
-        endpoints: { getToken: 'POST /v3/token' },
-      });
-      const login = await fetch(`${summary.url}/v3/token`, {
-        method: 'POST',
-        body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }),
-      });
-      expect(login.status).toBe(200);
-      const { accessToken } = (await login.json()) as TokenRecord;
-      const sales = await fetch(`${summary.url}/sales/period/2026-01-10/2026-01-10`, {
-        headers: { Authorization: `Bearer ${accessToken}` },
-      });
-      expect(((await sales.json()) as unknown[]).length).toBeGreaterThan(30);
-      expect(await stop(running)).toBe(0);
-      expect(running.stdout() + running.stderr()).not.toContain('cli-secret-XYZ');
-      expect(running.stdout() + running.stderr()).not.toContain(accessToken);
-    } finally {
-      running.child.kill('SIGKILL');
-    }
-  });
+      const running = start([
+        '--json',
+        '--sales',
+        '2000',
+        '--from',
+        '2026-01-01',
+        '--to',
+        '2026-01-31',
+        '--seed',
+        '4',
+        '--config',
+        'custom.json',
+      ]);
+      try {
+        const summary = await waitFor(
+          running,
+          () => {
+            try {
+              return JSON.parse(running.stdout()) as {
+                url: string;
+                seed: number;
+                dataset: { salesCount: number };
+                endpoints: Record<string, string>;
+              };
+            } catch {
+              return undefined;
+            }
+          },
+          'the JSON summary',
+        );
+        expect(summary).toMatchObject({
+          seed: 4,
+          dataset: { salesCount: 2000 },
+          endpoints: { getToken: 'POST /v3/token' },
+        });
+        const login = await fetch(`${summary.url}/v3/token`, {
+          method: 'POST',
+          body: JSON.stringify({ identifier: 'cli-partner', secret: 'cli-secret-XYZ' }),
+        });
+        expect(login.status).toBe(200);
+        const { accessToken } = (await login.json()) as TokenRecord;
+        const sales = await fetch(`${summary.url}/sales/period/2026-01-10/2026-01-10`, {
+          headers: { Authorization: `Bearer ${accessToken}` },
+        });
+        expect(((await sales.json()) as unknown[]).length).toBeGreaterThan(30);
+        expect(await stop(running)).toBe(0);
+        expect(running.stdout() + running.stderr()).not.toContain('cli-secret-XYZ');
+        expect(running.stdout() + running.stderr()).not.toContain(accessToken);
+      } finally {
+        running.child.kill('SIGKILL');
+      }
+    },
+  );
 
   it('logs one line per request with --verbose, without tokens or secrets', async () => {
     const running = start(['--verbose', '--sales', '500']);

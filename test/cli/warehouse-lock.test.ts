@@ -22,7 +22,8 @@ beforeAll(async () => {
   writeFileSync(configFile, JSON.stringify({ database: config.database }));
   writeFileSync(
     ledgerFile,
-    'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nL-1,1,2024-03-01,10.00,9.00,BRL,BR,paid\n',
+    'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n' +
+      'L-1,1,2024-03-01,10.00,9.00,BRL,BR,paid\n',
   );
   const warehouse = await openWarehouse(config);
   try {
@@ -98,73 +99,88 @@ describe('a writing job and the lock', () => {
     expect(await ledgerRows()).toBe('1');
   });
 
-  it('fails after the configured wait, naming the holder and both possibilities (another job, or a connection to the main file)', async () => {
-    const analyst = await readOnlyConnection(config.database);
-    try {
-      const started = Date.now();
-      const job = await runJob(['ledger', 'import', ledgerFile], { PINRECON_LOCK_WAIT_SECONDS: '1.5' });
-      expect(job.code).toBe(1);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
-      expect(job.stderr).toContain(`locked by another process (PID ${analyst.pid}) after waiting`);
-      // Off a terminal the wait is said on a timestamped line, like every other (issue 31).
-      expect(job.stderr).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z waiting for /m);
-      expect(job.stderr).toMatch(
-        /what to do: Either another pinrecon job is running .* or someone has the main file open .*: analysts should open the snapshot .*pinrecon.snapshot.duckdb instead/,
-      );
-    } finally {
-      await stop(analyst);
-    }
-  });
+  it(
+    'fails after the configured wait, naming the holder and both possibilities (another job, ' +
+      'or a connection to the main file)',
+    async () => {
+      const analyst = await readOnlyConnection(config.database);
+      try {
+        const started = Date.now();
+        const job = await runJob(['ledger', 'import', ledgerFile], { PINRECON_LOCK_WAIT_SECONDS: '1.5' });
+        expect(job.code).toBe(1);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1500);
+        expect(job.stderr).toContain(`locked by another process (PID ${analyst.pid}) after waiting`);
+        // Off a terminal the wait is said on a timestamped line, like every other (issue 31).
+        expect(job.stderr).toMatch(/^\d{4}-\d{2}-\d{2}T[\d:.]+Z waiting for /m);
+        expect(job.stderr).toMatch(
+          new RegExp(
+            /what to do: Either another pinrecon job is running .* or someone has the main file open .*: /.source +
+              /analysts should open the snapshot .*pinrecon.snapshot.duckdb instead/.source,
+          ),
+        );
+      } finally {
+        await stop(analyst);
+      }
+    },
+  );
 
-  it('Warehouse.open: a read-only open does not wait by default; a writer waits lockWaitSeconds and tells onLockWait once', async () => {
-    const job = await holder(holdWriteLock(config.database));
-    try {
-      // Not waiting shows as never telling onLockWait (a duration would depend on how busy the machine is).
-      const toldReader: string[] = [];
-      await expect(
-        Warehouse.open(config.database, { readOnly: true, onLockWait: (line) => toldReader.push(line) }),
-      ).rejects.toThrow(/locked by another process/);
-      expect(toldReader).toEqual([]);
-      const told: string[] = [];
-      const started = Date.now();
-      await expect(
-        Warehouse.open(config.database, { lockWaitSeconds: 1.2, onLockWait: (line) => told.push(line) }),
-      ).rejects.toThrow(/after waiting 1 s/);
-      expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
-      expect(told).toEqual([
-        expect.stringMatching(/^waiting for .*pinrecon.duckdb, held by another process \(PID \d+\) \(up to 1.2 s\)$/),
-      ]);
-    } finally {
-      await stop(job);
-    }
-  });
+  it(
+    'Warehouse.open: a read-only open does not wait by default; ' +
+      'a writer waits lockWaitSeconds and tells onLockWait once',
+    async () => {
+      const job = await holder(holdWriteLock(config.database));
+      try {
+        // Not waiting shows as never telling onLockWait (a duration would depend on how busy the machine is).
+        const toldReader: string[] = [];
+        await expect(
+          Warehouse.open(config.database, { readOnly: true, onLockWait: (line) => toldReader.push(line) }),
+        ).rejects.toThrow(/locked by another process/);
+        expect(toldReader).toEqual([]);
+        const told: string[] = [];
+        const started = Date.now();
+        await expect(
+          Warehouse.open(config.database, { lockWaitSeconds: 1.2, onLockWait: (line) => told.push(line) }),
+        ).rejects.toThrow(/after waiting 1 s/);
+        expect(Date.now() - started).toBeGreaterThanOrEqual(1200);
+        expect(told).toEqual([
+          expect.stringMatching(/^waiting for .*pinrecon.duckdb, held by another process \(PID \d+\) \(up to 1.2 s\)$/),
+        ]);
+      } finally {
+        await stop(job);
+      }
+    },
+  );
 });
 
 describe("an analyst's reading and a job", () => {
-  it("pinrecon query's read path holds the snapshot, not the main file: a job runs meanwhile and republishes the snapshot", async () => {
-    // The query job's room since Structure III (pipelines/analysts/): dist/pipelines/query.js was a stale build of
-    // the old code, absent after npm ci.
-    const query = await holder(
-      holdOpen(`
+  it(
+    "pinrecon query's read path holds the snapshot, not the main file: " +
+      'a job runs meanwhile and republishes the snapshot',
+    async () => {
+      // The query job's room since Structure III (pipelines/analysts/): dist/pipelines/query.js was a stale build of
+      // the old code, absent after npm ci.
+      const query = await holder(
+        holdOpen(`
         import { loadConfig } from './dist/config/load.js';
         import { ConsoleOutput } from './dist/cli/output.js';
         import { openForReading } from './dist/pipelines/analysts/query.js';
         const { config } = loadConfig({ file: ${JSON.stringify(configFile)} });
         const warehouse = await openForReading(config, new ConsoleOutput(true));
         await warehouse.all('SELECT count(*) FROM ledger');`),
-    );
-    try {
-      const job = await runJob(['ledger', 'import', ledgerFile, '--json']);
-      expect(job.code, job.stderr).toBe(0);
-      expect(job.stderr).not.toMatch(/waiting for/);
-      const snapshot = await Warehouse.open(snapshotPath(config.database), { readOnly: true });
+      );
       try {
-        expect(await snapshot.one('SELECT count(*) AS n FROM ledger')).toEqual({ n: '1' });
+        const job = await runJob(['ledger', 'import', ledgerFile, '--json']);
+        expect(job.code, job.stderr).toBe(0);
+        expect(job.stderr).not.toMatch(/waiting for/);
+        const snapshot = await Warehouse.open(snapshotPath(config.database), { readOnly: true });
+        try {
+          expect(await snapshot.one('SELECT count(*) AS n FROM ledger')).toEqual({ n: '1' });
+        } finally {
+          snapshot.close();
+        }
       } finally {
-        snapshot.close();
+        await stop(query);
       }
-    } finally {
-      await stop(query);
-    }
-  });
+    },
+  );
 });

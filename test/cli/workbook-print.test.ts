@@ -130,65 +130,73 @@ describe.skipIf(!soffice)('the workbook printed through LibreOffice', () => {
       expect(cut).toEqual([]);
     });
 
-    it(`prints the Summary of a month on at most 2 portrait ${paper} pages, every text at ${minimumTextPt} pt or more`, () => {
-      const pages = pdf(`summary-${paper}`);
-      expect(pages.length).toBeGreaterThanOrEqual(1);
-      expect(pages.length).toBeLessThanOrEqual(2);
-      for (const page of pages) {
-        expect(pageSize(page)).toEqual(paperPt[paper]);
-        expect(smallestText(page)).toBeGreaterThanOrEqual(minimumTextPt);
-      }
-      // All of it: its first and its last section, and the right edge of its widest tables.
-      const text = pages.map((page) => page.text).join(' ');
-      for (const shown of [
-        'pinrecon reconciliation',
-        'Totals per currency',
-        'Gross credit',
-        'Decisions and states per currency',
-        'Sheets of the full workbook',
-        'API quarantine',
-      ]) {
-        expect(text).toContain(shown);
-      }
-      // The sheet says the paper and a fixed scale, so Excel prints it the same way.
-      const summaryXml = unzipText(xlsx(`summary-${paper}`)).get('xl/worksheets/sheet1.xml')!;
-      expect(summaryXml).toMatch(new RegExp(`<pageSetup[^>]*paperSize="${paper === 'A4' ? 9 : 1}"`));
-      expect(Number(/<pageSetup[^>]*scale="(\d+)"/.exec(summaryXml)?.[1])).toBeGreaterThanOrEqual(73);
-    });
+    it(
+      `prints the Summary of a month on at most 2 portrait ${paper} pages, ` +
+        `every text at ${minimumTextPt} pt or more`,
+      () => {
+        const pages = pdf(`summary-${paper}`);
+        expect(pages.length).toBeGreaterThanOrEqual(1);
+        expect(pages.length).toBeLessThanOrEqual(2);
+        for (const page of pages) {
+          expect(pageSize(page)).toEqual(paperPt[paper]);
+          expect(smallestText(page)).toBeGreaterThanOrEqual(minimumTextPt);
+        }
+        // All of it: its first and its last section, and the right edge of its widest tables.
+        const text = pages.map((page) => page.text).join(' ');
+        for (const shown of [
+          'pinrecon reconciliation',
+          'Totals per currency',
+          'Gross credit',
+          'Decisions and states per currency',
+          'Sheets of the full workbook',
+          'API quarantine',
+        ]) {
+          expect(text).toContain(shown);
+        }
+        // The sheet says the paper and a fixed scale, so Excel prints it the same way.
+        const summaryXml = unzipText(xlsx(`summary-${paper}`)).get('xl/worksheets/sheet1.xml')!;
+        expect(summaryXml).toMatch(new RegExp(`<pageSetup[^>]*paperSize="${paper === 'A4' ? 9 : 1}"`));
+        expect(Number(/<pageSetup[^>]*scale="(\d+)"/.exec(summaryXml)?.[1])).toBeGreaterThanOrEqual(73);
+      },
+    );
 
-    it(`prints each finding sheet landscape on ${paper}, its key columns on every page at ${minimumTextPt} pt or more, the others left out`, async () => {
-      const pages = pdf(`sheets-${paper}`);
-      const findingPages = pages.filter((page) => page.text.includes('Finding type') && page.text.includes('Note'));
-      // Missing, Amounts, Status, Duplicates, Cutoff, Unredeemed keys: each at least a page.
-      expect(findingPages.length).toBeGreaterThanOrEqual(6);
-      for (const page of findingPages) {
-        expect(pageSize(page)).toEqual([...paperPt[paper]].reverse());
-        expect(smallestText(page)).toBeGreaterThanOrEqual(minimumTextPt);
-        // Issue 30 item 6: the age, the owner and who decided print beside the decision.
-        for (const header of ['Finding type', 'Partner reference', 'Age', 'Decision', 'Note', 'Owner', 'Decided by'])
-          expect(page.text).toContain(header);
-        for (const header of ['Ledger line', 'Details', 'First detected', 'Provider status'])
-          expect(page.text).not.toContain(header);
-        // The page says what it leaves out.
-        expect(page.text).toMatch(/\d+ of \d+ columns printed; the other \d+ are in the workbook, on screen/);
-      }
-      expect(findingPages.some((page) => page.text.includes('Proof'))).toBe(true);
-      // Every finding prints, its reference whole, its type beside it (LibreOffice stops at the last row holding
-      // something in the print area: undecided rows hold nothing in the decision columns).
-      const findings = await fixture.warehouse.all<{ partner_reference: string; exception_type: string }>(
-        `SELECT partner_reference, exception_type FROM recon_exceptions
+    it(
+      `prints each finding sheet landscape on ${paper}, ` +
+        `its key columns on every page at ${minimumTextPt} pt or more, the others left out`,
+      async () => {
+        const pages = pdf(`sheets-${paper}`);
+        const findingPages = pages.filter((page) => page.text.includes('Finding type') && page.text.includes('Note'));
+        // Missing, Amounts, Status, Duplicates, Cutoff, Unredeemed keys: each at least a page.
+        expect(findingPages.length).toBeGreaterThanOrEqual(6);
+        for (const page of findingPages) {
+          expect(pageSize(page)).toEqual([...paperPt[paper]].reverse());
+          expect(smallestText(page)).toBeGreaterThanOrEqual(minimumTextPt);
+          // Issue 30 item 6: the age, the owner and who decided print beside the decision.
+          for (const header of ['Finding type', 'Partner reference', 'Age', 'Decision', 'Note', 'Owner', 'Decided by'])
+            expect(page.text).toContain(header);
+          for (const header of ['Ledger line', 'Details', 'First detected', 'Provider status'])
+            expect(page.text).not.toContain(header);
+          // The page says what it leaves out.
+          expect(page.text).toMatch(/\d+ of \d+ columns printed; the other \d+ are in the workbook, on screen/);
+        }
+        expect(findingPages.some((page) => page.text.includes('Proof'))).toBe(true);
+        // Every finding prints, its reference whole, its type beside it (LibreOffice stops at the last row holding
+        // something in the print area: undecided rows hold nothing in the decision columns).
+        const findings = await fixture.warehouse.all<{ partner_reference: string; exception_type: string }>(
+          `SELECT partner_reference, exception_type FROM recon_exceptions
          WHERE period = $1 AND partner_reference IS NOT NULL ORDER BY finding_id`,
-        [fixturePeriod],
-      );
-      expect(findings.length).toBeGreaterThan(0);
-      for (const finding of findings) {
-        const printed = findingPages.some(
-          (p) =>
-            p.runs.some((run) => run.text === finding.partner_reference) && p.text.includes(finding.exception_type),
+          [fixturePeriod],
         );
-        expect(printed, `${finding.exception_type} ${finding.partner_reference}`).toBe(true);
-      }
-    });
+        expect(findings.length).toBeGreaterThan(0);
+        for (const finding of findings) {
+          const printed = findingPages.some(
+            (p) =>
+              p.runs.some((run) => run.text === finding.partner_reference) && p.text.includes(finding.exception_type),
+          );
+          expect(printed, `${finding.exception_type} ${finding.partner_reference}`).toBe(true);
+        }
+      },
+    );
 
     it(`prints every sheet at ${minimumTextPt} pt or more on ${paper}, the Sales and Actions sheets too`, () => {
       const pages = [...pdf(`sheets-${paper}`), ...pdf(`summary-${paper}`)];

@@ -34,29 +34,39 @@ describe('configuration', () => {
     expect(config.schedules.map((s) => s.name)).toEqual(['month-end', 'daily-extract']);
   });
 
-  it('takes extract.historyStart from the file or PINRECON_HISTORY_START (unset by default), and refuses a date that is not one', () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), 'pinrecon-empty-'));
-    expect(loadConfig({ env: {}, cwd }).config.extract.historyStart).toBeUndefined();
-    expect(loadConfig({ env: { PINRECON_HISTORY_START: '2025-01-01' }, cwd }).config.extract.historyStart).toBe(
-      '2025-01-01',
-    );
-    const file = writeConfig('{ "extract": { "historyStart": "2024-07-01" } }');
-    expect(loadConfig({ file, env: {} }).config.extract.historyStart).toBe('2024-07-01');
-    expect(() => loadConfig({ env: { PINRECON_HISTORY_START: '2025-02-30' }, cwd })).toThrow(
-      /PINRECON_HISTORY_START: extract\.historyStart/,
-    );
-    expect(() => loadConfig({ env: { PINRECON_HISTORY_START: '01/01/2025' }, cwd })).toThrow(/YYYY-MM-DD/);
-  });
+  it(
+    'takes extract.historyStart from the file or PINRECON_HISTORY_START (unset by default), ' +
+      'and refuses a date that is not one',
+    () => {
+      const cwd = mkdtempSync(path.join(tmpdir(), 'pinrecon-empty-'));
+      expect(loadConfig({ env: {}, cwd }).config.extract.historyStart).toBeUndefined();
+      expect(loadConfig({ env: { PINRECON_HISTORY_START: '2025-01-01' }, cwd }).config.extract.historyStart).toBe(
+        '2025-01-01',
+      );
+      const file = writeConfig('{ "extract": { "historyStart": "2024-07-01" } }');
+      expect(loadConfig({ file, env: {} }).config.extract.historyStart).toBe('2024-07-01');
+      expect(() => loadConfig({ env: { PINRECON_HISTORY_START: '2025-02-30' }, cwd })).toThrow(
+        /PINRECON_HISTORY_START: extract\.historyStart/,
+      );
+      expect(() => loadConfig({ env: { PINRECON_HISTORY_START: '01/01/2025' }, cwd })).toThrow(/YYYY-MM-DD/);
+    },
+  );
 
-  it('takes the lock wait from PINRECON_LOCK_WAIT_SECONDS through the schema (default 60), and names the variable when it is not a number', () => {
-    const cwd = mkdtempSync(path.join(tmpdir(), 'pinrecon-empty-'));
-    expect(loadConfig({ env: {}, cwd }).config.lockWaitSeconds).toBe(60);
-    expect(loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: '1.5' }, cwd }).config.lockWaitSeconds).toBe(1.5);
-    expect(() => loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: 'soon' }, cwd })).toThrow(
-      /environment variable PINRECON_LOCK_WAIT_SECONDS: lockWaitSeconds/,
-    );
-    expect(() => loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: '-1' }, cwd })).toThrow(/PINRECON_LOCK_WAIT_SECONDS/);
-  });
+  it(
+    'takes the lock wait from PINRECON_LOCK_WAIT_SECONDS through the schema (default 60), ' +
+      'and names the variable when it is not a number',
+    () => {
+      const cwd = mkdtempSync(path.join(tmpdir(), 'pinrecon-empty-'));
+      expect(loadConfig({ env: {}, cwd }).config.lockWaitSeconds).toBe(60);
+      expect(loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: '1.5' }, cwd }).config.lockWaitSeconds).toBe(1.5);
+      expect(() => loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: 'soon' }, cwd })).toThrow(
+        /environment variable PINRECON_LOCK_WAIT_SECONDS: lockWaitSeconds/,
+      );
+      expect(() => loadConfig({ env: { PINRECON_LOCK_WAIT_SECONDS: '-1' }, cwd })).toThrow(
+        /PINRECON_LOCK_WAIT_SECONDS/,
+      );
+    },
+  );
 
   it('writes reports under data/reports by default, not into the source folder reports/', () => {
     const cwd = mkdtempSync(path.join(tmpdir(), 'pinrecon-empty-'));

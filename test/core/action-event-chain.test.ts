@@ -86,31 +86,34 @@ test('events chain per period; the hash and the signature are over the documente
   }
 });
 
-test('a database from before the chain is chained once when opened, in the order its events were recorded', async () => {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-chain-'));
-  const file = path.join(dir, 'old.duckdb');
-  let warehouse = await Warehouse.open(file);
-  await insertAction(warehouse, 'A-2026-01-0001', '2026-01');
-  // What a database from before the chain holds: events without period or hashes.
-  await warehouse.run(
-    `ALTER TABLE recon_action_events DROP COLUMN period; ALTER TABLE recon_action_events DROP COLUMN chain_position;
+test(
+  'a database from before the chain is chained once when opened, ' + 'in the order its events were recorded',
+  async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-chain-'));
+    const file = path.join(dir, 'old.duckdb');
+    let warehouse = await Warehouse.open(file);
+    await insertAction(warehouse, 'A-2026-01-0001', '2026-01');
+    // What a database from before the chain holds: events without period or hashes.
+    await warehouse.run(
+      `ALTER TABLE recon_action_events DROP COLUMN period; ALTER TABLE recon_action_events DROP COLUMN chain_position;
      ALTER TABLE recon_action_events DROP COLUMN prev_sha256; ALTER TABLE recon_action_events DROP COLUMN row_sha256;
      ALTER TABLE recon_action_events DROP COLUMN policy_sha256;
      INSERT INTO recon_action_events (action_id, "at", "by", from_status, to_status, detail) VALUES
        ('A-2026-01-0001', '2026-02-02T10:00:00Z', 'Bruno', 'proposed', 'approved', NULL),
        ('A-2026-01-0001', '2026-02-01T10:00:00Z', 'Ana', NULL, 'proposed', 'claim');`,
-  );
-  warehouse.close();
-  warehouse = await Warehouse.open(file);
-  try {
-    const rows = await events(warehouse);
-    expect(rows.map((r) => [r.by, r.chain_position])).toEqual([
-      ['Ana', '1'],
-      ['Bruno', '2'],
-    ]);
-    expect(rows[1]!.prev_sha256).toBe(rows[0]!.row_sha256);
-    for (const row of rows) expect(actionEventSha256(toChainedActionEvent(row))).toBe(row.row_sha256);
-  } finally {
+    );
     warehouse.close();
-  }
-});
+    warehouse = await Warehouse.open(file);
+    try {
+      const rows = await events(warehouse);
+      expect(rows.map((r) => [r.by, r.chain_position])).toEqual([
+        ['Ana', '1'],
+        ['Bruno', '2'],
+      ]);
+      expect(rows[1]!.prev_sha256).toBe(rows[0]!.row_sha256);
+      for (const row of rows) expect(actionEventSha256(toChainedActionEvent(row))).toBe(row.row_sha256);
+    } finally {
+      warehouse.close();
+    }
+  },
+);

@@ -50,12 +50,15 @@ describe('the registry of finding types', () => {
     }
   });
 
-  it('has every rule model unioned by int_recon_findings_detected, which takes the family from cfg_exception_types', () => {
-    const detected = code(path.join(intermediate, 'int_recon_findings_detected.sql'));
-    for (const { family } of ruleModels) expect(detected).toContain(`select * from int_recon_findings__${family}\n`);
-    expect(detected).toContain('from cfg_exception_types');
-    for (const type of findingTypeNames) expect(detected).not.toContain(`'${type}'`);
-  });
+  it(
+    'has every rule model unioned by int_recon_findings_detected, ' + 'which takes the family from cfg_exception_types',
+    () => {
+      const detected = code(path.join(intermediate, 'int_recon_findings_detected.sql'));
+      for (const { family } of ruleModels) expect(detected).toContain(`select * from int_recon_findings__${family}\n`);
+      expect(detected).toContain('from cfg_exception_types');
+      for (const type of findingTypeNames) expect(detected).not.toContain(`'${type}'`);
+    },
+  );
 
   it('gives the cost bridge exactly the types with a bridge step', () => {
     const attributed = code(path.join(intermediate, 'int_recon_bridge_items_attributed.sql'));
@@ -71,35 +74,40 @@ describe('the registry of finding types', () => {
     for (const type of findingTypeNames) expect(bridge).not.toContain(`'${type}'`);
   });
 
-  it('is what the data test checks against: a type not in cfg_exception_types, or of another family, fails it', async () => {
-    const instance = await DuckDBInstance.create(':memory:');
-    const connection = await instance.connect();
-    try {
-      await connection.run(read(path.join(sqlDir(), 'inputs', 'cfg_exception_types.sql')));
-      for (const row of findingTypeInputRows()) {
-        const values = row.map((v) =>
-          v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`,
-        );
-        await connection.run(`INSERT INTO cfg_exception_types VALUES (${values.join(', ')})`);
-      }
-      await connection.run(
-        `CREATE TEMP TABLE recon_exceptions AS SELECT * FROM (VALUES
+  it(
+    'is what the data test checks against: ' + 'a type not in cfg_exception_types, or of another family, fails it',
+    async () => {
+      const instance = await DuckDBInstance.create(':memory:');
+      const connection = await instance.connect();
+      try {
+        await connection.run(read(path.join(sqlDir(), 'inputs', 'cfg_exception_types.sql')));
+        for (const row of findingTypeInputRows()) {
+          const values = row.map((v) =>
+            v === null ? 'NULL' : typeof v === 'number' ? String(v) : `'${v.replace(/'/g, "''")}'`,
+          );
+          await connection.run(`INSERT INTO cfg_exception_types VALUES (${values.join(', ')})`);
+        }
+        await connection.run(
+          `CREATE TEMP TABLE recon_exceptions AS SELECT * FROM (VALUES
            ('f1', 'cost_mismatch', 'amounts', 'R1'), ('f2', 'cost_mismatch', 'status', 'R2'),
            ('f3', 'not_a_type', NULL, 'R3'), ('f4', 'unredeemed_key', 'unredeemed', 'R4'))
          AS t (finding_id, exception_type, family, partner_reference)`,
-      );
-      const failing = await connection.runAndReadAll(read(path.join(sqlDir(), 'tests', 'finding_types_accepted.sql')));
-      expect(
-        failing
-          .getRows()
-          .map((r) => r[0])
-          .sort(),
-      ).toEqual(['f2', 'f3']);
-    } finally {
-      connection.closeSync();
-      instance.closeSync();
-    }
-  });
+        );
+        const failing = await connection.runAndReadAll(
+          read(path.join(sqlDir(), 'tests', 'finding_types_accepted.sql')),
+        );
+        expect(
+          failing
+            .getRows()
+            .map((r) => r[0])
+            .sort(),
+        ).toEqual(['f2', 'f3']);
+      } finally {
+        connection.closeSync();
+        instance.closeSync();
+      }
+    },
+  );
 
   it('has a sheet for every family, titled and described as the registry says', () => {
     const sheets = detailSheets('2026-01', 'UTC');

@@ -74,14 +74,18 @@ describe('KeyMasker', () => {
     });
   }
 
-  test('a key already masked is left as it is (protecting twice changes nothing), and store mode passes bytes through', () => {
-    const once = new KeyMasker({ mode: 'drop' }).push(Buffer.from(texts[0]!)).toString('utf8');
-    const again = new KeyMasker({ mode: 'drop' });
-    expect(again.push(Buffer.from(once)).toString('utf8')).toBe(once);
-    expect(again.masked).toBe(0);
-    const bytes = Buffer.from(texts[1]!);
-    expect(new KeyMasker({ mode: 'store' }).push(bytes)).toBe(bytes);
-  });
+  test(
+    'a key already masked is left as it is (protecting twice changes nothing), ' +
+      'and store mode passes bytes through',
+    () => {
+      const once = new KeyMasker({ mode: 'drop' }).push(Buffer.from(texts[0]!)).toString('utf8');
+      const again = new KeyMasker({ mode: 'drop' });
+      expect(again.push(Buffer.from(once)).toString('utf8')).toBe(once);
+      expect(again.masked).toBe(0);
+      const bytes = Buffer.from(texts[1]!);
+      expect(new KeyMasker({ mode: 'store' }).push(bytes)).toBe(bytes);
+    },
+  );
 });
 
 /**
@@ -133,22 +137,26 @@ describe('KeyMasker against a hostile provider', () => {
   });
 });
 
-test('keyHmac is HMAC-SHA256 of the trimmed key (RFC 4231 vectors: a short, a long and a block-size-exceeding secret)', () => {
-  const vectors: [Buffer, string, string][] = [
-    [Buffer.alloc(20, 0x0b), 'Hi There', 'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7'],
-    [
-      Buffer.from('Jefe'),
-      'what do ya want for nothing?',
-      '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
-    ],
-    [
-      Buffer.alloc(131, 0xaa),
-      'Test Using Larger Than Block-Size Key - Hash Key First',
-      '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54',
-    ],
-  ];
-  for (const [key, data, expected] of vectors) {
-    expect(keyHmac(key, data)).toBe(expected);
-    expect(keyHmac(key, `  ${data}\t`)).toBe(expected);
-  }
-});
+test(
+  'keyHmac is HMAC-SHA256 of the trimmed key (RFC 4231 vectors: ' +
+    'a short, a long and a block-size-exceeding secret)',
+  () => {
+    const vectors: [Buffer, string, string][] = [
+      [Buffer.alloc(20, 0x0b), 'Hi There', 'b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7'],
+      [
+        Buffer.from('Jefe'),
+        'what do ya want for nothing?',
+        '5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843',
+      ],
+      [
+        Buffer.alloc(131, 0xaa),
+        'Test Using Larger Than Block-Size Key - Hash Key First',
+        '60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54',
+      ],
+    ];
+    for (const [key, data, expected] of vectors) {
+      expect(keyHmac(key, data)).toBe(expected);
+      expect(keyHmac(key, `  ${data}\t`)).toBe(expected);
+    }
+  },
+);

@@ -94,47 +94,50 @@ describe('planning', () => {
     expect(kinds).toEqual({ stg_v: 'view', int_t: 'table', mart_table: 'table', mart_log: 'append' });
   });
 
-  test('a view mart, an append outside marts, an unknown kind, two declarations or one below the header are refused', () => {
-    const select = '\nselect 1 AS x';
-    const refusals: [string, string, string, RegExp][] = [
-      [
-        'marts',
-        'mart_v',
-        `-- v\n-- materialized: view${select}`,
-        /mart_v\.sql:2 says "materialized: view": marts are published as tables/,
-      ],
-      [
-        'intermediate',
-        'int_ap',
-        `-- a\n-- materialized: append${select}`,
-        /int_ap\.sql:2 says "materialized: append": only a mart/,
-      ],
-      [
-        'staging',
-        'stg_e',
-        `-- e\n-- materialized: ephemeral${select}`,
-        /stg_e\.sql:2: unknown materialization "ephemeral"/,
-      ],
-      [
-        'staging',
-        'stg_2',
-        `-- materialized: view\n-- materialized: table${select}`,
-        /stg_2\.sql declares its materialization 2 times/,
-      ],
-      [
-        'staging',
-        'stg_low',
-        `-- low${select}\n-- materialized: view`,
-        /stg_low\.sql:3: "-- materialized: view" is below the model's/,
-      ],
-    ];
-    for (const [folder, name, sql, message] of refusals) {
-      const file = model(folder, name, sql);
-      expect(planError().message).toMatch(message);
-      rmSync(file);
-    }
-    expect(planModels(root)).toEqual([]);
-  });
+  test(
+    'a view mart, an append outside marts, an unknown kind, ' + 'two declarations or one below the header are refused',
+    () => {
+      const select = '\nselect 1 AS x';
+      const refusals: [string, string, string, RegExp][] = [
+        [
+          'marts',
+          'mart_v',
+          `-- v\n-- materialized: view${select}`,
+          /mart_v\.sql:2 says "materialized: view": marts are published as tables/,
+        ],
+        [
+          'intermediate',
+          'int_ap',
+          `-- a\n-- materialized: append${select}`,
+          /int_ap\.sql:2 says "materialized: append": only a mart/,
+        ],
+        [
+          'staging',
+          'stg_e',
+          `-- e\n-- materialized: ephemeral${select}`,
+          /stg_e\.sql:2: unknown materialization "ephemeral"/,
+        ],
+        [
+          'staging',
+          'stg_2',
+          `-- materialized: view\n-- materialized: table${select}`,
+          /stg_2\.sql declares its materialization 2 times/,
+        ],
+        [
+          'staging',
+          'stg_low',
+          `-- low${select}\n-- materialized: view`,
+          /stg_low\.sql:3: "-- materialized: view" is below the model's/,
+        ],
+      ];
+      for (const [folder, name, sql, message] of refusals) {
+        const file = model(folder, name, sql);
+        expect(planError().message).toMatch(message);
+        rmSync(file);
+      }
+      expect(planModels(root)).toEqual([]);
+    },
+  );
 });
 
 describe('building and publishing in a real DuckDB file', () => {
@@ -232,25 +235,28 @@ describe('building and publishing in a real DuckDB file', () => {
     ]);
   });
 
-  test('a table mart without the partition column is refused at publish, naming it, and nothing is published', async () => {
-    const models = itemTree();
-    const file = model(
-      'marts',
-      'items_total',
-      '-- one row: every item\nselect count(*) as items from int_items_priced',
-    );
-    const planned = planModels(root);
-    await warehouse.run(`INSERT INTO src_items VALUES (1, 2.5, NULL)`);
-    await runOnce(models, '2024-01', 'r1');
-    const failure = await runOnce(planned, '2024-01', 'r2').catch((error: unknown) => error);
-    expect(failure).toBeInstanceOf(JobError);
-    expect((failure as JobError).message).toContain(
-      `Publishing the mart items_total (${file}, materialized table) failed`,
-    );
-    expect((failure as JobError).hint).toMatch(/replaces its rows of one period, so it needs that column/);
-    // The transaction rolled back: the run before is what the marts hold.
-    expect(await warehouse.all('SELECT run_id FROM item_runs')).toEqual([{ run_id: 'r1' }]);
-  });
+  test(
+    'a table mart without the partition column is refused at publish, ' + 'naming it, and nothing is published',
+    async () => {
+      const models = itemTree();
+      const file = model(
+        'marts',
+        'items_total',
+        '-- one row: every item\nselect count(*) as items from int_items_priced',
+      );
+      const planned = planModels(root);
+      await warehouse.run(`INSERT INTO src_items VALUES (1, 2.5, NULL)`);
+      await runOnce(models, '2024-01', 'r1');
+      const failure = await runOnce(planned, '2024-01', 'r2').catch((error: unknown) => error);
+      expect(failure).toBeInstanceOf(JobError);
+      expect((failure as JobError).message).toContain(
+        `Publishing the mart items_total (${file}, materialized table) failed`,
+      );
+      expect((failure as JobError).hint).toMatch(/replaces its rows of one period, so it needs that column/);
+      // The transaction rolled back: the run before is what the marts hold.
+      expect(await warehouse.all('SELECT run_id FROM item_runs')).toEqual([{ run_id: 'r1' }]);
+    },
+  );
 
   test('an input set after the build reaches the marts through a rebuild of its readers only', async () => {
     itemTree();
@@ -281,44 +287,51 @@ describe('building and publishing in a real DuckDB file', () => {
     ]);
   });
 
-  test('a failing data test fails with its rows shown, PINs only as their last 4, and a passing one is listed', async () => {
-    const models = itemTree();
-    const pin = '1234-5678-9012-3456';
-    await warehouse.run(`INSERT INTO src_items VALUES (1, 2.5, NULL), (2, -1.0, $1)`, [pin]);
-    model(
-      'tests',
-      'prices_not_negative',
-      '-- items priced below zero\nselect id, price, key from int_items_priced where price < 0',
-    );
-    model('tests', 'ids_unique', '-- ids seen twice\nselect id from int_items_priced group by id having count(*) > 1');
-    const tests = loadTests(root);
-    expect(tests.map((t) => t.name)).toEqual(['ids_unique', 'prices_not_negative']);
-    try {
-      await declareInput(warehouse, 'cfg_run', root);
-      await warehouse.run(`INSERT INTO cfg_run VALUES ('2024-01', 'r1')`);
-      await buildModels(warehouse, models, { stages: {}, models: {} }, capturingOutput().output);
-      const failure = await runDataTests(warehouse, tests).then(
-        () => undefined,
-        (error: unknown) => error,
+  test(
+    'a failing data test fails with its rows shown, ' + 'PINs only as their last 4, and a passing one is listed',
+    async () => {
+      const models = itemTree();
+      const pin = '1234-5678-9012-3456';
+      await warehouse.run(`INSERT INTO src_items VALUES (1, 2.5, NULL), (2, -1.0, $1)`, [pin]);
+      model(
+        'tests',
+        'prices_not_negative',
+        '-- items priced below zero\nselect id, price, key from int_items_priced where price < 0',
       );
-      expect(failure).toBeInstanceOf(JobError);
-      const message = (failure as JobError).message;
-      expect(message).toMatch(/failed 1 data test\(s\); nothing was published/);
-      expect(message).toMatch(/data test prices_not_negative failed \(.*prices_not_negative\.sql\)/);
-      expect(message).toContain(maskPin(pin));
-      expect(message).not.toContain(pin);
-      expect(message).not.toContain('ids_unique failed');
+      model(
+        'tests',
+        'ids_unique',
+        '-- ids seen twice\nselect id from int_items_priced group by id having count(*) > 1',
+      );
+      const tests = loadTests(root);
+      expect(tests.map((t) => t.name)).toEqual(['ids_unique', 'prices_not_negative']);
+      try {
+        await declareInput(warehouse, 'cfg_run', root);
+        await warehouse.run(`INSERT INTO cfg_run VALUES ('2024-01', 'r1')`);
+        await buildModels(warehouse, models, { stages: {}, models: {} }, capturingOutput().output);
+        const failure = await runDataTests(warehouse, tests).then(
+          () => undefined,
+          (error: unknown) => error,
+        );
+        expect(failure).toBeInstanceOf(JobError);
+        const message = (failure as JobError).message;
+        expect(message).toMatch(/failed 1 data test\(s\); nothing was published/);
+        expect(message).toMatch(/data test prices_not_negative failed \(.*prices_not_negative\.sql\)/);
+        expect(message).toContain(maskPin(pin));
+        expect(message).not.toContain(pin);
+        expect(message).not.toContain('ids_unique failed');
 
-      await warehouse.run('DELETE FROM src_items WHERE price < 0');
-      await buildModels(warehouse, models, { stages: {}, models: {} }, capturingOutput().output);
-      expect(await runDataTests(warehouse, tests)).toEqual([
-        { name: 'ids_unique', passed: true },
-        { name: 'prices_not_negative', passed: true },
-      ]);
-    } finally {
-      await dropModels(warehouse, models, ['cfg_run']);
-    }
-  });
+        await warehouse.run('DELETE FROM src_items WHERE price < 0');
+        await buildModels(warehouse, models, { stages: {}, models: {} }, capturingOutput().output);
+        expect(await runDataTests(warehouse, tests)).toEqual([
+          { name: 'ids_unique', passed: true },
+          { name: 'prices_not_negative', passed: true },
+        ]);
+      } finally {
+        await dropModels(warehouse, models, ['cfg_run']);
+      }
+    },
+  );
 
   test('a model that cannot be built names itself and its file', async () => {
     const file = model('staging', 'stg_broken', '-- broken\nselect no_such_column from src_items');

@@ -54,7 +54,10 @@ describe('pipeline_runs trace', () => {
             status: 'abandoned',
             requests: 0,
             error: expect.stringMatching(
-              /^abandoned: process \d+ exists on this host but the database was free.*found unfinished at .* by the next job \(run\)/,
+              new RegExp(
+                /^abandoned: process \d+ exists on this host but the database was free.*found unfinished at /.source +
+                  /.* by the next job \(run\)/.source,
+              ),
             ),
             parent_run_id: null,
           },

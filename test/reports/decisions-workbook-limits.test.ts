@@ -19,7 +19,10 @@ const inline = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><
 
 /** A decisions workbook (one finding sheet) whose shared strings part is `sharedStrings`. */
 function decisionsWorkbook(name: string, sharedStrings: string): string {
-  const sheet = `<?xml version="1.0" encoding="UTF-8"?><worksheet ${ns}><sheetData><row r="1">${inline('A1', 'Finding ID')}${inline('B1', 'Decision')}</row><row r="2">${inline('A2', 'F-1')}${inline('B2', 'accepted')}</row></sheetData></worksheet>`;
+  const sheet =
+    `<?xml version="1.0" encoding="UTF-8"?><worksheet ${ns}><sheetData>` +
+    `<row r="1">${inline('A1', 'Finding ID')}${inline('B1', 'Decision')}</row>` +
+    `<row r="2">${inline('A2', 'F-1')}${inline('B2', 'accepted')}</row></sheetData></worksheet>`;
   const file = path.join(temp.dir, name);
   writeFileSync(
     file,
@@ -30,11 +33,14 @@ function decisionsWorkbook(name: string, sharedStrings: string): string {
       ],
       [
         'xl/workbook.xml',
-        `<?xml version="1.0"?><workbook ${ns} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Cost" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+        `<?xml version="1.0"?><workbook ${ns} ` +
+          'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">' +
+          '<sheets><sheet name="Cost" sheetId="1" r:id="rId1"/></sheets></workbook>',
       ],
       [
         'xl/_rels/workbook.xml.rels',
-        `<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>`,
+        '<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+          '<Relationship Id="rId1" Target="worksheets/sheet1.xml"/></Relationships>',
       ],
       ['xl/sharedStrings.xml', sharedStrings],
       ['xl/worksheets/sheet1.xml', sheet],

@@ -128,28 +128,31 @@ describe('SMTP credentials echoed by the server', () => {
 });
 
 describe('the last line of defence', () => {
-  it('redacts a remembered credential from any error recorded in pipeline_runs or printed, in any encoding', async () => {
-    const fixture = await createReportFixture();
-    cleanups.push(() => fixture.warehouse.close());
-    const secret = 'Remembered/Pa$$-9';
-    rememberSecrets([secret]);
-    const leak = `boom: ${secret} ${encodeURIComponent(secret)} ${Buffer.from(`\0u\0${secret}`).toString('base64')}`;
-    const failing = recordRun(fixture.warehouse, 'probe', {}, async () => {
-      throw new Error(leak);
-    });
-    const error = await failing.catch((e: unknown) => e);
-    const run = await fixture.warehouse.one<{ error: string }>(
-      `SELECT error FROM pipeline_runs WHERE command = 'probe'`,
-    );
-    const console = capturedConsole();
-    reportFailure(console.output, error);
-    for (const text of [run!.error, console.text()]) {
-      expect(text).toContain('boom: ***');
-      expect(text).not.toContain('Pa$$');
-      expect(text).not.toContain('Pa%24%24');
-      expect(text).not.toContain(Buffer.from(`\0u\0${secret}`).toString('base64'));
-    }
-  });
+  it(
+    'redacts a remembered credential from any error ' + 'recorded in pipeline_runs or printed, in any encoding',
+    async () => {
+      const fixture = await createReportFixture();
+      cleanups.push(() => fixture.warehouse.close());
+      const secret = 'Remembered/Pa$$-9';
+      rememberSecrets([secret]);
+      const leak = `boom: ${secret} ${encodeURIComponent(secret)} ${Buffer.from(`\0u\0${secret}`).toString('base64')}`;
+      const failing = recordRun(fixture.warehouse, 'probe', {}, async () => {
+        throw new Error(leak);
+      });
+      const error = await failing.catch((e: unknown) => e);
+      const run = await fixture.warehouse.one<{ error: string }>(
+        `SELECT error FROM pipeline_runs WHERE command = 'probe'`,
+      );
+      const console = capturedConsole();
+      reportFailure(console.output, error);
+      for (const text of [run!.error, console.text()]) {
+        expect(text).toContain('boom: ***');
+        expect(text).not.toContain('Pa$$');
+        expect(text).not.toContain('Pa%24%24');
+        expect(text).not.toContain(Buffer.from(`\0u\0${secret}`).toString('base64'));
+      }
+    },
+  );
 });
 
 describe('SMTP to a host that claims loopback by its name only (issue 18 item 7)', () => {

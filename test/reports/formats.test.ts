@@ -33,7 +33,8 @@ describe('report formats', () => {
         const abs = negative ? -tenThousandths : tenThousandths;
         const text = `${negative ? '-' : ''}${abs / 10000n}.${String(abs % 10000n).padStart(4, '0')}`;
         const cents = (abs + 50n) / 100n;
-        const expected = `${negative && cents > 0n ? '-' : ''}${(cents / 100n).toLocaleString('en-US')}.${String(cents % 100n).padStart(2, '0')}`;
+        const sign = negative && cents > 0n ? '-' : '';
+        const expected = `${sign}${(cents / 100n).toLocaleString('en-US')}.${String(cents % 100n).padStart(2, '0')}`;
         expect(formatAmount(text, null)).toBe(expected);
       }),
     );

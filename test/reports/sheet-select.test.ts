@@ -35,7 +35,8 @@ describe('sheet select list', () => {
     await warehouse.run(
       `CREATE TABLE sheet_rows AS
        SELECT i AS id,
-              CASE WHEN i % 9 = 8 THEN NULL ELSE [${fewValues.map(sqlString).join(', ')}][i % 9 % ${fewValues.length} + 1] END AS few,
+              CASE WHEN i % 9 = 8 THEN NULL
+                   ELSE [${fewValues.map(sqlString).join(', ')}][i % 9 % ${fewValues.length} + 1] END AS few,
               'ref-' || i AS many,
               CASE WHEN i % 2 = 0 THEN 'bell' || chr(7) ELSE 'fine' END AS control,
               repeat(chr((97 + i % 3)::INTEGER), 10000) AS long

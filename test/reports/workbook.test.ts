@@ -68,47 +68,54 @@ describe('report workbook', () => {
   });
   afterAll(() => fixture?.warehouse.close());
 
-  it('writes reports/pinrecon-<period>.xlsx with the Summary first, then one sheet per family, sales and rejects', () => {
-    expect(summary.workbook).toBe(path.join(fixture.config.reports.outDir, `pinrecon-${period}.xlsx`));
-    expect(existsSync(summary.workbook)).toBe(true);
-    expect(workbook.worksheets.map((w) => w.name)).toEqual([
-      'Summary',
-      'Missing',
-      'Amounts',
-      'Status',
-      'Duplicates',
-      'Cutoff',
-      'Unredeemed keys',
-      'Suggested matches',
-      'Actions',
-      'Carried forward',
-      'Sales',
-      'Ledger rejects',
-      'API quarantine',
-    ]);
-    expect(summary.asOf).toBe(asOf);
-    expect(summary.exceptions).toBe(9);
-  });
+  it(
+    'writes reports/pinrecon-<period>.xlsx with the Summary first, ' + 'then one sheet per family, sales and rejects',
+    () => {
+      expect(summary.workbook).toBe(path.join(fixture.config.reports.outDir, `pinrecon-${period}.xlsx`));
+      expect(existsSync(summary.workbook)).toBe(true);
+      expect(workbook.worksheets.map((w) => w.name)).toEqual([
+        'Summary',
+        'Missing',
+        'Amounts',
+        'Status',
+        'Duplicates',
+        'Cutoff',
+        'Unredeemed keys',
+        'Suggested matches',
+        'Actions',
+        'Carried forward',
+        'Sales',
+        'Ledger rejects',
+        'API quarantine',
+      ]);
+      expect(summary.asOf).toBe(asOf);
+      expect(summary.exceptions).toBe(9);
+    },
+  );
 
-  it("holds exactly the period's sales in the configured zone, in date order, with exact amounts in the currency's format", () => {
-    const rows = records(sheet(workbook, 'Sales'));
-    expect(rows.map((r) => r['Transaction ID']!.value)).toEqual(salesInPeriod);
-    const first = rows[0]!;
-    // 03:30 UTC on 1 March is 00:30 in São Paulo: the cell shows that wall-clock time, as a real date.
-    expect(first['Date']!.value).toBeInstanceOf(Date);
-    expect((first['Date']!.value as Date).toISOString()).toBe('2025-03-01T00:30:00.000Z');
-    expect(first['Date']!.numFmt).toBe('yyyy-mm-dd hh:mm:ss');
-    expect(first['Partner cost']!.value).toBe(45.5);
-    expect(first['Partner cost']!.numFmt).toContain('"R$ "');
-    expect(first['Margin']!.value).toBe(4.5);
-    const usd = rows.find((r) => r['Currency']!.value === 'USD')!;
-    expect(usd['Sales price']!.numFmt).toContain('"US$ "');
-    const eur = rows.find((r) => r['Currency']!.value === 'EUR')!;
-    expect(eur['Sales price']!.numFmt).toContain('"€ "');
-    // 02:59:59 UTC on 1 April is still 31 March in São Paulo.
-    expect((eur['Date']!.value as Date).toISOString()).toBe('2025-03-31T23:59:59.000Z');
-    expect(rows[1]!['Key sent to customer']!.value).toBe(false);
-  });
+  it(
+    "holds exactly the period's sales in the configured zone, " +
+      "in date order, with exact amounts in the currency's format",
+    () => {
+      const rows = records(sheet(workbook, 'Sales'));
+      expect(rows.map((r) => r['Transaction ID']!.value)).toEqual(salesInPeriod);
+      const first = rows[0]!;
+      // 03:30 UTC on 1 March is 00:30 in São Paulo: the cell shows that wall-clock time, as a real date.
+      expect(first['Date']!.value).toBeInstanceOf(Date);
+      expect((first['Date']!.value as Date).toISOString()).toBe('2025-03-01T00:30:00.000Z');
+      expect(first['Date']!.numFmt).toBe('yyyy-mm-dd hh:mm:ss');
+      expect(first['Partner cost']!.value).toBe(45.5);
+      expect(first['Partner cost']!.numFmt).toContain('"R$ "');
+      expect(first['Margin']!.value).toBe(4.5);
+      const usd = rows.find((r) => r['Currency']!.value === 'USD')!;
+      expect(usd['Sales price']!.numFmt).toContain('"US$ "');
+      const eur = rows.find((r) => r['Currency']!.value === 'EUR')!;
+      expect(eur['Sales price']!.numFmt).toContain('"€ "');
+      // 02:59:59 UTC on 1 April is still 31 March in São Paulo.
+      expect((eur['Date']!.value as Date).toISOString()).toBe('2025-03-31T23:59:59.000Z');
+      expect(rows[1]!['Key sent to customer']!.value).toBe(false);
+    },
+  );
 
   it('shows PINs only as their last 4 characters, and no whole PIN is anywhere in the file', () => {
     const rows = records(sheet(workbook, 'Sales'));
@@ -172,58 +179,64 @@ describe('report workbook', () => {
     expect(sales.autoFilter).toMatch(/^A1:P6$/);
   });
 
-  it('summarises the period on the Summary: facts, totals per currency, bridge, types, changes, aging, extraction', async () => {
-    const ws = sheet(workbook, 'Summary');
-    expect(summaryRow(ws, 'Period').getCell(2).value).toBe(period);
-    expect(summaryRow(ws, 'As of').getCell(2).value).toEqual(new Date(`${asOf}T00:00:00Z`));
-    // Reconciled at 10:00 UTC = 07:00 in São Paulo.
-    expect(summaryRow(ws, 'Reconciled at').getCell(2).value).toEqual(new Date('2025-04-05T07:00:00Z'));
-    expect(summaryRow(ws, 'Report generated at').getCell(2).value).toBeInstanceOf(Date);
-    expect(summaryRow(ws, 'Last fetch').getCell(2).value).toEqual(new Date('2025-04-02T06:03:00Z'));
-    // Every time shows its UTC offset (São Paulo: -03:00).
-    expect(summaryRow(ws, 'Reconciled at').getCell(2).numFmt).toBe('yyyy-mm-dd hh:mm "-03:00"');
-    expect(summaryRow(ws, 'Extract windows').getCell(2).value).toBe(2);
-    expect(summaryRow(ws, 'run-extract-1').getCell(4).value).toBe(12);
+  it(
+    'summarises the period on the Summary: facts, ' + 'totals per currency, bridge, types, changes, aging, extraction',
+    async () => {
+      const ws = sheet(workbook, 'Summary');
+      expect(summaryRow(ws, 'Period').getCell(2).value).toBe(period);
+      expect(summaryRow(ws, 'As of').getCell(2).value).toEqual(new Date(`${asOf}T00:00:00Z`));
+      // Reconciled at 10:00 UTC = 07:00 in São Paulo.
+      expect(summaryRow(ws, 'Reconciled at').getCell(2).value).toEqual(new Date('2025-04-05T07:00:00Z'));
+      expect(summaryRow(ws, 'Report generated at').getCell(2).value).toBeInstanceOf(Date);
+      expect(summaryRow(ws, 'Last fetch').getCell(2).value).toEqual(new Date('2025-04-02T06:03:00Z'));
+      // Every time shows its UTC offset (São Paulo: -03:00).
+      expect(summaryRow(ws, 'Reconciled at').getCell(2).numFmt).toBe('yyyy-mm-dd hh:mm "-03:00"');
+      expect(summaryRow(ws, 'Extract windows').getCell(2).value).toBe(2);
+      expect(summaryRow(ws, 'run-extract-1').getCell(4).value).toBe(12);
 
-    // Two rows per currency: the ledger side, then the provider side, each under its header.
-    const brl = summaryRow(ws, 'BRL');
-    const brlProvider = summaryRow(ws, 'BRL', brl.number + 1);
-    const column = (name: string, row = brl) => (ws.getRow(row.number - 1).values as unknown[]).indexOf(name);
-    const totals = await fixture.warehouse.one(
-      `SELECT * FROM recon_summary WHERE period = '${period}' AND currency_code = 'BRL'`,
-    );
-    expect(brl.getCell(column('Ledger orders')).value).toBe(Number(totals!.ledger_orders));
-    expect(brl.getCell(column('of which paid')).value).toBe(Number(totals!.ledger_active_orders));
-    expect(brl.getCell(column('Ledger sales (paid)')).value).toBe(123456.785);
-    expect(brl.getCell(column('Ledger sales (paid)')).numFmt).toContain('R$');
-    expect(brlProvider.getCell(column('of which not canceled', brlProvider)).value).toBe(
-      Number(totals!.provider_billable_sales),
-    );
-    expect(brlProvider.getCell(column('their margin', brlProvider)).value).toBe(Number(totals!.provider_margin));
+      // Two rows per currency: the ledger side, then the provider side, each under its header.
+      const brl = summaryRow(ws, 'BRL');
+      const brlProvider = summaryRow(ws, 'BRL', brl.number + 1);
+      const column = (name: string, row = brl) => (ws.getRow(row.number - 1).values as unknown[]).indexOf(name);
+      const totals = await fixture.warehouse.one(
+        `SELECT * FROM recon_summary WHERE period = '${period}' AND currency_code = 'BRL'`,
+      );
+      expect(brl.getCell(column('Ledger orders')).value).toBe(Number(totals!.ledger_orders));
+      expect(brl.getCell(column('of which paid')).value).toBe(Number(totals!.ledger_active_orders));
+      expect(brl.getCell(column('Ledger sales (paid)')).value).toBe(123456.785);
+      expect(brl.getCell(column('Ledger sales (paid)')).numFmt).toContain('R$');
+      expect(brlProvider.getCell(column('of which not canceled', brlProvider)).value).toBe(
+        Number(totals!.provider_billable_sales),
+      );
+      expect(brlProvider.getCell(column('their margin', brlProvider)).value).toBe(Number(totals!.provider_margin));
 
-    const bridgeStart = summaryRow(ws, 'Cost bridge: ledger expected cost → provider cost').number;
-    expect(ws.getRow(bridgeStart + 1).getCell(1).value).toBe('BRL');
-    const bridge = [];
-    for (let r = bridgeStart + 2; ws.getRow(r).getCell(1).value && ws.getRow(r).getCell(3).value !== 'Items'; r++)
-      bridge.push(ws.getRow(r).getCell(4).value);
-    expect(bridge).toEqual([163, -30, 0.5, -45.5, 49.6234, 137.6234]);
+      const bridgeStart = summaryRow(ws, 'Cost bridge: ledger expected cost → provider cost').number;
+      expect(ws.getRow(bridgeStart + 1).getCell(1).value).toBe('BRL');
+      const bridge = [];
+      for (let r = bridgeStart + 2; ws.getRow(r).getCell(1).value && ws.getRow(r).getCell(3).value !== 'Items'; r++)
+        bridge.push(ws.getRow(r).getCell(4).value);
+      expect(bridge).toEqual([163, -30, 0.5, -45.5, 49.6234, 137.6234]);
 
-    const typesStart = summaryRow(ws, 'Findings by type').number;
-    const unredeemed = summaryRow(ws, 'unredeemed_key', typesStart);
-    expect([unredeemed.getCell(2).value, unredeemed.getCell(3).value, unredeemed.getCell(4).value]).toEqual([2, 1, 1]);
-    expect(summaryRow(ws, 'price_mismatch', typesStart).getCell(5).value).toBe(1);
-    expect(summaryRow(ws, 'unknown_status', typesStart).getCell(2).value).toBe(0);
-    const total = summaryRow(ws, 'Total', typesStart);
-    expect([total.getCell(2).value, total.getCell(3).value, total.getCell(4).value, total.getCell(5).value]).toEqual([
-      9, 3, 6, 1,
-    ]);
-    expect(ws.getRow(total.number + 1).getCell(1).value).toBe(
-      'missing_at_provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)',
-    );
+      const typesStart = summaryRow(ws, 'Findings by type').number;
+      const unredeemed = summaryRow(ws, 'unredeemed_key', typesStart);
+      expect([unredeemed.getCell(2).value, unredeemed.getCell(3).value, unredeemed.getCell(4).value]).toEqual([
+        2, 1, 1,
+      ]);
+      expect(summaryRow(ws, 'price_mismatch', typesStart).getCell(5).value).toBe(1);
+      expect(summaryRow(ws, 'unknown_status', typesStart).getCell(2).value).toBe(0);
+      const total = summaryRow(ws, 'Total', typesStart);
+      expect([total.getCell(2).value, total.getCell(3).value, total.getCell(4).value, total.getCell(5).value]).toEqual([
+        9, 3, 6, 1,
+      ]);
+      expect(ws.getRow(total.number + 1).getCell(1).value).toBe(
+        'missing_at_provider: 1 of 1 UNPROVEN (proven absent: 0 by the extract windows, 0 by an individual look-up)',
+      );
 
-    const sheetsStart = summaryRow(ws, 'Sheets').number;
-    expect(summaryRow(ws, 'Sales', sheetsStart).getCell(6).value).toBe(salesInPeriod.length); // Holds in B–E, Rows in F
-  });
+      const sheetsStart = summaryRow(ws, 'Sheets').number;
+      // Holds in B–E, Rows in F
+      expect(summaryRow(ws, 'Sales', sheetsStart).getCell(6).value).toBe(salesInPeriod.length);
+    },
+  );
 
   it('records the run in pipeline_runs', async () => {
     const run = await fixture.warehouse.one(

@@ -29,7 +29,9 @@ describe('inline strings and column letters', () => {
     const note = '… (cut: 40000 characters)';
     const cut = 'y'.repeat(maxCellCharacters - note.length) + note;
     expect(inlineStringXml('y'.repeat(40_000))).toBe(`<is><t>${cut}</t></is>`);
-    const emojiAtCut = `${'x'.repeat(maxCellCharacters - note.length - 1)}😀${'z'.repeat(40_000 - maxCellCharacters + note.length - 1)}`;
+    const emojiAtCut =
+      `${'x'.repeat(maxCellCharacters - note.length - 1)}😀` +
+      `${'z'.repeat(40_000 - maxCellCharacters + note.length - 1)}`;
     expect(inlineStringXml(emojiAtCut)).toBe(
       `<is><t>${'x'.repeat(maxCellCharacters - note.length - 1)}${note}</t></is>`,
     );

@@ -109,7 +109,8 @@ describe('simulator', () => {
       await expectRefusal(await get(`${sim.url}/catalog`, 'abc.def.ghi'), 'invalid_token');
       const [h, p, s] = token.split('.');
       const claims = JSON.parse(Buffer.from(p!, 'base64url').toString()) as Record<string, unknown>;
-      const tampered = `${h}.${Buffer.from(JSON.stringify({ ...claims, exp: (claims.exp as number) + 1e6 })).toString('base64url')}.${s}`;
+      const later = Buffer.from(JSON.stringify({ ...claims, exp: (claims.exp as number) + 1e6 })).toString('base64url');
+      const tampered = `${h}.${later}.${s}`;
       await expectRefusal(await get(`${sim.url}/catalog`, tampered), 'invalid_token');
     });
 
