@@ -39,24 +39,40 @@ export async function documentMarts(
   database: string,
   marts: readonly { name: string; file: string }[],
 ): Promise<void> {
-  for (const { name: mart, file } of marts) {
-    const doc = readMartDoc(mart, path.dirname(file));
-    if (!doc) continue;
-    const table = `${sqlIdentifier(database)}.main.${sqlIdentifier(mart)}`;
-    const where = `database_name = $1 AND schema_name = 'main' AND table_name = $2`;
-    const current = await warehouse.one<{ comment: string | null }>(
-      `SELECT comment FROM duckdb_tables() WHERE ${where}`,
-      [database, mart],
-    );
+  const documented = marts.flatMap(({ name, file }) => {
+    const doc = readMartDoc(name, path.dirname(file));
+    return doc ? [{ mart: name, doc }] : [];
+  });
+  if (documented.length === 0) return;
+  // The catalog read once for every mart, not twice per mart: each read of duckdb_tables()/duckdb_columns() cost
+  // ~6 ms, 0.12 s of every reconcile (issue 27).
+  const where = `database_name = $1 AND schema_name = 'main' AND table_name IN (${documented
+    .map(({ mart }) => sqlString(mart))
+    .join(', ')})`;
+  const tables = new Map(
+    (
+      await warehouse.all<{ table_name: string; comment: string | null }>(
+        `SELECT table_name, comment FROM duckdb_tables() WHERE ${where}`,
+        [database],
+      )
+    ).map((table) => [table.table_name, table]),
+  );
+  const columnsOf = new Map<string, Map<string, { column_name: string; data_type: string; comment: string | null }>>();
+  for (const column of await warehouse.all<{
+    table_name: string;
+    column_name: string;
+    data_type: string;
+    comment: string | null;
+  }>(`SELECT table_name, column_name, data_type, comment FROM duckdb_columns() WHERE ${where}`, [database])) {
+    const columns = columnsOf.get(column.table_name) ?? new Map();
+    columns.set(column.column_name, column);
+    columnsOf.set(column.table_name, columns);
+  }
+  for (const { mart, doc } of documented) {
+    const current = tables.get(mart);
     if (!current) continue;
-    const columns = new Map(
-      (
-        await warehouse.all<{ column_name: string; data_type: string; comment: string | null }>(
-          `SELECT column_name, data_type, comment FROM duckdb_columns() WHERE ${where}`,
-          [database, mart],
-        )
-      ).map((column) => [column.column_name, column]),
-    );
+    const table = `${sqlIdentifier(database)}.main.${sqlIdentifier(mart)}`;
+    const columns = columnsOf.get(mart) ?? new Map();
     // Typed first: changing a column's type drops its comment.
     for (const { name, description } of doc.columns) {
       const column = columns.get(name);
