@@ -18,7 +18,7 @@ const marts = readdirSync(folder)
   .filter((file) => file.endsWith('.sql'))
   .map((file) => ({ name: path.basename(file, '.sql'), file: path.join(folder, file) }));
 
-test('with the comments in place: the catalog read twice, whatever the number of marts, and nothing written', async () => {
+test('comments in place: the catalog read twice whatever the number of marts, nothing written', async () => {
   await reconcile(f.warehouse, f.config, { period, asOf }, capturingOutput().output);
   const database = (await f.warehouse.one<{ name: string }>('SELECT current_database() AS name'))!.name;
   const catalogReads: string[] = [];
