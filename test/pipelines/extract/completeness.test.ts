@@ -12,6 +12,7 @@ import { Warehouse } from '../../../core/warehouse.js';
 import { checkCompleteness } from '../../../pipelines/extract/completeness.js';
 import { recordRun } from '../../../core/run-trace.js';
 import { testConfig } from '../../support/reconcile.js';
+import { copyOfTemplate } from '../../support/database-template.js';
 
 const period = '2026-02';
 let dir: string;
@@ -21,6 +22,8 @@ let warehouse: Warehouse;
 beforeEach(async () => {
   dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-completeness-'));
   config = testConfig(dir);
+  // A fresh database: a copy of the schema's template, not a new schema each time (issue 27).
+  await copyOfTemplate(config.database);
   warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
 });
 afterEach(() => {
