@@ -48,12 +48,18 @@ export interface Fixture {
 }
 
 export function testConfig(dir: string, overrides: Record<string, unknown> = {}): Config {
-  const { reconciliation, ...rest } = overrides as { reconciliation?: Record<string, unknown> };
+  const { reconciliation, reports, ...rest } = overrides as {
+    reconciliation?: Record<string, unknown>;
+    reports?: Record<string, unknown>;
+  };
   return configSchema.parse({
     timezone: 'America/Sao_Paulo',
     database: path.join(dir, 'pinrecon.duckdb'),
     extract: { landingDir: path.join(dir, 'landing') },
     reconciliation: { costTolerance: 0.01, unredeemedAfterDays: 3, lookupMissing: false, ...reconciliation },
+    // The fixture's own folder: the default (data/reports) is relative to the working folder, which every worker
+    // shares, so two tests wrote and read one pinrecon-2024-03.xlsx at once (an Actions sheet read back empty).
+    reports: { outDir: path.join(dir, 'reports'), ...reports },
     // A limit for the fixtures' currency: approvals in a currency without one fail closed (issue 34).
     actions: { approvalLimit: { BRL: 1000 } },
     ...rest,
