@@ -228,43 +228,46 @@ describe('report email', () => {
     );
   });
 
-  it("authenticates with the URL's user and password, which never reach the console, the error or the database", async () => {
-    const password = 'p@ss:word/1';
-    const smtp = await startSmtp({
-      authOptional: false,
-      allowInsecureAuth: true,
-      authMethods: ['PLAIN', 'LOGIN'],
-      onAuth(auth, _session, callback) {
-        if (auth.username === 'reporter' && auth.password === password) callback(null, { user: 'reporter' });
-        else callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
-      },
-    });
-    const url = (secret: string) => `smtp://reporter:${encodeURIComponent(secret)}@127.0.0.1:${smtp.port}`;
-    const good = await fixtureWith({ smtpUrl: url(password) });
-    const console = capturedOutput();
-    await writeReport(good.warehouse, good.config, { period, email: true }, console.output);
-    expect(smtp.messages).toHaveLength(1);
+  it(
+    "authenticates with the URL's user and password, " + 'which never reach the console, the error or the database',
+    async () => {
+      const password = 'p@ss:word/1';
+      const smtp = await startSmtp({
+        authOptional: false,
+        allowInsecureAuth: true,
+        authMethods: ['PLAIN', 'LOGIN'],
+        onAuth(auth, _session, callback) {
+          if (auth.username === 'reporter' && auth.password === password) callback(null, { user: 'reporter' });
+          else callback(Object.assign(new Error('Invalid username or password'), { responseCode: 535 }));
+        },
+      });
+      const url = (secret: string) => `smtp://reporter:${encodeURIComponent(secret)}@127.0.0.1:${smtp.port}`;
+      const good = await fixtureWith({ smtpUrl: url(password) });
+      const console = capturedOutput();
+      await writeReport(good.warehouse, good.config, { period, email: true }, console.output);
+      expect(smtp.messages).toHaveLength(1);
 
-    const bad = await fixtureWith({ smtpUrl: url('wrong-secret'), retries: 3 });
-    const failing = writeReport(
-      bad.warehouse,
-      bad.config,
-      { period, email: true, retryBaseDelayMs: 10 },
-      console.output,
-    );
-    // Issue 34: the server's reply is named by its code, command, size and digest, never quoted.
-    await expect(failing).rejects.toThrow(/the mail server answered 535 to AUTH PLAIN \(a body of \d+ bytes, sha256/);
-    const error = (await failing.catch((e: unknown) => e)) as JobError;
-    expect(error.message).toContain('attempt 1 of 4'); // a 535 is not retried
-    expect(error.hint).toContain('credentials');
-    const run = await bad.warehouse.one(`SELECT status, error FROM pipeline_runs WHERE command = 'report'`);
-    expect(run!.status).toBe('failed');
-    for (const text of [console.log(), error.message, error.hint ?? '', String(run!.error)]) {
-      expect(text).not.toContain(password);
-      expect(text).not.toContain(encodeURIComponent(password));
-      expect(text).not.toContain('wrong-secret');
-    }
-  });
+      const bad = await fixtureWith({ smtpUrl: url('wrong-secret'), retries: 3 });
+      const failing = writeReport(
+        bad.warehouse,
+        bad.config,
+        { period, email: true, retryBaseDelayMs: 10 },
+        console.output,
+      );
+      // Issue 34: the server's reply is named by its code, command, size and digest, never quoted.
+      await expect(failing).rejects.toThrow(/the mail server answered 535 to AUTH PLAIN \(a body of \d+ bytes, sha256/);
+      const error = (await failing.catch((e: unknown) => e)) as JobError;
+      expect(error.message).toContain('attempt 1 of 4'); // a 535 is not retried
+      expect(error.hint).toContain('credentials');
+      const run = await bad.warehouse.one(`SELECT status, error FROM pipeline_runs WHERE command = 'report'`);
+      expect(run!.status).toBe('failed');
+      for (const text of [console.log(), error.message, error.hint ?? '', String(run!.error)]) {
+        expect(text).not.toContain(password);
+        expect(text).not.toContain(encodeURIComponent(password));
+        expect(text).not.toContain('wrong-secret');
+      }
+    },
+  );
 
   it('upgrades to TLS with STARTTLS when the server offers it', async () => {
     const smtp = await startSmtp({ disabledCommands: [], key: testTlsKey, cert: testTlsCertificate });
@@ -337,73 +340,79 @@ describe('report email', () => {
     expect(smtp.messages).toHaveLength(1);
   });
 
-  it('after the last retry: exits the job with why and what to do, records the failure, keeps the workbook', async () => {
-    const port = await unusedPort();
-    const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${port}`, retries: 2 });
-    const failing = writeReport(
-      fixture.warehouse,
-      fixture.config,
-      { period, email: true, retryBaseDelayMs: 10 },
-      new ConsoleOutput(true),
-    );
-    await expect(failing).rejects.toThrow(JobError);
-    const error = (await failing.catch((e: unknown) => e)) as JobError;
-    expect(error.message).toMatch(
-      new RegExp(
-        `Could not send the report email to finance@example.com, audit@example.com via smtp://127.0.0.1:${port} ` +
-          `\\(attempt 3 of 3\\)`,
-      ),
-    );
-    expect(error.message).toMatch(/ECONNREFUSED|ESOCKET|ECONNECTION/);
-    const workbook = path.join(fixture.config.reports.outDir, `pinrecon-${period}.xlsx`);
-    expect(error.hint).toContain(workbook);
-    expect(error.hint).toContain(`pinrecon report --period ${period} --email`);
-    expect(existsSync(workbook)).toBe(true);
-    const run = await fixture.warehouse.one(
-      `SELECT status, error, details FROM pipeline_runs WHERE command = 'report'`,
-    );
-    expect(run!.status).toBe('failed');
-    expect(String(run!.error)).toContain('Could not send the report email');
-    expect(JSON.parse(String(run!.details)).workbook).toBe(workbook);
-  });
+  it(
+    'after the last retry: exits the job with why and ' + 'what to do, records the failure, keeps the workbook',
+    async () => {
+      const port = await unusedPort();
+      const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${port}`, retries: 2 });
+      const failing = writeReport(
+        fixture.warehouse,
+        fixture.config,
+        { period, email: true, retryBaseDelayMs: 10 },
+        new ConsoleOutput(true),
+      );
+      await expect(failing).rejects.toThrow(JobError);
+      const error = (await failing.catch((e: unknown) => e)) as JobError;
+      expect(error.message).toMatch(
+        new RegExp(
+          `Could not send the report email to finance@example.com, audit@example.com via smtp://127.0.0.1:${port} ` +
+            `\\(attempt 3 of 3\\)`,
+        ),
+      );
+      expect(error.message).toMatch(/ECONNREFUSED|ESOCKET|ECONNECTION/);
+      const workbook = path.join(fixture.config.reports.outDir, `pinrecon-${period}.xlsx`);
+      expect(error.hint).toContain(workbook);
+      expect(error.hint).toContain(`pinrecon report --period ${period} --email`);
+      expect(existsSync(workbook)).toBe(true);
+      const run = await fixture.warehouse.one(
+        `SELECT status, error, details FROM pipeline_runs WHERE command = 'report'`,
+      );
+      expect(run!.status).toBe('failed');
+      expect(String(run!.error)).toContain('Could not send the report email');
+      expect(JSON.parse(String(run!.details)).workbook).toBe(workbook);
+    },
+  );
 
-  it('sends a summary-only workbook, saying where the full one is, when the workbook is over the attachment limit', async () => {
-    const smtp = await startSmtp();
-    const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, maxAttachmentBytes: 2000 });
-    const summary = await writeReport(
-      fixture.warehouse,
-      fixture.config,
-      { period, email: true },
-      new ConsoleOutput(true),
-    );
-    expect(summary.email).toMatchObject({
-      summaryOnly: true,
-      attachment: path.join(fixture.config.reports.outDir, `pinrecon-${period}-summary.xlsx`),
-    });
-    const mail = smtp.messages[0]!;
-    expect(mail.attachments.map((a) => a.filename)).toEqual([`pinrecon-${period}-summary.xlsx`]);
-    expect(mail.attachments[0]!.content.equals(readFileSync(summary.email!.attachment))).toBe(true);
-    expect(mail.text).toContain(
-      `only its summary is attached (pinrecon-${period}-summary.xlsx). The full workbook is at ${summary.workbook}`,
-    );
-    // A small limit reads in KB, not as "0.0 MB".
-    expect(mail.text).toMatch(/The full workbook \(\d+\.\d KB\) is larger than the 2\.0 KB attachment limit/);
+  it(
+    'sends a summary-only workbook, saying where the full ' + 'one is, when the workbook is over the attachment limit',
+    async () => {
+      const smtp = await startSmtp();
+      const fixture = await fixtureWith({ smtpUrl: `smtp://127.0.0.1:${smtp.port}`, maxAttachmentBytes: 2000 });
+      const summary = await writeReport(
+        fixture.warehouse,
+        fixture.config,
+        { period, email: true },
+        new ConsoleOutput(true),
+      );
+      expect(summary.email).toMatchObject({
+        summaryOnly: true,
+        attachment: path.join(fixture.config.reports.outDir, `pinrecon-${period}-summary.xlsx`),
+      });
+      const mail = smtp.messages[0]!;
+      expect(mail.attachments.map((a) => a.filename)).toEqual([`pinrecon-${period}-summary.xlsx`]);
+      expect(mail.attachments[0]!.content.equals(readFileSync(summary.email!.attachment))).toBe(true);
+      expect(mail.text).toContain(
+        `only its summary is attached (pinrecon-${period}-summary.xlsx). The full workbook is at ${summary.workbook}`,
+      );
+      // A small limit reads in KB, not as "0.0 MB".
+      expect(mail.text).toMatch(/The full workbook \(\d+\.\d KB\) is larger than the 2\.0 KB attachment limit/);
 
-    const attached = new ExcelJS.Workbook();
-    await attached.xlsx.load(mail.attachments[0]!.content as unknown as ArrayBuffer);
-    expect(attached.worksheets.map((w) => w.name)).toEqual(['Summary']);
-    const texts = (attached.worksheets[0]!.getSheetValues() as unknown[][])
-      .flat()
-      .filter((v): v is string => typeof v === 'string');
-    expect(texts.some((t) => t.startsWith('Summary only: the full workbook') && t.includes(summary.workbook))).toBe(
-      true,
-    );
-    expect(texts).toContain('Sheets of the full workbook');
-    const full = new ExcelJS.Workbook();
-    await full.xlsx.readFile(summary.workbook);
-    // the Summary, 9 detail sheets, Actions (issue 15), Suggested matches (issue 29), Carried forward (issue 30)
-    expect(full.worksheets).toHaveLength(13);
-  });
+      const attached = new ExcelJS.Workbook();
+      await attached.xlsx.load(mail.attachments[0]!.content as unknown as ArrayBuffer);
+      expect(attached.worksheets.map((w) => w.name)).toEqual(['Summary']);
+      const texts = (attached.worksheets[0]!.getSheetValues() as unknown[][])
+        .flat()
+        .filter((v): v is string => typeof v === 'string');
+      expect(texts.some((t) => t.startsWith('Summary only: the full workbook') && t.includes(summary.workbook))).toBe(
+        true,
+      );
+      expect(texts).toContain('Sheets of the full workbook');
+      const full = new ExcelJS.Workbook();
+      await full.xlsx.readFile(summary.workbook);
+      // the Summary, 9 detail sheets, Actions (issue 15), Suggested matches (issue 29), Carried forward (issue 30)
+      expect(full.worksheets).toHaveLength(13);
+    },
+  );
 
   it('--dry-run writes the message as .eml beside the workbook and connects to nothing', async () => {
     const smtp = await startSmtp();

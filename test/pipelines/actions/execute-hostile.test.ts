@@ -70,20 +70,27 @@ const storedSales = async () =>
     (r) => r.id,
   );
 
-test('a read answering another (canceled) sale is not this sale: failed, nothing requested, nothing stored', async () => {
-  const [id] = await approvedReversals();
-  const before = await storedSales();
-  const foreign = (
-    await provider(
-      () => saleText('777001', 'Canceled in stock'),
-      (res) => json(res, 500, {}),
-    )
-  ).client;
-  const result = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: foreign }, quiet());
-  expect(result).toMatchObject({ verified: 0, failed: 1, actions: [{ outcome: 'failed', reversalRequested: false }] });
-  expect(result.actions[0]!.detail).toMatch(new RegExp(`another transaction \\(777001\\) when asked for ${id}`));
-  expect(await storedSales()).toEqual(before);
-});
+test(
+  'a read answering another (canceled) sale is not this ' + 'sale: failed, nothing requested, nothing stored',
+  async () => {
+    const [id] = await approvedReversals();
+    const before = await storedSales();
+    const foreign = (
+      await provider(
+        () => saleText('777001', 'Canceled in stock'),
+        (res) => json(res, 500, {}),
+      )
+    ).client;
+    const result = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: foreign }, quiet());
+    expect(result).toMatchObject({
+      verified: 0,
+      failed: 1,
+      actions: [{ outcome: 'failed', reversalRequested: false }],
+    });
+    expect(result.actions[0]!.detail).toMatch(new RegExp(`another transaction \\(777001\\) when asked for ${id}`));
+    expect(await storedSales()).toEqual(before);
+  },
+);
 
 test('an array answer: the element with the id asked is the sale, the foreign one first is ignored', async () => {
   const [id] = await approvedReversals();
@@ -116,29 +123,37 @@ test('a reversal answer naming another transaction is an anomaly: the action fai
   expect(await statuses()).toEqual(['failed']);
 });
 
-test('a 500 to the reversal: one POST, left in flight; a re-run reads and waits resendAfterSeconds, then asks once more', async () => {
-  await approvedReversals();
-  const failing = await provider(
-    (asked) => saleText(asked, 'Redeemed by Client'),
-    (res) => json(res, 500, { message: 'boom' }),
-  );
-  const first = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: failing.client }, quiet());
-  expect(first).toMatchObject({ inFlight: 1, failed: 0, actions: [{ outcome: 'in_flight', reversalRequested: true }] });
-  expect(failing.upstream.hitsOn('/reversal')).toHaveLength(1);
-  expect(await statuses()).toEqual(['in_flight']);
+test(
+  'a 500 to the reversal: one POST, left in flight; a re-run ' +
+    'reads and waits resendAfterSeconds, then asks once more',
+  async () => {
+    await approvedReversals();
+    const failing = await provider(
+      (asked) => saleText(asked, 'Redeemed by Client'),
+      (res) => json(res, 500, { message: 'boom' }),
+    );
+    const first = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: failing.client }, quiet());
+    expect(first).toMatchObject({
+      inFlight: 1,
+      failed: 0,
+      actions: [{ outcome: 'in_flight', reversalRequested: true }],
+    });
+    expect(failing.upstream.hitsOn('/reversal')).toHaveLength(1);
+    expect(await statuses()).toEqual(['in_flight']);
 
-  // A re-run at once: the sale is read, nothing is requested (the last request is under 300 s old).
-  const again = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: failing.client }, quiet());
-  expect(again.actions[0]).toMatchObject({ outcome: 'in_flight', reversalRequested: false });
-  expect(again.actions[0]!.detail).toMatch(/not requested again before .*actions\.resendAfterSeconds/);
-  expect(failing.upstream.hitsOn('/reversal')).toHaveLength(1);
+    // A re-run at once: the sale is read, nothing is requested (the last request is under 300 s old).
+    const again = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client: failing.client }, quiet());
+    expect(again.actions[0]).toMatchObject({ outcome: 'in_flight', reversalRequested: false });
+    expect(again.actions[0]!.detail).toMatch(/not requested again before .*actions\.resendAfterSeconds/);
+    expect(failing.upstream.hitsOn('/reversal')).toHaveLength(1);
 
-  // With no wait configured, the next run reads the sale still live and asks once more (one POST again).
-  const noWait = configSchema.parse({ ...f.config, actions: { ...f.config.actions, resendAfterSeconds: 0 } });
-  const third = await executeActions(f.warehouse, noWait, { period, by: 'Bruno', client: failing.client }, quiet());
-  expect(third.actions[0]).toMatchObject({ outcome: 'in_flight', reversalRequested: true });
-  expect(failing.upstream.hitsOn('/reversal')).toHaveLength(2);
-});
+    // With no wait configured, the next run reads the sale still live and asks once more (one POST again).
+    const noWait = configSchema.parse({ ...f.config, actions: { ...f.config.actions, resendAfterSeconds: 0 } });
+    const third = await executeActions(f.warehouse, noWait, { period, by: 'Bruno', client: failing.client }, quiet());
+    expect(third.actions[0]).toMatchObject({ outcome: 'in_flight', reversalRequested: true });
+    expect(failing.upstream.hitsOn('/reversal')).toHaveLength(2);
+  },
+);
 
 test('the resend wait counts from the last event into in_flight, whatever its words say', async () => {
   await approvedReversals();
@@ -203,25 +218,28 @@ test('an action left executed (killed before its read) is settled by the next ru
   expect(await statuses()).toEqual(['verified']);
 });
 
-test('a sale id above 2^53 is read, reversed and stored exactly; a neighbour the provider cannot read stops nothing', async () => {
-  const big = 9_007_199_254_740_993n; // 2^53 + 1: as a JS number it would be 2^53
-  const ids = await approvedReversals(2, big);
-  const [bigId, other] = ids;
-  const { upstream, client } = await provider(
-    (asked, n) => (asked === other ? null : saleText(asked, n === 0 ? 'Redeemed by Client' : 'Canceled in stock')),
-    (res, hit) => {
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(`{"message":"reversed","status":"Canceled in stock","transactionId":${/\d+/.exec(hit.text)![0]}}`);
-    },
-  );
-  const result = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client }, quiet());
-  const byId = Object.fromEntries(result.actions.map((a) => [a.transactionId, a]));
-  expect(byId[bigId!]).toMatchObject({ outcome: 'verified', reversalRequested: true });
-  expect(byId[other!]).toMatchObject({ outcome: 'failed', reversalRequested: false });
-  expect(upstream.hitsOn('/reversal').map((h) => h.text)).toEqual([`{"transactionId":${bigId}}`]);
-  expect(upstream.hits.some((h) => h.path === `/sales/transaction/${bigId}`)).toBe(true);
-  const stored = await f.warehouse.all<{ id: string; status: string }>(
-    'SELECT transaction_id::VARCHAR AS id, status FROM sales WHERE transaction_id >= 9007199254740992',
-  );
-  expect(stored).toEqual([{ id: bigId, status: 'Canceled in stock' }]);
-});
+test(
+  'a sale id above 2^53 is read, reversed and stored exactly; ' + 'a neighbour the provider cannot read stops nothing',
+  async () => {
+    const big = 9_007_199_254_740_993n; // 2^53 + 1: as a JS number it would be 2^53
+    const ids = await approvedReversals(2, big);
+    const [bigId, other] = ids;
+    const { upstream, client } = await provider(
+      (asked, n) => (asked === other ? null : saleText(asked, n === 0 ? 'Redeemed by Client' : 'Canceled in stock')),
+      (res, hit) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{"message":"reversed","status":"Canceled in stock","transactionId":${/\d+/.exec(hit.text)![0]}}`);
+      },
+    );
+    const result = await executeActions(f.warehouse, f.config, { period, by: 'Bruno', client }, quiet());
+    const byId = Object.fromEntries(result.actions.map((a) => [a.transactionId, a]));
+    expect(byId[bigId!]).toMatchObject({ outcome: 'verified', reversalRequested: true });
+    expect(byId[other!]).toMatchObject({ outcome: 'failed', reversalRequested: false });
+    expect(upstream.hitsOn('/reversal').map((h) => h.text)).toEqual([`{"transactionId":${bigId}}`]);
+    expect(upstream.hits.some((h) => h.path === `/sales/transaction/${bigId}`)).toBe(true);
+    const stored = await f.warehouse.all<{ id: string; status: string }>(
+      'SELECT transaction_id::VARCHAR AS id, status FROM sales WHERE transaction_id >= 9007199254740992',
+    );
+    expect(stored).toEqual([{ id: bigId, status: 'Canceled in stock' }]);
+  },
+);

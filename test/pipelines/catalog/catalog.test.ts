@@ -81,7 +81,8 @@ describe('snapshotCatalog', () => {
           partner_cost_price: string;
           tags: string;
         }>(
-          `SELECT DISTINCT product_id, sales_price::VARCHAR AS sales_price, partner_cost_price::VARCHAR AS partner_cost_price, tags::VARCHAR AS tags
+          `SELECT DISTINCT product_id, sales_price::VARCHAR AS sales_price, partner_cost_price::VARCHAR AS
+            partner_cost_price, tags::VARCHAR AS tags
            FROM catalog_products WHERE snapshot_id = $1 ORDER BY product_id`,
           [first.snapshotId],
         );

@@ -116,12 +116,15 @@ test('a database from before the chain has its decisions chained once, when it i
     // recon_decisions as it was before the chain's columns, with three decisions of two periods.
     const instance = await DuckDBInstance.create(file);
     const connection = await instance.connect();
-    await connection.run(`CREATE TABLE recon_decisions (finding_id VARCHAR NOT NULL, period VARCHAR NOT NULL, decision VARCHAR NOT NULL, note VARCHAR,
-      owner VARCHAR, expected_clear_by DATE, decided_by VARCHAR NOT NULL, decided_at TIMESTAMPTZ NOT NULL, source VARCHAR NOT NULL, superseded_at TIMESTAMPTZ)`);
+    await connection.run(`CREATE TABLE recon_decisions (finding_id VARCHAR NOT NULL, period VARCHAR NOT NULL,
+      decision VARCHAR NOT NULL, note VARCHAR, owner VARCHAR, expected_clear_by DATE, decided_by VARCHAR NOT NULL,
+      decided_at TIMESTAMPTZ NOT NULL, source VARCHAR NOT NULL, superseded_at TIMESTAMPTZ)`);
     await connection.run(`INSERT INTO recon_decisions VALUES
-      ('a', '2024-03', 'investigating', NULL, NULL, NULL, 'ana', '2024-04-01 10:00:00+00', 'cli', '2024-04-02 10:00:00+00'),
+      ('a', '2024-03', 'investigating', NULL, NULL, NULL, 'ana', '2024-04-01 10:00:00+00', 'cli',
+        '2024-04-02 10:00:00+00'),
       ('b', '2024-04', 'timing', NULL, 'rui', '2024-05-10', 'rui', '2024-04-01 11:00:00+00', 'cli', NULL),
-      ('a', '2024-03', 'claim', 'charged 9.00', NULL, NULL, 'ana', '2024-04-02 10:00:00+00', 'workbook:x.xlsx#00', NULL)`);
+      ('a', '2024-03', 'claim', 'charged 9.00', NULL, NULL, 'ana', '2024-04-02 10:00:00+00', 'workbook:x.xlsx#00',
+        NULL)`);
     connection.closeSync();
     instance.closeSync();
 
@@ -168,33 +171,38 @@ test('a database from before the chain has its decisions chained once, when it i
   }
 });
 
-test("verify checks each sign-off's rows as signed, even after the table gained columns, and names one that changed", async () => {
-  const { costBreak } = await fillFindings(f);
-  const quiet = capturingOutput().output;
-  await reconcile(f.warehouse, f.config, { period, asOf }, quiet);
-  const costId = await findingIdOf(f, costBreak.partner_reference);
-  await decideFindings(f.warehouse, [costId], { decision: 'claim', by: 'ana' });
-  const signoff = await closePeriod(f.warehouse, f.config, { period, by: 'Ana Lima', allowUndecided: true }, quiet);
-  expect(signoff.manifest.decisionChainHead).toMatchObject({ position: 1 });
-  expect(await verifyPeriod(f.warehouse, period)).toMatchObject({
-    ok: true,
-    signoffs: [{ signoffId: signoff.signoffId, reopened: false }],
-  });
+test(
+  "verify checks each sign-off's rows as signed, " + 'even after the table gained columns, and names one that changed',
+  async () => {
+    const { costBreak } = await fillFindings(f);
+    const quiet = capturingOutput().output;
+    await reconcile(f.warehouse, f.config, { period, asOf }, quiet);
+    const costId = await findingIdOf(f, costBreak.partner_reference);
+    await decideFindings(f.warehouse, [costId], { decision: 'claim', by: 'ana' });
+    const signoff = await closePeriod(f.warehouse, f.config, { period, by: 'Ana Lima', allowUndecided: true }, quiet);
+    expect(signoff.manifest.decisionChainHead).toMatchObject({ position: 1 });
+    expect(await verifyPeriod(f.warehouse, period)).toMatchObject({
+      ok: true,
+      signoffs: [{ signoffId: signoff.signoffId, reopened: false }],
+    });
 
-  // A later version adds a column to the findings (and so to the signed rows): the sign-off still verifies.
-  await f.warehouse.run('ALTER TABLE recon_exceptions_signed ADD COLUMN some_later_column VARCHAR');
-  expect((await verifyPeriod(f.warehouse, period)).ok).toBe(true);
+    // A later version adds a column to the findings (and so to the signed rows): the sign-off still verifies.
+    await f.warehouse.run('ALTER TABLE recon_exceptions_signed ADD COLUMN some_later_column VARCHAR');
+    expect((await verifyPeriod(f.warehouse, period)).ok).toBe(true);
 
-  // A signed row rewritten: the sign-off is named.
-  await f.warehouse.run(`UPDATE recon_exceptions_signed SET difference = difference + 1 WHERE finding_id = $1`, [
-    costId,
-  ]);
-  const broken = await verifyPeriod(f.warehouse, period);
-  expect(broken.mismatches).toEqual([
-    {
-      kind: 'signoff',
-      subject: `sign-off ${signoff.signoffId} (by Ana Lima)`,
-      reason: `its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ${signoff.contentSha256}`,
-    },
-  ]);
-});
+    // A signed row rewritten: the sign-off is named.
+    await f.warehouse.run(`UPDATE recon_exceptions_signed SET difference = difference + 1 WHERE finding_id = $1`, [
+      costId,
+    ]);
+    const broken = await verifyPeriod(f.warehouse, period);
+    expect(broken.mismatches).toEqual([
+      {
+        kind: 'signoff',
+        subject: `sign-off ${signoff.signoffId} (by Ana Lima)`,
+        reason:
+          'its signed rows (recon_exceptions_signed) no longer hash to its content_sha256 ' +
+          `${signoff.contentSha256}`,
+      },
+    ]);
+  },
+);

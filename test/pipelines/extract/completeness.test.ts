@@ -63,29 +63,35 @@ describe('checkCompleteness', () => {
     expect(c.reasons).toContain('missing by paid date: 2026-02-01..2026-02-28 (not extracted)');
   });
 
-  it('complete when both kinds cover every day, fetched after the period ended, whatever the window sizes', async () => {
-    await bothKinds('2026-02-01', '2026-02-10');
-    await bothKinds('2026-02-11', '2026-02-28');
-    const c = await checkCompleteness(warehouse, config, period);
-    expect(c).toMatchObject({ complete: true, missing: [], unfinished: [], commands: [], reasons: [] });
-  });
+  it(
+    'complete when both kinds cover every day, fetched ' + 'after the period ended, whatever the window sizes',
+    async () => {
+      await bothKinds('2026-02-01', '2026-02-10');
+      await bothKinds('2026-02-11', '2026-02-28');
+      const c = await checkCompleteness(warehouse, config, period);
+      expect(c).toMatchObject({ complete: true, missing: [], unfinished: [], commands: [], reasons: [] });
+    },
+  );
 
-  it('one day missing, and one kind missing for other days: a command per gap, --by only where one kind is needed', async () => {
-    await bothKinds('2026-02-01', '2026-02-14');
-    await bothKinds('2026-02-16', '2026-02-28');
-    await warehouse.run(`DELETE FROM extract_windows WHERE window_start = '2026-02-16' AND by_flag = 'created'`);
-    await completed('2026-02-16', '2026-02-20', 'created');
-    const c = await checkCompleteness(warehouse, config, period);
-    expect(c.missing).toEqual([
-      { kind: 'paid', from: '2026-02-15', to: '2026-02-15', reason: 'not extracted' },
-      { kind: 'created', from: '2026-02-15', to: '2026-02-15', reason: 'not extracted' },
-      { kind: 'created', from: '2026-02-21', to: '2026-02-28', reason: 'not extracted' },
-    ]);
-    expect(c.commands).toEqual([
-      'pinrecon extract --from 2026-02-15 --to 2026-02-15',
-      'pinrecon extract --from 2026-02-21 --to 2026-02-28 --by created',
-    ]);
-  });
+  it(
+    'one day missing, and one kind missing for other days: ' + 'a command per gap, --by only where one kind is needed',
+    async () => {
+      await bothKinds('2026-02-01', '2026-02-14');
+      await bothKinds('2026-02-16', '2026-02-28');
+      await warehouse.run(`DELETE FROM extract_windows WHERE window_start = '2026-02-16' AND by_flag = 'created'`);
+      await completed('2026-02-16', '2026-02-20', 'created');
+      const c = await checkCompleteness(warehouse, config, period);
+      expect(c.missing).toEqual([
+        { kind: 'paid', from: '2026-02-15', to: '2026-02-15', reason: 'not extracted' },
+        { kind: 'created', from: '2026-02-15', to: '2026-02-15', reason: 'not extracted' },
+        { kind: 'created', from: '2026-02-21', to: '2026-02-28', reason: 'not extracted' },
+      ]);
+      expect(c.commands).toEqual([
+        'pinrecon extract --from 2026-02-15 --to 2026-02-15',
+        'pinrecon extract --from 2026-02-21 --to 2026-02-28 --by created',
+      ]);
+    },
+  );
 
   it('windows fetched before the period ended do not count', async () => {
     await bothKinds('2026-02-01', '2026-02-28', '2026-02-20T12:00:00Z');
@@ -100,44 +106,47 @@ describe('checkCompleteness', () => {
     expect(c.commands).toEqual(['pinrecon extract --from 2026-02-01 --to 2026-02-28']);
   });
 
-  it('a failed re-fetch of a completed window makes the period incomplete until a later extract settles it', async () => {
-    await bothKinds('2026-02-01', '2026-02-28', '2026-03-02T12:00:00Z');
-    // A re-fetch within the lookback (today 2026-03-05) that failed: its windows are failed.
-    const failedRun = recordRun(
-      warehouse,
-      'extract',
-      { from: '2026-02-01', to: '2026-03-04', by: 'paid', today: '2026-03-05' },
-      async () => {
-        throw new Error('upstream answered 500');
-      },
-    );
-    await expect(failedRun).rejects.toThrow('upstream answered 500');
-    const c = await checkCompleteness(warehouse, config, period);
-    expect(c.complete).toBe(false);
-    expect(c.missing).toEqual([]);
-    expect(c.unfinished).toEqual([
-      expect.objectContaining({
-        start: '2026-02-01',
-        end: '2026-02-28',
-        kind: 'paid',
-        state: 'failed',
-        error: 'Error: upstream answered 500',
-      }),
-    ]);
-    expect(c.commands).toEqual(['pinrecon extract --from 2026-02-01 --to 2026-02-28 --by paid']);
-    expect(c.reasons.join('\n')).toMatch(
-      /window 2026-02-01\.\.2026-02-28 \(by paid\) failed in extract run \S+: Error: upstream answered 500/,
-    );
+  it(
+    'a failed re-fetch of a completed window makes the ' + 'period incomplete until a later extract settles it',
+    async () => {
+      await bothKinds('2026-02-01', '2026-02-28', '2026-03-02T12:00:00Z');
+      // A re-fetch within the lookback (today 2026-03-05) that failed: its windows are failed.
+      const failedRun = recordRun(
+        warehouse,
+        'extract',
+        { from: '2026-02-01', to: '2026-03-04', by: 'paid', today: '2026-03-05' },
+        async () => {
+          throw new Error('upstream answered 500');
+        },
+      );
+      await expect(failedRun).rejects.toThrow('upstream answered 500');
+      const c = await checkCompleteness(warehouse, config, period);
+      expect(c.complete).toBe(false);
+      expect(c.missing).toEqual([]);
+      expect(c.unfinished).toEqual([
+        expect.objectContaining({
+          start: '2026-02-01',
+          end: '2026-02-28',
+          kind: 'paid',
+          state: 'failed',
+          error: 'Error: upstream answered 500',
+        }),
+      ]);
+      expect(c.commands).toEqual(['pinrecon extract --from 2026-02-01 --to 2026-02-28 --by paid']);
+      expect(c.reasons.join('\n')).toMatch(
+        /window 2026-02-01\.\.2026-02-28 \(by paid\) failed in extract run \S+: Error: upstream answered 500/,
+      );
 
-    // The same command, run later, succeeds (here it finds the window already done and skips it).
-    await recordRun(
-      warehouse,
-      'extract',
-      { from: '2026-02-01', to: '2026-02-28', by: 'paid', today: '2026-11-23' },
-      async () => undefined,
-    );
-    expect((await checkCompleteness(warehouse, config, period)).complete).toBe(true);
-  });
+      // The same command, run later, succeeds (here it finds the window already done and skips it).
+      await recordRun(
+        warehouse,
+        'extract',
+        { from: '2026-02-01', to: '2026-02-28', by: 'paid', today: '2026-11-23' },
+        async () => undefined,
+      );
+      expect((await checkCompleteness(warehouse, config, period)).complete).toBe(true);
+    },
+  );
 
   it('a window a killed extract left running counts as in flight', async () => {
     await warehouse.run(

@@ -66,63 +66,69 @@ describe('extract against the simulator', () => {
     await extract(reference);
   });
 
-  it('loads every simulator sale of the range exactly once, with the seen flags and windows of the searches that returned it', async () => {
-    const expected = new Map<
-      number,
-      { paid?: string; created?: string; sale: ReturnType<typeof wireRecord>; createdAt: number }
-    >();
-    let received = 0;
-    for (const window of planWindows(range.from, range.to, 'both', 31)) {
-      for (const sale of clean.dataset.salesInPeriod(window.start, window.end, window.flag === 'created')) {
-        received++;
-        const entry = expected.get(sale.transactionId) ?? {
-          sale: wireRecord(sale),
-          createdAt: sale.createdAt.getTime(),
-        };
-        entry[window.flag] = window.start;
-        expected.set(sale.transactionId, entry);
+  it(
+    'loads every simulator sale of the range exactly once, with ' +
+      'the seen flags and windows of the searches that returned it',
+    async () => {
+      const expected = new Map<
+        number,
+        { paid?: string; created?: string; sale: ReturnType<typeof wireRecord>; createdAt: number }
+      >();
+      let received = 0;
+      for (const window of planWindows(range.from, range.to, 'both', 31)) {
+        for (const sale of clean.dataset.salesInPeriod(window.start, window.end, window.flag === 'created')) {
+          received++;
+          const entry = expected.get(sale.transactionId) ?? {
+            sale: wireRecord(sale),
+            createdAt: sale.createdAt.getTime(),
+          };
+          entry[window.flag] = window.start;
+          expected.set(sale.transactionId, entry);
+        }
       }
-    }
-    expect(expected.size).toBeGreaterThan(4_000);
-    expect(first.summary).toMatchObject({
-      records: received,
-      loaded: received,
-      notLoaded: 0,
-      quarantined: 0,
-      newSales: expected.size,
-    });
-    expect(first.summary.windows).toEqual({ planned: 6, fetched: 6, skipped: 0 });
+      expect(expected.size).toBeGreaterThan(4_000);
+      expect(first.summary).toMatchObject({
+        records: received,
+        loaded: received,
+        notLoaded: 0,
+        quarantined: 0,
+        newSales: expected.size,
+      });
+      expect(first.summary.windows).toEqual({ planned: 6, fetched: 6, skipped: 0 });
 
-    const rows = await read(config, (w) =>
-      w.all<Record<string, string | boolean | null>>(
-        `SELECT transaction_id, partner_reference, product_id, sales_price::VARCHAR AS price, partner_cost_price::VARCHAR AS cost, status,
-                transaction_date_raw, epoch_ms(transaction_at) AS at_ms, key, seen_by_paid, paid_window_start::VARCHAR AS paid,
+      const rows = await read(config, (w) =>
+        w.all<Record<string, string | boolean | null>>(
+          `SELECT transaction_id, partner_reference, product_id, sales_price::VARCHAR AS price,
+            partner_cost_price::VARCHAR AS cost, status,
+                transaction_date_raw, epoch_ms(transaction_at) AS at_ms, key, seen_by_paid, paid_window_start::VARCHAR
+                  AS paid,
                 seen_by_created, created_window_start::VARCHAR AS created
          FROM sales ORDER BY transaction_id`,
-      ),
-    );
-    expect(rows).toHaveLength(expected.size);
-    for (const row of rows) {
-      const want = expected.get(Number(row.transaction_id))!;
-      expect(want, `sale ${row.transaction_id} is not in the range`).toBeDefined();
-      expect(row).toEqual({
-        transaction_id: String(want.sale.transactionId),
-        partner_reference: want.sale.partnerReference,
-        product_id: String(want.sale.productId),
-        price: want.sale.salesPrice!.toFixed(4),
-        cost: want.sale.partnerCostPrice!.toFixed(4),
-        status: want.sale.status,
-        transaction_date_raw: want.sale.transactionDate,
-        at_ms: String(want.createdAt), // every date shape read back to the same instant
-        // security.keys "hash", the default of a new database: only the masked key is kept.
-        key: maskPin(want.sale.key!),
-        seen_by_paid: want.paid !== undefined,
-        paid: want.paid ?? null,
-        seen_by_created: want.created !== undefined,
-        created: want.created ?? null,
-      });
-    }
-  });
+        ),
+      );
+      expect(rows).toHaveLength(expected.size);
+      for (const row of rows) {
+        const want = expected.get(Number(row.transaction_id))!;
+        expect(want, `sale ${row.transaction_id} is not in the range`).toBeDefined();
+        expect(row).toEqual({
+          transaction_id: String(want.sale.transactionId),
+          partner_reference: want.sale.partnerReference,
+          product_id: String(want.sale.productId),
+          price: want.sale.salesPrice!.toFixed(4),
+          cost: want.sale.partnerCostPrice!.toFixed(4),
+          status: want.sale.status,
+          transaction_date_raw: want.sale.transactionDate,
+          at_ms: String(want.createdAt), // every date shape read back to the same instant
+          // security.keys "hash", the default of a new database: only the masked key is kept.
+          key: maskPin(want.sale.key!),
+          seen_by_paid: want.paid !== undefined,
+          paid: want.paid ?? null,
+          seen_by_created: want.created !== undefined,
+          created: want.created ?? null,
+        });
+      }
+    },
+  );
 
   it('records the run, the landing files and one checkpoint per window, and prints one line per window', async () => {
     const run = await read(config, (w) =>
@@ -151,7 +157,11 @@ describe('extract against the simulator', () => {
     }
     expect(
       first.console.match(
-        /window 2026-\d\d-01\.\.2026-\d\d-\d\d \(by (paid|created)\): \d+ records, \d+ loaded, 0 quarantined; [\d.]+ s download, [\d.]+ s load/g,
+        new RegExp(
+          /window 2026-\d\d-01\.\.2026-\d\d-\d\d \(by (paid|created)\): \d+ records, \d+ loaded, /.source +
+            /0 quarantined; [\d.]+ s download, [\d.]+ s load/.source,
+          'g',
+        ),
       ),
     ).toHaveLength(6);
   });
@@ -193,24 +203,25 @@ describe('extract against the simulator', () => {
 
   // The next three wait on the simulator's pacing, back-offs and token lifetimes (~11 s each, little CPU), each with
   // its own simulator and database: run side by side, their waits overlap (issue 27).
-  it.concurrent('under injected 503/500, dropped connections, latency and expiring tokens, ends with the fault-free result', async ({
-    expect,
-  }) => {
-    const faulty = await simulator({
-      tokenLifetimeSeconds: 1,
-      faults: { error503Rate: 0.2, error500Rate: 0.15, dropRate: 0.1, slowRate: 0.3, slowMs: 400 },
-    });
-    const target = extractConfig(tempDir('extract-faulty'), faulty.url, { api: { refreshMarginSeconds: 0 } });
-    const { summary } = await extract(target);
-    const stats = faulty.stats();
-    expect(stats.injected503 + stats.injected500 + stats.dropped).toBeGreaterThan(0);
-    expect(summary.retries + summary.rateLimited).toBeGreaterThan(0);
-    expect(await read(target, salesState)).toEqual(await read(reference, salesState));
-    const run = await read(target, (w) =>
-      w.one(`SELECT retries, rate_limited FROM pipeline_runs WHERE run_id = $1`, [summary.runId!]),
-    );
-    expect(run).toEqual({ retries: String(summary.retries), rate_limited: String(summary.rateLimited) });
-  });
+  it.concurrent(
+    'under injected 503/500, dropped connections, latency ' + 'and expiring tokens, ends with the fault-free result',
+    async ({ expect }) => {
+      const faulty = await simulator({
+        tokenLifetimeSeconds: 1,
+        faults: { error503Rate: 0.2, error500Rate: 0.15, dropRate: 0.1, slowRate: 0.3, slowMs: 400 },
+      });
+      const target = extractConfig(tempDir('extract-faulty'), faulty.url, { api: { refreshMarginSeconds: 0 } });
+      const { summary } = await extract(target);
+      const stats = faulty.stats();
+      expect(stats.injected503 + stats.injected500 + stats.dropped).toBeGreaterThan(0);
+      expect(summary.retries + summary.rateLimited).toBeGreaterThan(0);
+      expect(await read(target, salesState)).toEqual(await read(reference, salesState));
+      const run = await read(target, (w) =>
+        w.one(`SELECT retries, rate_limited FROM pipeline_runs WHERE run_id = $1`, [summary.runId!]),
+      );
+      expect(run).toEqual({ retries: String(summary.retries), rate_limited: String(summary.rateLimited) });
+    },
+  );
 
   it.concurrent('survives tokens revoked mid-run', async ({ expect }) => {
     // Every 4 s, not 3: a renewal cycle (canary, ≥ 1 s back-off, login, request) takes about 3 s with 700 ms
@@ -237,37 +248,47 @@ describe('extract against the simulator', () => {
 });
 
 describe('extract: refusals and bad records', () => {
-  it('the 31-day rule: the planner never asks for more, and the upstream answers a longer period with a 400 naming it', async () => {
-    const upstream = await simulator();
-    const client = new PartnerApiClient(extractConfig(tempDir('extract-31'), upstream.url).api, {
-      limiter: new RateLimiter(20),
-    });
-    try {
-      const error = await client.salesByPeriod('2026-01-01', '2026-02-01', false).catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(ProviderError);
-      expect((error as ProviderError).status).toBe(400);
-      // Issue 34: the upstream's words are not quoted; the hint names the 31-day rule.
-      expect((error as ProviderError).body).toMatch(/^a body of \d+ bytes, sha256 [0-9a-f]{16}$/);
-      expect((error as ProviderError).hint).toMatch(/32 days; the provider allows at most 31/);
-    } finally {
-      client.close();
-    }
-  });
+  it(
+    'the 31-day rule: the planner never asks for more, and ' +
+      'the upstream answers a longer period with a 400 naming it',
+    async () => {
+      const upstream = await simulator();
+      const client = new PartnerApiClient(extractConfig(tempDir('extract-31'), upstream.url).api, {
+        limiter: new RateLimiter(20),
+      });
+      try {
+        const error = await client.salesByPeriod('2026-01-01', '2026-02-01', false).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(ProviderError);
+        expect((error as ProviderError).status).toBe(400);
+        // Issue 34: the upstream's words are not quoted; the hint names the 31-day rule.
+        expect((error as ProviderError).body).toMatch(/^a body of \d+ bytes, sha256 [0-9a-f]{16}$/);
+        expect((error as ProviderError).hint).toMatch(/32 days; the provider allows at most 31/);
+      } finally {
+        client.close();
+      }
+    },
+  );
 
-  it('a window the upstream refuses fails the job naming the endpoint and window, with what to do; done windows stay done', async () => {
-    const strict = await simulator({ maxPeriodDays: 28 });
-    const config = extractConfig(tempDir('extract-strict'), strict.url);
-    const error = await extract(config, { from: '2026-02-01', to: '2026-03-31', by: 'paid' }).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).toMatch(/window 2026-03-01\.\.2026-03-31 \(by paid\) failed at salesByPeriod/);
-    expect((error as { hint?: string }).hint).toMatch(/extract\.maxWindowDays/);
-    const state = await read(config, async (w) => ({
-      windows: await w.all(`SELECT window_start::VARCHAR AS s FROM extract_windows`),
-      run: await w.one<{ status: string; error: string }>(`SELECT status, error FROM pipeline_runs`),
-    }));
-    expect(state.windows).toEqual([{ s: '2026-02-01' }]);
-    expect(state.run!.status).toBe('failed');
-  });
+  it(
+    'a window the upstream refuses fails the job naming the ' +
+      'endpoint and window, with what to do; done windows stay done',
+    async () => {
+      const strict = await simulator({ maxPeriodDays: 28 });
+      const config = extractConfig(tempDir('extract-strict'), strict.url);
+      const error = await extract(config, { from: '2026-02-01', to: '2026-03-31', by: 'paid' }).catch(
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).toMatch(/window 2026-03-01\.\.2026-03-31 \(by paid\) failed at salesByPeriod/);
+      expect((error as { hint?: string }).hint).toMatch(/extract\.maxWindowDays/);
+      const state = await read(config, async (w) => ({
+        windows: await w.all(`SELECT window_start::VARCHAR AS s FROM extract_windows`),
+        run: await w.one<{ status: string; error: string }>(`SELECT status, error FROM pipeline_runs`),
+      }));
+      expect(state.windows).toEqual([{ s: '2026-02-01' }]);
+      expect(state.run!.status).toBe('failed');
+    },
+  );
 
   it('bad credentials fail with a hint naming api.identifier and api.secret', async () => {
     const upstream = await simulator();
@@ -277,56 +298,64 @@ describe('extract: refusals and bad records', () => {
     expect(String((error as Error).message)).not.toContain('wrong-secret');
   });
 
-  it('malformed records are quarantined with their reason; received = loaded + not loaded; bad dates are loaded and quarantined', async () => {
-    const malformed = await simulator({ dataset: { ...dataset, malformedEvery: 97 } });
-    const config = extractConfig(tempDir('extract-malformed'), malformed.url);
-    const { summary, console } = await extract(config);
-    let served = 0;
-    let missing = 0;
-    let badDates = 0;
-    for (const window of planWindows(range.from, range.to, 'both', 31)) {
-      for (const sale of malformed.dataset.salesInPeriod(window.start, window.end, window.flag === 'created')) {
-        served++;
-        if (sale.malformation?.kind === 'missing-field') missing++;
-        if (sale.malformation?.kind === 'bad-date') badDates++;
+  it(
+    'malformed records are quarantined with their reason; received ' +
+      '= loaded + not loaded; bad dates are loaded and quarantined',
+    async () => {
+      const malformed = await simulator({ dataset: { ...dataset, malformedEvery: 97 } });
+      const config = extractConfig(tempDir('extract-malformed'), malformed.url);
+      const { summary, console } = await extract(config);
+      let served = 0;
+      let missing = 0;
+      let badDates = 0;
+      for (const window of planWindows(range.from, range.to, 'both', 31)) {
+        for (const sale of malformed.dataset.salesInPeriod(window.start, window.end, window.flag === 'created')) {
+          served++;
+          if (sale.malformation?.kind === 'missing-field') missing++;
+          if (sale.malformation?.kind === 'bad-date') badDates++;
+        }
       }
-    }
-    expect(missing).toBeGreaterThan(0);
-    expect(badDates).toBeGreaterThan(0);
-    expect(summary.records).toBe(served);
-    expect(summary.records).toBe(summary.loaded + summary.notLoaded);
-    expect(summary.notLoaded).toBe(missing);
-    expect(summary.unparseableDates).toBe(badDates);
-    expect(summary.quarantined).toBe(missing + badDates);
-    const reasons = await read(config, (w) =>
-      w.all<{ reason: string; n: string }>(
-        `SELECT regexp_replace(reason, ':.*', '') AS reason, count(*) AS n FROM sales_quarantine GROUP BY 1 ORDER BY 1`,
-      ),
-    );
-    expect(reasons.map((r) => r.reason)).toEqual(
-      expect.arrayContaining([
-        'missing partnerCostPrice',
-        'transactionDate is not ISO 8601 or dd/MM/yyyy HH',
-        'missing salesPrice',
-      ]),
-    );
-    const badDateRows = await read(config, (w) =>
-      w.one<{ n: string }>(
-        `SELECT count(*) AS n FROM sales s JOIN sales_quarantine q USING (transaction_id) WHERE s.transaction_at IS ` +
-          `NULL AND q.reason LIKE 'transactionDate%'`,
-      ),
-    );
-    expect(Number(badDateRows!.n)).toBe(badDates);
-    expect(console).toMatch(/could not be read; loaded with transaction_at NULL/);
-  });
+      expect(missing).toBeGreaterThan(0);
+      expect(badDates).toBeGreaterThan(0);
+      expect(summary.records).toBe(served);
+      expect(summary.records).toBe(summary.loaded + summary.notLoaded);
+      expect(summary.notLoaded).toBe(missing);
+      expect(summary.unparseableDates).toBe(badDates);
+      expect(summary.quarantined).toBe(missing + badDates);
+      const reasons = await read(config, (w) =>
+        w.all<{ reason: string; n: string }>(
+          `SELECT regexp_replace(reason, ':.*', '') AS reason, count(*) AS n FROM sales_quarantine
+            GROUP BY 1 ORDER BY 1`,
+        ),
+      );
+      expect(reasons.map((r) => r.reason)).toEqual(
+        expect.arrayContaining([
+          'missing partnerCostPrice',
+          'transactionDate is not ISO 8601 or dd/MM/yyyy HH',
+          'missing salesPrice',
+        ]),
+      );
+      const badDateRows = await read(config, (w) =>
+        w.one<{ n: string }>(
+          `SELECT count(*) AS n FROM sales s JOIN sales_quarantine q USING (transaction_id)
+            WHERE s.transaction_at IS NULL AND q.reason LIKE 'transactionDate%'`,
+        ),
+      );
+      expect(Number(badDateRows!.n)).toBe(badDates);
+      expect(console).toMatch(/could not be read; loaded with transaction_at NULL/);
+    },
+  );
 
-  it('on a terminal, shows a progress bar (windows, rows, requests/s, 503s) instead of one line per window', async () => {
-    const upstream = await simulator();
-    const config = extractConfig(tempDir('extract-tty'), upstream.url);
-    const { console } = await extract(config, { from: '2026-01-01', to: '2026-02-28' }, true);
-    expect(console).toMatch(/\r\[#{24}\] windows 4\/4 · rows \d+ · req\/s [\d.]+ · 503s 0/);
-    expect(console).not.toMatch(/window 2026-01-01\.\.2026-01-31 \(by paid\): \d+ records/);
-  });
+  it(
+    'on a terminal, shows a progress bar (windows, rows, ' + 'requests/s, 503s) instead of one line per window',
+    async () => {
+      const upstream = await simulator();
+      const config = extractConfig(tempDir('extract-tty'), upstream.url);
+      const { console } = await extract(config, { from: '2026-01-01', to: '2026-02-28' }, true);
+      expect(console).toMatch(/\r\[#{24}\] windows 4\/4 · rows \d+ · req\/s [\d.]+ · 503s 0/);
+      expect(console).not.toMatch(/window 2026-01-01\.\.2026-01-31 \(by paid\): \d+ records/);
+    },
+  );
 
   it('a dry run prints the plan and calls nothing', async () => {
     const upstream = await simulator();

@@ -29,57 +29,69 @@ function record(id: number, member: string, value: string, productName = 'Gift c
   return text.replace('"key":"@"', `${member}:${value}`);
 }
 
-test('escaped and upper-case key names, a number and an array as key, a lone surrogate: masked, one record quarantined', async () => {
-  const body = `[${[
-    record(1, '"k\\u0065y"', JSON.stringify(pins[0])),
-    record(2, '"KEY"', JSON.stringify(pins[1])),
-    record(3, '"key"', pins[2]!),
-    record(4, '"Key"', `[${JSON.stringify(pins[3])}]`),
-    record(5, '"key"', JSON.stringify(pins[4]), 'bad \\ud800 text'),
-  ].join(',')}]`;
-  const { upstream } = await setup((hit, res, up) => {
-    if (!authorized(hit, res, up)) return;
-    res.writeHead(200, { 'content-type': 'application/json' });
-    // The window by paid date answers the records, the one by creation date nothing.
-    res.end(hit.query.get('searchIsByCreateDate') === 'true' ? '[]' : body);
-  });
-  const config = extractConfig(dir, upstream.url, {
-    api: { identifier: IDENTIFIER, secret: SECRET },
-    extract: { landingDir: path.join(dir, 'landing') },
-  });
-  const { output } = capturedOutput();
-  const summary = await withWarehouse(config.database, { timezone: config.timezone }, (warehouse) =>
-    extractSales(warehouse, config, { from: '2024-03-01', to: '2024-03-01', by: 'both', today: '2024-06-01' }, output),
-  );
-  expect(summary).toMatchObject({ records: 5, loaded: 4, notLoaded: 1, quarantined: 1 });
-  const tables = await withWarehouse(config.database, { readOnly: true, timezone: config.timezone }, async (w) => ({
-    sales: await w.all('SELECT transaction_id, key FROM sales ORDER BY transaction_id'),
-    quarantine: await w.all<{ transaction_id: string; reason: string; raw: string }>(
-      'SELECT transaction_id, reason, raw FROM sales_quarantine',
-    ),
-  }));
-  expect(tables.sales).toEqual([
-    { transaction_id: '1', key: maskPin(pins[0]!) },
-    { transaction_id: '2', key: null },
-    { transaction_id: '3', key: maskPin(pins[2]!) },
-    { transaction_id: '4', key: null },
-  ]);
-  expect(tables.quarantine).toHaveLength(1);
-  expect(tables.quarantine[0]).toMatchObject({ transaction_id: '5', reason: expect.stringMatching(/lone surrogate/) });
-  expect(tables.quarantine[0]!.raw).toContain(maskPin(pins[4]!));
-  for (const { raw } of tables.quarantine) for (const pin of pins) expect(raw).not.toContain(pin);
-  expect(wholeKeysUnder(dir, new Set(pins))).toEqual([]);
+test(
+  'escaped and upper-case key names, a number and an array ' +
+    'as key, a lone surrogate: masked, one record quarantined',
+  async () => {
+    const body = `[${[
+      record(1, '"k\\u0065y"', JSON.stringify(pins[0])),
+      record(2, '"KEY"', JSON.stringify(pins[1])),
+      record(3, '"key"', pins[2]!),
+      record(4, '"Key"', `[${JSON.stringify(pins[3])}]`),
+      record(5, '"key"', JSON.stringify(pins[4]), 'bad \\ud800 text'),
+    ].join(',')}]`;
+    const { upstream } = await setup((hit, res, up) => {
+      if (!authorized(hit, res, up)) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      // The window by paid date answers the records, the one by creation date nothing.
+      res.end(hit.query.get('searchIsByCreateDate') === 'true' ? '[]' : body);
+    });
+    const config = extractConfig(dir, upstream.url, {
+      api: { identifier: IDENTIFIER, secret: SECRET },
+      extract: { landingDir: path.join(dir, 'landing') },
+    });
+    const { output } = capturedOutput();
+    const summary = await withWarehouse(config.database, { timezone: config.timezone }, (warehouse) =>
+      extractSales(
+        warehouse,
+        config,
+        { from: '2024-03-01', to: '2024-03-01', by: 'both', today: '2024-06-01' },
+        output,
+      ),
+    );
+    expect(summary).toMatchObject({ records: 5, loaded: 4, notLoaded: 1, quarantined: 1 });
+    const tables = await withWarehouse(config.database, { readOnly: true, timezone: config.timezone }, async (w) => ({
+      sales: await w.all('SELECT transaction_id, key FROM sales ORDER BY transaction_id'),
+      quarantine: await w.all<{ transaction_id: string; reason: string; raw: string }>(
+        'SELECT transaction_id, reason, raw FROM sales_quarantine',
+      ),
+    }));
+    expect(tables.sales).toEqual([
+      { transaction_id: '1', key: maskPin(pins[0]!) },
+      { transaction_id: '2', key: null },
+      { transaction_id: '3', key: maskPin(pins[2]!) },
+      { transaction_id: '4', key: null },
+    ]);
+    expect(tables.quarantine).toHaveLength(1);
+    expect(tables.quarantine[0]).toMatchObject({
+      transaction_id: '5',
+      reason: expect.stringMatching(/lone surrogate/),
+    });
+    expect(tables.quarantine[0]!.raw).toContain(maskPin(pins[4]!));
+    for (const { raw } of tables.quarantine) for (const pin of pins) expect(raw).not.toContain(pin);
+    expect(wholeKeysUnder(dir, new Set(pins))).toEqual([]);
 
-  // A file landed before the guard (its lone surrogate raw) is made text in place by --from-landing, then loaded.
-  const landed = landedSalesFiles(path.join(dir, 'landing')).find((f) => f.record.window?.flag === 'paid')!;
-  const raw = gunzipSync(readFileSync(landed.path)).toString('utf8');
-  writeFileSync(landed.path, gzipSync(raw.replace('\\\\ud800', '\\ud800')));
-  const rebuilt = { ...config, database: path.join(dir, 'rebuilt', 'pinrecon.duckdb') };
-  const said = capturedOutput();
-  const again = await withWarehouse(rebuilt.database, { timezone: config.timezone }, (warehouse) =>
-    rebuildFromLanding(warehouse, rebuilt, {}, said.output),
-  );
-  expect(said.text()).toMatch(/held 1 lone surrogate escapes: made text in place before loading/);
-  expect(again.files.failed).toEqual([]);
-  expect(again).toMatchObject({ records: 5, loaded: 4, quarantined: 1 });
-});
+    // A file landed before the guard (its lone surrogate raw) is made text in place by --from-landing, then loaded.
+    const landed = landedSalesFiles(path.join(dir, 'landing')).find((f) => f.record.window?.flag === 'paid')!;
+    const raw = gunzipSync(readFileSync(landed.path)).toString('utf8');
+    writeFileSync(landed.path, gzipSync(raw.replace('\\\\ud800', '\\ud800')));
+    const rebuilt = { ...config, database: path.join(dir, 'rebuilt', 'pinrecon.duckdb') };
+    const said = capturedOutput();
+    const again = await withWarehouse(rebuilt.database, { timezone: config.timezone }, (warehouse) =>
+      rebuildFromLanding(warehouse, rebuilt, {}, said.output),
+    );
+    expect(said.text()).toMatch(/held 1 lone surrogate escapes: made text in place before loading/);
+    expect(again.files.failed).toEqual([]);
+    expect(again).toMatchObject({ records: 5, loaded: 4, quarantined: 1 });
+  },
+);

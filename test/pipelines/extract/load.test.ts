@@ -69,32 +69,35 @@ async function load(file: string, fetchedAt: string, overrides: Partial<LandedSa
 }
 
 describe('transactionDate parsing in SQL', () => {
-  it('reads ISO with offset, ISO without (configured zone), dd/MM/yyyy (configured zone), and nothing else', async () => {
-    const cases: [string, string | null][] = [
-      ['2026-01-15T10:20:30-03:00', '2026-01-15T13:20:30Z'],
-      ['2026-01-15T10:20:30Z', '2026-01-15T10:20:30Z'],
-      ['2026-01-15T10:20:30.250+0530', '2026-01-15T04:50:30.250Z'],
-      ['2026-01-15 10:20:30+00', '2026-01-15T10:20:30Z'],
-      ['2026-01-15T10:20:30', '2026-01-15T13:20:30Z'], // São Paulo is UTC-3
-      ['2026-01-15T23:59', '2026-01-16T02:59:00Z'],
-      ['2026-01-15', '2026-01-15T03:00:00Z'],
-      ['15/01/2026 10:20:30', '2026-01-15T13:20:30Z'],
-      ['2026-02-30T10:00:00', null],
-      ['31/02/2026 10:00:00', null],
-      ['01/15/2026 10:20:30', null],
-      ['yesterday', null],
-      ['', null],
-      ['1736947230', null],
-    ];
-    for (const [text, expected] of cases) {
-      const row = await warehouse.one<{ utc: string | null }>(
-        `SELECT strftime(timezone('UTC', (${transactionAtSql('t', config.timezone)})), '%Y-%m-%dT%H:%M:%S.%g') AS ` +
-          `utc FROM (SELECT ${sqlString(text)} AS t)`,
-      );
-      const got = row!.utc === null ? null : `${row!.utc.replace(/\.000$/, '')}Z`;
-      expect({ text, got }).toEqual({ text, got: expected });
-    }
-  });
+  it(
+    'reads ISO with offset, ISO without (configured zone), ' + 'dd/MM/yyyy (configured zone), and nothing else',
+    async () => {
+      const cases: [string, string | null][] = [
+        ['2026-01-15T10:20:30-03:00', '2026-01-15T13:20:30Z'],
+        ['2026-01-15T10:20:30Z', '2026-01-15T10:20:30Z'],
+        ['2026-01-15T10:20:30.250+0530', '2026-01-15T04:50:30.250Z'],
+        ['2026-01-15 10:20:30+00', '2026-01-15T10:20:30Z'],
+        ['2026-01-15T10:20:30', '2026-01-15T13:20:30Z'], // São Paulo is UTC-3
+        ['2026-01-15T23:59', '2026-01-16T02:59:00Z'],
+        ['2026-01-15', '2026-01-15T03:00:00Z'],
+        ['15/01/2026 10:20:30', '2026-01-15T13:20:30Z'],
+        ['2026-02-30T10:00:00', null],
+        ['31/02/2026 10:00:00', null],
+        ['01/15/2026 10:20:30', null],
+        ['yesterday', null],
+        ['', null],
+        ['1736947230', null],
+      ];
+      for (const [text, expected] of cases) {
+        const row = await warehouse.one<{ utc: string | null }>(
+          `SELECT strftime(timezone('UTC', (${transactionAtSql('t', config.timezone)})), '%Y-%m-%dT%H:%M:%S.%g') AS ` +
+            `utc FROM (SELECT ${sqlString(text)} AS t)`,
+        );
+        const got = row!.utc === null ? null : `${row!.utc.replace(/\.000$/, '')}Z`;
+        expect({ text, got }).toEqual({ text, got: expected });
+      }
+    },
+  );
 });
 
 describe('loading a landed sales response', () => {
@@ -166,8 +169,10 @@ describe('loading a landed sales response', () => {
 
   it('types every column: exact money, dates in the configured zone, status classes, raw date text kept', async () => {
     const rows = await warehouse.all(
-      `SELECT transaction_id, sales_price::VARCHAR AS sales_price, partner_cost_price::VARCHAR AS cost, status, status_class,
-              strftime(timezone('UTC', transaction_at), '%Y-%m-%dT%H:%M:%S') AS utc, transaction_date_raw, key, key_sent_to_customer,
+      `SELECT transaction_id, sales_price::VARCHAR AS sales_price, partner_cost_price::VARCHAR AS cost, status,
+        status_class,
+              strftime(timezone('UTC', transaction_at), '%Y-%m-%dT%H:%M:%S') AS utc, transaction_date_raw, key,
+                key_sent_to_customer,
               country_code, seen_by_paid, strftime(paid_window_start, '%Y-%m-%d') AS paid_window_start, seen_by_created
        FROM sales ORDER BY transaction_id`,
     );
@@ -292,7 +297,8 @@ describe('loading a landed sales response', () => {
 describe('records stored unchanged are not parsed again', () => {
   const created = { start: '2026-01-01', end: '2026-01-31', flag: 'created' as const };
   const sales = () =>
-    warehouse.all(`SELECT * EXCLUDE (first_seen_at, last_seen_at, seen_by_paid, paid_window_start, seen_by_created, created_window_start, last_run_id)
+    warehouse.all(`SELECT * EXCLUDE (first_seen_at, last_seen_at, seen_by_paid, paid_window_start, seen_by_created,
+      created_window_start, last_run_id)
                    FROM sales WHERE transaction_id BETWEEN 9100 AND 9199 ORDER BY transaction_id`);
   const quarantine = (flag: string) =>
     warehouse.all(
@@ -301,40 +307,45 @@ describe('records stored unchanged are not parsed again', () => {
       [flag],
     );
 
-  it('a second window with the same records takes them from the stored sales: same rows, same counts, every quarantine rule kept', async () => {
-    const records = [
-      sale(9101),
-      sale(9102, { transactionDate: '"yesterday"' }),
-      sale(9103, { partnerCostPrice: '' }),
-      sale(9104),
-      sale(9104),
-    ];
-    const paid = await load(land('unchanged-paid', records), '2026-02-01T10:00:00Z');
-    const before = await sales();
-    const unchanged = await load(land('unchanged-created', records), '2026-02-01T10:05:00Z', { window: created });
-    // The same counts: 5 records, the duplicate and the missing cost not loaded, the unreadable date quarantined in
-    // each window.
-    expect({ ...unchanged, newSales: paid.newSales }).toEqual(paid);
-    expect(paid).toMatchObject({
-      records: 5,
-      loaded: 3,
-      notLoaded: 2,
-      duplicates: 1,
-      unparseableDates: 1,
-      newSales: 3,
-    });
-    expect(unchanged).toMatchObject({ newSales: 0 });
-    expect(await sales()).toEqual(before);
-    expect(await quarantine('created')).toEqual(await quarantine('paid'));
-    expect((await quarantine('created')).map((q) => q.transaction_id)).toEqual(['9102', '9103', '9104']);
-    const seen = await warehouse.all(
-      `SELECT transaction_id, seen_by_paid, seen_by_created FROM sales WHERE transaction_id IN (9101, 9104) ORDER BY 1`,
-    );
-    expect(seen).toEqual([
-      { transaction_id: '9101', seen_by_paid: true, seen_by_created: true },
-      { transaction_id: '9104', seen_by_paid: true, seen_by_created: true },
-    ]);
-  });
+  it(
+    'a second window with the same records takes them from the stored ' +
+      'sales: same rows, same counts, every quarantine rule kept',
+    async () => {
+      const records = [
+        sale(9101),
+        sale(9102, { transactionDate: '"yesterday"' }),
+        sale(9103, { partnerCostPrice: '' }),
+        sale(9104),
+        sale(9104),
+      ];
+      const paid = await load(land('unchanged-paid', records), '2026-02-01T10:00:00Z');
+      const before = await sales();
+      const unchanged = await load(land('unchanged-created', records), '2026-02-01T10:05:00Z', { window: created });
+      // The same counts: 5 records, the duplicate and the missing cost not loaded, the unreadable date quarantined in
+      // each window.
+      expect({ ...unchanged, newSales: paid.newSales }).toEqual(paid);
+      expect(paid).toMatchObject({
+        records: 5,
+        loaded: 3,
+        notLoaded: 2,
+        duplicates: 1,
+        unparseableDates: 1,
+        newSales: 3,
+      });
+      expect(unchanged).toMatchObject({ newSales: 0 });
+      expect(await sales()).toEqual(before);
+      expect(await quarantine('created')).toEqual(await quarantine('paid'));
+      expect((await quarantine('created')).map((q) => q.transaction_id)).toEqual(['9102', '9103', '9104']);
+      const seen = await warehouse.all(
+        `SELECT transaction_id, seen_by_paid, seen_by_created FROM sales WHERE transaction_id IN (9101, 9104) ORDER BY
+          1`,
+      );
+      expect(seen).toEqual([
+        { transaction_id: '9101', seen_by_paid: true, seen_by_created: true },
+        { transaction_id: '9104', seen_by_paid: true, seen_by_created: true },
+      ]);
+    },
+  );
 
   it('a changed record is parsed and rewritten, with its status change in the history', async () => {
     const counts = await load(
@@ -370,7 +381,8 @@ describe('records stored unchanged are not parsed again', () => {
       await warehouse.all(
         `SELECT partner_cost_price, strftime(timezone('UTC', first_seen_at), '%Y-%m-%d') AS first,
                 strftime(timezone('UTC', last_seen_at), '%Y-%m-%d') AS last, seen_by_paid,
-                strftime(paid_window_start, '%Y-%m-%d') AS p, seen_by_created, strftime(created_window_start, '%Y-%m-%d') AS c,
+                strftime(paid_window_start, '%Y-%m-%d') AS p, seen_by_created, strftime(created_window_start,
+                  '%Y-%m-%d') AS c,
                 last_run_id
          FROM sales WHERE transaction_id = 9101`,
       ),

@@ -66,12 +66,16 @@ describe('extract window plan', () => {
     );
   });
 
-  it('cannot plan a window of 32 days: the cap itself is at most 31 days by the config schema, and a month has at most 31', () => {
-    const longest = Math.max(
-      ...planWindows('2020-01-01', '2030-12-31', 'paid', 31).map((w) => windowDays(w.start, w.end)),
-    );
-    expect(longest).toBe(31);
-  });
+  it(
+    'cannot plan a window of 32 days: the cap itself is at most ' +
+      '31 days by the config schema, and a month has at most 31',
+    () => {
+      const longest = Math.max(
+        ...planWindows('2020-01-01', '2030-12-31', 'paid', 31).map((w) => windowDays(w.start, w.end)),
+      );
+      expect(longest).toBe(31);
+    },
+  );
 
   it('rejects a reversed range', () => {
     expect(() => planWindows('2026-02-01', '2026-01-01', 'paid', 31)).toThrow(/after it ends/);

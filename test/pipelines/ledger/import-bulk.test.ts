@@ -402,8 +402,10 @@ async function importWith(
   try {
     const summary = await importLedger(warehouse, config, file, { reader }, captured.output);
     const rows = await warehouse.all(
-      `SELECT source_line, partner_reference, product_id, strftime(paid_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f') AS paid_utc, paid_at_raw,
-              sales_price::VARCHAR AS sales_price, expected_cost::VARCHAR AS expected_cost, currency_code, country_code, order_status, source_file, file_hash
+      `SELECT source_line, partner_reference, product_id, strftime(paid_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S.%f')
+        AS paid_utc, paid_at_raw,
+              sales_price::VARCHAR AS sales_price, expected_cost::VARCHAR AS expected_cost, currency_code, country_code,
+                order_status, source_file, file_hash
          FROM ledger ORDER BY source_line`,
     );
     const rejects = await warehouse.all(
@@ -457,29 +459,33 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
     });
   }
 
-  it('decodes bytes 0x80-0x9F of a Latin-1 or Windows-1252 file as the streaming reader does (€, curly quotes, the five undefined bytes)', async () => {
-    const head = Buffer.from(
-      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n',
-      'latin1',
-    );
-    const bytes = Array.from({ length: 0x20 }, (_, i) => 0x80 + i);
-    const lines = bytes.map((byte, i) =>
-      Buffer.concat([
-        Buffer.from(`R-${i}`, 'latin1'),
-        Buffer.from([byte, 0xe7]),
-        Buffer.from(`,${i + 1},2024-03-05,1.00,1,EUR,paid\n`, 'latin1'),
-      ]),
-    );
-    const file = path.join(temp.dir, 'c1-bytes.csv');
-    writeFileSync(file, Buffer.concat([head, ...lines]));
-    for (const encoding of ['latin1', 'windows-1252']) {
-      const { bulk } = await expectSameImport(file, { encoding });
-      // DuckDB refuses these bytes as Latin-1: it read a UTF-8 copy, removed since.
-      expect(bulk.summary).toMatchObject({ reader: 'bulk', acceptedInBulk: 32 });
-      expect(bulk.rows[0]!.partner_reference).toBe('R-0€ç');
-      expect(readdirSync(tmpdir()).filter((name) => name.startsWith('pinrecon-ledger-utf8-'))).toEqual([]);
-    }
-  });
+  it(
+    'decodes bytes 0x80-0x9F of a Latin-1 or Windows-1252 file as the ' +
+      'streaming reader does (€, curly quotes, the five undefined bytes)',
+    async () => {
+      const head = Buffer.from(
+        'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n',
+        'latin1',
+      );
+      const bytes = Array.from({ length: 0x20 }, (_, i) => 0x80 + i);
+      const lines = bytes.map((byte, i) =>
+        Buffer.concat([
+          Buffer.from(`R-${i}`, 'latin1'),
+          Buffer.from([byte, 0xe7]),
+          Buffer.from(`,${i + 1},2024-03-05,1.00,1,EUR,paid\n`, 'latin1'),
+        ]),
+      );
+      const file = path.join(temp.dir, 'c1-bytes.csv');
+      writeFileSync(file, Buffer.concat([head, ...lines]));
+      for (const encoding of ['latin1', 'windows-1252']) {
+        const { bulk } = await expectSameImport(file, { encoding });
+        // DuckDB refuses these bytes as Latin-1: it read a UTF-8 copy, removed since.
+        expect(bulk.summary).toMatchObject({ reader: 'bulk', acceptedInBulk: 32 });
+        expect(bulk.rows[0]!.partner_reference).toBe('R-0€ç');
+        expect(readdirSync(tmpdir()).filter((name) => name.startsWith('pinrecon-ledger-utf8-'))).toEqual([]);
+      }
+    },
+  );
 
   it('finds the header below blank and title lines, and counts a blank line above it as a reject', async () => {
     const file = path.join(temp.dir, 'title.csv');
@@ -600,7 +606,9 @@ describe('files the bulk reader cannot read exactly go to the streaming reader, 
     {
       name: 'a large file whose lines SQL mostly leaves to the streaming reader (" BRL")',
       bytes: Buffer.from(
-        `${head}\n${Array.from({ length: 60_000 }, (_, i) => `R-${i},1,2024-03-05,1.00,1, BRL,paid`).join('\n')}\n${good(1)}\n`,
+        `${head}\n` +
+          `${Array.from({ length: 60_000 }, (_, i) => `R-${i},1,2024-03-05,1.00,1, BRL,paid`).join('\n')}\n` +
+          `${good(1)}\n`,
       ),
       why: /60000 of its 60001 lines need the streaming reader's rules/,
     },
@@ -626,21 +634,24 @@ describe('hostile lines: both readers refuse them with the same reason (issue 18
   const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
   const good = (reference: string) => `${reference},1,2024-03-05,1.00,1,BRL,paid`;
 
-  it('a byte order mark in the middle of the file, at the start of a line or inside a reference (read in bulk)', async () => {
-    const file = path.join(temp.dir, 'joined-exports.csv');
-    writeFileSync(file, `${head}\n${good('R-1')}\n\uFEFF${good('R-2')}\n${good('R-\uFEFF3')}\n${good('R-4')}\n`);
-    const { bulk } = await expectSameImport(file, {});
-    expect(bulk.summary).toMatchObject({ reader: 'bulk', accepted: 2, rejected: 2 });
-    expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([
-      [
-        3,
-        expect.stringMatching(
-          /^partner_reference: holds a byte order mark \(U\+FEFF\) at character 1, .*two exports joined/,
-        ),
-      ],
-      [4, expect.stringMatching(/^partner_reference: holds a byte order mark \(U\+FEFF\) at character 3,/)],
-    ]);
-  });
+  it(
+    'a byte order mark in the middle of the file, at the ' + 'start of a line or inside a reference (read in bulk)',
+    async () => {
+      const file = path.join(temp.dir, 'joined-exports.csv');
+      writeFileSync(file, `${head}\n${good('R-1')}\n\uFEFF${good('R-2')}\n${good('R-\uFEFF3')}\n${good('R-4')}\n`);
+      const { bulk } = await expectSameImport(file, {});
+      expect(bulk.summary).toMatchObject({ reader: 'bulk', accepted: 2, rejected: 2 });
+      expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([
+        [
+          3,
+          expect.stringMatching(
+            /^partner_reference: holds a byte order mark \(U\+FEFF\) at character 1, .*two exports joined/,
+          ),
+        ],
+        [4, expect.stringMatching(/^partner_reference: holds a byte order mark \(U\+FEFF\) at character 3,/)],
+      ]);
+    },
+  );
 
   it('invisible and direction-changing characters in a reference (issue 34), each named with where it is', async () => {
     const file = path.join(temp.dir, 'invisible-references.csv');
@@ -674,20 +685,23 @@ describe('hostile lines: both readers refuse them with the same reason (issue 18
     expect(bulk.rows.map((r) => r.partner_reference)).toEqual(['R-1']);
   });
 
-  it('a lone CR that joins two lines, or sits in a value, in an LF file: "lone carriage return at byte N"', async () => {
-    const file = path.join(temp.dir, 'lone-cr.csv');
-    writeFileSync(
-      file,
-      `${head}\n${good('R-1')}\n${good('R-é2')}\r${good('R-3')}\n${good('R-4\r')}\n${good('R-5')}\r\n`,
-    );
-    const { bulk } = await expectSameImport(file, {});
-    expect(bulk.summary).toMatchObject({ reader: 'streaming', accepted: 2, rejected: 2 });
-    // "R-é2,1,2024-03-05,1.00,1,BRL,paid" is 34 bytes in UTF-8 (é is 2): the CR is the 35th; "R-4" then the CR.
-    expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([
-      [3, expect.stringMatching(/^lone carriage return at byte 35 of the line/)],
-      [4, expect.stringMatching(/^lone carriage return at byte 4 of the line/)],
-    ]);
-  });
+  it(
+    'a lone CR that joins two lines, or sits in a value, ' + 'in an LF file: "lone carriage return at byte N"',
+    async () => {
+      const file = path.join(temp.dir, 'lone-cr.csv');
+      writeFileSync(
+        file,
+        `${head}\n${good('R-1')}\n${good('R-é2')}\r${good('R-3')}\n${good('R-4\r')}\n${good('R-5')}\r\n`,
+      );
+      const { bulk } = await expectSameImport(file, {});
+      expect(bulk.summary).toMatchObject({ reader: 'streaming', accepted: 2, rejected: 2 });
+      // "R-é2,1,2024-03-05,1.00,1,BRL,paid" is 34 bytes in UTF-8 (é is 2): the CR is the 35th; "R-4" then the CR.
+      expect(bulk.rejects.map((r) => [Number(r.source_line), r.reason])).toEqual([
+        [3, expect.stringMatching(/^lone carriage return at byte 35 of the line/)],
+        [4, expect.stringMatching(/^lone carriage return at byte 4 of the line/)],
+      ]);
+    },
+  );
 });
 
 describe("the SQL rules' white space is JavaScript's", () => {

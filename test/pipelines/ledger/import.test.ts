@@ -51,7 +51,8 @@ describe('importLedger', () => {
       );
       expect(totals).toEqual({ sales: '1234.8600', cost: '1100.3100' });
       const rows = await warehouse.all(
-        `SELECT partner_reference, strftime(paid_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS paid_utc, order_status, source_line, source_file
+        `SELECT partner_reference, strftime(paid_at AT TIME ZONE 'UTC', '%Y-%m-%d %H:%M:%S') AS paid_utc, order_status,
+          source_line, source_file
            FROM ledger ORDER BY source_line`,
       );
       expect(rows).toEqual([
@@ -107,54 +108,57 @@ describe('importLedger', () => {
     });
   });
 
-  it('replaces the rows of the same content, accumulates other files, and supersedes a path whose content changed', async () => {
-    await withLedgerWarehouse('replace', {}, async ({ dir, config, warehouse }) => {
-      const first = writeCsv('march.csv', [
-        'A-1,1,2024-03-01,10.00,9.00,BRL,BR,paid',
-        'A-2,1,2024-03-02,bad,9.00,BRL,BR,paid',
-      ]);
-      const other = writeCsv('april.csv', ['B-1,1,2024-04-01,10.00,9.00,BRL,BR,paid']);
-      await importLedger(warehouse, config, first, {}, capturedOutput().output);
-      expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '1', files: '1' });
+  it(
+    'replaces the rows of the same content, accumulates ' + 'other files, and supersedes a path whose content changed',
+    async () => {
+      await withLedgerWarehouse('replace', {}, async ({ dir, config, warehouse }) => {
+        const first = writeCsv('march.csv', [
+          'A-1,1,2024-03-01,10.00,9.00,BRL,BR,paid',
+          'A-2,1,2024-03-02,bad,9.00,BRL,BR,paid',
+        ]);
+        const other = writeCsv('april.csv', ['B-1,1,2024-04-01,10.00,9.00,BRL,BR,paid']);
+        await importLedger(warehouse, config, first, {}, capturedOutput().output);
+        expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '1', files: '1' });
 
-      const again = capturedOutput();
-      const repeated = await importLedger(warehouse, config, first, {}, again.output);
-      expect(repeated.replaced?.sourceFile).toBe(first);
-      expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '1', files: '1' });
-      expect(again.stderr()).toMatch(/same content was imported from .*march.csv.*replaced, not duplicated/);
+        const again = capturedOutput();
+        const repeated = await importLedger(warehouse, config, first, {}, again.output);
+        expect(repeated.replaced?.sourceFile).toBe(first);
+        expect(await counts(warehouse)).toEqual({ ledger: '1', rejects: '1', files: '1' });
+        expect(again.stderr()).toMatch(/same content was imported from .*march.csv.*replaced, not duplicated/);
 
-      await importLedger(warehouse, config, other, {}, capturedOutput().output);
-      expect(await counts(warehouse)).toEqual({ ledger: '2', rejects: '1', files: '2' });
+        await importLedger(warehouse, config, other, {}, capturedOutput().output);
+        expect(await counts(warehouse)).toEqual({ ledger: '2', rejects: '1', files: '2' });
 
-      // Finance re-exports March with a correction: the new content supersedes the old one of that path.
-      writeCsv('march.csv', [
-        'A-1,1,2024-03-01,10.00,9.00,BRL,BR,paid',
-        'A-2,1,2024-03-02,11.00,9.00,BRL,BR,paid',
-        'A-3,1,2024-03-03,12.00,9.00,BRL,BR,refunded',
-      ]);
-      const superseding = capturedOutput();
-      const summary = await importLedger(warehouse, config, first, {}, superseding.output);
-      expect(summary.superseded).toMatchObject({ lines: 2 });
-      expect(superseding.stderr()).toMatch(/supersedes the earlier import of .*march.csv \(different content/);
-      expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '2' });
-      expect(await warehouse.all(`SELECT partner_reference FROM ledger ORDER BY 1`)).toEqual(
-        ['A-1', 'A-2', 'A-3', 'B-1'].map((partner_reference) => ({ partner_reference })),
-      );
+        // Finance re-exports March with a correction: the new content supersedes the old one of that path.
+        writeCsv('march.csv', [
+          'A-1,1,2024-03-01,10.00,9.00,BRL,BR,paid',
+          'A-2,1,2024-03-02,11.00,9.00,BRL,BR,paid',
+          'A-3,1,2024-03-03,12.00,9.00,BRL,BR,refunded',
+        ]);
+        const superseding = capturedOutput();
+        const summary = await importLedger(warehouse, config, first, {}, superseding.output);
+        expect(summary.superseded).toMatchObject({ lines: 2 });
+        expect(superseding.stderr()).toMatch(/supersedes the earlier import of .*march.csv \(different content/);
+        expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '2' });
+        expect(await warehouse.all(`SELECT partner_reference FROM ledger ORDER BY 1`)).toEqual(
+          ['A-1', 'A-2', 'A-3', 'B-1'].map((partner_reference) => ({ partner_reference })),
+        );
 
-      // The same content under another name is loaded once: its rows are replaced and stay under the first path.
-      const copy = path.join(dir.dir, 'april-copy.csv');
-      copyFileSync(other, copy);
-      const copied = capturedOutput();
-      expect((await importLedger(warehouse, config, copy, {}, copied.output)).replaced?.sourceFile).toBe(other);
-      expect(copied.stderr()).toMatch(
-        /april-copy.csv has the same content .* as .*april.csv.*loaded once.*stay under .*april.csv/,
-      );
-      expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '2' });
-      expect(await warehouse.one(`SELECT source_file FROM ledger WHERE partner_reference = 'B-1'`)).toEqual({
-        source_file: other,
+        // The same content under another name is loaded once: its rows are replaced and stay under the first path.
+        const copy = path.join(dir.dir, 'april-copy.csv');
+        copyFileSync(other, copy);
+        const copied = capturedOutput();
+        expect((await importLedger(warehouse, config, copy, {}, copied.output)).replaced?.sourceFile).toBe(other);
+        expect(copied.stderr()).toMatch(
+          /april-copy.csv has the same content .* as .*april.csv.*loaded once.*stay under .*april.csv/,
+        );
+        expect(await counts(warehouse)).toEqual({ ledger: '4', rejects: '0', files: '2' });
+        expect(await warehouse.one(`SELECT source_file FROM ledger WHERE partner_reference = 'B-1'`)).toEqual({
+          source_file: other,
+        });
       });
-    });
-  });
+    },
+  );
 
   it('supersedes what is loaded from a path even after a copy of it was imported (no duplicate orders)', async () => {
     await withLedgerWarehouse('copy', {}, async ({ dir, config, warehouse }) => {
@@ -200,45 +204,51 @@ describe('importLedger', () => {
     });
   });
 
-  it('locates the records of a minified JSON array by ordinal: distinct source_line, rejects say "record N"', async () => {
-    await withLedgerWarehouse('json-one-line', {}, async ({ dir, config, warehouse }) => {
-      const element = (i: number) => ({
-        partner_reference: `J-${i}`,
-        product_id: 1,
-        paid_at: '2024-03-05',
-        sales_price: '1.00',
-        expected_cost: '1.00',
-        currency_code: 'BRL',
-        order_status: 'paid',
+  it(
+    'locates the records of a minified JSON array by ' + 'ordinal: distinct source_line, rejects say "record N"',
+    async () => {
+      await withLedgerWarehouse('json-one-line', {}, async ({ dir, config, warehouse }) => {
+        const element = (i: number) => ({
+          partner_reference: `J-${i}`,
+          product_id: 1,
+          paid_at: '2024-03-05',
+          sales_price: '1.00',
+          expected_cost: '1.00',
+          currency_code: 'BRL',
+          order_status: 'paid',
+        });
+        const records: unknown[] = Array.from({ length: 103 }, (_, i) => element(i + 1));
+        // Three bad records, at ordinals 10, 50 and 103.
+        records[9] = { ...element(10), sales_price: 'abc' };
+        records[49] = 'not an object';
+        records[102] = { ...element(103), order_status: undefined };
+        const file = path.join(dir.dir, 'ledger.json');
+        writeFileSync(file, JSON.stringify(records));
+        const summary = await importLedger(warehouse, config, file, {}, capturedOutput().output);
+        expect(summary).toMatchObject({ lines: 103, accepted: 100, rejected: 3 });
+        expect(
+          (await warehouse.all(`SELECT source_line FROM ledger_rejects ORDER BY 1`)).map((r) => r.source_line),
+        ).toEqual(['10', '50', '103']);
+        expect(
+          await warehouse.one(
+            `SELECT count(DISTINCT source_line) AS lines, min(source_line) AS first, max(source_line) AS last FROM ` +
+              `ledger`,
+          ),
+        ).toEqual({ lines: '100', first: '1', last: '102' });
+        expect(await warehouse.one(`SELECT partner_reference FROM ledger WHERE source_line = 51`)).toEqual({
+          partner_reference: 'J-51',
+        });
+        const text = describeLedgerImport(summary);
+        expect(text).toMatch(
+          new RegExp(
+            /\n {2}record 10: sales_price: .*\n.*\n {2}record 50: not a JSON /.source +
+              /object\n.*\n {2}record 103: order_status: missing/.source,
+          ),
+        );
+        expect(text).not.toMatch(/line 1:/);
       });
-      const records: unknown[] = Array.from({ length: 103 }, (_, i) => element(i + 1));
-      // Three bad records, at ordinals 10, 50 and 103.
-      records[9] = { ...element(10), sales_price: 'abc' };
-      records[49] = 'not an object';
-      records[102] = { ...element(103), order_status: undefined };
-      const file = path.join(dir.dir, 'ledger.json');
-      writeFileSync(file, JSON.stringify(records));
-      const summary = await importLedger(warehouse, config, file, {}, capturedOutput().output);
-      expect(summary).toMatchObject({ lines: 103, accepted: 100, rejected: 3 });
-      expect(
-        (await warehouse.all(`SELECT source_line FROM ledger_rejects ORDER BY 1`)).map((r) => r.source_line),
-      ).toEqual(['10', '50', '103']);
-      expect(
-        await warehouse.one(
-          `SELECT count(DISTINCT source_line) AS lines, min(source_line) AS first, max(source_line) AS last FROM ` +
-            `ledger`,
-        ),
-      ).toEqual({ lines: '100', first: '1', last: '102' });
-      expect(await warehouse.one(`SELECT partner_reference FROM ledger WHERE source_line = 51`)).toEqual({
-        partner_reference: 'J-51',
-      });
-      const text = describeLedgerImport(summary);
-      expect(text).toMatch(
-        /\n {2}record 10: sales_price: .*\n.*\n {2}record 50: not a JSON object\n.*\n {2}record 103: order_status: missing/,
-      );
-      expect(text).not.toMatch(/line 1:/);
-    });
-  });
+    },
+  );
 
   it('leaves the previous import untouched when an import fails half-way', async () => {
     await withLedgerWarehouse('fail', {}, async ({ dir, config, warehouse }) => {

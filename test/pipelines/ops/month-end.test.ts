@@ -68,7 +68,8 @@ describe('pinrecon run (month-end job) against the simulator', () => {
   async function state(warehouse: Warehouse) {
     return {
       findings: await warehouse.all(
-        `select finding_id, exception_type, trim(partner_reference) as reference, transaction_id, difference::VARCHAR as difference, first_detected_at::VARCHAR as first
+        `select finding_id, exception_type, trim(partner_reference) as reference, transaction_id, difference::VARCHAR as
+          difference, first_detected_at::VARCHAR as first
          from recon_exceptions where period = $1 order by finding_id`,
         [period],
       ),
@@ -84,62 +85,65 @@ describe('pinrecon run (month-end job) against the simulator', () => {
     };
   }
 
-  it('extracts, imports, reconciles, reports and mails; the findings equal the plant; a re-run changes nothing', async () => {
-    const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
-    try {
-      const first = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file, email: true }, quiet);
-      expect(first.steps.map((s) => s.step)).toEqual(['extract', 'ledger import', 'reconcile', 'report + email']);
-      expect(first.extractRange).toEqual({ from: '2026-03-01', to: asOf });
-      expect(first.ledger?.accepted).toBe(plant.lines);
-      expect(sink.received).toHaveLength(1);
+  it(
+    'extracts, imports, reconciles, reports and mails; the ' + 'findings equal the plant; a re-run changes nothing',
+    async () => {
+      const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
+      try {
+        const first = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file, email: true }, quiet);
+        expect(first.steps.map((s) => s.step)).toEqual(['extract', 'ledger import', 'reconcile', 'report + email']);
+        expect(first.extractRange).toEqual({ from: '2026-03-01', to: asOf });
+        expect(first.ledger?.accepted).toBe(plant.lines);
+        expect(sink.received).toHaveLength(1);
 
-      const found = await warehouse.all<{ t: string; r: string }>(
-        `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = $1 order by ` +
-          `1, 2`,
-        [period],
-      );
-      const expected = plant.findings
-        .map((f) => ({ t: f.findingType, r: f.partnerReference }))
-        .sort((a, b) => (a.t === b.t ? (a.r < b.r ? -1 : 1) : a.t < b.t ? -1 : 1));
-      expect(found).toEqual(expected);
+        const found = await warehouse.all<{ t: string; r: string }>(
+          `select exception_type as t, trim(partner_reference) as r from recon_exceptions where period = $1 order by ` +
+            `1, 2`,
+          [period],
+        );
+        const expected = plant.findings
+          .map((f) => ({ t: f.findingType, r: f.partnerReference }))
+          .sort((a, b) => (a.t === b.t ? (a.r < b.r ? -1 : 1) : a.t < b.t ? -1 : 1));
+        expect(found).toEqual(expected);
 
-      // Every step of the job is recorded under the job's run.
-      const steps = await warehouse.all<{ command: string; status: string }>(
-        `select command, status from pipeline_runs where parent_run_id = $1 order by started_at`,
-        [first.runId],
-      );
-      expect(steps).toEqual([
-        { command: 'extract', status: 'succeeded' },
-        { command: 'ledger import', status: 'succeeded' },
-        { command: 'reconcile', status: 'succeeded' },
-        { command: 'report', status: 'succeeded' },
-      ]);
+        // Every step of the job is recorded under the job's run.
+        const steps = await warehouse.all<{ command: string; status: string }>(
+          `select command, status from pipeline_runs where parent_run_id = $1 order by started_at`,
+          [first.runId],
+        );
+        expect(steps).toEqual([
+          { command: 'extract', status: 'succeeded' },
+          { command: 'ledger import', status: 'succeeded' },
+          { command: 'reconcile', status: 'succeeded' },
+          { command: 'report', status: 'succeeded' },
+        ]);
 
-      const before = await state(warehouse);
-      const second = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file }, quiet);
-      expect(second.runId).not.toBe(first.runId);
-      const after = await state(warehouse);
-      expect(after).toEqual(before);
-      expect(second.reconcile.history).toEqual({ new: 0, stillOpen: before.findings.length, cleared: 0 });
+        const before = await state(warehouse);
+        const second = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file }, quiet);
+        expect(second.runId).not.toBe(first.runId);
+        const after = await state(warehouse);
+        expect(after).toEqual(before);
+        expect(second.reconcile.history).toEqual({ new: 0, stillOpen: before.findings.length, cleared: 0 });
 
-      // A status that changes at the provider afterwards is seen by the next run as of the same date:
-      // the period's windows are within the lookback of the as-of date, so they are fetched again.
-      const booked = await warehouse.one<{ transaction_id: string; reference: string }>(
-        `select transaction_id::VARCHAR as transaction_id, trim(partner_reference) as reference from recon_exceptions
+        // A status that changes at the provider afterwards is seen by the next run as of the same date:
+        // the period's windows are within the lookback of the as-of date, so they are fetched again.
+        const booked = await warehouse.one<{ transaction_id: string; reference: string }>(
+          `select transaction_id::VARCHAR as transaction_id, trim(partner_reference) as reference from recon_exceptions
          where period = $1 and exception_type = 'unredeemed_key' order by transaction_id limit 1`,
-        [period],
-      );
-      simulator.dataset.reverse(Number(booked!.transaction_id));
-      const third = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file }, quiet);
-      const sale = await warehouse.one<{ status: string }>(`select status from sales where transaction_id = $1`, [
-        Number(booked!.transaction_id),
-      ]);
-      expect(sale!.status).toBe('Canceled in stock');
-      expect(third.reconcile.history.cleared).toBeGreaterThanOrEqual(1);
-    } finally {
-      warehouse.close();
-    }
-  });
+          [period],
+        );
+        simulator.dataset.reverse(Number(booked!.transaction_id));
+        const third = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file }, quiet);
+        const sale = await warehouse.one<{ status: string }>(`select status from sales where transaction_id = $1`, [
+          Number(booked!.transaction_id),
+        ]);
+        expect(sale!.status).toBe('Canceled in stock');
+        expect(third.reconcile.history.cleared).toBeGreaterThanOrEqual(1);
+      } finally {
+        warehouse.close();
+      }
+    },
+  );
 });
 
 describe('pinrecon run against an upstream with other paths and every fault at once', () => {

@@ -41,7 +41,8 @@ describe('run with a ledger of another month', () => {
     const ledger = path.join(temp.dir, 'february.csv');
     writeFileSync(
       ledger,
-      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\nPO-1,10,2026-02-10,10.00,8.00,BRL,BR,paid\n',
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,' +
+        'order_status\nPO-1,10,2026-02-10,10.00,8.00,BRL,BR,paid\n',
     );
     const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
     try {

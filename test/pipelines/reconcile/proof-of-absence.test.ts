@@ -135,58 +135,67 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     ...new Set(findings.filter((f) => f.t === 'missing_at_provider').map((f) => f.proof)),
   ];
 
-  it('without historyStart: the early sale is found by its look-up (a cutoff), the ghosts are proven absent by lookup', async () => {
-    const run = await monthEnd('lookup', {});
-    expect(run.summary.steps.map((s) => s.step)).toEqual(['extract', 'ledger import', 'reconcile', 'report']);
-    expect(run.findings.map((f) => `${f.t} ${f.r}`)).toEqual(expected());
-    expect(proofs(run.findings)).toEqual(['lookup']);
-    expect(run.summary.reconcile.proof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
-    // One request per order without a sale: the ghosts and the early one (found).
-    expect(run.summary.reconcile.lookup).toMatchObject({ done: true, references: ghosts().length + 1, found: 1 });
-    expect(run.lookupRequests).toBe(ghosts().length + 1);
-    expect(run.facts.missingProof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
-  });
+  it(
+    'without historyStart: the early sale is found by its ' +
+      'look-up (a cutoff), the ghosts are proven absent by lookup',
+    async () => {
+      const run = await monthEnd('lookup', {});
+      expect(run.summary.steps.map((s) => s.step)).toEqual(['extract', 'ledger import', 'reconcile', 'report']);
+      expect(run.findings.map((f) => `${f.t} ${f.r}`)).toEqual(expected());
+      expect(proofs(run.findings)).toEqual(['lookup']);
+      expect(run.summary.reconcile.proof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
+      // One request per order without a sale: the ghosts and the early one (found).
+      expect(run.summary.reconcile.lookup).toMatchObject({ done: true, references: ghosts().length + 1, found: 1 });
+      expect(run.lookupRequests).toBe(ghosts().length + 1);
+      expect(run.facts.missingProof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
+    },
+  );
 
-  it('asks again on the next reconcile (an answer proves absence as of then), keeps every answer, rebuilds only its readers', async () => {
-    const config = configFor('lookup', {});
-    const warehouse = await Warehouse.open(config.database, { timezone });
-    try {
-      const before = simulator.stats().byEndpoint.salesByPartnerReference ?? 0;
-      const summary = await reconcile(warehouse, config, { period, asOf }, quiet);
-      // The early sale is stored now: only the ghosts are asked about, and nothing is found or loaded.
-      expect(summary.lookup).toMatchObject({ done: true, references: ghosts().length, found: 0, loaded: 0 });
-      expect((simulator.stats().byEndpoint.salesByPartnerReference ?? 0) - before).toBe(ghosts().length);
-      expect(summary.proof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
-      expect(
-        await warehouse.one(`SELECT lookups, lookups_found FROM recon_runs WHERE run_id = $1`, [summary.runId]),
-      ).toEqual({
-        lookups: String(ghosts().length),
-        lookups_found: '0',
-      });
-      const asked = await warehouse.all<{ run_id: string; found: boolean; n: string }>(
-        `SELECT run_id, found, count(*) AS n FROM provider_lookups GROUP BY run_id, found ORDER BY run_id = $1, found`,
-        [summary.runId],
-      );
-      expect(asked).toEqual([
-        { run_id: run0(asked), found: false, n: String(ghosts().length) },
-        { run_id: run0(asked), found: true, n: '1' },
-        { run_id: summary.runId, found: false, n: String(ghosts().length) },
-      ]);
-    } finally {
-      warehouse.close();
-    }
-    // Only the look-ups' readers are rebuilt when nothing was loaded: the proof's path to the mart.
-    const rebuilt = readersOf(planModels(), 'stg_provider__lookups').map((m) => m.name);
-    const proofPath = [
-      'stg_provider__lookups',
-      'int_recon_findings__missing',
-      'int_recon_findings_detected',
-      'recon_exceptions',
-    ];
-    proofPath.push('recon_runs');
-    expect(rebuilt).toEqual(expect.arrayContaining(proofPath));
-    expect(rebuilt).not.toContain('int_recon_rows_classified');
-  });
+  it(
+    'asks again on the next reconcile (an answer proves absence ' +
+      'as of then), keeps every answer, rebuilds only its readers',
+    async () => {
+      const config = configFor('lookup', {});
+      const warehouse = await Warehouse.open(config.database, { timezone });
+      try {
+        const before = simulator.stats().byEndpoint.salesByPartnerReference ?? 0;
+        const summary = await reconcile(warehouse, config, { period, asOf }, quiet);
+        // The early sale is stored now: only the ghosts are asked about, and nothing is found or loaded.
+        expect(summary.lookup).toMatchObject({ done: true, references: ghosts().length, found: 0, loaded: 0 });
+        expect((simulator.stats().byEndpoint.salesByPartnerReference ?? 0) - before).toBe(ghosts().length);
+        expect(summary.proof).toEqual({ windows: 0, lookup: ghosts().length, unproven: 0 });
+        expect(
+          await warehouse.one(`SELECT lookups, lookups_found FROM recon_runs WHERE run_id = $1`, [summary.runId]),
+        ).toEqual({
+          lookups: String(ghosts().length),
+          lookups_found: '0',
+        });
+        const asked = await warehouse.all<{ run_id: string; found: boolean; n: string }>(
+          `SELECT run_id, found, count(*) AS n FROM provider_lookups GROUP BY run_id, found ORDER BY run_id = $1,
+            found`,
+          [summary.runId],
+        );
+        expect(asked).toEqual([
+          { run_id: run0(asked), found: false, n: String(ghosts().length) },
+          { run_id: run0(asked), found: true, n: '1' },
+          { run_id: summary.runId, found: false, n: String(ghosts().length) },
+        ]);
+      } finally {
+        warehouse.close();
+      }
+      // Only the look-ups' readers are rebuilt when nothing was loaded: the proof's path to the mart.
+      const rebuilt = readersOf(planModels(), 'stg_provider__lookups').map((m) => m.name);
+      const proofPath = [
+        'stg_provider__lookups',
+        'int_recon_findings__missing',
+        'int_recon_findings_detected',
+        'recon_exceptions',
+      ];
+      proofPath.push('recon_runs');
+      expect(rebuilt).toEqual(expect.arrayContaining(proofPath));
+      expect(rebuilt).not.toContain('int_recon_rows_classified');
+    },
+  );
 
   it('a run with more than 100 look-ups says that extract.historyStart avoids them', async () => {
     const config = configFor('lookup', {});
@@ -211,40 +220,47 @@ describe('a missing_at_provider finding is proven, or says it is not', () => {
     }
   });
 
-  it('with historyStart: the back-filled windows hold the early sale and prove the ghosts absent, with 0 look-ups', async () => {
-    const run = await monthEnd('windows', { historyStart: '2026-01-01' });
-    expect(run.summary.steps.map((s) => s.step)).toEqual([
-      'back-fill',
-      'extract',
-      'ledger import',
-      'reconcile',
-      'report',
-    ]);
-    // January and February by creation date, then the period's windows (both kinds) as always.
-    expect(run.summary.backfill).toMatchObject({ from: '2026-01-01', to: '2026-02-28', by: 'created' });
-    expect(run.summary.backfill?.windows).toMatchObject({ fetched: 2, skipped: 0 });
-    expect(run.findings.map((f) => `${f.t} ${f.r}`)).toEqual(expected());
-    expect(proofs(run.findings)).toEqual(['windows']);
-    expect(run.summary.reconcile.proof).toEqual({ windows: ghosts().length, lookup: 0, unproven: 0 });
-    expect(run.summary.reconcile.lookup).toMatchObject({ done: false, provenAbsent: ghosts().length });
-    expect(run.lookupRequests).toBe(0);
-    expect(run.summary.reconcile.coverage).toMatchObject({
-      historyStart: '2026-01-01',
-      coveredThrough: '2026-04-04',
-      provesAbsence: true,
-    });
-  });
+  it(
+    'with historyStart: the back-filled windows hold the ' + 'early sale and prove the ghosts absent, with 0 look-ups',
+    async () => {
+      const run = await monthEnd('windows', { historyStart: '2026-01-01' });
+      expect(run.summary.steps.map((s) => s.step)).toEqual([
+        'back-fill',
+        'extract',
+        'ledger import',
+        'reconcile',
+        'report',
+      ]);
+      // January and February by creation date, then the period's windows (both kinds) as always.
+      expect(run.summary.backfill).toMatchObject({ from: '2026-01-01', to: '2026-02-28', by: 'created' });
+      expect(run.summary.backfill?.windows).toMatchObject({ fetched: 2, skipped: 0 });
+      expect(run.findings.map((f) => `${f.t} ${f.r}`)).toEqual(expected());
+      expect(proofs(run.findings)).toEqual(['windows']);
+      expect(run.summary.reconcile.proof).toEqual({ windows: ghosts().length, lookup: 0, unproven: 0 });
+      expect(run.summary.reconcile.lookup).toMatchObject({ done: false, provenAbsent: ghosts().length });
+      expect(run.lookupRequests).toBe(0);
+      expect(run.summary.reconcile.coverage).toMatchObject({
+        historyStart: '2026-01-01',
+        coveredThrough: '2026-04-04',
+        provesAbsence: true,
+      });
+    },
+  );
 
-  it('with look-ups off and no historyStart nothing is proven: the early order and the ghosts are missing, unproven, counted', async () => {
-    const run = await monthEnd('unproven', { lookupMissing: false });
-    // The plant's ghosts are missing as before; the early order, whose sale nobody asked for, is missing too.
-    const withoutProof = [
-      ...expected().filter((f) => f !== `cutoff_difference ${early.partnerReference}`),
-      `missing_at_provider ${early.partnerReference}`,
-    ];
-    expect(run.findings.map((f) => `${f.t} ${f.r}`)).toEqual(withoutProof.sort());
-    expect(proofs(run.findings)).toEqual(['unproven']);
-    expect(run.lookupRequests).toBe(0);
-    expect(run.facts.missingProof).toEqual({ windows: 0, lookup: 0, unproven: ghosts().length + 1 });
-  });
+  it(
+    'with look-ups off and no historyStart nothing is proven: the ' +
+      'early order and the ghosts are missing, unproven, counted',
+    async () => {
+      const run = await monthEnd('unproven', { lookupMissing: false });
+      // The plant's ghosts are missing as before; the early order, whose sale nobody asked for, is missing too.
+      const withoutProof = [
+        ...expected().filter((f) => f !== `cutoff_difference ${early.partnerReference}`),
+        `missing_at_provider ${early.partnerReference}`,
+      ];
+      expect(run.findings.map((f) => `${f.t} ${f.r}`)).toEqual(withoutProof.sort());
+      expect(proofs(run.findings)).toEqual(['unproven']);
+      expect(run.lookupRequests).toBe(0);
+      expect(run.facts.missingProof).toEqual({ windows: 0, lookup: 0, unproven: ghosts().length + 1 });
+    },
+  );
 });

@@ -120,7 +120,9 @@ describe('a period whose only ledger file was rejected whole', () => {
   let summary: ReportSummary;
   let workbook: ExcelJS.Workbook;
   let mail: ParsedMail;
-  const warning = `No ledger orders for ${period}: every provider sale shows as missing_in_ledger — check the ledger import (3 lines rejected)`;
+  const warning =
+    `No ledger orders for ${period}: every provider sale shows as missing_in_ledger — ` +
+    'check the ledger import (3 lines rejected)';
 
   beforeAll(async () => {
     fixture = await createReportFixture({ ledger: { delimiter: ';' } }, { marts: false });

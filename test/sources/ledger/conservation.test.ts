@@ -208,7 +208,8 @@ describe('conservation: accepted + rejected = lines', () => {
             capturedOutput(true).output,
           );
           const stored = await warehouse.one(
-            `SELECT (SELECT count(*) FROM ledger WHERE file_hash = $1) AS accepted, (SELECT count(*) FROM ledger_rejects WHERE file_hash = $1) AS rejected,
+            `SELECT (SELECT count(*) FROM ledger WHERE file_hash = $1) AS accepted, (SELECT count(*) FROM ledger_rejects
+              WHERE file_hash = $1) AS rejected,
                     (SELECT lines FROM ledger_files WHERE file_hash = $1) AS lines`,
             [summary.fileHash],
           );

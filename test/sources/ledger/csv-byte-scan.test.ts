@@ -71,15 +71,19 @@ describe('CsvByteScan', () => {
     expect(scan(Buffer.from('a\nb\r')).loneCarriageReturn).toBe(true);
   });
 
-  it('sees NUL and \\x01 bytes, a UTF-8 BOM, and bytes 0x80-0x9F only when the file is read as one byte per character', () => {
-    expect(scan(Buffer.from('a\u0000b\n')).controlBytes).toBe(true);
-    expect(scan(Buffer.from('a\u0001b\n')).controlBytes).toBe(true);
-    expect(scan(Buffer.from([0xef, 0xbb, 0xbf, 0x61, 0x0a])).utf8Bom).toBe(true);
-    const euro = Buffer.from([0x61, 0x80, 0x0a]);
-    expect(scan(euro).windows1252Bytes).toBe(true);
-    expect(scan(euro, euro.length, false).windows1252Bytes).toBe(false);
-    expect(scan(Buffer.from('São\n', 'latin1')).windows1252Bytes).toBe(false);
-  });
+  it(
+    'sees NUL and \\x01 bytes, a UTF-8 BOM, and bytes 0x80-0x9F ' +
+      'only when the file is read as one byte per character',
+    () => {
+      expect(scan(Buffer.from('a\u0000b\n')).controlBytes).toBe(true);
+      expect(scan(Buffer.from('a\u0001b\n')).controlBytes).toBe(true);
+      expect(scan(Buffer.from([0xef, 0xbb, 0xbf, 0x61, 0x0a])).utf8Bom).toBe(true);
+      const euro = Buffer.from([0x61, 0x80, 0x0a]);
+      expect(scan(euro).windows1252Bytes).toBe(true);
+      expect(scan(euro, euro.length, false).windows1252Bytes).toBe(false);
+      expect(scan(Buffer.from('São\n', 'latin1')).windows1252Bytes).toBe(false);
+    },
+  );
 
   it('finds a byte 0x80-0x9F at any position and alignment, and no other byte value', () => {
     const backing = Buffer.alloc(64, 0x61);

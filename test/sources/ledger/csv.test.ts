@@ -168,67 +168,76 @@ describe('reading a CSV ledger', () => {
   ].join('\r\n');
   const brazilianSettings = settings(brazilianLedger);
 
-  it('reads the Brazilian export (Latin-1, ";", decimal comma, Portuguese headers) and rejects its bad lines', async () => {
-    const file = path.join(temp.dir, 'brazil.csv');
-    writeFileSync(file, Buffer.from(brazilian, 'latin1'));
-    const items = await readAll(file, brazilianSettings);
-    const accepted = items.flatMap((i) => (i.row ? [i.row] : []));
-    const rejects = items.flatMap((i) => (i.reject ? [i.reject] : []));
-    expect(accepted.map((r) => r.source_line)).toEqual([2, 3, 10, 12]);
-    expect(accepted[0]).toMatchObject({
-      partner_reference: 'PED-0001',
-      product_id: 101n,
-      paid_local: '2024-03-05 10:15:00',
-      sales_price: '1234.56',
-      expected_cost: '1100',
-      currency_code: 'BRL',
-      country_code: 'BR',
-      order_status: 'paid',
-    });
-    expect(accepted[1]).toMatchObject({
-      partner_reference: 'PED;0002',
-      paid_local: '2024-03-06 00:00:00',
-      order_status: 'canceled',
-    });
-    expect(accepted[2]).toMatchObject({
-      partner_reference: 'PED-0008 "São Paulo"',
-      sales_price: '2000000.1234',
-      expected_cost: '1.5',
-      currency_code: 'BRL',
-      country_code: null,
-      order_status: 'refunded',
-    });
-    expect(accepted[3]).toMatchObject({ partner_reference: 'PED-0010 multi\r\nline', source_line: 12 });
-    expect(rejects.map((r) => [r.source_line, r.reason])).toEqual([
-      [4, 'paid_at: "31/02/2024" is not a calendar date and time'],
-      [5, 'product_id: "abc" is not a positive whole number'],
-      [6, expect.stringMatching(/^sales_price: malformed number "10.5"/)],
-      [7, 'blank line'],
-      [8, expect.stringMatching(/^sales_price: ambiguous number "1.234"/)],
-      [9, 'expected 8 fields separated by ";", found 6'],
-      [11, 'order_status: "Em análise" is not paid, refunded or canceled'],
-    ]);
-    expect(rejects[0]!.raw).toBe('PED-0003;103;31/02/2024;10,00;8,00;BRL;BR;Pago');
-    // Every data line after the header is either accepted or rejected (the multi-line record is one).
-    expect(accepted.length + rejects.length).toBe(brazilian.split('\r\n').length - 2);
-  });
+  it(
+    'reads the Brazilian export (Latin-1, ";", decimal ' + 'comma, Portuguese headers) and rejects its bad lines',
+    async () => {
+      const file = path.join(temp.dir, 'brazil.csv');
+      writeFileSync(file, Buffer.from(brazilian, 'latin1'));
+      const items = await readAll(file, brazilianSettings);
+      const accepted = items.flatMap((i) => (i.row ? [i.row] : []));
+      const rejects = items.flatMap((i) => (i.reject ? [i.reject] : []));
+      expect(accepted.map((r) => r.source_line)).toEqual([2, 3, 10, 12]);
+      expect(accepted[0]).toMatchObject({
+        partner_reference: 'PED-0001',
+        product_id: 101n,
+        paid_local: '2024-03-05 10:15:00',
+        sales_price: '1234.56',
+        expected_cost: '1100',
+        currency_code: 'BRL',
+        country_code: 'BR',
+        order_status: 'paid',
+      });
+      expect(accepted[1]).toMatchObject({
+        partner_reference: 'PED;0002',
+        paid_local: '2024-03-06 00:00:00',
+        order_status: 'canceled',
+      });
+      expect(accepted[2]).toMatchObject({
+        partner_reference: 'PED-0008 "São Paulo"',
+        sales_price: '2000000.1234',
+        expected_cost: '1.5',
+        currency_code: 'BRL',
+        country_code: null,
+        order_status: 'refunded',
+      });
+      expect(accepted[3]).toMatchObject({ partner_reference: 'PED-0010 multi\r\nline', source_line: 12 });
+      expect(rejects.map((r) => [r.source_line, r.reason])).toEqual([
+        [4, 'paid_at: "31/02/2024" is not a calendar date and time'],
+        [5, 'product_id: "abc" is not a positive whole number'],
+        [6, expect.stringMatching(/^sales_price: malformed number "10.5"/)],
+        [7, 'blank line'],
+        [8, expect.stringMatching(/^sales_price: ambiguous number "1.234"/)],
+        [9, 'expected 8 fields separated by ";", found 6'],
+        [11, 'order_status: "Em análise" is not paid, refunded or canceled'],
+      ]);
+      expect(rejects[0]!.raw).toBe('PED-0003;103;31/02/2024;10,00;8,00;BRL;BR;Pago');
+      // Every data line after the header is either accepted or rejected (the multi-line record is one).
+      expect(accepted.length + rejects.length).toBe(brazilian.split('\r\n').length - 2);
+    },
+  );
 
   it('names all problems of a line at once', async () => {
     const file = path.join(temp.dir, 'many.csv');
     writeFileSync(
       file,
-      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n ,0,yesterday,x,1,R$,maybe\n',
+      'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n ,' +
+        '0,yesterday,x,1,R$,maybe\n',
     );
     const [item] = await readAll(file, settings());
     expect(item!.reject!.reason).toBe(
-      'partner_reference: missing; product_id: "0" is not a positive whole number; paid_at: "yesterday" is not a date in the format yyyy-MM-dd (ledger.dateFormat) nor ISO 8601; sales_price: malformed number "x": expected a number like 1,234.56 (decimal separator ".", ledger.decimalSeparator); currency_code: "R$" is not an ISO 4217 currency code (3 letters); order_status: "maybe" is not paid, refunded or canceled',
+      'partner_reference: missing; product_id: "0" is not a positive whole number; paid_at: ' +
+        '"yesterday" is not a date in the format yyyy-MM-dd (ledger.dateFormat) nor ISO 8601; ' +
+        'sales_price: malformed number "x": expected a number like 1,234.56 (decimal separator ".", ' +
+        'ledger.decimalSeparator); currency_code: "R$" is not an ISO 4217 currency code (3 letters); ' +
+        'order_status: "maybe" is not paid, refunded or canceled',
     );
   });
 
   it('matches canonical headers whatever their case, spacing and accents, and drops a UTF-8 BOM', async () => {
     const file = path.join(temp.dir, 'bom.csv');
     const text =
-      'Partner Reference,PRODUCT_ID,Paid At,sales-price,Expected Cost,Currency Code,Order Status,Ignored\nR-1,7,2024-03-05,10.00,9.5,usd,PAID,x\n';
+      'Partner Reference,PRODUCT_ID,Paid At,sales-price,Expected Cost,Currency Code,Order Status,Ign' +
+      'ored\nR-1,7,2024-03-05,10.00,9.5,usd,PAID,x\n';
     writeFileSync(file, Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(text, 'utf8')]));
     const items = await readAll(file, settings({ encoding: 'latin1' }));
     expect(items).toEqual([
@@ -264,7 +273,8 @@ describe('reading a CSV ledger', () => {
     writeFileSync(
       file,
       Buffer.from(
-        'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\nSÃO-1,1,2024-03-05,1,1,BRL,paid\n',
+        'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n' +
+          'SÃO-1,1,2024-03-05,1,1,BRL,paid\n',
         'latin1',
       ),
     );
@@ -290,50 +300,59 @@ describe('reading a CSV ledger', () => {
     expect(item!.row!.partner_reference).toBe('€“Pedido aç”');
   });
 
-  it('finds the header below a title line; lines above it are skipped, not counted, and blank lines stay rejects', async () => {
-    const file = path.join(temp.dir, 'title.csv');
-    const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
-    writeFileSync(
-      file,
-      [
-        'Razão do parceiro — março de 2025;;;;;;',
-        '',
-        head,
-        'R-1;1;2024-03-05;1;1;BRL;paid',
-        'R-2;2;2024-03-05;x;1;BRL;paid',
-        '',
-      ].join('\n'),
-    );
-    const skipped: number[] = [];
-    const items: LedgerItem[] = [];
-    for await (const item of readLedger(file, settings({ delimiter: ';' }), {
-      onAboveHeader: (line) => skipped.push(line),
-    }))
-      items.push(item);
-    expect(skipped).toEqual([1]);
-    expect(
-      items.map((i) =>
-        i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason.replace(/:.*/, '')],
-      ),
-    ).toEqual([
-      [2, 'blank line'],
-      [4, 'row'],
-      [5, 'sales_price'],
-    ]);
-  });
+  it(
+    'finds the header below a title line; lines above it ' + 'are skipped, not counted, and blank lines stay rejects',
+    async () => {
+      const file = path.join(temp.dir, 'title.csv');
+      const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
+      writeFileSync(
+        file,
+        [
+          'Razão do parceiro — março de 2025;;;;;;',
+          '',
+          head,
+          'R-1;1;2024-03-05;1;1;BRL;paid',
+          'R-2;2;2024-03-05;x;1;BRL;paid',
+          '',
+        ].join('\n'),
+      );
+      const skipped: number[] = [];
+      const items: LedgerItem[] = [];
+      for await (const item of readLedger(file, settings({ delimiter: ';' }), {
+        onAboveHeader: (line) => skipped.push(line),
+      }))
+        items.push(item);
+      expect(skipped).toEqual([1]);
+      expect(
+        items.map((i) =>
+          i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason.replace(/:.*/, '')],
+        ),
+      ).toEqual([
+        [2, 'blank line'],
+        [4, 'row'],
+        [5, 'sales_price'],
+      ]);
+    },
+  );
 
-  it('rejects a line of only separators (the trailing ;;;;;; of Excel) as an empty line, not as seven missing columns', async () => {
-    const file = path.join(temp.dir, 'separators.csv');
-    const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
-    writeFileSync(file, [head, 'R-1;1;2024-03-05;1;1;BRL;paid', ';;;;;;', ';;;;;;;', ' ; ;"";;;;', ''].join('\r\n'));
-    const items = await readAll(file, settings({ delimiter: ';' }));
-    expect(items.map((i) => (i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason]))).toEqual([
-      [2, 'row'],
-      [3, 'empty line (only separators)'],
-      [4, 'empty line (only separators)'],
-      [5, 'empty line (only separators)'],
-    ]);
-  });
+  it(
+    'rejects a line of only separators (the trailing ;;;;;; ' +
+      'of Excel) as an empty line, not as seven missing columns',
+    async () => {
+      const file = path.join(temp.dir, 'separators.csv');
+      const head = 'partner_reference;product_id;paid_at;sales_price;expected_cost;currency_code;order_status';
+      writeFileSync(file, [head, 'R-1;1;2024-03-05;1;1;BRL;paid', ';;;;;;', ';;;;;;;', ' ; ;"";;;;', ''].join('\r\n'));
+      const items = await readAll(file, settings({ delimiter: ';' }));
+      expect(
+        items.map((i) => (i.row ? [i.row.source_line, 'row'] : [i.reject!.source_line, i.reject!.reason])),
+      ).toEqual([
+        [2, 'row'],
+        [3, 'empty line (only separators)'],
+        [4, 'empty line (only separators)'],
+        [5, 'empty line (only separators)'],
+      ]);
+    },
+  );
 
   it('refuses a typo in ledger.columns', async () => {
     const file = path.join(temp.dir, 'typo.csv');

@@ -22,21 +22,25 @@ const validate = (cells: Partial<Record<LedgerColumn, CellValue>>, validator = t
   validator((column) => ({ ...good, ...cells })[column] ?? null, 7);
 
 describe('createRowValidator', () => {
-  it('turns good cells into a canonical row: exact decimals (normalized: 12.50 is 12.5), upper-case codes, status synonyms, its line kept', () => {
-    const { row, reason } = validate({});
-    expect(reason).toBeUndefined();
-    expect(row).toMatchObject({
-      product_id: 42n,
-      sales_price: '12.5',
-      expected_cost: '10.005',
-      currency_code: 'BRL',
-      country_code: 'BR',
-      order_status: 'paid',
-      paid_at_raw: '2024-03-05 08:30:00',
-      source_line: 7,
-    });
-    expect(row!.partner_reference.trim()).toBe('PO-1001');
-  });
+  it(
+    'turns good cells into a canonical row: exact decimals (normalized: ' +
+      '12.50 is 12.5), upper-case codes, status synonyms, its line kept',
+    () => {
+      const { row, reason } = validate({});
+      expect(reason).toBeUndefined();
+      expect(row).toMatchObject({
+        product_id: 42n,
+        sales_price: '12.5',
+        expected_cost: '10.005',
+        currency_code: 'BRL',
+        country_code: 'BR',
+        order_status: 'paid',
+        paid_at_raw: '2024-03-05 08:30:00',
+        source_line: 7,
+      });
+      expect(row!.partner_reference.trim()).toBe('PO-1001');
+    },
+  );
 
   it('names every problem of a record at once, each with its column', () => {
     const { row, reason } = validate({

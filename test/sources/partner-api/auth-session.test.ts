@@ -66,52 +66,63 @@ describe.concurrent('auth session', () => {
     );
   });
 
-  it('reports a request refused with a valid token at once: one request and one canary, no re-login, the redacted body quoted', async ({
-    expect,
-  }) => {
-    const { upstream, client, events } = await setup((hit, res, up) => {
-      if (!authorized(hit, res, up)) return;
-      if (hit.path === '/catalog/products/9')
-        return json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token });
-      json(res, 200, []);
-    });
-    const error = await failure(client.productInfo(9));
-    expect(error.endpoint).toBe('productInfo');
-    expect(error.status).toBe(400);
-    // Issue 34: the body is said by its size and digest only, never quoted.
-    expect(error.body).toMatch(/^a body of \d+ bytes, sha256 [0-9a-f]{16}$/);
-    expect(error.message).toContain('productInfo (GET /catalog/products/{productId})');
-    expect(upstream.hitsOn('/catalog/products/9')).toHaveLength(1);
-    expect(upstream.hitsOn('/catalog/partner/collections')).toHaveLength(1); // the canary: the token was alive
-    expect(client.stats.authentications).toBe(1);
-    expect(events.filter((e) => e.type === 'reauthenticated')).toEqual([]);
-    expectNoSecrets(upstream, [
-      error.message,
-      error.body ?? '',
-      error.hint ?? '',
-      ...events.map((e) => JSON.stringify(e)),
-      ...events.map(describeClientEvent),
-    ]);
-  });
+  it(
+    'reports a request refused with a valid token at once: one ' +
+      'request and one canary, no re-login, the redacted body quoted',
+    async ({ expect }) => {
+      const { upstream, client, events } = await setup((hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        if (hit.path === '/catalog/products/9')
+          return json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token });
+        json(res, 200, []);
+      });
+      const error = await failure(client.productInfo(9));
+      expect(error.endpoint).toBe('productInfo');
+      expect(error.status).toBe(400);
+      // Issue 34: the body is said by its size and digest only, never quoted.
+      expect(error.body).toMatch(/^a body of \d+ bytes, sha256 [0-9a-f]{16}$/);
+      expect(error.message).toContain('productInfo (GET /catalog/products/{productId})');
+      expect(upstream.hitsOn('/catalog/products/9')).toHaveLength(1);
+      expect(upstream.hitsOn('/catalog/partner/collections')).toHaveLength(1); // the canary: the token was alive
+      expect(client.stats.authentications).toBe(1);
+      expect(events.filter((e) => e.type === 'reauthenticated')).toEqual([]);
+      expectNoSecrets(upstream, [
+        error.message,
+        error.body ?? '',
+        error.hint ?? '',
+        ...events.map((e) => JSON.stringify(e)),
+        ...events.map(describeClientEvent),
+      ]);
+    },
+  );
 
-  it('renews a rejected token at most 3 times, a second or more apart, then says the token kept being rejected', async ({
-    expect,
-  }) => {
-    const { upstream, client, events } = await setup((hit, res) =>
-      json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token }),
-    );
-    const started = Date.now();
-    const error = await failure(client.salesByPeriod('2024-03-01', '2024-03-31', false));
-    expect(Date.now() - started).toBeGreaterThanOrEqual(2_000); // 1 s before the 2nd and before the 3rd renewal
-    expect(error.message).toMatch(
-      /kept rejecting the token — 4 tokens in a row, 3 of them fresh, were refused \(last answer 400: a body of \d+ bytes, sha256/,
-    );
-    expect(error.hint).not.toMatch(/at most 31/); // a 31-day window: the 31-day rule is not the reason
-    expect(client.stats.authentications).toBe(4);
-    expect(upstream.hitsOn('/sales/period/2024-03-01/2024-03-31')).toHaveLength(4);
-    expect(events.filter((e) => e.type === 'reauthenticated')).toHaveLength(3);
-    expectNoSecrets(upstream, [error.message, error.body ?? '', error.hint ?? '', ...events.map(describeClientEvent)]);
-  });
+  it(
+    'renews a rejected token at most 3 times, a second or ' + 'more apart, then says the token kept being rejected',
+    async ({ expect }) => {
+      const { upstream, client, events } = await setup((hit, res) =>
+        json(res, 400, { message: `nope for ${hit.token}`, accessToken: hit.token }),
+      );
+      const started = Date.now();
+      const error = await failure(client.salesByPeriod('2024-03-01', '2024-03-31', false));
+      expect(Date.now() - started).toBeGreaterThanOrEqual(2_000); // 1 s before the 2nd and before the 3rd renewal
+      expect(error.message).toMatch(
+        new RegExp(
+          /kept rejecting the token — 4 tokens in a row, 3 of them fresh, were refused \(last /.source +
+            /answer 400: a body of \d+ bytes, sha256/.source,
+        ),
+      );
+      expect(error.hint).not.toMatch(/at most 31/); // a 31-day window: the 31-day rule is not the reason
+      expect(client.stats.authentications).toBe(4);
+      expect(upstream.hitsOn('/sales/period/2024-03-01/2024-03-31')).toHaveLength(4);
+      expect(events.filter((e) => e.type === 'reauthenticated')).toHaveLength(3);
+      expectNoSecrets(upstream, [
+        error.message,
+        error.body ?? '',
+        error.hint ?? '',
+        ...events.map(describeClientEvent),
+      ]);
+    },
+  );
 
   it('names the 31-day rule only for a window longer than 31 days', async ({ expect }) => {
     const { client } = await setup((hit, res, up) => {
@@ -127,23 +138,24 @@ describe.concurrent('auth session', () => {
     expect(client.stats.authentications).toBe(1);
   });
 
-  it('answers an unknown reference after one request: a batch of "not found" 400s is proven real by one canary', async ({
-    expect,
-  }) => {
-    const { upstream, client } = await setup((hit, res, up) => {
-      if (!authorized(hit, res, up)) return;
-      if (hit.path.startsWith('/sales/partner-reference/')) return json(res, 400, { message: 'no such reference' });
-      json(res, 200, []);
-    });
-    const answers = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => client.salesByPartnerReference(`GHOST-${i}`)),
-    );
-    expect(answers).toEqual(Array.from({ length: 20 }, () => []));
-    expect(upstream.hits.filter((h) => h.path.startsWith('/sales/partner-reference/'))).toHaveLength(20);
-    // Canaries are shared by the refusals of a short while (how many depends on timing, never one each).
-    expect(upstream.hitsOn('/catalog/partner/collections').length).toBeLessThanOrEqual(10);
-    expect(client.stats.authentications).toBe(1);
-  });
+  it(
+    'answers an unknown reference after one request: a ' + 'batch of "not found" 400s is proven real by one canary',
+    async ({ expect }) => {
+      const { upstream, client } = await setup((hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        if (hit.path.startsWith('/sales/partner-reference/')) return json(res, 400, { message: 'no such reference' });
+        json(res, 200, []);
+      });
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => client.salesByPartnerReference(`GHOST-${i}`)),
+      );
+      expect(answers).toEqual(Array.from({ length: 20 }, () => []));
+      expect(upstream.hits.filter((h) => h.path.startsWith('/sales/partner-reference/'))).toHaveLength(20);
+      // Canaries are shared by the refusals of a short while (how many depends on timing, never one each).
+      expect(upstream.hitsOn('/catalog/partner/collections').length).toBeLessThanOrEqual(10);
+      expect(client.stats.authentications).toBe(1);
+    },
+  );
 
   it('asks again, with a fresh token, the references refused while the token was revoked', async ({ expect }) => {
     const { upstream, client } = await setup((hit, res, up) => {

@@ -126,18 +126,22 @@ describe('writes are never blindly repeated', () => {
     expect(client.stats).toMatchObject({ rateLimited: 1, retries: 1 });
   });
 
-  it('sends a reversal by transaction id once: a 500 is not retried but said unclear, for the caller to read the sale (issue 34)', async () => {
-    const { upstream, client } = await setup((hit, res, up) => {
-      if (!authorized(hit, res, up)) return;
-      if (hit.path === '/reversal') return json(res, 500, { message: 'gateway trouble' });
-      json(res, 404, {});
-    });
-    const error = await failure(client.reverseByTransactionId(31));
-    expect(error.unclear).toBe(true);
-    expect(error.message).toMatch(/gave no clear answer \(server error\); it is not sent again/);
-    expect(upstream.hitsOn('/reversal')).toHaveLength(1);
-    expect(upstream.hitsOn('/reversal')[0]!.body).toEqual({ transactionId: 31 });
-  });
+  it(
+    'sends a reversal by transaction id once: a 500 is not retried ' +
+      'but said unclear, for the caller to read the sale (issue 34)',
+    async () => {
+      const { upstream, client } = await setup((hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        if (hit.path === '/reversal') return json(res, 500, { message: 'gateway trouble' });
+        json(res, 404, {});
+      });
+      const error = await failure(client.reverseByTransactionId(31));
+      expect(error.unclear).toBe(true);
+      expect(error.message).toMatch(/gave no clear answer \(server error\); it is not sent again/);
+      expect(upstream.hitsOn('/reversal')).toHaveLength(1);
+      expect(upstream.hitsOn('/reversal')[0]!.body).toEqual({ transactionId: 31 });
+    },
+  );
 });
 
 describe('reversal by partner reference', () => {

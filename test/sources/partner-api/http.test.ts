@@ -133,53 +133,56 @@ describe('credentials in transit and oversized answers', () => {
     return handle;
   }
 
-  it('redacts the credentials also when the upstream echoes them JSON-escaped, \\u-escaped or URL-encoded', async () => {
-    const identifier = 'ident/"quoted"\\42';
-    const secret = 'sé"cr\\et/ 42&x=y+z';
-    const upstream = await echoServer((received, res) => {
-      const asciiJson = JSON.stringify(received).replace(
-        /[\u007f-\uffff]/g,
-        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
-      );
-      res.writeHead(400, { 'content-type': 'text/plain' });
-      res.end(
-        [
-          `raw ${received}`,
-          `json ${JSON.stringify({ echo: received })}`,
-          `ascii ${asciiJson}`,
-          `slashes ${JSON.stringify(received).replaceAll('/', '\\/')}`,
-          `uri ${encodeURIComponent(JSON.parse(received).secret)} ` +
-            `${encodeURIComponent(JSON.parse(received).identifier)}`,
-          `form ${new URLSearchParams(JSON.parse(received)).toString()}`,
-        ].join('\n'),
-      );
-    });
-    const client = new PartnerApiClient(apiConfig(upstream.url, { identifier, secret }), {
-      limiter: new RateLimiter(1000),
-    });
-    running.push(client);
-    const error = await failure(client.catalogTree());
-    const shown = `${error.message} ${error.hint} ${error.body}`;
-    // Issue 34: the body is said by its size and digest only, never quoted.
-    expect(shown).toMatch(/a body of \d+ bytes, sha256 [0-9a-f]{16}/);
-    expect(shown).not.toContain('raw {');
-    for (const value of [identifier, secret]) {
-      const escaped = JSON.stringify(value).slice(1, -1);
-      for (const form of [
-        value,
-        escaped,
-        JSON.stringify(escaped).slice(1, -1),
-        escaped.replaceAll('/', '\\/'),
-        encodeURIComponent(value),
-        new URLSearchParams({ v: value }).toString().slice(2),
-      ]) {
-        expect(shown).not.toContain(form);
+  it(
+    'redacts the credentials also when the upstream ' + 'echoes them JSON-escaped, \\u-escaped or URL-encoded',
+    async () => {
+      const identifier = 'ident/"quoted"\\42';
+      const secret = 'sé"cr\\et/ 42&x=y+z';
+      const upstream = await echoServer((received, res) => {
+        const asciiJson = JSON.stringify(received).replace(
+          /[\u007f-\uffff]/g,
+          (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+        );
+        res.writeHead(400, { 'content-type': 'text/plain' });
+        res.end(
+          [
+            `raw ${received}`,
+            `json ${JSON.stringify({ echo: received })}`,
+            `ascii ${asciiJson}`,
+            `slashes ${JSON.stringify(received).replaceAll('/', '\\/')}`,
+            `uri ${encodeURIComponent(JSON.parse(received).secret)} ` +
+              `${encodeURIComponent(JSON.parse(received).identifier)}`,
+            `form ${new URLSearchParams(JSON.parse(received)).toString()}`,
+          ].join('\n'),
+        );
+      });
+      const client = new PartnerApiClient(apiConfig(upstream.url, { identifier, secret }), {
+        limiter: new RateLimiter(1000),
+      });
+      running.push(client);
+      const error = await failure(client.catalogTree());
+      const shown = `${error.message} ${error.hint} ${error.body}`;
+      // Issue 34: the body is said by its size and digest only, never quoted.
+      expect(shown).toMatch(/a body of \d+ bytes, sha256 [0-9a-f]{16}/);
+      expect(shown).not.toContain('raw {');
+      for (const value of [identifier, secret]) {
+        const escaped = JSON.stringify(value).slice(1, -1);
+        for (const form of [
+          value,
+          escaped,
+          JSON.stringify(escaped).slice(1, -1),
+          escaped.replaceAll('/', '\\/'),
+          encodeURIComponent(value),
+          new URLSearchParams({ v: value }).toString().slice(2),
+        ]) {
+          expect(shown).not.toContain(form);
+        }
       }
-    }
-    expect(shown).not.toContain('cr\\\\');
-    expect(shown).not.toContain('s\\u00e9');
-    expect(shown).not.toContain('42%26x');
-  });
+      expect(shown).not.toContain('cr\\\\');
+      expect(shown).not.toContain('s\\u00e9');
+      expect(shown).not.toContain('42%26x');
+    },
+  );
 
   it('refuses an endless token answer once it passes api.maxAnswerBytes, reading no more of it', async () => {
     let sent = 0;

@@ -42,12 +42,16 @@ describe('JsonArrayCheck', () => {
     return done;
   }
 
-  test('counts the elements of a complete array whatever the chunking, escapes and brackets inside strings included', async () => {
-    const tricky = [...records, { text: '] } [ { ,', quote: '\\"', slash: '\\' }];
-    for (const text of [JSON.stringify(tricky), JSON.stringify(tricky, null, 1)]) {
-      for (const sizes of chunkings) expect(await check(Buffer.from(text), sizes)).toEqual({ elements: tricky.length });
-    }
-  });
+  test(
+    'counts the elements of a complete array whatever the ' + 'chunking, escapes and brackets inside strings included',
+    async () => {
+      const tricky = [...records, { text: '] } [ { ,', quote: '\\"', slash: '\\' }];
+      for (const text of [JSON.stringify(tricky), JSON.stringify(tricky, null, 1)]) {
+        for (const sizes of chunkings)
+          expect(await check(Buffer.from(text), sizes)).toEqual({ elements: tricky.length });
+      }
+    },
+  );
 
   test('a body cut short, inside a string or after an escape, is not a complete array', async () => {
     const text = JSON.stringify(records);

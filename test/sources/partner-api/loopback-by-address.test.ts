@@ -30,19 +30,25 @@ function clientFor(baseUrl: string): PartnerApiClient {
 }
 
 describe('loopback by resolved address', () => {
-  it('refuses http:// to a *.localhost name that does not resolve to loopback, before any request, naming the key', async () => {
-    const upstream = await upstreamAt();
-    const port = new URL(upstream.url).port;
-    const error = await clientFor(`http://probe.localhost:${port}`)
-      .catalogTree()
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).key).toBe('api.baseUrl');
-    expect((error as Error).message).toMatch(
-      /^api\.baseUrl: the host probe\.localhost is taken for loopback only if every address it resolves to is, but it does not resolve\..*api\.allowInsecureHttp/,
-    );
-    expect(upstream.hits).toEqual([]);
-  });
+  it(
+    'refuses http:// to a *.localhost name that does not ' + 'resolve to loopback, before any request, naming the key',
+    async () => {
+      const upstream = await upstreamAt();
+      const port = new URL(upstream.url).port;
+      const error = await clientFor(`http://probe.localhost:${port}`)
+        .catalogTree()
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).key).toBe('api.baseUrl');
+      expect((error as Error).message).toMatch(
+        new RegExp(
+          /^api\.baseUrl: the host probe\.localhost is taken for loopback only if every address /.source +
+            /it resolves to is, but it does not resolve\..*api\.allowInsecureHttp/.source,
+        ),
+      );
+      expect(upstream.hits).toEqual([]);
+    },
+  );
 
   it('uses http:// to localhost, which resolves to 127.0.0.1', async () => {
     const upstream = await upstreamAt();
@@ -50,15 +56,18 @@ describe('loopback by resolved address', () => {
     expect(upstream.hitsOn('/auth/token')).toHaveLength(1);
   });
 
-  it('judges addresses: 127.0.0.0/8 and ::1 are loopback; a name is loopback only when all it resolves to is', async () => {
-    for (const address of ['127.0.0.1', '127.9.8.7', '::1', '[::1]', '::ffff:127.0.0.2'])
-      expect(isLoopbackAddress(address), address).toBe(true);
-    for (const address of ['10.0.0.1', '::ffff:10.0.0.1', '128.0.0.1', 'localhost', 'foo.localhost'])
-      expect(isLoopbackAddress(address), address).toBe(false);
-    expect(await resolveLoopback('localhost')).toMatchObject({ loopback: true });
-    expect(await resolveLoopback('probe.localhost')).toEqual({ loopback: false, addresses: [] });
-    expect(await resolveLoopback('10.1.2.3')).toEqual({ loopback: false, addresses: ['10.1.2.3'] });
-  });
+  it(
+    'judges addresses: 127.0.0.0/8 and ::1 are loopback; ' + 'a name is loopback only when all it resolves to is',
+    async () => {
+      for (const address of ['127.0.0.1', '127.9.8.7', '::1', '[::1]', '::ffff:127.0.0.2'])
+        expect(isLoopbackAddress(address), address).toBe(true);
+      for (const address of ['10.0.0.1', '::ffff:10.0.0.1', '128.0.0.1', 'localhost', 'foo.localhost'])
+        expect(isLoopbackAddress(address), address).toBe(false);
+      expect(await resolveLoopback('localhost')).toMatchObject({ loopback: true });
+      expect(await resolveLoopback('probe.localhost')).toEqual({ loopback: false, addresses: [] });
+      expect(await resolveLoopback('10.1.2.3')).toEqual({ loopback: false, addresses: ['10.1.2.3'] });
+    },
+  );
 
   it('warns about an opt-out of TLS to any name (loading cannot resolve it), not to a loopback address', () => {
     const warnings = (baseUrl: string, smtpUrl: string) =>

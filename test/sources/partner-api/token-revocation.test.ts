@@ -45,32 +45,38 @@ describe('a token revoked right after a (re-)login', () => {
     expect(text()).not.toMatch(/31 days/);
   });
 
-  it('look-ups: an unknown reference costs one request, a known one is found, through a revocation after a re-login', async () => {
-    const upstream = await simulator();
-    const config = extractConfig(tempDir('revoked-lookups'), upstream.url);
-    const client = new PartnerApiClient(config.api, { limiter: new RateLimiter(40), queue: new RequestQueue() });
-    try {
-      const known = [...upstream.dataset.salesInPeriod('2026-01-05', '2026-01-05', true)]
-        .slice(0, 5)
-        .map((s) => s.partnerReference);
-      const ghosts = Array.from({ length: 30 }, (_, i) => `GHOST-${i}`);
-      await client.salesByPartnerReference(known[0]!); // logged in
-      const before = upstream.stats().requests;
-      const answers = await Promise.all(ghosts.map((g) => client.salesByPartnerReference(g)));
-      expect(answers.every((a) => a.length === 0)).toBe(true);
-      // 30 look-ups plus a few shared canaries (how many depends on timing), no re-login: not 3 × 30.
-      expect(upstream.stats().requests - before).toBeLessThanOrEqual(40);
-      expect(client.stats.authentications).toBe(1);
+  it(
+    'look-ups: an unknown reference costs one request, a ' +
+      'known one is found, through a revocation after a re-login',
+    async () => {
+      const upstream = await simulator();
+      const config = extractConfig(tempDir('revoked-lookups'), upstream.url);
+      const client = new PartnerApiClient(config.api, { limiter: new RateLimiter(40), queue: new RequestQueue() });
+      try {
+        const known = [...upstream.dataset.salesInPeriod('2026-01-05', '2026-01-05', true)]
+          .slice(0, 5)
+          .map((s) => s.partnerReference);
+        const ghosts = Array.from({ length: 30 }, (_, i) => `GHOST-${i}`);
+        await client.salesByPartnerReference(known[0]!); // logged in
+        const before = upstream.stats().requests;
+        const answers = await Promise.all(ghosts.map((g) => client.salesByPartnerReference(g)));
+        expect(answers.every((a) => a.length === 0)).toBe(true);
+        // 30 look-ups plus a few shared canaries (how many depends on timing), no re-login: not 3 × 30.
+        expect(upstream.stats().requests - before).toBeLessThanOrEqual(40);
+        expect(client.stats.authentications).toBe(1);
 
-      // Another process logs in: our token dies, and so does the one our re-login gets.
-      upstream.setFaults({ revokeAfterLogins: [2] });
-      upstream.revokeAllTokens();
-      const found = await Promise.all([...known, 'GHOST-X'].map((r) => client.salesByPartnerReference(r)));
-      expect(found.slice(0, known.length).map((a) => a.map((s) => s.partnerReference))).toEqual(known.map((r) => [r]));
-      expect(found[known.length]).toEqual([]);
-      expect(client.stats.authentications).toBe(3);
-    } finally {
-      client.close();
-    }
-  });
+        // Another process logs in: our token dies, and so does the one our re-login gets.
+        upstream.setFaults({ revokeAfterLogins: [2] });
+        upstream.revokeAllTokens();
+        const found = await Promise.all([...known, 'GHOST-X'].map((r) => client.salesByPartnerReference(r)));
+        expect(found.slice(0, known.length).map((a) => a.map((s) => s.partnerReference))).toEqual(
+          known.map((r) => [r]),
+        );
+        expect(found[known.length]).toEqual([]);
+        expect(client.stats.authentications).toBe(3);
+      } finally {
+        client.close();
+      }
+    },
+  );
 });
