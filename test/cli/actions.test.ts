@@ -96,121 +96,128 @@ async function decideReverseAndApprove(
   return { ids: after.map((a) => a.action_id), transactions: after.map((a) => a.transaction_id!) };
 }
 
-test('decide reverse → plan → approve (not by the decider) → execute → reconcile: findings gone, each sale reversed once', async () => {
-  if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
-  // A sales-price difference posts to accounts of its own (issue 30): price_mismatch's.
-  const journal = {
-    accounts: { default: { debit: '6100', credit: '2100' }, price_mismatch: { debit: '4100', credit: '1200' } },
-  };
-  month = await reconciledMonth(
-    {},
-    { actions: { approvalLimit: { BRL: 1 }, approvers: ['Chief Controller'] }, journal },
-  );
-  const m = month;
-  const { transactions } = await decideReverseAndApprove(m, 'Chief Controller');
-
-  const dry = await m.cli('actions', 'execute', '--period', period, '--dry-run');
-  expect(dry.code, dry.stderr).toBe(0);
-  expect(m.simulator.stats().reversals).toBe(0);
-
-  const executed = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
-  expect(executed.code, executed.stderr).toBe(0);
-  expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
-  for (const id of transactions)
-    expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
-  expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
-
-  // Executing again calls nothing: there is nothing approved left.
-  const rerun = await m.cli('actions', 'execute', '--period', period);
-  expect(rerun.code, rerun.stderr).toBe(0);
-  expect(m.simulator.stats().reversals).toBe(transactions.length);
-
-  // Claims and journal entries: decided, planned, approved, exported, and read back.
-  const claims = await findingsOfType(m, 'cost_mismatch');
-  const writeOffs = await findingsOfType(m, 'price_mismatch');
-  const ledgerFixes = await findingsOfType(m, 'missing_in_ledger');
-  expect(claims.length * writeOffs.length * ledgerFixes.length).toBeGreaterThan(0);
-  for (const [found, decision] of [
-    [claims, 'claim'],
-    [writeOffs, 'write_off'],
-    [ledgerFixes, 'fix_ledger'],
-  ] as const) {
-    const ids = found.map((f) => f.finding_id);
-    const decided = await m.cli(
-      'findings',
-      'decide',
-      ...ids,
-      '--decision',
-      decision,
-      '--note',
-      '=HYPERLINK("x")',
-      '--by',
-      'Ana Lima',
+test(
+  'decide reverse → plan → approve (not by the decider) → ' +
+    'execute → reconcile: findings gone, each sale reversed once',
+  async () => {
+    if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
+    // A sales-price difference posts to accounts of its own (issue 30): price_mismatch's.
+    const journal = {
+      accounts: { default: { debit: '6100', credit: '2100' }, price_mismatch: { debit: '4100', credit: '1200' } },
+    };
+    month = await reconciledMonth(
+      {},
+      { actions: { approvalLimit: { BRL: 1 }, approvers: ['Chief Controller'] }, journal },
     );
-    expect(decided.code, decided.stderr).toBe(0);
-  }
-  expect((await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima')).code).toBe(0);
-  const approvedAll = await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Chief Controller');
-  expect(approvedAll.code, approvedAll.stderr).toBe(0);
-  const files = await exportAll(m);
-  // A claim holds the overcharges only (issue 30); the undercharges are exported apart.
-  const differences = new Map(claims.filter((f) => Number(f.difference) > 0).map((f) => [f.finding_id, f.difference]));
-  for (const rows of [files.claimsXlsx, files.claimsCsv]) {
-    const byFinding = new Map(rows.map((r) => [r['Finding ID'], r]));
-    expect([...byFinding.keys()].sort()).toEqual([...differences.keys()].sort());
-    for (const [id, difference] of differences)
-      expect(tenThousandths(byFinding.get(id)!['Difference'])).toBe(tenThousandths(difference));
-    for (const row of rows) expect(String(row['Key (last 4)'] ?? '')).toMatch(/^(\*{4}.{4}|\*{4}|)$/);
-  }
-  const claimedTotal = [...differences.values()].reduce((sum, d) => sum + tenThousandths(d), 0);
-  expect(files.claimsTotals.map((t) => tenThousandths(t.Difference)).reduce((a, b) => a + b, 0)).toBe(claimedTotal);
-  // A note that would be a formula is text in the CSV.
-  expect(files.claimsCsv.every((r) => r['Note'] === `'=HYPERLINK("x")`)).toBe(true);
-  for (const rows of [files.journalXlsx, files.journalCsv]) {
-    expect(new Set(rows.map((r) => r.entry_id)).size).toBe(writeOffs.length + ledgerFixes.length);
-    const balance = new Map<string, number>();
-    for (const r of rows) {
-      const entry = String(r.entry_id);
-      balance.set(entry, (balance.get(entry) ?? 0) + tenThousandths(r.debit) - tenThousandths(r.credit));
-    }
-    for (const [entry, net] of balance) expect(net, `entry ${entry}`).toBe(0);
-    expect(rows.every((r) => ['6100', '2100', '4100', '1200'].includes(String(r.account)))).toBe(true);
-  }
-  const undercharges = await m.cli('actions', 'export', '--period', period, '--kind', 'undercharge');
-  expect(undercharges.code, undercharges.stderr).toBe(0);
-  expect((await listed(m)).filter((a) => a.kind !== 'reversal').every((a) => a.status === 'executed')).toBe(true);
+    const m = month;
+    const { transactions } = await decideReverseAndApprove(m, 'Chief Controller');
 
-  // The sales execute read are in `sales`: reconcile clears the findings without re-extracting.
-  const reconciled = await m.cli('reconcile', '--period', period, '--as-of', asOf);
-  expect(reconciled.code, reconciled.stderr).toBe(0);
-  expect(await findingsOfType(m, 'refunded_not_reversed')).toEqual([]);
-  const events = await m.withDatabase((w) =>
-    w.all<{ to_status: string }>(`SELECT to_status FROM recon_action_events ORDER BY "at", to_status`),
-  );
-  expect(events.filter((e) => e.to_status === 'verified')).toHaveLength(transactions.length);
-  // The roll-forward of a month with cleared and written-off findings adds up (its data test passed too).
-  const rollForward = await m.withDatabase((w) =>
-    w.all<{ cleared: string; written_off: string; check_count: string; check_amount: string }>(
-      `SELECT cleared::VARCHAR AS cleared, written_off::VARCHAR AS written_off, check_count::VARCHAR AS check_count,
+    const dry = await m.cli('actions', 'execute', '--period', period, '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(m.simulator.stats().reversals).toBe(0);
+
+    const executed = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
+    expect(executed.code, executed.stderr).toBe(0);
+    expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
+    for (const id of transactions)
+      expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
+    expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
+
+    // Executing again calls nothing: there is nothing approved left.
+    const rerun = await m.cli('actions', 'execute', '--period', period);
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(m.simulator.stats().reversals).toBe(transactions.length);
+
+    // Claims and journal entries: decided, planned, approved, exported, and read back.
+    const claims = await findingsOfType(m, 'cost_mismatch');
+    const writeOffs = await findingsOfType(m, 'price_mismatch');
+    const ledgerFixes = await findingsOfType(m, 'missing_in_ledger');
+    expect(claims.length * writeOffs.length * ledgerFixes.length).toBeGreaterThan(0);
+    for (const [found, decision] of [
+      [claims, 'claim'],
+      [writeOffs, 'write_off'],
+      [ledgerFixes, 'fix_ledger'],
+    ] as const) {
+      const ids = found.map((f) => f.finding_id);
+      const decided = await m.cli(
+        'findings',
+        'decide',
+        ...ids,
+        '--decision',
+        decision,
+        '--note',
+        '=HYPERLINK("x")',
+        '--by',
+        'Ana Lima',
+      );
+      expect(decided.code, decided.stderr).toBe(0);
+    }
+    expect((await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima')).code).toBe(0);
+    const approvedAll = await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Chief Controller');
+    expect(approvedAll.code, approvedAll.stderr).toBe(0);
+    const files = await exportAll(m);
+    // A claim holds the overcharges only (issue 30); the undercharges are exported apart.
+    const differences = new Map(
+      claims.filter((f) => Number(f.difference) > 0).map((f) => [f.finding_id, f.difference]),
+    );
+    for (const rows of [files.claimsXlsx, files.claimsCsv]) {
+      const byFinding = new Map(rows.map((r) => [r['Finding ID'], r]));
+      expect([...byFinding.keys()].sort()).toEqual([...differences.keys()].sort());
+      for (const [id, difference] of differences)
+        expect(tenThousandths(byFinding.get(id)!['Difference'])).toBe(tenThousandths(difference));
+      for (const row of rows) expect(String(row['Key (last 4)'] ?? '')).toMatch(/^(\*{4}.{4}|\*{4}|)$/);
+    }
+    const claimedTotal = [...differences.values()].reduce((sum, d) => sum + tenThousandths(d), 0);
+    expect(files.claimsTotals.map((t) => tenThousandths(t.Difference)).reduce((a, b) => a + b, 0)).toBe(claimedTotal);
+    // A note that would be a formula is text in the CSV.
+    expect(files.claimsCsv.every((r) => r['Note'] === `'=HYPERLINK("x")`)).toBe(true);
+    for (const rows of [files.journalXlsx, files.journalCsv]) {
+      expect(new Set(rows.map((r) => r.entry_id)).size).toBe(writeOffs.length + ledgerFixes.length);
+      const balance = new Map<string, number>();
+      for (const r of rows) {
+        const entry = String(r.entry_id);
+        balance.set(entry, (balance.get(entry) ?? 0) + tenThousandths(r.debit) - tenThousandths(r.credit));
+      }
+      for (const [entry, net] of balance) expect(net, `entry ${entry}`).toBe(0);
+      expect(rows.every((r) => ['6100', '2100', '4100', '1200'].includes(String(r.account)))).toBe(true);
+    }
+    const undercharges = await m.cli('actions', 'export', '--period', period, '--kind', 'undercharge');
+    expect(undercharges.code, undercharges.stderr).toBe(0);
+    expect((await listed(m)).filter((a) => a.kind !== 'reversal').every((a) => a.status === 'executed')).toBe(true);
+
+    // The sales execute read are in `sales`: reconcile clears the findings without re-extracting.
+    const reconciled = await m.cli('reconcile', '--period', period, '--as-of', asOf);
+    expect(reconciled.code, reconciled.stderr).toBe(0);
+    expect(await findingsOfType(m, 'refunded_not_reversed')).toEqual([]);
+    const events = await m.withDatabase((w) =>
+      w.all<{ to_status: string }>(`SELECT to_status FROM recon_action_events ORDER BY "at", to_status`),
+    );
+    expect(events.filter((e) => e.to_status === 'verified')).toHaveLength(transactions.length);
+    // The roll-forward of a month with cleared and written-off findings adds up (its data test passed too).
+    const rollForward = await m.withDatabase((w) =>
+      w.all<{ cleared: string; written_off: string; check_count: string; check_amount: string }>(
+        `SELECT cleared::VARCHAR AS cleared, written_off::VARCHAR AS written_off, check_count::VARCHAR AS check_count,
               check_amount::VARCHAR AS check_amount
        FROM recon_roll_forward WHERE period = $1`,
-      [period],
-    ),
-  );
-  expect(rollForward.reduce((sum, r) => sum + Number(r.cleared), 0)).toBeGreaterThanOrEqual(transactions.length);
-  expect(rollForward.reduce((sum, r) => sum + Number(r.written_off), 0)).toBe(writeOffs.length);
-  for (const r of rollForward) expect([tenThousandths(r.check_count), tenThousandths(r.check_amount)]).toEqual([0, 0]);
+        [period],
+      ),
+    );
+    expect(rollForward.reduce((sum, r) => sum + Number(r.cleared), 0)).toBeGreaterThanOrEqual(transactions.length);
+    expect(rollForward.reduce((sum, r) => sum + Number(r.written_off), 0)).toBe(writeOffs.length);
+    for (const r of rollForward)
+      expect([tenThousandths(r.check_count), tenThousandths(r.check_amount)]).toEqual([0, 0]);
 
-  // The workbook shows every action and the roll-forward.
-  const report = await m.cli('report', '--period', period);
-  expect(report.code, report.stderr).toBe(0);
-  const workbook = new ExcelJS.Workbook();
-  await workbook.xlsx.readFile(path.join(m.dir, 'reports', `pinrecon-${period}.xlsx`));
-  const actionsSheet = workbook.getWorksheet('Actions')!;
-  expect(actionsSheet.rowCount - 1).toBe((await listed(m)).length);
-  const summaryTexts = (workbook.getWorksheet('Summary')!.getSheetValues() as unknown[][]).flat();
-  expect(summaryTexts).toContain('Roll-forward of open findings per currency');
-});
+    // The workbook shows every action and the roll-forward.
+    const report = await m.cli('report', '--period', period);
+    expect(report.code, report.stderr).toBe(0);
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.readFile(path.join(m.dir, 'reports', `pinrecon-${period}.xlsx`));
+    const actionsSheet = workbook.getWorksheet('Actions')!;
+    expect(actionsSheet.rowCount - 1).toBe((await listed(m)).length);
+    const summaryTexts = (workbook.getWorksheet('Summary')!.getSheetValues() as unknown[][]).flat();
+    expect(summaryTexts).toContain('Roll-forward of open findings per currency');
+  },
+);
 
 /**
  * Exports claims and journal as xlsx and csv through the CLI and reads each back (exceljs; its CSV reader, values kept
@@ -302,30 +309,33 @@ function tenThousandths(value: unknown): number {
   return Math.round(Number(value) * 10_000);
 }
 
-test('kill -9 while a reversal is answered, then a re-run: each sale reversed exactly once, settled by reading it', async () => {
-  if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
-  // The simulator reverses at once but holds its answer: the CLI is killed before it learns of the reversal.
-  month = await reconciledMonth({ reversalAnswerDelayMs: 600_000 });
-  const m = month;
-  // Decided, planned and approved in this process: the first test proves those commands (issue 27).
-  const transactions = [...(await approvedReversals(m)).values()].map((a) => a.transaction_id);
+test(
+  'kill -9 while a reversal is answered, then a re-run: ' + 'each sale reversed exactly once, settled by reading it',
+  async () => {
+    if (!existsSync(cliPath)) throw new Error('run `npm run build` first: the CLI test needs dist/');
+    // The simulator reverses at once but holds its answer: the CLI is killed before it learns of the reversal.
+    month = await reconciledMonth({ reversalAnswerDelayMs: 600_000 });
+    const m = month;
+    // Decided, planned and approved in this process: the first test proves those commands (issue 27).
+    const transactions = [...(await approvedReversals(m)).values()].map((a) => a.transaction_id);
 
-  const killed = await executeKilledMidReversal(m, 'Bruno Costa');
-  expect(killed.signal).toBe('SIGKILL');
-  expect(m.simulator.stats().reversals).toBe(1);
-  const inFlight = (await listed(m)).filter((a) => a.status === 'in_flight');
-  expect(inFlight).toHaveLength(1);
+    const killed = await executeKilledMidReversal(m, 'Bruno Costa');
+    expect(killed.signal).toBe('SIGKILL');
+    expect(m.simulator.stats().reversals).toBe(1);
+    const inFlight = (await listed(m)).filter((a) => a.status === 'in_flight');
+    expect(inFlight).toHaveLength(1);
 
-  m.simulator.setReversalAnswerDelay(0);
-  const rerun = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
-  expect(rerun.code, rerun.stderr).toBe(0);
-  expect(rerun.stdout).toMatch(/interrupted execute/);
-  // Exactly once each: no second request for the one in flight, and no "already reversed" refusal.
-  expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
-  expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
-  for (const id of transactions)
-    expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
+    m.simulator.setReversalAnswerDelay(0);
+    const rerun = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
+    expect(rerun.code, rerun.stderr).toBe(0);
+    expect(rerun.stdout).toMatch(/interrupted execute/);
+    // Exactly once each: no second request for the one in flight, and no "already reversed" refusal.
+    expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
+    expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
+    for (const id of transactions)
+      expect(m.simulator.dataset.saleByTransactionId(Number(id))?.status).toBe('Canceled in stock');
 
-  await reconcileInProcess(m);
-  expect(await findingsOfType(m, 'refunded_not_reversed')).toEqual([]);
-});
+    await reconcileInProcess(m);
+    expect(await findingsOfType(m, 'refunded_not_reversed')).toEqual([]);
+  },
+);

@@ -53,22 +53,27 @@ beforeAll(async () => {
     await warehouse.run(`ALTER TABLE recon_exceptions ADD COLUMN IF NOT EXISTS key VARCHAR`);
     for (const period of ['2024-03', '2024-04']) {
       await warehouse.run(
-        `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, ledger_value, provider_value, difference,
+        `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id,
+          ledger_value, provider_value, difference,
            currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id, key)
-         VALUES ($1, 'f1', 'cost_mismatch', 'amounts', 'R-1', 11, 10.0001, 10.5, 0.4999, 'BRL', 'cost differs', now(), '1234', 0.4999, '2024-05-01', now(), 'r', 'SECRET-PIN-1234'),
-                ($1, 'f2', 'unredeemed_key', 'unredeemed', 'R-2', 12, NULL, NULL, NULL, 'BRL', 'not redeemed', now(), '9876', 0, '2024-05-01', now(), 'r', 'OTHER-PIN-9876')`,
+         VALUES ($1, 'f1', 'cost_mismatch', 'amounts', 'R-1', 11, 10.0001, 10.5, 0.4999, 'BRL', 'cost differs', now(),
+           '1234', 0.4999, '2024-05-01', now(), 'r', 'SECRET-PIN-1234'),
+                ($1, 'f2', 'unredeemed_key', 'unredeemed', 'R-2', 12, NULL, NULL, NULL, 'BRL', 'not redeemed', now(),
+                  '9876', 0, '2024-05-01', now(), 'r', 'OTHER-PIN-9876')`,
         [period],
       );
       await warehouse.run(
-        `INSERT INTO recon_summary (period, as_of, currency_code, ledger_orders, ledger_active_orders, ledger_sales_total, ledger_cost_total,
-           provider_sales, provider_billable_sales, provider_sales_total, provider_cost_total, provider_margin, matched, exceptions, built_at, run_id)
+        `INSERT INTO recon_summary (period, as_of, currency_code, ledger_orders, ledger_active_orders,
+           ledger_sales_total, ledger_cost_total, provider_sales, provider_billable_sales, provider_sales_total,
+           provider_cost_total, provider_margin, matched, exceptions, built_at, run_id)
          VALUES ($1, '2024-05-01', 'BRL', 2, 2, 20.5, 19.0001, 2, 2, 21, 19.5, 1.5, 1, 2, now(), 'r')`,
         [period],
       );
       await warehouse.run(
-        `INSERT INTO recon_bridge VALUES ($1, 'BRL', 0, 'ledger expected cost', NULL, 19.0001, 2, '2024-05-01', now(), 'r'),
-                                         ($1, 'BRL', 1, 'cost mismatches', 'cost_mismatch', 0.4999, 1, '2024-05-01', now(), 'r'),
-                                         ($1, 'BRL', 2, 'provider cost', NULL, 19.5, 2, '2024-05-01', now(), 'r')`,
+        `INSERT INTO recon_bridge VALUES
+           ($1, 'BRL', 0, 'ledger expected cost', NULL, 19.0001, 2, '2024-05-01', now(), 'r'),
+           ($1, 'BRL', 1, 'cost mismatches', 'cost_mismatch', 0.4999, 1, '2024-05-01', now(), 'r'),
+           ($1, 'BRL', 2, 'provider cost', NULL, 19.5, 2, '2024-05-01', now(), 'r')`,
         [period],
       );
       await warehouse.run(`INSERT INTO recon_aging VALUES ($1, '2024-05-01', 'BRL', '0-7', 1, 6, now(), 'r')`, [
@@ -80,19 +85,22 @@ beforeAll(async () => {
         [period],
       );
       await warehouse.run(
-        `INSERT INTO recon_decisions (finding_id, period, decision, note, decided_by, decided_at, source, chain_position, row_sha256)
+        `INSERT INTO recon_decisions (finding_id, period, decision, note, decided_by, decided_at, source,
+          chain_position, row_sha256)
          VALUES ('f1', $1, 'claim', 'charged twice', 'ana', now(), 'cli', 1, 'not-a-real-hash')`,
         [period],
       );
       // One action of the period and its two status changes (columns "at" and "by" quoted in the table).
       await warehouse.run(
-        `INSERT INTO recon_actions (action_id, period, finding_id, kind, amount, currency_code, status, proposed_by, proposed_at)
+        `INSERT INTO recon_actions (action_id, period, finding_id, kind, amount, currency_code, status, proposed_by,
+          proposed_at)
          VALUES ('A-' || $1 || '-0001', $1, 'f1', 'claim', 0.4999, 'BRL', 'approved', 'ana', now())`,
         [period],
       );
       await warehouse.run(
         `INSERT INTO recon_action_events (action_id, "at", "by", from_status, to_status)
-         VALUES ('A-' || $1 || '-0001', now(), 'ana', NULL, 'proposed'), ('A-' || $1 || '-0001', now(), 'rui', 'proposed', 'approved')`,
+         VALUES ('A-' || $1 || '-0001', now(), 'ana', NULL, 'proposed'), ('A-' || $1 || '-0001', now(), 'rui',
+           'proposed', 'approved')`,
         [period],
       );
     }
@@ -181,8 +189,10 @@ describe('pinrecon export', () => {
           `now())`,
       );
       await warehouse.run(
-        `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id)
-         VALUES ('2024-05', 'f9', 'unredeemed_key', 'unredeemed', ' leaky-pin-5555 ', 99, 'BRL', 'LEAKY-PIN-5555', now(), '5555', 0, '2024-06-01', now(), 'r')`,
+        `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id,
+          currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id)
+         VALUES ('2024-05', 'f9', 'unredeemed_key', 'unredeemed', ' leaky-pin-5555 ', 99, 'BRL', 'LEAKY-PIN-5555',
+           now(), '5555', 0, '2024-06-01', now(), 'r')`,
       );
       await warehouse.run(
         `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ` +
@@ -201,33 +211,44 @@ describe('pinrecon export', () => {
     expect(readFileSync(path.join(out, 'recon_exceptions-2024-05.csv'), 'utf8')).not.toMatch(/leaky-pin/i);
   });
 
-  it('neutralises formula injection in CSV cells (a leading apostrophe), leaving plain numbers and Parquet alone', async () => {
-    const warehouse = await openWarehouse(config);
-    try {
-      await warehouse.run(
-        `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id, currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id)
-         VALUES ('2024-07', 'f1', 'unredeemed_key', 'unredeemed', '=HYPERLINK("http://evil","x")', 1, 'BRL', '@SUM(1+1)*cmd|calc', now(), '0001', -1.5, '2024-08-01', now(), 'r'),
-                ('2024-07', 'f2', 'unredeemed_key', 'unredeemed', '-12.50', 2, 'BRL', '+1+1', now(), '0002', 0, '2024-08-01', now(), 'r')`,
-      );
-      await warehouse.run(
-        `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ` +
-          `('r7', '2024-07', '2024-08-01', now(), 2, 2, 0, 0)`,
-      );
-      const outDir = path.join(temp.dir, 'formulas');
-      await exportPeriod(warehouse, config, { period: '2024-07', format: 'csv', outDir }, capturedOutput().output);
-      const rows = await readBack(path.join(outDir, 'recon_exceptions-2024-07.csv'));
-      expect(rows.map((r) => [r.partner_reference, r.details, r.amount])).toEqual([
-        [`'=HYPERLINK("http://evil","x")`, `'@SUM(1+1)*cmd|calc`, '-1.5000'],
-        ['-12.50', `'+1+1`, '0.0000'],
-      ]);
-      await exportPeriod(warehouse, config, { period: '2024-07', format: 'parquet', outDir }, capturedOutput().output);
-      expect((await readBack(path.join(outDir, 'recon_exceptions-2024-07.parquet')))[0]!.partner_reference).toBe(
-        '=HYPERLINK("http://evil","x")',
-      );
-    } finally {
-      warehouse.close();
-    }
-  });
+  it(
+    'neutralises formula injection in CSV cells (a leading ' + 'apostrophe), leaving plain numbers and Parquet alone',
+    async () => {
+      const warehouse = await openWarehouse(config);
+      try {
+        await warehouse.run(
+          `INSERT INTO recon_exceptions (period, finding_id, exception_type, family, partner_reference, transaction_id,
+            currency_code, details, first_detected_at, key_last4, amount, as_of, built_at, run_id)
+         VALUES ('2024-07', 'f1', 'unredeemed_key', 'unredeemed', '=HYPERLINK("http://evil","x")', 1, 'BRL',
+           '@SUM(1+1)*cmd|calc', now(), '0001', -1.5, '2024-08-01', now(), 'r'),
+                ('2024-07', 'f2', 'unredeemed_key', 'unredeemed', '-12.50', 2, 'BRL', '+1+1', now(), '0002', 0,
+                  '2024-08-01', now(), 'r')`,
+        );
+        await warehouse.run(
+          `INSERT INTO recon_runs (run_id, period, as_of, built_at, exceptions, new, still_open, cleared) VALUES ` +
+            `('r7', '2024-07', '2024-08-01', now(), 2, 2, 0, 0)`,
+        );
+        const outDir = path.join(temp.dir, 'formulas');
+        await exportPeriod(warehouse, config, { period: '2024-07', format: 'csv', outDir }, capturedOutput().output);
+        const rows = await readBack(path.join(outDir, 'recon_exceptions-2024-07.csv'));
+        expect(rows.map((r) => [r.partner_reference, r.details, r.amount])).toEqual([
+          [`'=HYPERLINK("http://evil","x")`, `'@SUM(1+1)*cmd|calc`, '-1.5000'],
+          ['-12.50', `'+1+1`, '0.0000'],
+        ]);
+        await exportPeriod(
+          warehouse,
+          config,
+          { period: '2024-07', format: 'parquet', outDir },
+          capturedOutput().output,
+        );
+        expect((await readBack(path.join(outDir, 'recon_exceptions-2024-07.parquet')))[0]!.partner_reference).toBe(
+          '=HYPERLINK("http://evil","x")',
+        );
+      } finally {
+        warehouse.close();
+      }
+    },
+  );
 
   it('--layout hive: <mart>/period=YYYY-MM/part-0.parquet, read back as one table across months', async () => {
     const out = path.join(temp.dir, 'lake');

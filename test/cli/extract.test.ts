@@ -183,7 +183,8 @@ describe('pinrecon extract (spawned CLI)', () => {
         expect(columns.length).toBeGreaterThan(20);
         for (const { table_name, column_name } of columns) {
           const hits = await w.one<{ n: string }>(
-            `SELECT count(*) AS n FROM "${table_name}" WHERE ${needles.map(() => `contains("${column_name}", ?)`).join(' OR ')}`,
+            `SELECT count(*) AS n FROM "${table_name}"
+             WHERE ${needles.map(() => `contains("${column_name}", ?)`).join(' OR ')}`,
             needles,
           );
           expect(hits!.n, `${table_name}.${column_name} holds a credential or token`).toBe('0');
@@ -274,51 +275,55 @@ describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fil
     await simulator?.close();
   });
 
-  it('back-fills January to May by creation date first; killed with SIGKILL, a re-run fetches only what was not committed', async () => {
-    const clean = await extractCli(
-      ['extract', ...june, '--config', writeConfig(cleanDir, simulator.url)],
-      undefined,
-      env,
-    );
-    expect(clean.code, clean.stderr).toBe(0);
-    expect(clean.stdout).toMatch(/back-fill from extract\.historyStart 2026-01-01 \(by creation date\):\n/);
-    expect(clean.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 5 windows fetched, 0 skipped/);
+  it(
+    'back-fills January to May by creation date first; killed ' +
+      'with SIGKILL, a re-run fetches only what was not committed',
+    async () => {
+      const clean = await extractCli(
+        ['extract', ...june, '--config', writeConfig(cleanDir, simulator.url)],
+        undefined,
+        env,
+      );
+      expect(clean.code, clean.stderr).toBe(0);
+      expect(clean.stdout).toMatch(/back-fill from extract\.historyStart 2026-01-01 \(by creation date\):\n/);
+      expect(clean.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 5 windows fetched, 0 skipped/);
 
-    const config = writeConfig(resumedDir, simulator.url);
-    simulator.setFaults({ slowRate: 1, slowMs: 300 });
-    const killed = await extractCli(['extract', ...june, '--config', config], { afterWindows: 1, delayMs: 150 }, env);
-    expect(killed.signal).toBe('SIGKILL');
-    simulator.setFaults({});
-    // Committed windows before the kill: back-fill ones (before June) and June's own.
-    const database = (dir: string) => path.join(dir, 'pinrecon.duckdb');
-    const { committed, juneCommitted } = await withWarehouse(
-      database(resumedDir),
-      { timezone: 'America/Sao_Paulo' },
-      async (w) => {
-        const row = (await w.one<{ before_june: string; june: string }>(
-          `SELECT count(*) FILTER (WHERE window_start < DATE '2026-06-01') AS before_june,
+      const config = writeConfig(resumedDir, simulator.url);
+      simulator.setFaults({ slowRate: 1, slowMs: 300 });
+      const killed = await extractCli(['extract', ...june, '--config', config], { afterWindows: 1, delayMs: 150 }, env);
+      expect(killed.signal).toBe('SIGKILL');
+      simulator.setFaults({});
+      // Committed windows before the kill: back-fill ones (before June) and June's own.
+      const database = (dir: string) => path.join(dir, 'pinrecon.duckdb');
+      const { committed, juneCommitted } = await withWarehouse(
+        database(resumedDir),
+        { timezone: 'America/Sao_Paulo' },
+        async (w) => {
+          const row = (await w.one<{ before_june: string; june: string }>(
+            `SELECT count(*) FILTER (WHERE window_start < DATE '2026-06-01') AS before_june,
                 count(*) FILTER (WHERE window_start = DATE '2026-06-01') AS june
          FROM extract_windows`,
-        ))!;
-        return { committed: Number(row.before_june), juneCommitted: Number(row.june) };
-      },
-    );
-    expect(committed).toBeGreaterThanOrEqual(1);
+          ))!;
+          return { committed: Number(row.before_june), juneCommitted: Number(row.june) };
+        },
+      );
+      expect(committed).toBeGreaterThanOrEqual(1);
 
-    const before = windowRequests();
-    const resumed = await extractCli(['extract', ...june, '--config', config], undefined, env);
-    expect(resumed.code, resumed.stderr).toBe(0);
-    // The back-fill's windows not committed before the kill, and June's: nothing done is asked for again.
-    expect(windowRequests() - before).toBe(5 - committed + (1 - juneCommitted));
-    const read = (dir: string) =>
-      withWarehouse(database(dir), { timezone: 'America/Sao_Paulo' }, async (w) => ({
-        sales: await salesState(w),
-        side: await sideTablesState(w),
-      }));
-    expect(await read(resumedDir)).toEqual(await read(cleanDir));
+      const before = windowRequests();
+      const resumed = await extractCli(['extract', ...june, '--config', config], undefined, env);
+      expect(resumed.code, resumed.stderr).toBe(0);
+      // The back-fill's windows not committed before the kill, and June's: nothing done is asked for again.
+      expect(windowRequests() - before).toBe(5 - committed + (1 - juneCommitted));
+      const read = (dir: string) =>
+        withWarehouse(database(dir), { timezone: 'America/Sao_Paulo' }, async (w) => ({
+          sales: await salesState(w),
+          side: await sideTablesState(w),
+        }));
+      expect(await read(resumedDir)).toEqual(await read(cleanDir));
 
-    const again = await extractCli(['extract', ...june, '--config', config], undefined, env);
-    expect(again.code, again.stderr).toBe(0);
-    expect(again.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 0 windows fetched, 5 skipped/);
-  });
+      const again = await extractCli(['extract', ...june, '--config', config], undefined, env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 0 windows fetched, 5 skipped/);
+    },
+  );
 });

@@ -84,77 +84,81 @@ describe('pinrecon findings (spawned)', () => {
     workbook = path.join(cwd, 'reports', `pinrecon-${period}.xlsx`);
   });
 
-  it('imports the decisions typed into the workbook, refuses what it cannot record, and a second import changes nothing', async () => {
-    const costId = await idOf(found.costBreak.partner_reference);
-    const missingId = await idOf(found.missing.partner_reference);
-    const fixableId = await idOf(found.fixable.partner_reference);
-    const typed = path.join(cwd, 'typed.xlsx');
-    await typeDecisions(workbook, typed, {
-      [costId]: { decision: 'claim', owner: 'ana', note: 'charged 9.00' },
-      [missingId]: { decision: 'timing', expectedClearBy: new Date(Date.UTC(2099, 4, 15)) },
-      [fixableId]: { decision: 'not-a-decision' },
-    });
+  it(
+    'imports the decisions typed into the workbook, refuses ' +
+      'what it cannot record, and a second import changes nothing',
+    async () => {
+      const costId = await idOf(found.costBreak.partner_reference);
+      const missingId = await idOf(found.missing.partner_reference);
+      const fixableId = await idOf(found.fixable.partner_reference);
+      const typed = path.join(cwd, 'typed.xlsx');
+      await typeDecisions(workbook, typed, {
+        [costId]: { decision: 'claim', owner: 'ana', note: 'charged 9.00' },
+        [missingId]: { decision: 'timing', expectedClearBy: new Date(Date.UTC(2099, 4, 15)) },
+        [fixableId]: { decision: 'not-a-decision' },
+      });
 
-    const first = await pinrecon(['findings', 'import', typed], cwd);
-    // A refused row fails the import (exit 1); the other rows are still recorded.
-    expect(first.code, first.stderr).toBe(1);
-    // --by left out: the OS user name.
-    expect(first.stdout).toContain(`recorded 2 decision(s) for 2024-03 by ${userInfo().username} `);
-    expect(first.stdout).toContain('0 unchanged; refused 1');
-    expect(first.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${costId} \\(undecided\\) → claim`));
-    expect(first.stdout).toMatch(
-      new RegExp(`refused   Amounts row \\d+: ${fixableId}: "not-a-decision" is not a decision`),
-    );
+      const first = await pinrecon(['findings', 'import', typed], cwd);
+      // A refused row fails the import (exit 1); the other rows are still recorded.
+      expect(first.code, first.stderr).toBe(1);
+      // --by left out: the OS user name.
+      expect(first.stdout).toContain(`recorded 2 decision(s) for 2024-03 by ${userInfo().username} `);
+      expect(first.stdout).toContain('0 unchanged; refused 1');
+      expect(first.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${costId} \\(undecided\\) → claim`));
+      expect(first.stdout).toMatch(
+        new RegExp(`refused   Amounts row \\d+: ${fixableId}: "not-a-decision" is not a decision`),
+      );
 
-    const second = await pinrecon(['findings', 'import', typed, '--by', 'controller'], cwd);
-    expect(second.code).toBe(1); // the row typed "not-a-decision" is still refused
-    expect(second.stdout).toContain('recorded 0 decision(s) for 2024-03 by controller');
-    expect(second.stdout).toContain('2 unchanged');
-    expect(second.stdout).toMatch(new RegExp(`unchanged Amounts row \\d+: ${costId} claim`));
+      const second = await pinrecon(['findings', 'import', typed, '--by', 'controller'], cwd);
+      expect(second.code).toBe(1); // the row typed "not-a-decision" is still refused
+      expect(second.stdout).toContain('recorded 0 decision(s) for 2024-03 by controller');
+      expect(second.stdout).toContain('2 unchanged');
+      expect(second.stdout).toMatch(new RegExp(`unchanged Amounts row \\d+: ${costId} claim`));
 
-    expect((await listByCli('--undecided')).map((r) => r.finding_id)).toEqual([fixableId]);
-    const bad = await pinrecon(['findings', 'decide', fixableId, '--decision', 'maybe'], cwd);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--decision must be one of investigating, timing, claim');
-    const decided = await pinrecon(
-      ['findings', 'decide', fixableId, '--decision', 'fix_ledger', '--owner', 'rui', '--json'],
-      cwd,
-    );
-    expect(decided.code, decided.stderr).toBe(0);
-    expect(JSON.parse(decided.stdout)).toMatchObject({
-      ok: true,
-      source: 'cli',
-      recorded: [{ findingId: fixableId, decision: 'fix_ledger', owner: 'rui' }],
-    });
+      expect((await listByCli('--undecided')).map((r) => r.finding_id)).toEqual([fixableId]);
+      const bad = await pinrecon(['findings', 'decide', fixableId, '--decision', 'maybe'], cwd);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--decision must be one of investigating, timing, claim');
+      const decided = await pinrecon(
+        ['findings', 'decide', fixableId, '--decision', 'fix_ledger', '--owner', 'rui', '--json'],
+        cwd,
+      );
+      expect(decided.code, decided.stderr).toBe(0);
+      expect(JSON.parse(decided.stdout)).toMatchObject({
+        ok: true,
+        source: 'cli',
+        recorded: [{ findingId: fixableId, decision: 'fix_ledger', owner: 'rui' }],
+      });
 
-    // Two re-runs of reconcile: the decisions stay with their findings, and the next workbook shows them.
-    for (let run = 0; run < 2; run++) await reconcileStep(config, { period, asOf });
-    const after = await listByCli();
-    expect(after.map((r) => [r.finding_id, r.decision, r.state]).sort()).toEqual(
-      [
-        [costId, 'claim', 'decided'],
-        [missingId, 'timing', 'pending'],
-        [fixableId, 'fix_ledger', 'decided'],
-      ].sort(),
-    );
-    await reportStep(config, { period });
-    const shown = await readDecisionsWorkbook(workbook);
-    expect(shown.rows.find((r) => r.findingId === missingId)).toMatchObject({
-      decision: 'timing',
-      expectedClearBy: '2099-05-15',
-    });
-    expect(shown.rows.find((r) => r.findingId === costId)).toMatchObject({
-      decision: 'claim',
-      owner: 'ana',
-      note: 'charged 9.00',
-    });
+      // Two re-runs of reconcile: the decisions stay with their findings, and the next workbook shows them.
+      for (let run = 0; run < 2; run++) await reconcileStep(config, { period, asOf });
+      const after = await listByCli();
+      expect(after.map((r) => [r.finding_id, r.decision, r.state]).sort()).toEqual(
+        [
+          [costId, 'claim', 'decided'],
+          [missingId, 'timing', 'pending'],
+          [fixableId, 'fix_ledger', 'decided'],
+        ].sort(),
+      );
+      await reportStep(config, { period });
+      const shown = await readDecisionsWorkbook(workbook);
+      expect(shown.rows.find((r) => r.findingId === missingId)).toMatchObject({
+        decision: 'timing',
+        expectedClearBy: '2099-05-15',
+      });
+      expect(shown.rows.find((r) => r.findingId === costId)).toMatchObject({
+        decision: 'claim',
+        owner: 'ana',
+        note: 'charged 9.00',
+      });
 
-    const csv = await pinrecon(['findings', 'list', '--period', period, '--format', 'csv'], cwd);
-    expect(csv.stdout.split('\n')[0]).toBe(
-      'finding_id,exception_type,partner_reference,transaction_id,currency_code,amount,exposure,difference,' +
-        'differences,state,decision,owner,expected_clear_by,decision_note',
-    );
-  });
+      const csv = await pinrecon(['findings', 'list', '--period', period, '--format', 'csv'], cwd);
+      expect(csv.stdout.split('\n')[0]).toBe(
+        'finding_id,exception_type,partner_reference,transaction_id,currency_code,amount,exposure,difference,' +
+          'differences,state,decision,owner,expected_clear_by,decision_note',
+      );
+    },
+  );
 
   const soffice = hasSoffice();
   if (!soffice)
@@ -195,158 +199,168 @@ describe('pinrecon findings (spawned)', () => {
       for (const page of findingPages) expect(wide(page)).toBe(true);
     },
   );
-  it('refuses a row edited over a decision taken after the workbook was written; rows left as written are unchanged; --overwrite records it', async () => {
-    const costId = await idOf(found.costBreak.partner_reference);
-    const missingId = await idOf(found.missing.partner_reference);
-    const fixableId = await idOf(found.fixable.partner_reference);
-    await reportStep(config, { period });
-    const written = path.join(cwd, 'written-before.xlsx');
-    copyFileSync(workbook, written);
-    // After the workbook was written, someone decides two findings on the command line (`findings decide`, here in
-    // this process: the first case spawns it).
-    for (const [id, decision] of [
-      [costId, 'write_off'],
-      [missingId, 'accepted'],
-    ] as const) {
-      // write_off and accepted need a note (issue 28).
-      await decideStep(config, [id], { decision, note: 'reviewed', by: 'Rui Costa' });
-    }
-    const fixableBefore = (await list()).find((r) => r.finding_id === fixableId)!.decision;
-    const nextDecision = fixableBefore === 'reverse' ? 'claim' : 'reverse';
-    // The old workbook: the cost row edited (over Rui's newer decision), the fixable row edited, the missing row left
-    // as written.
-    const typed = path.join(cwd, 'stale.xlsx');
-    await typeDecisions(written, typed, {
-      [costId]: { decision: 'accepted', note: 'old view' },
-      [fixableId]: { decision: nextDecision },
-    });
-    const saved = soffice ? await convertWithSoffice(typed, path.join(cwd, 'stale-libreoffice'), 'xlsx') : typed;
+  it(
+    'refuses a row edited over a decision taken after the workbook was ' +
+      'written; rows left as written are unchanged; --overwrite records it',
+    async () => {
+      const costId = await idOf(found.costBreak.partner_reference);
+      const missingId = await idOf(found.missing.partner_reference);
+      const fixableId = await idOf(found.fixable.partner_reference);
+      await reportStep(config, { period });
+      const written = path.join(cwd, 'written-before.xlsx');
+      copyFileSync(workbook, written);
+      // After the workbook was written, someone decides two findings on the command line (`findings decide`, here in
+      // this process: the first case spawns it).
+      for (const [id, decision] of [
+        [costId, 'write_off'],
+        [missingId, 'accepted'],
+      ] as const) {
+        // write_off and accepted need a note (issue 28).
+        await decideStep(config, [id], { decision, note: 'reviewed', by: 'Rui Costa' });
+      }
+      const fixableBefore = (await list()).find((r) => r.finding_id === fixableId)!.decision;
+      const nextDecision = fixableBefore === 'reverse' ? 'claim' : 'reverse';
+      // The old workbook: the cost row edited (over Rui's newer decision), the fixable row edited, the missing row left
+      // as written.
+      const typed = path.join(cwd, 'stale.xlsx');
+      await typeDecisions(written, typed, {
+        [costId]: { decision: 'accepted', note: 'old view' },
+        [fixableId]: { decision: nextDecision },
+      });
+      const saved = soffice ? await convertWithSoffice(typed, path.join(cwd, 'stale-libreoffice'), 'xlsx') : typed;
 
-    const stale = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima'], cwd);
-    expect(stale.code).toBe(1);
-    expect(stale.stdout).toContain('recorded 1 decision(s) for 2024-03 by Ana Lima');
-    expect(stale.stdout).toContain('refused 1');
-    expect(stale.stdout).toMatch(
-      new RegExp(
-        `refused   Amounts row \\d+: ${costId}: changed by Rui Costa at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} ` +
-          `[+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\) ` +
-          'after this workbook was written \\(now "write_off"\\): run `pinrecon report` for a fresh workbook, or ' +
-          '--overwrite',
-      ),
-    );
-    expect(stale.stdout).toMatch(
-      new RegExp(`recorded  Amounts row \\d+: ${fixableId} ${fixableBefore ?? '\\(undecided\\)'} → ${nextDecision}`),
-    );
-    expect(stale.stdout).toMatch(
-      new RegExp(
-        `unchanged Missing row \\d+: ${missingId} \\S+: left as written \\(\\S+\\); the finding is decided ` +
-          `"accepted" since`,
-      ),
-    );
-    const afterStale = new Map((await list()).map((r) => [r.finding_id, r.decision]));
-    expect([afterStale.get(costId), afterStale.get(missingId), afterStale.get(fixableId)]).toEqual([
-      'write_off',
-      'accepted',
-      nextDecision,
-    ]);
+      const stale = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima'], cwd);
+      expect(stale.code).toBe(1);
+      expect(stale.stdout).toContain('recorded 1 decision(s) for 2024-03 by Ana Lima');
+      expect(stale.stdout).toContain('refused 1');
+      expect(stale.stdout).toMatch(
+        new RegExp(
+          `refused   Amounts row \\d+: ${costId}: changed by Rui Costa at \\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2} ` +
+            `[+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\) ` +
+            'after this workbook was written \\(now "write_off"\\): run `pinrecon report` for a fresh workbook, or ' +
+            '--overwrite',
+        ),
+      );
+      expect(stale.stdout).toMatch(
+        new RegExp(
+          `recorded  Amounts row \\d+: ${fixableId} ` + `${fixableBefore ?? '\\(undecided\\)'} → ${nextDecision}`,
+        ),
+      );
+      expect(stale.stdout).toMatch(
+        new RegExp(
+          `unchanged Missing row \\d+: ${missingId} \\S+: left as written \\(\\S+\\); the finding is decided ` +
+            `"accepted" since`,
+        ),
+      );
+      const afterStale = new Map((await list()).map((r) => [r.finding_id, r.decision]));
+      expect([afterStale.get(costId), afterStale.get(missingId), afterStale.get(fixableId)]).toEqual([
+        'write_off',
+        'accepted',
+        nextDecision,
+      ]);
 
-    // --json lists every row with its outcome.
-    const again = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--json'], cwd);
-    expect(again.code).toBe(1);
-    const document = JSON.parse(again.stdout) as {
-      ok: boolean;
-      rows: { findingId: string; outcome: string; sheet: string; row: number }[];
-    };
-    expect(document.ok).toBe(false);
-    const outcomes = new Map(document.rows.map((r) => [r.findingId, r.outcome]));
-    expect([outcomes.get(costId), outcomes.get(fixableId), outcomes.get(missingId)]).toEqual([
-      'refused',
-      'unchanged',
-      'unchanged',
-    ]);
-    expect(document.rows.every((r) => typeof r.sheet === 'string' && r.row > 1)).toBe(true);
+      // --json lists every row with its outcome.
+      const again = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--json'], cwd);
+      expect(again.code).toBe(1);
+      const document = JSON.parse(again.stdout) as {
+        ok: boolean;
+        rows: { findingId: string; outcome: string; sheet: string; row: number }[];
+      };
+      expect(document.ok).toBe(false);
+      const outcomes = new Map(document.rows.map((r) => [r.findingId, r.outcome]));
+      expect([outcomes.get(costId), outcomes.get(fixableId), outcomes.get(missingId)]).toEqual([
+        'refused',
+        'unchanged',
+        'unchanged',
+      ]);
+      expect(document.rows.every((r) => typeof r.sheet === 'string' && r.row > 1)).toBe(true);
 
-    const overwrite = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--overwrite'], cwd);
-    expect(overwrite.code, overwrite.stdout + overwrite.stderr).toBe(0);
-    expect(overwrite.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${costId} write_off → accepted`));
-    expect((await list()).find((r) => r.finding_id === costId)).toMatchObject({ decision: 'accepted' });
-  });
+      const overwrite = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--overwrite'], cwd);
+      expect(overwrite.code, overwrite.stdout + overwrite.stderr).toBe(0);
+      expect(overwrite.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${costId} write_off → accepted`));
+      expect((await list()).find((r) => r.finding_id === costId)).toMatchObject({ decision: 'accepted' });
+    },
+  );
 
-  it('decides in bulk by period and filters: a dry run says what it would decide, per currency; ids and --period exclude each other', async () => {
-    const listed = (await list()) as (Listed & { exception_type: string; amount: string; currency_code: string })[];
-    const costs = listed.filter((r) => r.exception_type === 'cost_mismatch');
-    expect(costs.length).toBe(2);
-    const total = costs.reduce((sum, r) => sum + Math.round(Number(r.amount) * 10_000), 0);
-    const decisionsBefore = (await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd))
-      .stdout;
+  it(
+    'decides in bulk by period and filters: a dry run says what it ' +
+      'would decide, per currency; ids and --period exclude each other',
+    async () => {
+      const listed = (await list()) as (Listed & { exception_type: string; amount: string; currency_code: string })[];
+      const costs = listed.filter((r) => r.exception_type === 'cost_mismatch');
+      expect(costs.length).toBe(2);
+      const total = costs.reduce((sum, r) => sum + Math.round(Number(r.amount) * 10_000), 0);
+      const decisionsBefore = (await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd))
+        .stdout;
 
-    const dry = await pinrecon(
-      [
-        'findings',
-        'decide',
-        '--period',
-        period,
-        '--type',
-        'cost_mismatch',
-        '--decision',
-        'claim',
-        '--by',
-        'Ana Lima',
-        '--dry-run',
-      ],
-      cwd,
-    );
-    expect(dry.code, dry.stderr).toBe(0);
-    expect(dry.stdout).toContain(`would decide 2 finding(s) of ${period}:`);
-    expect(dry.stdout).toContain(`BRL: 2 finding(s), amount ${(total / 10_000).toFixed(4)}`);
-    expect(dry.stdout).toContain('dry run: nothing recorded');
-    expect((await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout).toBe(
-      decisionsBefore,
-    );
+      const dry = await pinrecon(
+        [
+          'findings',
+          'decide',
+          '--period',
+          period,
+          '--type',
+          'cost_mismatch',
+          '--decision',
+          'claim',
+          '--by',
+          'Ana Lima',
+          '--dry-run',
+        ],
+        cwd,
+      );
+      expect(dry.code, dry.stderr).toBe(0);
+      expect(dry.stdout).toContain(`would decide 2 finding(s) of ${period}:`);
+      expect(dry.stdout).toContain(`BRL: 2 finding(s), amount ${(total / 10_000).toFixed(4)}`);
+      expect(dry.stdout).toContain('dry run: nothing recorded');
+      expect((await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout).toBe(
+        decisionsBefore,
+      );
 
-    // Only the smaller of the two cost breaks (|amount| at most the smaller one's).
-    const smaller = costs.reduce((a, b) => (Math.abs(Number(a.amount)) <= Math.abs(Number(b.amount)) ? a : b));
-    const limit = Math.abs(Number(smaller.amount)).toFixed(4);
-    const bulk = await pinrecon(
-      [
-        'findings',
-        'decide',
-        '--period',
-        period,
-        '--type',
-        'cost_mismatch',
-        '--max-amount',
-        limit,
-        '--decision',
-        'investigating',
-        '--owner',
-        'ops',
-        '--by',
-        'Ana Lima',
-      ],
-      cwd,
-    );
-    expect(bulk.code, bulk.stderr).toBe(0);
-    expect(bulk.stdout).toContain(`chose 1 finding(s) of ${period}:`);
-    expect(bulk.stdout).toContain('recorded 1 decision(s) for 2024-03 by Ana Lima (source cli)');
-    expect((await list()).find((r) => r.finding_id === smaller.finding_id)).toMatchObject({
-      decision: 'investigating',
-      owner: 'ops',
-    });
+      // Only the smaller of the two cost breaks (|amount| at most the smaller one's).
+      const smaller = costs.reduce((a, b) => (Math.abs(Number(a.amount)) <= Math.abs(Number(b.amount)) ? a : b));
+      const limit = Math.abs(Number(smaller.amount)).toFixed(4);
+      const bulk = await pinrecon(
+        [
+          'findings',
+          'decide',
+          '--period',
+          period,
+          '--type',
+          'cost_mismatch',
+          '--max-amount',
+          limit,
+          '--decision',
+          'investigating',
+          '--owner',
+          'ops',
+          '--by',
+          'Ana Lima',
+        ],
+        cwd,
+      );
+      expect(bulk.code, bulk.stderr).toBe(0);
+      expect(bulk.stdout).toContain(`chose 1 finding(s) of ${period}:`);
+      expect(bulk.stdout).toContain('recorded 1 decision(s) for 2024-03 by Ana Lima (source cli)');
+      expect((await list()).find((r) => r.finding_id === smaller.finding_id)).toMatchObject({
+        decision: 'investigating',
+        owner: 'ops',
+      });
 
-    const both = await pinrecon(
-      ['findings', 'decide', smaller.finding_id, '--period', period, '--decision', 'claim'],
-      cwd,
-    );
-    expect(both.code).toBe(2);
-    expect(both.stderr).toContain('either by id or with --period');
-    const filterAlone = await pinrecon(
-      ['findings', 'decide', smaller.finding_id, '--type', 'cost_mismatch', '--decision', 'claim'],
-      cwd,
-    );
-    expect(filterAlone.code).toBe(2);
-    expect(filterAlone.stderr).toContain('--type choose findings of a period');
-  });
+      const both = await pinrecon(
+        ['findings', 'decide', smaller.finding_id, '--period', period, '--decision', 'claim'],
+        cwd,
+      );
+      expect(both.code).toBe(2);
+      expect(both.stderr).toContain('either by id or with --period');
+      const filterAlone = await pinrecon(
+        ['findings', 'decide', smaller.finding_id, '--type', 'cost_mismatch', '--decision', 'claim'],
+        cwd,
+      );
+      expect(filterAlone.code).toBe(2);
+      expect(filterAlone.stderr).toContain('--type choose findings of a period');
+    },
+  );
 
   it('findings history says who decided what, when (with the zone) and from which source', async () => {
     const costId = await idOf(found.costBreak.partner_reference);
@@ -379,7 +393,8 @@ describe('pinrecon findings (spawned)', () => {
 
     const csv = await pinrecon(['findings', 'history', '--period', period, '--format', 'csv'], cwd);
     expect(csv.stdout.split('\n')[0]).toBe(
-      'period,chain_position,finding_id,exception_type,partner_reference,decision,note,owner,expected_clear_by,decided_by,decided_at,source,superseded_at,row_sha256',
+      'period,chain_position,finding_id,exception_type,partner_reference,decision,note,owner,' +
+        'expected_clear_by,decided_by,decided_at,source,superseded_at,row_sha256',
     );
     const neither = await pinrecon(['findings', 'history'], cwd);
     expect(neither.code).toBe(2);

@@ -65,12 +65,17 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('exits 2 when the --ledger file does not exist, like `ledger import`, before asking the API anything', async () => {
-    const result = await run('--ledger', 'nope.csv');
-    expect(result.code).toBe(2);
-    expect(result.stderr).toContain(`error: The ledger file ${path.join(dir, 'nope.csv')} (--ledger) does not exist.`);
-    expect(simulator.stats().requests).toBe(0);
-  });
+  it(
+    'exits 2 when the --ledger file does not exist, like ' + '`ledger import`, before asking the API anything',
+    async () => {
+      const result = await run('--ledger', 'nope.csv');
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(
+        `error: The ledger file ${path.join(dir, 'nope.csv')} (--ledger) does not exist.`,
+      );
+      expect(simulator.stats().requests).toBe(0);
+    },
+  );
 
   it('exits 2 for a period that starts after the as-of date', async () => {
     const result = await pinrecon(
@@ -81,22 +86,26 @@ describe('pinrecon run (spawned) when something is wrong', () => {
     expect(result.stderr).toContain('error: The period 2030-01 starts after the as-of date 2026-04-10');
   });
 
-  it('fails before extracting when there is no ledger file and no imported ledger line of the period, saying what to do', async () => {
-    const result = await run();
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain(
-      `error: No ledger for ${period}: no ledger file at ${path.join(dir, 'ledger.csv')} (ledger.path)`,
-    );
-    expect(result.stderr).toMatch(/what to do: .*--ledger FILE.*ledger\.path/);
-    expect(simulator.stats().requests).toBe(0);
-    const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
-    try {
-      const runs = await warehouse.all(`SELECT command, status FROM pipeline_runs ORDER BY started_at`);
-      expect(runs).toEqual([{ command: 'run', status: 'failed' }]);
-    } finally {
-      warehouse.close();
-    }
-  });
+  it(
+    'fails before extracting when there is no ledger file and ' +
+      'no imported ledger line of the period, saying what to do',
+    async () => {
+      const result = await run();
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(
+        `error: No ledger for ${period}: no ledger file at ${path.join(dir, 'ledger.csv')} (ledger.path)`,
+      );
+      expect(result.stderr).toMatch(/what to do: .*--ledger FILE.*ledger\.path/);
+      expect(simulator.stats().requests).toBe(0);
+      const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
+      try {
+        const runs = await warehouse.all(`SELECT command, status FROM pipeline_runs ORDER BY started_at`);
+        expect(runs).toEqual([{ command: 'run', status: 'failed' }]);
+      } finally {
+        warehouse.close();
+      }
+    },
+  );
 
   it('prints the table of steps when a step fails, then the error, and exits 1', async () => {
     const result = await run('--ledger', ledgerFile, '--email');

@@ -119,7 +119,8 @@ export type FindingOfType = { finding_id: string; transaction_id: string | null;
 export async function findingsOfType(month: ActionsMonth, type: string): Promise<FindingOfType[]> {
   return month.withDatabase((w) =>
     w.all(
-      `SELECT finding_id, transaction_id::VARCHAR AS transaction_id, difference::VARCHAR AS difference FROM recon_exceptions
+      `SELECT finding_id, transaction_id::VARCHAR AS transaction_id, difference::VARCHAR AS difference
+       FROM recon_exceptions
            WHERE period = $1 AND exception_type = $2 ORDER BY finding_id`,
       [period, type],
     ),

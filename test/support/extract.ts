@@ -44,7 +44,8 @@ export function extractConfig(
  */
 export async function salesState(warehouse: Warehouse) {
   return warehouse.all(
-    `SELECT * EXCLUDE (first_seen_at, last_seen_at, last_run_id, key_hmac, record_hash) REPLACE (transaction_at::VARCHAR AS transaction_at)
+    `SELECT * EXCLUDE (first_seen_at, last_seen_at, last_run_id, key_hmac, record_hash)
+     REPLACE (transaction_at::VARCHAR AS transaction_at)
      FROM sales ORDER BY transaction_id`,
   );
 }

@@ -145,9 +145,11 @@ export function ledgerFor(s: SaleRow, overrides: Partial<LedgerRow> = {}): Ledge
  */
 export async function recordExtractedMonths(warehouse: Warehouse, first: string, last: string): Promise<void> {
   await warehouse.run(
-    `INSERT INTO extract_windows (window_start, window_end, by_flag, run_id, completed_at, records, quarantined, landing_path)
+    `INSERT INTO extract_windows (window_start, window_end, by_flag, run_id, completed_at, records, quarantined,
+       landing_path)
      SELECT month::DATE, last_day(month::DATE), flag, 'fixture', now(), 0, 0, ''
-     FROM range($1::TIMESTAMP, $2::TIMESTAMP + INTERVAL 1 MONTH, INTERVAL 1 MONTH) AS months(month), (VALUES ('paid'), ('created')) AS flags(flag)
+     FROM range($1::TIMESTAMP, $2::TIMESTAMP + INTERVAL 1 MONTH, INTERVAL 1 MONTH) AS months(month),
+       (VALUES ('paid'), ('created')) AS flags(flag)
      ON CONFLICT DO NOTHING`,
     [`${first}-01`, `${last}-01`],
   );
@@ -156,10 +158,11 @@ export async function recordExtractedMonths(warehouse: Warehouse, first: string,
 export async function insertSales(warehouse: Warehouse, rows: SaleRow[]): Promise<void> {
   for (const r of rows) {
     await warehouse.run(
-      `INSERT INTO sales (transaction_id, partner_reference, product_id, product_name, sales_price, partner_cost_price, status,
-         status_class, transaction_at, transaction_date_raw, country_code, sales_currency_code, sales_currency_symbol, key,
-         key_sent_to_customer, first_seen_at, last_seen_at)
-       VALUES ($1, $2, $3, 'Product ' || $3, $4::DECIMAL(18,4), $5::DECIMAL(18,4), $6, NULL, $7::TIMESTAMPTZ, $7, 'BR', $8, 'R$', $9, $10, now(), now())`,
+      `INSERT INTO sales (transaction_id, partner_reference, product_id, product_name, sales_price, partner_cost_price,
+         status, status_class, transaction_at, transaction_date_raw, country_code, sales_currency_code,
+         sales_currency_symbol, key, key_sent_to_customer, first_seen_at, last_seen_at)
+       VALUES ($1, $2, $3, 'Product ' || $3, $4::DECIMAL(18,4), $5::DECIMAL(18,4), $6, NULL, $7::TIMESTAMPTZ, $7, 'BR',
+         $8, 'R$', $9, $10, now(), now())`,
       [
         r.transaction_id,
         r.partner_reference,
@@ -179,9 +182,10 @@ export async function insertSales(warehouse: Warehouse, rows: SaleRow[]): Promis
 export async function insertLedger(warehouse: Warehouse, rows: LedgerRow[]): Promise<void> {
   for (const r of rows) {
     await warehouse.run(
-      `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost, currency_code, country_code,
-         order_status, source_file, source_line, file_hash, run_id)
-       VALUES ($1, $2, $3::TIMESTAMPTZ, $3, $4::DECIMAL(18,4), $5::DECIMAL(18,4), $6, 'BR', $7, 'ledger.csv', $8, $9, 'fixture')`,
+      `INSERT INTO ledger (partner_reference, product_id, paid_at, paid_at_raw, sales_price, expected_cost,
+         currency_code, country_code, order_status, source_file, source_line, file_hash, run_id)
+       VALUES ($1, $2, $3::TIMESTAMPTZ, $3, $4::DECIMAL(18,4), $5::DECIMAL(18,4), $6, 'BR', $7, 'ledger.csv', $8, $9,
+         'fixture')`,
       [
         r.partner_reference,
         r.product_id,
