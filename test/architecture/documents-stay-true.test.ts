@@ -2,12 +2,11 @@
  * Documents that stay true (issue 27): a comment or a document cites only files the repository holds (a reader
  * cannot open a brief that is not in it: cite the README, docs/ or the issue instead); the provider is called
  * "provider" (the folder sources/partner-api keeps its name); and no line of code is over 120 characters, the
- * width the formatter keeps (files still over it are listed in long-lines-budget.json and may only shrink).
+ * width the formatter keeps (a budget of long lines per file went to zero in issue 27; none may come back).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import budget from './long-lines-budget.json';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const productFolders = [
@@ -82,13 +81,12 @@ describe('documents that stay true', () => {
     expect(stray).toEqual([]);
   });
 
-  it('keep code lines within 120 characters (the files listed may only lose long lines)', () => {
-    const allowed = budget as Record<string, number>;
+  it('keep code lines within 120 characters', () => {
     const over = code
       .filter((file) => file !== thisFile)
       .map((file) => ({ file, lines: longLines(read(file)) }))
-      .filter(({ file, lines }) => lines > (allowed[file] ?? 0))
-      .map(({ file, lines }) => `${file}: ${lines} lines over 120 characters (allowed ${allowed[file] ?? 0})`);
+      .filter(({ lines }) => lines > 0)
+      .map(({ file, lines }) => `${file}: ${lines} lines over 120 characters`);
     expect(over).toEqual([]);
   });
 
