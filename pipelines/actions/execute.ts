@@ -14,8 +14,15 @@ import type { SalesRecord } from '../../sources/partner-api/types.js';
 import type { SaleRead } from '../../sources/partner-api/client.js';
 import { landAndLoadSales } from '../extract/lookup.js';
 import { recordRun, type PipelineRun } from '../../core/run-trace.js';
-import { actionsOf, appendEvent, changeStatus, checkPeriod, type ActionStatus, type StoredAction } from './store.js';
-import { lastRequestAt } from './store.js';
+import {
+  actionsOf,
+  appendEvent,
+  changeStatus,
+  checkPeriod,
+  lastRequestAt,
+  type ActionStatus,
+  type StoredAction,
+} from './store.js';
 import { cancelIfUnbound } from './binding.js';
 import { activeSignoff } from '../close/signoffs.js';
 
@@ -358,8 +365,7 @@ async function readAndStoreSale(
     await landAndLoadSales(warehouse, config, [read.sale.raw], {
       runId: run.runId,
       endpoint: 'salesByTransactionId',
-      // Named by the period like a lookup's batch, so `extract --from-landing --from … --to …` of that month reloads
-      // it.
+      // Named by the period like a lookup's batch: `extract --from-landing` of that month reloads it.
       file: `by-transaction_${action.period}_${action.action_id}_${run.runId}_${readNumber}`,
     });
   }
@@ -373,9 +379,7 @@ function isCanceled(sale: SalesRecord, config: Config): boolean {
   return mapped === 'canceled';
 }
 
-/**
- * Records the intent before the call: approved → in_flight, or for an interrupted one, an event that it is asked again.
- */
+/** Records the intent before the call: approved → in_flight, or an event that an interrupted one is asked again. */
 async function markInFlight(warehouse: Warehouse, action: StoredAction, saleStatus: string, by: string): Promise<void> {
   if (action.status === 'in_flight') {
     await appendEvent(warehouse, {
