@@ -153,7 +153,7 @@ export class Transport {
       // The consumer's own clean-up (a download's temporary file) ends before the failure is told.
       let consuming: Promise<R> | undefined;
       const finish = (error: unknown, value?: R) => {
-        for (const timer of timers) clearTimeout(timer);
+        for (const timer of timers) clearInterval(timer);
         if (settled) return;
         settled = true;
         if (!error) return resolve(value as R);
@@ -190,9 +190,8 @@ export class Transport {
                     `api.minDownloadBytesPerSecond ${minDownloadBytesPerSecond})`,
             );
           received = 0;
-          timers.push(setTimeout(check, timeoutMs));
         };
-        timers.push(setTimeout(check, timeoutMs));
+        timers.push(setInterval(check, timeoutMs));
       }
       outgoing.on('error', (error) => finish(error));
       outgoing.on('response', (response) => {
