@@ -92,7 +92,7 @@ function summary(result: DecisionsResult): string[] {
 export async function decideNamed(
   config: Config,
   actorFor: ActorFor,
-  findingIds: string[],
+  findingIds: string[] | ((warehouse: Warehouse) => Promise<string[]>),
   form: DecideForm,
 ): Promise<ActOutcome> {
   let refused = 0;
@@ -100,8 +100,14 @@ export async function decideNamed(
     async () => {
       checkForm(form);
       const actor = actorFor('preparer', 'decide findings');
-      const result = await withWriter(config, (w) =>
-        decideFindings(w, findingIds, { ...form, actor, timezone: config.timezone, source: pageSource }),
+      // Ids chosen by filters are chosen in the file written, in the act's own open of it.
+      const result = await withWriter(config, async (w) =>
+        decideFindings(w, typeof findingIds === 'function' ? await findingIds(w) : findingIds, {
+          ...form,
+          actor,
+          timezone: config.timezone,
+          source: pageSource,
+        }),
       );
       refused = result.refused.length;
       return summary(result);

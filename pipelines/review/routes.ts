@@ -26,6 +26,7 @@ import {
   matchesOf,
   overview,
   parseFindingQuery,
+  type FindingQuery,
   readOnlyReason,
   sortable,
 } from './reads.js';
@@ -94,7 +95,8 @@ export async function route(
   }
   let period: string | null = null;
   let context: PageContext;
-  let chosen: string[] | undefined;
+  // "Every finding the filters choose": their query, and what the page's read saw of it (none: nothing to do).
+  let chosen: { query: FindingQuery; seen: number } | undefined;
   try {
     const asked = url.searchParams.get('period') ?? form?.get('period') ?? options.period;
     if (asked !== undefined && asked !== null && !periodPattern.test(asked))
@@ -122,11 +124,13 @@ export async function route(
       if (answer) return answer;
       return { status: 404, html: messagePage(context, 'Not found', `No page at ${path}.`) };
     }
-    // "Every finding the filters choose": the ids the list's own query counts, read before the act opens the file.
+    // "Every finding the filters choose": checked and counted here; the act selects them again in the file it writes,
+    // so a finding decided meanwhile is judged by the filters as it stands then, not as the snapshot showed it.
     if (path === '/findings/decide' && form?.get('scope') === 'filtered' && period !== null) {
       const filters = new URL(safeBack(form.get('back') ?? undefined, period), 'http://page').searchParams;
       try {
-        chosen = await filteredFindingIds(reader.warehouse, parseFindingQuery(period, filters));
+        const query = parseFindingQuery(period, filters);
+        chosen = { query, seen: (await filteredFindingIds(reader.warehouse, query)).length };
       } catch (error) {
         if (!(error instanceof RangeError)) throw error;
         return failure(options, asJson, 400, 'Bad filter', error.message, context);
@@ -203,7 +207,7 @@ async function act(
   context: PageContext,
   path: string,
   form: URLSearchParams,
-  chosen: string[] | undefined,
+  chosen: { query: FindingQuery; seen: number } | undefined,
 ): Promise<Answer> {
   const { config, actorFor } = options;
   const text = (name: string) => form.get(name)?.trim() || undefined;
@@ -219,10 +223,11 @@ async function act(
       owner: text('owner'),
       expectedClearBy: text('expected_clear_by'),
     };
-    // Ticked findings, or every finding the filters choose (chosen by route, all pages): by id, as findings decide.
-    const named = text('scope') === 'filtered' ? (chosen ?? []) : ids;
+    // Ticked findings, or every finding the filters choose (all pages): by id, as findings decide.
+    const filtered = text('scope') === 'filtered';
+    const named = filtered && chosen ? (w: Warehouse) => filteredFindingIds(w, chosen.query) : ids;
     outcome =
-      named.length === 0
+      (filtered ? (chosen?.seen ?? 0) : ids.length) === 0
         ? none('No finding chosen: tick findings, or choose filters that select some.')
         : await decideNamed(config, actorFor, named, decide);
   } else if (path === '/matches/decide') {
