@@ -3,7 +3,8 @@
  * dropped connection, an unreachable host. Node's error codes are sorted into these kinds here, once.
  */
 
-export type FailureKind = 'rate_limited' | 'server_error' | 'timeout' | 'dropped' | 'unreachable';
+/** `slow_download`: a sales download cut for bringing too little an interval, or for its whole length (issue 34). */
+export type FailureKind = 'rate_limited' | 'server_error' | 'timeout' | 'slow_download' | 'dropped' | 'unreachable';
 
 /** One attempt that did not get a usable answer; the retry policy decides what happens next. */
 export class AttemptFailure extends Error {

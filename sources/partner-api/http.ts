@@ -148,7 +148,7 @@ export class Transport {
     const { timeoutMs, downloadTimeoutMs, minDownloadBytesPerSecond } = this.api;
     return new Promise<R>((resolve, reject) => {
       let settled = false;
-      let timedOut: string | undefined;
+      let timedOut: AttemptFailure | undefined;
       const timers: NodeJS.Timeout[] = [];
       // The consumer's own clean-up (a download's temporary file) ends before the failure is told.
       let consuming: Promise<R> | undefined;
@@ -157,7 +157,7 @@ export class Transport {
         if (settled) return;
         settled = true;
         if (!error) return resolve(value as R);
-        const failure = timedOut ? new AttemptFailure('timeout', timedOut) : asAttemptFailure(error);
+        const failure = timedOut ?? asAttemptFailure(error);
         const tell = () => reject(failure);
         if (consuming) consuming.then(tell, tell);
         else tell();
@@ -167,8 +167,8 @@ export class Transport {
         headers,
         agent: this.proxyAgent ?? (secure ? this.httpsAgent : this.plainHttp.agent),
       });
-      const cut = (why: string) => {
-        timedOut = why;
+      const cut = (why: string, kind: 'timeout' | 'slow_download' = 'timeout') => {
+        timedOut = new AttemptFailure(kind, why);
         outgoing.destroy(new Error('timeout'));
       };
       // Issue 34: no answer may be held open by a provider trickling bytes. An ordinary answer has timeoutMs for
@@ -177,21 +177,28 @@ export class Transport {
       // a per-chunk idle timeout for ever).
       if (!streaming) timers.push(setTimeout(() => cut(`no complete answer within ${timeoutMs} ms`), timeoutMs));
       else {
-        timers.push(setTimeout(() => cut(`no complete download within ${downloadTimeoutMs} ms`), downloadTimeoutMs));
+        const whole = () => cut(`no complete download within ${downloadTimeoutMs} ms`, 'slow_download');
+        timers.push(setTimeout(whole, downloadTimeoutMs));
         const minBytes = Math.max(1, Math.ceil((minDownloadBytesPerSecond * timeoutMs) / 1000));
         let received = 0;
-        outgoing.on('response', (response) => response.on('data', (chunk: Buffer) => (received += chunk.length)));
+        // Counted until the last byte: writing it to disk afterwards (gzip, close) is not the provider's slowness.
+        let rate: NodeJS.Timeout | undefined;
+        outgoing.on('response', (response) => {
+          response.on('data', (chunk: Buffer) => (received += chunk.length));
+          response.on('end', () => clearInterval(rate));
+        });
         const check = () => {
+          if (received === 0) return cut(`no answer for ${timeoutMs} ms`);
           if (received < minBytes)
             return cut(
-              received === 0
-                ? `no answer for ${timeoutMs} ms`
-                : `only ${received} byte(s) in ${timeoutMs} ms (a download needs ${minBytes}: ` +
-                    `api.minDownloadBytesPerSecond ${minDownloadBytesPerSecond})`,
+              `only ${received} byte(s) in ${timeoutMs} ms (a download needs ${minBytes}: ` +
+                `api.minDownloadBytesPerSecond ${minDownloadBytesPerSecond})`,
+              'slow_download',
             );
           received = 0;
         };
-        timers.push(setInterval(check, timeoutMs));
+        rate = setInterval(check, timeoutMs);
+        timers.push(rate);
       }
       outgoing.on('error', (error) => finish(error));
       outgoing.on('response', (response) => {

@@ -96,15 +96,15 @@ export class RetryPolicy {
           ...details,
           hint: 'The 50/s limit is shared with the live shop: lower api.maxRequestsPerSecond or run the job later.',
         });
-      case 'timeout':
+      case 'slow_download':
         // A download cut for trickling or for its whole length says so, with its own settings (issue 34).
-        if (failure.message.startsWith('only ') || failure.message.includes('download'))
-          return new ProviderError(`${where} was cut ${retries + 1} times: ${failure.message}.`, {
-            ...details,
-            hint:
-              'The provider sends the window too slowly: try again later, or lower api.minDownloadBytesPerSecond ' +
-              'or raise api.downloadTimeoutMs.',
-          });
+        return new ProviderError(`${where} was cut ${retries + 1} times: ${failure.message}.`, {
+          ...details,
+          hint:
+            'The provider sends the window too slowly: try again later, or lower api.minDownloadBytesPerSecond ' +
+            'or raise api.downloadTimeoutMs.',
+        });
+      case 'timeout':
         return new ProviderError(
           `${where} gave no answer within api.timeoutMs (${this.api.timeoutMs} ms), ${retries + 1} times.`,
           {
