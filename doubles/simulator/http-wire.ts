@@ -90,7 +90,3 @@ export function drained(response: ServerResponse): Promise<void> {
     response.on('close', done);
   });
 }
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

@@ -17,7 +17,8 @@ import { Router } from './routes.js';
 import { TokenAuthority } from './tokens.js';
 import { FaultInjector, SlidingWindowLimiter, type FaultDecision, type FaultOptions } from './traffic.js';
 import { ZonedClock } from '../../core/zoned-time.js';
-import { escapeHtml, readJsonBody, sendJson, streamSales } from './http-wire.js';
+import { escapeHtml } from '../../core/text-safety.js';
+import { readJsonBody, sendJson, streamSales } from './http-wire.js';
 import { simulatorOperations, type Call, type Reply } from './operations.js';
 import { KeptResponses } from './kept-responses.js';
 
