@@ -3,6 +3,7 @@
  * format, an amount, a whole, positive or fractional number. Each is pure (no I/O, no config) and throws a
  * UsageError naming the option, so every command's parse function is a short list of them, tested in-process.
  */
+import { isCalendarDate } from '../core/calendar.js';
 import { UsageError } from '../core/errors.js';
 import { parsePeriodOption } from './period.js';
 
@@ -20,13 +21,7 @@ export function periodOption(value: string | undefined, at: ParseContext, option
 /** Parses a YYYY-MM-DD option, naming the option on failure. */
 export function parseDateOption(value: string | undefined, option: string): string | undefined {
   if (value === undefined) return undefined;
-  if (
-    !/^\d{4}-\d{2}-\d{2}$/.test(value) ||
-    Number.isNaN(Date.parse(`${value}T00:00:00Z`)) ||
-    new Date(`${value}T00:00:00Z`).toISOString().slice(0, 10) !== value
-  ) {
-    throw new UsageError(`${option} must be a date written YYYY-MM-DD, got "${value}".`);
-  }
+  if (!isCalendarDate(value)) throw new UsageError(`${option} must be a date written YYYY-MM-DD, got "${value}".`);
   return value;
 }
 

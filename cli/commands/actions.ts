@@ -77,8 +77,8 @@ export function parseActionsExecute(
 export type ListOptions = PeriodOptions & { status?: string; format: string };
 
 /**
- * The command line of `actions list`, checked (issue 27: pure, tested in-process). A status that is not one listed
- * no action, silently, as if the period had none.
+ * The command line of `actions list`, checked (issue 27: pure, tested in-process). A status that is not one of the
+ * actions' statuses is a usage error (it listed no action, silently, as if the period had none).
  */
 export function parseActionsList(
   options: ListOptions,
@@ -86,8 +86,8 @@ export function parseActionsList(
 ): { period: string; status?: string; format: ListFormat } {
   const period = periodOption(options.period, at);
   const format = parseListFormat(options);
-  if (options.status !== undefined) parseChoice(options.status, actionStatuses, '--status');
-  return { period, status: options.status, format };
+  const status = options.status === undefined ? undefined : parseChoice(options.status, actionStatuses, '--status');
+  return { period, status, format };
 }
 
 export type ExportOptions = PeriodOptions & { kind: string; format?: string; out?: string; all?: boolean };
