@@ -13,6 +13,7 @@ import {
   type SheetReadLimits,
   type WorkbookFacts,
 } from '../core/xlsx-sheet-reader.js';
+import { matchLayout, typedMatchDecision, type TypedMatchDecision } from './match-sheet-reader.js';
 import { workbookReadError } from './workbook-read-error.js';
 
 /** The decision columns of a finding sheet (after its data), as the workbook writes them. */
@@ -57,6 +58,8 @@ export interface DecisionsWorkbook {
   period: string | null;
   sheets: DecisionSheet[];
   rows: TypedDecision[];
+  /** The Suggested matches sheet's typed rows (issue 29), read in the same pass. */
+  matches: TypedMatchDecision[];
 }
 
 /** A finding sheet: the decision columns, found by a header naming at least `Finding ID` and `Decision`. */
@@ -69,12 +72,17 @@ export async function readDecisionsWorkbook(
   file: string,
   limits: SheetReadLimits = defaultSheetReadLimits,
 ): Promise<DecisionsWorkbook> {
-  const result: DecisionsWorkbook = { period: null, sheets: [], rows: [] };
+  const result: DecisionsWorkbook = { period: null, sheets: [], rows: [], matches: [] };
   const facts: Partial<WorkbookFacts> = {};
+  const layouts = { decisions: decisionLayout, matches: matchLayout };
   try {
-    for await (const event of readSheetsByHeader(file, { decisions: decisionLayout }, limits, facts)) {
+    // One pass over the workbook for the finding sheets and the Suggested matches sheet.
+    for await (const event of readSheetsByHeader(file, layouts, limits, facts)) {
       if (event.kind === 'preamble') result.period ??= periodLine(event.cells);
-      else if (event.kind === 'header') result.sheets.push({ name: event.sheet, headerRow: event.row });
+      else if (event.layout === 'matches') {
+        const match = event.kind === 'row' ? typedMatchDecision(event.sheet, event.row, event.values) : null;
+        if (match) result.matches.push(match);
+      } else if (event.kind === 'header') result.sheets.push({ name: event.sheet, headerRow: event.row });
       else {
         const typed = typedDecision(event.sheet, event.row, event.values, facts.date1904 ?? false);
         if (typed) result.rows.push(typed);

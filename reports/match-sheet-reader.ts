@@ -33,7 +33,7 @@ export interface TypedMatchDecision {
 }
 
 /** The Suggested matches sheet: found by a header naming at least `Suggestion ID` and `Decision`. */
-const matchLayout: SheetLayout<'suggestionId' | 'decision' | 'note' | 'decisionRef'> = {
+export const matchLayout: SheetLayout<'suggestionId' | 'decision' | 'note' | 'decisionRef'> = {
   headers: { suggestionId: suggestionIdHeader, decision: 'Decision', note: 'Note', decisionRef: 'Decision ref' },
   required: ['suggestionId', 'decision'],
 };
@@ -45,22 +45,31 @@ export async function readMatchDecisions(
   const typed: TypedMatchDecision[] = [];
   try {
     for await (const event of readSheetsByHeader(file, { matches: matchLayout }, limits)) {
-      if (event.kind !== 'row') continue;
-      const decision = cellText(event.values.decision);
-      if (decision === null) continue; // a Note alone is not a decision
-      typed.push({
-        sheet: event.sheet,
-        row: event.row,
-        suggestionId: cellText(event.values.suggestionId),
-        decision: decision.toLowerCase(),
-        note: cellText(event.values.note),
-        ...('decisionRef' in event.values ? { decisionRef: cellText(event.values.decisionRef) } : {}),
-      });
+      const decision = event.kind === 'row' ? typedMatchDecision(event.sheet, event.row, event.values) : null;
+      if (decision) typed.push(decision);
     }
   } catch (error) {
     throw workbookReadError(file, error);
   }
   return typed;
+}
+
+/** A row of the match layout as typed, or null when its Decision is empty (a Note alone is not a decision). */
+export function typedMatchDecision(
+  sheet: string,
+  row: number,
+  values: Record<string, SheetCell>,
+): TypedMatchDecision | null {
+  const decision = cellText(values.decision);
+  if (decision === null) return null;
+  return {
+    sheet,
+    row,
+    suggestionId: cellText(values.suggestionId),
+    decision: decision.toLowerCase(),
+    note: cellText(values.note),
+    ...('decisionRef' in values ? { decisionRef: cellText(values.decisionRef) } : {}),
+  };
 }
 
 /** A cell as trimmed text, or null when empty. */

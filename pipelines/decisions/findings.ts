@@ -98,7 +98,7 @@ export async function importDecisions(
     const result = await checkAndRecord(warehouse, workbook.rows, current, context, recording);
     // The Suggested matches sheet's confirmations and rejections (issue 29): the same actor, source and chain.
     const matchContext = { by, source, timezone, signer: actor.signer, overwrite: Boolean(options.overwrite) };
-    const matches = await importMatchDecisions(warehouse, file, matchContext);
+    const matches = await importMatchDecisions(warehouse, workbook.matches, matchContext);
     output.info(describeMatchImport(matches));
     run.counters.rowsLoaded = result.recorded.length;
     run.details = {

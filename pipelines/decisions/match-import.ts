@@ -7,7 +7,7 @@
  */
 import { JobError } from '../../core/errors.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { readMatchDecisions, type TypedMatchDecision } from '../../reports/match-sheet-reader.js';
+import type { TypedMatchDecision } from '../../reports/match-sheet-reader.js';
 import {
   confirmedPairs,
   currentMatchDecisions,
@@ -58,10 +58,9 @@ export interface MatchImportResult extends MatchDecisionsResult {
  */
 export async function importMatchDecisions(
   warehouse: Warehouse,
-  file: string,
+  typed: TypedMatchDecision[],
   context: MatchContext & { overwrite?: boolean },
 ): Promise<MatchImportResult> {
-  const typed = await readMatchDecisions(file);
   const refused: MatchRefusal[] = [];
   const refuse = (row: TypedMatchDecision, reason: string) =>
     refused.push({ sheet: row.sheet, row: row.row, suggestionId: row.suggestionId, decision: row.decision, reason });

@@ -60,7 +60,11 @@ test('refuses each row that is no decision, has no id, or rejects without a note
   ]);
   const f = await openFixture();
   try {
-    const imported = await importMatchDecisions(f.warehouse, file, { by: 'Ana', source: 'workbook', timezone: 'UTC' });
+    const imported = await importMatchDecisions(f.warehouse, await readMatchDecisions(file), {
+      by: 'Ana',
+      source: 'workbook',
+      timezone: 'UTC',
+    });
     expect(imported.refused.map((r) => `${r.sheet} row ${r.row}: ${r.reason}`)).toEqual([
       'Vorschläge row 4: Decision must be confirm or reject, got "maybe"',
       'Vorschläge row 5: no Suggestion ID',
@@ -88,18 +92,23 @@ test('a row typed over a decision taken since the workbook was written is refuse
     const typedOver = await workbookWith([['90', id, 'reject', 'typed in the old workbook', null]]);
     const confirmed = await confirm('confirm', null);
     const confirmedRef = confirmed.recorded[0]!.rowSha256!;
-    const refused = await importMatchDecisions(f.warehouse, typedOver, context);
+    const refused = await importMatchDecisions(f.warehouse, await readMatchDecisions(typedOver), context);
     expect(refused.recorded).toEqual([]);
     expect(refused.refused.map((r) => [r.row, r.reason])).toEqual([
       [4, expect.stringMatching(/^edited over a newer decision \(match_confirmed recorded after the workbook was/)],
     ]);
-    const overwritten = await importMatchDecisions(f.warehouse, typedOver, { ...context, overwrite: true });
+    const overwritten = await importMatchDecisions(f.warehouse, await readMatchDecisions(typedOver), {
+      ...context,
+      overwrite: true,
+    });
     expect(overwritten.recorded.map((r) => [r.decision, r.note])).toEqual([
       ['match_rejected', 'typed in the old workbook'],
     ]);
     // a workbook written while it was confirmed, left as written, imported after the rejection: nothing recorded
     const leftAsWritten = await workbookWith([['90', id, 'confirm', null, confirmedRef]]);
-    expect((await importMatchDecisions(f.warehouse, leftAsWritten, context)).recorded).toEqual([]);
+    expect(
+      (await importMatchDecisions(f.warehouse, await readMatchDecisions(leftAsWritten), context)).recorded,
+    ).toEqual([]);
   } finally {
     f.cleanup();
   }
