@@ -19,7 +19,8 @@ export async function insertDecidedFindings(warehouse: Warehouse, period: string
            100 + i % 50, 8.00, 8.50, 0.50, CASE WHEN i % 5 = 0 THEN 'USD' ELSE 'BRL' END, 'generated finding',
            TIMESTAMPTZ '2025-04-05 10:00:00+00', 0.50, DATE '2025-04-05', TIMESTAMPTZ '2025-04-05 10:00:00+00', 'bench',
            ${decisionList}[1 + i % ${decisions.length}], 'note ' || i, 'owner ' || (i % 20),
-           DATE '2025-05-01' + (i % 60)::INTEGER
+           -- clear-by dates ahead of today: a timing decision with one already past is refused (issue 28)
+           current_date + 30 + (i % 60)::INTEGER
     FROM range(1, ${count + 1}) AS r(i)
     JOIN (VALUES (0, 'missing_in_ledger', 'missing'), (1, 'cost_mismatch', 'amounts'),
                  (2, 'canceled_but_booked', 'status'), (3, 'duplicate_reference', 'duplicates'),
