@@ -9,14 +9,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishSnapshot } from '../../core/warehouse.js';
 import { cliPath, runCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from '../support/ledger.js';
 
 const temp = temporaryDirectory('query');
 const config = testConfig(temp.dir);
 const configFile = path.join(temp.dir, 'pinrecon.config.json');
 
+/** The first case spawns the CLI (its wiring); the others run the same command in this process. */
 function query(...args: string[]) {
-  return runCli(['query', ...args, '--config', configFile]);
+  return runCommand(['query', ...args, '--config', configFile]);
 }
 
 beforeAll(async () => {
@@ -37,9 +39,12 @@ afterAll(() => temp.remove());
 
 describe('pinrecon query', () => {
   it('prints a table by default, exact decimals, PINs as their last 4 characters', async () => {
-    const result = await query(
+    const result = await runCli([
+      'query',
       'SELECT transaction_id, sales_price, partner_cost_price, key, key_sent_to_customer FROM sales ORDER BY 1',
-    );
+      '--config',
+      configFile,
+    ]);
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(
       [
