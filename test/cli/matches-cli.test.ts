@@ -3,12 +3,16 @@
  * note), the workbook's Suggested matches sheet typed and read back by `findings import` (through LibreOffice when
  * this machine has it), the next reconcile matching the confirmed pairs, `findings list` naming their differences,
  * a signed-off period refusing a confirmation (exit 1) and `verify` covering the match decisions.
+ *
+ * Each command the file is about is spawned once (its wiring, exit code and console from a real process); the
+ * other runs, and the steps around them (reconcile, report, findings list, close), run in this process.
  */
 import { copyFileSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { convertWithSoffice, hasSoffice } from '../support/decisions.js';
 import {
   asOf,
@@ -24,7 +28,11 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { createKeyPair } from '../../core/signatures.js';
 import { Warehouse } from '../../core/warehouse.js';
 
-const pinrecon = (cwd: string, ...args: string[]) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+const env = { CI: 'true', PINRECON_SMTP_URL: '' };
+/** Spawns the built CLI. */
+const pinrecon = (cwd: string, ...args: string[]) => runCli(args, { cwd, env });
+/** The same command in this process. */
+const inProcess = (cwd: string, ...args: string[]) => runCommand(args, { cwd, env });
 
 interface Listed {
   suggestion_id: string;
@@ -57,14 +65,15 @@ async function typeMatchDecision(source: string, target: string, suggestionId: s
   await workbook.xlsx.writeFile(target);
 }
 
-describe('pinrecon matches (spawned)', () => {
+describe('pinrecon matches', () => {
   let f: Fixture;
   let cwd: string;
-  const list = async (...extra: string[]): Promise<Listed[]> => {
-    const result = await pinrecon(cwd, 'matches', 'list', '--period', period, '--format', 'json', ...extra);
+  const listed = (result: { code: number | null; stdout: string; stderr: string }): Listed[] => {
     expect(result.code, result.stderr).toBe(0);
     return JSON.parse(result.stdout) as Listed[];
   };
+  const list = async (...extra: string[]) =>
+    listed(await inProcess(cwd, 'matches', 'list', '--period', period, '--format', 'json', ...extra));
   const byLedger = (rows: Listed[], reference: string) => rows.find((r) => r.ledger_reference === reference)!;
 
   beforeAll(async () => {
@@ -96,14 +105,14 @@ describe('pinrecon matches (spawned)', () => {
         reconciliation: { costTolerance: 0.01, unredeemedAfterDays: 3, lookupMissing: false },
       }),
     );
-    const reconciled = await pinrecon(cwd, 'reconcile', '--period', period, '--as-of', asOf);
+    const reconciled = await inProcess(cwd, 'reconcile', '--period', period, '--as-of', asOf);
     expect(reconciled.code, reconciled.stderr).toBe(0);
   }, 120_000);
 
   afterAll(() => rmSync(cwd, { recursive: true, force: true }));
 
   it('lists, confirms, rejects, imports the workbook, matches, refuses after sign-off, verifies', async () => {
-    const proposed = await list();
+    const proposed = listed(await pinrecon(cwd, 'matches', 'list', '--period', period, '--format', 'json'));
     expect(proposed.map((r) => [r.ledger_reference, r.status, r.rank]).sort()).toEqual([
       ['PO-2026-009401', 'proposed', 1],
       ['PO-2026-O009701', 'proposed', 1],
@@ -116,10 +125,10 @@ describe('pinrecon matches (spawned)', () => {
     const confirmed = await pinrecon(cwd, 'matches', 'confirm', leadingZero.suggestion_id, '--by', 'Ana Lima');
     expect(confirmed.code, confirmed.stderr).toBe(0);
     expect(confirmed.stdout).toContain('recorded 1 match decision(s) by Ana Lima');
-    const noNote = await pinrecon(cwd, 'matches', 'reject', lowerCase.suggestion_id, '--by', 'Ana Lima');
+    const noNote = await inProcess(cwd, 'matches', 'reject', lowerCase.suggestion_id, '--by', 'Ana Lima');
     expect(noNote.code).toBe(2);
     expect(noNote.stderr).toContain('matches reject needs --note');
-    const unknown = await pinrecon(cwd, 'matches', 'confirm', 'not-a-suggestion', '--by', 'Ana Lima');
+    const unknown = await inProcess(cwd, 'matches', 'confirm', 'not-a-suggestion', '--by', 'Ana Lima');
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('no suggested match not-a-suggestion');
     const rejected = await pinrecon(
@@ -132,7 +141,7 @@ describe('pinrecon matches (spawned)', () => {
     ]);
 
     // The third through the workbook: typed into its Suggested matches sheet, saved by LibreOffice when present.
-    expect((await pinrecon(cwd, 'report', '--period', period)).code).toBe(0);
+    expect((await inProcess(cwd, 'report', '--period', period)).code).toBe(0);
     const written = path.join(cwd, 'reports', `pinrecon-${period}.xlsx`);
     const typed = path.join(cwd, 'typed.xlsx');
     await typeMatchDecision(written, typed, letterO.suggestion_id, 'confirm', 'letter O typed for a zero');
@@ -148,9 +157,9 @@ describe('pinrecon matches (spawned)', () => {
     expect(byLedger(await list(), 'PO-2026-O009701')).toMatchObject({ status: 'confirmed', decided_by: 'Bruno Costa' });
 
     // From the next reconcile the two confirmed pairs are matched; the rejected one stays two missing findings.
-    const rerun = await pinrecon(cwd, 'reconcile', '--period', period, '--as-of', asOf);
+    const rerun = await inProcess(cwd, 'reconcile', '--period', period, '--as-of', asOf);
     expect(rerun.code, rerun.stderr).toBe(0);
-    const findings = await pinrecon(cwd, 'findings', 'list', '--period', period, '--format', 'json');
+    const findings = await inProcess(cwd, 'findings', 'list', '--period', period, '--format', 'json');
     const rows = JSON.parse(findings.stdout) as {
       exception_type: string;
       partner_reference: string;
@@ -168,9 +177,9 @@ describe('pinrecon matches (spawned)', () => {
     expect((await list('--status', 'proposed')).length).toBe(0);
 
     // Signed off: a confirmation is refused, changing nothing; verify covers the match decisions.
-    const close = await pinrecon(cwd, 'close', '--period', period, '--by', 'Ana Lima', '--allow-undecided');
+    const close = await inProcess(cwd, 'close', '--period', period, '--by', 'Ana Lima', '--allow-undecided');
     expect(close.code, close.stderr).toBe(0);
-    const refused = await pinrecon(cwd, 'matches', 'confirm', lowerCase.suggestion_id, '--by', 'Ana Lima');
+    const refused = await inProcess(cwd, 'matches', 'confirm', lowerCase.suggestion_id, '--by', 'Ana Lima');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`matches confirm changed nothing: ${period} is signed off`);
     expect(byLedger(await list(), 'po-2026-0009601').status).toBe('rejected');
@@ -180,7 +189,7 @@ describe('pinrecon matches (spawned)', () => {
   }, 300_000);
 });
 
-describe('pinrecon matches with people configured (spawned)', () => {
+describe('pinrecon matches with people configured (in-process)', () => {
   it('needs a registered key to confirm, and signs the decision row with it; verify checks the signature', async () => {
     const f = await openFixture();
     const s = sale({ partner_reference: 'PO-2026-0009401' });
@@ -201,16 +210,16 @@ describe('pinrecon matches with people configured (spawned)', () => {
       }),
     );
     try {
-      expect((await pinrecon(cwd, 'reconcile', '--period', period, '--as-of', asOf)).code).toBe(0);
-      const listed = await pinrecon(cwd, 'matches', 'list', '--period', period, '--json');
+      expect((await inProcess(cwd, 'reconcile', '--period', period, '--as-of', asOf)).code).toBe(0);
+      const listed = await inProcess(cwd, 'matches', 'list', '--period', period, '--json');
       const [suggestion] = JSON.parse(listed.stdout) as Listed[];
-      const unproven = await pinrecon(cwd, 'matches', 'confirm', suggestion!.suggestion_id, '--by', 'Ana Lima');
+      const unproven = await inProcess(cwd, 'matches', 'confirm', suggestion!.suggestion_id, '--by', 'Ana Lima');
       expect(unproven.code).toBe(2);
       expect(unproven.stderr).toContain('needs --identity FILE');
-      const signed = await pinrecon(cwd, 'matches', 'confirm', suggestion!.suggestion_id, '--identity', key);
+      const signed = await inProcess(cwd, 'matches', 'confirm', suggestion!.suggestion_id, '--identity', key);
       expect(signed.code, signed.stderr).toBe(0);
       expect(signed.stdout).toContain('by Ana Lima');
-      const verified = await pinrecon(cwd, 'verify', '--period', period, '--json');
+      const verified = await inProcess(cwd, 'verify', '--period', period, '--json');
       expect(verified.code, verified.stdout + verified.stderr).toBe(0);
       const w = await Warehouse.open(path.join(cwd, 'pinrecon.duckdb'), { readOnly: true });
       try {
