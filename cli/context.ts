@@ -114,20 +114,33 @@ export function reportFailure(output: Output, error: unknown): void {
   if (output.json) output.document({ ok: false, error: message, exitCode: exitCodeFor(error), ...facts });
 }
 
+export interface JobWarehouseOptions {
+  /**
+   * The job only reads (verify, audit-pack): the run it records reaches the snapshot with the next job that changes
+   * something, and this one copies nothing (issue 33: at 10M sales a snapshot is gigabytes).
+   */
+  readsOnly?: boolean;
+}
+
 /**
- * Opens the configured database for a writing job, runs it, publishes the analysts' snapshot after it, failed
- * or not (issue 31: analysts see the failed run), and always closes the database.
+ * Opens the configured database for a job, runs it, publishes the analysts' snapshot after it, failed or not (issue
+ * 31: analysts see the failed run), unless the job only reads, and always closes the database.
  */
-export async function withJobWarehouse<T>(config: Config, work: (warehouse: Warehouse) => Promise<T>): Promise<T> {
+export async function withJobWarehouse<T>(
+  config: Config,
+  work: (warehouse: Warehouse) => Promise<T>,
+  options: JobWarehouseOptions = {},
+): Promise<T> {
   const access = analystsAccess(config);
   const warehouse = await Warehouse.open(config.database, warehouseSettings(config));
+  const publish = () => (options.readsOnly ? Promise.resolve('') : publishSnapshot(warehouse, access));
   try {
     const result = await work(warehouse);
-    await publishSnapshot(warehouse, access);
+    await publish();
     return result;
   } catch (error) {
     // The job's own error is what the caller reports; a snapshot that cannot be written then is secondary.
-    await publishSnapshot(warehouse, access).catch(() => undefined);
+    await publish().catch(() => undefined);
     throw error;
   } finally {
     warehouse.close();

@@ -5,7 +5,17 @@
  * default 60 s) before failing.
  */
 import { printable } from './text-safety.js';
-import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  statSync,
+} from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { schemaMigrations } from './schema-migrations.js';
@@ -320,7 +330,8 @@ export function snapshotPath(database: string): string {
 
 /**
  * Checkpoints the database and publishes a consistent copy beside it (copy to a temporary name, then
- * rename), so an analyst's open connection never holds the lock a scheduled job needs.
+ * rename), so an analyst's open connection never holds the lock a scheduled job needs; unless the snapshot already
+ * is this checkpoint.
  * Call it with the writer closed or from the writer after CHECKPOINT.
  */
 export async function publishSnapshot(warehouse: Warehouse, access: FileAccess = privateAccess): Promise<string> {
@@ -329,8 +340,37 @@ export async function publishSnapshot(warehouse: Warehouse, access: FileAccess =
   // Issue 31: written with the access analysts.group asks for, its folder passable by that group; issue 34:
   // through an exclusive temporary.
   if (access.gid !== undefined) letGroupThrough(path.dirname(path.resolve(target)), access.gid);
-  copyThroughTemporary(warehouse.path, target, access);
+  if (!publishedAlready(warehouse.path, target, access)) copyThroughTemporary(warehouse.path, target, access);
   return target;
+}
+
+/** DuckDB's main header and its two database headers: the file's first 12 KiB. */
+const headersBytes = 3 * 4096;
+
+/**
+ * Whether `target` is already this checkpoint of `database` (issue 33: a command that changed nothing publishes
+ * nothing; at 10M sales a copy is gigabytes). DuckDB bumps the iteration in its database headers at every checkpoint
+ * that wrote anything and leaves the file untouched otherwise; the snapshot is a byte copy written after it. So the
+ * same size and headers, a snapshot no older than the file and the access asked mean there is nothing new to copy.
+ */
+function publishedAlready(database: string, target: string, access: FileAccess): boolean {
+  const snapshot = lstatSync(target, { throwIfNoEntry: false });
+  if (!snapshot?.isFile() || (snapshot.mode & 0o7777) !== access.mode) return false;
+  if (access.gid !== undefined && snapshot.gid !== access.gid) return false;
+  const source = statSync(database);
+  if (source.size !== snapshot.size || source.size < headersBytes || source.mtimeMs > snapshot.mtimeMs) return false;
+  return fileHeaders(database).equals(fileHeaders(target));
+}
+
+function fileHeaders(file: string): Buffer {
+  const bytes = Buffer.alloc(headersBytes);
+  const fd = openSync(file, 'r');
+  try {
+    readSync(fd, bytes, 0, headersBytes, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return bytes;
 }
 
 export function databaseExists(file: string): boolean {

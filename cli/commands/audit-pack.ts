@@ -55,8 +55,10 @@ Example:
       action<AuditPackOptions, []>(async ({ config, output }, options) => {
         const { period, out, publicKeys } = parseAuditPack(options, { timeZone: config.timezone });
         const known = [...registeredKeys(config), ...(publicKeys ? keysFromFile(publicKeys, config) : [])];
-        const pack = await withJobWarehouse(config, (warehouse) =>
-          writeAuditPack(warehouse, { period, out, keys: known }),
+        const pack = await withJobWarehouse(
+          config,
+          (warehouse) => writeAuditPack(warehouse, { period, out, keys: known }),
+          { readsOnly: true },
         );
         const lines = [
           `wrote ${pack.file}: the audit pack of ${period} (sign-off ${pack.signoffId})`,

@@ -74,13 +74,16 @@ Example:
             throw new UsageError(`--seal ${request.seal}: cannot read it (${code}).`);
           }
         }
-        const report = await withJobWarehouse(config, (warehouse) =>
-          verifyPeriod(warehouse, period, {
-            database: config.database,
-            keys,
-            seal,
-            materiality: config.reconciliation.materiality,
-          }),
+        const report = await withJobWarehouse(
+          config,
+          (warehouse) =>
+            verifyPeriod(warehouse, period, {
+              database: config.database,
+              keys,
+              seal,
+              materiality: config.reconciliation.materiality,
+            }),
+          { readsOnly: true },
         );
         const head = report.chainHead
           ? ` (head ${report.chainHead.position}: ${report.chainHead.sha256.slice(0, 16)}…)`
