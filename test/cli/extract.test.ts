@@ -2,6 +2,8 @@
  * `pinrecon extract` as a user runs it: a spawned `node dist/cli/main.js` (run `npm run build` first) with a
  * config file pointing at the simulator. Killed with SIGKILL mid-run and run again, it ends with exactly the
  * result of a clean run in another database; no credential or token reaches its console or any table.
+ * The killed runs and their re-runs are spawned (a process to kill); the other cases run the same command in
+ * this process (runCommand), a spawn costing about a CPU-second.
  */
 import { writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
@@ -12,9 +14,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withWarehouse } from '../../core/warehouse.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { startCli, type CliResult } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { identifier, salesState, secret, sideTablesState, tempDir } from '../support/extract.js';
 
 const range = ['--from', '2026-01-01', '--to', '2026-06-30'];
+
+// One key secret for every database of this file: quarantined records keep their key's HMAC (security.keys
+// "hash"), so a clean and a resumed database compare equal only under the same secret.
+const cliEnv = { CI: '1', PINRECON_KEY_SECRET: 'extract-test-key-secret' };
 
 /** Runs the CLI (not a terminal); with `kill`, sends SIGKILL `delayMs` after that many windows were reported done. */
 function extractCli(
@@ -22,9 +29,7 @@ function extractCli(
   kill?: { afterWindows: number; delayMs: number },
   env: NodeJS.ProcessEnv = {},
 ): Promise<CliResult> {
-  // One key secret for every database of this file: quarantined records keep their key's HMAC (security.keys
-  // "hash"), so a clean and a resumed database compare equal only under the same secret.
-  const running = startCli(args, { env: { CI: '1', PINRECON_KEY_SECRET: 'extract-test-key-secret', ...env } });
+  const running = startCli(args, { env: { ...cliEnv, ...env } });
   if (kill) {
     let killScheduled = false;
     running.child.stderr.on('data', () => {
@@ -36,6 +41,11 @@ function extractCli(
     });
   }
   return running.done;
+}
+
+/** The same command run in this process, for the cases that kill nothing. */
+function extractHere(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliResult> {
+  return runCommand(args, { env: { ...cliEnv, ...env } });
 }
 
 /** An HTTP hop in front of the simulator that remembers every token the simulator hands out. */
@@ -132,7 +142,7 @@ describe('pinrecon extract (spawned CLI)', () => {
   it('killed with SIGKILL at any moment and run again, ends with exactly the clean result', async () => {
     // The clean result needs no slow answers (the data depends on the seed only); the killed runs get them back.
     simulator.setFaults({});
-    const clean = await extractCli(['extract', ...range, '--config', writeConfig(cleanDir, recorder.url)]);
+    const clean = await extractHere(['extract', ...range, '--config', writeConfig(cleanDir, recorder.url)]);
     consoles.push(clean.stdout, clean.stderr);
     expect(clean.code, clean.stderr).toBe(0);
     simulator.setFaults(slowAnswers);
@@ -195,11 +205,11 @@ describe('pinrecon extract (spawned CLI)', () => {
 
   it('prints the summary as JSON with --json, and the plan with --dry-run', async () => {
     const config = path.join(cleanDir, 'pinrecon.config.json');
-    const dry = await extractCli(['extract', ...range, '--dry-run', '--config', config]);
+    const dry = await extractHere(['extract', ...range, '--dry-run', '--config', config]);
     expect(dry.code, dry.stderr).toBe(0);
     expect(dry.stdout).toMatch(/2026-06-01\.\.2026-06-30\s+created\s+skip/);
     expect(dry.stdout).toMatch(/12 windows: 0 to fetch, 12 already done and skipped/);
-    const json = await extractCli([
+    const json = await extractHere([
       'extract',
       '--from',
       '2026-01-01',
@@ -218,17 +228,16 @@ describe('pinrecon extract (spawned CLI)', () => {
 
   it('bad dates are a usage error (exit 2); bad credentials fail the job (exit 1) with what to do', async () => {
     const config = path.join(cleanDir, 'pinrecon.config.json');
-    const badDate = await extractCli(['extract', '--from', '2026-02-30', '--to', '2026-03-01', '--config', config]);
+    const badDate = await extractHere(['extract', '--from', '2026-02-30', '--to', '2026-03-01', '--config', config]);
     expect(badDate.code).toBe(2);
     expect(badDate.stderr).toMatch(/--from must be a date written YYYY-MM-DD, got "2026-02-30"/);
-    const reversed = await extractCli(['extract', '--from', '2026-03-01', '--to', '2026-02-01', '--config', config]);
+    const reversed = await extractHere(['extract', '--from', '2026-03-01', '--to', '2026-02-01', '--config', config]);
     expect(reversed.code).toBe(2);
 
     const dir = tempDir('extract-badcreds');
     const file = writeConfig(dir, simulator.url);
-    const badCredentials = await extractCli(
+    const badCredentials = await extractHere(
       ['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', file],
-      undefined,
       {
         PINRECON_API_SECRET: 'not-the-secret',
       },
@@ -241,9 +250,8 @@ describe('pinrecon extract (spawned CLI)', () => {
     // Nothing listens on port 9: that is the address to check, not the credentials. One retry, not six
     // backoffs of up to 8 s: the message is the point here, not the patience.
     const oneRetry = writeConfig(tempDir('extract-unreachable'), simulator.url, { maxRetries: 1 });
-    const unreachable = await extractCli(
+    const unreachable = await extractHere(
       ['extract', '--from', '2026-01-01', '--to', '2026-01-31', '--config', oneRetry],
-      undefined,
       {
         PINRECON_API_BASE_URL: 'http://127.0.0.1:9',
       },
@@ -279,11 +287,7 @@ describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fil
     'back-fills January to May by creation date first; killed ' +
       'with SIGKILL, a re-run fetches only what was not committed',
     async () => {
-      const clean = await extractCli(
-        ['extract', ...june, '--config', writeConfig(cleanDir, simulator.url)],
-        undefined,
-        env,
-      );
+      const clean = await extractHere(['extract', ...june, '--config', writeConfig(cleanDir, simulator.url)], env);
       expect(clean.code, clean.stderr).toBe(0);
       expect(clean.stdout).toMatch(/back-fill from extract\.historyStart 2026-01-01 \(by creation date\):\n/);
       expect(clean.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 5 windows fetched, 0 skipped/);
@@ -321,7 +325,7 @@ describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fil
         }));
       expect(await read(resumedDir)).toEqual(await read(cleanDir));
 
-      const again = await extractCli(['extract', ...june, '--config', config], undefined, env);
+      const again = await extractHere(['extract', ...june, '--config', config], env);
       expect(again.code, again.stderr).toBe(0);
       expect(again.stdout).toMatch(/extract 2026-01-01\.\.2026-05-31 by created: 0 windows fetched, 5 skipped/);
     },
