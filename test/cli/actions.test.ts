@@ -3,12 +3,16 @@
  * refunded_not_reversed findings → plan → approve by the decider (refused, nothing changes) → approve by
  * another → execute → reconcile: those findings are gone, each transaction reversed exactly once. Then a
  * kill -9 while a reversal's answer is on its way, and a re-run: still exactly once.
+ *
+ * Each command is spawned once, for its wiring as users run it (the killed execute and its re-run are spawned:
+ * they need a process of their own); the other runs, and the reconcile and report after them, run in this process.
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import ExcelJS from 'exceljs';
 import { afterEach, expect, test } from 'vitest';
-import { cliPath } from '../support/cli.js';
+import { cliPath, type CliResult } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { listActions } from '../../pipelines/actions/store.js';
 import {
   approvedReversals,
@@ -26,6 +30,12 @@ afterEach(async () => {
   await month?.close();
   month = undefined;
 });
+
+/** `m.cli`'s command in this process: its config and API credentials, as test/support/actions.ts gives them. */
+function inProcess(m: ActionsMonth, ...args: string[]): Promise<CliResult> {
+  const env = { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' };
+  return runCommand([...args, '--config', m.configFile], { env });
+}
 
 type Listed = {
   action_id: string;
@@ -73,7 +83,7 @@ async function decideReverseAndApprove(
   expect(reversals.map((a) => a.finding_id).sort()).toEqual(refunded.map((f) => f.finding_id).sort());
   expect(reversals.every((a) => a.status === 'proposed')).toBe(true);
   // Planning again changes nothing.
-  const again = await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima', '--json');
+  const again = await inProcess(m, 'actions', 'plan', '--period', period, '--by', 'Ana Lima', '--json');
   expect(JSON.parse(again.stdout)).toMatchObject({ proposed: [], canceled: [], unchanged: reversals.length });
 
   // Maker-checker: the person who decided may not approve; nothing changes.
@@ -84,12 +94,12 @@ async function decideReverseAndApprove(
 
   if (approver !== 'Bruno Costa') {
     // Above actions.approvalLimit only one of actions.approvers may approve.
-    const overLimit = await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Bruno Costa');
+    const overLimit = await inProcess(m, 'actions', 'approve', '--period', period, '--all', '--by', 'Bruno Costa');
     expect(overLimit.code).toBe(1);
     expect(overLimit.stderr).toMatch(/above actions\.approvalLimit\.BRL/);
     expect((await listed(m)).every((a) => a.status === 'proposed')).toBe(true);
   }
-  const approved = await m.cli('actions', 'approve', '--period', period, '--all', '--by', approver);
+  const approved = await inProcess(m, 'actions', 'approve', '--period', period, '--all', '--by', approver);
   expect(approved.code, approved.stderr).toBe(0);
   const after = await listed(m);
   expect(after.every((a) => a.status === 'approved' && a.approved_by === approver)).toBe(true);
@@ -112,11 +122,11 @@ test(
     const m = month;
     const { transactions } = await decideReverseAndApprove(m, 'Chief Controller');
 
-    const dry = await m.cli('actions', 'execute', '--period', period, '--dry-run');
+    const dry = await inProcess(m, 'actions', 'execute', '--period', period, '--dry-run');
     expect(dry.code, dry.stderr).toBe(0);
     expect(m.simulator.stats().reversals).toBe(0);
 
-    const executed = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
+    const executed = await inProcess(m, 'actions', 'execute', '--period', period, '--by', 'Bruno Costa');
     expect(executed.code, executed.stderr).toBe(0);
     expect(m.simulator.stats()).toMatchObject({ reversals: transactions.length, reversalsRefused: 0 });
     for (const id of transactions)
@@ -124,7 +134,7 @@ test(
     expect((await listed(m)).every((a) => a.status === 'verified')).toBe(true);
 
     // Executing again calls nothing: there is nothing approved left.
-    const rerun = await m.cli('actions', 'execute', '--period', period);
+    const rerun = await inProcess(m, 'actions', 'execute', '--period', period);
     expect(rerun.code, rerun.stderr).toBe(0);
     expect(m.simulator.stats().reversals).toBe(transactions.length);
 
@@ -139,7 +149,8 @@ test(
       [ledgerFixes, 'fix_ledger'],
     ] as const) {
       const ids = found.map((f) => f.finding_id);
-      const decided = await m.cli(
+      const decided = await inProcess(
+        m,
         'findings',
         'decide',
         ...ids,
@@ -152,8 +163,17 @@ test(
       );
       expect(decided.code, decided.stderr).toBe(0);
     }
-    expect((await m.cli('actions', 'plan', '--period', period, '--by', 'Ana Lima')).code).toBe(0);
-    const approvedAll = await m.cli('actions', 'approve', '--period', period, '--all', '--by', 'Chief Controller');
+    expect((await inProcess(m, 'actions', 'plan', '--period', period, '--by', 'Ana Lima')).code).toBe(0);
+    const approvedAll = await inProcess(
+      m,
+      'actions',
+      'approve',
+      '--period',
+      period,
+      '--all',
+      '--by',
+      'Chief Controller',
+    );
     expect(approvedAll.code, approvedAll.stderr).toBe(0);
     const files = await exportAll(m);
     // A claim holds the overcharges only (issue 30); the undercharges are exported apart.
@@ -181,12 +201,12 @@ test(
       for (const [entry, net] of balance) expect(net, `entry ${entry}`).toBe(0);
       expect(rows.every((r) => ['6100', '2100', '4100', '1200'].includes(String(r.account)))).toBe(true);
     }
-    const undercharges = await m.cli('actions', 'export', '--period', period, '--kind', 'undercharge');
+    const undercharges = await inProcess(m, 'actions', 'export', '--period', period, '--kind', 'undercharge');
     expect(undercharges.code, undercharges.stderr).toBe(0);
     expect((await listed(m)).filter((a) => a.kind !== 'reversal').every((a) => a.status === 'executed')).toBe(true);
 
     // The sales execute read are in `sales`: reconcile clears the findings without re-extracting.
-    const reconciled = await m.cli('reconcile', '--period', period, '--as-of', asOf);
+    const reconciled = await inProcess(m, 'reconcile', '--period', period, '--as-of', asOf);
     expect(reconciled.code, reconciled.stderr).toBe(0);
     expect(await findingsOfType(m, 'refunded_not_reversed')).toEqual([]);
     const events = await m.withDatabase((w) =>
@@ -208,7 +228,7 @@ test(
       expect([tenThousandths(r.check_count), tenThousandths(r.check_amount)]).toEqual([0, 0]);
 
     // The workbook shows every action and the roll-forward.
-    const report = await m.cli('report', '--period', period);
+    const report = await inProcess(m, 'report', '--period', period);
     expect(report.code, report.stderr).toBe(0);
     const workbook = new ExcelJS.Workbook();
     await workbook.xlsx.readFile(path.join(m.dir, 'reports', `pinrecon-${period}.xlsx`));
@@ -221,7 +241,7 @@ test(
 
 /**
  * Exports claims and journal as xlsx and csv through the CLI and reads each back (exceljs; its CSV reader, values kept
- * as text).
+ * as text). The first export is spawned (the command's wiring), the others run in this process.
  */
 async function exportAll(m: ActionsMonth) {
   const out = (name: string) => path.join(m.dir, 'exports', name);
@@ -231,8 +251,9 @@ async function exportAll(m: ActionsMonth) {
     ['journal', 'xlsx', 'journal.xlsx'],
     ['journal', 'csv', 'journal.csv'],
   ];
-  for (const [kind, format, name] of files) {
-    const result = await m.cli(
+  for (const [index, [kind, format, name]] of files.entries()) {
+    const run = index === 0 ? m.cli : (...args: string[]) => inProcess(m, ...args);
+    const result = await run(
       'actions',
       'export',
       '--period',
