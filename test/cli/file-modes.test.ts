@@ -3,6 +3,9 @@
  * analysts.group when it is for analysts); it changes the modes of the files holding keys and of what it writes,
  * nothing else (a shared landing folder, a snapshot an operator opened, another file named as the database);
  * a linked ledger is read only when the config says so; a killed run's temporaries are removed at the next start.
+ * A first ledger import is spawned (the modes a process gets from main.ts's umask, whatever the shell's), as are
+ * the analyst's queries (another account) and the query finding a live process's temporary (another process);
+ * the other commands run in this process (runCommand, which sets the CLI's umask), a spawn costing a CPU-second.
  */
 import { spawnSync } from 'node:child_process';
 import {
@@ -20,6 +23,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 
 const mode = (file: string) => statSync(file).mode & 0o777;
 const ledgerText =
@@ -86,14 +90,14 @@ describe('file modes', () => {
 
     // An operator shares the snapshot by hand: a query does not turn it back (it did: "made private (0600)").
     chmodSync(snapshot, 0o640);
-    const query = await runCli(['query', 'select 1 as one', '--config', config], { cwd: dir });
+    const query = await runCommand(['query', 'select 1 as one', '--config', config], { cwd: dir });
     expect(query.code, query.stderr).toBe(0);
     expect(mode(snapshot)).toBe(0o640);
     expect(query.stderr).not.toContain('made private');
 
     // The database holds keys: loosened, it is made private again, saying so.
     chmodSync(database, 0o644);
-    const again = await runCli(['query', 'select 1 as one', '--config', config], { cwd: dir });
+    const again = await runCommand(['query', 'select 1 as one', '--config', config], { cwd: dir });
     expect(again.code, again.stderr).toBe(0);
     expect(mode(database)).toBe(0o600);
     expect(again.stderr).toContain(`${database} was readable by others (mode 0644): made private (0600)`);
@@ -102,24 +106,26 @@ describe('file modes', () => {
 
   it('says in query how to share the snapshot, and with analysts.group writes it 0640 with that group', async () => {
     const { dir, config, ledger } = setup();
-    expect((await runCli(['ledger', 'import', ledger, '--config', config], { cwd: dir })).code).toBe(0);
-    const query = await runCli(['query', 'select 1 as one', '--config', config], { cwd: dir });
+    expect((await runCommand(['ledger', 'import', ledger, '--config', config], { cwd: dir })).code).toBe(0);
+    const query = await runCommand(['query', 'select 1 as one', '--config', config], { cwd: dir });
     expect(query.stderr).toMatch(/private to this account.*analysts\.group/);
 
     const group = otherGroup() ?? { name: String(process.getgid!()), gid: process.getgid!() };
     const shared = setup({ analysts: { group: group.name } });
-    const imported = await runCli(['ledger', 'import', shared.ledger, '--config', shared.config], { cwd: shared.dir });
+    const imported = await runCommand(['ledger', 'import', shared.ledger, '--config', shared.config], {
+      cwd: shared.dir,
+    });
     expect(imported.code, imported.stderr).toBe(0);
     const snapshot = path.join(shared.dir, 'data', 'pinrecon.snapshot.duckdb');
     expect(mode(snapshot)).toBe(0o640);
     expect(statSync(snapshot).gid).toBe(group.gid);
     // The database itself stays private: analysts read the snapshot.
     expect(mode(path.join(shared.dir, 'data', 'pinrecon.duckdb'))).toBe(0o600);
-    const sharedQuery = await runCli(['query', 'select 1 as one', '--config', shared.config], { cwd: shared.dir });
+    const sharedQuery = await runCommand(['query', 'select 1 as one', '--config', shared.config], { cwd: shared.dir });
     expect(sharedQuery.stderr).toContain(`readable by the group ${group.name}`);
 
     const unknown = setup({ analysts: { group: 'no-such-group-pinrecon' } });
-    const refused = await runCli(['ledger', 'import', unknown.ledger, '--config', unknown.config], {
+    const refused = await runCommand(['ledger', 'import', unknown.ledger, '--config', unknown.config], {
       cwd: unknown.dir,
     });
     expect(refused.code).toBe(2);
@@ -144,7 +150,7 @@ describe('file modes', () => {
       const shared = configOf({ analysts: { group: 'nogroup' } }, 'shared.json');
       const unshared = configOf({}, 'private.json');
       for (const config of [shared, unshared])
-        expect((await runCli(['ledger', 'import', ledger, '--config', config], { cwd: dir })).code).toBe(0);
+        expect((await runCommand(['ledger', 'import', ledger, '--config', config], { cwd: dir })).code).toBe(0);
       // The analyst: another user (nobody), in the group (nogroup), with no home.
       const asAnalyst = (config: string) =>
         runCli(['query', 'select count(*) as lines from ledger', '--format', 'csv', '--config', config], {
@@ -173,7 +179,7 @@ describe('file modes', () => {
     chmodSync(key, 0o644);
     const config = path.join(dir, 'pinrecon.config.json');
     writeFileSync(config, JSON.stringify({ database: 'notes.db' }));
-    const result = await runCli(['query', 'select 1', '--config', config], { cwd: dir });
+    const result = await runCommand(['query', 'select 1', '--config', config], { cwd: dir });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain(`database: ${foreign} is not a DuckDB file`);
     expect([mode(foreign), mode(key)]).toEqual([0o644, 0o644]);
@@ -187,7 +193,7 @@ describe('file modes', () => {
     writeFileSync(privateFile, 'SECRET-FIRST-LINE,of,a,private,file\n');
     const link = path.join(dir, 'ledger-link.csv');
     symlinkSync(privateFile, link);
-    const refused = await runCli(['ledger', 'import', link, '--config', config], { cwd: dir });
+    const refused = await runCommand(['ledger', 'import', link, '--config', config], { cwd: dir });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(`The ledger file ${link} is a symbolic link`);
     expect(refused.stderr + refused.stdout).not.toContain('SECRET-FIRST-LINE');
@@ -197,20 +203,20 @@ describe('file modes', () => {
     const followed = setup({ ledger: { followSymlinks: true } });
     const linked = path.join(followed.dir, 'linked.csv');
     symlinkSync(real, linked);
-    const read = await runCli(['ledger', 'import', linked, '--config', followed.config], { cwd: followed.dir });
+    const read = await runCommand(['ledger', 'import', linked, '--config', followed.config], { cwd: followed.dir });
     expect(read.code, read.stderr).toBe(0);
 
     // Followed on purpose to a file that is no ledger: refused without quoting its first line, on the console
     // or in pipeline_runs.error (which the snapshot shows analysts).
     const wrong = path.join(followed.dir, 'wrong.csv');
     symlinkSync(privateFile, wrong);
-    const refusedContent = await runCli(['ledger', 'import', wrong, '--config', followed.config], {
+    const refusedContent = await runCommand(['ledger', 'import', wrong, '--config', followed.config], {
       cwd: followed.dir,
     });
     expect(refusedContent.code).toBe(2);
     expect(refusedContent.stderr).toContain('no column for partner_reference');
     expect(refusedContent.stderr + refusedContent.stdout).not.toContain('SECRET-FIRST-LINE');
-    const runs = await runCli(
+    const runs = await runCommand(
       ['query', "select coalesce(string_agg(error, ' | '), '') as errors from pipeline_runs", '--format', 'csv'],
       { cwd: followed.dir, env: { PINRECON_CONFIG: followed.config } },
     );
@@ -220,7 +226,7 @@ describe('file modes', () => {
 
   it('removes the temporaries a killed run left, and only those', async () => {
     const { dir, config, ledger } = setup();
-    expect((await runCli(['ledger', 'import', ledger, '--config', config], { cwd: dir })).code).toBe(0);
+    expect((await runCommand(['ledger', 'import', ledger, '--config', config], { cwd: dir })).code).toBe(0);
     const dead = deadPid();
     const reports = path.join(dir, 'reports');
     mkdirSync(reports, { recursive: true });
@@ -235,6 +241,7 @@ describe('file modes', () => {
       path.join(reports, `budget.xlsx.tmp-${dead}`),
     ];
     for (const file of [...leftovers, ...kept]) writeFileSync(file, 'half written');
+    // Spawned: in this process the test's temporary would be the command's own, not another live process's.
     const result = await runCli(['query', 'select 1', '--config', config], { cwd: dir });
     expect(result.code, result.stderr).toBe(0);
     for (const file of leftovers) {
