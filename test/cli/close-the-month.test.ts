@@ -1,5 +1,6 @@
 /**
- * Closing a month through the built CLI, against the simulator over HTTP: a period not (completely)
+ * Closing a month through the CLI, against the simulator over HTTP (the built CLI spawned once per command, for
+ * its wiring; its other cases run in this process, issue 27): a period not (completely)
  * extracted is refused by `reconcile` and `close` with the `pinrecon extract` command that fills it, and
  * stored as incomplete with --allow-incomplete (no individual lookups, an [INCOMPLETE] email, a red first
  * line); once complete, `close` refuses undecided findings, then signs off with a manifest; the provider
@@ -22,13 +23,14 @@ import { PartnerApiClient } from '../../sources/partner-api/client.js';
 import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli, unusedPort } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { extractStep, ledgerImportStep, reconcileStep, reopenStep, reportStep, runStep } from '../support/commands.js';
 
 const period = '2026-03';
 const asOf = '2026-04-10';
 const identifier = 'close-cli';
 const secret = 'close-cli-secret';
-/** Each step spawns the CLI several times; a busy machine may take minutes. */
+/** Each step runs several commands, some spawned; a busy machine may take minutes. */
 const stepTimeout = 300_000;
 
 describe('closing a month (spawned CLI)', () => {
@@ -39,8 +41,11 @@ describe('closing a month (spawned CLI)', () => {
    * and the CLI is spawned for the commands a case is about (issue 27).
    */
   let config: Config;
-  const pinrecon = (...args: string[]) =>
-    runCli([...args, '--config', 'pinrecon.config.json'], { cwd: dir, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+  const env = { CI: 'true', PINRECON_SMTP_URL: '' };
+  /** The built CLI, spawned: one case per command, for its exit and console from a real process. */
+  const pinrecon = (...args: string[]) => runCli([...args, '--config', 'pinrecon.config.json'], { cwd: dir, env });
+  /** The same command in this process (test/support/cli-in-process.ts): its other cases. */
+  const inProcess = (...args: string[]) => runCommand([...args, '--config', 'pinrecon.config.json'], { cwd: dir, env });
   const query = async <T extends Record<string, unknown>>(sql: string, params: unknown[] = []): Promise<T[]> => {
     const warehouse = await Warehouse.open(path.join(dir, 'pinrecon.duckdb'), { readOnly: true });
     try {
@@ -138,14 +143,14 @@ describe('closing a month (spawned CLI)', () => {
       simulator.setFaults({});
       expect(failed).toBeInstanceOf(Error);
 
-      const result = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+      const result = await inProcess('reconcile', '--period', period, '--as-of', asOf);
       expect(result.code).toBe(1);
       expect(result.stderr).toContain('missing by paid date: 2026-03-11..2026-03-31 (not extracted)');
       expect(result.stderr).toMatch(/window 2026-03-11\.\.2026-03-31 \(by paid\) failed in extract run \S+/);
       expect(result.stderr).toMatch(/window 2026-03-11\.\.2026-03-31 \(by created\) failed in extract run \S+/);
       expect(result.stderr).toContain('pinrecon extract --from 2026-03-11 --to 2026-03-31\n');
 
-      const close = await pinrecon('close', '--period', period, '--by', 'Ana Lima', '--allow-undecided');
+      const close = await inProcess('close', '--period', period, '--by', 'Ana Lima', '--allow-undecided');
       expect(close.code).toBe(1);
       expect(close.stderr).toContain(`The period ${period} is not completely extracted, so it cannot be signed off`);
       expect(close.stderr).toContain('pinrecon extract --from 2026-03-11 --to 2026-03-31');
@@ -158,7 +163,7 @@ describe('closing a month (spawned CLI)', () => {
     '--allow-incomplete stores the findings as incomplete without looking references up; the report says INCOMPLETE',
     async () => {
       const lookupsBefore = simulator.stats().byEndpoint.salesByPartnerReference ?? 0;
-      const result = await pinrecon('reconcile', '--period', period, '--as-of', asOf, '--allow-incomplete');
+      const result = await inProcess('reconcile', '--period', period, '--as-of', asOf, '--allow-incomplete');
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('verdict: INCOMPLETE');
       expect(result.stdout).toContain('individual lookups: skipped (the period is not completely extracted');
@@ -199,7 +204,7 @@ describe('closing a month (spawned CLI)', () => {
         (await query<{ n: bigint }>(`SELECT count(*) AS n FROM recon_exceptions WHERE period = $1`, [period]))[0]!.n,
       );
 
-      const undecided = await pinrecon('close', '--period', period, '--by', 'Ana Lima');
+      const undecided = await inProcess('close', '--period', period, '--by', 'Ana Lima');
       expect(undecided.code).toBe(1);
       expect(undecided.stderr).toContain(`has ${findings} of ${findings} findings without a decision`);
       expect(undecided.stderr).toContain('--allow-undecided');
@@ -253,7 +258,7 @@ describe('closing a month (spawned CLI)', () => {
         ),
       ).toBe(findings);
 
-      const again = await pinrecon('close', '--period', period, '--by', 'Bo', '--allow-undecided');
+      const again = await inProcess('close', '--period', period, '--by', 'Bo', '--allow-undecided');
       expect(again.code).toBe(1);
       expect(again.stderr).toContain(`is already signed off by Ana Lima`);
 
@@ -278,12 +283,12 @@ describe('closing a month (spawned CLI)', () => {
           `\\(America/Sao_Paulo\\): ` +
           `run \`pinrecon reopen --period ${period} --by NAME --reason TEXT\` first`,
       );
-      const decide = await pinrecon(
+      const decide = await inProcess(
         ...['findings', 'decide', finding!.finding_id, '--decision', 'accepted', '--note', 'explained', '--by', 'Bo'],
       );
       expect(decide.code).toBe(1);
       expect(decide.stderr).toMatch(signedOff);
-      const bulk = await pinrecon(
+      const bulk = await inProcess(
         'findings',
         'decide',
         '--period',
@@ -320,7 +325,7 @@ describe('closing a month (spawned CLI)', () => {
       const original = readFileSync(file);
       writeFileSync(file, Buffer.concat([original, Buffer.from('tampered')]));
       try {
-        const broken = await pinrecon('verify', '--period', period, '--json');
+        const broken = await inProcess('verify', '--period', period, '--json');
         expect(broken.code).toBe(1);
         expect(broken.stderr).toContain(`${period} does not verify: ${landing}: its sha256 is ${sha256(file)}`);
         const report = JSON.parse(broken.stdout) as { ok: boolean; mismatches: { kind: string; subject: string }[] };
@@ -329,7 +334,7 @@ describe('closing a month (spawned CLI)', () => {
       } finally {
         writeFileSync(file, original);
       }
-      expect((await pinrecon('verify', '--period', period)).code).toBe(0);
+      expect((await inProcess('verify', '--period', period)).code).toBe(0);
     },
     stepTimeout,
   );
@@ -447,7 +452,7 @@ describe('closing a month (spawned CLI)', () => {
           `SELECT signed_by, reopened_by, reopen_reason, reopened_at IS NOT NULL AS reopened FROM period_signoffs`,
         ),
       ).toEqual([{ signed_by: 'Ana Lima', reopened_by: 'Bo', reopen_reason: 'provider reversals', reopened: true }]);
-      const reconciled = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+      const reconciled = await inProcess('reconcile', '--period', period, '--as-of', asOf);
       expect(reconciled.code).toBe(0);
       expect(await query(`SELECT DISTINCT signoff_status FROM recon_summary WHERE period = $1`, [period])).toEqual([
         { signoff_status: 'unsigned' },
@@ -459,7 +464,7 @@ describe('closing a month (spawned CLI)', () => {
             /by Ana Lima at .+\): provider reversals\n/.source,
         ),
       );
-      const twice = await pinrecon('reopen', '--period', period, '--by', 'Bo', '--reason', 'again');
+      const twice = await inProcess('reopen', '--period', period, '--by', 'Bo', '--reason', 'again');
       expect(twice.code).toBe(1);
       expect(twice.stderr).toContain(`The period ${period} is not signed off`);
     },
@@ -487,7 +492,7 @@ describe('closing a month (spawned CLI)', () => {
       expect(bulk.code, bulk.stderr).toBe(0);
       expect((JSON.parse(bulk.stdout) as { recorded: unknown[] }).recorded).toHaveLength(findings);
       // Every finding is investigating: signed only with --allow-open (issue 28), which lists them.
-      const closed = await pinrecon('close', '--period', period, '--by', 'Ana Lima', '--allow-open', '--json');
+      const closed = await inProcess('close', '--period', period, '--by', 'Ana Lima', '--allow-open', '--json');
       expect(closed.code, closed.stderr).toBe(0);
       const signoff = JSON.parse(closed.stdout) as {
         signoffId: string;
@@ -501,7 +506,7 @@ describe('closing a month (spawned CLI)', () => {
         [period],
       );
       expect(signoff.manifest.decisionChainHead).toEqual({ position: findings, sha256: head!.sha256 });
-      const verified = await pinrecon('verify', '--period', period);
+      const verified = await inProcess('verify', '--period', period);
       expect(verified.code, verified.stderr).toBe(0);
       expect(verified.stdout).toContain(
         `verified ${period}: ${findings} decision(s) in the chain ` +
@@ -524,7 +529,7 @@ describe('closing a month (spawned CLI)', () => {
       } finally {
         warehouse.close();
       }
-      const broken = await pinrecon('verify', '--period', period);
+      const broken = await inProcess('verify', '--period', period);
       expect(broken.code).toBe(1);
       expect(broken.stderr).toContain(
         `${period} does not verify: recon_decisions row ${victim!.position} of ${period}: finding ` +
@@ -584,7 +589,15 @@ describe('closing a month (spawned CLI)', () => {
       expect(reopened.report.console).toMatch(new RegExp(`${period} reopened by Bo at ${zoned}`));
 
       // Signed again: close prints the time with its zone, and every reader says the same words and time.
-      const closed = await pinrecon('close', '--period', period, '--by', 'Cy Tan', '--allow-undecided', '--allow-open');
+      const closed = await inProcess(
+        'close',
+        '--period',
+        period,
+        '--by',
+        'Cy Tan',
+        '--allow-undecided',
+        '--allow-open',
+      );
       expect(closed.code, closed.stderr).toBe(0);
       const signedAt = new RegExp(`signed off by Cy Tan at (${zoned})`).exec(closed.stdout)?.[1];
       expect(signedAt, closed.stdout).toBeTruthy();
@@ -593,7 +606,7 @@ describe('closing a month (spawned CLI)', () => {
       expect(await summaryFirstCell()).toMatch(new RegExp(`^S${signed.source.slice(1)}$`));
 
       // reconcile compares itself with the new sign-off (nothing changed) and prints the same time and zone.
-      const reconciled = await pinrecon('reconcile', '--period', period, '--as-of', asOf);
+      const reconciled = await inProcess('reconcile', '--period', period, '--as-of', asOf);
       expect(reconciled.code, reconciled.stderr).toBe(0);
       expect(reconciled.stdout).toContain(`sign-off: signed off by Cy Tan at ${signedAt}\n`);
       const again = await reportSays(signed);
