@@ -1,5 +1,6 @@
 /**
- * Issue 28 items 6-8 with real keys, real files and the built CLI: people decide, plan, approve and close with
+ * Issue 28 items 6-8 with real keys, real files and the CLI (the built CLI spawned once per command, for its wiring;
+ * the other cases in this process, issue 27): people decide, plan, approve and close with
  * their Ed25519 keys; the close seals the sign-off and the email carries the seal's sha256 and the signer's key;
  * `verify` passes, then fails on each tamper (a note edited; the chain recomputed by the documented rule after
  * the edit; the sign-off rows deleted, against a seal kept outside; the database copied with an edited ledger;
@@ -20,7 +21,8 @@ import {
 import { createKeyPair, sha256Hex } from '../../core/signatures.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { unzipInto, runVerifyMjs } from '../support/audit-pack.js';
-import { cliPath, runCli, type CliResult } from '../support/cli.js';
+import { cliPath, type CliResult } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { findingsOfType, period, reconciledMonth, type ActionsMonth } from '../support/actions.js';
 import { approveAllStep, decideStep, executeStep, planStep, resolvedActor } from '../support/commands.js';
 
@@ -31,6 +33,10 @@ let brunoFingerprint: string;
 let pack: string;
 let closeEml: string;
 const scratch = mkdtempSync(path.join(tmpdir(), 'pinrecon-seal-'));
+
+/** As month.cli, in this process (test/support/cli-in-process.ts): verify and audit-pack are spawned once each. */
+const env = { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' };
+const inProcess = (...args: string[]) => runCommand([...args, '--config', month.configFile], { env });
 
 const ok = (result: CliResult) => expect(result.code, `${result.stdout}\n${result.stderr}`).toBe(0);
 
@@ -91,7 +97,7 @@ afterAll(async () => {
   rmSync(scratch, { recursive: true, force: true });
 });
 
-/** The month's folder copied (database, landing files, ledger) with a config naming the copy. */
+/** The month's folder copied (database, landing files, ledger) with a config naming the copy; its CLI in-process. */
 function copyMonth(name: string): { dir: string; database: string; cli: (...args: string[]) => Promise<CliResult> } {
   const dir = path.join(scratch, name);
   cpSync(month.dir, dir, { recursive: true });
@@ -100,7 +106,7 @@ function copyMonth(name: string): { dir: string; database: string; cli: (...args
   return {
     dir,
     database: path.join(dir, 'pinrecon.duckdb'),
-    cli: (...args) => runCli([...args, '--config', configFile]),
+    cli: (...args) => runCommand([...args, '--config', configFile]),
   };
 }
 
@@ -143,13 +149,13 @@ test(
     expect(closeMail.subject).toMatch(/signed off by Bruno Costa/);
 
     // An auditor's own copy of the keys (--public-keys) checks the same; without the signer's key, the seal fails.
-    ok(await month.cli('verify', '--period', period, '--public-keys', path.join(scratch, 'both.pem')));
-    const anaOnly = await month.cli('verify', '--period', period, '--public-keys', path.join(scratch, 'ana-only.pem'));
+    ok(await inProcess('verify', '--period', period, '--public-keys', path.join(scratch, 'both.pem')));
+    const anaOnly = await inProcess('verify', '--period', period, '--public-keys', path.join(scratch, 'ana-only.pem'));
     expect(anaOnly.code).toBe(1);
     expect(anaOnly.stderr).toMatch(/signed by a key that is not registered \(fingerprint [0-9a-f]{64}\)/);
 
     // A period never reconciled has nothing to verify.
-    const never = await month.cli('verify', '--period', '2023-01');
+    const never = await inProcess('verify', '--period', '2023-01');
     expect(never.code).toBe(1);
     expect(never.stderr).toMatch(/Nothing to verify for 2023-01/);
   },
@@ -213,7 +219,7 @@ test(
     const kept = path.join(scratch, 'seal-kept.json');
     const seal = await month.withDatabase((w) => w.one<{ seal: string }>('SELECT seal FROM period_signoffs'));
     writeFileSync(kept, seal!.seal);
-    ok(await month.cli('verify', '--period', period, '--seal', kept));
+    ok(await inProcess('verify', '--period', period, '--seal', kept));
 
     const copy = copyMonth('deleted-signoff');
     await onDatabase(copy.database, async (w) => {
@@ -245,7 +251,7 @@ test('the database copied elsewhere with an edited ledger: verify reads the copy
   expect(result.stderr).toMatch(/read ledger\.csv: changed/);
   expect(result.stderr).toMatch(/read landing\/\S+: ok/);
   // The original, untouched, still verifies: the copy's files were read, not the original's paths.
-  ok(await month.cli('verify', '--period', period));
+  ok(await inProcess('verify', '--period', period));
   rmSync(path.join(copy.dir, 'ledger.csv'));
   const missing = await copy.cli('verify', '--period', period);
   expect(missing.stderr).toMatch(/read ledger\.csv: missing/);
