@@ -7,6 +7,8 @@
  * edited over a decision taken after it was written is refused row by row (through LibreOffice), rows left
  * as written are unchanged, --overwrite records them, --json lists every row; decide in bulk by period and
  * filters (a dry run first); `findings history` says who decided what, when (with the zone) and from where.
+ *
+ * Each findings command is spawned once, for its wiring as users run it; its other runs are in this process.
  */
 import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
@@ -16,7 +18,8 @@ import { readPdfPages, type PdfPage } from '../support/pdf.js';
 import { readDecisionsWorkbook } from '../../reports/decisions-reader.js';
 import { withWarehouse } from '../../core/warehouse.js';
 import { listFindings } from '../../pipelines/decisions/findings-list.js';
-import { runCli } from '../support/cli.js';
+import { runCli, type CliResult } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { decideStep, reconcileStep, reportStep } from '../support/commands.js';
 import type { Config } from '../../config/schema.js';
 import { openFixture, type Fixture } from '../support/reconcile.js';
@@ -30,7 +33,11 @@ import {
   type PeriodFindings,
 } from '../support/decisions.js';
 
-const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+const env = { CI: 'true', PINRECON_SMTP_URL: '' };
+/** Spawns the built CLI. */
+const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env });
+/** The same command in this process. */
+const inProcess = (args: string[], cwd: string) => runCommand(args, { cwd, env });
 
 interface Listed {
   finding_id: string;
@@ -40,7 +47,7 @@ interface Listed {
   state: string;
 }
 
-describe('pinrecon findings (spawned)', () => {
+describe('pinrecon findings', () => {
   let f: Fixture;
   /** The config the CLI reads (pinrecon.config.json), for the setup steps run in this process. */
   let config: Config;
@@ -52,9 +59,12 @@ describe('pinrecon findings (spawned)', () => {
     withWarehouse(f.config.database, { timezone: f.config.timezone }, (w) =>
       listFindings(w, { period, undecided: options.undecided }),
     );
-  /** `findings list --format json` through the CLI: exactly the findings `list` reads. */
-  const listByCli = async (...extra: string[]): Promise<Listed[]> => {
-    const result = await pinrecon(['findings', 'list', '--period', period, '--format', 'json', ...extra], cwd);
+  /** `findings list --format json` through the CLI (spawned by `run` or in this process): exactly what `list` reads. */
+  const listByCli = async (
+    run: (args: string[], cwd: string) => Promise<CliResult>,
+    ...extra: string[]
+  ): Promise<Listed[]> => {
+    const result = await run(['findings', 'list', '--period', period, '--format', 'json', ...extra], cwd);
     expect(result.code, result.stderr).toBe(0);
     const printed = JSON.parse(result.stdout) as Listed[];
     expect(printed).toEqual(await list({ undecided: extra.includes('--undecided') }));
@@ -109,14 +119,14 @@ describe('pinrecon findings (spawned)', () => {
         new RegExp(`refused   Amounts row \\d+: ${fixableId}: "not-a-decision" is not a decision`),
       );
 
-      const second = await pinrecon(['findings', 'import', typed, '--by', 'controller'], cwd);
+      const second = await inProcess(['findings', 'import', typed, '--by', 'controller'], cwd);
       expect(second.code).toBe(1); // the row typed "not-a-decision" is still refused
       expect(second.stdout).toContain('recorded 0 decision(s) for 2024-03 by controller');
       expect(second.stdout).toContain('2 unchanged');
       expect(second.stdout).toMatch(new RegExp(`unchanged Amounts row \\d+: ${costId} claim`));
 
-      expect((await listByCli('--undecided')).map((r) => r.finding_id)).toEqual([fixableId]);
-      const bad = await pinrecon(['findings', 'decide', fixableId, '--decision', 'maybe'], cwd);
+      expect((await listByCli(pinrecon, '--undecided')).map((r) => r.finding_id)).toEqual([fixableId]);
+      const bad = await inProcess(['findings', 'decide', fixableId, '--decision', 'maybe'], cwd);
       expect(bad.code).toBe(2);
       expect(bad.stderr).toContain('--decision must be one of investigating, timing, claim');
       const decided = await pinrecon(
@@ -132,7 +142,7 @@ describe('pinrecon findings (spawned)', () => {
 
       // Two re-runs of reconcile: the decisions stay with their findings, and the next workbook shows them.
       for (let run = 0; run < 2; run++) await reconcileStep(config, { period, asOf });
-      const after = await listByCli();
+      const after = await listByCli(inProcess);
       expect(after.map((r) => [r.finding_id, r.decision, r.state]).sort()).toEqual(
         [
           [costId, 'claim', 'decided'],
@@ -152,7 +162,7 @@ describe('pinrecon findings (spawned)', () => {
         note: 'charged 9.00',
       });
 
-      const csv = await pinrecon(['findings', 'list', '--period', period, '--format', 'csv'], cwd);
+      const csv = await inProcess(['findings', 'list', '--period', period, '--format', 'csv'], cwd);
       expect(csv.stdout.split('\n')[0]).toBe(
         'finding_id,exception_type,partner_reference,transaction_id,currency_code,amount,exposure,difference,' +
           'differences,state,decision,owner,expected_clear_by,decision_note',
@@ -174,7 +184,7 @@ describe('pinrecon findings (spawned)', () => {
       const saved = await convertWithSoffice(typed, path.join(cwd, 'libreoffice'), 'xlsx');
       expect(readFileSync(saved).subarray(0, 2).toString()).toBe('PK');
 
-      const imported = await pinrecon(['findings', 'import', saved, '--by', 'controller'], cwd);
+      const imported = await inProcess(['findings', 'import', saved, '--by', 'controller'], cwd);
       expect(imported.code, imported.stderr).toBe(0);
       // Only the row that changed is recorded; the decisions LibreOffice carried over unchanged are not.
       expect(imported.stdout).toContain('recorded 1 decision(s) for 2024-03 by controller');
@@ -229,7 +239,7 @@ describe('pinrecon findings (spawned)', () => {
       });
       const saved = soffice ? await convertWithSoffice(typed, path.join(cwd, 'stale-libreoffice'), 'xlsx') : typed;
 
-      const stale = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima'], cwd);
+      const stale = await inProcess(['findings', 'import', saved, '--by', 'Ana Lima'], cwd);
       expect(stale.code).toBe(1);
       expect(stale.stdout).toContain('recorded 1 decision(s) for 2024-03 by Ana Lima');
       expect(stale.stdout).toContain('refused 1');
@@ -260,7 +270,7 @@ describe('pinrecon findings (spawned)', () => {
       ]);
 
       // --json lists every row with its outcome.
-      const again = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--json'], cwd);
+      const again = await inProcess(['findings', 'import', saved, '--by', 'Ana Lima', '--json'], cwd);
       expect(again.code).toBe(1);
       const document = JSON.parse(again.stdout) as {
         ok: boolean;
@@ -275,7 +285,7 @@ describe('pinrecon findings (spawned)', () => {
       ]);
       expect(document.rows.every((r) => typeof r.sheet === 'string' && r.row > 1)).toBe(true);
 
-      const overwrite = await pinrecon(['findings', 'import', saved, '--by', 'Ana Lima', '--overwrite'], cwd);
+      const overwrite = await inProcess(['findings', 'import', saved, '--by', 'Ana Lima', '--overwrite'], cwd);
       expect(overwrite.code, overwrite.stdout + overwrite.stderr).toBe(0);
       expect(overwrite.stdout).toMatch(new RegExp(`recorded  Amounts row \\d+: ${costId} write_off → accepted`));
       expect((await list()).find((r) => r.finding_id === costId)).toMatchObject({ decision: 'accepted' });
@@ -290,10 +300,10 @@ describe('pinrecon findings (spawned)', () => {
       const costs = listed.filter((r) => r.exception_type === 'cost_mismatch');
       expect(costs.length).toBe(2);
       const total = costs.reduce((sum, r) => sum + Math.round(Number(r.amount) * 10_000), 0);
-      const decisionsBefore = (await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd))
+      const decisionsBefore = (await inProcess(['findings', 'history', '--period', period, '--format', 'json'], cwd))
         .stdout;
 
-      const dry = await pinrecon(
+      const dry = await inProcess(
         [
           'findings',
           'decide',
@@ -313,14 +323,14 @@ describe('pinrecon findings (spawned)', () => {
       expect(dry.stdout).toContain(`would decide 2 finding(s) of ${period}:`);
       expect(dry.stdout).toContain(`BRL: 2 finding(s), amount ${(total / 10_000).toFixed(4)}`);
       expect(dry.stdout).toContain('dry run: nothing recorded');
-      expect((await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout).toBe(
+      expect((await inProcess(['findings', 'history', '--period', period, '--format', 'json'], cwd)).stdout).toBe(
         decisionsBefore,
       );
 
       // Only the smaller of the two cost breaks (|amount| at most the smaller one's).
       const smaller = costs.reduce((a, b) => (Math.abs(Number(a.amount)) <= Math.abs(Number(b.amount)) ? a : b));
       const limit = Math.abs(Number(smaller.amount)).toFixed(4);
-      const bulk = await pinrecon(
+      const bulk = await inProcess(
         [
           'findings',
           'decide',
@@ -347,13 +357,13 @@ describe('pinrecon findings (spawned)', () => {
         owner: 'ops',
       });
 
-      const both = await pinrecon(
+      const both = await inProcess(
         ['findings', 'decide', smaller.finding_id, '--period', period, '--decision', 'claim'],
         cwd,
       );
       expect(both.code).toBe(2);
       expect(both.stderr).toContain('either by id or with --period');
-      const filterAlone = await pinrecon(
+      const filterAlone = await inProcess(
         ['findings', 'decide', smaller.finding_id, '--type', 'cost_mismatch', '--decision', 'claim'],
         cwd,
       );
@@ -369,7 +379,7 @@ describe('pinrecon findings (spawned)', () => {
     expect(one.stdout).toContain('Rui Costa');
     expect(one.stdout).toContain(`(${f.config.timezone})`);
 
-    const all = await pinrecon(['findings', 'history', '--period', period, '--format', 'json'], cwd);
+    const all = await inProcess(['findings', 'history', '--period', period, '--format', 'json'], cwd);
     expect(all.code, all.stderr).toBe(0);
     const rows = JSON.parse(all.stdout) as {
       chain_position: string;
@@ -391,14 +401,14 @@ describe('pinrecon findings (spawned)', () => {
         new RegExp(`^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2} [+-]\\d{2}:\\d{2} \\(${f.config.timezone}\\)$`),
       );
 
-    const csv = await pinrecon(['findings', 'history', '--period', period, '--format', 'csv'], cwd);
+    const csv = await inProcess(['findings', 'history', '--period', period, '--format', 'csv'], cwd);
     expect(csv.stdout.split('\n')[0]).toBe(
       'period,chain_position,finding_id,exception_type,partner_reference,decision,note,owner,' +
         'expected_clear_by,decided_by,decided_at,source,superseded_at,row_sha256',
     );
-    const neither = await pinrecon(['findings', 'history'], cwd);
+    const neither = await inProcess(['findings', 'history'], cwd);
     expect(neither.code).toBe(2);
-    const unknown = await pinrecon(['findings', 'history', 'no-such-finding'], cwd);
+    const unknown = await inProcess(['findings', 'history', 'no-such-finding'], cwd);
     expect(unknown.code).toBe(1);
     expect(unknown.stderr).toContain('No finding no-such-finding');
   });
