@@ -1,5 +1,6 @@
 /**
- * The month's routine by people with keys (issue 28), the built CLI on a month reconciled against the simulator:
+ * The month's routine by people with keys (issue 28), the CLI on a month reconciled against the simulator (the built
+ * CLI spawned once per command, for its wiring; the refusals in this process, issue 27):
  * a decision refused without a key, then decided, planned, approved and signed off, each by its person's key
  * (PINRECON_IDENTITY) with the role the act needs; the approver not listed is refused above the limit; every
  * row is signed and its signature verifies with the person's public key over the documented canonical bytes.
@@ -23,6 +24,7 @@ import { createKeyPair, verifyCanonical } from '../../core/signatures.js';
 import { signoffCanonical } from '../../pipelines/close/attest.js';
 import { findingsOfType, period, reconciledMonth, type ActionsMonth } from '../support/actions.js';
 import { runCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 
 let month: ActionsMonth | undefined;
 afterEach(async () => {
@@ -45,19 +47,22 @@ test('decide, plan, approve and close, each by its key and role; every row signe
   const actions = { approvalLimit: { BRL: 0.01, USD: 0.01 }, approvers: ['Carla Dias'] };
   month = await reconciledMonth({}, { people, actions });
   const m = month;
+  const envOf = (who: { file: string } | null) => ({
+    PINRECON_API_IDENTIFIER: 'demo-partner',
+    PINRECON_API_SECRET: 'demo-secret',
+    PINRECON_IDENTITY: who?.file,
+    PINRECON_IDENTITY_PASSPHRASE: undefined,
+  });
+  /** Spawned: one case per command. */
   const as = (who: { file: string } | null, ...args: string[]) =>
-    runCli([...args, '--config', m.configFile], {
-      env: {
-        PINRECON_API_IDENTIFIER: 'demo-partner',
-        PINRECON_API_SECRET: 'demo-secret',
-        PINRECON_IDENTITY: who?.file,
-        PINRECON_IDENTITY_PASSPHRASE: undefined,
-      },
-    });
+    runCli([...args, '--config', m.configFile], { env: envOf(who) });
+  /** The same command in this process (test/support/cli-in-process.ts). */
+  const inProcessAs = (who: { file: string } | null, ...args: string[]) =>
+    runCommand([...args, '--config', m.configFile], { env: envOf(who) });
   const cost = (await findingsOfType(m, 'cost_mismatch'))[0]!;
   const decide = ['findings', 'decide', cost.finding_id, '--decision', 'claim', '--note', 'charged above the list'];
 
-  const typed = await as(null, ...decide, '--by', 'Ana Lima');
+  const typed = await inProcessAs(null, ...decide, '--by', 'Ana Lima');
   expect(typed.code).toBe(2);
   expect(typed.stderr).toContain('needs --identity FILE');
   const decided = await as(ana, ...decide);
@@ -65,10 +70,10 @@ test('decide, plan, approve and close, each by its key and role; every row signe
   expect(decided.stdout).toContain('by Ana Lima');
   expect((await as(ana, 'actions', 'plan', '--period', period)).code).toBe(0);
 
-  const byAna = await as(ana, 'actions', 'approve', '--period', period, '--all');
+  const byAna = await inProcessAs(ana, 'actions', 'approve', '--period', period, '--all');
   expect(byAna.code).toBe(1);
   expect(byAna.stderr).toContain('Ana Lima may not approve actions: it needs the approver role');
-  const byBruno = await as(bruno, 'actions', 'approve', '--period', period, '--all');
+  const byBruno = await inProcessAs(bruno, 'actions', 'approve', '--period', period, '--all');
   expect(byBruno.code).toBe(1);
   expect(byBruno.stderr).toMatch(/above actions\.approvalLimit\.(BRL|USD) \(0\.01\): only Carla Dias may approve it/);
   const byCarla = await as(carla, 'actions', 'approve', '--period', period, '--all');
@@ -77,7 +82,7 @@ test('decide, plan, approve and close, each by its key and role; every row signe
     /Carla Dias approved 1 action\(s\) of 2024-03\n {2}under approval policy [0-9a-f]{64}/,
   );
 
-  const closedByCarla = await as(carla, 'close', '--period', period, '--allow-undecided');
+  const closedByCarla = await inProcessAs(carla, 'close', '--period', period, '--allow-undecided');
   expect(closedByCarla.code).toBe(1);
   expect(closedByCarla.stderr).toContain('Carla Dias may not close: it needs the signer role');
   const closed = await as(bruno, 'close', '--period', period, '--allow-undecided', '--allow-open');
