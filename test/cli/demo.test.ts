@@ -8,6 +8,7 @@ import { addMonths, periodOf, periodStart, todayIn } from '../../core/calendar.j
 import { maskPin } from '../../core/masking.js';
 import { Dataset } from '../../doubles/simulator/dataset.js';
 import { runCli, startCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { wholeKeysUnder } from '../support/key-scan.js';
 
 /**
@@ -137,7 +138,9 @@ describe('pinrecon demo, as a new user runs it', () => {
     }
 
     // Issue 30 item 8: every command of the next steps works as printed, with the demo's settings (its config
-    // file): nothing proven before becomes unproven, nothing is written outside the folder.
+    // file): nothing proven before becomes unproven, nothing is written outside the folder. They run in this process
+    // with the printed arguments and environment (issue 27: their wiring is proven by their own spawned tests);
+    // simulate-api serves until signalled, so it is spawned.
     const configFile = path.join(out, 'pinrecon.config.json');
     expect(JSON.parse(readFileSync(configFile, 'utf8'))).toMatchObject({
       database,
@@ -180,7 +183,7 @@ describe('pinrecon demo, as a new user runs it', () => {
             throw new Error(`simulate-api ended: ${simulator.output()}`);
           continue;
         }
-        const result = await runCli(command.args, { cwd: dir, env });
+        const result = await runCommand(command.args, { cwd: dir, env });
         if (command.args[0] === 'close') {
           // Signing off waits until every finding is decided (step 1): refused for that reason, not for a setting.
           expect(result.code).toBe(1);
