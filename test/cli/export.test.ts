@@ -2,6 +2,7 @@
  * `pinrecon export`: a reconciled period's marts and the tables beside them written one file each (Parquet and
  * CSV, flat or Hive-partitioned), readable back with DuckDB, only that period's rows, exact decimals, no PIN whole;
  * a clear error for a period never reconciled; the snapshot used while a job holds the database.
+ * The first case spawns the CLI (its wiring); the others run the same command in this process.
  */
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -10,14 +11,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exportedMarts, exportPeriod } from '../../pipelines/analysts/export.js';
 import { publishSnapshot } from '../../core/warehouse.js';
 import { runCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { capturedOutput, holdWriteLock, openWarehouse, temporaryDirectory, testConfig } from '../support/ledger.js';
 
 const temp = temporaryDirectory('export');
 const config = testConfig(temp.dir);
 const configFile = path.join(temp.dir, 'pinrecon.config.json');
 
+/** `pinrecon export … --config`, in this process (a spawn costs about a CPU-second). */
 function exportCli(...args: string[]) {
-  return runCli(['export', ...args, '--config', configFile]);
+  return runCommand(['export', ...args, '--config', configFile]);
 }
 
 /** Reads an exported file back with DuckDB, as another tool would. */
@@ -114,7 +117,8 @@ afterAll(() => temp.remove());
 describe('pinrecon export', () => {
   it('writes one Parquet file per mart with the period rows only, exact decimals and no PIN whole', async () => {
     const out = path.join(temp.dir, 'parquet');
-    const result = await exportCli('--period', '2024-03', '--out', out);
+    // Spawned: the command's wiring, as users run it.
+    const result = await runCli(['export', '--period', '2024-03', '--out', out, '--config', configFile]);
     expect(result.code, result.stderr).toBe(0);
     expect(readdirSync(out).sort()).toEqual(exportedMarts.map((m) => `${m}-2024-03.parquet`).sort());
     expect(result.stdout).toMatch(/recon_exceptions-2024-03.parquet {2}\(2 rows\)/);
