@@ -11,13 +11,21 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeyPair } from '../../core/signatures.js';
 import { withWarehouse } from '../../core/warehouse.js';
 import { runCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { reconcileStep } from '../support/commands.js';
 import { configSchema } from '../../config/schema.js';
 import { asOf, fillFindings, period, type PeriodFindings } from '../support/decisions.js';
 import { openFixture, type Fixture } from '../support/reconcile.js';
 import { launchBrowser, noChromium, startServe } from '../support/review-browser.js';
 
-const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+const env = { CI: 'true', PINRECON_SMTP_URL: '' };
+/** serve, spawned: it runs until signalled, and its refusals are its wiring. */
+const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env });
+/**
+ * verify and actions plan, the subject's checks and setup, in this process (issue 27): their wiring is spawned in
+ * test/cli/controls-seal.test.ts and test/cli/signed-routine.test.ts.
+ */
+const inProcess = (args: string[], cwd: string) => runCommand(args, { cwd, env });
 
 describe.skipIf(noChromium !== '')(`pinrecon serve with people${noChromium ? ` (skipped: ${noChromium})` : ''}`, () => {
   let f: Fixture;
@@ -112,12 +120,12 @@ describe.skipIf(noChromium !== '')(`pinrecon serve with people${noChromium ? ` (
     );
     expect(row).toMatchObject({ decided_by: 'Ana Lima', signer: ana.fingerprint });
     expect(row!.signature).toMatch(/^[A-Za-z0-9+/]+=*$/);
-    const verified = await pinrecon(['verify', '--period', period], cwd);
+    const verified = await inProcess(['verify', '--period', period], cwd);
     expect(verified.code, verified.stdout + verified.stderr).toBe(0);
   });
 
   it('refuses an approval to a person without the approver role, and records the approver’s', async () => {
-    const planned = await pinrecon(['actions', 'plan', '--period', period, '--identity', key('ana')], cwd);
+    const planned = await inProcess(['actions', 'plan', '--period', period, '--identity', key('ana')], cwd);
     expect(planned.code, planned.stderr).toBe(0);
     const approveAs = async (name: string) => {
       const serving = await startServe(cwd, ['--identity', key(name)]);
