@@ -36,10 +36,13 @@ describe('pinrecon demo, as a new user runs it', () => {
   it('runs the month-end job on the embedded default and says where everything went', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-demo-'));
     // The usual umask of a login shell: pinrecon must make what it writes private by itself.
-    process.umask(0o022);
+    const umask = process.umask(0o022);
     // How long it takes is the demo's own line ("done in N s"), not an assertion: a loaded machine (load 20
     // on two cores this week) took 93 s where a quiet one takes 5.
-    const { code, stdout, stderr } = await runCli(['demo'], { cwd: dir, env: cleanEnvironment() });
+    const { code, stdout, stderr } = await runCli(['demo'], { cwd: dir, env: cleanEnvironment() }).finally(() =>
+      // Put back: the cli files share this worker (isolate: false), and the umask is the process's.
+      process.umask(umask),
+    );
     expect(code, stderr).toBe(0);
     expect(stdout + stderr).toMatch(/done in [\d.]+ ?s/);
 
