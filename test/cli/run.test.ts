@@ -1,9 +1,9 @@
 /**
- * `pinrecon run` as schedulers run it (the built CLI, spawned) against the simulator, when things go
- * wrong: a --ledger file that is not there and a period after the as-of date are bad usage (exit 2);
- * no ledger at all for the period fails before extracting (exit 1); a failing step still prints the
- * table of steps before the error (exit 1); a missing ledger file with earlier imports covering the
- * period warns and goes on (exit 0).
+ * `pinrecon run` as schedulers run it against the simulator, when things go wrong: a --ledger file that is not
+ * there and a period after the as-of date are bad usage (exit 2); no ledger at all for the period fails before
+ * extracting (exit 1); a failing step still prints the table of steps before the error (exit 1); a missing ledger
+ * file with earlier imports covering the period warns and goes on (exit 0). The failing step's case spawns the
+ * built CLI (its wiring); the others run the same command in this process, a spawn costing about a CPU-second.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,22 +14,33 @@ import { Warehouse } from '../../core/warehouse.js';
 import { generateLedger } from '../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli, unusedPort } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { ledgerImportStep } from '../support/commands.js';
 
 const period = '2026-03';
 const asOf = '2026-04-10';
 
 /** As a scheduler runs it: not a terminal, no SMTP URL from the environment. */
-const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+const schedulerEnv = { CI: 'true', PINRECON_SMTP_URL: '' };
+const pinrecon = (args: string[], cwd: string) => runCommand(args, { cwd, env: schedulerEnv });
 
-describe('pinrecon run (spawned) when something is wrong', () => {
+describe('pinrecon run when something is wrong', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-run-cli-'));
   let simulator: RunningSimulator;
   let ledgerFile: string;
   /** What pinrecon.config.json says, its database path resolved, for a setup step run in this process. */
   let config: Config;
-  const run = (...args: string[]) =>
-    pinrecon(['run', '--period', period, '--as-of', asOf, '--config', 'pinrecon.config.json', ...args], dir);
+  const runArgs = (args: string[]) => [
+    'run',
+    '--period',
+    period,
+    '--as-of',
+    asOf,
+    '--config',
+    'pinrecon.config.json',
+    ...args,
+  ];
+  const run = (...args: string[]) => pinrecon(runArgs(args), dir);
 
   beforeAll(async () => {
     simulator = await startSimulator({
@@ -108,7 +119,8 @@ describe('pinrecon run (spawned) when something is wrong', () => {
   );
 
   it('prints the table of steps when a step fails, then the error, and exits 1', async () => {
-    const result = await run('--ledger', ledgerFile, '--email');
+    // Spawned: the command's wiring, as a scheduler sees it (exit code, table, error).
+    const result = await runCli(runArgs(['--ledger', ledgerFile, '--email']), { cwd: dir, env: schedulerEnv });
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(
       /^pinrecon run 2026-03 \(as of 2026-04-10; .*\) — run \S+ — FAILED at report \+ email$/m,
