@@ -1,5 +1,6 @@
 /**
- * Issue 28 item 4, the built CLI against the simulator over real HTTP: an action is bound to the decision it was
+ * Issue 28 item 4, the CLI against the simulator over real HTTP (the built CLI spawned for execute, its kill -9
+ * and export; the other commands in this process, issue 27): an action is bound to the decision it was
  * planned from. A reversal whose finding is decided again before `execute` is canceled with no reversal request;
  * a journal entry decided again before `export` is canceled and is no line of the file; a kill -9 of an execute
  * with a re-decision before the re-run leaves nothing done against the new decision; a signed-off period is
@@ -11,6 +12,7 @@ import { simpleParser } from 'mailparser';
 import { afterEach, expect, test } from 'vitest';
 import { unzipInto, runVerifyMjs } from '../support/audit-pack.js';
 import { cliPath } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { listActions } from '../../pipelines/actions/store.js';
 import {
   approvedReversals,
@@ -38,6 +40,15 @@ const ok = (result: { code: number | null; stderr: string; stdout: string }) =>
 /** `findings decide` as a setup step, in this process (issue 27): a test spawns the CLI for its subject only. */
 const decide = (m: ActionsMonth, ids: string[], decision: string, note = 'checked with the provider') =>
   decideInProcess(m, ids, decision, note);
+
+/**
+ * As m.cli, in this process (test/support/cli-in-process.ts): execute's wiring is its first spawned case; report,
+ * verify and audit-pack are spawned in test/cli/controls-seal.test.ts.
+ */
+const inProcess = (m: ActionsMonth, ...args: string[]) =>
+  runCommand([...args, '--config', m.configFile], {
+    env: { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' },
+  });
 
 const statusOf = (m: ActionsMonth, actionId: string) =>
   m.withDatabase(
@@ -126,7 +137,7 @@ test(
 
     // Every finding is decided again (claim) while one action is in flight and the others approved.
     await decide(m, [...actions.keys()], 'claim', 'do NOT reverse');
-    const rerun = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa', '--json');
+    const rerun = await inProcess(m, 'actions', 'execute', '--period', period, '--by', 'Bruno Costa', '--json');
     ok(rerun);
     // The one request made before the kill took effect (read back: verified); no other was made.
     expect(m.simulator.stats()).toMatchObject({ reversals: 1, reversalsRefused: 0 });
@@ -147,15 +158,15 @@ test(
     const actions = await approvedReversals(m);
     await closeInProcess(m, 'Carla Dias');
 
-    const refused = await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa');
+    const refused = await inProcess(m, 'actions', 'execute', '--period', period, '--by', 'Bruno Costa');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/signed off by Carla Dias/);
     expect(refused.stderr).toMatch(/--after-signoff/);
     expect(m.simulator.stats().reversals).toBe(0);
 
-    ok(await m.cli('actions', 'execute', '--period', period, '--by', 'Bruno Costa', '--after-signoff'));
+    ok(await inProcess(m, 'actions', 'execute', '--period', period, '--by', 'Bruno Costa', '--after-signoff'));
     expect(m.simulator.stats().reversals).toBe(actions.size);
-    const report = await m.cli('report', '--period', period, '--email', '--dry-run', '--json');
+    const report = await inProcess(m, 'report', '--period', period, '--email', '--dry-run', '--json');
     ok(report);
     const eml = (JSON.parse(report.stdout) as { email: { eml: string } }).email.eml;
     const mail = await simpleParser(readFileSync(eml));
@@ -165,11 +176,11 @@ test(
 
     // Names typed (no people configured): verify passes and says so; the audit pack's verify.mjs checks everything
     // else, then exits 1 because nothing was signed with a key.
-    const verified = await m.cli('verify', '--period', period);
+    const verified = await inProcess(m, 'verify', '--period', period);
     ok(verified);
     expect(verified.stdout).toMatch(/names typed, not attested/);
     const zipFile = path.join(m.dir, 'pack.zip');
-    ok(await m.cli('audit-pack', '--period', period, '--out', zipFile));
+    ok(await inProcess(m, 'audit-pack', '--period', period, '--out', zipFile));
     const unzipped = path.join(m.dir, 'pack');
     await unzipInto(unzipped, zipFile);
     const checked = runVerifyMjs(unzipped);
