@@ -2,7 +2,8 @@
  * Item 2 of issue 8: keys at rest. Extractions from the simulator over loopback HTTP through the built CLI:
  * a new database keeps only masked keys and their HMACs, and no file it writes holds a whole key; a config
  * contradicting the recorded mode is refused; a `store` database is migrated by `keys protect` (its dry run
- * changes nothing) so that no whole key is left in the tables or the landing files.
+ * changes nothing) so that no whole key is left in the tables or the landing files. The first extraction and the
+ * migration spawn the CLI (their wiring); the other commands run in this process, a spawn costing a CPU-second.
  */
 import { createHmac } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
@@ -13,6 +14,7 @@ import { maskPin } from '../../core/masking.js';
 import { withWarehouse } from '../../core/warehouse.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { runCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { wholeKeysUnder } from '../support/key-scan.js';
 import { temporaryDirectory } from '../support/ledger.js';
 
@@ -59,11 +61,12 @@ function writeConfig(dir: string, security?: Record<string, string>): string {
   return file;
 }
 
+const extractArgs = (config: string) => ['extract', '--from', from, '--to', to, '--config', config];
 const extract = (config: string) =>
-  runCli(['extract', '--from', from, '--to', to, '--config', config], {
-    cwd: temp.dir,
-    env: { PINRECON_KEY_SECRET: secret },
-  });
+  runCommand(extractArgs(config), { cwd: temp.dir, env: { PINRECON_KEY_SECRET: secret } });
+/** `keys protect …`, in this process. */
+const protect = (...args: string[]) =>
+  runCommand(['keys', 'protect', ...args], { env: { PINRECON_KEY_SECRET: secret } });
 
 async function storedKeys(database: string) {
   return withWarehouse(database, { readOnly: true, timezone }, (w) =>
@@ -100,7 +103,8 @@ async function catalog(database: string) {
 describe('keys at rest', () => {
   it('a new database keeps the last 4 and an HMAC, and no file it writes holds a whole key', async () => {
     const config = writeConfig('fresh');
-    const result = await extract(config);
+    // Spawned: extract's wiring, and what a process of its own leaves on disk.
+    const result = await runCli(extractArgs(config), { cwd: temp.dir, env: { PINRECON_KEY_SECRET: secret } });
     expect(result.code, result.stderr).toBe(0);
     const rows = await storedKeys(path.join(temp.dir, 'fresh', 'pinrecon.duckdb'));
     expect(rows.length).toBeGreaterThan(500);
@@ -132,9 +136,7 @@ describe('keys at rest', () => {
       expect(landingLeaks).toBeGreaterThan(500);
 
       const hashConfig = writeConfig('old');
-      const dryRun = await runCli(['keys', 'protect', '--dry-run', '--config', hashConfig], {
-        env: { PINRECON_KEY_SECRET: secret },
-      });
+      const dryRun = await protect('--dry-run', '--config', hashConfig);
       expect(dryRun.code, dryRun.stderr).toBe(0);
       expect(dryRun.stdout).toContain('dry run: nothing was changed');
       expect(dryRun.stdout).toMatch(
@@ -145,6 +147,7 @@ describe('keys at rest', () => {
       expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys).length).toBe(landingLeaks);
 
       const catalogBefore = await catalog(database);
+      // Spawned: the migration's wiring, as an operator runs it.
       const done = await runCli(['keys', 'protect', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
       expect(done.code, done.stderr).toBe(0);
       expect(done.stdout).toContain('store → hash');
@@ -172,7 +175,7 @@ describe('keys at rest', () => {
       // Protected now: a later extraction (no security.keys) keeps masking, and protecting again changes nothing.
       expect((await extract(hashConfig)).code).toBe(0);
       expect(wholeKeysUnder(path.join(temp.dir, 'old', 'landing'), wholeKeys)).toEqual([]);
-      const again = await runCli(['keys', 'protect', '--config', hashConfig], { env: { PINRECON_KEY_SECRET: secret } });
+      const again = await protect('--config', hashConfig);
       expect(again.stdout).toContain('rewrote 0 keys in sales, 0 records in sales_quarantine');
     },
   );
