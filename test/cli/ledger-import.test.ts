@@ -1,4 +1,8 @@
-/** `pinrecon ledger import` through the built CLI: option overrides, exit codes, --json, and kill -9 mid-import. */
+/**
+ * `pinrecon ledger import` through the built CLI: option overrides, exit codes, --json, and kill -9 mid-import.
+ * The first import, the killed one and its re-run are spawned; the others run the command in this process
+ * (runCommand), a spawn costing about a CPU-second.
+ */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +10,7 @@ import { brazilianColumns, writeLedgerCsv } from '../../bench/generators/ledger-
 import { snapshotPath, type Warehouse } from '../../core/warehouse.js';
 import { existsSync } from 'node:fs';
 import { runCli, startCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { openWarehouse, temporaryDirectory, testConfig } from '../support/ledger.js';
 
 const header = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status';
@@ -19,6 +24,7 @@ async function counts(warehouse: Warehouse): Promise<Record<string, string>> {
 
 describe('pinrecon ledger import (CLI)', () => {
   const cli = (args: string[], cwd: string) => runCli(args, { cwd });
+  const inProcess = (args: string[], cwd: string) => runCommand(args, { cwd });
 
   it(
     'imports with option overrides, prints the summary and first rejects, ' +
@@ -58,7 +64,7 @@ describe('pinrecon ledger import (CLI)', () => {
         );
         expect(existsSync(snapshotPath(path.join(dir.dir, 'data', 'p.duckdb')))).toBe(true);
 
-        const json = await cli([...args, '--json'], dir.dir);
+        const json = await inProcess([...args, '--json'], dir.dir);
         expect(json.code).toBe(0);
         expect(JSON.parse(json.stdout)).toMatchObject({
           ok: true,
@@ -82,7 +88,7 @@ describe('pinrecon ledger import (CLI)', () => {
       try {
         const file = path.join(dir.dir, 'ledger.csv');
         writeFileSync(file, 'reference;product\nA;1\n');
-        const result = await cli(['ledger', 'import', file], dir.dir);
+        const result = await inProcess(['ledger', 'import', file], dir.dir);
         expect(result.code).toBe(2);
         expect(result.stderr).toMatch(
           new RegExp(
@@ -90,10 +96,10 @@ describe('pinrecon ledger import (CLI)', () => {
               /see them\).*ledger.delimiter/.source,
           ),
         );
-        const missing = await cli(['ledger', 'import', path.join(dir.dir, 'nope.csv')], dir.dir);
+        const missing = await inProcess(['ledger', 'import', path.join(dir.dir, 'nope.csv')], dir.dir);
         expect(missing.code).toBe(2);
         expect(missing.stderr).toMatch(/nope.csv does not exist/);
-        const directory = await cli(['ledger', 'import', dir.dir], dir.dir);
+        const directory = await inProcess(['ledger', 'import', dir.dir], dir.dir);
         expect(directory.code).toBe(2);
         expect(directory.stderr).toMatch(
           new RegExp(
@@ -141,6 +147,7 @@ describe('pinrecon ledger import (CLI)', () => {
       } finally {
         warehouse.close();
       }
+      // Spawned, as the killed run was: the re-run of a crash, as an operator does it.
       const rerun = await cli(['ledger', 'import', file, '--json'], dir.dir);
       expect(rerun.code).toBe(0);
       expect(JSON.parse(rerun.stdout)).toMatchObject({ lines: total, accepted: total, rejected: 0 });
