@@ -1,7 +1,8 @@
 /**
- * `pinrecon report` as users and schedulers run it (the built CLI, spawned): prints the workbook's path,
- * --json for machines, --dry-run's .eml, exit 1 with why and what to do when the email cannot be sent
- * (never printing the SMTP password). Its options and their usage errors: test/commands/report.test.ts.
+ * `pinrecon report` as users and schedulers run it: prints the workbook's path, --json for machines, --dry-run's
+ * .eml, exit 1 with why and what to do when the email cannot be sent (never printing the SMTP password). The first
+ * case spawns the built CLI (its wiring); the others run the same command in this process, a spawn costing about a
+ * CPU-second. Its options and their usage errors: test/commands/report.test.ts.
  */
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -9,11 +10,13 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { Warehouse } from '../../core/warehouse.js';
 import { createReportFixture, period, type ReportFixture } from '../support/report.js';
 import { runCli, unusedPort } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 
 /** As a scheduler runs it: not a terminal, no SMTP URL from the environment. */
-const pinrecon = (args: string[], cwd: string) => runCli(args, { cwd, env: { CI: 'true', PINRECON_SMTP_URL: '' } });
+const schedulerEnv = { CI: 'true', PINRECON_SMTP_URL: '' };
+const pinrecon = (args: string[], cwd: string) => runCommand(args, { cwd, env: schedulerEnv });
 
-describe('pinrecon report (spawned)', () => {
+describe('pinrecon report', () => {
   const password = 'smtp-secret-never-printed';
   let fixture: ReportFixture;
   let configFile: string;
@@ -41,7 +44,10 @@ describe('pinrecon report (spawned)', () => {
   });
 
   it('writes the workbook and prints its path', async () => {
-    const result = await pinrecon(['report', '--period', period, '--config', configFile], fixture.dir);
+    const result = await runCli(['report', '--period', period, '--config', configFile], {
+      cwd: fixture.dir,
+      env: schedulerEnv,
+    });
     expect(result.stderr).not.toContain('error');
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toBe(workbook);
