@@ -12,6 +12,7 @@ import { startMailSink } from '../../doubles/mail-sink/mail-sink.js';
 import { composeAlertEmail, retryCommand } from '../../reports/alert-email.js';
 import { Warehouse } from '../../core/warehouse.js';
 import { runCli, startCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { temporaryDirectory } from '../support/ledger.js';
 
 /** Starts the scheduler, waits until `until` says its log is complete, stops it with SIGTERM. */
@@ -186,11 +187,13 @@ describe('pinrecon schedule: failures reach a person', () => {
       'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,country_code,order_status\n' +
         'PO-1,10,2026-01-05,10.00,8.00,BRL,BR,paid\n',
     );
-    expect((await runCli(['ledger', 'import', ledger, '--config', configFile], { cwd: temp.dir })).code).toBe(0);
+    // In this process but the failed extract (a spawn costs about a CPU-second; these commands' own files spawn them).
+    expect((await runCommand(['ledger', 'import', ledger, '--config', configFile], { cwd: temp.dir })).code).toBe(0);
     // Never extracted: reconcile refuses the incomplete period (exit 1).
-    const failed = await runCli(['reconcile', '--period', '2026-01', '--config', configFile], { cwd: temp.dir });
+    const failed = await runCommand(['reconcile', '--period', '2026-01', '--config', configFile], { cwd: temp.dir });
     expect(failed.code, failed.stderr).toBe(1);
     const extract = ['extract', '--from', '2026-01-01', '--to', '2026-01-02', '--config', configFile];
+    // Spawned: a job run by hand, as a process, fails and republishes the snapshot.
     const unreachable = await runCli(extract, { cwd: temp.dir });
     expect(unreachable.code, unreachable.stderr).toBe(1);
     const snapshot = await Warehouse.open(path.join(temp.dir, 'db.snapshot.duckdb'), { readOnly: true });
@@ -204,7 +207,7 @@ describe('pinrecon schedule: failures reach a person', () => {
       snapshot.close();
     }
     // And query, reading that snapshot, says so before anything else.
-    const query = await runCli(['query', 'select 1 as one', '--config', configFile], { cwd: temp.dir });
+    const query = await runCommand(['query', 'select 1 as one', '--config', configFile], { cwd: temp.dir });
     expect(query.code, query.stderr).toBe(0);
     expect(query.stderr).toMatch(/warning: the last job, extract started 2\d{3}-.*, failed: the snapshot holds/);
   });
