@@ -1,7 +1,8 @@
 /**
  * End to end against the simulator over real HTTP: extract the period, import the generated ledger (with
  * planted breaks of every kind), reconcile — the findings equal the plant exactly, including the orders
- * whose sale only an individual lookup by reference finds. Then the CLI on the same database.
+ * whose sale only an individual lookup by reference finds. Then the CLI on the same database: the human run
+ * spawned (its wiring), --json and the bad period in this process (a spawn costs about a CPU-second).
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,6 +18,7 @@ import { Warehouse } from '../../core/warehouse.js';
 import { generateLedger, type LedgerPlant } from '../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../../doubles/simulator/server.js';
 import { cliPath, runCli } from '../support/cli.js';
+import { runCommand } from '../support/cli-in-process.js';
 import { capturingOutput, testConfig } from '../support/reconcile.js';
 
 const period = '2024-03';
@@ -165,11 +167,10 @@ test('the CLI: exit 0 with counts per type and totals per currency; exit 2 on a 
       api: { ...config.api, identifier: undefined, secret: undefined },
     }),
   );
+  const env = { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' };
   // Asynchronous: the simulator answering the CLI's lookups runs in this process.
-  const cli = (...args: string[]) =>
-    runCli([...args, '--config', configFile], {
-      env: { PINRECON_API_IDENTIFIER: 'demo-partner', PINRECON_API_SECRET: 'demo-secret' },
-    });
+  const spawned = (...args: string[]) => runCli([...args, '--config', configFile], { env });
+  const cli = (...args: string[]) => runCommand([...args, '--config', configFile], { env });
 
   const json = await cli('reconcile', '--period', period, '--as-of', asOf, '--json');
   expect(json.code, json.stderr).toBe(0);
@@ -186,7 +187,7 @@ test('the CLI: exit 0 with counts per type and totals per currency; exit 2 on a 
   });
   expect(document.stages.marts).toBeGreaterThan(0);
 
-  const human = await cli('reconcile', '--period', period, '--as-of', asOf);
+  const human = await spawned('reconcile', '--period', period, '--as-of', asOf);
   expect(human.code, human.stderr).toBe(0);
   expect(human.stdout).toMatch(/missing_at_provider\s+\d+/);
   expect(human.stdout).toMatch(/missing at provider: 0 proven by windows, [1-9]\d* by lookup, 0 unproven/);
