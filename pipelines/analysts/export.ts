@@ -104,13 +104,17 @@ export async function exportPeriod(
       }
       // In the Hive layout the period is the folder (period=YYYY-MM), not a column of the file: readers add it back.
       const stored = layout === 'hive' ? columns.filter(({ column_name: name }) => name !== 'period') : columns;
-      const selectList = stored.map(({ column_name: name, data_type: type }) => {
+      const maskedList = stored.map(({ column_name: name, data_type: type }) => {
         const quoted = sqlIdentifier(name);
         if (isPinColumn(name)) return `${maskPinSql(`CAST(${quoted} AS VARCHAR)`)} AS ${quoted}`;
-        const text = byValue && type === 'VARCHAR' ? maskPinValue(quoted) : quoted;
-        // A CSV opened in a spreadsheet must not run a cell as a formula.
-        if (options.format === 'csv' && type === 'VARCHAR') return `${neutralizeFormulaSql(text)} AS ${quoted}`;
-        return text === quoted ? quoted : `${text} AS ${quoted}`;
+        return byValue && type === 'VARCHAR' ? `${maskPinValue(quoted)} AS ${quoted}` : quoted;
+      });
+      // A CSV opened in a spreadsheet must not run a cell as a formula. The guard reads the masked value by name: it
+      // names its value four times, and the masking expression written in each place made a CSV export ~10x slower.
+      const selectList = stored.map(({ column_name: name, data_type: type }) => {
+        const quoted = sqlIdentifier(name);
+        const guarded = options.format === 'csv' && type === 'VARCHAR' && !isPinColumn(name);
+        return guarded ? `${neutralizeFormulaSql(quoted)} AS ${quoted}` : quoted;
       });
       const pins = byValue ? `WITH ${pinValuesCte} ` : '';
       const target = exportTarget(options.outDir, mart, options.period, options.format, layout);
@@ -122,7 +126,8 @@ export async function exportPeriod(
       const copyOptions = options.format === 'parquet' ? '(FORMAT parquet)' : '(FORMAT csv, HEADER true)';
       // The period is a validated YYYY-MM; COPY takes no parameters.
       const rows = periodFilter(mart, options.period);
-      const query = `${pins}SELECT ${selectList.join(', ')} FROM ${mart} WHERE ${rows} ORDER BY ALL`;
+      const masked = `SELECT ${maskedList.join(', ')} FROM ${mart} WHERE ${rows}`;
+      const query = `${pins}SELECT ${selectList.join(', ')} FROM (${masked}) ORDER BY ALL`;
       try {
         let rows: number;
         if (options.format === 'arrow') {
