@@ -17,6 +17,7 @@ import {
   asOf,
   benchFolder,
   checkFindings,
+  measurePublishing,
   defaultMonthSales,
   monthSales,
   period,
@@ -74,6 +75,8 @@ export async function run(): Promise<BenchResult> {
     }
     const { json } = job;
     const findings = await checkFindings(month);
+    // Issue 33 item 4: what publishing the analysts' snapshot costs at this size, against the run that triggers it.
+    const publishing = await measurePublishing(month.database);
     const lookups = json.reconcile.lookup.references ?? 0;
     const step = (s: { step: string }) => s.step.replace(/\W+/g, '_');
     const stepSeconds = Object.fromEntries(json.steps.map((s) => [`${step(s)}_s`, round(s.seconds)]));
@@ -109,6 +112,9 @@ export async function run(): Promise<BenchResult> {
         run_cpu_s: round(job.cpuSeconds),
         simulator_cpu_during_run_s: round(job.simulatorCpuSeconds),
         run_peak_rss_MiB: job.peakRssMiB,
+        database_MiB: publishing.fileMiB,
+        publish_unchanged_s: publishing.unchanged,
+        publish_copy_s: publishing.changed,
         ...stepRss,
         ...rssDuring,
       },
@@ -129,6 +135,13 @@ export async function run(): Promise<BenchResult> {
           ok: findings.missing === 0 && findings.unexpected === 0,
         },
         { label: `individual lookups ≤ ${maxLookups}`, measured: String(lookups), ok: lookups <= maxLookups },
+        {
+          label: 'publishing the snapshot ≤ 10 % of the run; nothing copied when nothing changed',
+          measured:
+            `a copy of ${publishing.fileMiB} MiB: ${publishing.changed} s ` +
+            `(${((publishing.changed / job.seconds) * 100).toFixed(1)} %); unchanged: ${publishing.unchanged} s`,
+          ok: publishing.changed <= job.seconds * 0.1 && publishing.unchanged <= 0.05,
+        },
       ],
       notes:
         `\`pinrecon run --period ${period} --as-of ${asOf}\` with extract.historyStart ${historyStart} in its own ` +

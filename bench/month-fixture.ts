@@ -5,14 +5,15 @@
  * process with its peak RSS measured at exit — each benchmark measures what a user runs.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { packageRoot } from '../core/paths.js';
-import { Warehouse } from '../core/warehouse.js';
+import { publishSnapshot, Warehouse } from '../core/warehouse.js';
+import { timed } from './harness.js';
 import { plantFile, type MonthLedgerOptions, type MonthPlant } from './generators/month-ledger.js';
 import {
   cpuSecondsOf,
@@ -356,4 +357,25 @@ export async function salesInPeriod(month: Month): Promise<number> {
 
 export function round(seconds: number): number {
   return Math.round(seconds * 10) / 10;
+}
+
+/** A size in MiB, to a tenth. */
+export const mib = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
+
+/** publishSnapshot timed twice on `database`: with nothing new since the last publish, then after one new row. */
+export async function measurePublishing(database: string) {
+  const warehouse = await Warehouse.open(database, { applySchema: false });
+  try {
+    await publishSnapshot(warehouse);
+    const unchanged = await timed(() => publishSnapshot(warehouse));
+    await warehouse.run('CREATE OR REPLACE TABLE bench_publish_marker AS SELECT now() AS at');
+    const changed = await timed(() => publishSnapshot(warehouse));
+    return {
+      unchanged: Number(unchanged.seconds.toFixed(3)),
+      changed: Number(changed.seconds.toFixed(3)),
+      fileMiB: mib(statSync(database).size),
+    };
+  } finally {
+    warehouse.close();
+  }
 }

@@ -7,10 +7,10 @@
  * (no copy) and one after a change (a copy of the whole file), each timed. PINRECON_BENCH_REFETCH_SALES sets the scale.
  */
 import { rmSync, statSync } from 'node:fs';
-import { publishSnapshot, snapshotPath, Warehouse } from '../core/warehouse.js';
+import { snapshotPath } from '../core/warehouse.js';
 import type { ExtractSummary } from '../pipelines/extract/extract.js';
-import { peakRssMiB, timed, type BenchResult } from './harness.js';
-import { benchFolder, prepareMonth, round, runPinrecon } from './month-fixture.js';
+import { peakRssMiB, type BenchResult } from './harness.js';
+import { benchFolder, mib, measurePublishing, prepareMonth, round, runPinrecon } from './month-fixture.js';
 
 export const name = 're-fetching a month twelve times: file size and snapshot publishing';
 
@@ -23,8 +23,6 @@ const refetches = 12;
 const allowedGrowth = 1.1;
 /** A publish with nothing new reads 12 KiB of headers, whatever the file's size. */
 const unchangedPublishSeconds = 0.05;
-
-const mib = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
 interface Fetch {
   run: number;
@@ -114,22 +112,4 @@ export async function run(): Promise<BenchResult> {
 
 function snapshotInode(database: string): number | undefined {
   return statSync(snapshotPath(database), { throwIfNoEntry: false })?.ino;
-}
-
-/** publishSnapshot timed twice on `database`: with nothing new since the last publish, then after one new row. */
-async function measurePublishing(database: string) {
-  const warehouse = await Warehouse.open(database, { applySchema: false });
-  try {
-    await publishSnapshot(warehouse);
-    const unchanged = await timed(() => publishSnapshot(warehouse));
-    await warehouse.run('CREATE OR REPLACE TABLE bench_publish_marker AS SELECT now() AS at');
-    const changed = await timed(() => publishSnapshot(warehouse));
-    return {
-      unchanged: Number(unchanged.seconds.toFixed(3)),
-      changed: Number(changed.seconds.toFixed(3)),
-      fileMiB: mib(statSync(database).size),
-    };
-  } finally {
-    warehouse.close();
-  }
 }
