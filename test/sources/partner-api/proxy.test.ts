@@ -1,8 +1,9 @@
 /**
  * The provider through a proxy (issue 31): `pinrecon catalog` run with HTTP_PROXY sends every request to the
  * simulator through a small CONNECT proxy on loopback (written here, counting tunnels); NO_PROXY naming the host
- * bypasses it. The CLI is spawned with the variables (no test changes its own environment); real HTTP end to end,
- * every server started here stopped.
+ * bypasses it. The command runs in-process with the variables (runCommand sets them for its run and puts them back,
+ * issue 27: the client reads them where a spawned CLI would); real HTTP end to end, every server started here
+ * stopped.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
@@ -11,7 +12,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type RunningSimulator, startSimulator } from '../../../doubles/simulator/server.js';
-import { runCli } from '../../support/cli.js';
+import { runCommand } from '../../support/cli-in-process.js';
 
 const identifier = 'proxy-partner';
 const secret = 'proxy-secret-123';
@@ -25,6 +26,8 @@ beforeAll(async () => {
     identifier,
     secret,
     dataset: { from: '2024-01-01', to: '2024-01-02', salesCount: 10 },
+    // The catalog's ~60 requests paced at 1000/s, not 45/s (issue 27): what is proven is where they go, not pacing.
+    rateLimitPerSecond: 1000,
   });
   proxy = await startProxy();
 });
@@ -73,8 +76,8 @@ async function startProxy() {
 function configFile(insecure: boolean): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-proxy-'));
   const file = path.join(dir, 'pinrecon.config.json');
-  // The catalog is ~60 requests: paced at 45/s (under the simulator's 50), not the default 25 (issue 27).
-  const api = { baseUrl: simulator.url, maxRequestsPerSecond: 45, ...(insecure && { allowInsecureHttp: true }) };
+  // The catalog is ~60 requests: paced at 1000/s (the simulator's limit here), not the default 25 (issue 27).
+  const api = { baseUrl: simulator.url, maxRequestsPerSecond: 1000, ...(insecure && { allowInsecureHttp: true }) };
   writeFileSync(file, JSON.stringify({ database: path.join(dir, 'pinrecon.duckdb'), api }));
   return file;
 }
@@ -83,7 +86,7 @@ function configFile(insecure: boolean): string {
 async function catalog(env: Record<string, string | undefined>, insecure = true) {
   const file = configFile(insecure);
   const variables = { ...unset, PINRECON_API_IDENTIFIER: identifier, PINRECON_API_SECRET: secret, ...env };
-  const result = await runCli(['catalog', '--json', '--config', file], { env: variables });
+  const result = await runCommand(['catalog', '--json', '--config', file], { env: variables });
   expect(result.code, result.stderr).toBe(0);
   return result;
 }
@@ -100,7 +103,7 @@ describe('the provider through a proxy', () => {
   it('refuses a proxy it cannot speak to (SOCKS): exit 2, naming the variables, never its credentials', async () => {
     const file = configFile(true);
     const env = { ...unset, PINRECON_API_IDENTIFIER: identifier, PINRECON_API_SECRET: secret, NO_PROXY: undefined };
-    const result = await runCli(['catalog', '--config', file], {
+    const result = await runCommand(['catalog', '--config', file], {
       env: { ...env, no_proxy: undefined, HTTP_PROXY: 'socks5://user:hunter2@127.0.0.1:1080' },
     });
     expect(result.code).toBe(2);
