@@ -605,12 +605,13 @@ describe('files the bulk reader cannot read exactly go to the streaming reader, 
     },
     {
       name: 'a large file whose lines SQL mostly leaves to the streaming reader (" BRL")',
+      // One line over the 50,000 the rule needs, not 60,000 (issue 27): the boundary itself, at 5/6 of the work.
       bytes: Buffer.from(
         `${head}\n` +
-          `${Array.from({ length: 60_000 }, (_, i) => `R-${i},1,2024-03-05,1.00,1, BRL,paid`).join('\n')}\n` +
+          `${Array.from({ length: 50_001 }, (_, i) => `R-${i},1,2024-03-05,1.00,1, BRL,paid`).join('\n')}\n` +
           `${good(1)}\n`,
       ),
-      why: /60000 of its 60001 lines need the streaming reader's rules/,
+      why: /50001 of its 50002 lines need the streaming reader's rules/,
     },
     {
       name: 'a date format with month names',
