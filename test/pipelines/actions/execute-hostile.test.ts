@@ -46,7 +46,8 @@ async function openApprovedReversal(): Promise<Fixture> {
   await copyOfTemplate(config.database, 'execute-hostile-approved', async (warehouse) => {
     await recordExtractedMonths(warehouse, '2020-01', '2025-12');
     const made = { dir: path.dirname(warehouse.path), config: testConfig(path.dirname(warehouse.path)), warehouse };
-    await approvedRefunds({ ...made, cleanup: () => undefined }, [sale()]);
+    // The id a fresh fixture's first sale has, whichever files ran before in this worker.
+    await approvedRefunds({ ...made, cleanup: () => undefined }, [sale({ transaction_id: 1000 })]);
   });
   const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
   return {
