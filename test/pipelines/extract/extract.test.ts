@@ -310,11 +310,13 @@ describe('extract: refusals and bad records', () => {
     async () => {
       const malformed = await simulator({ dataset: { ...dataset, malformedEvery: 97 } });
       const config = extractConfig(tempDir('extract-malformed'), malformed.url);
-      const { summary, console } = await extract(config);
+      // One month, not the range's three (issue 27): its ~2,000 records already hold every kind of malformation.
+      const january = { from: '2026-01-01', to: '2026-01-31' };
+      const { summary, console } = await extract(config, january);
       let served = 0;
       let missing = 0;
       let badDates = 0;
-      for (const window of planWindows(range.from, range.to, 'both', 31)) {
+      for (const window of planWindows(january.from, january.to, 'both', 31)) {
         for (const sale of malformed.dataset.salesInPeriod(window.start, window.end, window.flag === 'created')) {
           served++;
           if (sale.malformation?.kind === 'missing-field') missing++;
