@@ -102,14 +102,21 @@ function toSignoff(r: Record<string, string | null>): Signoff {
   };
 }
 
-/** The sign-off state of a period from a `recon_signoff_changes` table (the persistent one by default). */
+/**
+ * The sign-off state of a period from a `recon_signoff_changes` table (the persistent one by default). `signoffs`:
+ * the period's sign-offs as signoffsOf read them in `timezone`, when the caller has them (issue 27: reconcile read
+ * them three to five times).
+ */
 export async function signoffState(
   warehouse: Warehouse,
   period: string,
   changesTable = 'recon_signoff_changes',
   timezone = 'UTC',
+  signoffs?: readonly Signoff[],
 ): Promise<SignoffState> {
-  const signoff = await activeSignoff(warehouse, period, timezone);
+  const signoff = signoffs
+    ? signoffs.find((s) => s.reopenedAt === null)
+    : await activeSignoff(warehouse, period, timezone);
   const changes: SignoffChangeCounts = { new: 0, cleared: 0, changed: 0 };
   if (!signoff) return { status: 'unsigned', changes, deltas: [] };
   for (const row of await warehouse.all<{ change: keyof SignoffChangeCounts; n: string }>(
@@ -146,15 +153,16 @@ async function actionsSince(warehouse: Warehouse, period: string, signoffId: str
 /**
  * The sign-off part of the close facts, read now (not from recon_summary: a close or reopen since the last
  * reconcile must show at once): the active sign-off of `state` (signoffState) and what changed since it, or the
- * latest sign-off if reopened.
+ * latest sign-off if reopened. `signoffs`: as signoffState's.
  */
 export async function signoffFacts(
   warehouse: Warehouse,
   period: string,
   state: SignoffState,
   timezone: string,
+  signoffs?: readonly Signoff[],
 ): Promise<SignoffFacts> {
-  const latest = state.signoff ? undefined : (await signoffsOf(warehouse, period, timezone))[0];
+  const latest = state.signoff ? undefined : (signoffs ?? (await signoffsOf(warehouse, period, timezone)))[0];
   const s = state.signoff;
   return {
     status: state.status,

@@ -8,13 +8,13 @@
 import type { Config } from '../../config/schema.js';
 import { periodEnd, periodStart, todayIn } from '../../core/calendar.js';
 import { UsageError } from '../../core/errors.js';
-import { findingTypeInputRows, findingTypeNames, type FindingType } from '../../core/finding-types.js';
+import { findingTypeNames, type FindingType } from '../../core/finding-types.js';
 import type { Output } from '../../core/output.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import type { PartnerApiClient } from '../../sources/partner-api/client.js';
 import { describeClose } from '../../reports/close-facts.js';
 import { createSignedInput } from '../close/close.js';
-import { activeSignoff, signoffFacts, signoffState, type SignoffState } from '../close/signoffs.js';
+import { signoffFacts, signoffState, signoffsOf, type Signoff, type SignoffState } from '../close/signoffs.js';
 import { checkCompleteness, incompleteError, type Completeness } from '../extract/completeness.js';
 import {
   buildModels,
@@ -41,6 +41,7 @@ import {
 } from './proof-of-absence.js';
 import { fitMemoryToScope } from './scope.js';
 import { carriedInputTables, createCarriedInputs } from './carried-inputs.js';
+import { createConfigInputs } from './config-inputs.js';
 import { createDecisionInputs, decisionInputTables } from './decision-inputs.js';
 import { recordRun } from '../../core/run-trace.js';
 
@@ -164,13 +165,15 @@ export async function reconcile(
             `its findings are stored with the verdict incomplete\n${reasons}`,
         );
       }
-      const signoff = await activeSignoff(warehouse, period);
+      // The period's sign-offs read once, for the run's input and its summary (issue 27: read 3 to 5 times).
+      const signoffs = await signoffsOf(warehouse, period, config.timezone);
+      const signoff = signoffs.find((s) => s.reopenedAt === null);
       try {
         const signoffId = signoff?.signoffId ?? null;
         const runParams = { period, asOf, runId: run.runId, builtAt: new Date(), completeness, signoffId };
         await createInputs(warehouse, config, database, runParams);
         await createSignedInput(warehouse, database, signoffId);
-        await fitMemoryToScope(warehouse);
+        const size = await fitMemoryToScope(warehouse);
         await buildModels(warehouse, models, timings, output);
         output.info(describeBuild(models.length, stages));
 
@@ -193,17 +196,16 @@ export async function reconcile(
         }
 
         const testsStarted = Date.now();
-        const testResults = await runDataTests(warehouse, tests);
+        const testResults = await runDataTests(warehouse, tests, { together: size.testsTogether });
         stages.tests = seconds(testsStarted);
 
         // The stages' seconds reach recon_runs as an input: set now that they are known, then its readers rebuilt.
         await warehouse.run('UPDATE run_stage_seconds SET stage_seconds = $1', [JSON.stringify(stages)]);
         await buildModels(warehouse, readersOf(models, 'run_stage_seconds'), { stages: {}, models: {} }, output);
         const publishStarted = Date.now();
-        await publishMarts(warehouse, models, { column: 'period', value: period });
+        await publishMarts(warehouse, models, { column: 'period', value: period }, database);
         stages.publish = seconds(publishStarted);
 
-        const timezone = config.timezone;
         const facts = {
           runId: run.runId,
           period,
@@ -214,7 +216,8 @@ export async function reconcile(
           started,
           testResults,
           completeness,
-          timezone,
+          timezone: config.timezone,
+          signoffs,
         };
         const summary = await summarize(warehouse, facts);
         run.counters.rowsLoaded = summary.exceptions;
@@ -269,13 +272,7 @@ export async function createInputs(warehouse: Warehouse, config: Config, databas
       config.extract.historyStart ?? null,
     ],
   );
-  await declareInput(warehouse, 'cfg_status_map');
-  for (const [status, statusClass] of Object.entries(r.statusMap)) {
-    await warehouse.run('INSERT OR REPLACE INTO cfg_status_map VALUES (trim($1), $2)', [status, statusClass]);
-  }
-  await declareInput(warehouse, 'cfg_exception_types');
-  for (const row of findingTypeInputRows())
-    await warehouse.run('INSERT INTO cfg_exception_types VALUES ($1, $2, $3, $4, $5, $6)', row);
+  await createConfigInputs(warehouse, config);
   await declareInput(warehouse, 'prev_recon_exceptions');
   await warehouse.run(
     `INSERT INTO prev_recon_exceptions BY NAME
@@ -307,6 +304,8 @@ async function summarize(
     completeness: Completeness;
     /** The configured zone: the sign-off's time is shown in it. */
     timezone: string;
+    /** The period's sign-offs, read in that zone. */
+    signoffs: readonly Signoff[];
   },
 ): Promise<ReconcileSummary> {
   const byType = Object.fromEntries(findingTypeNames.map((t) => [t, 0])) as Record<FindingType, number>;
@@ -338,7 +337,8 @@ async function summarize(
     exceptions: Number(r.exceptions),
   }));
   // This run's own, not yet published, recon_signoff_changes.
-  const signoff = await signoffState(warehouse, facts.period, 'temp.main.recon_signoff_changes', facts.timezone);
+  const changesTable = 'temp.main.recon_signoff_changes';
+  const signoff = await signoffState(warehouse, facts.period, changesTable, facts.timezone, facts.signoffs);
   const runRow = (await warehouse.one<Record<string, string>>(
     'SELECT exceptions, new, still_open, cleared FROM temp.main.recon_runs',
   ))!;
@@ -380,7 +380,7 @@ async function summarize(
       verdict: null,
       incompleteReasons: [],
       fillCommands: [],
-      ...(await signoffFacts(warehouse, facts.period, signoff, facts.timezone)),
+      ...(await signoffFacts(warehouse, facts.period, signoff, facts.timezone, facts.signoffs)),
     }).signoff,
   };
 }
