@@ -1,3 +1,8 @@
+/**
+ * The month-end job (`pinrecon run`, pipelines/ops/month-end.ts) against the simulator and the mail sink, into a
+ * real DuckDB file: its extract range, the findings of a planted ledger found exactly, re-runs that change nothing,
+ * and the plant found through every fault at once on an upstream with other paths.
+ */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +15,7 @@ import { Warehouse } from '../../../core/warehouse.js';
 import { startMailSink, type MailSink } from '../../../doubles/mail-sink/mail-sink.js';
 import { generateLedger, type LedgerPlant } from '../../../doubles/simulator/ledger-generator.js';
 import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
+import { copyOfTemplate } from '../../support/database-template.js';
 
 const period = '2026-03';
 const asOf = '2026-04-20';
@@ -88,6 +94,8 @@ describe('pinrecon run (month-end job) against the simulator', () => {
   it(
     'extracts, imports, reconciles, reports and mails; the ' + 'findings equal the plant; a re-run changes nothing',
     async () => {
+      // A new database: a copy of the schema's template, as a fresh open would make it (issue 27).
+      await copyOfTemplate(config.database);
       const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
       try {
         const first = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file, email: true }, quiet);
@@ -206,6 +214,7 @@ describe('pinrecon run against an upstream with other paths and every fault at o
       seed: 9,
       salesPerBreak: 100,
     });
+    await copyOfTemplate(config.database);
     const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
     try {
       const summary = await runMonthEnd(
