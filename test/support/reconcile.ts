@@ -71,11 +71,22 @@ export async function openFixture(overrides: Record<string, unknown> = {}): Prom
   // ids must not depend on which test files ran before in the same worker.
   nextTransactionId = 1000;
   nextLine = 2;
+  // The fixtures' sales stand for complete extractions of these months (fetched today, after they ended).
+  return openFixtureOf('reconcile-fixture', (w) => recordExtractedMonths(w, '2020-01', '2025-12'), overrides);
+}
+
+/**
+ * A fixture whose database is a copy of the template `name` (test/support/database-template.ts), which `fill` makes
+ * once per worker: a state several tests start from costs its setup once.
+ */
+export async function openFixtureOf(
+  name: string,
+  fill: (warehouse: Warehouse) => Promise<void>,
+  overrides: Record<string, unknown> = {},
+): Promise<Fixture> {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-reconcile-'));
   const config = testConfig(dir, overrides);
-  // The fixtures' sales stand for complete extractions of these months (fetched today, after they ended): a copy of
-  // one database holding them (test/support/database-template.ts).
-  await copyOfTemplate(config.database, 'reconcile-fixture', (w) => recordExtractedMonths(w, '2020-01', '2025-12'));
+  await copyOfTemplate(config.database, name, fill);
   const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
   return {
     dir,

@@ -4,20 +4,17 @@
  * (one POST, never retried; the action stays in flight and a later run asks again only after resendAfterSeconds),
  * an action left `executed`, and a sale id above 2^53 (exact end to end, and its neighbour's failure stops nothing).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
 import type { ServerResponse } from 'node:http';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, expect, test } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
-import { Warehouse } from '../../../core/warehouse.js';
 import { executeActions } from '../../../pipelines/actions/execute.js';
 import { listActions } from '../../../pipelines/actions/store.js';
-import { copyOfTemplate } from '../../support/database-template.js';
 import {
   capturingOutput,
   type Fixture,
   openFixture,
+  openFixtureOf,
   period,
   recordExtractedMonths,
   sale,
@@ -41,24 +38,12 @@ const quiet = () => capturingOutput().output;
  * each. Made by approvedRefunds, as a test's own setup would make it.
  */
 async function openApprovedReversal(): Promise<Fixture> {
-  const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-hostile-'));
-  const config = testConfig(dir);
-  await copyOfTemplate(config.database, 'execute-hostile-approved', async (warehouse) => {
+  return openFixtureOf('execute-hostile-approved', async (warehouse) => {
     await recordExtractedMonths(warehouse, '2020-01', '2025-12');
     const made = { dir: path.dirname(warehouse.path), config: testConfig(path.dirname(warehouse.path)), warehouse };
     // The id a fresh fixture's first sale has, whichever files ran before in this worker.
     await approvedRefunds({ ...made, cleanup: () => undefined }, [sale({ transaction_id: 1000 })]);
   });
-  const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
-  return {
-    dir,
-    config,
-    warehouse,
-    cleanup() {
-      warehouse.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
 }
 
 /** Refunded orders whose sales are still redeemed, decided `reverse` by Ana, planned and approved by Bruno. */
