@@ -63,12 +63,12 @@ export async function activeSignoff(
   period: string,
   timezone = 'UTC',
 ): Promise<Signoff | undefined> {
-  const row = await warehouse.one<Record<string, string | null>>(
-    `SELECT ${signoffColumns.replaceAll('$tz', '$2')} FROM period_signoffs
-     WHERE period = $1 AND reopened_at IS NULL ORDER BY signed_at DESC LIMIT 1`,
-    [period, timezone],
-  );
-  return row ? toSignoff(row) : undefined;
+  return activeOf(await signoffsOf(warehouse, period, timezone));
+}
+
+/** The active one of a period's sign-offs as signoffsOf gives them (latest first): the latest not reopened. */
+export function activeOf(signoffs: readonly Signoff[]): Signoff | undefined {
+  return signoffs.find((s) => s.reopenedAt === null);
 }
 
 /** Every sign-off of the period, latest first (reopened ones included). */
@@ -114,9 +114,7 @@ export async function signoffState(
   timezone = 'UTC',
   signoffs?: readonly Signoff[],
 ): Promise<SignoffState> {
-  const signoff = signoffs
-    ? signoffs.find((s) => s.reopenedAt === null)
-    : await activeSignoff(warehouse, period, timezone);
+  const signoff = activeOf(signoffs ?? (await signoffsOf(warehouse, period, timezone)));
   const changes: SignoffChangeCounts = { new: 0, cleared: 0, changed: 0 };
   if (!signoff) return { status: 'unsigned', changes, deltas: [] };
   for (const row of await warehouse.all<{ change: keyof SignoffChangeCounts; n: string }>(

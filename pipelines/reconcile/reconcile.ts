@@ -14,7 +14,8 @@ import type { Warehouse } from '../../core/warehouse.js';
 import type { PartnerApiClient } from '../../sources/partner-api/client.js';
 import { describeClose } from '../../reports/close-facts.js';
 import { createSignedInput } from '../close/close.js';
-import { signoffFacts, signoffState, signoffsOf, type Signoff, type SignoffState } from '../close/signoffs.js';
+import { activeOf, signoffFacts, signoffState, signoffsOf } from '../close/signoffs.js';
+import type { Signoff, SignoffState } from '../close/signoffs.js';
 import { checkCompleteness, incompleteError, type Completeness } from '../extract/completeness.js';
 import {
   buildModels,
@@ -167,13 +168,12 @@ export async function reconcile(
       }
       // The period's sign-offs read once, for the run's input and its summary (issue 27: read 3 to 5 times).
       const signoffs = await signoffsOf(warehouse, period, config.timezone);
-      const signoff = signoffs.find((s) => s.reopenedAt === null);
       try {
-        const signoffId = signoff?.signoffId ?? null;
+        const signoffId = activeOf(signoffs)?.signoffId ?? null;
         const runParams = { period, asOf, runId: run.runId, builtAt: new Date(), completeness, signoffId };
         await createInputs(warehouse, config, database, runParams);
         await createSignedInput(warehouse, database, signoffId);
-        const size = await fitMemoryToScope(warehouse);
+        await fitMemoryToScope(warehouse);
         await buildModels(warehouse, models, timings, output);
         output.info(describeBuild(models.length, stages));
 
@@ -196,7 +196,7 @@ export async function reconcile(
         }
 
         const testsStarted = Date.now();
-        const testResults = await runDataTests(warehouse, tests, { together: size.testsTogether });
+        const testResults = await runDataTests(warehouse, tests);
         stages.tests = seconds(testsStarted);
 
         // The stages' seconds reach recon_runs as an input: set now that they are known, then its readers rebuilt.
