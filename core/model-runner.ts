@@ -173,25 +173,14 @@ export function describeBuild(models: number, stages: Record<string, number>): s
   return `built ${models} models (${layers.map((l) => `${l} ${(stages[l] ?? 0).toFixed(2)} s`).join(', ')})`;
 }
 
-/**
- * Runs every data test; any failing row fails the job, showing up to 10 rows of each failed test, PINs masked.
- * `together`: first ask which tests fail in one statement (issue 27: twelve statements' planning cost ~10 ms of
- * every reconcile), then read the failing ones' rows as before. Only for small data: one statement holds every
- * test's joins and groups at once, which a large history must not (reconcile decides, from the rows it holds).
- */
+/** Runs every data test; any failing row fails the job, showing up to 10 rows of each failed test, PINs masked. */
 export async function runDataTests(
   warehouse: Warehouse,
   tests: SqlTest[],
-  options: { together?: boolean } = {},
 ): Promise<{ name: string; passed: boolean }[]> {
-  const failing = options.together ? await failingTests(warehouse, tests) : undefined;
   const results: { name: string; passed: boolean }[] = [];
   const failures: string[] = [];
   for (const test of tests) {
-    if (failing && !failing.has(test.name)) {
-      results.push({ name: test.name, passed: true });
-      continue;
-    }
     const rows = await failingRows(warehouse, test);
     results.push({ name: test.name, passed: rows.length === 0 });
     if (rows.length > 0) {
@@ -211,28 +200,10 @@ export async function runDataTests(
   return results;
 }
 
-/**
- * The names of the tests returning any row, asked in one statement; undefined when it cannot run, so that each test
- * runs alone and the one at fault is named as before.
- */
-async function failingTests(warehouse: Warehouse, tests: SqlTest[]): Promise<Set<string> | undefined> {
-  if (tests.length === 0) return new Set();
-  // Each test on lines of its own: a test ending in a comment must not comment out what follows it.
-  const sql = tests
-    .map((test, index) => `SELECT ${index} AS test FROM (SELECT 1 FROM (\n${test.sql}\n) AS failing LIMIT 1)`)
-    .join('\nUNION ALL\n');
-  try {
-    const rows = await warehouse.all<{ test: number }>(sql);
-    return new Set(rows.map((row) => tests[Number(row.test)]!.name));
-  } catch {
-    return undefined;
-  }
-}
-
 /** Up to 11 failing rows of a test (10 shown, and whether there are more). */
 async function failingRows(warehouse: Warehouse, test: SqlTest): Promise<Record<string, unknown>[]> {
   try {
-    // On lines of its own, as in failingTests: a test ending in a comment ran into the closing parenthesis.
+    // On lines of its own: a test ending in a comment ran into the closing parenthesis.
     return await warehouse.all(`SELECT * FROM (\n${test.sql}\n) AS failing LIMIT ${failingRowsShown + 1}`);
   } catch (error) {
     const what = `The data test ${test.name} (${test.file}) could not run: ${(error as Error).message}`;

@@ -1,8 +1,8 @@
 /**
  * What a reconcile costs whatever its size (issue 27), done in fewer statements with the same outcome: the config
- * inputs filled by one statement each (a status repeated once trimmed: the later one, as before), the data tests
- * asked at once (failures and tests that cannot run named as when each runs alone), and the marts' comments looked
- * for once per open warehouse and written in one transaction.
+ * inputs filled by one statement each (a status repeated once trimmed: the later one, as before), a data test ending
+ * in a comment still run as written, and the marts' comments looked for once per open warehouse and written in one
+ * transaction.
  */
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -40,14 +40,14 @@ test('config inputs: one row per trimmed status (the later of two), the registry
 });
 
 /** The JobError runDataTests throws (or undefined when every test passes). */
-async function failure(tests: SqlTest[], together: boolean): Promise<JobError | undefined> {
-  return runDataTests(f.warehouse, tests, { together }).then(
+async function failure(tests: SqlTest[]): Promise<JobError | undefined> {
+  return runDataTests(f.warehouse, tests).then(
     () => undefined,
     (error: unknown) => error as JobError,
   );
 }
 
-test('data tests asked at once: the same results, failures and faults as each run alone', async () => {
+test('data tests: results, failures (one ending in a comment) and a test that cannot run, each named', async () => {
   await f.warehouse.run("CREATE TEMP TABLE items AS SELECT * FROM (VALUES (1, 2.5, 'a'), (2, -1.0, 'b')) t(id, p, k)");
   const passing = {
     name: 'ids_unique',
@@ -58,17 +58,15 @@ test('data tests asked at once: the same results, failures and faults as each ru
   const failing = { name: 'prices_not_negative', file: 'p.sql', sql: 'select id, p from items where p < 0 -- below 0' };
   const broken = { name: 'broken', file: 'broken.sql', sql: 'select no_such_column from items' };
 
-  for (const together of [false, true]) {
-    expect(await runDataTests(f.warehouse, [passing], { together })).toEqual([{ name: 'ids_unique', passed: true }]);
-    const failed = await failure([passing, failing], together);
-    expect(failed).toBeInstanceOf(JobError);
-    expect(failed!.message).toMatch(/failed 1 data test\(s\); nothing was published/);
-    expect(failed!.message).toMatch(/data test prices_not_negative failed \(p\.sql\):\n.*id.*p/);
-    expect(failed!.message).toContain('-1');
-    expect(failed!.message).not.toContain('ids_unique failed');
-    const faulty = await failure([passing, broken, failing], together);
-    expect(faulty!.message).toMatch(/^The data test broken \(broken\.sql\) could not run: .*no_such_column/);
-  }
+  expect(await runDataTests(f.warehouse, [passing])).toEqual([{ name: 'ids_unique', passed: true }]);
+  const failed = await failure([passing, failing]);
+  expect(failed).toBeInstanceOf(JobError);
+  expect(failed!.message).toMatch(/failed 1 data test\(s\); nothing was published/);
+  expect(failed!.message).toMatch(/data test prices_not_negative failed \(p\.sql\):\n.*id.*p/);
+  expect(failed!.message).toContain('-1');
+  expect(failed!.message).not.toContain('ids_unique failed');
+  const faulty = await failure([passing, broken, failing]);
+  expect(faulty!.message).toMatch(/^The data test broken \(broken\.sql\) could not run: .*no_such_column/);
 });
 
 test("marts' comments: written in one transaction, then not looked for again by the same warehouse", async () => {
