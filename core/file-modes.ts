@@ -159,7 +159,7 @@ export function writeFileThroughTemporary(target: string, data: string | Uint8Ar
 
 /**
  * Copies `source` to `target` through an exclusive temporary with `access` (the snapshot). Issue 33: a clone where
- * the file system shares blocks (btrfs, XFS: instant at any size), else a copy in the kernel.
+ * the file system shares blocks (btrfs, XFS: no bytes copied), else a copy in the kernel.
  */
 export function copyThroughTemporary(source: string, target: string, access: FileAccess): void {
   replaceThroughTemporary(target, access, (temporary) => copyFileSync(source, temporary, constants.COPYFILE_FICLONE));
