@@ -33,7 +33,9 @@ describe('month-end extract range', () => {
   });
 });
 
-describe('pinrecon run (month-end job) against the simulator', () => {
+// The two jobs below run concurrently: each has its own simulator, mail sink and folder, and much of their time is
+// waiting out the simulator's injected faults (latency, 503s, back-offs).
+describe.concurrent('pinrecon run (month-end job) against the simulator', () => {
   let simulator: RunningSimulator;
   let sink: MailSink;
   let config: Config;
@@ -154,7 +156,7 @@ describe('pinrecon run (month-end job) against the simulator', () => {
   );
 });
 
-describe('pinrecon run against an upstream with other paths and every fault at once', () => {
+describe.concurrent('pinrecon run against an upstream with other paths and every fault at once', () => {
   const endpoints = {
     getToken: 'POST /v2/oauth/token',
     refreshToken: 'POST /v2/oauth/token/renew',
@@ -177,7 +179,7 @@ describe('pinrecon run against an upstream with other paths and every fault at o
     await simulator?.close();
   });
 
-  it('finds exactly the plant through 503s, 500s, drops, latency, short-lived and revoked tokens', async () => {
+  it('finds exactly the plant through 503s, 500s, drops, latency, short-lived and revoked tokens', async ({ expect }) => {
     simulator = await startSimulator({
       seed: 5,
       identifier: 'faulty',

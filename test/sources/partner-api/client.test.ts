@@ -11,13 +11,15 @@ import { configSchema } from '../../../config/schema.js';
 import { describeClientEvent, PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { expandEndpoint, parseEndpoint } from '../../../sources/partner-api/endpoints.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import { closeScripted, IDENTIFIER, json, authorized, sale, setup, failure } from '../../support/scripted-upstream.js';
 
-afterEach(closeScripted);
+// Each test starts its own upstream and client; the tests run concurrently (most of their time is waiting out
+// back-offs and time-outs), so everything is closed once, at the end.
+afterAll(closeScripted);
 
-describe('endpoint templates', () => {
-  it('expands parameters URL-encoded, keeping the base URL path', () => {
+describe.concurrent('endpoint templates', () => {
+  it('expands parameters URL-encoded, keeping the base URL path', ({ expect }) => {
     const endpoint = parseEndpoint('salesByPartnerReference', 'GET /v2/sales/ref/{partnerReferenceId}');
     const url = expandEndpoint(
       'http://h:1/api/',
@@ -28,7 +30,7 @@ describe('endpoint templates', () => {
     expect(url.href).toBe('http://h:1/api/v2/sales/ref/PO%2012%2F3%3Fx%3D%C3%BC?flag=true');
   });
 
-  it('rejects templates that miss or invent parameters, naming the config key', () => {
+  it('rejects templates that miss or invent parameters, naming the config key', ({ expect }) => {
     expect(() => parseEndpoint('salesByPeriod', 'GET /sales/{startDate}')).toThrow(
       /api\.endpoints\.salesByPeriod.*lacks \{finishDate\}/,
     );
@@ -38,7 +40,9 @@ describe('endpoint templates', () => {
     expect(() => parseEndpoint('preRedeem', 'pre-redeem')).toThrow(ConfigError);
   });
 
-  it('calls configured custom paths with the common catalog query from config unless overridden', async () => {
+  it('calls configured custom paths with the common catalog query from config unless overridden', async ({
+    expect,
+  }) => {
     const { upstream, client } = await setup(
       (hit, res, up) => {
         if (!authorized(hit, res, up)) return;
@@ -62,7 +66,7 @@ describe('endpoint templates', () => {
     expect(upstream.hitsOn('/x/sales/2024-03-01/2024-03-31')[0]!.query.get('searchIsByCreateDate')).toBe('true');
   });
 
-  it('says which credential is missing, naming the key and the environment variable', () => {
+  it('says which credential is missing, naming the key and the environment variable', ({ expect }) => {
     const api = configSchema.parse({ api: { identifier: IDENTIFIER } }).api;
     expect(() => new PartnerApiClient(api, { limiter: new RateLimiter(10) })).toThrow(ConfigError);
     expect(() => new PartnerApiClient(api, { limiter: new RateLimiter(10) })).toThrow(
@@ -75,8 +79,8 @@ describe('endpoint templates', () => {
   });
 });
 
-describe('writes are never blindly repeated', () => {
-  it('looks a pre-redeem up after a dropped answer instead of sending it again', async () => {
+describe.concurrent('writes are never blindly repeated', () => {
+  it('looks a pre-redeem up after a dropped answer instead of sending it again', async ({ expect }) => {
     const booked: SalesRecord[] = [];
     const { upstream, client, events } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
@@ -103,7 +107,9 @@ describe('writes are never blindly repeated', () => {
     expect(events).toContainEqual({ type: 'write_checked', endpoint: 'preRedeem', found: true });
   });
 
-  it('sends a pre-redeem again when the lookup shows it never arrived, and retries a 503 without lookup', async () => {
+  it('sends a pre-redeem again when the lookup shows it never arrived, and retries a 503 without lookup', async ({
+    expect,
+  }) => {
     let attempts = 0;
     const { upstream, client } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
@@ -129,7 +135,7 @@ describe('writes are never blindly repeated', () => {
   it(
     'sends a reversal by transaction id once: a 500 is not retried ' +
       'but said unclear, for the caller to read the sale (issue 34)',
-    async () => {
+    async ({ expect }) => {
       const { upstream, client } = await setup((hit, res, up) => {
         if (!authorized(hit, res, up)) return;
         if (hit.path === '/reversal') return json(res, 500, { message: 'gateway trouble' });
@@ -144,8 +150,10 @@ describe('writes are never blindly repeated', () => {
   );
 });
 
-describe('reversal by partner reference', () => {
-  it('is sent once: a 500 with the sale still live is said unclear, never sent again (issue 34)', async () => {
+describe.concurrent('reversal by partner reference', () => {
+  it('is sent once: a 500 with the sale still live is said unclear, never sent again (issue 34)', async ({
+    expect,
+  }) => {
     const { upstream, client } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
       if (hit.path.startsWith('/reversal/partner-reference/')) return json(res, 500, { message: 'boom' });
@@ -157,7 +165,7 @@ describe('reversal by partner reference', () => {
     expect(upstream.hitsOn('/reversal/partner-reference/PO-5')).toHaveLength(1);
   });
 
-  it('is confirmed by a lookup after a timeout, not sent twice', async () => {
+  it('is confirmed by a lookup after a timeout, not sent twice', async ({ expect }) => {
     let status = 'delivered';
     const { upstream, client, events } = await setup(
       (hit, res, up) => {
@@ -180,8 +188,8 @@ describe('reversal by partner reference', () => {
   });
 });
 
-describe('lookups', () => {
-  it('reads "not found" answers as empty', async () => {
+describe.concurrent('lookups', () => {
+  it('reads "not found" answers as empty', async ({ expect }) => {
     const { client } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
       if (hit.path.startsWith('/sales/transaction/')) return json(res, 400, { message: 'transaction not found' });
@@ -194,8 +202,8 @@ describe('lookups', () => {
   });
 });
 
-describe('downloadSalesByPeriod', () => {
-  it('streams the body gzip-compressed to the file, retrying a body cut off mid-way', async () => {
+describe.concurrent('downloadSalesByPeriod', () => {
+  it('streams the body gzip-compressed to the file, retrying a body cut off mid-way', async ({ expect }) => {
     const records = Array.from({ length: 5_000 }, (_, i) => sale(i + 1, `PO-${i + 1}`));
     const body = JSON.stringify(records);
     let attempts = 0;
@@ -220,7 +228,7 @@ describe('downloadSalesByPeriod', () => {
     expect(client.stats.retries).toBe(1);
   });
 
-  it('cuts a download trickling too few bytes an interval, naming the setting (issue 34)', async () => {
+  it('cuts a download trickling too few bytes an interval, naming the setting (issue 34)', async ({ expect }) => {
     const trickles: NodeJS.Timeout[] = [];
     const { client } = await setup(
       (hit, res, up) => {
@@ -245,7 +253,7 @@ describe('downloadSalesByPeriod', () => {
     }
   });
 
-  it('bounds a whole download by api.downloadTimeoutMs however steadily it arrives (issue 34)', async () => {
+  it('bounds a whole download by api.downloadTimeoutMs however steadily it arrives (issue 34)', async ({ expect }) => {
     const streams: NodeJS.Timeout[] = [];
     const { client } = await setup(
       (hit, res, up) => {
@@ -269,7 +277,7 @@ describe('downloadSalesByPeriod', () => {
     }
   });
 
-  it('never lands a body that ends before its JSON array does', async () => {
+  it('never lands a body that ends before its JSON array does', async ({ expect }) => {
     const { client } = await setup(
       (hit, res, up) => {
         if (!authorized(hit, res, up)) return;

@@ -6,7 +6,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { RateLimiter } from '../../../sources/partner-api/rate-limiter.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, it } from 'vitest';
 import {
   closeScripted,
   running,
@@ -17,10 +17,12 @@ import {
   failure,
 } from '../../support/scripted-upstream.js';
 
-afterEach(closeScripted);
+// Each test starts its own upstream and client; the tests run concurrently (most of their time is waiting out
+// back-offs and time-outs), so everything is closed once, at the end.
+afterAll(closeScripted);
 
-describe('retries', () => {
-  it.each([503, 429])('waits at least a second after a %i and counts it apart', async (status) => {
+describe.concurrent('retries', () => {
+  it.for([503, 429])('waits at least a second after a %i and counts it apart', async (status, { expect }) => {
     let calls = 0;
     const { client, events } = await setup((hit, res, up) => {
       if (!authorized(hit, res, up)) return;
@@ -34,7 +36,7 @@ describe('retries', () => {
     expect(events.find((e) => e.type === 'rate_limited')).toMatchObject({ endpoint: 'catalogTree' });
   });
 
-  it('backs off after 500, a dropped connection, a stall and a truncated body, then succeeds', async () => {
+  it('backs off after 500, a dropped connection, a stall and a truncated body, then succeeds', async ({ expect }) => {
     let calls = 0;
     const { client, events } = await setup(
       (hit, res, up) => {
@@ -64,7 +66,7 @@ describe('retries', () => {
     ]);
   });
 
-  it('gives up after api.maxRetries with an error naming the endpoint', async () => {
+  it('gives up after api.maxRetries with an error naming the endpoint', async ({ expect }) => {
     const { upstream, client } = await setup(
       (hit, res, up) => {
         if (authorized(hit, res, up)) json(res, 502, { message: 'bad gateway' });
@@ -80,7 +82,9 @@ describe('retries', () => {
     expect(client.stats.retries).toBe(2);
   });
 
-  it('bounds the whole answer by api.timeoutMs: a body trickling a byte at a time times out (issue 34)', async () => {
+  it('bounds the whole answer by api.timeoutMs: a body trickling a byte at a time times out (issue 34)', async ({
+    expect,
+  }) => {
     const trickles: NodeJS.Timeout[] = [];
     const { client } = await setup(
       (hit, res, up) => {
@@ -101,7 +105,7 @@ describe('retries', () => {
     }
   });
 
-  it('names the timeout and the setting to change', async () => {
+  it('names the timeout and the setting to change', async ({ expect }) => {
     const { client } = await setup(() => undefined, { maxRetries: 1, timeoutMs: 150 });
     const error = await failure(client.productStock(1));
     expect(error.message).toMatch(
@@ -111,7 +115,7 @@ describe('retries', () => {
   });
 });
 
-describe('credentials in transit and oversized answers', () => {
+describe.concurrent('credentials in transit and oversized answers', () => {
   /** A loopback server answering every request with what it received; `answer` shapes the reply. */
   async function echoServer(
     answer: (received: string, res: ServerResponse) => void,
@@ -135,7 +139,7 @@ describe('credentials in transit and oversized answers', () => {
 
   it(
     'redacts the credentials also when the upstream ' + 'echoes them JSON-escaped, \\u-escaped or URL-encoded',
-    async () => {
+    async ({ expect }) => {
       const identifier = 'ident/"quoted"\\42';
       const secret = 'sé"cr\\et/ 42&x=y+z';
       const upstream = await echoServer((received, res) => {
@@ -184,7 +188,7 @@ describe('credentials in transit and oversized answers', () => {
     },
   );
 
-  it('refuses an endless token answer once it passes api.maxAnswerBytes, reading no more of it', async () => {
+  it('refuses an endless token answer once it passes api.maxAnswerBytes, reading no more of it', async ({ expect }) => {
     let sent = 0;
     const upstream = await echoServer((_received, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
