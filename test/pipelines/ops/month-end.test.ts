@@ -179,7 +179,9 @@ describe.concurrent('pinrecon run against an upstream with other paths and every
     await simulator?.close();
   });
 
-  it('finds exactly the plant through 503s, 500s, drops, latency, short-lived and revoked tokens', async ({ expect }) => {
+  it('finds exactly the plant through 503s, 500s, drops, latency, short-lived and revoked tokens', async ({
+    expect,
+  }) => {
     simulator = await startSimulator({
       seed: 5,
       identifier: 'faulty',
