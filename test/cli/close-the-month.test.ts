@@ -33,7 +33,7 @@ const secret = 'close-cli-secret';
 /** Each step runs several commands, some spawned; a busy machine may take minutes. */
 const stepTimeout = 300_000;
 
-describe('closing a month (spawned CLI)', () => {
+describe('closing a month from the command line', () => {
   const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-close-'));
   let simulator: RunningSimulator;
   /**

@@ -108,7 +108,7 @@ function writeConfig(dir: string, baseUrl: string, api: Record<string, unknown> 
   return file;
 }
 
-describe('pinrecon extract (spawned CLI)', () => {
+describe('pinrecon extract as a user runs it (spawned where a process is killed)', () => {
   const slowAnswers = { slowRate: 1, slowMs: 400 };
   let simulator: RunningSimulator;
   let recorder: Awaited<ReturnType<typeof startTokenRecorder>>;
@@ -264,7 +264,7 @@ describe('pinrecon extract (spawned CLI)', () => {
   });
 });
 
-describe('pinrecon extract with extract.historyStart (spawned CLI): the back-fill', () => {
+describe('pinrecon extract with extract.historyStart: the back-fill', () => {
   let simulator: RunningSimulator;
   const resumedDir = tempDir('backfill-killed');
   const cleanDir = tempDir('backfill-clean');
