@@ -81,14 +81,9 @@ export function linesSql(shape: BulkCsvShape, source: BulkCsvSource): string {
 }
 
 /** The query of the view ledger_csv_rows: the accepted lines as staged rows. */
-export function rowsSql(shape: Pick<BulkCsvShape, 'settings' | 'indexes' | 'skip'>): string {
+export function rowsSql(shape: Pick<BulkCsvShape, 'skip'>): string {
   return fillSqlTemplate('sql/load/ledger_csv_rows.sql', sqlText('load', 'ledger_csv_rows.sql'), {
     first_line: String(shape.skip + 1),
-    split: splitSql(shape.settings),
-    reference: field(shape.indexes, 'partner_reference'),
-    paid_at_raw: field(shape.indexes, 'paid_at'),
-    currency: field(shape.indexes, 'currency_code'),
-    country: field(shape.indexes, 'country_code'),
   });
 }
 
