@@ -5,17 +5,7 @@
  * default 60 s) before failing.
  */
 import { printable } from './text-safety.js';
-import {
-  closeSync,
-  existsSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readSync,
-  statSync,
-} from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { schemaMigrations } from './schema-migrations.js';
@@ -26,6 +16,15 @@ import { recordSettings } from './pinrecon-settings.js';
 import { sqlDir } from './paths.js';
 import { sqlString } from './sql.js';
 import { duckdb } from './duckdb.js';
+import {
+  holdOpen,
+  letGo,
+  openHere,
+  publishedAlready,
+  rotateSnapshot,
+  sparePath,
+  updateSpare,
+} from './snapshot-copy.js';
 import {
   autoMemoryLimit,
   autoLoadLimitBytes,
@@ -81,12 +80,17 @@ export class Warehouse implements SqlSession {
   private memorySetting?: string;
   private autoSized = { bytes: 0, basis: '0 sales' };
 
+  /** The file this process has open (snapshot-copy.ts openHere). */
+  private readonly fileId?: string;
+
   private constructor(
     readonly path: string,
     readonly instance: DuckDBInstance,
     readonly connection: DuckDBConnection,
     readonly readOnly: boolean,
-  ) {}
+  ) {
+    this.fileId = holdOpen(path);
+  }
 
   static async open(file: string, options: OpenOptions = {}): Promise<Warehouse> {
     const readOnly = options.readOnly ?? false;
@@ -280,6 +284,7 @@ export class Warehouse implements SqlSession {
   close(): void {
     this.connection.closeSync();
     this.instance.closeSync();
+    letGo(this.fileId);
   }
 }
 
@@ -334,43 +339,37 @@ export function snapshotPath(database: string): string {
  * is this checkpoint.
  * Call it with the writer closed or from the writer after CHECKPOINT.
  */
-export async function publishSnapshot(warehouse: Warehouse, access: FileAccess = privateAccess): Promise<string> {
+export async function publishSnapshot(
+  warehouse: Warehouse,
+  access: FileAccess = privateAccess,
+  options: PublishOptions = {},
+): Promise<string> {
   const target = snapshotPath(warehouse.path);
+  const spare = sparePath(target);
   await warehouse.run('CHECKPOINT');
   // Issue 31: written with the access analysts.group asks for, its folder passable by that group; issue 34:
   // through an exclusive temporary.
   if (access.gid !== undefined) letGroupThrough(path.dirname(path.resolve(target)), access.gid);
-  if (!publishedAlready(warehouse.path, target, access)) copyThroughTemporary(warehouse.path, target, access);
+  if (options.keepNoOldCopy) {
+    copyThroughTemporary(warehouse.path, target, access);
+    rmSync(spare, { force: true });
+    return target;
+  }
+  if (publishedAlready(warehouse.path, target, access)) return target;
+  // Issue 33: the spare brought up to date by its changed blocks when nobody reads it, else a whole copy.
+  const updated = existsSync(target) && !openHere(spare) ? await updateSpare(warehouse.path, spare, access) : undefined;
+  rotateSnapshot(target, spare, access, () =>
+    updated ? renameSync(spare, target) : copyThroughTemporary(warehouse.path, target, access),
+  );
   return target;
 }
 
-/** DuckDB's main header and its two database headers: the file's first 12 KiB. */
-const headersBytes = 3 * 4096;
-
-/**
- * Whether `target` is already this checkpoint of `database` (issue 33: a command that changed nothing publishes
- * nothing; at 10M sales a copy is gigabytes). DuckDB bumps the iteration in its database headers at every checkpoint
- * that wrote anything and leaves the file untouched otherwise; the snapshot is a byte copy written after it. So the
- * same size and headers, a snapshot no older than the file and the access asked mean there is nothing new to copy.
- */
-function publishedAlready(database: string, target: string, access: FileAccess): boolean {
-  const snapshot = lstatSync(target, { throwIfNoEntry: false });
-  if (!snapshot?.isFile() || (snapshot.mode & 0o7777) !== access.mode) return false;
-  if (access.gid !== undefined && snapshot.gid !== access.gid) return false;
-  const source = statSync(database);
-  if (source.size !== snapshot.size || source.size < headersBytes || source.mtimeMs > snapshot.mtimeMs) return false;
-  return fileHeaders(database).equals(fileHeaders(target));
-}
-
-function fileHeaders(file: string): Buffer {
-  const bytes = Buffer.alloc(headersBytes);
-  const fd = openSync(file, 'r');
-  try {
-    readSync(fd, bytes, 0, headersBytes, 0);
-  } finally {
-    closeSync(fd);
-  }
-  return bytes;
+export interface PublishOptions {
+  /**
+   * Copy the whole file and keep no earlier snapshot as the spare (`keys protect`: an earlier copy still holds the
+   * keys it removed).
+   */
+  keepNoOldCopy?: boolean;
 }
 
 export function databaseExists(file: string): boolean {

@@ -17,6 +17,7 @@ import {
   removeDeadTemporaries,
 } from '../../core/file-modes.js';
 import type { Output } from '../../core/output.js';
+import { sparePath } from '../../core/snapshot-copy.js';
 import { snapshotPath } from '../../core/warehouse.js';
 import { keyFilePath } from '../extract/key-mode.js';
 
@@ -65,12 +66,16 @@ export function protectOwnedFiles(config: Config, output: Output): number {
   return changed;
 }
 
-/** A killed run's `….tmp-<pid>` beside the database and snapshot, and in the reports folder (pinrecon's names). */
+/**
+ * A killed run's `….tmp-<pid>` beside the database, the snapshot and its spare, and in the reports folder (pinrecon's
+ * names).
+ */
 function removeLeftovers(config: Config, output: Output): void {
   const database = path.basename(config.database);
   const snapshot = path.basename(snapshotPath(config.database));
+  const spare = path.basename(sparePath(snapshotPath(config.database)));
   const removed = [
-    ...removeDeadTemporaries(path.dirname(config.database), (name) => name === database || name === snapshot),
+    ...removeDeadTemporaries(path.dirname(config.database), (name) => [database, snapshot, spare].includes(name)),
     ...removeDeadTemporaries(config.reports.outDir, (name) =>
       /^(pinrecon-.*\.(xlsx|eml|csv)|recon_\w+-\d{4}-\d{2}\..+)$/.test(name),
     ),

@@ -9,7 +9,7 @@
 import { chmodSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { Config } from '../../config/schema.js';
 import { UsageError } from '../../core/errors.js';
-import { privateUmask } from '../../core/file-modes.js';
+import { privateAccess, privateUmask } from '../../core/file-modes.js';
 import { protectLandingFile } from '../../core/key-protected-file.js';
 import { isMaskedKey, KeyMasker, keyHmac, type KeyMode, type KeyProtection } from '../../core/key-protection.js';
 import { maskPin, textMask } from '../../core/masking.js';
@@ -164,7 +164,8 @@ export async function rewriteDatabaseFile(
   }
   const reopened = await Warehouse.open(file, settings);
   try {
-    await publishSnapshot(reopened);
+    // A whole copy, and no spare: an earlier snapshot kept as the spare would still hold the keys just removed.
+    await publishSnapshot(reopened, privateAccess, { keepNoOldCopy: true });
   } finally {
     reopened.close();
   }
