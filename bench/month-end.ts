@@ -146,7 +146,7 @@ export async function run(): Promise<BenchResult> {
           ok: publishing.changed <= job.seconds * 0.1 && publishing.unchanged <= 0.05,
         },
         {
-          label: `a small change published through the spare in ≤ ${spareTargetSeconds} s, the snapshot the file exactly`,
+          label: `a small change published through the spare in ≤ ${spareTargetSeconds} s, exactly the file`,
           measured: `${publishing.bySpare} s (a whole copy: ${publishing.changed} s); ${
             publishing.spareExact ? 'byte for byte the file' : 'NOT the file'
           }`,
