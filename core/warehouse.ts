@@ -5,7 +5,7 @@
  * default 60 s) before failing.
  */
 import { printable } from './text-safety.js';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { schemaMigrations } from './schema-migrations.js';
@@ -350,12 +350,13 @@ export async function publishSnapshot(
   // Issue 31: written with the access analysts.group asks for, its folder passable by that group; issue 34:
   // through an exclusive temporary.
   if (access.gid !== undefined) letGroupThrough(path.dirname(path.resolve(target)), access.gid);
-  if (options.keepNoOldCopy) {
+  if (!options.keepNoOldCopy && publishedAlready(warehouse.path, target, access)) return target;
+  const small = statSync(warehouse.path).size < (options.spareFromBytes ?? spareFromBytes);
+  if (options.keepNoOldCopy || small) {
     copyThroughTemporary(warehouse.path, target, access);
     rmSync(spare, { force: true });
     return target;
   }
-  if (publishedAlready(warehouse.path, target, access)) return target;
   // Issue 33: the spare brought up to date by its changed blocks when nobody reads it, else a whole copy.
   const updated = existsSync(target) && !openHere(spare) ? await updateSpare(warehouse.path, spare, access) : undefined;
   rotateSnapshot(target, spare, access, () =>
@@ -370,7 +371,15 @@ export interface PublishOptions {
    * keys it removed).
    */
   keepNoOldCopy?: boolean;
+  /** The size from which a spare is kept and used (default spareFromBytes). */
+  spareFromBytes?: number;
 }
+
+/**
+ * Below this a whole copy is cheaper than the spare: 64 MiB copy in ≈ 50 ms here, while making sure nobody reads
+ * the spare (a DuckDB open) costs 20–30 ms whatever the size (a small file: 25–31 ms a publish, against 7–9 ms).
+ */
+export const spareFromBytes = 64 * 1024 * 1024;
 
 export function databaseExists(file: string): boolean {
   return existsSync(file);

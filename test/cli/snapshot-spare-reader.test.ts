@@ -9,10 +9,13 @@ import { readFileSync, statSync } from 'node:fs';
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sparePath } from '../../core/snapshot-copy.js';
+import { privateAccess } from '../../core/file-modes.js';
 import { publishSnapshot, snapshotPath } from '../../core/warehouse.js';
 import { openWarehouse, temporaryDirectory, testConfig } from '../support/ledger.js';
 
 const temp = temporaryDirectory('snapshot-spare-reader');
+/** A file of a few MB: below spareFromBytes, so the spare is asked for. */
+const spareAlways = { spareFromBytes: 0 };
 const children: ChildProcess[] = [];
 afterAll(() => {
   for (const child of children) child.kill('SIGKILL');
@@ -71,14 +74,14 @@ describe('the snapshot spare and another process reading it', () => {
     const spare = sparePath(snapshot);
     try {
       await warehouse.run(`CREATE TABLE test_notes AS SELECT i AS id, md5(i::VARCHAR) AS note FROM range(200000) t(i)`);
-      await publishSnapshot(warehouse);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
       await warehouse.run(`UPDATE test_notes SET note = 'before the reader' WHERE id = 5`);
       const reader = await analyst(snapshot);
-      await publishSnapshot(warehouse); // the file the analyst has open is the spare now
+      await publishSnapshot(warehouse, privateAccess, spareAlways); // the file the analyst has open is the spare now
       try {
         await warehouse.run(`UPDATE test_notes SET note = 'after the reader' WHERE id = 5`);
         const held = statSync(spare).ino;
-        await publishSnapshot(warehouse);
+        await publishSnapshot(warehouse, privateAccess, spareAlways);
         expect(statSync(snapshot).ino).not.toBe(held); // not the spare swapped in: a whole copy
         expect(readFileSync(snapshot).equals(readFileSync(config.database))).toBe(true);
         // Its file untouched: the note as it was when it opened the snapshot, before either change.

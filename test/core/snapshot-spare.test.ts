@@ -15,6 +15,8 @@ const temp = temporaryDirectory('snapshot-spare');
 afterAll(() => temp.remove());
 
 const inode = (file: string) => statSync(file).ino;
+/** These files are a few MB: below spareFromBytes, where a whole copy is cheaper, so the spare is asked for. */
+const spareAlways = { spareFromBytes: 0 };
 
 /** A table of some megabytes (many blocks), so one changed row leaves most blocks as they were. */
 async function fill(warehouse: Warehouse): Promise<void> {
@@ -48,10 +50,10 @@ describe('the snapshot spare', () => {
     const { warehouse, file, snapshot } = await database('blocks');
     const spare = sparePath(snapshot);
     try {
-      await publishSnapshot(warehouse);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
       expect(existsSync(spare)).toBe(false); // nothing to keep yet
       await warehouse.run(`UPDATE test_notes SET note = 'first change' WHERE id = 10`);
-      await publishSnapshot(warehouse);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
       expect(existsSync(spare)).toBe(true); // the replaced snapshot
 
       // What the publish does, on a copy: only the blocks that differ are written.
@@ -66,7 +68,7 @@ describe('the snapshot spare', () => {
       expect(readFileSync(trial).equals(readFileSync(file))).toBe(true);
 
       const [snapshotBefore, spareBefore] = [inode(snapshot), inode(spare)];
-      await publishSnapshot(warehouse);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
       // Swapped: the spare is the snapshot now, and the snapshot before it the next spare.
       expect(inode(snapshot)).toBe(spareBefore);
       expect(inode(spare)).toBe(snapshotBefore);
@@ -83,16 +85,16 @@ describe('the snapshot spare', () => {
     const { warehouse, file, snapshot } = await database('reader');
     const spare = sparePath(snapshot);
     try {
-      await publishSnapshot(warehouse);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
       await warehouse.run(`UPDATE test_notes SET note = 'seen by the reader' WHERE id = 5`);
-      await publishSnapshot(warehouse);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
       // A page of `pinrecon serve` opened the snapshot before the last publish: that file is the spare now. (Another
       // process's reader is test/cli/snapshot-spare-reader.test.ts: DuckDB's lock keeps the publisher off it.)
       const reader = await Warehouse.open(spare, { readOnly: true, applySchema: false });
       try {
         const before = inode(spare);
         await warehouse.run(`UPDATE test_notes SET note = 'after the reader' WHERE id = 5`);
-        await publishSnapshot(warehouse);
+        await publishSnapshot(warehouse, privateAccess, spareAlways);
         expect(inode(snapshot)).not.toBe(before);
         expect(readFileSync(snapshot).equals(readFileSync(file))).toBe(true);
         expect(await noteIn(snapshot, 5)).toBe('after the reader');
@@ -106,20 +108,33 @@ describe('the snapshot spare', () => {
     }
   });
 
+  it('is neither kept nor used below spareFromBytes, where a whole copy is cheaper', async () => {
+    const { warehouse, snapshot } = await database('small');
+    try {
+      await publishSnapshot(warehouse);
+      await warehouse.run(`UPDATE test_notes SET note = 'small' WHERE id = 3`);
+      await publishSnapshot(warehouse);
+      expect(existsSync(sparePath(snapshot))).toBe(false);
+      expect(await noteIn(snapshot, 3)).toBe('small');
+    } finally {
+      warehouse.close();
+    }
+  });
+
   it('is not kept with another access, nor by keys protect (an old copy still holds the keys it removed)', async () => {
     const { warehouse, snapshot } = await database('access');
     const spare = sparePath(snapshot);
     try {
-      await publishSnapshot(warehouse);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
       await warehouse.run(`UPDATE test_notes SET note = 'x' WHERE id = 1`);
-      await publishSnapshot(warehouse);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
       expect(existsSync(spare)).toBe(true);
       // analysts.group now asks for 0640: the 0600 snapshot and spare are not kept as a spare of the 0640 one.
       await warehouse.run(`UPDATE test_notes SET note = 'y' WHERE id = 1`);
-      await publishSnapshot(warehouse, { mode: 0o640, gid: process.getgid!() });
+      await publishSnapshot(warehouse, { mode: 0o640, gid: process.getgid!() }, spareAlways);
       expect(existsSync(spare)).toBe(false);
       await warehouse.run(`UPDATE test_notes SET note = 'z' WHERE id = 1`);
-      await publishSnapshot(warehouse, { mode: 0o640, gid: process.getgid!() });
+      await publishSnapshot(warehouse, { mode: 0o640, gid: process.getgid!() }, spareAlways);
       expect(statSync(spare).mode & 0o777).toBe(0o640);
 
       await warehouse.run(`UPDATE test_notes SET note = 'protected' WHERE id = 1`);
