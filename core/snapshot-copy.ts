@@ -33,8 +33,7 @@ const headersBytes = 3 * 4096;
  */
 export function publishedAlready(database: string, target: string, access: FileAccess): boolean {
   const snapshot = lstatSync(target, { throwIfNoEntry: false });
-  if (!snapshot?.isFile() || (snapshot.mode & 0o7777) !== access.mode) return false;
-  if (access.gid !== undefined && snapshot.gid !== access.gid) return false;
+  if (!snapshot?.isFile() || !hasAccess(snapshot, access)) return false;
   const source = statSync(database);
   if (source.size !== snapshot.size || source.size < headersBytes || source.mtimeMs > snapshot.mtimeMs) return false;
   return fileHeaders(database).equals(fileHeaders(target));
