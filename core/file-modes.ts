@@ -88,6 +88,11 @@ function applyAccess(fd: number, access: FileAccess): void {
   fchmodSync(fd, access.mode);
 }
 
+/** Whether a file (its stat) has exactly `access`: that mode, and that group when one is asked. */
+export function hasAccess(stat: { mode: number; gid: number }, access: FileAccess): boolean {
+  return (stat.mode & 0o7777) === access.mode && (access.gid === undefined || stat.gid === access.gid);
+}
+
 /** Sets the access of a file pinrecon just wrote (by another writer: DuckDB's COPY), never through a link. */
 export function setAccess(file: string, access: FileAccess): void {
   const fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW);

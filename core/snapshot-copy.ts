@@ -20,7 +20,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { duckdb } from './duckdb.js';
-import type { FileAccess } from './file-modes.js';
+import { type FileAccess, hasAccess, temporaryFor } from './file-modes.js';
 
 /** DuckDB's main header and its two database headers: the file's first 12 KiB. */
 const headersBytes = 3 * 4096;
@@ -43,7 +43,7 @@ function fileHeaders(file: string): Buffer {
   const bytes = Buffer.alloc(headersBytes);
   const fd = openSync(file, 'r');
   try {
-    readSync(fd, bytes, 0, headersBytes, 0);
+    readFully(fd, bytes, 0);
   } finally {
     closeSync(fd);
   }
@@ -159,7 +159,7 @@ export async function updateSpare(
  * whole and a `….tmp-<pid>` link beside the spare, removed at the next start as every temporary of a stopped run.
  */
 export function rotateSnapshot(snapshot: string, spare: string, access: FileAccess, replace: () => void): void {
-  const held = `${spare}.tmp-${process.pid}`;
+  const held = temporaryFor(spare);
   rmSync(held, { force: true });
   const current = lstatSync(snapshot, { throwIfNoEntry: false });
   let kept = false;
@@ -174,10 +174,6 @@ export function rotateSnapshot(snapshot: string, spare: string, access: FileAcce
   replace();
   if (kept) renameSync(held, spare);
   else rmSync(spare, { force: true });
-}
-
-function hasAccess(stat: { mode: number; gid: number }, access: FileAccess): boolean {
-  return (stat.mode & 0o7777) === access.mode && (access.gid === undefined || stat.gid === access.gid);
 }
 
 /** Whether DuckDB can open the file for writing: no other process has it open (DuckDB locks what it opens). */
