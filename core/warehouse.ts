@@ -5,15 +5,15 @@
  * default 60 s) before failing.
  */
 import { printable } from './text-safety.js';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DuckDBConnection, DuckDBInstance } from '@duckdb/node-api';
 import { schemaMigrations } from './schema-migrations.js';
 import type { Params, Row, SchemaMigration, SqlSession } from './sql-session.js';
 import { isOutOfMemory, JobError } from './errors.js';
 import { copyThroughTemporary, type FileAccess, letGroupThrough, privateAccess } from './file-modes.js';
-import { recordSettings } from './pinrecon-settings.js';
-import { sqlDir } from './paths.js';
+import { recordSettings, settingsCurrent } from './pinrecon-settings.js';
+import { applySchema, schemaDigest } from './schema-apply.js';
 import { sqlString } from './sql.js';
 import { duckdb } from './duckdb.js';
 import {
@@ -133,10 +133,7 @@ export class Warehouse implements SqlSession {
     if (options.timezone) await warehouse.run(`SET TimeZone = ${sqlString(options.timezone)}`);
     // "auto" starts at its floor (the schema's own work is small), then gets room for the sales the file holds.
     if (options.memoryLimit) await warehouse.useMemoryLimit(options.memoryLimit);
-    if (options.applySchema ?? !readOnly) await warehouse.applySchema(options.onRebuild, options.migrations);
-    // Issue 31: the zone the calendar's dates mean, and the version writing, kept in the file (pinrecon_settings).
-    if (!readOnly && options.timezone && (options.applySchema ?? true))
-      await recordSettings(warehouse, options.timezone);
+    if (options.applySchema ?? !readOnly) await warehouse.applySchemaOnce(options);
     await warehouse.fitMemoryToWork();
     return warehouse;
   }
@@ -201,6 +198,20 @@ export class Warehouse implements SqlSession {
     }
   }
 
+  /**
+   * Applies `sql/schema/` (core/schema-apply.ts) unless the file says it has this schema already, and keeps the
+   * zone the calendar's dates mean, the version writing and the schema's digest in the file (pinrecon_settings,
+   * issue 31). Without a zone nothing is kept, so the schema is applied at every open.
+   */
+  private async applySchemaOnce(options: OpenOptions): Promise<void> {
+    const migrations = options.migrations ?? schemaMigrations;
+    const digest = schemaDigest(migrations);
+    const { timezone } = options;
+    if (!this.readOnly && timezone && (await settingsCurrent(this, timezone, digest))) return;
+    await applySchema(this, options.onRebuild ?? toStderr, migrations);
+    if (!this.readOnly && timezone) await recordSettings(this, timezone, digest);
+  }
+
   /** Rows of `sales` (0 before the schema made it): DuckDB's own count, read without a scan. */
   private async salesHeld(): Promise<number> {
     const row = await this.one<{ rows: string | null }>(
@@ -222,37 +233,6 @@ export class Warehouse implements SqlSession {
    */
   async setMemoryLimit(limit: string): Promise<void> {
     await this.run(`SET memory_limit = ${sqlString(limit)}`);
-  }
-
-  /**
-   * Runs every `sql/schema/*.sql` in name order (each statement idempotent: CREATE ... IF NOT EXISTS), with the
-   * one-time migrations an older file needs: those that change a table before the schema runs share its transaction.
-   */
-  async applySchema(
-    onRebuild: (message: string) => void = toStderr,
-    migrations: readonly SchemaMigration[] = schemaMigrations,
-  ): Promise<void> {
-    const dir = path.join(sqlDir(), 'schema');
-    const needed: SchemaMigration[] = [];
-    for (const migration of migrations) if (await migration.needed(this)) needed.push(migration);
-    const files = readdirSync(dir)
-      .filter((f) => f.endsWith('.sql'))
-      .sort();
-    const runFiles = async () => {
-      for (const name of files) await this.run(readFileSync(path.join(dir, name), 'utf8'));
-    };
-    const around = needed.filter((m) => m.before);
-    for (const migration of around) if (migration.notice) onRebuild(migration.notice(this));
-    if (around.length > 0) {
-      await this.transaction(async () => {
-        for (const migration of around) await migration.before!(this);
-        await runFiles();
-        for (const migration of around) await migration.after?.(this);
-      });
-    } else {
-      await runFiles();
-    }
-    for (const migration of needed) if (!migration.before) await migration.after?.(this);
   }
 
   async run(sql: string, params?: Params): Promise<void> {
