@@ -23,8 +23,8 @@ export async function settingsCurrent(session: SqlSession, timezone: string, sch
   }
 }
 
+/** Writes the settings; the caller has found them not current (settingsCurrent), so a file is written only on a change. */
 export async function recordSettings(session: SqlSession, timezone: string, schemaSha256: string): Promise<void> {
-  if (await settingsCurrent(session, timezone, schemaSha256)) return;
   await session.run(
     `INSERT OR REPLACE INTO pinrecon_settings (id, timezone, version, schema_sha256, updated_at)
      VALUES (1, $1, $2, $3, now())`,

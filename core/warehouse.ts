@@ -207,9 +207,11 @@ export class Warehouse implements SqlSession {
     const migrations = options.migrations ?? schemaMigrations;
     const digest = schemaDigest(migrations);
     const { timezone } = options;
-    if (!this.readOnly && timezone && (await settingsCurrent(this, timezone, digest))) return;
+    const kept = !this.readOnly && timezone !== undefined && timezone !== '';
+    if (kept && (await settingsCurrent(this, timezone, digest))) return;
     await applySchema(this, options.onRebuild ?? toStderr, migrations);
-    if (!this.readOnly && timezone) await recordSettings(this, timezone, digest);
+    // Asked just above and not current: written without asking again.
+    if (kept) await recordSettings(this, timezone, digest);
   }
 
   /** Rows of `sales` (0 before the schema made it): DuckDB's own count, read without a scan. */
