@@ -23,7 +23,7 @@ export async function settingsCurrent(session: SqlSession, timezone: string, sch
   }
 }
 
-/** Writes the settings; the caller has found them not current (settingsCurrent), so a file is written only on a change. */
+/** Writes the settings. The caller found them not current (settingsCurrent): a file is written only on a change. */
 export async function recordSettings(session: SqlSession, timezone: string, schemaSha256: string): Promise<void> {
   await session.run(
     `INSERT OR REPLACE INTO pinrecon_settings (id, timezone, version, schema_sha256, updated_at)
