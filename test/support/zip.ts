@@ -1,16 +1,5 @@
 /** A ZIP archive written by hand, for tests that need an XLSX shaped exactly so (part order, a zip bomb). */
-import { deflateRawSync } from 'node:zlib';
-
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-function crc32(data: Buffer): number {
-  let crc = 0xffffffff;
-  for (const byte of data) crc = crcTable[(crc ^ byte) & 0xff]! ^ (crc >>> 8);
-  return (crc ^ 0xffffffff) >>> 0;
-}
+import { crc32, deflateRawSync } from 'node:zlib';
 
 /**
  * A ZIP archive of deflated entries, in the order given. `dataDescriptors`: as streaming writers store them, each
