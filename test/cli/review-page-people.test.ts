@@ -69,7 +69,7 @@ describe.skipIf(noChromium !== '')(`pinrecon serve with people${noChromium ? ` (
 
   afterAll(async () => {
     await browser?.close();
-    f?.cleanup();
+    await f?.cleanup();
   });
 
   it('refuses to start without a registered key (exit 2)', async () => {

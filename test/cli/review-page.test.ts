@@ -102,7 +102,7 @@ describe.skipIf(noChromium !== '')(`pinrecon serve in Chromium${noChromium ? ` (
   afterAll(async () => {
     await browser?.close();
     if (serving) expect(await serving.stop()).toBe(0);
-    f?.cleanup();
+    await f?.cleanup();
   });
 
   it('prints its loopback address with a token first, and refuses a request without the token', async () => {

@@ -72,7 +72,7 @@ test('refuses each row that is no decision, has no id, or rejects without a note
     ]);
     expect(await f.warehouse.all('SELECT * FROM recon_decisions')).toEqual([]);
   } finally {
-    f.cleanup();
+    await f.cleanup();
   }
 });
 
@@ -110,6 +110,6 @@ test('a row typed over a decision taken since the workbook was written is refuse
       (await importMatchDecisions(f.warehouse, await readMatchDecisions(leftAsWritten), context)).recorded,
     ).toEqual([]);
   } finally {
-    f.cleanup();
+    await f.cleanup();
   }
 });

@@ -26,7 +26,7 @@ let f: Fixture | undefined;
 afterEach(() => f?.cleanup());
 
 async function month(materiality: Record<string, unknown>) {
-  f?.cleanup();
+  await f?.cleanup();
   f = await openFixture({ reconciliation: { materiality } });
   const small = sale({ partner_cost_price: '8.25' });
   const large = sale({ partner_cost_price: '9.00' });
