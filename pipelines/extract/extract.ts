@@ -275,6 +275,7 @@ async function loadWindow(
         fetchedAt: download.fetchedAt,
         bytes: download.fileBytes,
         window,
+        records: download.records,
       };
       const loaded = await loadLandedSales(warehouse, config, landed);
       // The client counted the array's elements as they streamed in; DuckDB must have read as many.

@@ -21,6 +21,11 @@ export interface LandedSales {
   bytes: number;
   /** The period search it answered, if any: sets the sale's seen-by flag and window, and scopes quarantine rows. */
   window?: ExtractWindow;
+  /**
+   * The records the client counted as they arrived, when known: with a window, lets a load that can hold no stored
+   * sale skip the hashing pass (hashPassNeeded).
+   */
+  records?: number;
 }
 
 /** What one response held; `records = loaded + notLoaded` always. */
@@ -50,34 +55,24 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
   // Each statement named in its error: an out-of-memory says which part of the load, under which memoryLimit.
   const step = (name: string, sql: string, params?: Params) => warehouse.step(name, () => warehouse.run(sql, params));
   try {
-    // Records stored unchanged (same JSON, typed under the same settings) are not parsed again: the paid and the
-    // created window bring the same sales, and a re-fetch within the lookback brings mostly unchanged ones.
-    await step(
-      'reading and hashing the landed records',
-      `CREATE OR REPLACE TEMP TABLE landed_hashes AS
-      SELECT ordinality - 1 AS record_index, ${recordHashSql('json', config)} AS record_hash
-      FROM read_json_objects(${sqlString(landed.path)}, format = 'array', compression = 'gzip') WITH ORDINALITY`,
-    );
-    // A sale with an unreadable date is read again: its quarantine row belongs to each window that brings it.
-    await step(
-      'matching them with the sales stored unchanged',
-      `CREATE OR REPLACE TEMP TABLE landed_unchanged AS
-      SELECT hashes.record_index, sales.transaction_id
-      FROM landed_hashes AS hashes JOIN sales ON sales.record_hash = hashes.record_hash
-      WHERE sales.transaction_at IS NOT NULL`,
-    );
-    const seen = (await warehouse.one<{ records: string; unchanged: string }>(
-      'SELECT (SELECT count(*) FROM landed_hashes) AS records, (SELECT count(*) FROM landed_unchanged) AS unchanged',
-    ))!;
+    const seen = (await hashPassNeeded(warehouse, config, landed))
+      ? await matchUnchanged(warehouse, config, landed.path)
+      : await assumeAllNew(warehouse, landed.records!);
     // memoryLimit "auto": room for this file's records (the staging's anti join over the unchanged ones is held
     // whole; "typing and checking" is where a tight limit failed first), whatever the sales held.
-    await warehouse.fitMemoryToLoad(Number(seen.records));
+    await warehouse.fitMemoryToLoad(seen.records);
     // Nothing new in the file: the staging query only gives landed_sales its columns.
     const staging = stagingSql(landed.path, config);
-    await step(
-      'typing and checking the new or changed records',
-      `CREATE OR REPLACE TEMP TABLE landed_sales AS ` +
-        `${seen.records === seen.unchanged ? `SELECT * FROM (${staging}) LIMIT 0` : staging}`,
+    // One thread reads the gzip file and types its records: a second one made it slower, not faster (1M records:
+    // 10.3–11.1 s on one thread; 12.0–16.6 s and up to twice the CPU on two, beside another busy core), and in
+    // `extract` the next window's download needs that core.
+    await warehouse.step('typing and checking the new or changed records', () =>
+      warehouse.withOneThread(() =>
+        warehouse.run(
+          `CREATE OR REPLACE TEMP TABLE landed_sales AS ` +
+            `${seen.records === seen.unchanged ? `SELECT * FROM (${staging}) LIMIT 0` : staging}`,
+        ),
+      ),
     );
     // The unchanged records need only their sale: they are not compared, rewritten or history (just seen again).
     await step(
@@ -217,6 +212,65 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       )
       .catch(() => undefined);
   }
+}
+
+/** How many records the file holds, and how many of them are stored unchanged (landed_unchanged lists those). */
+interface Seen {
+  records: number;
+  unchanged: number;
+}
+
+/**
+ * Whether the file may hold sales stored unchanged, so that hashing every record first (a whole read of the file,
+ * ≈ 5 CPU-s a million records) can spare the typing of them. A window whose dates hold almost no stored sale (the
+ * first load of a month: the paid window before the created one, a back-fill) is typed whole instead: its few
+ * unchanged records are typed again and replace their identical rows, the same result, for less than the pass
+ * costs. Without the client's count, or for a lookup, the pass always runs.
+ */
+export async function hashPassNeeded(warehouse: Warehouse, config: Config, landed: LandedSales): Promise<boolean> {
+  const { window, records } = landed;
+  if (!window || records === undefined) return true;
+  const stored = await warehouse.one<{ n: string }>(
+    `SELECT count(*) AS n FROM sales
+     WHERE transaction_at >= timezone($1, $2::DATE::TIMESTAMP)
+       AND transaction_at < timezone($1, ($3::DATE + 1)::TIMESTAMP)`,
+    [config.timezone, window.start, window.end],
+  );
+  return Number(stored!.n) >= records * unchangedShareWorthHashing;
+}
+
+/** Below this share of stored sales among a window's records, typing them all costs less than hashing first. */
+const unchangedShareWorthHashing = 0.05;
+
+/**
+ * Records stored unchanged (same JSON, typed under the same settings) are not parsed again: the paid and the
+ * created window bring the same sales, and a re-fetch within the lookback brings mostly unchanged ones.
+ */
+async function matchUnchanged(warehouse: Warehouse, config: Config, file: string): Promise<Seen> {
+  await warehouse.step('reading and hashing the landed records', () =>
+    warehouse.withOneThread(() =>
+      warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_hashes AS
+      SELECT ordinality - 1 AS record_index, ${recordHashSql('json', config)} AS record_hash
+      FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY`),
+    ),
+  );
+  // A sale with an unreadable date is read again: its quarantine row belongs to each window that brings it.
+  await warehouse.step('matching them with the sales stored unchanged', () =>
+    warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_unchanged AS
+      SELECT hashes.record_index, sales.transaction_id
+      FROM landed_hashes AS hashes JOIN sales ON sales.record_hash = hashes.record_hash
+      WHERE sales.transaction_at IS NOT NULL`),
+  );
+  const seen = (await warehouse.one<{ records: string; unchanged: string }>(
+    'SELECT (SELECT count(*) FROM landed_hashes) AS records, (SELECT count(*) FROM landed_unchanged) AS unchanged',
+  ))!;
+  return { records: Number(seen.records), unchanged: Number(seen.unchanged) };
+}
+
+/** No hashing pass: every record is typed (the client's count sizes the memory; the load counts them again). */
+async function assumeAllNew(warehouse: Warehouse, records: number): Promise<Seen> {
+  await warehouse.run('CREATE OR REPLACE TEMP TABLE landed_unchanged (record_index BIGINT, transaction_id BIGINT)');
+  return { records, unchanged: 0 };
 }
 
 /**

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
-import { loadLandedSales, type LandedSales } from '../../../pipelines/extract/load.js';
+import { hashPassNeeded, loadLandedSales, type LandedSales } from '../../../pipelines/extract/load.js';
 import { transactionAtSql } from '../../../pipelines/extract/transaction-date.js';
 import { Warehouse } from '../../../core/warehouse.js';
 import { sqlString } from '../../../core/sql.js';
@@ -419,5 +419,67 @@ describe('records stored unchanged are not parsed again', () => {
     expect(await warehouse.one(`SELECT status_class FROM sales WHERE transaction_id = 9104`)).toEqual({
       status_class: 'booked',
     });
+  });
+});
+
+describe('a window whose dates hold no stored sale is typed whole, without the hashing pass', () => {
+  // The month's first window after a back-fill: its sales are new but for the last day of December, whose sales a
+  // creation-date window stored already and this paid window brings again unchanged (or changed: 9302).
+  const december = { start: '2025-12-31', end: '2025-12-31', flag: 'created' as const };
+  const lastDay = '"2025-12-31T23:00:00-03:00"';
+  const backfill = [sale(9301, { transactionDate: lastDay }), sale(9302, { transactionDate: lastDay })];
+  const month = [
+    sale(9301, { transactionDate: lastDay }),
+    sale(9302, { transactionDate: lastDay, status: '"Canceled in stock"' }),
+    ...[9303, 9304, 9305].map((id) => sale(id)),
+    sale(9306, { salesPrice: '"oops"' }),
+    sale(9303, { partnerCostPrice: '17.00' }),
+  ];
+  const tables = {
+    sales: 'SELECT * EXCLUDE (first_seen_at, last_seen_at) FROM sales ORDER BY transaction_id',
+    history: 'SELECT * FROM sales_status_history ORDER BY transaction_id, observed_at',
+    quarantine: 'SELECT * EXCLUDE (landing_path, quarantined_at) FROM sales_quarantine ORDER BY record_index',
+  };
+
+  /** Loads the back-fill, then the month's paid window, into a fresh file; with `counted`, the client's count. */
+  async function loadBoth(name: string, counted: boolean) {
+    const db = path.join(dir, `${name}.duckdb`);
+    const fresh = configSchema.parse({ ...config, database: db });
+    const house = await Warehouse.open(db, { timezone: fresh.timezone });
+    try {
+      const landedOf = (file: string, w: LandedSales['window'], records: number): LandedSales => ({
+        path: file,
+        runId: `run-${w!.flag}`,
+        endpoint: 'salesByPeriod',
+        fetchedAt: new Date('2026-02-01T10:00:00Z'),
+        bytes: 1,
+        window: w,
+        ...(counted && { records }),
+      });
+      const first = landedOf(land(`${name}-backfill`, backfill), december, backfill.length);
+      const second = landedOf(land(`${name}-month`, month), window, month.length);
+      const needed = [await hashPassNeeded(house, fresh, first)];
+      await house.transaction(() => loadLandedSales(house, fresh, first));
+      needed.push(await hashPassNeeded(house, fresh, second));
+      const counts = await house.transaction(() => loadLandedSales(house, fresh, second));
+      // Brought again whole: the stored rows are in the window's dates now, so a re-fetch hashes first.
+      needed.push(await hashPassNeeded(house, fresh, { ...second, window: december }));
+      const rows: Record<string, unknown> = {};
+      for (const [table, sql] of Object.entries(tables)) rows[table] = await house.all(sql);
+      return { needed, counts, rows };
+    } finally {
+      house.close();
+    }
+  }
+
+  it('gives exactly the result of the hashing pass: rows, history, quarantine and counts', async () => {
+    const hashed = await loadBoth('hashed', false);
+    const typed = await loadBoth('typed', true);
+    expect(hashed.needed).toEqual([true, true, true]);
+    expect(typed.needed).toEqual([false, false, true]);
+    expect(typed.counts).toEqual(hashed.counts);
+    expect(typed.counts).toMatchObject({ records: 7, loaded: 5, newSales: 3, statusChanges: 1, duplicates: 1 });
+    expect(typed.rows).toEqual(hashed.rows);
+    expect((typed.rows.sales as unknown[]).length).toBe(5);
   });
 });
