@@ -7,6 +7,7 @@
  * PINRECON_BENCH_DIR names one to use and keep (its ledger and rendered answers serve the next run: benchFolder).
  */
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { loadavg } from 'node:os';
 import type { Config } from '../config/schema.js';
 import { backfillRange } from '../pipelines/extract/backfill.js';
@@ -28,6 +29,7 @@ import {
   salesInPeriod,
 } from './month-fixture.js';
 import { keptAnswers, type BenchWindow } from './simulator-process.js';
+import { type FloorSeconds, measureFloor } from './duckdb-floor.js';
 
 const sales = monthSales();
 const big = sales > 5_000_000;
@@ -35,8 +37,10 @@ export const name = `month-end run (${sales.toLocaleString('en-US')} sales creat
 /** A run at another scale (100k for the growth table, 10M) is recorded beside the 1M one, not over it. */
 export const section = sales === defaultMonthSales ? 'month-end' : big ? 'month-end-10m' : `month-end-${sales}`;
 
-/** The issue's targets: 1M in ≤ 60 s and ≤ 1 GiB; 10M in ≤ 15 min and ≤ 4 GiB. */
-const target = big ? { seconds: 15 * 60, rssMiB: 4096 } : { seconds: 60, rssMiB: 1024 };
+/** Issue 33's targets: the 1M month (and smaller) in ≤ 20 s and ≤ 1 GiB; 10M in ≤ 15 min and ≤ 4 GiB. */
+const target = big ? { seconds: 15 * 60, rssMiB: 4096 } : { seconds: 20, rssMiB: 1024 };
+/** The job's steps that have a DuckDB floor (duckdb-floor.ts), as `run --json` names them. */
+const flooredSteps = ['extract', 'ledger_import', 'reconcile', 'report'] as const;
 const maxLookups = 100;
 /** A small command (one decision) takes about a second of its own: its publish may add at most a tenth (issue 33). */
 const spareTargetSeconds = 0.1;
@@ -77,6 +81,14 @@ export async function run(): Promise<BenchResult> {
     }
     const { json } = job;
     const findings = await checkFindings(month);
+    // Issue 33 item 1: the same work done by DuckDB alone, step by step, in the same hour.
+    const floor = measureFloor({
+      dir,
+      landingDir: path.join(dir, 'landing'),
+      ledger: month.ledger,
+      from: `${period}-01`,
+      until: nextPeriodStart,
+    });
     // Issue 33 item 4: what publishing the analysts' snapshot costs at this size, against the run that triggers it.
     const publishing = await measurePublishing(month.database);
     const lookups = json.reconcile.lookup.references ?? 0;
@@ -108,6 +120,9 @@ export async function run(): Promise<BenchResult> {
         windows_generated_during_run: renderedInRun,
         load_average_1min_at_start: round(loadAverage),
         ...stepSeconds,
+        ...Object.fromEntries(flooredSteps.map((step) => [`duckdb_floor_${step}_s`, round(floor[step])])),
+        duckdb_floor_s: round(flooredSteps.reduce((sum, step) => sum + floor[step], 0)),
+        duckdb_floor_cpu_s: round(floor.cpu),
         extract_download_s: round(json.extract.downloadSeconds),
         extract_load_s: round(json.extract.loadSeconds),
         run_wall_s: round(job.seconds),
@@ -124,7 +139,9 @@ export async function run(): Promise<BenchResult> {
       targets: [
         {
           label: `\`run\` wall time ≤ ${target.seconds} s, every window served pre-rendered (pinrecon's own time)`,
-          measured: `${round(job.seconds)} s (${renderedInRun} windows generated during the run)`,
+          measured:
+            `${round(job.seconds)} s${overBy(job.seconds, target.seconds)} (${renderedInRun} windows generated ` +
+            `during the run); by step against DuckDB alone doing the step's work: ${againstFloor(json.steps, floor)}`,
           ok: job.seconds <= target.seconds && renderedInRun === 0,
         },
         {
@@ -164,10 +181,38 @@ export async function run(): Promise<BenchResult> {
         `them from those files during the run ` +
         '(simulator_cpu_during_run_s is what serving cost on the shared cores), so run_wall_s is ' +
         "pinrecon's own time; run_cpu_s is its CPU. " +
-        'Steps as the job records them; the ledger generation is not part of the job.',
+        'Steps as the job records them; the ledger generation is not part of the job. ' +
+        "duckdb_floor_*: DuckDB alone, in its own process on a fresh file, doing each step's core work on the same " +
+        "inputs (bench/duckdb-floor.ts): the run's landed responses read and typed to one row per sale, the ledger " +
+        "read and typed, one statement naming the breaks of the period written to Parquet, the period's sales " +
+        'written out as CSV. The download (HTTP, PIN masking, gzip) and the workbook have no DuckDB counterpart.',
     };
   } finally {
     if (keep) process.stderr.write(`month-end bench: kept ${dir}\n`);
     else rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The first day after the period (the floor's upper bound). */
+const nextPeriodStart = (() => {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
+})();
+
+/** ": 90.8 s over (×5.5)" when `seconds` misses `target`, else nothing. */
+function overBy(seconds: number, target: number): string {
+  if (seconds <= target) return '';
+  return `: ${round(seconds - target)} s over (×${(seconds / target).toFixed(1)})`;
+}
+
+/** "extract 40.1 s (DuckDB 15.6 s, ×2.6), …": each floored step's time beside its floor. */
+function againstFloor(steps: { step: string; seconds: number }[], floor: FloorSeconds): string {
+  return flooredSteps
+    .map((name) => {
+      const step = steps.find((s) => s.step.replace(/\W+/g, '_') === name);
+      if (!step) return `${name} not run`;
+      const times = floor[name] > 0 ? `, ×${(step.seconds / floor[name]).toFixed(1)}` : '';
+      return `${name.replace('_', ' ')} ${round(step.seconds)} s (DuckDB ${round(floor[name])} s${times})`;
+    })
+    .join(', ');
 }
