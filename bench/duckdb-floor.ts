@@ -23,13 +23,19 @@ export interface FloorInput {
   until: string;
 }
 
-/** Wall seconds of each step's floor, and the CPU seconds of all of them (DuckDB's threads included). */
+/**
+ * Wall seconds of each step's floor, the CPU seconds of all of them (DuckDB's threads included), and what they made
+ * (sales typed, ledger lines, breaks named), so a floor that read nothing shows it.
+ */
 export interface FloorSeconds {
   extract: number;
   ledger_import: number;
   reconcile: number;
   report: number;
   cpu: number;
+  sales: number;
+  ledgerLines: number;
+  breaks: number;
 }
 
 export function measureFloor(input: FloorInput): FloorSeconds {
@@ -56,7 +62,9 @@ const salesColumns =
   "countryCode: 'VARCHAR', salesCurrencyCode: 'VARCHAR', salesCurrencySymbol: 'VARCHAR', key: 'VARCHAR', " +
   "keyHmac: 'VARCHAR', keySentToCustomer: 'BOOLEAN'}";
 
-function floorStatements(input: FloorInput, work: string): Record<keyof Omit<FloorSeconds, 'cpu'>, string> {
+type FlooredStep = 'extract' | 'ledger_import' | 'reconcile' | 'report';
+
+function floorStatements(input: FloorInput, work: string): Record<FlooredStep, string> {
   const files = `[${landedFiles(input.landingDir).map(text).join(', ')}]`;
   const inPeriod = (column: string) =>
     `${column} >= TIMESTAMP ${text(input.from)} AND ${column} < TIMESTAMP ${text(input.until)}`;
@@ -104,10 +112,15 @@ async function child(input: FloorInput): Promise<void> {
     for (const [step, sql] of Object.entries(floorStatements(input, work))) {
       const started = process.hrtime.bigint();
       await connection.run(sql);
-      seconds[step as keyof FloorSeconds] = Number(process.hrtime.bigint() - started) / 1e9;
+      seconds[step as FlooredStep] = Number(process.hrtime.bigint() - started) / 1e9;
     }
     const cpu = process.cpuUsage(cpuBefore);
     seconds.cpu = (cpu.user + cpu.system) / 1e6;
+    const made = await connection.runAndReadAll(
+      `SELECT (SELECT count(*) FROM sales)::INTEGER, (SELECT count(*) FROM ledger)::INTEGER,
+              (SELECT count(*) FROM read_parquet(${text(path.join(work, 'findings.parquet'))}))::INTEGER`,
+    );
+    [seconds.sales, seconds.ledgerLines, seconds.breaks] = made.getRows()[0] as [number, number, number];
     connection.closeSync();
     instance.closeSync();
     process.stdout.write(`${JSON.stringify(seconds)}\n`);
