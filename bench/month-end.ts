@@ -59,7 +59,7 @@ function windowsOfRun(config: Config): BenchWindow[] {
 }
 
 interface RunJson {
-  steps: { step: string; status: string; seconds: number; summary: string; peakRssMiB?: number }[];
+  steps: { step: string; status: string; seconds: number; summary: string; peakRssMiB?: number; cpuSeconds?: number }[];
   extract: { records: number; requests: number; loadSeconds: number; downloadSeconds: number; quarantined: number };
   ledger?: { lines: number; accepted: number; rejected: number };
   reconcile: { exceptions: number; lookup: { references?: number; provenAbsent?: number; done: boolean } };
@@ -95,6 +95,7 @@ export async function run(): Promise<BenchResult> {
     const step = (s: { step: string }) => s.step.replace(/\W+/g, '_');
     const stepSeconds = Object.fromEntries(json.steps.map((s) => [`${step(s)}_s`, round(s.seconds)]));
     const stepRss = Object.fromEntries(json.steps.map((s) => [`peak_rss_MiB_after_${step(s)}`, s.peakRssMiB ?? 0]));
+    const stepCpu = Object.fromEntries(json.steps.map((s) => [`${step(s)}_cpu_s`, round(s.cpuSeconds ?? 0)]));
     const sampled = await rssByStep(
       month,
       job.rssSamples,
@@ -120,6 +121,7 @@ export async function run(): Promise<BenchResult> {
         windows_generated_during_run: renderedInRun,
         load_average_1min_at_start: round(loadAverage),
         ...stepSeconds,
+        ...stepCpu,
         ...Object.fromEntries(flooredSteps.map((step) => [`duckdb_floor_${step}_s`, round(floor[step])])),
         duckdb_floor_s: round(flooredSteps.reduce((sum, step) => sum + floor[step], 0)),
         duckdb_floor_cpu_s: round(floor.cpu),

@@ -43,6 +43,8 @@ export interface StepOutcome {
   summary: string;
   /** The process's peak resident memory (MiB) by the end of the step: the step that raised it shows. */
   peakRssMiB?: number;
+  /** CPU seconds the process used in the step (all its threads: DuckDB's, zlib's), for the growth table. */
+  cpuSeconds?: number;
 }
 
 /** What a job did, step by step: all of a finished job, or a failed one up to the step that failed. */
@@ -142,15 +144,18 @@ export async function runMonthEnd(
         const step = async <T>(name: string, work: () => Promise<T>, describe: (result: T) => string): Promise<T> => {
           output.info(`── ${name}`);
           const started = process.hrtime.bigint();
+          const cpuBefore = process.cpuUsage();
           const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
           try {
             const result = await work();
+            const cpu = process.cpuUsage(cpuBefore);
             steps.push({
               step: name,
               status: 'succeeded',
               seconds: seconds(),
               summary: describe(result),
               peakRssMiB: peakRssMiB(),
+              cpuSeconds: Math.round((cpu.user + cpu.system) / 1e4) / 100,
             });
             return result;
           } catch (error) {

@@ -100,8 +100,14 @@ describe.concurrent('pinrecon run (month-end job) against the simulator', () => 
       await copyOfTemplate(config.database);
       const warehouse = await Warehouse.open(config.database, { timezone: config.timezone });
       try {
+        const cpuBefore = process.cpuUsage();
         const first = await runMonthEnd(warehouse, config, { period, asOf, ledger: plant.file, email: true }, quiet);
+        const cpu = process.cpuUsage(cpuBefore);
         expect(first.steps.map((s) => s.step)).toEqual(['extract', 'ledger import', 'reconcile', 'report + email']);
+        // Each step's CPU is its own share of the job's: some for every step, together no more than the job's.
+        const stepCpu = first.steps.map((s) => s.cpuSeconds!);
+        for (const seconds of stepCpu) expect(seconds).toBeGreaterThan(0);
+        expect(stepCpu.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual((cpu.user + cpu.system) / 1e6 + 0.01);
         expect(first.extractRange).toEqual({ from: '2026-03-01', to: asOf });
         expect(first.ledger?.accepted).toBe(plant.lines);
         expect(sink.received).toHaveLength(1);
