@@ -3,7 +3,7 @@
  * the lookback's November sales too, both windows' flags, ~11 % of sales with a finding, ~6 % unredeemed keys,
  * sales served malformed in quarantine), extracted and imported by pinrecon itself; then `pinrecon reconcile
  * --period 2026-10` timed as a user runs it (its own process, peak RSS at exit), once and once again (the
- * re-run adds identity and history). Target: ≤ 10 s and ≤ 1 GiB on the 2-core machine. Issue 29: ~0.6 % of its
+ * re-run adds identity and history). Target (issue 33): ≤ 5 s and ≤ 1 GiB on the 2-core machine. Issue 29: ~0.6 % of its
  * clean orders misspelled (generators/near-miss-ledger.ts), the proposals counted, the suggestions' share printed.
  */
 import { rmSync } from 'node:fs';
@@ -23,7 +23,7 @@ import {
 
 export const name = 'reconcile (the month-end bench month: ~1,000,000 sales in the period)';
 
-const targetSeconds = 10;
+const targetSeconds = 5;
 const targetRssMiB = 1024;
 
 interface ReconcileJson {
@@ -99,12 +99,12 @@ export async function run(): Promise<BenchResult> {
       targets: [
         {
           label: `reconcile of ~1M sales in ≤ ${targetSeconds} s`,
-          measured: `${round(first.seconds)} s`,
+          measured: `${round(first.seconds)} s${overBy(first.seconds)}`,
           ok: first.seconds <= targetSeconds,
         },
         {
           label: `re-run (identity, history) in ≤ ${targetSeconds} s`,
-          measured: `${round(second.seconds)} s`,
+          measured: `${round(second.seconds)} s${overBy(second.seconds)}`,
           ok: second.seconds <= targetSeconds,
         },
         {
@@ -156,4 +156,11 @@ export async function run(): Promise<BenchResult> {
     if (keep) process.stderr.write(`reconcile bench: kept ${dir}\n`);
     else rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** ": 7.3 s over (×2.5)" when `seconds` misses the target, else nothing. */
+function overBy(seconds: number): string {
+  return seconds > targetSeconds
+    ? `: ${round(seconds - targetSeconds)} s over (×${(seconds / targetSeconds).toFixed(1)})`
+    : '';
 }
