@@ -1,11 +1,10 @@
 /**
- * The DuckDB floor of a month-end (issue 33): DuckDB alone doing each step's core work on the same inputs, in its
- * own process, on a fresh file with default settings. Extract: the landed responses read and typed, one row per sale.
- * Ledger import: the ledger read and typed. Reconcile: one statement joining the period's ledger orders and sales on
- * the trimmed reference and naming each break, written to Parquet. Report: the period's sales written out as text.
- * What pinrecon does beyond that (the download, masking the PINs, checking and quarantining every record and line,
- * the decisions, the workbook's XML) is the gap the month-end bench reports step by step.
- * `measureFloor` runs this file as a child process with its input as JSON; the child prints the seconds as JSON.
+ * The DuckDB floor of a month-end (issue 33): DuckDB alone doing each step's core work on the same inputs, in its own
+ * process, on a fresh file with default settings. Extract: the landed responses read and typed, one row per sale.
+ * Ledger import: the ledger read and typed. Reconcile: one statement naming each break of the period, to Parquet.
+ * Report: the period's sales written out as text. What pinrecon does beyond that (the download, masking the PINs,
+ * checking and quarantining every record and line, the decisions, the workbook's XML) is the gap the month-end bench
+ * reports step by step. `measureFloor` runs this file as a child process; the child prints the seconds as JSON.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';

@@ -2,9 +2,9 @@
  * Reconciling a big month as it really looks: the month of bench/month-fixture.ts (~1,000,000 sales in October,
  * the lookback's November sales too, both windows' flags, ~11 % of sales with a finding, ~6 % unredeemed keys,
  * sales served malformed in quarantine), extracted and imported by pinrecon itself; then `pinrecon reconcile
- * --period 2026-10` timed as a user runs it (its own process, peak RSS at exit), once and once again (the
- * re-run adds identity and history). Target (issue 33): ≤ 5 s and ≤ 1 GiB on the 2-core machine. Issue 29: ~0.6 % of its
- * clean orders misspelled (generators/near-miss-ledger.ts), the proposals counted, the suggestions' share printed.
+ * --period 2026-10` timed as a user runs it (its own process, peak RSS at exit), once and again (the re-run adds
+ * identity and history). Target (issue 33): ≤ 5 s and ≤ 1 GiB on the 2-core machine. Issue 29: ~0.6 % of its clean
+ * orders misspelled (generators/near-miss-ledger.ts), the proposals counted, the suggestions' share printed.
  */
 import { rmSync } from 'node:fs';
 import type { BenchResult } from './harness.js';

@@ -244,7 +244,8 @@ export class Warehouse implements SqlSession {
    * reads anyway (a gzip file): a second thread only contends for the core another part of the job needs.
    */
   async withOneThread<T>(work: () => Promise<T>): Promise<T> {
-    const threads = this.threadsToRestore ?? (await this.threads());
+    const threads =
+      this.threadsToRestore ?? Number((await this.one<{ n: string }>(`SELECT current_setting('threads') AS n`))!.n);
     if (threads === 1) return work();
     await this.run('SET threads = 1');
     this.threadsToRestore = threads;
@@ -258,10 +259,6 @@ export class Warehouse implements SqlSession {
     }
     await this.restoreThreads();
     return result;
-  }
-
-  private async threads(): Promise<number> {
-    return Number((await this.one<{ threads: string }>(`SELECT current_setting('threads') AS threads`))!.threads);
   }
 
   private async restoreThreads(): Promise<void> {

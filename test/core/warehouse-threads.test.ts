@@ -31,7 +31,7 @@ test('sets the count back when the work fails outside a transaction', async () =
   expect(await threads()).toBe(2);
 });
 
-test('sets the count back after the ROLLBACK when the work fails in a transaction (which refuses any SET)', async () => {
+test('sets the count back after the ROLLBACK when the work fails in a transaction (it refuses any SET)', async () => {
   const failing = warehouse.transaction(() => warehouse.withOneThread(() => warehouse.run("SELECT 'x'::INTEGER")));
   // The work's own error, not the refused SET's.
   await expect(failing).rejects.toThrow(/Could not convert string 'x' to INT32/);
