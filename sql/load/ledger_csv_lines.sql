@@ -3,7 +3,9 @@
 -- the file's physical lines as they are (no lone CR, no NUL or \x01 byte, no line over 1 MiB), and afterwards
 -- that the number of rows is the file's and that sampled rows hold the file's lines. One row per physical line
 -- after the header, in file order (line number = rowid + 1 + the lines skipped; no window function numbers
--- them, as that would read the file on one thread):
+-- them, as that would read the file on one thread). No `new_line`: unset, CRLF and LF both end a line; set to
+-- CRLF, DuckDB 1.5 refused an LF file with a line break at one of its 8,000,000-byte thread boundaries, and the
+-- whole file went to the streaming reader (the 10M bench's ledger: 123 s instead of a few):
 -- - `line`: the line's decoded text without its line break (NULL for an empty line);
 -- - `accepted`: the line is certainly an accepted ledger row, as sources/ledger/validate.ts would make it; its
 --   typed values are here (product_id, paid_local, sales_price, expected_cost, order_status) and so are its text
@@ -33,8 +35,7 @@
 WITH numbered AS (
   SELECT line
   FROM read_csv({{file}}, columns = {'line': 'VARCHAR'}, header = false, skip = {{skip}}, auto_detect = false,
-                delim = {{line_delimiter}}, quote = '', escape = '', new_line = '\r\n', strict_mode = false,
-                encoding = {{encoding}})
+                delim = {{line_delimiter}}, quote = '', escape = '', strict_mode = false, encoding = {{encoding}})
 ), cells AS (
   SELECT line, coalesce(len(f) = {{field_count}}, false) AS split_whole,
          {{cells}}

@@ -545,6 +545,29 @@ describe('the CSV bulk reader gives what the streaming reader gives', () => {
   });
 });
 
+describe("DuckDB's thread boundaries", () => {
+  it('reads in bulk an LF file with a line break at the 8,000,000th byte (DuckDB refused it when told CRLF)', async () => {
+    const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status\n';
+    const line = (i: number) => `R-${String(i).padStart(7, '0')},1,2024-03-05,1.00,1,BRL,paid\n`;
+    const boundary = 8_000_000;
+    let text = head;
+    let i = 0;
+    const lines: string[] = [];
+    while (head.length + (lines.length + 2) * line(0).length < boundary) lines.push(line(i++));
+    text += lines.join('');
+    // One longer reference so that this line's break is the byte at offset 8,000,000.
+    const filler = boundary - text.length - line(i).length + 1;
+    text += `R-${'9'.repeat(filler)}${line(i++).slice(2)}`;
+    expect(text.charCodeAt(boundary)).toBe(0x0a);
+    for (let k = 0; k < 100; k++) text += line(i++);
+    const file = path.join(temp.dir, 'thread-boundary.csv');
+    writeFileSync(file, text);
+    const { summary, stderr } = await importWith('auto', file, {});
+    expect(stderr).not.toMatch(/could not read its lines/);
+    expect(summary).toMatchObject({ reader: 'bulk', lines: i, accepted: i, acceptedInBulk: i });
+  });
+});
+
 describe('lines left to the streaming reader, in pages of 50,000', () => {
   it('reads in bulk a file whose left lines need more than one page, in file order', async () => {
     const head = 'partner_reference,product_id,paid_at,sales_price,expected_cost,currency_code,order_status';
