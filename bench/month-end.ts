@@ -82,8 +82,8 @@ export async function run(): Promise<BenchResult> {
     const { json } = job;
     const findings = await checkFindings(month);
     // Issue 33 item 4: what publishing the analysts' snapshot costs at this size, against the run that triggers it.
-    // Before the floor: at 10M the floor's gigabytes of files pushed the database out of the page cache (the spare's
-    // publish 1.322 s after it, 0.079 s in a run without it).
+    // Before the floor, which writes gigabytes at 10M: measured after it, the spare's publish took 1.322 s (0.079 s in
+    // a run without the floor), likely the database read back from disk.
     const publishing = await measurePublishing(month.database);
     // Issue 33 item 1: the same work done by DuckDB alone, step by step, in the same hour.
     const floor = measureFloor({
