@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { sqlString } from '../core/sql.js';
+import { salesRecordFields } from '../pipelines/extract/landed-staging.js';
 
 export interface FloorInput {
   /** Where the floor's own database and outputs go (removed after). */
@@ -52,21 +54,16 @@ function landedFiles(dir: string): string[] {
     .sort();
 }
 
-const text = (value: string) => `'${value.replaceAll("'", "''")}'`;
-
-/** The Sales record's fields as the loader types them (pipelines/extract/landed-staging.ts). */
-const salesColumns =
-  "{transactionId: 'BIGINT', partnerReference: 'VARCHAR', productId: 'BIGINT', productName: 'VARCHAR', " +
-  "salesPrice: 'DECIMAL(18,4)', partnerCostPrice: 'DECIMAL(18,4)', status: 'VARCHAR', transactionDate: 'VARCHAR', " +
-  "countryCode: 'VARCHAR', salesCurrencyCode: 'VARCHAR', salesCurrencySymbol: 'VARCHAR', key: 'VARCHAR', " +
-  "keyHmac: 'VARCHAR', keySentToCustomer: 'BOOLEAN'}";
+/** DuckDB's type for each kind of the Sales record's fields, as the loader types them. */
+const kindTypes = { integer: 'BIGINT', text: 'VARCHAR', money: 'DECIMAL(18,4)', boolean: 'BOOLEAN' } as const;
+const salesColumns = `{${salesRecordFields.map((f) => `${f.name}: '${kindTypes[f.kind]}'`).join(', ')}}`;
 
 type FlooredStep = 'extract' | 'ledger_import' | 'reconcile' | 'report';
 
 function floorStatements(input: FloorInput, work: string): Record<FlooredStep, string> {
-  const files = `[${landedFiles(input.landingDir).map(text).join(', ')}]`;
+  const files = `[${landedFiles(input.landingDir).map(sqlString).join(', ')}]`;
   const inPeriod = (column: string) =>
-    `${column} >= TIMESTAMP ${text(input.from)} AND ${column} < TIMESTAMP ${text(input.until)}`;
+    `${column} >= TIMESTAMP ${sqlString(input.from)} AND ${column} < TIMESTAMP ${sqlString(input.until)}`;
   return {
     extract: `CREATE TABLE sales AS
       SELECT DISTINCT ON (transactionId) *,
@@ -78,7 +75,7 @@ function floorStatements(input: FloorInput, work: string): Record<FlooredStep, s
       SELECT trim(partner_reference) AS reference, TRY_CAST(product_id AS BIGINT) AS product_id,
              try_strptime(paid_at, '%Y-%m-%d %H:%M:%S') AS paid_at, TRY_CAST(sales_price AS DECIMAL(18,4)) AS price,
              TRY_CAST(expected_cost AS DECIMAL(18,4)) AS cost, currency_code, order_status
-      FROM read_csv(${text(input.ledger)}, header = true, all_varchar = true, ignore_errors = true)`,
+      FROM read_csv(${sqlString(input.ledger)}, header = true, all_varchar = true, ignore_errors = true)`,
     reconcile: `COPY (
       WITH orders AS (SELECT * FROM ledger WHERE ${inPeriod('paid_at')}),
            sales AS (SELECT trim(partnerReference) AS reference, * FROM sales WHERE ${inPeriod('transaction_at')})
@@ -92,10 +89,10 @@ function floorStatements(input: FloorInput, work: string): Record<FlooredStep, s
              END AS finding
       FROM orders FULL JOIN sales ON orders.reference = sales.reference
       WHERE finding IS NOT NULL
-    ) TO ${text(path.join(work, 'findings.parquet'))} (FORMAT parquet)`,
+    ) TO ${sqlString(path.join(work, 'findings.parquet'))} (FORMAT parquet)`,
     report: `COPY (SELECT * EXCLUDE (key, keyHmac) FROM sales WHERE ${inPeriod('transaction_at')}
                    ORDER BY transaction_at)
-             TO ${text(path.join(work, 'sales.csv'))}`,
+             TO ${sqlString(path.join(work, 'sales.csv'))}`,
   };
 }
 
@@ -117,7 +114,7 @@ async function child(input: FloorInput): Promise<void> {
     seconds.cpu = (cpu.user + cpu.system) / 1e6;
     const made = await connection.runAndReadAll(
       `SELECT (SELECT count(*) FROM sales)::INTEGER, (SELECT count(*) FROM ledger)::INTEGER,
-              (SELECT count(*) FROM read_parquet(${text(path.join(work, 'findings.parquet'))}))::INTEGER`,
+              (SELECT count(*) FROM read_parquet(${sqlString(path.join(work, 'findings.parquet'))}))::INTEGER`,
     );
     [seconds.sales, seconds.ledgerLines, seconds.breaks] = made.getRows()[0] as [number, number, number];
     connection.closeSync();

@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { loadavg } from 'node:os';
 import type { Config } from '../config/schema.js';
+import { addMonths, periodStart } from '../core/calendar.js';
 import { backfillRange } from '../pipelines/extract/backfill.js';
 import { planWindows } from '../pipelines/extract/plan.js';
 import { monthEndExtractRange } from '../pipelines/ops/month-end.js';
@@ -21,6 +22,7 @@ import {
   measurePublishing,
   defaultMonthSales,
   monthSales,
+  overBy,
   period,
   prepareMonth,
   round,
@@ -90,14 +92,13 @@ export async function run(): Promise<BenchResult> {
       dir,
       landingDir: path.join(dir, 'landing'),
       ledger: month.ledger,
-      from: `${period}-01`,
-      until: nextPeriodStart,
+      from: periodStart(period),
+      until: periodStart(addMonths(period, 1)),
     });
     const lookups = json.reconcile.lookup.references ?? 0;
-    const step = (s: { step: string }) => s.step.replace(/\W+/g, '_');
-    const stepSeconds = Object.fromEntries(json.steps.map((s) => [`${step(s)}_s`, round(s.seconds)]));
-    const stepRss = Object.fromEntries(json.steps.map((s) => [`peak_rss_MiB_after_${step(s)}`, s.peakRssMiB ?? 0]));
-    const stepCpu = Object.fromEntries(json.steps.map((s) => [`${step(s)}_cpu_s`, round(s.cpuSeconds ?? 0)]));
+    const stepSeconds = Object.fromEntries(json.steps.map((s) => [`${stepKey(s)}_s`, round(s.seconds)]));
+    const stepRss = Object.fromEntries(json.steps.map((s) => [`peak_rss_MiB_after_${stepKey(s)}`, s.peakRssMiB ?? 0]));
+    const stepCpu = Object.fromEntries(json.steps.map((s) => [`${stepKey(s)}_cpu_s`, round(s.cpuSeconds ?? 0)]));
     const sampled = await rssByStep(
       month,
       job.rssSamples,
@@ -200,26 +201,19 @@ export async function run(): Promise<BenchResult> {
   }
 }
 
-/** The first day after the period (the floor's upper bound). */
-const nextPeriodStart = (() => {
-  const [year, month] = period.split('-').map(Number) as [number, number];
-  return month === 12 ? `${year + 1}-01-01` : `${year}-${String(month + 1).padStart(2, '0')}-01`;
-})();
-
-/** ": 90.8 s over (×5.5)" when `seconds` misses `target`, else nothing. */
-function overBy(seconds: number, target: number): string {
-  if (seconds <= target) return '';
-  return `: ${round(seconds - target)} s over (×${(seconds / target).toFixed(1)})`;
-}
-
 /** "extract 40.1 s (DuckDB 15.6 s, ×2.6), …": each floored step's time beside its floor. */
 function againstFloor(steps: { step: string; seconds: number }[], floor: FloorSeconds): string {
   return flooredSteps
     .map((name) => {
-      const step = steps.find((s) => s.step.replace(/\W+/g, '_') === name);
+      const step = steps.find((s) => stepKey(s) === name);
       if (!step) return `${name} not run`;
       const times = floor[name] > 0 ? `, ×${(step.seconds / floor[name]).toFixed(1)}` : '';
       return `${name.replace('_', ' ')} ${round(step.seconds)} s (DuckDB ${round(floor[name])} s${times})`;
     })
     .join(', ');
+}
+
+/** A step's name as a metric key: "ledger import" → "ledger_import". */
+function stepKey(step: { step: string }): string {
+  return step.step.replace(/\W+/g, '_');
 }

@@ -360,6 +360,12 @@ export function round(seconds: number): number {
   return Math.round(seconds * 10) / 10;
 }
 
+/** ": 90.8 s over (×5.5)" when `seconds` misses `target`, else nothing. */
+export function overBy(seconds: number, target: number): string {
+  if (seconds <= target) return '';
+  return `: ${round(seconds - target)} s over (×${(seconds / target).toFixed(1)})`;
+}
+
 /** A size in MiB, to a tenth. */
 export const mib = (bytes: number) => Math.round((bytes / 1024 / 1024) * 10) / 10;
 

@@ -15,8 +15,11 @@ const loneSurrogateReason =
 
 type FieldKind = 'integer' | 'text' | 'money' | 'boolean';
 
-/** The Sales record of the spec: JSON name, column, kind, required. Unknown fields stay in the landed file. */
-const fields: { name: string; column: string; kind: FieldKind; required: boolean }[] = [
+/**
+ * The Sales record of the spec: JSON name, column, kind, required. Unknown fields stay in the landed file. Exported
+ * for bench/duckdb-floor.ts, which reads the same fields.
+ */
+export const salesRecordFields: { name: string; column: string; kind: FieldKind; required: boolean }[] = [
   { name: 'transactionId', column: 'transaction_id', kind: 'integer', required: true },
   { name: 'partnerReference', column: 'partner_reference', kind: 'text', required: true },
   { name: 'productId', column: 'product_id', kind: 'integer', required: true },
@@ -42,21 +45,26 @@ const accepted: Record<FieldKind, { types: string[]; described: string }> = {
   boolean: { types: ['BOOLEAN'], described: 'true or false' },
 };
 
-export const loadedColumns = [...fields.map((f) => f.column), 'status_class', 'transaction_at', 'record_hash'];
+export const loadedColumns = [
+  ...salesRecordFields.map((f) => f.column),
+  'status_class',
+  'transaction_at',
+  'record_hash',
+];
 
 /**
  * One row per record of the file: its 0-based index, its raw JSON, each field typed (NULL when absent or
  * unusable), `problem` (why it cannot be loaded, or NULL) and `date_problem` (why transaction_at is NULL).
- * The query is `sql/load/landed_sales.sql`; its per-field parts are written here from `fields`.
+ * The query is `sql/load/landed_sales.sql`; its per-field parts are written here from `salesRecordFields`.
  */
 export function stagingSql(file: string, config: Config): string {
-  const paths = `[${fields.map((f) => sqlString(`$.${f.name}`)).join(', ')}]`;
+  const paths = `[${salesRecordFields.map((f) => sqlString(`$.${f.name}`)).join(', ')}]`;
   const type = (i: number) => `types[${i + 1}]`;
   const text = (i: number) => `texts[${i + 1}]`;
   const digits = (name: string) => `digits_${name}`;
-  const dateIndex = fields.findIndex((f) => f.name === 'transactionDate');
+  const dateIndex = salesRecordFields.findIndex((f) => f.name === 'transactionDate');
 
-  const moneyDigits = fields
+  const moneyDigits = salesRecordFields
     .filter((f) => f.kind === 'money')
     // The number's own characters, found in the raw text and checked against the parsed value below.
     .map(
@@ -65,7 +73,7 @@ export function stagingSql(file: string, config: Config): string {
         `AS ${digits(f.name)}`,
     );
 
-  const values = fields.map((f, i) => {
+  const values = salesRecordFields.map((f, i) => {
     const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
     switch (f.kind) {
       case 'integer':
@@ -81,7 +89,7 @@ export function stagingSql(file: string, config: Config): string {
     }
   });
 
-  const problems = fields.flatMap((f, i) => {
+  const problems = salesRecordFields.flatMap((f, i) => {
     const present = `(${type(i)} IS NOT NULL AND ${type(i)} <> 'NULL')`;
     const ok = `${type(i)} IN (${accepted[f.kind].types.map(sqlString).join(', ')})`;
     const checks = [
