@@ -14,7 +14,8 @@ import { PartnerApiClient, ProviderError } from '../../sources/partner-api/clien
 import { todayIn } from '../../core/calendar.js';
 import { recordRun } from '../../core/run-trace.js';
 import type { Warehouse } from '../../core/warehouse.js';
-import { keyMaskingStream, type KeyProtection } from '../../core/key-protection.js';
+import { keyMaskingThreadStream } from '../../core/key-masker-thread.js';
+import type { KeyProtection } from '../../core/key-protection.js';
 import { keyProtectionFor } from './key-mode.js';
 import { completedWindows, recordCompletedWindow } from './checkpoint.js';
 import { downloadAhead } from './download-ahead.js';
@@ -239,8 +240,8 @@ async function downloadWindow(
   const file = salesLandingPath(root, window, runId);
   mkdirSync(path.dirname(file), { recursive: true });
   try {
-    // In hash and drop mode the PINs are masked before the response's bytes are written.
-    const rewrite = keys.mode === 'store' ? undefined : () => keyMaskingStream(keys);
+    // In hash and drop mode the PINs are masked before the response's bytes are written, on the worker thread.
+    const rewrite = keys.mode === 'store' ? undefined : () => keyMaskingThreadStream(keys);
     const download = await client.downloadSalesByPeriod(
       window.start,
       window.end,
