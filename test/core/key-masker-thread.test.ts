@@ -19,7 +19,10 @@ function answer(n: number, seed: number): Buffer {
     key: i % 7 === 0 ? 1_000_000 + i : i % 11 === 0 ? `PIN\\"${i}` : `PIN-${seed}-${String(i).padStart(8, '0')}`,
     productName: `Game ${i % 13}`,
   }));
-  return Buffer.from(JSON.stringify(records).replaceAll('"key"', (m) => (seed % 2 ? m : '"k\\u0065y"')), 'utf8');
+  return Buffer.from(
+    JSON.stringify(records).replaceAll('"key"', (m) => (seed % 2 ? m : '"k\\u0065y"')),
+    'utf8',
+  );
 }
 
 function chunks(bytes: Buffer, sizes: number[]): Buffer[] {
@@ -64,7 +67,7 @@ describe('the key-masking thread', () => {
   test('serves several streams at once, each in its own order', async () => {
     const answers = [2, 3, 4].map((seed) => answer(3_000, seed));
     const outs = await Promise.all(answers.map((bytes, i) => throughThread(chunks(bytes, [17 + i, 500]), hash)));
-    outs.forEach((out, i) => expect(out.equals(inline(answers[i]!, hash))).toBe(true));
+    for (const [i, out] of outs.entries()) expect(out.equals(inline(answers[i]!, hash))).toBe(true);
   });
 
   test('an empty answer and one chunk holding a whole answer', async () => {
