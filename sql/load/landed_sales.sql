@@ -38,11 +38,13 @@ WITH landed AS (
   FROM parsed
 ), checked AS (
   -- <record_columns>: the typed columns; <status_classes>: reconciliation.statusMap as WHEN/THEN pairs;
-  -- <field_problems>: one CASE per check (wrong type, missing, empty, out of range, inexact money), joined by '; '
+  -- <field_problems>: one CASE per check (wrong type, missing, empty, out of range, inexact money), joined by '; ';
+  -- <clean>: true when none of them can fire (then they are not evaluated)
   SELECT record_index, raw, {{record_columns}},
          CASE status {{status_classes}} ELSE 'unknown' END AS status_class,
          transaction_at, record_hash,
          CASE WHEN shape <> 'OBJECT' THEN 'not a JSON object but ' || {{shape_in_words}}
+              WHEN {{clean}} THEN NULL
               ELSE nullif(concat_ws('; ', {{field_problems}}), '') END AS problem,
          CASE WHEN {{date_is_text}} AND transaction_at IS NULL
               THEN {{unparseable_date_reason}} || to_json({{date_text}})::VARCHAR END AS date_problem
