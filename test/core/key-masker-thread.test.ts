@@ -1,12 +1,13 @@
 /**
  * The masking thread gives the bytes the inline masker gives, in order, whatever the chunks: an answer of many
  * records cut at odd sizes (PINs split across chunks), in hash and drop mode, several streams at once on the one
- * worker, and more chunks than it takes in flight (the stream waits for replies instead of buffering without end).
+ * worker, and more chunks than it takes in flight (the stream waits for replies instead of buffering without end);
+ * the worker stops once idle, and the next stream starts another.
  */
 import { Readable, Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { describe, expect, test } from 'vitest';
-import { keyMaskingThreadStream } from '../../core/key-masker-thread.js';
+import { keyMaskingThreadStream, maskingThreadRunning } from '../../core/key-masker-thread.js';
 import { KeyMasker, type KeyProtection } from '../../core/key-protection.js';
 
 const hash: KeyProtection = { mode: 'hash', secret: Buffer.from('thread-test-secret') };
@@ -74,5 +75,13 @@ describe('the key-masking thread', () => {
     expect((await throughThread([], hash)).length).toBe(0);
     const bytes = answer(200, 5);
     expect((await throughThread([bytes], drop)).equals(inline(bytes, drop))).toBe(true);
+  });
+
+  test('stops when no stream is left, and starts again for the next', async () => {
+    const bytes = answer(300, 7);
+    expect((await throughThread([bytes], hash)).equals(inline(bytes, hash))).toBe(true);
+    while (maskingThreadRunning()) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await throughThread([bytes], hash)).equals(inline(bytes, hash))).toBe(true);
+    expect(maskingThreadRunning()).toBe(true);
   });
 });
