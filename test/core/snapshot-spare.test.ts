@@ -3,7 +3,7 @@
  * changed blocks and swapping it in; the result is the database byte for byte. A spare someone still reads, another
  * access, or `keys protect` get a whole copy instead, and the reader reads on.
  */
-import { copyFileSync, existsSync, readFileSync, statSync } from 'node:fs';
+import { closeSync, copyFileSync, existsSync, openSync, readFileSync, statSync, writeSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sparePath, updateSpare } from '../../core/snapshot-copy.js';
 import { publishSnapshot, snapshotPath, Warehouse } from '../../core/warehouse.js';
@@ -76,6 +76,27 @@ describe('the snapshot spare', () => {
       expect(await noteIn(snapshot, 20)).toBe('second change');
       expect(await noteIn(snapshot, 10)).toBe('first change');
       expect(existsSync(`${spare}.wal`)).toBe(false);
+    } finally {
+      warehouse.close();
+    }
+  });
+
+  it('rewrites a block whose bytes differ under the same checksum (seen at 10M: the snapshot was not the file)', async () => {
+    const { warehouse, file, snapshot } = await database('same-checksum');
+    try {
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
+      await warehouse.run(`UPDATE test_notes SET note = 'a change' WHERE id = 10`);
+      await publishSnapshot(warehouse, privateAccess, spareAlways);
+      const trial = `${temp.dir}/same-checksum-trial.duckdb`;
+      copyFileSync(snapshot, trial); // the file, byte for byte
+      // Two bytes inside the last block, after its 8-byte checksum, as the 10M spare had them in its second.
+      const fd = openSync(trial, 'r+');
+      writeSync(fd, Buffer.from('xx'), 0, 2, statSync(trial).size - 256 * 1024 + 23 * 4096);
+      closeSync(fd);
+      expect(readFileSync(trial).equals(readFileSync(file))).toBe(false);
+      const update = await updateSpare(file, trial, privateAccess);
+      expect(update!.written).toBe(1);
+      expect(readFileSync(trial).equals(readFileSync(file))).toBe(true);
     } finally {
       warehouse.close();
     }
