@@ -81,7 +81,7 @@ describe('the snapshot spare', () => {
     }
   });
 
-  it('rewrites a block whose bytes differ under the same checksum (seen at 10M: the snapshot was not the file)', async () => {
+  it('rewrites a block whose bytes differ under an equal checksum (at 10M: not the file)', async () => {
     const { warehouse, file, snapshot } = await database('same-checksum');
     try {
       await publishSnapshot(warehouse, privateAccess, spareAlways);
