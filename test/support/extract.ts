@@ -66,3 +66,30 @@ export async function sideTablesState(warehouse: Warehouse) {
     ),
   };
 }
+
+/**
+ * A sale as the upstream sends it, written as raw JSON text so the number digits are exactly ours (the loader's
+ * tests); a field overridden with '' is left out.
+ */
+export function saleJson(id: number, overrides: Record<string, string> = {}): string {
+  const fields: Record<string, string> = {
+    transactionId: String(id),
+    partnerReference: `"PO-${id}"`,
+    salesPrice: '19.90',
+    partnerCostPrice: '17.5125',
+    productId: '42',
+    productName: '"Game Credits 20"',
+    status: '"Redeemed by Client"',
+    transactionDate: '"2026-01-15T10:20:30-03:00"',
+    countryCode: '"BR"',
+    salesCurrencyCode: '"BRL"',
+    salesCurrencySymbol: '"R$"',
+    key: `"PIN-SECRET-${id}"`,
+    keySentToCustomer: 'true',
+    ...overrides,
+  };
+  return `{${Object.entries(fields)
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `"${k}": ${v}`)
+    .join(', ')}}`;
+}

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
 import { loadLandedSales } from '../../../pipelines/extract/load.js';
 import { Warehouse } from '../../../core/warehouse.js';
+import { saleJson } from '../../support/extract.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-load-checks-'));
 const config = configSchema.parse({ database: path.join(dir, 'pinrecon.duckdb'), timezone: 'America/Sao_Paulo' });
@@ -27,23 +28,7 @@ afterAll(() => {
 
 /** A sale as the upstream sends it, its money plain: `19.9` is the text JSON gives back for the number. */
 function sale(id: number, overrides: Record<string, string> = {}): string {
-  const fields: Record<string, string> = {
-    transactionId: String(id),
-    partnerReference: `"PO-${id}"`,
-    salesPrice: '19.9',
-    partnerCostPrice: '17.5125',
-    productId: '42',
-    productName: '"Game Credits 20"',
-    status: '"Redeemed by Client"',
-    transactionDate: '"2026-01-15T10:20:30-03:00"',
-    countryCode: '"BR"',
-    salesCurrencyCode: '"BRL"',
-    keySentToCustomer: 'true',
-    ...overrides,
-  };
-  return `{${Object.entries(fields)
-    .map(([k, v]) => `"${k}": ${v}`)
-    .join(', ')}}`;
+  return saleJson(id, { salesPrice: '19.9', salesCurrencySymbol: '', key: '', ...overrides });
 }
 
 it('finds every other problem of a record whose money is plainly exact', async () => {

@@ -9,6 +9,7 @@ import { hashPassNeeded, loadLandedSales, type LandedSales } from '../../../pipe
 import { transactionAtSql } from '../../../pipelines/extract/transaction-date.js';
 import { Warehouse } from '../../../core/warehouse.js';
 import { sqlString } from '../../../core/sql.js';
+import { saleJson } from '../../support/extract.js';
 
 const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-extract-load-'));
 const config = configSchema.parse({ database: path.join(dir, 'pinrecon.duckdb'), timezone: 'America/Sao_Paulo' });
@@ -22,29 +23,7 @@ afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A sale as the upstream sends it, written as raw JSON text so the number digits are exactly ours. */
-function sale(id: number, overrides: Record<string, string> = {}): string {
-  const fields: Record<string, string> = {
-    transactionId: String(id),
-    partnerReference: `"PO-${id}"`,
-    salesPrice: '19.90',
-    partnerCostPrice: '17.5125',
-    productId: '42',
-    productName: '"Game Credits 20"',
-    status: '"Redeemed by Client"',
-    transactionDate: '"2026-01-15T10:20:30-03:00"',
-    countryCode: '"BR"',
-    salesCurrencyCode: '"BRL"',
-    salesCurrencySymbol: '"R$"',
-    key: `"PIN-SECRET-${id}"`,
-    keySentToCustomer: 'true',
-    ...overrides,
-  };
-  return `{${Object.entries(fields)
-    .filter(([, v]) => v !== '')
-    .map(([k, v]) => `"${k}": ${v}`)
-    .join(', ')}}`;
-}
+const sale = saleJson;
 
 function land(name: string, records: string[]): string {
   const file = path.join(dir, `${name}.json.gz`);
