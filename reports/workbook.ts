@@ -21,6 +21,7 @@ import { decisions } from '../core/decisions.js';
 import type { PaperSize } from './print-layout.js';
 import { printArea, printSetup, type PrintSetup } from './print-setup.js';
 import { sheetSelect } from './sheet-select.js';
+import { useNativeCrc32 } from './native-crc32.js';
 import { moneyStyle, styles } from './workbook-styles.js';
 import { writeSummary, type SummaryOnlyOf, type WrittenSheet } from './summary-sheet.js';
 import { SheetRowsXml, workbookStyleId, writeSheetXml, type ColumnStyles } from './xlsx-sheet-writer.js';
@@ -100,6 +101,7 @@ async function writeFile(
   options: WorkbookOptions & { generatedAt: Date; rowsPerSheet: number },
 ): Promise<void> {
   const { default: excel } = await import('exceljs'); // when a workbook is written, not at every start-up
+  useNativeCrc32();
   const workbook = new excel.stream.xlsx.WorkbookWriter({
     // Into the descriptor of the exclusive temporary; writeThroughTemporary closes it.
     stream: createWriteStream('', { fd, autoClose: false }),
