@@ -30,6 +30,8 @@ export function useNativeCrc32(): void {
   const javascript = crc32.buf.bind(crc32);
   // The package returns a signed 32-bit value and reads its seed as `seed ^ -1` would (a Buffer or nothing: 0).
   crc32.buf = (data, seed) =>
-    ArrayBuffer.isView(data) ? zlib.crc32(data, Number(seed) >>> 0) | 0 : javascript(data, seed);
+    ArrayBuffer.isView(data)
+      ? zlib.crc32(data as NodeJS.ArrayBufferView, Number(seed) >>> 0) | 0
+      : javascript(data, seed);
   installed = true;
 }
