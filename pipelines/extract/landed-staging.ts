@@ -53,11 +53,23 @@ export const loadedColumns = [
 ];
 
 /**
- * One row per record of the file: its 0-based index, its raw JSON, each field typed (NULL when absent or
+ * Where the records to type come from: every record of the landed file, or those the hashing pass (load.ts) left
+ * in `landed_hashes` with their raw JSON because it did not find them stored unchanged.
+ */
+export type RecordsToType = { file: string } | 'not stored unchanged';
+
+/** Each record of a landed file: its 0-based index, its raw JSON and its record hash, in one read of the file. */
+export function landedRecordsSql(file: string, config: Config): string {
+  return `SELECT ordinality - 1 AS record_index, json AS raw, ${recordHashSql('json', config)} AS record_hash
+  FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY`;
+}
+
+/**
+ * One row per record to type (`records`): its 0-based index, its raw JSON, each field typed (NULL when absent or
  * unusable), `problem` (why it cannot be loaded, or NULL) and `date_problem` (why transaction_at is NULL).
  * The query is `sql/load/landed_sales.sql`; its per-field parts are written here from `salesRecordFields`.
  */
-export function stagingSql(file: string, config: Config): string {
+export function stagingSql(records: RecordsToType, config: Config): string {
   const paths = `[${salesRecordFields.map((f) => sqlString(`$.${f.name}`)).join(', ')}]`;
   const type = (i: number) => `types[${i + 1}]`;
   const text = (i: number) => `texts[${i + 1}]`;
@@ -143,8 +155,10 @@ export function stagingSql(file: string, config: Config): string {
     .join(' ');
 
   return fillSqlTemplate('sql/load/landed_sales.sql', sqlText('load', 'landed_sales.sql'), {
-    landing_file: sqlString(file),
-    record_hash: recordHashSql('raw', config),
+    fresh_records:
+      records === 'not stored unchanged'
+        ? 'SELECT record_index, raw, record_hash FROM landed_hashes WHERE stored_transaction_id IS NULL'
+        : landedRecordsSql(records.file, config),
     field_paths: paths,
     money_digits: moneyDigits.join(', '),
     typed_fields: values.join(',\n         '),

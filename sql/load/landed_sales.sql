@@ -7,17 +7,12 @@
 -- The per-field parts are written out by pipelines/extract/landed-staging.ts from its table of the record's fields
 -- (JSON name, column, kind, required), the one list the upsert also uses: each {{ name }} in the query is filled
 -- with the part the comment above it describes as <name>.
-WITH landed AS (
-  -- <landing_file>: the .json.gz file, as a string literal
-  SELECT ordinality - 1 AS record_index, json AS raw
-  FROM read_json_objects({{landing_file}}, format = 'array', compression = 'gzip') WITH ORDINALITY
-), fresh AS (
-  -- a record stored unchanged (landed_unchanged, by its hash) is not parsed again: load.ts adds its row (is_unchanged);
-  -- <record_hash>: the same md5 load.ts made of each record, made again here: joining landed_hashes back by
-  -- record_index cost twice as much (measured at 1M records: ≈ 3.9 s for the join, 1.3–1.9 s for the md5)
-  SELECT landed.*, {{record_hash}} AS record_hash
-  FROM landed
-  WHERE landed.record_index NOT IN (SELECT record_index FROM landed_unchanged)
+WITH fresh AS (
+  -- <fresh_records>: the records to type, each with its 0-based index, raw JSON and record hash (the md5 of
+  -- landed-staging.ts's recordHashSql) — every record of the file (read_json_objects), or, after the hashing pass
+  -- of load.ts, the ones it did not find stored unchanged (landed_hashes keeps their raw JSON from that one read;
+  -- load.ts adds the unchanged ones' rows, is_unchanged)
+  {{fresh_records}}
 ), fields AS (
   -- types[i] and texts[i]: json_type and text of field i (<field_paths>: the fields' JSON paths, in order);
   -- <money_digits>: for each money field, the number's own characters as found in the raw text (digits_<name>),
