@@ -1,0 +1,31 @@
+/**
+ * A response body in pieces of at least `bytes` (the last may be shorter), for the stages after it. A socket hands
+ * a body over in pieces of ~13 KB (the 1M window: 28,000 of them), and each stage pays per piece: a message to the
+ * masking thread and back, a job for the gzip's thread. Joined into 256 KiB pieces, the 1M window downloaded in
+ * 5.2–5.4 s instead of 6.2–6.4 s, with 1.3 CPU-s less.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+
+export const coalescedChunkBytes = 256 * 1024;
+
+export function coalescedChunks(bytes = coalescedChunkBytes): Transform {
+  let held: Buffer[] = [];
+  let heldBytes = 0;
+  const release = (stream: Transform) => {
+    stream.push(held.length === 1 ? held[0] : Buffer.concat(held, heldBytes));
+    held = [];
+    heldBytes = 0;
+  };
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback) {
+      held.push(chunk);
+      heldBytes += chunk.length;
+      if (heldBytes >= bytes) release(this);
+      done();
+    },
+    flush(done: TransformCallback) {
+      if (heldBytes > 0) release(this);
+      done();
+    },
+  });
+}
