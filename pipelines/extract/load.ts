@@ -6,7 +6,6 @@
  */
 import type { Config } from '../../config/schema.js';
 import type { Params, Warehouse } from '../../core/warehouse.js';
-import { sqlString } from '../../core/sql.js';
 import type { ExtractWindow } from './plan.js';
 import { landedRecordsSql, loadedColumns, stagingSql } from './landed-staging.js';
 
@@ -91,7 +90,7 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       SELECT transaction_id, max(record_index) AS kept_index, count(*) AS occurrences
       FROM landed_sales WHERE problem IS NULL GROUP BY transaction_id HAVING count(*) > 1`,
     );
-    await markSupersededDuplicates(warehouse, landed.path);
+    await markSupersededDuplicates(warehouse, config, landed.path);
     await step(
       'choosing the records to load',
       `CREATE OR REPLACE TEMP VIEW landed_sales_kept AS
@@ -283,15 +282,14 @@ async function assumeAllNew(warehouse: Warehouse, records: number): Promise<Seen
  * Marks every loadable record followed by a later one with the same transactionId (the last wins), and reads
  * their raw text again from the file so they go to the quarantine whole. Normally there are none.
  */
-async function markSupersededDuplicates(warehouse: Warehouse, file: string): Promise<void> {
+async function markSupersededDuplicates(warehouse: Warehouse, config: Config, file: string): Promise<void> {
   const duplicates = await warehouse.one<{ n: string }>('SELECT count(*) AS n FROM landed_sales_duplicates');
   if (Number(duplicates!.n) === 0) return;
   await warehouse.run(`UPDATE landed_sales SET superseded_by = d.kept_index FROM landed_sales_duplicates d
     WHERE landed_sales.transaction_id = d.transaction_id AND landed_sales.problem IS NULL
       AND landed_sales.record_index < d.kept_index`);
-  await warehouse.run(`UPDATE landed_sales SET raw = again.json
-    FROM (SELECT ordinality - 1 AS record_index, json
-          FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY) again
+  await warehouse.run(`UPDATE landed_sales SET raw = again.raw
+    FROM (${landedRecordsSql(file, config)}) again
     WHERE landed_sales.record_index = again.record_index AND landed_sales.superseded_by IS NOT NULL
       AND landed_sales.raw IS NULL`);
 }

@@ -135,6 +135,8 @@ describe('loading a landed sales response', () => {
     expect(Object.keys(byIndex).map(Number)).toEqual([0, 3, 4, 5, 6, 7, 8, 10]);
     expect(rows.every((r) => r.landing_path === file)).toBe(true);
     expect(byIndex[0]!.reason).toMatch(/duplicate transactionId 1: record 11 .* loaded instead/);
+    // a superseded record's text is read again from the file (its typing kept none: it looked clean)
+    expect(byIndex[0]!.raw).toBe(sale(1, { status: '"delivered"' }));
     expect(byIndex[3]!.reason).toBe('transactionDate is not ISO 8601 or dd/MM/yyyy HH:mm:ss: "last tuesday"');
     expect(byIndex[4]!.reason).toBe('missing salesPrice');
     expect(byIndex[5]!.reason).toBe('partnerCostPrice is a string, expected a number');
