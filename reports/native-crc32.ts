@@ -11,14 +11,19 @@ interface Crc32Package {
   buf(data: ArrayLike<number>, seed?: unknown): number;
 }
 
-/** The packages that load `crc-32` for the zip, each resolved from the one before: the very module they call. */
-const loadedBy = ['exceljs', 'archiver', 'zip-stream', 'compress-commons', 'crc32-stream', 'crc-32'];
+/** The packages between exceljs and `crc-32`, in the order each loads the next. */
+const zipChain = ['exceljs', 'archiver', 'zip-stream', 'compress-commons', 'crc32-stream', 'crc-32'] as const;
+
+/** A package of exceljs's zip, resolved from the one that loads it: the very module instance the zip calls. */
+export function zipPackage(name: (typeof zipChain)[number]): unknown {
+  let resolved = import.meta.url;
+  for (const step of zipChain.slice(0, zipChain.indexOf(name) + 1)) resolved = createRequire(resolved).resolve(step);
+  return createRequire(import.meta.url)(resolved);
+}
 
 /** The `crc-32` module instance exceljs's zip uses. */
 export function zipCrc32Package(): Crc32Package {
-  let resolved = import.meta.url;
-  for (const name of loadedBy) resolved = createRequire(resolved).resolve(name);
-  return createRequire(import.meta.url)(resolved) as Crc32Package;
+  return zipPackage('crc-32') as Crc32Package;
 }
 
 let installed = false;

@@ -1,6 +1,5 @@
-import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { useNativeCrc32, zipCrc32Package } from '../../reports/native-crc32.js';
+import { useNativeCrc32, zipCrc32Package, zipPackage } from '../../reports/native-crc32.js';
 
 /** CRC-32 bit by bit, as the `crc-32` package answers: signed, continuing from `seed`. */
 function crc32Reference(bytes: Uint8Array, seed = 0): number {
@@ -18,13 +17,9 @@ function pieces(): Buffer[] {
   return [bytes.subarray(0, 1), bytes.subarray(1, 65_537), Buffer.alloc(0), bytes.subarray(65_537)];
 }
 
-/** crc32-stream's DeflateCRC32Stream, resolved the way exceljs's zip loads it. */
+/** crc32-stream's DeflateCRC32Stream, the instance exceljs's zip loads. */
 function zipDeflateStream(): NodeJS.ReadWriteStream & { digest(): Buffer } {
-  let resolved = import.meta.url;
-  for (const name of ['exceljs', 'archiver', 'zip-stream', 'compress-commons', 'crc32-stream']) {
-    resolved = createRequire(resolved).resolve(name);
-  }
-  const { DeflateCRC32Stream } = createRequire(import.meta.url)(resolved);
+  const { DeflateCRC32Stream } = zipPackage('crc32-stream') as { DeflateCRC32Stream: new () => never };
   return new DeflateCRC32Stream();
 }
 
