@@ -4,7 +4,9 @@
 -- provider cost total - ledger cost total, exactly.
 with
 
-classified as (
+-- classified and pairs are each read twice (ledger, provider): not materialized, as reading a table again costs
+-- less than holding a copy of its million rows (this model 1.1 -> 0.85 s at 1M)
+classified as not materialized (
 
     select * from int_recon_rows_classified
 
@@ -22,7 +24,7 @@ sales as (
 
 ),
 
-pairs as (
+pairs as not materialized (
 
     select * from int_recon_pairs_compared
 

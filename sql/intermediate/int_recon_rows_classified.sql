@@ -15,7 +15,9 @@ sales as (
 
 ),
 
-rows_unioned as (
+-- not materialized: read twice (counted, then joined back), reading the two tables again costs less than holding
+-- their 2M rows (rows classified 1.0 -> 0.8 s at 1M)
+rows_unioned as not materialized (
 
     select
         'ledger' as side,
