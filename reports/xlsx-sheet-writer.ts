@@ -31,6 +31,9 @@ const invalidXmlChars = /[^\t\n\r\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/g
 const excelEscapeLike = /_(x[0-9A-Fa-f]{4}_)/g;
 const xmlEntities: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' };
 
+/** A character V8 cannot hold in a one-byte string. */
+const beyondLatin1 = /[^\x00-\xFF]/;
+
 /** Anything that needs more than copying: a character to escape or strip, `_xHHHH_`, a surrogate, edge whitespace. */
 const needsWork = /[^\x20-\x21\x23-\x25\x27-\x3B\x3D\x3F-\uD7FF\uE000-\uFFFD]|_x[0-9A-Fa-f]{4}_|^\s|\s$/;
 
@@ -90,12 +93,44 @@ export class SheetRowsXml {
   }
 
   /**
-   * Adds the XML of row `index` of `columns` (a chunk's column vectors, one per sheet column) to the pending
-   * bytes. Each row's text is copied into one buffer at once, so the short-lived strings die young: a chunk's
-   * text kept as one long string cost more in garbage collection than building it.
+   * Adds the XML of row `index` of `columns` (a chunk's column vectors, one per sheet column; `rowNumber` its
+   * 1-based row in the worksheet; null cells left out) to the pending bytes. Each row's text is copied into one
+   * buffer at once, so the short-lived strings die young: a chunk's text kept as one long string cost more in
+   * garbage collection than building it.
    */
   append(columns: readonly ColumnValues[], index: number, rowNumber: number): void {
-    const xml = this.row(columns, index, rowNumber);
+    // Each cell is `<c r="` and its letters, the row number, then the column's fixed rest, made once.
+    const number = String(rowNumber);
+    let xml = `<row r="${number}">`;
+    for (let i = 0; i < this.cellOpen.length; i++) {
+      const value = columns[i]!.getItem(index);
+      if (value === null || value === undefined) continue;
+      if (this.isText[i] || typeof value === 'string') {
+        const text = String(value);
+        const cell = `${this.cellOpen[i]}${number}${this.textRest[i]}${inlineStringXml(text)}</c>`;
+        // A character beyond Latin-1 (a PIN's mask, ••••) makes a string two-byte: such a cell is copied on its
+        // own, so the rest of the row stays one-byte, which V8 joins and copies into UTF-8 faster (the 1M month's
+        // report ~0.6 s faster).
+        if (beyondLatin1.test(text)) {
+          this.write(xml);
+          this.write(cell);
+          xml = '';
+        } else xml += cell;
+      } else if (typeof value === 'boolean') {
+        xml += `${this.cellOpen[i]}${number}${value ? this.trueRest[i] : this.falseRest[i]}`;
+      } else if (typeof value === 'number' && Number.isFinite(value)) {
+        const rest = this.numberRest[i] ?? `" s="${this.moneyId(columns[this.currencyIndex[i]!]!.getItem(index))}"><v>`;
+        xml += `${this.cellOpen[i]}${number}${rest}${value}</v></c>`;
+      } else {
+        // Excel has no NaN or infinity: say what it was as text.
+        xml += `${this.cellOpen[i]}${number}" t="inlineStr">${inlineStringXml(String(value))}</c>`;
+      }
+    }
+    this.write(`${xml}</row>`);
+  }
+
+  /** Copies XML text into the pending bytes. */
+  private write(xml: string): void {
     const most = xml.length * 3;
     if (this.used + most > this.pending.length) {
       const larger = Buffer.allocUnsafe(Math.max(this.pending.length * 2, this.used + most));
@@ -110,29 +145,6 @@ export class SheetRowsXml {
     const bytes = Buffer.from(this.pending.subarray(0, this.used));
     this.used = 0;
     return bytes;
-  }
-
-  /** Row `index`'s XML; `rowNumber` is its 1-based row in the worksheet. Null cells are left out. */
-  row(columns: readonly ColumnValues[], index: number, rowNumber: number): string {
-    // Each cell is `<c r="` and its letters, the row number, then the column's fixed rest, made once.
-    const number = String(rowNumber);
-    let xml = `<row r="${number}">`;
-    for (let i = 0; i < this.cellOpen.length; i++) {
-      const value = columns[i]!.getItem(index);
-      if (value === null || value === undefined) continue;
-      if (this.isText[i] || typeof value === 'string') {
-        xml += `${this.cellOpen[i]}${number}${this.textRest[i]}${inlineStringXml(String(value))}</c>`;
-      } else if (typeof value === 'boolean') {
-        xml += `${this.cellOpen[i]}${number}${value ? this.trueRest[i] : this.falseRest[i]}`;
-      } else if (typeof value === 'number' && Number.isFinite(value)) {
-        const rest = this.numberRest[i] ?? `" s="${this.moneyId(columns[this.currencyIndex[i]!]!.getItem(index))}"><v>`;
-        xml += `${this.cellOpen[i]}${number}${rest}${value}</v></c>`;
-      } else {
-        // Excel has no NaN or infinity: say what it was as text.
-        xml += `${this.cellOpen[i]}${number}" t="inlineStr">${inlineStringXml(String(value))}</c>`;
-      }
-    }
-    return `${xml}</row>`;
   }
 
   private moneyId(currency: unknown): number {
