@@ -11,7 +11,8 @@ import { loadReportFacts } from '../../reports/report-facts.js';
 import { loadSignoffFacts } from '../../pipelines/close/signoffs.js';
 import { writeWorkbook } from '../../reports/workbook.js';
 import { maxCellCharacters } from '../../core/text-safety.js';
-import { columnLetters, inlineStringXml } from '../../reports/xlsx-sheet-writer.js';
+import { columnLetters, inlineStringXml, SheetRowsXml } from '../../reports/xlsx-sheet-writer.js';
+import type { SheetColumn } from '../../reports/sheet-spec.js';
 import { createReportFixture, period, timezone, unzipText, type ReportFixture } from '../support/report.js';
 import { awkwardTexts, insertAwkwardRejects } from '../support/xlsx.js';
 
@@ -34,6 +35,23 @@ describe('inline strings and column letters', () => {
       `${'z'.repeat(40_000 - maxCellCharacters + note.length - 1)}`;
     expect(inlineStringXml(emojiAtCut)).toBe(
       `<is><t>${'x'.repeat(maxCellCharacters - note.length - 1)}${note}</t></is>`,
+    );
+  });
+
+  it('writes a row the same whether or not a cell holds characters beyond Latin-1 (copied apart)', () => {
+    const columns: SheetColumn[] = [
+      { key: 'ref', header: 'Ref', kind: 'text', sql: 'ref', width: 10 },
+      { key: 'pin', header: 'PIN', kind: 'text', sql: 'pin', width: 10 },
+      { key: 'n', header: 'N', kind: 'integer', sql: 'n', width: 10 },
+    ];
+    const writer = new SheetRowsXml(columns, { fixed: () => ({}), money: () => ({}) }, () => 7);
+    const values = (row: unknown[]) => row.map((value) => ({ getItem: () => value }));
+    writer.append(values(['PO-1', '••••AB12', 42]), 0, 2);
+    writer.append(values(['é < 😀', 'plain', null]), 0, 3);
+    const cell = (r: string, text: string) => `<c r="${r}" s="7" t="inlineStr"><is><t>${text}</t></is></c>`;
+    expect(writer.take().toString('utf8')).toBe(
+      `<row r="2">${cell('A2', 'PO-1')}${cell('B2', '••••AB12')}<c r="C2" s="7"><v>42</v></c></row>` +
+        `<row r="3">${cell('A3', 'é &lt; 😀')}${cell('B3', 'plain')}</row>`,
     );
   });
 
