@@ -53,8 +53,11 @@ failing as (
         on classes.ledger_line_id = ledger.ledger_line_id
     where classes.classes > 1
         or classes.ledger_line_id is null
-            and (cast(timezone(params.timezone, ledger.paid_at) as date) between params.period_start and
-                params.period_end
+            -- the local date worked out only within a day of the period in UTC, which holds it in any zone
+            and (ledger.paid_at >= timezone('UTC', cast(params.period_start - 1 as timestamp))
+                and ledger.paid_at < timezone('UTC', cast(params.period_end + 2 as timestamp))
+                and cast(timezone(params.timezone, ledger.paid_at) as date) between params.period_start and
+                    params.period_end
                 or nullif(trim(ledger.partner_reference), '') in (select partner_reference from period_references))
 
     union

@@ -38,7 +38,11 @@ failing as (
     cross join params
     anti join classes
         on classes.transaction_id = sales.transaction_id
-    where coalesce(cast(timezone(params.timezone, sales.transaction_at) as date)
+    -- the local date is worked out only within a day of the period in UTC, which holds it in any zone: the history
+    -- outside it, which grows with every month kept, is passed over (0.26 CPU-s for 0.7M sales at 1M)
+    where coalesce(sales.transaction_at >= timezone('UTC', cast(params.period_start - 1 as timestamp))
+            and sales.transaction_at < timezone('UTC', cast(params.period_end + 2 as timestamp))
+            and cast(timezone(params.timezone, sales.transaction_at) as date)
                 between params.period_start and params.period_end, false)
         or nullif(trim(sales.partner_reference), '') in (select partner_reference from period_references)
 
