@@ -55,13 +55,14 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
   const step = (name: string, sql: string, params?: Params) => warehouse.step(name, () => warehouse.run(sql, params));
   try {
     // memoryLimit "auto": room for this file's records ("typing and checking" is where a tight limit failed
-    // first), whatever the sales held; the hashing pass holds the raw JSON of the records it finds changed.
+    // first), whatever the sales held; the hashing pass holds the raw JSON of the records it finds changed, so the
+    // client's count sizes it before, and a look-up (no count) is sized by the file's own count after it.
     if (landed.records !== undefined) await warehouse.fitMemoryToLoad(landed.records);
     const hashed = await hashPassNeeded(warehouse, config, landed);
     const seen = hashed
       ? await matchUnchanged(warehouse, config, landed.path)
       : await assumeAllNew(warehouse, landed.records!);
-    await warehouse.fitMemoryToLoad(seen.records);
+    if (landed.records === undefined) await warehouse.fitMemoryToLoad(seen.records);
     // Nothing new in the file: the staging query only gives landed_sales its columns.
     const staging = stagingSql(hashed ? 'not stored unchanged' : { file: landed.path }, config);
     // One thread reads the gzip file and types its records: a second one made it slower, not faster (1M records:

@@ -32,7 +32,7 @@ async function failing(warehouse: Warehouse, test: string): Promise<Record<strin
   return warehouse.all(`SELECT * FROM (\n${sql}\n) AS failing`);
 }
 
-/** Instants at the edges of 2024-03 in a zone: its first and last local minutes, and the local minute before it. */
+/** Instants at the edges of 2024-03 in a zone: 00:30 on its first local day and 23:30 on its last. */
 const edges = [
   { zone: 'Pacific/Kiritimati', first: '2024-03-01T00:30:00+14:00', last: '2024-03-31T23:30:00+14:00' },
   { zone: 'Pacific/Pago_Pago', first: '2024-03-01T00:30:00-11:00', last: '2024-03-31T23:30:00-11:00' },
