@@ -382,7 +382,7 @@ describe('records stored unchanged are not parsed again', () => {
     ]);
   });
 
-  it("a record whose hash a stored sale of another transaction id has is typed, not taken for that sale", async () => {
+  it('a record whose hash a stored sale of another transaction id has is typed, not taken for that sale', async () => {
     // A 64-bit hash collision, made by hand: 9111's stored hash set to that of 9112's record.
     await load(land('collision-stored', [sale(9111)]), '2026-02-05T10:00:00Z');
     const file = land('collision-landed', [sale(9112)]);
