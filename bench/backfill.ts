@@ -55,8 +55,9 @@ export async function run(): Promise<BenchResult> {
       renderSeconds = await renderWindows(simulator, credentials, windows);
       loadAtStart = loadAverage();
       const args = ['extract', '--from', extractDay, '--to', extractDay, '--by', 'created'];
+      const answersBefore = keptAnswers(keptDir);
       job = await runPinrecon({ dir, config, simulator }, args, { json: false });
-      renderedInRun = keptAnswers(keptDir) - windows.length;
+      renderedInRun = keptAnswers(keptDir) - answersBefore;
     } finally {
       await simulator.stop();
     }

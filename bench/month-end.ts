@@ -76,8 +76,10 @@ export async function run(): Promise<BenchResult> {
     let job;
     let renderedInRun;
     try {
+      // Counted before and after: a kept folder may hold answers of other windows (another maxWindowDays).
+      const answersBefore = keptAnswers(kept.dir);
       job = await runPinrecon<RunJson>(month, ['run', '--period', period, '--as-of', asOf, '--ledger', month.ledger]);
-      renderedInRun = keptAnswers(kept.dir) - kept.windows.length;
+      renderedInRun = keptAnswers(kept.dir) - answersBefore;
     } finally {
       await month.simulator.stop();
     }
