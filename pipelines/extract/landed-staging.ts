@@ -182,12 +182,24 @@ export function stagingSql(records: RecordsToType, config: Config): string {
 }
 
 /**
- * The md5 of a record's JSON text together with what types it (the time zone of offset-less dates and the
- * status map): the same record under changed settings is parsed again, never taken from an older typing.
+ * A 64-bit hash of a record's JSON text together with what types it (the time zone of offset-less dates and the
+ * status map): the same record under changed settings is parsed again, never taken from an older typing. DuckDB's
+ * `hash` instead of an md5: at 1M records 0.05 against 0.7 s of the one thread that types a window. 64 bits are
+ * enough because a match is also a match of the transaction id (load.ts); a DuckDB whose `hash` differs (an
+ * upgrade) only has every stored record typed once more.
  */
 export function recordHashSql(json: string, config: Config): string {
   const typing = JSON.stringify({ timezone: config.timezone, statusMap: config.reconciliation.statusMap });
-  return `md5_number(${json} || ${sqlString(typing)})`;
+  return `hash(${json}, ${sqlString(typing)})::UHUGEINT`;
+}
+
+/**
+ * The transaction id as it reads in a record's raw text (the first `"transactionId": <integer>`), without parsing
+ * the JSON: the hashing pass matches a record with a stored sale only when this is that sale's id too. Where it
+ * reads otherwise than the parsed field (a nested object holding the name first), the record is typed: the safe way.
+ */
+export function rawTransactionIdSql(json: string): string {
+  return `TRY_CAST(regexp_extract(${json}, ${sqlString('"transactionId"\\s*:\\s*(-?[0-9]+)')}, 1) AS BIGINT)`;
 }
 
 /** json_type()'s name in words, for reasons. */

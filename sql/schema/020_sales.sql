@@ -82,8 +82,9 @@ CREATE TABLE IF NOT EXISTS sales_quarantine (
 -- security.keys "hash": HMAC-SHA256 of the key (hex) under the database's key secret (NULL in store and drop modes).
 ALTER TABLE sales ADD COLUMN IF NOT EXISTS key_hmac VARCHAR;
 
--- md5 of the record's JSON as last received (with the time zone and status map that typed it): a window that
--- brings the same record again is not parsed again (pipelines/extract/load.ts). NULL for sales loaded before.
+-- A hash of the record's JSON as last received (with the time zone and status map that typed it): a window that
+-- brings the same record of the same transaction id again is not parsed again (pipelines/extract/load.ts). NULL
+-- for sales loaded before; an md5 for sales loaded before 2026-11-28 (typed once more when next received).
 ALTER TABLE sales ADD COLUMN IF NOT EXISTS record_hash UHUGEINT;
 
 -- How this database keeps keys (security.keys), decided when it first held sales: store | hash | drop.

@@ -6,6 +6,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
 import { hashPassNeeded, loadLandedSales, type LandedSales } from '../../../pipelines/extract/load.js';
+import { landedRecordsSql } from '../../../pipelines/extract/landed-staging.js';
 import { transactionAtSql } from '../../../pipelines/extract/transaction-date.js';
 import { Warehouse } from '../../../core/warehouse.js';
 import { sqlString } from '../../../core/sql.js';
@@ -379,6 +380,29 @@ describe('records stored unchanged are not parsed again', () => {
         last_run_id: 'run-changed-created.json.gz',
       },
     ]);
+  });
+
+  it('a record whose hash a stored sale of another transaction id has is typed, not taken for that sale', async () => {
+    // A 64-bit hash collision, made by hand: 9111's stored hash set to that of 9112's record.
+    await load(land('collision-stored', [sale(9111)]), '2026-02-05T10:00:00Z');
+    const file = land('collision-landed', [sale(9112)]);
+    const landedHash = await warehouse.one<{ h: string }>(
+      `SELECT record_hash::VARCHAR AS h FROM (${landedRecordsSql(file, config)})`,
+    );
+    await warehouse.run(`UPDATE sales SET record_hash = $1::UHUGEINT WHERE transaction_id = 9111`, [landedHash!.h]);
+    const counts = await load(file, '2026-02-05T10:05:00Z', { window: created });
+    expect(counts).toMatchObject({ records: 1, loaded: 1, newSales: 1 });
+    expect(
+      await warehouse.all(
+        `SELECT transaction_id, seen_by_paid, seen_by_created FROM sales WHERE transaction_id IN (9111, 9112)
+         ORDER BY 1`,
+      ),
+    ).toEqual([
+      { transaction_id: '9111', seen_by_paid: true, seen_by_created: false },
+      { transaction_id: '9112', seen_by_paid: false, seen_by_created: true },
+    ]);
+    // The join's build side chosen for the hashing pass is DuckDB's own again after it.
+    expect(await warehouse.one(`SELECT current_setting('disabled_optimizers') AS off`)).toEqual({ off: '' });
   });
 
   it('changed settings (the status map) make the same JSON be parsed again under them', async () => {
