@@ -78,8 +78,8 @@ function lockWaitSeconds(options: OpenOptions): number {
 export class Warehouse implements SqlSession {
   /** The memoryLimit setting in force ("auto" or a size), and what "auto" last sized it to (bytes, for what work). */
   private memorySetting?: string;
-  /** DuckDB's thread count before withOneThread, until it is set back. */
-  private threadsToRestore?: number;
+  /** Settings withSetting changed, with the values to set back (after a ROLLBACK when a transaction failed). */
+  private readonly settingsToRestore = new Map<string, string>();
   private autoSized = { bytes: 0, basis: '0 sales' };
 
   /** The file this process has open (snapshot-copy.ts openHere). */
@@ -239,32 +239,35 @@ export class Warehouse implements SqlSession {
     await this.run(`SET memory_limit = ${sqlString(limit)}`);
   }
 
-  /**
-   * Runs `work` with DuckDB on one thread, then sets back the count it had. For a statement whose input one thread
-   * reads anyway (a gzip file): a second thread only contends for the core another part of the job needs.
-   */
-  async withOneThread<T>(work: () => Promise<T>): Promise<T> {
-    const threads =
-      this.threadsToRestore ?? Number((await this.one<{ n: string }>(`SELECT current_setting('threads') AS n`))!.n);
-    if (threads === 1) return work();
-    await this.run('SET threads = 1');
-    this.threadsToRestore = threads;
-    let result: T;
-    try {
-      result = await work();
-    } catch (error) {
-      // An aborted transaction refuses any SET: then the count is set back after its ROLLBACK (transaction()).
-      await this.restoreThreads().catch(() => undefined);
-      throw error;
-    }
-    await this.restoreThreads();
-    return result;
+  /** `work` on one DuckDB thread, for a statement whose input one thread reads anyway (a gzip file): a second thread
+   * only contends for the core another part of the job needs. */
+  withOneThread<T>(work: () => Promise<T>): Promise<T> {
+    return this.withSetting('threads', '1', work);
   }
 
-  private async restoreThreads(): Promise<void> {
-    if (this.threadsToRestore === undefined) return;
-    await this.run(`SET threads = ${this.threadsToRestore}`);
-    this.threadsToRestore = undefined;
+  /**
+   * Runs `work` with a DuckDB setting at `value` (inside a call for the same setting: the outer one's), then sets
+   * back what it was; an aborted transaction refuses any SET: then after its ROLLBACK (transaction()).
+   */
+  async withSetting<T>(setting: string, value: string, work: () => Promise<T>): Promise<T> {
+    if (this.settingsToRestore.has(setting)) return work();
+    const { v } = (await this.one<{ v: string }>(`SELECT current_setting(${sqlString(setting)})::VARCHAR AS v`))!;
+    if (v === value) return work();
+    await this.run(`SET ${setting} = ${sqlString(value)}`);
+    this.settingsToRestore.set(setting, v);
+    try {
+      return await work();
+    } finally {
+      await this.restoreSettings(setting).catch(() => undefined);
+    }
+  }
+
+  private async restoreSettings(only?: string): Promise<void> {
+    for (const [setting, value] of this.settingsToRestore) {
+      if (only && setting !== only) continue;
+      await this.run(`SET ${setting} = ${sqlString(value)}`);
+      this.settingsToRestore.delete(setting);
+    }
   }
 
   async run(sql: string, params?: Params): Promise<void> {
@@ -289,7 +292,7 @@ export class Warehouse implements SqlSession {
       return result;
     } catch (error) {
       await this.run('ROLLBACK').catch(() => undefined);
-      await this.restoreThreads().catch(() => undefined);
+      await this.restoreSettings().catch(() => undefined);
       throw error;
     }
   }
@@ -379,10 +382,7 @@ export async function publishSnapshot(
 }
 
 export interface PublishOptions {
-  /**
-   * Copy the whole file and keep no earlier snapshot as the spare (`keys protect`: an earlier copy still holds the
-   * keys it removed).
-   */
+  /** Copy the whole file, keeping no earlier snapshot as the spare (`keys protect`: it still holds removed keys). */
   keepNoOldCopy?: boolean;
   /** The size from which a spare is kept and used (default spareFromBytes). */
   spareFromBytes?: number;

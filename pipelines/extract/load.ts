@@ -237,12 +237,16 @@ export async function hashPassNeeded(warehouse: Warehouse, config: Config, lande
   const { window, records } = landed;
   if (!window || records === undefined) return true;
   const stored = await warehouse.one<{ n: string }>(
-    `SELECT count(*) AS n FROM sales
-     WHERE transaction_at >= timezone($1, $2::DATE::TIMESTAMP)
-       AND transaction_at < timezone($1, ($3::DATE + 1)::TIMESTAMP)`,
-    [config.timezone, window.start, window.end],
+    `SELECT count(*) AS n FROM sales WHERE ${datedWithin(config, window, 0)}`,
   );
   return Number(stored!.n) >= records * unchangedShareWorthHashing;
+}
+
+/** A stored sale dated within the window's days in the configured zone, or `margin` days either side of them. */
+function datedWithin(config: Config, window: ExtractWindow, margin: number): string {
+  const zone = sqlString(config.timezone);
+  return `transaction_at >= timezone(${zone}, (${sqlString(window.start)}::DATE - ${margin})::TIMESTAMP)
+    AND transaction_at < timezone(${zone}, (${sqlString(window.end)}::DATE + ${margin + 1})::TIMESTAMP)`;
 }
 
 /** Below this share of stored sales among a window's records, typing them all costs less than hashing first. */
@@ -256,20 +260,18 @@ const unchangedShareWorthHashing = 0.05;
  */
 async function matchUnchanged(warehouse: Warehouse, config: Config, landed: LandedSales): Promise<Seen> {
   const { window } = landed;
-  // A window's records are looked for among the stored sales of its dates (a day either side, whatever the zone's
-  // offset; one dated elsewhere is typed again: the same result), whose narrow hash table the file streams past.
-  // DuckDB, guessing ~40 records for a file, would build the table on the records instead, raw JSON and all, which
-  // spills at 10M. A look-up's one record keeps DuckDB's choice.
-  const zone = sqlString(config.timezone);
-  const stored = window
-    ? `SELECT record_hash, transaction_id FROM sales
-       WHERE transaction_at >= timezone(${zone}, (${sqlString(window.start)}::DATE - 1)::TIMESTAMP)
-         AND transaction_at < timezone(${zone}, (${sqlString(window.end)}::DATE + 2)::TIMESTAMP)`
-    : 'SELECT record_hash, transaction_id FROM sales WHERE transaction_at IS NOT NULL';
+  // A window's records are looked for among the stored sales of its days and one either side (the provider dates a
+  // window by its own clock, and a sale may be paid after it was created; one dated further off is typed again: the
+  // same result), whose narrow hash table the file streams past. DuckDB, guessing ~40 records for a file, would
+  // build the table on the records instead, raw JSON and all, which spilled at 10M. A look-up's one record keeps
+  // DuckDB's choice, against every stored sale.
+  const stored = `SELECT record_hash, transaction_id FROM sales
+    WHERE ${window ? datedWithin(config, window, 1) : 'transaction_at IS NOT NULL'}`;
+  const buildSide = window ? 'build_side_probe_side' : '';
   // A sale with an unreadable date is read again: its quarantine row belongs to each window that brings it.
   await warehouse.step('reading and hashing the landed records, matching them with the sales stored unchanged', () =>
     warehouse.withOneThread(() =>
-      storedSideBuilt(warehouse, Boolean(window), () =>
+      warehouse.withSetting('disabled_optimizers', buildSide, () =>
         warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_hashes AS
         SELECT landed.record_index, landed.record_hash, stored.transaction_id AS stored_transaction_id,
                CASE WHEN stored.transaction_id IS NULL THEN landed.raw END AS raw
@@ -286,21 +288,6 @@ async function matchUnchanged(warehouse: Warehouse, config: Config, landed: Land
     'SELECT (SELECT count(*) FROM landed_hashes) AS records, (SELECT count(*) FROM landed_unchanged) AS unchanged',
   ))!;
   return { records: Number(seen.records), unchanged: Number(seen.unchanged) };
-}
-
-/**
- * `work` with DuckDB's choice of a join's build side off when `wanted`: the join's right side is built. Set back
- * after it; when the statement failed inside the load's transaction DuckDB refuses the RESET until the ROLLBACK,
- * and the job ends with the load's error (only the side a later join builds on could differ, never a result).
- */
-async function storedSideBuilt<T>(warehouse: Warehouse, wanted: boolean, work: () => Promise<T>): Promise<T> {
-  if (!wanted) return work();
-  await warehouse.run("SET disabled_optimizers = 'build_side_probe_side'");
-  try {
-    return await work();
-  } finally {
-    await warehouse.run('RESET disabled_optimizers').catch(() => undefined);
-  }
 }
 
 /** No hashing pass: every record is typed (the client's count sizes the memory; the load counts them again). */
