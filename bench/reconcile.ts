@@ -13,6 +13,7 @@ import {
   asOf,
   benchFolder,
   checkFindings,
+  cpuBound,
   monthSales,
   overBy,
   period,
@@ -125,13 +126,17 @@ export async function run(): Promise<BenchResult> {
         {
           label: `reconcile of ~1M sales in ≤ ${targetSeconds} s`,
           measured:
-            `${round(first.seconds)} s${overBy(first.seconds, targetSeconds)}` + whereTimeWent(first, targetSeconds),
+            `${round(first.seconds)} s${overBy(first.seconds, targetSeconds)}` +
+            whereTimeWent(first, targetSeconds) +
+            cpuBound(first.seconds, first.cpuSeconds, targetSeconds),
           ok: first.seconds <= targetSeconds,
         },
         {
           label: `re-run (identity, history) in ≤ ${targetSeconds} s`,
           measured:
-            `${round(second.seconds)} s${overBy(second.seconds, targetSeconds)}` + whereTimeWent(second, targetSeconds),
+            `${round(second.seconds)} s${overBy(second.seconds, targetSeconds)}` +
+            whereTimeWent(second, targetSeconds) +
+            cpuBound(second.seconds, second.cpuSeconds, targetSeconds),
           ok: second.seconds <= targetSeconds,
         },
         {
