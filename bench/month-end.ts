@@ -19,7 +19,6 @@ import {
   asOf,
   benchFolder,
   checkFindings,
-  cpuBound,
   measurePublishing,
   defaultMonthSales,
   monthSales,
@@ -31,6 +30,7 @@ import {
   runPinrecon,
   salesInPeriod,
 } from './month-fixture.js';
+import { cpuBound } from './measures/cpu-bound.js';
 import { keptAnswers, type BenchWindow } from './simulator-process.js';
 import { type FloorSeconds, measureFloor } from './duckdb-floor.js';
 

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { loadConfig } from '../config/load.js';
@@ -364,20 +364,6 @@ export function round(seconds: number): number {
 export function overBy(seconds: number, target: number): string {
   if (seconds <= target) return '';
   return `: ${round(seconds - target)} s over (×${(seconds / target).toFixed(1)})`;
-}
-
-/**
- * "; 70.3 CPU-s: on 2 cores ≥ 35.2 s with both always busy, so 20 s needs ≤ 40 CPU-s (43 % less)" when a run that
- * missed `target` could not have met it by using the cores better: its own CPU alone fills them for longer.
- */
-export function cpuBound(seconds: number, cpuSeconds: number, target: number, cores = availableParallelism()): string {
-  const floor = cpuSeconds / cores;
-  if (seconds <= target || floor <= target) return '';
-  const budget = target * cores;
-  return (
-    `; ${round(cpuSeconds)} CPU-s: on ${cores} cores ≥ ${round(floor)} s with every core busy, so ${target} s needs ` +
-    `≤ ${round(budget)} CPU-s (${Math.round((1 - budget / cpuSeconds) * 100)} % less)`
-  );
 }
 
 /** A size in MiB, to a tenth. */

@@ -13,7 +13,6 @@ import {
   asOf,
   benchFolder,
   checkFindings,
-  cpuBound,
   monthSales,
   overBy,
   period,
@@ -22,6 +21,7 @@ import {
   runPinrecon,
   salesInPeriod,
 } from './month-fixture.js';
+import { cpuBound } from './measures/cpu-bound.js';
 
 export const name = 'reconcile (the month-end bench month: ~1,000,000 sales in the period)';
 

@@ -3,7 +3,7 @@
  * how much it misses and why"): the run's own CPU alone, spread over every core, takes longer than the target.
  */
 import { describe, expect, it } from 'vitest';
-import { cpuBound } from '../../bench/month-fixture.js';
+import { cpuBound } from '../../bench/measures/cpu-bound.js';
 
 describe('cpuBound', () => {
   it('gives the least time the CPU used needs on the cores, and the CPU the target allows', () => {
