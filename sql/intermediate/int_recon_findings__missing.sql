@@ -45,7 +45,7 @@ lookups as (
 
 pairs as (
 
-    select * from int_recon_pairs_compared
+    select * from int_recon_pairs_flagged
 
 ),
 
@@ -154,7 +154,7 @@ reference_mismatch as (
         pairs.ledger_currency_code as currency_code,
         'confirmed suggested match ' || confirmed.suggestion_id || ': ledger reference ' || pairs.partner_reference
             || ', provider reference ' || confirmed.provider_reference as details,
-        ledger.ledger_source,
+        pairs.ledger_source,
         pairs.status,
         pairs.status_class,
         pairs.order_status,
@@ -167,8 +167,6 @@ reference_mismatch as (
     from pairs
     inner join confirmed
         on confirmed.transaction_id = pairs.transaction_id
-    inner join ledger
-        on ledger.ledger_line_id = pairs.ledger_line_id
 
 ),
 

@@ -6,7 +6,7 @@ with
 
 pairs as (
 
-    select * from int_recon_pairs_compared
+    select * from int_recon_pairs_flagged
 
 ),
 

@@ -1,7 +1,7 @@
--- One row per matched pair in the period's scope (one ledger line, one provider sale, same reference),
--- with every comparison the finding rules need and the finding type that explains its cost difference. Wide
--- texts only a finding shows (the ledger line's place, the raw sale date) are not carried: the few pairs with a
--- finding fetch them by id, once (int_recon_pairs_flagged).
+-- One row per matched pair in the period's scope (one ledger line, one provider sale, same reference): the two ids,
+-- the rules' verdicts and the finding type that explains its cost difference. Only what every pair's readers need is
+-- kept (the cost bridge, the summary): the values the few flagged or confirmed pairs show are fetched by id, once
+-- (int_recon_pairs_flagged), instead of a million rows of 36 columns held and spilled (issue 33).
 with
 
 params as (
@@ -100,7 +100,20 @@ compared as (
 final as (
 
     select
-        compared.*,
+        partner_reference,
+        ledger_line_id,
+        transaction_id,
+        ledger_currency_code,
+        cost_difference,
+        price_difference,
+        is_cost_mismatch,
+        is_price_mismatch,
+        is_currency_mismatch,
+        is_product_mismatch,
+        is_cutoff,
+        is_canceled_but_booked,
+        is_refunded_not_reversed,
+        is_unknown_status,
         -- the one finding that carries this pair's effect on the cost bridge (NULL: within tolerance)
         case
             when is_cutoff then 'cutoff_difference'

@@ -1,11 +1,20 @@
--- The matched pairs some pair rule flags (a cost, price, currency, product, status or cutoff difference), with the
--- wide texts the pairs do not carry: the ledger line's place and the raw sale date. The few flagged pairs fetch them
--- here once, for every family model that reports a pair (int_recon_findings__amounts, __status, __cutoff; issue 27).
+-- The matched pairs some pair rule flags (a cost, price, currency, product, status or cutoff difference) or a person
+-- confirmed (a suggested match, int_recon_match_decided), with both sides' values that their findings and differences
+-- show. int_recon_pairs_compared keeps only the ids and verdicts of every pair; these few fetch the rest here once, for
+-- every model that reports a pair (int_recon_findings__amounts, __status, __cutoff, __missing,
+-- int_recon_match_differences; issue 27).
 with
 
 pairs as (
 
     select * from int_recon_pairs_compared
+
+),
+
+confirmed as (
+
+    select transaction_id from int_recon_match_decided
+    where is_matched
 
 ),
 
@@ -23,7 +32,32 @@ sales as (
 
 final as (
 
-    select pairs.*, ledger.ledger_source, sales.transaction_date_raw
+    select
+        pairs.*,
+        ledger.product_id as ledger_product_id,
+        sales.product_id as provider_product_id,
+        ledger.sales_price as ledger_sales_price,
+        sales.sales_price as provider_sales_price,
+        ledger.expected_cost,
+        sales.partner_cost_price,
+        sales.currency_code as provider_currency_code,
+        ledger.order_status,
+        ledger.is_active,
+        sales.status,
+        sales.status_class,
+        sales.is_billable,
+        ledger.paid_at,
+        ledger.paid_local_date,
+        ledger.paid_period,
+        ledger.is_in_period as ledger_in_period,
+        sales.transaction_at,
+        sales.transaction_local_date,
+        sales.transaction_period,
+        sales.is_in_period as provider_in_period,
+        sales.key_last4,
+        ledger.ledger_source,
+        sales.transaction_date_raw
+
     from pairs
     inner join ledger
         on ledger.ledger_line_id = pairs.ledger_line_id
@@ -36,6 +70,7 @@ final as (
         or pairs.is_canceled_but_booked
         or pairs.is_refunded_not_reversed
         or pairs.is_cutoff
+        or pairs.transaction_id in (select transaction_id from confirmed)
 
 )
 
