@@ -40,7 +40,8 @@ step_totals as (
         currency_code,
         exception_type,
         sum(amount) as amount,
-        count(distinct group_key || '|' || coalesce(cast(transaction_id as varchar), '')) as items
+        -- an item: a group with its sale, or without one (NULL); the pair counted as it is, no text built of it
+        count(distinct (group_key, transaction_id)) as items
 
     from bridge_items
     group by all
