@@ -176,9 +176,14 @@ export async function run(): Promise<BenchResult> {
         },
         {
           label: `a small change published through the spare in ≤ ${spareTargetSeconds} s, exactly the file`,
-          measured: `${publishing.bySpare} s (a whole copy: ${publishing.changed} s); ${
-            publishing.spareExact ? 'byte for byte the file' : 'NOT the file'
-          }`,
+          measured:
+            `${publishing.bySpare} s (a whole copy: ${publishing.changed} s); ${
+              publishing.spareExact ? 'byte for byte the file' : 'NOT the file'
+            }` +
+            // Why it misses: DuckDB does not say which blocks a checkpoint wrote, so both files are compared whole.
+            (publishing.bySpare > spareTargetSeconds
+              ? `; the file and the spare, ${publishing.fileMiB} MiB each, are read whole to find the blocks that differ`
+              : ''),
           ok: publishing.bySpare <= spareTargetSeconds && publishing.spareExact,
         },
       ],
