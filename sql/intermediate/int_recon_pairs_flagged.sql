@@ -5,16 +5,27 @@
 -- int_recon_match_differences; issue 27).
 with
 
-pairs as (
-
-    select * from int_recon_pairs_compared
-
-),
-
 confirmed as (
 
     select transaction_id from int_recon_match_decided
     where is_matched
+
+),
+
+-- materialized: the pairs shown are chosen before the joins, which then build on them alone. Filtered after them (an OR
+-- with the confirmed ones' IN is not pushed below a join), every pair was joined with both sides' values: at 10M that
+-- ran out of memory under reconcile's limit.
+pairs as materialized (
+
+    select * from int_recon_pairs_compared
+    where is_cost_mismatch
+        or is_price_mismatch
+        or is_currency_mismatch
+        or is_product_mismatch
+        or is_canceled_but_booked
+        or is_refunded_not_reversed
+        or is_cutoff
+        or transaction_id in (select transaction_id from confirmed)
 
 ),
 
@@ -63,14 +74,6 @@ final as (
         on ledger.ledger_line_id = pairs.ledger_line_id
     inner join sales
         on sales.transaction_id = pairs.transaction_id
-    where pairs.is_cost_mismatch
-        or pairs.is_price_mismatch
-        or pairs.is_currency_mismatch
-        or pairs.is_product_mismatch
-        or pairs.is_canceled_but_booked
-        or pairs.is_refunded_not_reversed
-        or pairs.is_cutoff
-        or pairs.transaction_id in (select transaction_id from confirmed)
 
 )
 
