@@ -182,7 +182,8 @@ export async function run(): Promise<BenchResult> {
             }` +
             // Why it misses: DuckDB does not say which blocks a checkpoint wrote, so both files are compared whole.
             (publishing.bySpare > spareTargetSeconds
-              ? `; the file and the spare, ${publishing.fileMiB} MiB each, are read whole to find the blocks that differ`
+              ? `; the file and the spare, ${publishing.fileMiB} MiB each, are read whole to find the blocks ` +
+                'that differ'
               : ''),
           ok: publishing.bySpare <= spareTargetSeconds && publishing.spareExact,
         },
