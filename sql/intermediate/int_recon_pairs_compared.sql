@@ -1,7 +1,7 @@
 -- One row per matched pair in the period's scope (one ledger line, one provider sale, same reference): the two ids,
 -- the rules' verdicts and the finding type that explains its cost difference. Only what every pair's readers need is
--- kept (the cost bridge, the summary): the values the few flagged or confirmed pairs show are fetched by id, once
--- (int_recon_pairs_flagged), instead of a million rows of 36 columns held and spilled (issue 33).
+-- kept (the cost bridge, the summary): the values and differences the few flagged or confirmed pairs show are
+-- fetched by id, once (int_recon_pairs_flagged), instead of a million rows of 36 columns held and spilled (issue 33).
 with
 
 params as (
@@ -79,8 +79,6 @@ compared as (
 
     select
         paired.*,
-        paired.partner_cost_price - paired.expected_cost as cost_difference,
-        paired.provider_sales_price - paired.ledger_sales_price as price_difference,
         abs(paired.partner_cost_price - paired.expected_cost) > params.cost_tolerance as is_cost_mismatch,
         abs(paired.provider_sales_price - paired.ledger_sales_price) > params.price_tolerance as is_price_mismatch,
         paired.ledger_currency_code is distinct from paired.provider_currency_code as is_currency_mismatch,
@@ -104,8 +102,6 @@ final as (
         ledger_line_id,
         transaction_id,
         ledger_currency_code,
-        cost_difference,
-        price_difference,
         is_cost_mismatch,
         is_price_mismatch,
         is_currency_mismatch,

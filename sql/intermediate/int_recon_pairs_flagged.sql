@@ -51,6 +51,8 @@ final as (
         sales.sales_price as provider_sales_price,
         ledger.expected_cost,
         sales.partner_cost_price,
+        sales.partner_cost_price - ledger.expected_cost as cost_difference,
+        sales.sales_price - ledger.sales_price as price_difference,
         sales.currency_code as provider_currency_code,
         ledger.order_status,
         ledger.is_active,
