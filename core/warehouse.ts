@@ -15,7 +15,7 @@ import { copyThroughTemporary, type FileAccess, letGroupThrough, privateAccess }
 import { recordSettings, settingsCurrent } from './pinrecon-settings.js';
 import { applySchema, schemaDigest } from './schema-apply.js';
 import { sqlString } from './sql.js';
-import { duckdb } from './duckdb.js';
+import { allocatorOptions, duckdb, resumeAllocatorPurging } from './duckdb.js';
 import {
   holdOpen,
   letGo,
@@ -71,8 +71,7 @@ export function lockedByAnotherProcess(error: unknown): boolean {
 }
 
 function lockWaitSeconds(options: OpenOptions): number {
-  if (options.lockWaitSeconds !== undefined) return options.lockWaitSeconds;
-  return options.readOnly ? 0 : defaultLockWaitSeconds;
+  return options.lockWaitSeconds ?? (options.readOnly ? 0 : defaultLockWaitSeconds);
 }
 
 export class Warehouse implements SqlSession {
@@ -81,7 +80,6 @@ export class Warehouse implements SqlSession {
   /** Settings withSetting changed, with the values to set back (after a ROLLBACK when a transaction failed). */
   private readonly settingsToRestore = new Map<string, string>();
   private autoSized = { bytes: 0, basis: '0 sales' };
-
   /** The file this process has open (snapshot-copy.ts openHere). */
   private readonly fileId?: string;
 
@@ -107,6 +105,7 @@ export class Warehouse implements SqlSession {
           access_mode: readOnly ? 'READ_ONLY' : 'READ_WRITE',
           autoinstall_known_extensions: 'false',
           autoload_known_extensions: 'false',
+          ...allocatorOptions,
         });
       } catch (error) {
         const message = (error as Error).message;
@@ -375,6 +374,8 @@ export async function publishSnapshot(
   }
   // Issue 33: the spare brought up to date by its changed blocks when nobody reads it, else a whole copy.
   const updated = existsSync(target) && !openHere(spare) ? await updateSpare(warehouse.path, spare, access) : undefined;
+  // Closing the instance that made sure nobody reads the spare stopped the allocator's purging (core/duckdb.ts).
+  await warehouse.run(resumeAllocatorPurging);
   rotateSnapshot(target, spare, access, () =>
     updated ? renameSync(spare, target) : copyThroughTemporary(warehouse.path, target, access),
   );
