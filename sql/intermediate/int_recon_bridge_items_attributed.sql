@@ -46,8 +46,11 @@ ledger_items as (
         end as exception_type,
         case when classified.match_class = 'matched' then pairs.transaction_id end as transaction_id
 
+    -- a left join: every line of the period is classified once (the conservation tests); as an inner join on the
+    -- id, DuckDB built a perfect hash table of a slot per id in the range, outside its memory limit (see
+    -- int_recon_pairs_flagged)
     from ledger
-    inner join classified
+    left join classified
         on classified.side = 'ledger'
         and classified.ledger_line_id = ledger.ledger_line_id
     left join pairs
@@ -73,8 +76,11 @@ provider_items as (
         end as exception_type,
         case when classified.match_class in ('matched', 'provider_only') then sales.transaction_id end as transaction_id
 
+    -- a left join: every sale of the period is classified once (the conservation tests); as an inner join on the
+    -- id, DuckDB built a perfect hash table of a slot per id in the range, outside its memory limit (see
+    -- int_recon_pairs_flagged)
     from sales
-    inner join classified
+    left join classified
         on classified.side = 'provider'
         and classified.transaction_id = sales.transaction_id
     left join pairs

@@ -90,8 +90,11 @@ unknown_status as (
         sales.key_last4,
         cast(null as integer) as age_days
 
+    -- a left join: every sale of the period is classified once (the conservation tests); as an inner join on the
+    -- id, DuckDB built a perfect hash table of a slot per id in the range, outside its memory limit (see
+    -- int_recon_pairs_flagged)
     from sales
-    inner join classified
+    left join classified
         on classified.side = 'provider'
         and classified.transaction_id = sales.transaction_id
     where sales.is_in_period

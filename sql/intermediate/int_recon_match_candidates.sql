@@ -56,11 +56,12 @@ open_ledger as (
             'g'
         ) as normalized_reference
 
+    -- a semi join, not an inner one: on the id, DuckDB built a perfect hash table of one slot per id in the range
+    -- for these few lines, outside its memory limit (int_recon_pairs_flagged)
     from int_ledger__orders_classified as ledger
-    inner join classified
-        on classified.side = 'ledger'
-        and classified.ledger_line_id = ledger.ledger_line_id
-    where classified.match_class = 'ledger_only'
+    where ledger.ledger_line_id in (
+            select ledger_line_id from classified where side = 'ledger' and match_class = 'ledger_only'
+        )
         and ledger.is_active
         and ledger.is_in_period
 
@@ -78,11 +79,11 @@ period_sales as (
         sales.transaction_at,
         sales.transaction_local_date
 
+    -- a semi join, for the same reason as period_ledger's
     from int_provider__sales_classified as sales
-    inner join classified
-        on classified.side = 'provider'
-        and classified.transaction_id = sales.transaction_id
-    where classified.match_class = 'provider_only'
+    where sales.transaction_id in (
+            select transaction_id from classified where side = 'provider' and match_class = 'provider_only'
+        )
         and sales.status_class <> 'canceled'
 
 ),
@@ -326,10 +327,12 @@ compared as (
         suggest.max_days,
         suggest.min_score
 
+    -- left joins: every candidate has its line and its sale (blocked was made of them); inner, they built perfect hash
+    -- tables (int_recon_pairs_flagged)
     from blocked
-    inner join open_ledger as ledger
+    left join open_ledger as ledger
         on ledger.ledger_line_id = blocked.ledger_line_id
-    inner join open_sales as sales
+    left join open_sales as sales
         on sales.transaction_id = blocked.transaction_id
     cross join params
     cross join suggest
