@@ -79,7 +79,7 @@ period_sales as (
         sales.transaction_at,
         sales.transaction_local_date
 
-    -- a semi join, for the same reason as period_ledger's
+    -- a semi join, for the same reason as open_ledger's
     from int_provider__sales_classified as sales
     where sales.transaction_id in (
             select transaction_id from classified where side = 'provider' and match_class = 'provider_only'
