@@ -39,11 +39,13 @@ failing as (
     anti join classes
         on classes.transaction_id = sales.transaction_id
     -- the local date is worked out only within a day of the period in UTC, which holds it in any zone: the history
-    -- outside it, which grows with every month kept, is passed over (0.26 CPU-s for 0.7M sales at 1M)
-    where coalesce(sales.transaction_at >= timezone('UTC', cast(params.period_start - 1 as timestamp))
+    -- outside it, which grows with every month kept, is passed over (0.26 CPU-s for 0.7M sales at 1M). Not wrapped
+    -- in coalesce(…, false): in a WHERE a NULL (no date) is not kept either, and as a function's argument the three
+    -- conditions were all worked out for every sale (this test 0.37 → 0.24 s at 1M)
+    where sales.transaction_at >= timezone('UTC', cast(params.period_start - 1 as timestamp))
             and sales.transaction_at < timezone('UTC', cast(params.period_end + 2 as timestamp))
             and cast(timezone(params.timezone, sales.transaction_at) as date)
-                between params.period_start and params.period_end, false)
+                between params.period_start and params.period_end
         or nullif(trim(sales.partner_reference), '') in (select partner_reference from period_references)
 
 ),

@@ -59,3 +59,17 @@ describe.each(edges)('in $zone', ({ zone, first, last }) => {
     expect(lines.sort()).toEqual(lost.map((line) => line.source_line).sort());
   });
 });
+
+describe('a sale without a date', () => {
+  it('fails sales_classified_exactly_once when it shares a reference of the period, else not', async () => {
+    const shared = sale({ transaction_at: null, partner_reference: 'PO-OF-THE-PERIOD' });
+    const alone = sale({ transaction_at: null });
+    await insertSales(f.warehouse, [shared, alone]);
+    await nothingClassified(f.warehouse, 'America/Sao_Paulo');
+    await f.warehouse.run(
+      `INSERT INTO int_recon_rows_classified VALUES ('ledger', 1, NULL, 'PO-OF-THE-PERIOD', true, 'ledger_only')`,
+    );
+    const ids = (await failing(f.warehouse, 'sales_classified_exactly_once')).map((row) => Number(row.transaction_id));
+    expect(ids).toEqual([shared.transaction_id]);
+  });
+});
