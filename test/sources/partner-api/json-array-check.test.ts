@@ -63,4 +63,27 @@ describe('JsonArrayCheck', () => {
       }
     }
   });
+
+  test('says where a body stops being one array: not an array, a mismatched bracket, data after the end', async () => {
+    const cases = [
+      { text: '  {"a": 1}', reason: 'the body is not a JSON array (byte 2 is "{")' },
+      { text: '[{"a": "]"}, [1, 2}]', reason: 'mismatched } at byte 18' },
+      { text: '[1, "x"] \n [2]', reason: 'unexpected data after the closing ] at byte 11' },
+      { text: '[{"k": "\\\\"}]]', reason: 'unexpected data after the closing ] at byte 13' },
+    ];
+    for (const { text, reason } of cases) {
+      for (const sizes of chunkings) {
+        const result = await check(Buffer.from(text), sizes);
+        expect(result, `${text} in pieces of ${sizes}`).toBeInstanceOf(Error);
+        expect((result as Error).message).toBe(reason);
+      }
+    }
+  });
+
+  test('an empty array has no elements; whitespace around the array is allowed', async () => {
+    for (const sizes of chunkings) {
+      expect(await check(Buffer.from(' \r\n[ ]\t\n'), sizes)).toEqual({ elements: 0 });
+      expect(await check(Buffer.from('[[], {}, "", 0]'), sizes)).toEqual({ elements: 4 });
+    }
+  });
 });
