@@ -50,8 +50,10 @@ export async function downloadToFile(
     const guard = loneSurrogateStream();
     // Bigger pieces than the socket's: every stage after it costs per piece.
     const body = coalescedChunks();
-    if (target.rewrite) await pipeline(response, body, check, guard, target.rewrite(), gzip(), file);
-    else await pipeline(response, body, check, guard, gzip(), file);
+    // And the gzip's output, ~11 KiB a piece at level 1, written in pieces as large: one file write each.
+    const compressed = coalescedChunks();
+    if (target.rewrite) await pipeline(response, body, check, guard, target.rewrite(), gzip(), compressed, file);
+    else await pipeline(response, body, check, guard, gzip(), compressed, file);
     renameSync(temporary, filePath);
   } catch (error) {
     // The file may still be opening when the body fails: remove it only once it is closed.
