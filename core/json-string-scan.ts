@@ -1,7 +1,7 @@
 /**
- * Finding where a JSON string ends in a chunk of bytes, for the streaming scanners (the answer check, the PIN
- * masker) that read hundreds of megabytes a month-end: most bytes of a sales answer are inside strings, so they
- * jump from quote to quote with Buffer.indexOf (native) instead of looking at every byte in JavaScript.
+ * Finding where a JSON string ends in a chunk of bytes, for the PIN masker, which reads hundreds of megabytes a
+ * month-end: it jumps from quote to quote with Buffer.indexOf (native). The answer check, whose work per string is
+ * less, looks at every byte in one loop instead (sources/partner-api/json-array-check.ts: measured faster there).
  */
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
