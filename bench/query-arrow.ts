@@ -85,7 +85,7 @@ export async function run(): Promise<BenchResult> {
           ok: arrow.rssMiB <= 600,
         },
         {
-          label: 'the same after `pinrecon keys protect` (a new database\'s default, security.keys "hash"): ≤ 600 MiB',
+          label: 'the same after `pinrecon keys protect` (security.keys "hash", the default): ≤ 600 MiB',
           measured: `${keysProtected.rssMiB} MiB in ${keysProtected.seconds.toFixed(1)} s`,
           ok: keysProtected.rssMiB <= 600,
         },
