@@ -3,8 +3,7 @@
  * misses and why"): its own CPU alone, spread over every core, already takes longer than the target.
  */
 import { availableParallelism } from 'node:os';
-
-const tenths = (value: number) => Math.round(value * 10) / 10;
+import { round } from '../month-fixture.js';
 
 /** "; 70.3 CPU-s: on 2 cores ≥ 35.2 s with every core busy, so 20 s needs ≤ 40 CPU-s (43 % less)", or nothing. */
 export function cpuBound(seconds: number, cpuSeconds: number, target: number, cores = availableParallelism()): string {
@@ -12,7 +11,7 @@ export function cpuBound(seconds: number, cpuSeconds: number, target: number, co
   if (seconds <= target || floor <= target) return '';
   const budget = target * cores;
   return (
-    `; ${tenths(cpuSeconds)} CPU-s: on ${cores} cores ≥ ${tenths(floor)} s with every core busy, so ${target} s ` +
-    `needs ≤ ${tenths(budget)} CPU-s (${Math.round((1 - budget / cpuSeconds) * 100)} % less)`
+    `; ${round(cpuSeconds)} CPU-s: on ${cores} cores ≥ ${round(floor)} s with every core busy, so ${target} s ` +
+    `needs ≤ ${round(budget)} CPU-s (${Math.round((1 - budget / cpuSeconds) * 100)} % less)`
   );
 }
