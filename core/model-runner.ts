@@ -240,6 +240,27 @@ export async function publishMarts(
   known?: string,
 ): Promise<void> {
   const database = known ?? (await databaseName(warehouse));
+  // Rows kept in the transaction until its commit, not written ahead (optimistic write): the commit drops the
+  // period's old rows, which renumbers the rows after them, and DuckDB then compresses the new rows a second time.
+  // The 1M month's 111k findings published in 0.40 s instead of 0.63 s, the 10M month's 1.1M in 1.9 s instead of
+  // 2.7-3.2 s, at the same peak RSS.
+  await warehouse.withSetting('enable_optimistic_write', 'false', () =>
+    publishRows(warehouse, models, partition, database),
+  );
+  // Issue 31: each mart and column described in the database from its .yml, JSON columns typed JSON.
+  await documentMarts(
+    warehouse,
+    database,
+    models.filter((m) => m.layer === 'marts'),
+  );
+}
+
+async function publishRows(
+  warehouse: Warehouse,
+  models: SqlModel[],
+  partition: { column: string; value: string },
+  database: string,
+): Promise<void> {
   await warehouse.transaction(async () => {
     for (const mart of models.filter((m) => m.layer === 'marts')) {
       const target = persistent(database, mart.name);
@@ -262,12 +283,6 @@ export async function publishMarts(
       }
     }
   });
-  // Issue 31: each mart and column described in the database from its .yml, JSON columns typed JSON.
-  await documentMarts(
-    warehouse,
-    database,
-    models.filter((m) => m.layer === 'marts'),
-  );
 }
 
 /** Drops the models' temporary tables and views and the named inputs; never fails (it runs after a failure too). */

@@ -174,6 +174,11 @@ describe('building and publishing in a real DuckDB file', () => {
     return planModels(root);
   }
 
+  async function optimisticWrite(): Promise<string | undefined> {
+    const row = await warehouse.one<{ v: string }>(`SELECT current_setting('enable_optimistic_write')::VARCHAR AS v`);
+    return row?.v;
+  }
+
   async function runOnce(models: SqlModel[], period: string, runId: string): Promise<BuildTimings> {
     const timings: BuildTimings = { stages: {}, models: {} };
     try {
@@ -233,6 +238,8 @@ describe('building and publishing in a real DuckDB file', () => {
       { run_id: 'r2', period: '2024-02', items: '2' },
       { run_id: 'r3', period: '2024-01', items: '3' },
     ]);
+    // Publishing holds the rows until its commit (model-runner.ts): the session's own setting is back afterwards.
+    expect(await optimisticWrite()).toBe('true');
   });
 
   test(
@@ -255,6 +262,7 @@ describe('building and publishing in a real DuckDB file', () => {
       expect((failure as JobError).hint).toMatch(/replaces its rows of one period, so it needs that column/);
       // The transaction rolled back: the run before is what the marts hold.
       expect(await warehouse.all('SELECT run_id FROM item_runs')).toEqual([{ run_id: 'r1' }]);
+      expect(await optimisticWrite()).toBe('true');
     },
   );
 
