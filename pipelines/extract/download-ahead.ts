@@ -10,13 +10,13 @@ type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 /**
  * Downloads and loads every window. A failed download is looked at when its turn to load comes (the windows
  * before it still load); when a download or a load fails, no new download starts and those under way (which
- * commit nothing) finish before the error leaves.
+ * commit nothing) finish before the error leaves, each download that will not be loaded handed to `discard`.
  */
 export async function downloadAhead<W, D>(
   windows: readonly W[],
   download: (window: W) => Promise<D>,
   load: (window: W, downloaded: D) => Promise<void>,
-  ahead = 1,
+  { ahead = 1, discard }: { ahead?: number; discard?: (downloaded: D) => void } = {},
 ): Promise<void> {
   if (!Number.isInteger(ahead) || ahead < 1) throw new RangeError(`ahead must be a positive integer, got ${ahead}`);
   // Downloads started and not yet handed to a load, in window order.
@@ -25,11 +25,14 @@ export async function downloadAhead<W, D>(
   const fill = () => {
     while (started < windows.length && waiting.length < ahead) waiting.push(settle(download(windows[started++]!)));
   };
+  const settleTheRest = async () => {
+    for (const left of await Promise.all(waiting)) if (left.ok) discard?.(left.value);
+  };
   fill();
   for (const window of windows) {
     const downloaded = await waiting.shift()!;
     if (!downloaded.ok) {
-      await Promise.all(waiting);
+      await settleTheRest();
       throw downloaded.error;
     }
     // The load starts first: a download started now is the one window ahead of it.
@@ -38,7 +41,7 @@ export async function downloadAhead<W, D>(
     try {
       await loading;
     } catch (error) {
-      await Promise.all(waiting);
+      await settleTheRest();
       throw error;
     }
   }

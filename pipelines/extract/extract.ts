@@ -5,7 +5,7 @@
  * one transaction, so a run killed at any moment and started again finishes only the missing windows and ends
  * with exactly the clean result.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { ConfigError, JobError, outOfMemoryHint, UsageError } from '../../core/errors.js';
 import type { Config } from '../../config/schema.js';
@@ -15,6 +15,7 @@ import { todayIn } from '../../core/calendar.js';
 import { recordRun } from '../../core/run-trace.js';
 import type { Warehouse } from '../../core/warehouse.js';
 import { keyMaskingThreadStream } from '../../core/key-masker-thread.js';
+import { removeDeadTemporaries } from '../../core/file-modes.js';
 import type { KeyProtection } from '../../core/key-protection.js';
 import { keyProtectionFor } from './key-mode.js';
 import { completedWindows, recordCompletedWindow } from './checkpoint.js';
@@ -151,6 +152,7 @@ export async function extractSales(
             // A finished window is always drawn (the throttle would otherwise swallow the last one).
             if (output.isTerminal) showProgress(true);
           },
+          { discard: removeUncompressedCopy },
         );
       } finally {
         if (config.extract.memoryLimit) await warehouse.useMemoryLimit(jobMemoryLimit).catch(() => undefined);
@@ -239,16 +241,13 @@ async function downloadWindow(
   const started = Date.now();
   const file = salesLandingPath(root, window, runId);
   mkdirSync(path.dirname(file), { recursive: true });
+  // The uncompressed copies (`….json.tmp-<pid>`) a killed run left here.
+  removeDeadTemporaries(path.dirname(file), (name) => name.endsWith('.json'));
   try {
     // In hash and drop mode the PINs are masked before the response's bytes are written, on the worker thread.
     const rewrite = keys.mode === 'store' ? undefined : () => keyMaskingThreadStream(keys);
-    const download = await client.downloadSalesByPeriod(
-      window.start,
-      window.end,
-      window.flag === 'created',
-      file,
-      rewrite,
-    );
+    const target = { filePath: file, ...(rewrite && { rewrite }), uncompressedCopy: true };
+    const download = await client.downloadSalesByPeriod(window.start, window.end, window.flag === 'created', target);
     return { file, download, seconds: (Date.now() - started) / 1000 };
   } catch (error) {
     throw explainDownloadFailure(error, `${window.start}..${window.end} (by ${window.flag})`);
@@ -261,9 +260,10 @@ async function loadWindow(
   config: Config,
   window: PlannedWindow,
   runId: string,
-  { file, download, seconds: downloadSeconds }: DownloadedWindow,
+  downloaded: DownloadedWindow,
   output: Output,
 ): Promise<LoadCounts & { downloadSeconds: number; loadSeconds: number }> {
+  const { file, download, seconds: downloadSeconds } = downloaded;
   const started = Date.now();
   const where = `${window.start}..${window.end} (by ${window.flag})`;
   let counts: LoadCounts;
@@ -277,6 +277,7 @@ async function loadWindow(
         bytes: download.fileBytes,
         window,
         records: download.records,
+        ...(download.uncompressedCopy && { uncompressedCopy: download.uncompressedCopy }),
       };
       const loaded = await loadLandedSales(warehouse, config, landed);
       // The client counted the array's elements as they streamed in; DuckDB must have read as many.
@@ -296,6 +297,8 @@ async function loadWindow(
           'same command: completed windows are kept and this one is fetched again.',
       { cause: error },
     );
+  } finally {
+    removeUncompressedCopy(downloaded);
   }
   // Committed: say so beside the file, so `extract --from-landing` can rebuild exactly this.
   const checkpoint = await warehouse.one<{ at: string }>(
@@ -330,6 +333,11 @@ async function loadWindow(
     );
   }
   return { ...counts, downloadSeconds, loadSeconds };
+}
+
+/** The window's uncompressed copy, once its load is over (or will not come): the gzip file stays. */
+function removeUncompressedCopy({ download }: DownloadedWindow): void {
+  if (download.uncompressedCopy) rmSync(download.uncompressedCopy, { force: true });
 }
 
 function explainDownloadFailure(error: unknown, where: string): unknown {

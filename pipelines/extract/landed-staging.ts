@@ -52,16 +52,23 @@ export const loadedColumns = [
   'record_hash',
 ];
 
+/** A landed response as DuckDB reads it: its gzip file, or the download's uncompressed copy of the same bytes. */
+export interface LandedFile {
+  path: string;
+  compressed: boolean;
+}
+
 /**
  * Where the records to type come from: every record of the landed file, or those the hashing pass (load.ts) left
  * in `landed_hashes` with their raw JSON because it did not find them stored unchanged.
  */
-export type RecordsToType = { file: string } | 'not stored unchanged';
+export type RecordsToType = { file: LandedFile } | 'not stored unchanged';
 
 /** Each record of a landed file: its 0-based index, its raw JSON and its record hash, in one read of the file. */
-export function landedRecordsSql(file: string, config: Config): string {
+export function landedRecordsSql(file: LandedFile, config: Config): string {
+  const compression = file.compressed ? 'gzip' : 'uncompressed';
   return `SELECT ordinality - 1 AS record_index, json AS raw, ${recordHashSql('json', config)} AS record_hash
-  FROM read_json_objects(${sqlString(file)}, format = 'array', compression = 'gzip') WITH ORDINALITY`;
+  FROM read_json_objects(${sqlString(file.path)}, format = 'array', compression = '${compression}') WITH ORDINALITY`;
 }
 
 /**

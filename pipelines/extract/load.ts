@@ -9,12 +9,14 @@ import type { Config } from '../../config/schema.js';
 import type { Params, Warehouse } from '../../core/warehouse.js';
 import { sqlString } from '../../core/sql.js';
 import type { ExtractWindow } from './plan.js';
-import { landedRecordsSql, loadedColumns, rawTransactionIdSql, stagingSql } from './landed-staging.js';
+import { landedRecordsSql, loadedColumns, rawTransactionIdSql, stagingSql, type LandedFile } from './landed-staging.js';
 
 /** A response body kept in the landing directory. */
 export interface LandedSales {
   /** The .json.gz file. */
   path: string;
+  /** The same records uncompressed (the download's copy, uncompressed-copy.ts): read instead of `path`. */
+  uncompressedCopy?: string;
   runId: string;
   /** The provider operation that answered, e.g. `salesByPeriod`. */
   endpoint: string;
@@ -66,7 +68,7 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       : await assumeAllNew(warehouse, landed.records!);
     if (landed.records === undefined) await warehouse.fitMemoryToLoad(seen.records);
     // Nothing new in the file: the staging query only gives landed_sales its columns.
-    const staging = stagingSql(hashed ? 'not stored unchanged' : { file: landed.path }, config);
+    const staging = stagingSql(hashed ? 'not stored unchanged' : { file: recordsFile(landed) }, config);
     // One thread reads the gzip file and types its records: a second one made it slower, not faster (1M records:
     // 10.3–11.1 s on one thread; 12.0–16.6 s and up to twice the CPU on two, beside another busy core), and in
     // `extract` the next window's download needs that core.
@@ -93,7 +95,7 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
       SELECT transaction_id, max(record_index) AS kept_index, count(*) AS occurrences
       FROM landed_sales WHERE problem IS NULL GROUP BY transaction_id HAVING count(*) > 1`,
     );
-    await markSupersededDuplicates(warehouse, config, landed.path);
+    await markSupersededDuplicates(warehouse, config, recordsFile(landed));
     await step(
       'choosing the records to load',
       `CREATE OR REPLACE TEMP VIEW landed_sales_kept AS
@@ -220,6 +222,13 @@ export async function loadLandedSales(warehouse: Warehouse, config: Config, land
   }
 }
 
+/** The file the load reads the records from: the uncompressed copy when there is one (no gunzip on its one thread). */
+function recordsFile(landed: LandedSales): LandedFile {
+  return landed.uncompressedCopy
+    ? { path: landed.uncompressedCopy, compressed: false }
+    : { path: landed.path, compressed: true };
+}
+
 /** How many records the file holds, and how many of them are stored unchanged (landed_unchanged lists those). */
 interface Seen {
   records: number;
@@ -275,7 +284,7 @@ async function matchUnchanged(warehouse: Warehouse, config: Config, landed: Land
         warehouse.run(`CREATE OR REPLACE TEMP TABLE landed_hashes AS
         SELECT landed.record_index, landed.record_hash, stored.transaction_id AS stored_transaction_id,
                CASE WHEN stored.transaction_id IS NULL THEN landed.raw END AS raw
-        FROM (${landedRecordsSql(landed.path, config)}) AS landed
+        FROM (${landedRecordsSql(recordsFile(landed), config)}) AS landed
         LEFT JOIN (${stored}) AS stored
           ON stored.record_hash = landed.record_hash AND stored.transaction_id = ${rawTransactionIdSql('landed.raw')}`),
       ),
@@ -300,7 +309,7 @@ async function assumeAllNew(warehouse: Warehouse, records: number): Promise<Seen
  * Marks every loadable record followed by a later one with the same transactionId (the last wins), and reads
  * their raw text again from the file so they go to the quarantine whole. Normally there are none.
  */
-async function markSupersededDuplicates(warehouse: Warehouse, config: Config, file: string): Promise<void> {
+async function markSupersededDuplicates(warehouse: Warehouse, config: Config, file: LandedFile): Promise<void> {
   const duplicates = await warehouse.one<{ n: string }>('SELECT count(*) AS n FROM landed_sales_duplicates');
   if (Number(duplicates!.n) === 0) return;
   await warehouse.run(`UPDATE landed_sales SET superseded_by = d.kept_index FROM landed_sales_duplicates d

@@ -4,10 +4,9 @@
  * limiter, retries, revoked tokens) and reads the answer as the record or list the provider's API promises. Writes
  * (pre-redeem, reversals) say how to look themselves up, so an unclear failure is never blindly repeated.
  */
-import type { Transform } from 'node:stream';
 import type { ApiConfig, EndpointName } from '../../config/schema.js';
 import { AuthenticatedCaller, type Call } from './authenticated-call.js';
-import type { DownloadResult } from './download-to-file.js';
+import type { DownloadResult, DownloadTarget } from './download-to-file.js';
 import { catalogQuery, describeEndpoint, parseEndpoints, type Endpoint } from './endpoints.js';
 import { quoteBody, ProviderError } from './errors.js';
 import { emptyStats, type ClientEvent, type ClientStats } from './events.js';
@@ -62,19 +61,18 @@ export class PartnerApiClient {
   // ---- sales -------------------------------------------------------------------------------------------
 
   /**
-   * Streams the sales of a period (at most 31 days), gzip-compressed as received, to `filePath` (atomically);
-   * `rewrite` (e.g. masking the PINs) transforms the body before it is written.
+   * Streams the sales of a period (at most 31 days), gzip-compressed as received, to `target` (a path, or its
+   * filePath with options: `rewrite`, e.g. masking the PINs, transforms the body before it is written), atomically.
    */
   async downloadSalesByPeriod(
     startDate: string,
     finishDate: string,
     byCreateDate: boolean,
-    filePath: string,
-    rewrite?: () => Transform,
+    target: string | DownloadTarget,
   ): Promise<DownloadResult> {
     const answer = await this.caller.call('salesByPeriod', {
       ...this.periodCall(startDate, finishDate, byCreateDate),
-      download: { filePath, ...(rewrite && { rewrite }) },
+      download: typeof target === 'string' ? { filePath: target } : target,
     });
     return answer.download!;
   }

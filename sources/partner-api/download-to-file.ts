@@ -1,7 +1,8 @@
 /**
  * A 2xx body streamed to a file as it arrives: checked to be one whole JSON array, its lone surrogates made text,
  * optionally rewritten (the PINs masked), gzip-compressed, written under a temporary name and renamed once
- * complete. A body cut short is an AttemptFailure (retried); a local file-system failure is not.
+ * complete; optionally also written uncompressed for the load (uncompressed-copy.ts). A body cut short is an
+ * AttemptFailure (retried); a local file-system failure is not.
  */
 import { createWriteStream, mkdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -14,11 +15,14 @@ import { AttemptFailure, isFileSystemError } from './attempt-failure.js';
 import { coalescedChunks } from './coalesced-chunks.js';
 import { JsonArrayCheck } from './json-array-check.js';
 import { loneSurrogateStream } from './lone-surrogates.js';
+import { UncompressedCopy, uncompressedCopyPath } from './uncompressed-copy.js';
 
 /** Where a 2xx body is streamed, and an optional stage that rewrites it on the way (a fresh one per attempt). */
 export interface DownloadTarget {
   filePath: string;
   rewrite?: () => Transform;
+  /** Also write the body, as rewritten, uncompressed to a temporary beside the file (for the load to read). */
+  uncompressedCopy?: boolean;
 }
 
 export interface DownloadResult {
@@ -29,6 +33,8 @@ export interface DownloadResult {
   /** Elements of the JSON array. */
   records: number;
   fetchedAt: Date;
+  /** The uncompressed copy, when one was asked and holds the whole body; the caller removes it. */
+  uncompressedCopy?: string;
 }
 
 export async function downloadToFile(
@@ -42,6 +48,7 @@ export async function downloadToFile(
   const check = new JsonArrayCheck();
   // Created exclusively and private (O_EXCL, O_NOFOLLOW, 0600): a link planted at the name is never followed.
   const file = createWriteStream(temporary, { fd: createExclusive(temporary) });
+  let copy: UncompressedCopy | undefined;
   try {
     // The rewrite (security.keys: masking the PINs) runs before the gzip: its input never reaches the disk.
     // Level 1: a month-end lands ~1.5 GB of JSON; the default level 6 costs 50 % more CPU for ~15 % smaller files.
@@ -52,10 +59,12 @@ export async function downloadToFile(
     const body = coalescedChunks();
     // And the gzip's output, ~11 KiB a piece at level 1, written in pieces as large: one file write each.
     const compressed = coalescedChunks();
-    if (target.rewrite) await pipeline(response, body, check, guard, target.rewrite(), gzip(), compressed, file);
-    else await pipeline(response, body, check, guard, gzip(), compressed, file);
+    const stages: Transform[] = [body, check, guard, ...(target.rewrite ? [target.rewrite()] : [])];
+    if (target.uncompressedCopy) stages.push((copy = new UncompressedCopy(uncompressedCopyPath(filePath))));
+    await pipeline([response, ...stages, gzip(), compressed, file]);
     renameSync(temporary, filePath);
   } catch (error) {
+    if (copy) rmSync(copy.path, { force: true });
     // The file may still be opening when the body fails: remove it only once it is closed.
     if (!file.closed) await new Promise<void>((resolve) => file.once('close', () => resolve()));
     rmSync(temporary, { force: true });
@@ -66,5 +75,11 @@ export async function downloadToFile(
       `download incomplete: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  return { bytes: check.bytes, fileBytes: statSync(filePath).size, records: check.elements, fetchedAt };
+  return {
+    bytes: check.bytes,
+    fileBytes: statSync(filePath).size,
+    records: check.elements,
+    fetchedAt,
+    ...(copy?.whole && { uncompressedCopy: copy.path }),
+  };
 }

@@ -48,7 +48,7 @@ function harness(count: number, ahead?: number) {
       loads.set(w, l);
       return l.promise;
     },
-    ahead,
+    { ...(ahead !== undefined && { ahead }), discard: (file) => events.push(`discard ${file}`) },
   );
   const outcome = done.then(
     () => 'ok',
@@ -150,7 +150,17 @@ describe('downloadAhead', () => {
     expect(settled).toBe(false);
     h.downloads.get(1)!.resolve('b');
     expect(await h.outcome).toBe('load 0 failed');
-    expect(h.events).toEqual(['download 0', 'load 0 a', 'download 1']);
+    // The download finished but will never load: handed back (extract removes its uncompressed copy).
+    expect(h.events).toEqual(['download 0', 'load 0 a', 'download 1', 'discard b']);
+  });
+
+  it('a failed download hands back the downloads after it that finished', async () => {
+    const h = harness(4, 2);
+    await flush();
+    h.downloads.get(0)!.reject(new Error('download 0 failed'));
+    h.downloads.get(1)!.resolve('b');
+    expect(await h.outcome).toBe('download 0 failed');
+    expect(h.events).toEqual(['download 0', 'download 1', 'discard b']);
   });
 
   it('refuses an ahead that is not a positive integer', async () => {
@@ -159,7 +169,7 @@ describe('downloadAhead', () => {
         [1],
         async () => 1,
         async () => {},
-        0,
+        { ahead: 0 },
       ),
     ).rejects.toThrow(/positive integer/);
   });

@@ -2,7 +2,8 @@
  * extractSales over real HTTP against the simulator, into real DuckDB files: completeness against the
  * simulator's own data set, re-runs, faults, token expiry and revocation, the 31-day rule, malformed records.
  */
-import { existsSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { maskPin } from '../../../core/masking.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +154,12 @@ describe('extract against the simulator', () => {
       w.all<{ path: string; records: string }>(`SELECT path, records FROM landing_files ORDER BY path`),
     );
     expect(landing).toHaveLength(6);
+    // The downloads' uncompressed copies are gone with their loads: each month holds its files and their records.
+    for (const month of ['2026-01', '2026-02', '2026-03']) {
+      const names = readdirSync(path.join(first.summary.landingDir, 'sales', month));
+      expect(names.filter((name) => !/\.json\.gz(\.meta\.json)?$/.test(name))).toEqual([]);
+      expect(names).toHaveLength(4);
+    }
     for (const file of landing) {
       expect(existsSync(file.path)).toBe(true);
       expect(file.path).toMatch(
@@ -178,7 +185,12 @@ describe('extract against the simulator', () => {
     expect(skipped.summary.windows).toEqual({ planned: 6, fetched: 0, skipped: 6 });
     expect(skipped.summary.requests).toBe(0);
 
+    // An uncompressed copy a killed run left in March's folder goes when a window downloads there again.
+    const dead = spawnSync(process.execPath, ['-e', '0']).pid;
+    const left = path.join(first.summary.landingDir, 'sales', '2026-03', `paid_killed.json.tmp-${dead}`);
+    writeFileSync(left, '[]');
     const refetched = await extract(config, { today: '2026-04-15' }); // March (and only March) is within 35 days
+    expect(existsSync(left)).toBe(false);
     expect(refetched.summary.windows).toEqual({ planned: 6, fetched: 2, skipped: 4 });
     expect(refetched.summary.newSales).toBe(0);
     expect(refetched.summary.statusChanges).toBe(0);

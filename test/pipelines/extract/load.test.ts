@@ -1,8 +1,8 @@
 /** The loader on hand-written landing files (gzip JSON as the upstream would send), into a real DuckDB file. */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configSchema } from '../../../config/schema.js';
 import { hashPassNeeded, loadLandedSales, type LandedSales } from '../../../pipelines/extract/load.js';
@@ -387,7 +387,7 @@ describe('records stored unchanged are not parsed again', () => {
     await load(land('collision-stored', [sale(9111)]), '2026-02-05T10:00:00Z');
     const file = land('collision-landed', [sale(9112)]);
     const landedHash = await warehouse.one<{ h: string }>(
-      `SELECT record_hash::VARCHAR AS h FROM (${landedRecordsSql(file, config)})`,
+      `SELECT record_hash::VARCHAR AS h FROM (${landedRecordsSql({ path: file, compressed: true }, config)})`,
     );
     await warehouse.run(`UPDATE sales SET record_hash = $1::UHUGEINT WHERE transaction_id = 9111`, [landedHash!.h]);
     const counts = await load(file, '2026-02-05T10:05:00Z', { window: created });
@@ -446,21 +446,33 @@ describe('a window whose dates hold no stored sale is typed whole, without the h
     quarantine: 'SELECT * EXCLUDE (landing_path, quarantined_at) FROM sales_quarantine ORDER BY record_index',
   };
 
-  /** Loads the back-fill, then the month's paid window, into a fresh file; with `counted`, the client's count. */
-  async function loadBoth(name: string, counted: boolean) {
+  /**
+   * Loads the back-fill, then the month's paid window, into a fresh file; with `counted`, the client's count; with
+   * `copies`, from uncompressed copies of the files, as a download leaves them (the gzip files removed, so only the
+   * copies can be read).
+   */
+  async function loadBoth(name: string, counted: boolean, copies = false) {
     const db = path.join(dir, `${name}.duckdb`);
     const fresh = configSchema.parse({ ...config, database: db });
     const house = await Warehouse.open(db, { timezone: fresh.timezone });
     try {
-      const landedOf = (file: string, w: LandedSales['window'], records: number): LandedSales => ({
-        path: file,
-        runId: `run-${w!.flag}`,
-        endpoint: 'salesByPeriod',
-        fetchedAt: new Date('2026-02-01T10:00:00Z'),
-        bytes: 1,
-        window: w,
-        ...(counted && { records }),
-      });
+      const landedOf = (file: string, w: LandedSales['window'], records: number): LandedSales => {
+        const copy = file.replace(/\.gz$/, '');
+        if (copies) {
+          writeFileSync(copy, gunzipSync(readFileSync(file)));
+          rmSync(file);
+        }
+        return {
+          path: file,
+          runId: `run-${w!.flag}`,
+          endpoint: 'salesByPeriod',
+          fetchedAt: new Date('2026-02-01T10:00:00Z'),
+          bytes: 1,
+          window: w,
+          ...(counted && { records }),
+          ...(copies && { uncompressedCopy: copy }),
+        };
+      };
       const first = landedOf(land(`${name}-backfill`, backfill), december, backfill.length);
       const second = landedOf(land(`${name}-month`, month), window, month.length);
       const needed = [await hashPassNeeded(house, fresh, first)];
@@ -486,5 +498,16 @@ describe('a window whose dates hold no stored sale is typed whole, without the h
     expect(typed.counts).toMatchObject({ records: 7, loaded: 5, newSales: 3, statusChanges: 1, duplicates: 1 });
     expect(typed.rows).toEqual(hashed.rows);
     expect((typed.rows.sales as unknown[]).length).toBe(5);
+  });
+
+  it("reads a download's uncompressed copy to the same result, both ways", async () => {
+    const hashed = await loadBoth('hashed-copy', false, true);
+    const typed = await loadBoth('typed-copy', true, true);
+    const reference = await loadBoth('reference', true);
+    expect(hashed.needed).toEqual([true, true, true]);
+    expect(hashed.counts).toEqual(reference.counts);
+    expect(typed.counts).toEqual(reference.counts);
+    expect(hashed.rows).toEqual(reference.rows);
+    expect(typed.rows).toEqual(reference.rows);
   });
 });

@@ -2,7 +2,7 @@
  * The upstream client against a scripted upstream on 127.0.0.1 (test/support/scripted-upstream.ts): endpoint
  * templates, writes never blindly repeated, reversals, lookups, and the streamed download of a period.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -226,6 +226,51 @@ describe.concurrent('downloadSalesByPeriod', () => {
     expect(gunzipSync(readFileSync(file)).toString()).toBe(body);
     expect(readdirSync(path.dirname(file))).toEqual(['sales.json.gz']);
     expect(client.stats.retries).toBe(1);
+  });
+
+  it('also writes the body uncompressed when asked: the same bytes, private, no copy left by the cut attempt', async ({
+    expect,
+  }) => {
+    const body = JSON.stringify(Array.from({ length: 5_000 }, (_, i) => sale(i + 1, `PO-${i + 1}`)));
+    let attempts = 0;
+    const { client } = await setup((hit, res, up) => {
+      if (!authorized(hit, res, up)) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      if (++attempts === 1) {
+        res.write(body.slice(0, 100_000));
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
+      res.end(body);
+    });
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-download-'));
+    const file = path.join(dir, 'sales.json.gz');
+    const result = await client.downloadSalesByPeriod('2024-03-01', '2024-03-31', false, {
+      filePath: file,
+      uncompressedCopy: true,
+    });
+    expect(client.stats.retries).toBe(1);
+    expect(result.uncompressedCopy).toBe(path.join(dir, `sales.json.tmp-${process.pid}`));
+    expect(readFileSync(result.uncompressedCopy!, 'utf8')).toBe(body);
+    expect(gunzipSync(readFileSync(file)).toString()).toBe(body);
+    expect(statSync(result.uncompressedCopy!).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).sort()).toEqual(['sales.json.gz', `sales.json.tmp-${process.pid}`]);
+  });
+
+  it('leaves no uncompressed copy of a body that never completes', async ({ expect }) => {
+    const { client } = await setup(
+      (hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        res.writeHead(200, { 'content-type': 'application/json', connection: 'close' });
+        res.end('[{"transactionId":1},{"transactionId":2}');
+      },
+      { maxRetries: 1 },
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-download-'));
+    const target = { filePath: path.join(dir, 'sales.json.gz'), uncompressedCopy: true };
+    const error = await failure(client.downloadSalesByPeriod('2024-03-01', '2024-03-31', true, target));
+    expect(error.message).toMatch(/before its JSON array was complete/);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('cuts a download trickling too few bytes an interval, naming the setting (issue 34)', async ({ expect }) => {
