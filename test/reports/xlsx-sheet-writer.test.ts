@@ -48,10 +48,16 @@ describe('inline strings and column letters', () => {
     const values = (row: unknown[]) => row.map((value) => ({ getItem: () => value }));
     writer.append(values(['PO-1', '••••AB12', 42]), 0, 2);
     writer.append(values(['é < 😀', 'plain', null]), 0, 3);
+    // One-byte strings beyond ASCII (é, ü, ÿ: Latin-1), among ASCII cells and in a column of numbers.
+    writer.append(values(['PO-3', 'Pokémon ü', 'ÿ']), 0, 4);
+    // An ASCII text over Excel's limit is cut with an ellipsis (…, beyond Latin-1): the cell as written holds it.
+    writer.append(values(['y'.repeat(40_000), null, null]), 0, 5);
     const cell = (r: string, text: string) => `<c r="${r}" s="7" t="inlineStr"><is><t>${text}</t></is></c>`;
     expect(writer.take().toString('utf8')).toBe(
       `<row r="2">${cell('A2', 'PO-1')}${cell('B2', '••••AB12')}<c r="C2" s="7"><v>42</v></c></row>` +
-        `<row r="3">${cell('A3', 'é &lt; 😀')}${cell('B3', 'plain')}</row>`,
+        `<row r="3">${cell('A3', 'é &lt; 😀')}${cell('B3', 'plain')}</row>` +
+        `<row r="4">${cell('A4', 'PO-3')}${cell('B4', 'Pokémon ü')}${cell('C4', 'ÿ')}</row>` +
+        `<row r="5">${cell('A5', inlineStringXml('y'.repeat(40_000)).slice(7, -9))}</row>`,
     );
   });
 
