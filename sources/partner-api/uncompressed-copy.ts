@@ -31,9 +31,16 @@ export class UncompressedCopy extends Transform {
     private readonly maxBytes = uncompressedCopyMaxBytes,
   ) {
     super();
+    let fd: number;
+    try {
+      fd = createExclusive(path);
+    } catch {
+      // Not even created (a full disk, a name another account holds): the body goes on without a copy.
+      return;
+    }
     // A chunk waits for the file only past 1 MiB behind: at the default 16 KiB every 64 KiB chunk waited for its
     // write before going on to the gzip, and the 1M window downloaded in 5.8-6.1 s instead of 4.9-5.3 s.
-    const file = createWriteStream(path, { fd: createExclusive(path), highWaterMark: 1 << 20 });
+    const file = createWriteStream(path, { fd, highWaterMark: 1 << 20 });
     file.on('error', () => this.giveUp());
     file.on('drain', () => this.releaseWaiting());
     this.file = file;

@@ -66,6 +66,14 @@ describe('UncompressedCopy', () => {
     expect(existsSync(copy.path)).toBe(false);
   });
 
+  it('passes the body on without a copy when the copy cannot even be created', async () => {
+    const chunks = pieces(100_000);
+    const copy = new UncompressedCopy(path.join(dir, 'no-such-folder', 'copy.json'));
+    const out = await through(chunks, copy);
+    expect(out.equals(Buffer.concat(chunks))).toBe(true);
+    expect(copy.whole).toBe(false);
+  });
+
   it('leaves nothing when the body fails', async () => {
     const copy = new UncompressedCopy(path.join(dir, 'failed.json'));
     async function* failing() {
