@@ -241,8 +241,8 @@ async function downloadWindow(
   const started = Date.now();
   const file = salesLandingPath(root, window, runId);
   mkdirSync(path.dirname(file), { recursive: true });
-  // The uncompressed copies (`….json.tmp-<pid>`) a killed run left here.
-  removeDeadTemporaries(path.dirname(file), (name) => name.endsWith('.json'));
+  // What a killed run's downloads left here: their gzip files and uncompressed copies (`….json[.gz].tmp-<pid>`).
+  removeDeadTemporaries(path.dirname(file), (name) => name.endsWith('.json') || name.endsWith('.json.gz'));
   try {
     // In hash and drop mode the PINs are masked before the response's bytes are written, on the worker thread.
     const rewrite = keys.mode === 'store' ? undefined : () => keyMaskingThreadStream(keys);

@@ -44,7 +44,8 @@ export async function downloadToFile(
 ): Promise<DownloadResult> {
   const filePath = target.filePath;
   mkdirSync(path.dirname(filePath), { recursive: true, mode: 0o700 });
-  const temporary = `${filePath}.part-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+  // This process's temporary (`<file>.tmp-<pid>`): one a killed run leaves is removed by the next download beside it.
+  const temporary = `${filePath}.tmp-${process.pid}`;
   const check = new JsonArrayCheck();
   // Created exclusively and private (O_EXCL, O_NOFOLLOW, 0600): a link planted at the name is never followed.
   const file = createWriteStream(temporary, { fd: createExclusive(temporary) });

@@ -185,12 +185,15 @@ describe('extract against the simulator', () => {
     expect(skipped.summary.windows).toEqual({ planned: 6, fetched: 0, skipped: 6 });
     expect(skipped.summary.requests).toBe(0);
 
-    // An uncompressed copy a killed run left in March's folder goes when a window downloads there again.
+    // What a killed run's download left in March's folder (its gzip file and its uncompressed copy, both under way)
+    // goes when a window downloads there again.
     const dead = spawnSync(process.execPath, ['-e', '0']).pid;
-    const left = path.join(first.summary.landingDir, 'sales', '2026-03', `paid_killed.json.tmp-${dead}`);
-    writeFileSync(left, '[]');
+    const left = ['json', 'json.gz'].map((ext) =>
+      path.join(first.summary.landingDir, 'sales', '2026-03', `paid_killed.${ext}.tmp-${dead}`),
+    );
+    for (const file of left) writeFileSync(file, '[');
     const refetched = await extract(config, { today: '2026-04-15' }); // March (and only March) is within 35 days
-    expect(existsSync(left)).toBe(false);
+    expect(left.filter((file) => existsSync(file))).toEqual([]);
     expect(refetched.summary.windows).toEqual({ planned: 6, fetched: 2, skipped: 4 });
     expect(refetched.summary.newSales).toBe(0);
     expect(refetched.summary.statusChanges).toBe(0);
