@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { constants, createGzip } from 'node:zlib';
-import { createExclusive } from '../../core/file-modes.js';
+import { createExclusive, temporaryFor } from '../../core/file-modes.js';
 import { AttemptFailure, isFileSystemError } from './attempt-failure.js';
 import { coalescedChunks } from './coalesced-chunks.js';
 import { JsonArrayCheck } from './json-array-check.js';
@@ -45,7 +45,7 @@ export async function downloadToFile(
   const filePath = target.filePath;
   mkdirSync(path.dirname(filePath), { recursive: true, mode: 0o700 });
   // This process's temporary (`<file>.tmp-<pid>`): one a killed run leaves is removed by the next download beside it.
-  const temporary = `${filePath}.tmp-${process.pid}`;
+  const temporary = temporaryFor(filePath);
   const check = new JsonArrayCheck();
   // Created exclusively and private (O_EXCL, O_NOFOLLOW, 0600): a link planted at the name is never followed.
   const file = createWriteStream(temporary, { fd: createExclusive(temporary) });

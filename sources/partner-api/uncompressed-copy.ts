@@ -8,14 +8,17 @@
  */
 import { createWriteStream, rmSync, type WriteStream } from 'node:fs';
 import { Transform, type TransformCallback } from 'node:stream';
-import { createExclusive } from '../../core/file-modes.js';
+import { createExclusive, temporaryFor } from '../../core/file-modes.js';
 
 /** A 1M-sales month's windows (≤ 0.45 GB each) fit; a 10M one's (4.3 GB) do not. */
 export const uncompressedCopyMaxBytes = 2 ** 30;
 
-/** The copy's name beside `gzipFile` (`….json.gz`): `….json.tmp-<pid>`, a temporary the next start removes if left. */
+/**
+ * The copy's name beside `gzipFile` (`….json.gz`): the temporary of `….json`, which the next download into that folder
+ * removes if a killed run left it.
+ */
 export function uncompressedCopyPath(gzipFile: string): string {
-  return `${gzipFile.replace(/\.gz$/, '')}.tmp-${process.pid}`;
+  return temporaryFor(gzipFile.replace(/\.gz$/, ''));
 }
 
 /** A stage that passes every chunk on unchanged and writes it to `path` (created exclusively, private). */
