@@ -372,10 +372,10 @@ export async function publishSnapshot(
     rmSync(spare, { force: true });
     return target;
   }
-  // Issue 33: the spare brought up to date by its changed blocks when nobody reads it, else a whole copy.
-  const updated = existsSync(target) && !openHere(spare) ? await updateSpare(warehouse.path, spare, access) : undefined;
-  // Closing the instance that made sure nobody reads the spare stopped the allocator's purging (core/duckdb.ts).
-  await warehouse.run(resumeAllocatorPurging);
+  // Issue 33: the spare updated by its changed blocks if nobody reads it (a check that stops purging: core/duckdb.ts).
+  const spareTried = existsSync(target) && !openHere(spare);
+  const updated = spareTried ? await updateSpare(warehouse.path, spare, access) : undefined;
+  if (spareTried) await warehouse.run(resumeAllocatorPurging);
   rotateSnapshot(target, spare, access, () =>
     updated ? renameSync(spare, target) : copyThroughTemporary(warehouse.path, target, access),
   );
