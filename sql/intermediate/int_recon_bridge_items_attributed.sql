@@ -46,9 +46,7 @@ ledger_items as (
         end as exception_type,
         case when classified.match_class = 'matched' then pairs.transaction_id end as transaction_id
 
-    -- a left join: every line of the period is classified once (the conservation tests); as an inner join on the
-    -- id, DuckDB built a perfect hash table of a slot per id in the range, outside its memory limit (see
-    -- int_recon_pairs_flagged)
+    -- left, not inner: every line of the period is classified once (conservation tests); see int_recon_pairs_flagged
     from ledger
     left join classified
         on classified.side = 'ledger'
@@ -76,9 +74,7 @@ provider_items as (
         end as exception_type,
         case when classified.match_class in ('matched', 'provider_only') then sales.transaction_id end as transaction_id
 
-    -- a left join: every sale of the period is classified once (the conservation tests); as an inner join on the
-    -- id, DuckDB built a perfect hash table of a slot per id in the range, outside its memory limit (see
-    -- int_recon_pairs_flagged)
+    -- left, not inner: every sale of the period is classified once (conservation tests); see int_recon_pairs_flagged
     from sales
     left join classified
         on classified.side = 'provider'

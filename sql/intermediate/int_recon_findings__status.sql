@@ -90,9 +90,7 @@ unknown_status as (
         sales.key_last4,
         cast(null as integer) as age_days
 
-    -- a left join: every sale of the period is classified once (the conservation tests); as an inner join on the
-    -- id, DuckDB built a perfect hash table of a slot per id in the range, outside its memory limit (see
-    -- int_recon_pairs_flagged)
+    -- left, not inner: every sale of the period is classified once (conservation tests); see int_recon_pairs_flagged
     from sales
     left join classified
         on classified.side = 'provider'

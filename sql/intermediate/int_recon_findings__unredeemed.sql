@@ -29,9 +29,7 @@ period_sales as (
         date_diff('day', sales.transaction_local_date, params.as_of) as age_days,
         params.unredeemed_after_days
 
-    -- a left join: every sale of the period is classified once (the conservation tests); as an inner join on the
-    -- id, DuckDB built a perfect hash table of a slot per id in the range, outside its memory limit (see
-    -- int_recon_pairs_flagged)
+    -- left, not inner: every sale of the period is classified once (conservation tests); see int_recon_pairs_flagged
     from sales
     left join classified
         on classified.side = 'provider'
