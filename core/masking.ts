@@ -48,18 +48,20 @@ export function isPinColumn(name: string): boolean {
 }
 
 /**
- * The PINs stored in `sales.key`, normalized (upper case, trimmed): a CTE for `maskPinValue`. DuckDB
- * builds it once and probes it as a hash table (about 0.2 s for 5 text columns of 100k rows). Keys already
- * masked (`security.keys` hash or drop) are left out: they reveal nothing.
+ * The PINs stored in `sales.key`, normalized (upper case, trimmed), as DuckDB's 64-bit hashes: a CTE for
+ * `maskPinValue`. DuckDB builds it once and probes it as a hash table for each text column, of 8-byte hashes instead
+ * of the texts (1M sales as Arrow over whole keys: 9.9 → 6.5 s, 968 → 818 MiB). A PIN is never missed; a value that
+ * is no PIN but shares a PIN's hash would be masked too, a chance of about one in two million for ten million values
+ * looked up among a million PINs. Keys already masked (`security.keys` hash or drop) are left out: they reveal nothing.
  */
 export const pinValuesCte =
-  `pinrecon_pins AS MATERIALIZED (SELECT DISTINCT upper(trim(key)) AS pin FROM sales ` +
+  `pinrecon_pins AS MATERIALIZED (SELECT DISTINCT hash(upper(trim(key))) AS pin FROM sales ` +
   `WHERE key IS NOT NULL AND NOT starts_with(key, '${textMask}'))`;
 
 /** A text expression, masked by the rule when its value is a stored PIN (needs `pinValuesCte`). */
 export function maskPinValue(expression: string, mask: string = textMask): string {
   return (
-    `CASE WHEN upper(trim(${expression})) IN (SELECT pin FROM pinrecon_pins) ` +
+    `CASE WHEN hash(upper(trim(${expression}))) IN (SELECT pin FROM pinrecon_pins) ` +
     `THEN ${maskPinSql(`trim(${expression})`, mask)} ELSE ${expression} END`
   );
 }

@@ -322,16 +322,19 @@ async function maskingPinValues(
   const byValue = await hasStoredPins(warehouse);
   const text = statement.statementType === StatementType.CALL ? sql.replace(/^\s*CALL\b/i, 'FROM') : sql;
   const aliases = Array.from({ length: statement.columnCount }, (_, i) => `c${i}`);
-  const selectList = aliases.map((alias, i) => {
-    const name = sqlIdentifier(statement.columnName(i));
-    if (!textColumns[i]) return `${alias} AS ${name}`;
-    return `${maskKeyFieldsSql(byValue ? maskPinValue(alias) : alias)} AS ${name}`;
-  });
+  // Each value is looked up among the stored PINs once, below the masking of JSON "key" fields, which names its value
+  // three times: written in each place, every look-up was a mark join with a hash table of all the stored PINs (1M
+  // sales as Arrow over whole keys: 19.7 → 9.9 s).
+  const pinsMasked = aliases.map((alias, i) =>
+    byValue && textColumns[i] ? `${maskPinValue(alias)} AS ${alias}` : alias,
+  );
+  const selectList = aliases.map(
+    (alias, i) => `${textColumns[i] ? maskKeyFieldsSql(alias) : alias} AS ${sqlIdentifier(statement.columnName(i))}`,
+  );
   try {
     const pins = byValue ? `WITH ${pinValuesCte} ` : '';
-    return await warehouse.connection.prepare(
-      `${pins}SELECT ${selectList.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`,
-    );
+    const values = `SELECT ${pinsMasked.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`;
+    return await warehouse.connection.prepare(`${pins}SELECT ${selectList.join(', ')} FROM (${values}) AS q`);
   } catch (error) {
     throw new UsageError(
       `pinrecon query could not check this statement's values for PINs, so it does not run it ` +
