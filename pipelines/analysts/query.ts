@@ -321,26 +321,34 @@ async function maskingPinValues(
   if (metadataOnly || !textColumns.includes(true)) return statement;
   const byValue = await hasStoredPins(warehouse);
   const text = statement.statementType === StatementType.CALL ? sql.replace(/^\s*CALL\b/i, 'FROM') : sql;
-  const aliases = Array.from({ length: statement.columnCount }, (_, i) => `c${i}`);
-  // Each value is looked up among the stored PINs once, below the masking of JSON "key" fields, which names its value
-  // three times: written in each place, every look-up was a mark join with a hash table of all the stored PINs (1M
-  // sales as Arrow over whole keys: 19.7 → 9.9 s).
-  const pinsMasked = aliases.map((alias, i) =>
-    byValue && textColumns[i] ? `${maskPinValue(alias)} AS ${alias}` : alias,
-  );
-  const selectList = aliases.map(
-    (alias, i) => `${textColumns[i] ? maskKeyFieldsSql(alias) : alias} AS ${sqlIdentifier(statement.columnName(i))}`,
-  );
+  const columns = textColumns.map((isText, i) => ({ name: statement.columnName(i), isText }));
   try {
-    const pins = byValue ? `WITH ${pinValuesCte} ` : '';
-    const values = `SELECT ${pinsMasked.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`;
-    return await warehouse.connection.prepare(`${pins}SELECT ${selectList.join(', ')} FROM (${values}) AS q`);
+    return await warehouse.connection.prepare(pinMaskingSql(text, columns, byValue));
   } catch (error) {
     throw new UsageError(
       `pinrecon query could not check this statement's values for PINs, so it does not run it ` +
         `(${(error as Error).message.split('\n')[0]}). Write it as one SELECT (or FROM) statement.`,
     );
   }
+}
+
+/**
+ * The statement `text` (of these result columns) wrapped to mask, in each text column, values equal to a stored PIN
+ * (with `byValue`) and JSON "key" fields. Each value is looked up among the stored PINs once, below the masking of
+ * "key" fields, which names its value three times: written in each place, every look-up was a mark join with a hash
+ * table of all the stored PINs (1M sales as Arrow over whole keys: 19.7 → 9.9 s).
+ */
+export function pinMaskingSql(text: string, columns: { name: string; isText: boolean }[], byValue: boolean): string {
+  const aliases = columns.map((_, i) => `c${i}`);
+  const pinsMasked = aliases.map((alias, i) =>
+    byValue && columns[i]!.isText ? `${maskPinValue(alias)} AS ${alias}` : alias,
+  );
+  const selectList = aliases.map(
+    (alias, i) => `${columns[i]!.isText ? maskKeyFieldsSql(alias) : alias} AS ${sqlIdentifier(columns[i]!.name)}`,
+  );
+  const pins = byValue ? `WITH ${pinValuesCte} ` : '';
+  const values = `SELECT ${pinsMasked.join(', ')} FROM query(${sqlString(text)}) AS q(${aliases.join(', ')})`;
+  return `${pins}SELECT ${selectList.join(', ')} FROM (${values}) AS q`;
 }
 
 /** A PIN column's value as text: `****` and its last 4 characters. */
