@@ -137,7 +137,7 @@ describe('pinrecon query', () => {
     },
   );
 
-  it('looks each text value up among the stored PINs once, though the masking around it names it three times', async () => {
+  it('looks each text value up among the stored PINs once, though the key masking names it three times', async () => {
     const warehouse = await openWarehouse(config);
     try {
       const columns = ['a', 'b', 'c'].map((name) => ({ name, isText: true }));
