@@ -51,14 +51,25 @@ export class KeptResponses {
     return path.join(this.dir, `${this.fingerprint}_${flag}_${window.startDate}_${window.finishDate}.json.gz`);
   }
 
-  /** Answers the window from its kept file, rendering it first when it is not there yet. */
-  async serve(response: ServerResponse, window: PeriodWindow, sales: Iterable<SimulatedSale>): Promise<void> {
+  /**
+   * Answers the window from its kept file, rendering it first when it is not there yet: the file's own bytes to a
+   * client that accepts gzip (nothing to compress or decompress), else decompressed.
+   */
+  async serve(
+    response: ServerResponse,
+    window: PeriodWindow,
+    sales: Iterable<SimulatedSale>,
+    gzip = false,
+  ): Promise<void> {
     const file = this.fileFor(window);
     if (existsSync(file)) this.replayed++;
     else await this.render(file, sales);
-    response.writeHead(200, { 'Content-Type': 'application/json; charset=utf-8' });
+    response.writeHead(200, {
+      'Content-Type': 'application/json; charset=utf-8',
+      ...(gzip && { 'Content-Encoding': 'gzip' }),
+    });
     try {
-      await pipeline(createReadStream(file), createGunzip(), response);
+      await pipeline([createReadStream(file), ...(gzip ? [] : [createGunzip()]), response]);
     } catch (error) {
       // The client went away mid-answer: nothing to tell it.
       if (!response.destroyed) throw error;

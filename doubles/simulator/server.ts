@@ -325,9 +325,18 @@ async function handleRequest(state: SimulatorState, request: IncomingMessage, re
   if ('json' in reply) sendJson(response, 200, reply.json, dropMidResponse);
   // A kept answer holds the data set as generated: once the API changed a sale, answers are generated again.
   else if (reply.window && state.kept && state.dataset.revision === 0 && !dropMidResponse)
-    await state.kept.serve(response, reply.window, reply.sales);
+    await state.kept.serve(response, reply.window, reply.sales, acceptsGzip(request));
   else await streamSales(response, reply.sales, dropMidResponse);
   log(dropMidResponse ? 0 : 200, match.name, dropMidResponse ? 'dropped mid-response' : undefined);
+}
+
+/** Whether the client asked for a gzip-encoded answer (`Accept-Encoding: gzip`, not refused with q=0). */
+function acceptsGzip(request: IncomingMessage): boolean {
+  const accepted = String(request.headers['accept-encoding'] ?? '').toLowerCase();
+  return accepted.split(',').some((part) => {
+    const [name, ...parameters] = part.trim().split(';');
+    return name === 'gzip' && !parameters.some((parameter) => /^\s*q\s*=\s*0(\.0*)?\s*$/.test(parameter));
+  });
 }
 
 /** The service's redeem page: GET shows the transaction, POST completes the redemption. */

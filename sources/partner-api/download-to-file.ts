@@ -1,5 +1,6 @@
 /**
- * A 2xx body streamed to a file as it arrives: checked to be one whole JSON array, its lone surrogates made text,
+ * A 2xx body streamed to a file as it arrives: decoded when it came gzip-encoded (http.ts asks for that), checked
+ * to be one whole JSON array, its lone surrogates made text,
  * optionally rewritten (the PINs masked), gzip-compressed, written under a temporary name and renamed once
  * complete; optionally also written uncompressed for the load (uncompressed-copy.ts). A body cut short is an
  * AttemptFailure (retried); a local file-system failure is not.
@@ -9,7 +10,7 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { constants, createGzip } from 'node:zlib';
+import { constants, createGunzip, createGzip } from 'node:zlib';
 import { createExclusive, temporaryFor } from '../../core/file-modes.js';
 import { AttemptFailure, isFileSystemError } from './attempt-failure.js';
 import { coalescedChunks } from './coalesced-chunks.js';
@@ -26,7 +27,7 @@ export interface DownloadTarget {
 }
 
 export interface DownloadResult {
-  /** Bytes of the body as received. */
+  /** Bytes of the body (decoded, when it came gzip-encoded). */
   bytes: number;
   /** Bytes of the gzip file. */
   fileBytes: number;
@@ -43,6 +44,8 @@ export async function downloadToFile(
   fetchedAt: Date,
 ): Promise<DownloadResult> {
   const filePath = target.filePath;
+  // Before any file is made: an answer in an encoding not asked for is refused (http.ts lets its connection go).
+  const decode = decoding(response);
   mkdirSync(path.dirname(filePath), { recursive: true, mode: 0o700 });
   // This process's temporary (`<file>.tmp-<pid>`): one a killed run leaves is removed by the next download beside it.
   const temporary = temporaryFor(filePath);
@@ -60,7 +63,7 @@ export async function downloadToFile(
     const body = coalescedChunks();
     // And the gzip's output, ~11 KiB a piece at level 1, written in pieces as large: one file write each.
     const compressed = coalescedChunks();
-    const stages: Transform[] = [body, check, guard, ...(target.rewrite ? [target.rewrite()] : [])];
+    const stages: Transform[] = [...decode, body, check, guard, ...(target.rewrite ? [target.rewrite()] : [])];
     if (target.uncompressedCopy) stages.push((copy = new UncompressedCopy(uncompressedCopyPath(filePath))));
     await pipeline([response, ...stages, gzip(), compressed, file]);
     renameSync(temporary, filePath);
@@ -83,4 +86,17 @@ export async function downloadToFile(
     fetchedAt,
     ...(copy?.whole && { uncompressedCopy: copy.path }),
   };
+}
+
+/**
+ * The stage that decodes the body's Content-Encoding: gunzip for gzip (a body cut short fails it, and is retried like
+ * any other), none for identity; any other encoding was not asked for, and is refused.
+ */
+function decoding(response: IncomingMessage): Transform[] {
+  const encoding = String(response.headers['content-encoding'] ?? 'identity')
+    .trim()
+    .toLowerCase();
+  if (encoding === 'gzip' || encoding === 'x-gzip') return [createGunzip()];
+  if (encoding === 'identity' || encoding === '') return [];
+  throw new AttemptFailure('dropped', `the answer is encoded "${encoding}", which was not asked for (only gzip is)`);
 }

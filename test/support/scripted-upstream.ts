@@ -23,6 +23,8 @@ export interface Hit {
   body: Record<string, unknown>;
   /** The body as sent (a number above 2^53 exact). */
   text: string;
+  /** The request's Accept-Encoding header, if any. */
+  acceptEncoding?: string;
 }
 
 export type Handler = (hit: Hit, res: ServerResponse, upstream: Upstream) => void | Promise<void>;
@@ -73,6 +75,7 @@ export class Upstream {
       token,
       body: text ? JSON.parse(text) : {},
       text,
+      ...(req.headers['accept-encoding'] && { acceptEncoding: req.headers['accept-encoding'] }),
     };
     this.hits.push(hit);
     if (hit.path === '/auth/token') {

@@ -1,11 +1,13 @@
 /**
  * The simulator's kept period answers (keepResponsesDir, `simulate-api --keep-responses`): rendered once, served
- * from the file afterwards with the very bytes a generated answer has, and never served once the API changed
- * a sale; files of another data set are not served.
+ * from the file afterwards with the very bytes a generated answer has (the file itself, gzip-encoded, to a client
+ * that accepts it), and never served once the API changed a sale; files of another data set are not served.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../doubles/simulator/server.js';
 
@@ -45,6 +47,22 @@ async function period(sim: RunningSimulator, auth: string, start: string, end: s
   return response.text();
 }
 
+/** A GET whose answer is read as sent: its Content-Encoding and its bytes, not decoded. */
+function rawGet(url: string, headers: Record<string, string>): Promise<{ encoding?: string; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => chunks.push(chunk));
+        response.on('end', () =>
+          resolve({ encoding: response.headers['content-encoding'], body: Buffer.concat(chunks) }),
+        );
+        response.on('error', reject);
+      })
+      .on('error', reject);
+  });
+}
+
 afterEach(async () => {
   await Promise.all(running.splice(0).map((sim) => sim.close()));
 });
@@ -67,6 +85,25 @@ describe('kept period answers', () => {
     expect(readdirSync(keep).filter((f) => f.endsWith('.json.gz'))).toHaveLength(2);
     expect(kept.stats()).toMatchObject({ keptRendered: 2, keptReplayed: 2 });
     expect(plain.stats()).toMatchObject({ keptRendered: 0, keptReplayed: 0 });
+  });
+
+  it('sends the kept file itself, gzip-encoded, to a client that accepts gzip, and plain JSON to others', async () => {
+    const keep = path.join(dir, 'encoded');
+    const sim = await start({ keep });
+    const auth = await token(sim);
+    const url = `${sim.url}/sales/period/2026-02-01/2026-02-05?searchIsByCreateDate=false`;
+    const plain = await rawGet(url, { authorization: `Bearer ${auth}` });
+    expect(plain.encoding).toBeUndefined();
+    for (const accept of ['gzip', 'deflate, gzip;q=0.5']) {
+      const encoded = await rawGet(url, { authorization: `Bearer ${auth}`, 'accept-encoding': accept });
+      expect(encoded.encoding).toBe('gzip');
+      const [file] = readdirSync(keep).filter((f) => f.endsWith('.json.gz'));
+      expect(encoded.body.equals(readFileSync(path.join(keep, file!)))).toBe(true);
+      expect(gunzipSync(encoded.body).equals(plain.body)).toBe(true);
+    }
+    expect((await rawGet(url, { authorization: `Bearer ${auth}`, 'accept-encoding': 'gzip;q=0' })).encoding).toBe(
+      undefined,
+    );
   });
 
   it('answers from the data set again once the API changed a sale', async () => {

@@ -5,7 +5,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { ConfigError } from '../../../core/errors.js';
 import { configSchema } from '../../../config/schema.js';
 import { describeClientEvent, PartnerApiClient } from '../../../sources/partner-api/client.js';
@@ -255,6 +255,50 @@ describe.concurrent('downloadSalesByPeriod', () => {
     expect(gunzipSync(readFileSync(file)).toString()).toBe(body);
     expect(statSync(result.uncompressedCopy!).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir).sort()).toEqual(['sales.json.gz', `sales.json.tmp-${process.pid}`]);
+  });
+
+  it('asks for the body gzip-encoded and lands the same bytes; a gzip cut short is retried', async ({ expect }) => {
+    const body = JSON.stringify(Array.from({ length: 5_000 }, (_, i) => sale(i + 1, `PO-${i + 1}`)));
+    const encoded = gzipSync(body);
+    let attempts = 0;
+    const { client, upstream } = await setup((hit, res, up) => {
+      if (!authorized(hit, res, up)) return;
+      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      if (++attempts === 1) {
+        res.write(encoded.subarray(0, encoded.length >> 1));
+        setTimeout(() => res.socket?.destroy(), 20);
+        return;
+      }
+      res.end(encoded);
+    });
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-download-'));
+    const file = path.join(dir, 'sales.json.gz');
+    const result = await client.downloadSalesByPeriod('2024-03-01', '2024-03-31', false, {
+      filePath: file,
+      uncompressedCopy: true,
+    });
+    const downloads = upstream.hits.filter((hit) => hit.path.startsWith('/sales/period/'));
+    expect(downloads.map((hit) => hit.acceptEncoding)).toEqual(['gzip', 'gzip']);
+    expect(client.stats.retries).toBe(1);
+    expect(result).toMatchObject({ bytes: Buffer.byteLength(body), records: 5_000 });
+    expect(gunzipSync(readFileSync(file)).toString()).toBe(body);
+    expect(readFileSync(result.uncompressedCopy!, 'utf8')).toBe(body);
+  });
+
+  it('refuses a body in an encoding it did not ask for, landing nothing', async ({ expect }) => {
+    const { client } = await setup(
+      (hit, res, up) => {
+        if (!authorized(hit, res, up)) return;
+        res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'br' });
+        res.end('[]');
+      },
+      { maxRetries: 1 },
+    );
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-download-'));
+    const file = path.join(dir, 'sales.json.gz');
+    const error = await failure(client.downloadSalesByPeriod('2024-03-01', '2024-03-31', true, file));
+    expect(error.message).toMatch(/salesByPeriod.*encoded "br", which was not asked for/);
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('cuts a download trickling too few bytes an interval, naming the setting (issue 34)', async ({ expect }) => {
