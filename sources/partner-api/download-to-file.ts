@@ -1,5 +1,5 @@
 /**
- * A 2xx body streamed to a file as it arrives: decoded when it came gzip-encoded (http.ts asks for that), checked
+ * A 2xx body streamed to a file as it arrives: decoded when it came gzip-encoded (content-encoding.ts), checked
  * to be one whole JSON array, its lone surrogates made text,
  * optionally rewritten (the PINs masked), gzip-compressed, written under a temporary name and renamed once
  * complete; optionally also written uncompressed for the load (uncompressed-copy.ts). A body cut short is an
@@ -10,10 +10,11 @@ import type { IncomingMessage } from 'node:http';
 import path from 'node:path';
 import type { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { constants, createGunzip, createGzip } from 'node:zlib';
+import { constants, createGzip } from 'node:zlib';
 import { createExclusive, temporaryFor } from '../../core/file-modes.js';
 import { AttemptFailure, isFileSystemError } from './attempt-failure.js';
 import { coalescedChunks } from './coalesced-chunks.js';
+import { contentDecoding } from './content-encoding.js';
 import { JsonArrayCheck } from './json-array-check.js';
 import { loneSurrogateStream } from './lone-surrogates.js';
 import { UncompressedCopy, uncompressedCopyPath } from './uncompressed-copy.js';
@@ -45,7 +46,11 @@ export async function downloadToFile(
 ): Promise<DownloadResult> {
   const filePath = target.filePath;
   // Before any file is made: an answer in an encoding not asked for is refused (http.ts lets its connection go).
-  const decode = decoding(response);
+  const decode = contentDecoding(response);
+  if (!decode) {
+    const encoding = String(response.headers['content-encoding']);
+    throw new AttemptFailure('dropped', `the answer is encoded "${encoding}", which was not asked for (only gzip is)`);
+  }
   mkdirSync(path.dirname(filePath), { recursive: true, mode: 0o700 });
   // This process's temporary (`<file>.tmp-<pid>`): one a killed run leaves is removed by the next download beside it.
   const temporary = temporaryFor(filePath);
@@ -86,17 +91,4 @@ export async function downloadToFile(
     fetchedAt,
     ...(copy?.whole && { uncompressedCopy: copy.path }),
   };
-}
-
-/**
- * The stage that decodes the body's Content-Encoding: gunzip for gzip (a body cut short fails it, and is retried like
- * any other), none for identity; any other encoding was not asked for, and is refused.
- */
-function decoding(response: IncomingMessage): Transform[] {
-  const encoding = String(response.headers['content-encoding'] ?? 'identity')
-    .trim()
-    .toLowerCase();
-  if (encoding === 'gzip' || encoding === 'x-gzip') return [createGunzip()];
-  if (encoding === 'identity' || encoding === '') return [];
-  throw new AttemptFailure('dropped', `the answer is encoded "${encoding}", which was not asked for (only gzip is)`);
 }

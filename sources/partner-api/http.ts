@@ -9,7 +9,9 @@
 import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import type { ApiConfig } from '../../config/schema.js';
+import { pipeline } from 'node:stream';
 import { AttemptFailure, asAttemptFailure } from './attempt-failure.js';
+import { contentDecoding } from './content-encoding.js';
 import { downloadToFile, type DownloadResult, type DownloadTarget } from './download-to-file.js';
 import { describeEndpoint, type Endpoint } from './endpoints.js';
 import { RawJson } from './exact-json.js';
@@ -143,7 +145,7 @@ export class Transport {
     const body = request.body instanceof RawJson ? request.body.text : JSON.stringify(request.body);
     const payload = request.body === undefined ? undefined : Buffer.from(body);
     const headers: Record<string, string | number> = { accept: 'application/json', ...request.headers };
-    // A window's sales are hundreds of megabytes of JSON: asked for gzip-encoded (download-to-file.ts decodes it),
+    // A window's sales are hundreds of megabytes of JSON: asked for gzip-encoded (content-encoding.ts decodes it),
     // a sixth of the bytes on the wire, from a provider that can.
     if (streaming) headers['accept-encoding'] = 'gzip';
     if (payload) Object.assign(headers, { 'content-type': 'application/json', 'content-length': payload.length });
@@ -229,12 +231,17 @@ export class Transport {
 async function readText(response: IncomingMessage, limit: number): Promise<{ text: string; truncated: boolean }> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response as AsyncIterable<Buffer>) {
+  // A compressed answer (a download's error) is read decoded, its limit counting the decoded bytes; a gzip cut short
+  // fails the read like a cut body.
+  const [gunzip] = contentDecoding(response) ?? [];
+  const body = gunzip ? pipeline(response, gunzip, () => undefined) : response;
+  for await (const chunk of body as AsyncIterable<Buffer>) {
     if (size + chunk.length > limit) {
       chunks.push(chunk.subarray(0, limit - size));
       // Closed on purpose: not a dropped connection to retry.
       response.removeAllListeners('aborted');
       response.destroy();
+      gunzip?.destroy();
       return { text: Buffer.concat(chunks).toString('utf8'), truncated: true };
     }
     chunks.push(chunk);

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { ConfigError } from '../../../core/errors.js';
+import { bodyDigest } from '../../../core/secret-redaction.js';
 import { configSchema } from '../../../config/schema.js';
 import { describeClientEvent, PartnerApiClient } from '../../../sources/partner-api/client.js';
 import { expandEndpoint, parseEndpoint } from '../../../sources/partner-api/endpoints.js';
@@ -264,6 +265,24 @@ describe.concurrent('downloadSalesByPeriod', () => {
       expect(readdirSync(dir).sort()).toEqual(['sales.json.gz', `sales.json.tmp-${process.pid}`]);
     },
   );
+
+  it('reads an error answer that came gzip-encoded as the provider wrote it', async ({ expect }) => {
+    const answer = JSON.stringify({ message: 'finishDate is before startDate', code: 'bad_period' });
+    const { client } = await setup((hit, res, up) => {
+      if (!authorized(hit, res, up)) return;
+      // The token check (another operation) passes: the refusal is the request's own.
+      if (!hit.path.startsWith('/sales/period/')) return json(res, 200, []);
+      res.writeHead(400, { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+      res.end(gzipSync(answer));
+    });
+    const dir = mkdtempSync(path.join(tmpdir(), 'pinrecon-download-'));
+    const error = await failure(
+      client.downloadSalesByPeriod('2024-03-31', '2024-03-01', false, path.join(dir, 'sales.json.gz')),
+    );
+    // Errors name a body by its size and digest (--debug keeps it whole): those of the text, not of its gzip.
+    expect(error.message).toContain(`answered 400: ${bodyDigest(answer)}`);
+    expect(readdirSync(dir)).toEqual([]);
+  });
 
   it('refuses a body in an encoding it did not ask for, landing nothing', async ({ expect }) => {
     const { client } = await setup(
