@@ -139,7 +139,8 @@ export async function run(): Promise<BenchResult> {
         `\`pinrecon simulate-api\` in another ` +
         `(seed 11, ${sales.toLocaleString('en-US')} sales, every 2,500th malformed, 50 requests/s) rendered the ` +
         `${windows.length} windows before the run ` +
-        '(render_windows_s, excluded) and served them from its files (simulator_cpu_during_run_s: what serving cost ' +
+        '(render_windows_s, excluded) and served them from its files, gzip-encoded as pinrecon asks ' +
+        '(simulator_cpu_during_run_s: what serving cost ' +
         'on the shared cores). ' +
         'load_s_per_million_by_window: each ' +
         "window's load (DuckDB, its transaction with the checkpoint) per million records, in window order, " +

@@ -196,8 +196,9 @@ export async function run(): Promise<BenchResult> {
         "the ledger is the demo's generator (breaks of every kind planted, one in 250 clean sales per kind). " +
         'Before the run the simulator renders ' +
         `the ${kept.windows.length} windows it will be asked for (--keep-responses, render_windows_s) and serves ` +
-        `them from those files during the run ` +
-        '(simulator_cpu_during_run_s is what serving cost on the shared cores), so run_wall_s is ' +
+        `them from those files during the run, gzip-encoded as pinrecon asks (a provider that cannot sends ~6× the ` +
+        'bytes, which pinrecon then reads without the gunzip; simulator_cpu_during_run_s is what serving cost on the ' +
+        'shared cores), so run_wall_s is ' +
         "pinrecon's own time; run_cpu_s is its CPU. " +
         'Steps as the job records them; the ledger generation is not part of the job. ' +
         "duckdb_floor_*: DuckDB alone, in its own process on a fresh file, doing each step's core work on the same " +
